@@ -1,0 +1,241 @@
+"""Databases as histograms over an indexed universe (LEC3-3.1, S1 basic / IDC §2).
+
+A database of ``n`` rows drawn from a universe ``X`` is the histogram ``x ∈ N^|X|`` with
+``x[i]`` = number of rows equal to universe element ``i`` and ``n = ||x||_1``.  Rows ↔ indices is the
+job of a *universe*; :class:`BinaryUniverse` indexes ``{0,1}^d`` (first attribute = most significant bit).
+
+Neighbouring databases (S1-Def3, IDC §2): add/remove one row, ``||x - x'||_1 = 1``; replace-one keeps
+``n`` and moves one row (``||x - x'||_1 = 2``).
+
+The loaders read the small real datasets shipped in ``data/`` (provenance in ``data/README.md``).
+"""
+from __future__ import annotations
+
+import csv
+import pathlib
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .noise import as_generator
+from .validation import check_histogram, check_int
+
+__all__ = [
+    "BinaryUniverse", "Dataset", "PointDataset", "Graph", "histogram", "rows_from_histogram",
+    "add_row", "remove_row", "replace_row", "random_neighbour", "bootstrap",
+    "load_cancer", "load_digits", "load_diabetes", "load_karate", "load_lesmis", "DATA_DIR",
+]
+
+DATA_DIR = pathlib.Path(__file__).resolve().parent.parent / "data"
+
+
+@dataclass(frozen=True)
+class BinaryUniverse:
+    """The universe ``X = {0,1}^d`` of ``N = 2^d`` rows; row ``(b_1..b_d)`` has index ``sum b_j 2^(d-j)``."""
+
+    d: int
+    attributes: tuple[str, ...] = ()
+
+    def __post_init__(self):
+        check_int("d", self.d, low=1, high=62)
+        if self.attributes and len(self.attributes) != self.d:
+            raise ValueError(f"attributes has {len(self.attributes)} names but d ({self.d}) attributes")
+
+    @property
+    def size(self) -> int:
+        """``N = |X| = 2^d``."""
+        return 1 << self.d
+
+    def index(self, rows) -> np.ndarray:
+        """Rows in ``{0,1}^{n x d}`` → universe indices in ``[0, 2^d)``."""
+        rows = np.asarray(rows)
+        if rows.ndim != 2 or rows.shape[1] != self.d:
+            raise ValueError(f"rows must have shape (n, {self.d}), got {rows.shape}")
+        if not np.isin(rows, (0, 1)).all():
+            raise ValueError("rows must contain only 0 and 1")
+        weights = np.left_shift(np.int64(1), np.arange(self.d - 1, -1, -1, dtype=np.int64))
+        return rows.astype(np.int64) @ weights
+
+    def rows(self, indices) -> np.ndarray:
+        """Universe indices → rows in ``{0,1}^{len x d}`` (the inverse of :meth:`index`)."""
+        indices = np.asarray(indices, dtype=np.int64)
+        if np.any((indices < 0) | (indices >= self.size)):
+            raise ValueError(f"indices must lie in [0, {self.size})")
+        shifts = np.arange(self.d - 1, -1, -1, dtype=np.int64)
+        return ((indices[..., None] >> shifts) & 1).astype(np.int8)
+
+    def attribute_matrix(self) -> np.ndarray:
+        """All ``N`` rows as a ``(N, d)`` 0/1 array (for small ``d``)."""
+        return self.rows(np.arange(self.size))
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """A real database over a :class:`BinaryUniverse`: histogram ``x`` plus where it came from."""
+
+    name: str
+    universe: BinaryUniverse
+    x: np.ndarray = field(repr=False)
+    source: str = ""
+
+    @property
+    def n(self) -> int:
+        return int(self.x.sum())
+
+    @property
+    def N(self) -> int:
+        return self.universe.size
+
+    def table(self) -> np.ndarray:
+        """The rows as an ``(n, d)`` 0/1 table (sorted by universe index)."""
+        return self.universe.rows(rows_from_histogram(self.x))
+
+
+@dataclass(frozen=True)
+class PointDataset:
+    """Continuous data: ``n`` points in ``[-1, 1]^d`` (for smooth queries, SMOOTH)."""
+
+    name: str
+    points: np.ndarray = field(repr=False)
+    columns: tuple[str, ...]
+    source: str = ""
+
+    @property
+    def n(self) -> int:
+        return self.points.shape[0]
+
+
+@dataclass(frozen=True)
+class Graph:
+    """An undirected graph on vertices ``0..num_vertices-1``; ``edges`` is an ``(|E|, 2)`` array, ``u < v``."""
+
+    name: str
+    num_vertices: int
+    edges: np.ndarray = field(repr=False)
+    weights: np.ndarray | None = field(default=None, repr=False)
+    vertex_names: tuple[str, ...] = ()
+    source: str = ""
+
+    def adjacency(self) -> np.ndarray:
+        """The symmetric 0/1 adjacency matrix ``A_G``."""
+        A = np.zeros((self.num_vertices, self.num_vertices), dtype=np.int64)
+        A[self.edges[:, 0], self.edges[:, 1]] = 1
+        A[self.edges[:, 1], self.edges[:, 0]] = 1
+        return A
+
+
+def histogram(indices, N: int) -> np.ndarray:
+    """Table → histogram: count how many rows take each universe index (LEC3-3.1)."""
+    N = check_int("N", N, low=1)
+    indices = np.asarray(indices)
+    if indices.ndim != 1 or not np.issubdtype(indices.dtype, np.integer):
+        raise TypeError("indices must be a 1-D integer array of universe indices")
+    if indices.size and (indices.min() < 0 or indices.max() >= N):
+        raise ValueError(f"indices must lie in [0, {N}), got range [{indices.min()}, {indices.max()}]")
+    return np.bincount(indices, minlength=N).astype(np.int64)
+
+
+def rows_from_histogram(x) -> np.ndarray:
+    """Histogram → table: the universe index of every row, sorted (inverse of :func:`histogram`)."""
+    x = check_histogram(x, allow_empty=True)
+    return np.repeat(np.arange(x.size, dtype=np.int64), x)
+
+
+def _check_index(name, i, N):
+    return check_int(name, i, low=0, high=N - 1)
+
+
+def add_row(x, i: int) -> np.ndarray:
+    """The neighbour ``x + e_i``: one more row equal to universe element ``i``."""
+    x = check_histogram(x, allow_empty=True)
+    out = x.copy()
+    out[_check_index("i", i, x.size)] += 1
+    return out
+
+
+def remove_row(x, i: int) -> np.ndarray:
+    """The neighbour ``x - e_i``: one row equal to element ``i`` removed (requires ``x[i] >= 1``)."""
+    x = check_histogram(x, allow_empty=True)
+    i = _check_index("i", i, x.size)
+    if x[i] == 0:
+        raise ValueError(f"cannot remove a row equal to element i ({i}): x[{i}] is 0")
+    out = x.copy()
+    out[i] -= 1
+    return out
+
+
+def replace_row(x, i: int, j: int) -> np.ndarray:
+    """The replace-one neighbour: one row equal to ``i`` becomes ``j`` (``n`` unchanged)."""
+    return add_row(remove_row(x, i), j)
+
+
+def random_neighbour(x, rng=None, *, kind: str = "add/remove") -> np.ndarray:
+    """A uniformly chosen neighbour of ``x``: ``kind`` is ``"add/remove"`` or ``"replace-one"``."""
+    x = check_histogram(x)
+    rng = as_generator(rng)
+    if kind not in ("add/remove", "replace-one"):
+        raise ValueError(f"kind ({kind!r}) must be 'add/remove' or 'replace-one'")
+    rows = rows_from_histogram(x)
+    if kind == "replace-one":
+        return replace_row(x, int(rng.choice(rows)), int(rng.integers(x.size)))
+    if rng.random() < 0.5:
+        return add_row(x, int(rng.integers(x.size)))
+    return remove_row(x, int(rng.choice(rows)))
+
+
+def bootstrap(x, n: int, rng=None) -> np.ndarray:
+    """A database of ``n`` rows resampled with replacement from ``x`` (to vary ``n`` on real data)."""
+    x = check_histogram(x)
+    n = check_int("n", n, low=1)
+    return as_generator(rng).multinomial(n, x / x.sum()).astype(np.int64)
+
+
+# --------------------------------------------------------------------------- loaders
+
+def _read_csv(name: str) -> tuple[list[str], list[list[str]]]:
+    path = DATA_DIR / name
+    with path.open(newline="") as f:
+        rows = list(csv.reader(f))
+    return rows[0], rows[1:]
+
+
+def _load_binary(file: str, name: str, source: str) -> Dataset:
+    header, rows = _read_csv(file)
+    table = np.array(rows, dtype=np.int64)
+    universe = BinaryUniverse(len(header), tuple(header))
+    return Dataset(name, universe, histogram(universe.index(table), universe.size), source)
+
+
+def load_cancer() -> Dataset:
+    """Wisconsin breast cancer (WDBC), 569 patients × 11 binary attributes, ``|X| = 2^11 = 2048``.
+
+    Ten "mean" cell-nucleus features thresholded at their median, plus ``malignant``.
+    """
+    return _load_binary("cancer_binary.csv", "cancer", "UCI WDBC via scikit-learn; see data/README.md")
+
+
+def load_digits() -> Dataset:
+    """Handwritten digits, 1797 images pooled to 4×4 binary pixels, ``|X| = 2^16 = 65536``."""
+    return _load_binary("digits_binary.csv", "digits", "UCI optical digits via scikit-learn; see data/README.md")
+
+
+def load_diabetes() -> PointDataset:
+    """Diabetes (Efron et al. 2004): 442 patients, 10 features + progression, each scaled to ``[-1, 1]``."""
+    header, rows = _read_csv("diabetes_scaled.csv")
+    return PointDataset("diabetes", np.array(rows, dtype=np.float64), tuple(header),
+                        "Efron et al. 2004 via scikit-learn; see data/README.md")
+
+
+def load_karate() -> Graph:
+    """Zachary's karate club: 34 members, 78 friendships."""
+    _, rows = _read_csv("karate_edges.csv")
+    return Graph("karate", 34, np.array(rows, dtype=np.int64), source="Zachary 1977 via networkx")
+
+
+def load_lesmis() -> Graph:
+    """Les Misérables co-appearance graph: 77 characters, 254 edges (weights = co-appearances)."""
+    _, rows = _read_csv("lesmis_edges.csv")
+    _, names = _read_csv("lesmis_nodes.csv")
+    arr = np.array(rows, dtype=np.int64)
+    return Graph("lesmis", len(names), arr[:, :2].copy(), arr[:, 2].copy(), tuple(n for _, n in names),
+                 source="Knuth 1993 (Stanford GraphBase) via networkx")

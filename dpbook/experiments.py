@@ -1,0 +1,86 @@
+"""Run many seeded trials of a mechanism at once and compare the error distribution with a bound.
+
+The ACC(α, β) template of THEOREMS.md: run ``R`` independent releases (one noise array of shape
+``R × m``), record ``E_r = max_q |a_q - q(x)|``, and report the failure rate ``#{E_r >= α}/R`` with a
+Clopper–Pearson interval.  A check passes when the data are consistent with rate ``<= β`` at level
+1e-6 (so a correct mechanism fails a check with probability at most 1e-6, and a real bug still fails).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .queries import as_workload
+from .stats import clopper_pearson, clopper_pearson_lower
+from .validation import check_int, check_probability, check_real
+
+__all__ = ["Errors", "errors", "run_trials", "FailureRate", "failure_rate"]
+
+
+@dataclass(frozen=True)
+class Errors:
+    """Absolute errors of ``trials`` releases on ``m`` queries (normalised units)."""
+
+    per_query: np.ndarray        # (trials, m)
+
+    @property
+    def max(self) -> np.ndarray:
+        """``max_q |a_q - q(x)|`` for each trial, shape ``(trials,)``."""
+        return self.per_query.max(axis=1)
+
+    @property
+    def mean(self) -> np.ndarray:
+        """Mean absolute error over the queries for each trial, shape ``(trials,)``."""
+        return self.per_query.mean(axis=1)
+
+    @property
+    def trials(self) -> int:
+        return self.per_query.shape[0]
+
+
+def errors(released, true) -> Errors:
+    """Errors of released answers (``(m,)`` or ``(trials, m)``) against the true answers ``(m,)``."""
+    released = np.atleast_2d(np.asarray(released, dtype=np.float64))
+    true = np.asarray(true, dtype=np.float64)
+    if true.ndim != 1 or released.shape[1] != true.shape[0]:
+        raise ValueError(f"released {released.shape} and true {true.shape} answers must agree on m")
+    return Errors(np.abs(released - true))
+
+
+def run_trials(mechanism, x, workload, *, trials: int, rng=None, **params) -> Errors:
+    """Call ``mechanism(x, workload, trials=trials, rng=rng, **params)`` once and return its errors."""
+    W = as_workload(workload)
+    trials = check_int("trials", trials, low=1)
+    release = mechanism(x, W, trials=trials, rng=rng, **params)
+    return errors(release.answers, W.answers(x))
+
+
+@dataclass(frozen=True)
+class FailureRate:
+    """``failures`` out of ``trials`` exceeded the bound; ``(lower, upper)`` is a 95% Clopper–Pearson CI."""
+
+    failures: int
+    trials: int
+    lower: float
+    upper: float
+
+    @property
+    def rate(self) -> float:
+        return self.failures / self.trials
+
+    def consistent_with(self, beta, level: float = 1e-6) -> bool:
+        """True unless the data show ``P[failure] > β`` at significance ``level`` (one-sided CP)."""
+        beta = check_probability(beta, "beta")
+        return clopper_pearson_lower(self.failures, self.trials, level) <= beta
+
+
+def failure_rate(values, threshold) -> FailureRate:
+    """How often ``values >= threshold`` (e.g. max errors against α), with a 95% CI."""
+    values = np.asarray(values, dtype=np.float64)
+    threshold = check_real("threshold", threshold)
+    if values.ndim != 1 or values.size == 0:
+        raise ValueError(f"values must be a non-empty 1-D array, got shape {values.shape}")
+    k = int(np.count_nonzero(values >= threshold))
+    lo, hi = clopper_pearson(k, values.size, 0.05)
+    return FailureRate(k, int(values.size), lo, hi)

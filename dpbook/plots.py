@@ -1,0 +1,79 @@
+"""One figure style and the plots every chapter uses.
+
+The style is a plain rcParams dictionary (no named matplotlib styles, which come and go between
+versions).  Measured values are drawn as dots with a confidence band, the theorem's bound as a solid
+line, so "which is which" never needs a second look.
+"""
+from __future__ import annotations
+
+import matplotlib as mpl
+import matplotlib.pyplot as plt
+import numpy as np
+
+__all__ = ["STYLE", "use_style", "new_figure", "accuracy_vs_theory", "EMPIRICAL", "BOUND"]
+
+EMPIRICAL = "#1f6fb4"   # measured: blue dots and band
+BOUND = "#c0392b"       # theory: red line
+EXTRA = ["#2e8b57", "#8e44ad", "#d68910", "#555555"]
+
+STYLE = {
+    "figure.figsize": (6.4, 3.8),
+    "figure.dpi": 90,
+    "savefig.dpi": 90,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.titlesize": 11,
+    "axes.labelsize": 10,
+    "legend.fontsize": 9,
+    "legend.frameon": False,
+    "font.size": 10,
+    "lines.linewidth": 1.8,
+    "image.cmap": "viridis",
+}
+
+
+def use_style() -> None:
+    """Apply the book's figure style (call once at the top of a chapter)."""
+    mpl.rcParams.update(STYLE)
+
+
+def new_figure(ncols: int = 1, *, width: float | None = None, height: float | None = None):
+    """A figure with ``ncols`` axes side by side in the book's style; returns ``(fig, axes)``."""
+    with mpl.rc_context(STYLE):
+        w = width if width is not None else 4.2 * ncols if ncols > 1 else STYLE["figure.figsize"][0]
+        h = height if height is not None else STYLE["figure.figsize"][1]
+        fig, axes = plt.subplots(1, ncols, figsize=(w, h), layout="constrained")
+    return fig, axes
+
+
+def accuracy_vs_theory(x, empirical, bound, *, lower=None, upper=None, ax=None, xlabel="", ylabel="",
+                       empirical_label="measured", bound_label="theorem's bound", logx=False, logy=False,
+                       title=None):
+    """Plot a measured quantity (dots, optional band ``lower..upper``) against a theorem's bound (line).
+
+    Typical uses: the empirical ``(1-β)``-quantile of the max error against ``ln(k/β)Δ/ε`` over a sweep of
+    ε or k; or the empirical failure rate (with its Clopper–Pearson band) against β.  Returns the axes.
+    """
+    x = np.asarray(x, dtype=float)
+    empirical = np.asarray(empirical, dtype=float)
+    bound = np.asarray(bound, dtype=float)
+    if not (x.shape == empirical.shape == bound.shape) or x.ndim != 1:
+        raise ValueError(f"x {x.shape}, empirical {empirical.shape} and bound {bound.shape} must be 1-D and equal")
+    if ax is None:
+        _, ax = new_figure()
+    if lower is not None and upper is not None:
+        ax.fill_between(x, lower, upper, color=EMPIRICAL, alpha=0.18, lw=0, label=f"{empirical_label} (95% CI)")
+    ax.plot(x, bound, "-", color=BOUND, label=bound_label, zorder=2)
+    ax.plot(x, empirical, "o", color=EMPIRICAL, ms=5, label=empirical_label, zorder=3)
+    if logx:
+        ax.set_xscale("log")
+    if logy:
+        ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if title:
+        ax.set_title(title)
+    ax.legend(loc="best")
+    return ax

@@ -1,0 +1,261 @@
+"""Workloads of linear queries (S1 basic, IDC §2, PROJ-Def1).
+
+A linear query is a vector ``q ∈ [0,1]^|X|``; on a histogram ``x`` its count is ``<q, x>`` (sensitivity 1
+under add/remove) and its answer is the normalised ``q(x) = <q, x> / n``.  A workload of ``m`` queries is
+a matrix ``Q ∈ [0,1]^{m×|X|}`` answered as ``Q @ x / n``.
+
+Every workload is a :class:`Workload`: it knows ``m`` and ``N``, its ``counts(x) = Q @ x``, its
+``answers(x) = Q @ x / ||x||_1``, one query as a vector over the universe (``query(i)``) and its exact
+sensitivities.  :class:`MatrixWorkload` holds an explicit dense or ``scipy.sparse`` matrix; the implicit
+forms (:class:`MarginalWorkload`, :class:`RangeWorkload`) answer by reshaping, summing and cumulative
+sums, never through an ``m×|X|`` matrix, so they scale to ``|X| = 2^20`` and beyond.  Later chapters add
+their own implicit forms (sparse queries over 2^32 elements, cut queries, smooth functions) on the same
+interface.
+"""
+from __future__ import annotations
+
+import itertools
+from abc import ABC, abstractmethod
+
+import numpy as np
+import scipy.sparse as sp
+
+from .noise import as_generator
+from .validation import check_int, check_matrix_workload
+
+__all__ = [
+    "Workload", "MatrixWorkload", "MarginalWorkload", "RangeWorkload", "as_workload",
+    "random_queries", "k_way_marginals", "conjunctions", "threshold_queries", "range_queries",
+]
+
+
+def _check_vector(x, N: int, name: str = "x") -> np.ndarray:
+    """A non-negative finite vector of length N (a histogram or a fractional hypothesis)."""
+    arr = np.asarray(x)
+    if arr.dtype == object or not np.issubdtype(arr.dtype, np.number) or arr.dtype == bool:
+        raise TypeError(f"{name} must be a numeric vector over the universe, got dtype {arr.dtype}")
+    if arr.ndim != 1 or arr.shape[0] != N:
+        raise ValueError(f"{name} must have shape ({N},) to match the workload's universe, got {arr.shape}")
+    if not np.all(np.isfinite(arr)) or np.any(arr < 0):
+        raise ValueError(f"{name} must be finite and non-negative")
+    return arr
+
+
+class Workload(ABC):
+    """``m`` linear queries over a universe of ``N`` elements (values in ``[0, 1]``)."""
+
+    m: int
+    N: int
+
+    @abstractmethod
+    def _counts(self, x: np.ndarray) -> np.ndarray:
+        """``Q @ x`` for a validated vector ``x``."""
+
+    @abstractmethod
+    def query(self, i: int) -> np.ndarray:
+        """Query ``i`` as a dense vector in ``[0,1]^N``."""
+
+    @abstractmethod
+    def l1_sensitivity(self) -> float:
+        """``max_u ||Q e_u||_1``: how much adding/removing one row moves all counts (DR-Def3.1)."""
+
+    @abstractmethod
+    def l2_sensitivity(self) -> float:
+        """``max_u ||Q e_u||_2`` (the Gaussian mechanism's ``Δ2``, for counts)."""
+
+    def counts(self, x) -> np.ndarray:
+        """Unnormalised answers ``Q @ x`` (each has sensitivity <= 1 under add/remove)."""
+        return self._counts(_check_vector(x, self.N)).astype(np.float64)
+
+    def answers(self, x) -> np.ndarray:
+        """Normalised answers ``Q @ x / ||x||_1`` in ``[0, 1]`` (x a histogram or a distribution)."""
+        x = _check_vector(x, self.N)
+        total = float(x.sum())
+        if total <= 0:
+            raise ValueError("x must have positive total mass to normalise the answers")
+        return self._counts(x) / total
+
+    def matrix(self) -> np.ndarray:
+        """The dense ``m × N`` matrix (only for small workloads; implicit forms build it query by query)."""
+        if self.m * self.N > 50_000_000:
+            raise ValueError(f"a dense {self.m}x{self.N} matrix is too large; use counts()/query() instead")
+        return np.stack([self.query(i) for i in range(self.m)])
+
+    def _check_i(self, i) -> int:
+        return check_int("i", i, low=0, high=self.m - 1)
+
+    def __len__(self) -> int:
+        return self.m
+
+
+class MatrixWorkload(Workload):
+    """An explicit workload matrix ``Q ∈ [0,1]^{m×N}`` (dense ndarray or scipy.sparse)."""
+
+    def __init__(self, Q, names=None):
+        self.Q = check_matrix_workload(Q)
+        self.m, self.N = self.Q.shape
+        self.names = tuple(names) if names is not None else None
+
+    def _counts(self, x):
+        return np.asarray(self.Q @ x, dtype=np.float64).ravel()
+
+    def query(self, i):
+        row = self.Q[self._check_i(i)]
+        return row.toarray().ravel() if sp.issparse(row) else np.array(row, dtype=np.float64)
+
+    def l1_sensitivity(self):
+        return float(np.asarray(abs(self.Q).sum(axis=0)).max())
+
+    def l2_sensitivity(self):
+        sq = self.Q.multiply(self.Q) if sp.issparse(self.Q) else self.Q ** 2
+        return float(np.sqrt(np.asarray(sq.sum(axis=0)).max()))
+
+    def matrix(self):
+        return self.Q.toarray() if sp.issparse(self.Q) else self.Q
+
+
+class MarginalWorkload(Workload):
+    """Marginal cells over ``{0,1}^d``: query ``(S, v)`` counts rows whose attributes ``S`` equal ``v``.
+
+    Answered by reshaping the histogram to ``(2,)*d`` and summing out the other attributes.  Each row
+    lies in exactly one cell of each attribute set, so the L1 sensitivity is the number of distinct
+    attribute sets that appear.
+    """
+
+    def __init__(self, d: int, cells):
+        self.d = check_int("d", d, low=1, high=40)
+        self.N = 1 << self.d
+        self.cells = []
+        for S, v in cells:
+            S, v = tuple(int(a) for a in S), tuple(int(b) for b in v)
+            if len(S) != len(v) or len(set(S)) != len(S) or not S:
+                raise ValueError(f"cell ({S}, {v}) needs distinct attributes and one value per attribute")
+            if min(S) < 0 or max(S) >= self.d or not set(v) <= {0, 1}:
+                raise ValueError(f"cell ({S}, {v}) must use attributes in [0, {self.d}) and values 0/1")
+            self.cells.append((S, v))
+        if not self.cells:
+            raise ValueError("cells must not be empty")
+        self.m = len(self.cells)
+        self._sets = sorted({S for S, _ in self.cells})
+
+    def _counts(self, x):
+        cube = x.reshape((2,) * self.d)
+        tables = {}
+        for S in self._sets:
+            others = tuple(a for a in range(self.d) if a not in S)
+            marg = cube.sum(axis=others) if others else cube   # axes of S remain, in sorted order
+            order = np.argsort(np.argsort(S))                  # position of each S attribute in sorted S
+            tables[S] = np.transpose(marg, axes=order) if len(S) > 1 else marg
+        return np.array([tables[S][v] for S, v in self.cells], dtype=np.float64)
+
+    def query(self, i):
+        S, v = self.cells[self._check_i(i)]
+        u = np.arange(self.N, dtype=np.int64)
+        keep = np.ones(self.N, dtype=bool)
+        for a, b in zip(S, v):
+            keep &= ((u >> (self.d - 1 - a)) & 1) == b
+        return keep.astype(np.float64)
+
+    def l1_sensitivity(self):
+        return float(len({S for S, _ in self.cells}))
+
+    def l2_sensitivity(self):
+        return float(np.sqrt(len({S for S, _ in self.cells})))
+
+
+class RangeWorkload(Workload):
+    """Range queries ``[a, b]`` over an ordered universe ``0..N-1`` (thresholds are ``[0, t]``)."""
+
+    def __init__(self, N: int, intervals):
+        self.N = check_int("N", N, low=1)
+        arr = np.asarray(intervals, dtype=np.int64).reshape(-1, 2)
+        if arr.shape[0] == 0:
+            raise ValueError("intervals must not be empty")
+        if np.any(arr[:, 0] > arr[:, 1]) or arr.min() < 0 or arr.max() >= self.N:
+            raise ValueError(f"intervals [a, b] need 0 <= a <= b < N ({self.N})")
+        self.intervals = arr
+        self.m = arr.shape[0]
+
+    def _counts(self, x):
+        c = np.concatenate([[0.0], np.cumsum(x, dtype=np.float64)])
+        return c[self.intervals[:, 1] + 1] - c[self.intervals[:, 0]]
+
+    def query(self, i):
+        a, b = self.intervals[self._check_i(i)]
+        q = np.zeros(self.N)
+        q[a:b + 1] = 1.0
+        return q
+
+    def _coverage(self):
+        cover = np.zeros(self.N + 1, dtype=np.int64)
+        np.add.at(cover, self.intervals[:, 0], 1)
+        np.add.at(cover, self.intervals[:, 1] + 1, -1)
+        return np.cumsum(cover)[:-1]
+
+    def l1_sensitivity(self):
+        return float(self._coverage().max())
+
+    def l2_sensitivity(self):
+        return float(np.sqrt(self._coverage().max()))
+
+
+def as_workload(Q) -> Workload:
+    """A :class:`Workload` as is; an array or sparse matrix wrapped in :class:`MatrixWorkload`."""
+    if isinstance(Q, Workload):
+        return Q
+    if isinstance(Q, (list, tuple)) or isinstance(Q, np.ndarray) or sp.issparse(Q):
+        return MatrixWorkload(Q)
+    raise TypeError(f"workload must be a Workload, a 2-D array or a scipy.sparse matrix, got {type(Q).__name__}")
+
+
+def random_queries(m: int, N: int, rng=None, *, kind: str = "binary", density: float | None = None) -> MatrixWorkload:
+    """``m`` random linear queries over ``N`` elements.
+
+    ``kind="binary"``: entries i.i.d. Bernoulli(1/2) (counting queries); ``"uniform"``: i.i.d. U[0,1].
+    With ``density`` (in (0, 1]) the matrix is scipy.sparse with that fraction of non-zeros.
+    """
+    m, N = check_int("m", m, low=1), check_int("N", N, low=1)
+    rng = as_generator(rng)
+    if kind not in ("binary", "uniform"):
+        raise ValueError(f"kind ({kind!r}) must be 'binary' or 'uniform'")
+    draw = (lambda k: rng.integers(0, 2, size=k).astype(np.float64)) if kind == "binary" else rng.random
+    if density is None:
+        return MatrixWorkload(draw(m * N).reshape(m, N) if kind == "binary" else rng.random((m, N)))
+    from .validation import check_probability
+    density = check_probability(density, "density", open_low=True)
+    Q = sp.random(m, N, density=density, format="csr", rng=rng, data_rvs=lambda k: np.ones(k) if kind == "binary" else rng.random(k))
+    return MatrixWorkload(Q)
+
+
+def k_way_marginals(d: int, k: int, attribute_sets=None) -> MarginalWorkload:
+    """All ``2^k`` cells of every k-way marginal of ``{0,1}^d`` (or of the given attribute sets)."""
+    d = check_int("d", d, low=1, high=40)
+    k = check_int("k", k, low=1, high=d)
+    sets = list(itertools.combinations(range(d), k)) if attribute_sets is None else [tuple(S) for S in attribute_sets]
+    cells = [(S, v) for S in sets for v in itertools.product((0, 1), repeat=len(S))]
+    return MarginalWorkload(d, cells)
+
+
+def conjunctions(d: int, k: int) -> MarginalWorkload:
+    """Positive k-way conjunctions ``q_S(row) = prod_{j in S} row_j`` over ``{0,1}^d`` (``C(d,k)`` queries)."""
+    d = check_int("d", d, low=1, high=40)
+    k = check_int("k", k, low=1, high=d)
+    return MarginalWorkload(d, [(S, (1,) * k) for S in itertools.combinations(range(d), k)])
+
+
+def threshold_queries(N: int, thresholds=None) -> RangeWorkload:
+    """Threshold queries ``q_t(u) = 1[u <= t]`` on the ordered universe ``0..N-1`` (all ``t`` by default)."""
+    N = check_int("N", N, low=1)
+    t = np.arange(N) if thresholds is None else np.asarray(thresholds, dtype=np.int64)
+    return RangeWorkload(N, np.column_stack([np.zeros_like(t), t]))
+
+
+def range_queries(N: int, m: int | None = None, rng=None) -> RangeWorkload:
+    """All ``N(N+1)/2`` ranges ``[a, b]`` of ``0..N-1``, or ``m`` of them drawn uniformly at random."""
+    N = check_int("N", N, low=1)
+    a, b = np.triu_indices(N)
+    if m is not None:
+        m = check_int("m", m, low=1)
+        pick = as_generator(rng).choice(a.size, size=m, replace=m > a.size)
+        a, b = a[pick], b[pick]
+    return RangeWorkload(N, np.column_stack([a, b]))

@@ -1,0 +1,38 @@
+"""Exact binomial confidence bounds (Clopper–Pearson), shared by experiments and audits.
+
+The bounds are exact (conservative) for any number of trials, so a check that fails only when the
+Clopper–Pearson bound crosses a theorem's value has a false-alarm probability of at most its level.
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats
+
+from .validation import check_int, check_probability
+
+__all__ = ["clopper_pearson_lower", "clopper_pearson_upper", "clopper_pearson"]
+
+
+def _check(k, trials, level):
+    trials = check_int("trials", trials, low=1)
+    k = check_int("k", k, low=0, high=trials)
+    level = check_probability(level, "level", open_low=True, open_high=True)
+    return k, trials, level
+
+
+def clopper_pearson_lower(k, trials, level=1e-6) -> float:
+    """One-sided lower bound ``p_lo`` with ``P[p < p_lo] <= level`` after ``k`` successes in ``trials``."""
+    k, trials, level = _check(k, trials, level)
+    return 0.0 if k == 0 else float(stats.beta.ppf(level, k, trials - k + 1))
+
+
+def clopper_pearson_upper(k, trials, level=1e-6) -> float:
+    """One-sided upper bound ``p_hi`` with ``P[p > p_hi] <= level`` after ``k`` successes in ``trials``."""
+    k, trials, level = _check(k, trials, level)
+    return 1.0 if k == trials else float(stats.beta.isf(level, k + 1, trials - k))
+
+
+def clopper_pearson(k, trials, level=0.05) -> tuple[float, float]:
+    """Two-sided interval ``(p_lo, p_hi)`` that misses ``p`` with probability at most ``level``."""
+    k, trials, level = _check(k, trials, level)
+    return clopper_pearson_lower(k, trials, level / 2), clopper_pearson_upper(k, trials, level / 2)
