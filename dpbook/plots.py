@@ -41,10 +41,10 @@ def use_style() -> None:
 
 def new_figure(ncols: int = 1, *, width: float | None = None, height: float | None = None):
     """A figure with ``ncols`` axes side by side in the book's style; returns ``(fig, axes)``."""
-    with mpl.rc_context(STYLE):
-        w = width if width is not None else 4.2 * ncols if ncols > 1 else STYLE["figure.figsize"][0]
-        h = height if height is not None else STYLE["figure.figsize"][1]
-        fig, axes = plt.subplots(1, ncols, figsize=(w, h), layout="constrained")
+    use_style()      # idempotent; a temporary rc_context here would break Jupyter's inline backend
+    w = width if width is not None else 4.2 * ncols if ncols > 1 else STYLE["figure.figsize"][0]
+    h = height if height is not None else STYLE["figure.figsize"][1]
+    fig, axes = plt.subplots(1, ncols, figsize=(w, h), layout="constrained")
     return fig, axes
 
 
