@@ -27,6 +27,8 @@ def _is_real(value) -> bool:
 
 
 def _interval(low, high, low_open, high_open) -> str:
+    if low is None and high is None:
+        return ""
     if high is None:
         return f"{'>' if low_open else '>='} {low:g}"
     if low is None:
@@ -43,7 +45,7 @@ def check_real(name: str, value, *, low=None, high=None, low_open=False, high_op
     bad = bad or (low is not None and (value <= low if low_open else value < low))
     bad = bad or (high is not None and (value >= high if high_open else value > high))
     if bad:
-        raise ValueError(f"{name} ({value!r}) must be a finite number {_interval(low, high, low_open, high_open)}")
+        raise ValueError(f"{name} ({value!r}) must be a finite number {_interval(low, high, low_open, high_open)}".rstrip())
     return value
 
 
@@ -111,12 +113,12 @@ def check_histogram(x, name: str = "x", *, allow_empty: bool = False) -> np.ndar
         raise ValueError(f"{name} contains NaN or inf; counts must be finite non-negative integers")
     if np.any(arr < 0):
         i = int(np.argmax(arr < 0))
-        raise ValueError(f"{name}[{i}] ({arr[i]!r}) must be a non-negative integer count")
+        raise ValueError(f"{name}[{i}] ({arr[i].item()!r}) must be a non-negative integer count")
     if not np.issubdtype(arr.dtype, np.integer):
         frac = arr != np.round(arr)
         if np.any(frac):
             i = int(np.argmax(frac))
-            raise ValueError(f"{name}[{i}] ({arr[i]!r}) must be a non-negative integer count")
+            raise ValueError(f"{name}[{i}] ({arr[i].item()!r}) must be a non-negative integer count")
     arr = arr.astype(np.int64, copy=False)
     if not allow_empty and arr.sum() == 0:
         raise ValueError(f"{name} must contain at least one row (sum of counts is 0)")
@@ -148,5 +150,5 @@ def check_matrix_workload(Q, name: str = "Q", *, low: float = 0.0, high: float =
         raise ValueError(f"{name} contains NaN or inf; query values must be finite")
     if data.size and (data.min() < low or data.max() > high):
         bad = data[(data < low) | (data > high)][0]
-        raise ValueError(f"{name} has a value ({bad!r}) outside [{low:g}, {high:g}]")
+        raise ValueError(f"{name} has a value ({float(bad)!r}) outside [{low:g}, {high:g}]")
     return Q

@@ -1,0 +1,103 @@
+import hashlib
+
+import numpy as np
+import pytest
+
+from dpbook import data as D
+
+
+def test_manifest_matches_shipped_files():
+    for line in (D.DATA_DIR / "MANIFEST.sha256").read_text().splitlines():
+        digest, name = line.split()
+        assert hashlib.sha256((D.DATA_DIR / name).read_bytes()).hexdigest() == digest, name
+
+
+def test_rebuild_is_reproducible(tmp_path, monkeypatch):
+    pytest.importorskip("sklearn")
+    pytest.importorskip("networkx")
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("make_datasets", D.DATA_DIR / "make_datasets.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    monkeypatch.setattr(mod, "HERE", tmp_path)
+    mod.cancer_binary(); mod.digits_binary(); mod.diabetes_scaled(); mod.graphs()
+    for name in mod.FILES:
+        assert (tmp_path / name).read_bytes() == (D.DATA_DIR / name).read_bytes(), name
+
+
+def test_loaders():
+    c = D.load_cancer()
+    assert (c.n, c.N, c.universe.d) == (569, 2048, 11)
+    assert c.universe.attributes[-1] == "malignant"
+    assert c.table().sum(axis=0)[-1] == 212          # 212 malignant tumours in WDBC
+    g = D.load_digits()
+    assert (g.n, g.N) == (1797, 65536)
+    p = D.load_diabetes()
+    assert p.points.shape == (442, 11) and p.points.min() == -1 and p.points.max() == 1
+    k = D.load_karate()
+    assert k.num_vertices == 34 and len(k.edges) == 78
+    A = k.adjacency()
+    assert (A == A.T).all() and A.sum() == 156
+    lm = D.load_lesmis()
+    assert lm.num_vertices == 77 and len(lm.edges) == 254 and lm.weights.min() >= 1
+
+
+def test_universe_round_trip():
+    U = D.BinaryUniverse(5)
+    idx = np.arange(32)
+    assert np.array_equal(U.index(U.rows(idx)), idx)
+    assert U.rows(np.array([1]))[0].tolist() == [0, 0, 0, 0, 1]       # last attribute = least significant
+    with pytest.raises(ValueError, match="rows"):
+        U.index(np.ones((2, 4)))
+    with pytest.raises(ValueError, match="0 and 1"):
+        U.index(np.full((1, 5), 2))
+    with pytest.raises(ValueError, match="indices"):
+        U.rows([32])
+    with pytest.raises(ValueError, match="d"):
+        D.BinaryUniverse(0)
+    with pytest.raises(TypeError, match="d"):
+        D.BinaryUniverse(2.0)
+    with pytest.raises(ValueError, match="attributes"):
+        D.BinaryUniverse(2, ("a",))
+
+
+def test_table_histogram_round_trip():
+    """LEC3-3.1 measure: table -> histogram -> table gives back the same multiset."""
+    rng = np.random.default_rng(0)
+    table = rng.integers(0, 50, size=300)
+    x = D.histogram(table, 50)
+    assert x.sum() == 300
+    assert np.array_equal(D.rows_from_histogram(x), np.sort(table))
+    with pytest.raises(ValueError, match="indices"):
+        D.histogram(np.array([50]), 50)
+    with pytest.raises(TypeError, match="indices"):
+        D.histogram(np.array([0.5]), 50)
+    with pytest.raises(ValueError, match="N"):
+        D.histogram(np.array([0]), 0)
+
+
+def test_neighbours():
+    x = np.array([2, 0, 1])
+    assert D.add_row(x, 1).tolist() == [2, 1, 1]
+    assert D.remove_row(x, 0).tolist() == [1, 0, 1]
+    assert D.replace_row(x, 0, 1).tolist() == [1, 1, 1]
+    with pytest.raises(ValueError, match="x\\[1\\] is 0"):
+        D.remove_row(x, 1)
+    with pytest.raises(ValueError, match="i"):
+        D.add_row(x, 3)
+    rng = np.random.default_rng(1)
+    for _ in range(50):
+        assert np.abs(D.random_neighbour(x, rng) - x).sum() == 1               # add/remove: ||x - x'||_1 = 1
+        r = D.random_neighbour(x, rng, kind="replace-one")
+        assert r.sum() == x.sum() and np.abs(r - x).sum() in (0, 2)        # replace-one: same n
+    with pytest.raises(ValueError, match="kind"):
+        D.random_neighbour(x, rng, kind="swap")
+
+
+def test_bootstrap():
+    x = D.load_cancer().x
+    y = D.bootstrap(x, 1000, 5)
+    assert y.sum() == 1000 and np.all(y[x == 0] == 0)
+    assert np.array_equal(y, D.bootstrap(x, 1000, 5))
+    with pytest.raises(ValueError, match="n"):
+        D.bootstrap(x, 0)

@@ -1,0 +1,96 @@
+import numpy as np
+import pytest
+
+from dpbook.audit import audit
+from dpbook.data import load_cancer
+from dpbook.experiments import failure_rate, run_trials
+from dpbook.laplace import laplace_mechanism
+from dpbook.noise import laplace
+from dpbook.queries import MatrixWorkload, conjunctions
+from dpbook.theory.laplace import laplace_max_error_bound
+
+X = load_cancer().x
+W = conjunctions(11, 2)
+ONE = MatrixWorkload(np.array([[0.0, 1.0]]))
+
+
+def test_release_fields_and_ledger():
+    r = laplace_mechanism(X, W, epsilon=0.5, rng=0)
+    assert r.answers.shape == (W.m,) and r.epsilon == 0.5 and r.delta == 0.0
+    assert r.noise_scale == pytest.approx(W.l1_sensitivity() / 0.5 / X.sum())
+    assert sum(s.epsilon for s in r.ledger) == pytest.approx(0.5)
+    assert laplace_mechanism(X, W, epsilon=0.5, trials=7, rng=0).answers.shape == (7, W.m)
+
+
+def test_accuracy_dr_thm_3_8():
+    """ACC: P[max error >= ln(k/β)Δf/(nε)] <= β, CP lower bound at 1e-6 must not exceed β."""
+    eps, beta = 0.7, 0.05
+    err = run_trials(laplace_mechanism, X, W, trials=40_000, rng=1, epsilon=eps)
+    bound = laplace_max_error_bound(W.m, beta, W.l1_sensitivity(), eps) / X.sum()
+    rate = failure_rate(err.max, bound)
+    assert rate.consistent_with(beta)
+    assert rate.rate > 0.02              # and the bound is not vacuous: the union bound is nearly tight
+
+
+def test_accuracy_check_catches_too_much_noise():
+    """The same check fails for a mechanism with twice the noise (the test can fail)."""
+    double = lambda scale, size, rng: laplace(2 * scale, size, rng)
+    err = run_trials(laplace_mechanism, X, W, trials=40_000, rng=1, epsilon=0.7, sampler=double)
+    bound = laplace_max_error_bound(W.m, 0.05, W.l1_sensitivity(), 0.7) / X.sum()
+    assert not failure_rate(err.max, bound).consistent_with(0.05)
+
+
+def _counts(x, **kw):
+    return lambda t, r: laplace_mechanism(x, ONE, epsilon=1.0, trials=t, rng=r, **kw).answers[:, 0] * x.sum()
+
+
+def test_audit_tight_pair():
+    """PA: q(D)=0 vs q(D')=1, S={y<=0}; ratio is exactly e^ε. ε_lb <= ε and close to it."""
+    res = audit(_counts(np.array([1, 0])), _counts(np.array([1, 1])), {"y<=0": lambda y: y <= 0},
+                trials=1_000_000, rng=2)
+    assert 0.95 < res.epsilon_lb <= 1.0
+
+
+def test_audit_catches_halved_sensitivity():
+    half = lambda scale, size, rng: laplace(scale / 2, size, rng)
+    res = audit(_counts(np.array([1, 0]), sampler=half), _counts(np.array([1, 1]), sampler=half),
+                {"y<=0": lambda y: y <= 0}, trials=1_000_000, rng=2)
+    assert res.epsilon_lb > 1.5
+
+
+def test_determinism():
+    a = laplace_mechanism(X, W, epsilon=1.0, rng=42).answers
+    assert np.array_equal(a, laplace_mechanism(X, W, epsilon=1.0, rng=42).answers)
+    assert not np.array_equal(a, laplace_mechanism(X, W, epsilon=1.0, rng=43).answers)
+    g = np.random.default_rng(9)
+    assert not np.array_equal(laplace_mechanism(X, W, epsilon=1.0, rng=g).answers,
+                              laplace_mechanism(X, W, epsilon=1.0, rng=g).answers)
+
+
+@pytest.mark.parametrize("kwargs,exc,name", [
+    (dict(epsilon=0.0), ValueError, "epsilon"),
+    (dict(epsilon=-1.0), ValueError, "epsilon"),
+    (dict(epsilon=np.nan), ValueError, "epsilon"),
+    (dict(epsilon=np.inf), ValueError, "epsilon"),
+    (dict(epsilon="1"), TypeError, "epsilon"),
+    (dict(epsilon=1.0, sensitivity=0.0), ValueError, "sensitivity"),
+    (dict(epsilon=1.0, sensitivity=np.inf), ValueError, "sensitivity"),
+    (dict(epsilon=1.0, sensitivity=1.0), ValueError, "sensitivity"),        # below the workload's Δf
+    (dict(epsilon=1.0, trials=0), ValueError, "trials"),
+    (dict(epsilon=1.0, trials=2.5), TypeError, "trials"),
+    (dict(epsilon=1.0, rng="seed"), TypeError, "rng"),
+])
+def test_bad_parameters(kwargs, exc, name):
+    with pytest.raises(exc, match=name):
+        laplace_mechanism(X, W, **kwargs)
+
+
+def test_bad_data_and_workload():
+    with pytest.raises(ValueError, match="x"):
+        laplace_mechanism(-X, W, epsilon=1.0)
+    with pytest.raises(ValueError, match="universe"):
+        laplace_mechanism(X[:100], W, epsilon=1.0)
+    with pytest.raises(TypeError, match="workload"):
+        laplace_mechanism(X, "W", epsilon=1.0)
+    with pytest.raises(ValueError, match="Q"):
+        laplace_mechanism(np.array([1, 1]), np.array([[2.0, 0.0]]), epsilon=1.0)

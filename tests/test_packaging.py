@@ -1,0 +1,37 @@
+"""environment.yml and pyproject.toml must list the same packages; .ci/run must call the README's test command."""
+import pathlib
+import re
+import tomllib
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+
+def _name(req: str) -> str:
+    return re.split(r"[<>=!~\[ ;]", req.strip(), maxsplit=1)[0].lower().replace("_", "-")
+
+
+def test_environment_yml_matches_pyproject():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    wanted = {_name(r) for r in project["dependencies"]}
+    for extra in project["optional-dependencies"].values():
+        wanted |= {_name(r) for r in extra}
+    conda = set()
+    for line in (ROOT / "environment.yml").read_text().splitlines():
+        m = re.match(r"^\s+-\s+([A-Za-z0-9_.\-]+)", line)
+        if m and not line.strip().startswith("- --") and m.group(1) not in ("pip",):
+            conda.add(_name(m.group(1)))
+    conda.discard("python")
+    assert conda == wanted
+
+
+def test_ci_runs_the_readme_test_command():
+    readme = (ROOT / "README.md").read_text()
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "make test" in readme and "make lab" in readme
+    assert re.search(r"^\s*make test\b", ci, re.M)
+
+
+def test_every_chapter_is_listed_in_the_readme():
+    readme = (ROOT / "README.md").read_text()
+    for nb in sorted((ROOT / "notebooks").glob("[0-9][0-9]*.ipynb")):
+        assert nb.name in readme, f"{nb.name} missing from the README's chapter table"

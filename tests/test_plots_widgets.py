@@ -1,0 +1,76 @@
+import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+from dpbook import show_source
+from dpbook.explorers.laplace import cancer_conjunctions, explore_laplace
+from dpbook.plots import STYLE, accuracy_vs_theory, new_figure, use_style
+from dpbook.widgets import Panel, choice, float_slider, int_slider, log_slider, panel
+
+
+def test_style_uses_only_valid_rcparams():
+    for key in STYLE:
+        assert key in matplotlib.rcParams
+    use_style()
+    assert matplotlib.rcParams["axes.spines.top"] is False
+
+
+def test_accuracy_vs_theory_draws_both_series():
+    fig, ax = new_figure()
+    accuracy_vs_theory([1, 2, 3], [0.1, 0.2, 0.3], [0.2, 0.3, 0.4], lower=[0, 0.1, 0.2], upper=[0.2, 0.3, 0.4],
+                       ax=ax, logx=True, logy=True, xlabel="ε")
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert any("measured" in s for s in labels) and any("bound" in s for s in labels)
+    assert ax.get_xscale() == "log"
+    plt.close(fig)
+    with pytest.raises(ValueError, match="equal"):
+        accuracy_vs_theory([1, 2], [1], [1, 2])
+
+
+def test_sliders_validate():
+    assert log_slider(1.0, 0.01, 10).value == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="log_slider"):
+        log_slider(0.0, 0.01, 10)
+    with pytest.raises(ValueError, match="int_slider"):
+        int_slider(0, 1, 10)
+    with pytest.raises(ValueError, match="float_slider"):
+        float_slider(2.0, 0.0, 1.0)
+    assert choice(["a", "b"]).value == "a"
+
+
+def test_panel_calls_callback_with_slider_values():
+    calls = []
+
+    def cb(epsilon, n):
+        calls.append((epsilon, n))
+        fig, _ = new_figure()
+        return fig
+
+    p = panel(cb, epsilon=log_slider(1.0, 0.1, 10), n=int_slider(100, 10, 1000))
+    assert isinstance(p, Panel) and p.values == {"epsilon": pytest.approx(1.0), "n": 100}
+    p.controls["n"].value = 200                     # a slider move triggers exactly one redraw
+    assert calls == [(pytest.approx(1.0), 200)]
+    assert p.controls["epsilon"].description == "epsilon"
+    with pytest.raises(ValueError, match="control"):
+        panel(cb)
+
+
+def test_laplace_explorer_is_pure_and_validates():
+    fig1 = explore_laplace(k=10, trials=200)
+    fig2 = explore_laplace(k=10, trials=200)
+    data1 = fig1.axes[0].patches[0].get_height(), fig1.axes[1].lines[-1].get_ydata().tolist()
+    data2 = fig2.axes[0].patches[0].get_height(), fig2.axes[1].lines[-1].get_ydata().tolist()
+    assert data1 == data2                            # same parameters, same figure
+    plt.close("all")
+    with pytest.raises(ValueError, match="epsilon"):
+        explore_laplace(epsilon=0)
+    with pytest.raises(ValueError, match="k"):
+        cancer_conjunctions(166)
+    with pytest.raises(ValueError, match="n"):
+        explore_laplace(n=0)
+
+
+def test_show_source(capsys):
+    show_source(use_style)
+    assert "def use_style" in capsys.readouterr().out

@@ -1,0 +1,133 @@
+import itertools
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from dpbook.data import add_row, load_cancer, remove_row
+from dpbook.queries import (MarginalWorkload, MatrixWorkload, RangeWorkload, as_workload, conjunctions,
+                            k_way_marginals, random_queries, range_queries, threshold_queries)
+
+
+def exhaustive_l1(W, x):
+    """DR-Def3.1 measure: max ||f(x) - f(x')||_1 over every single add/remove."""
+    base = W.counts(x)
+    diffs = [np.abs(W.counts(add_row(x, u)) - base).sum() for u in range(x.size)]
+    diffs += [np.abs(W.counts(remove_row(x, u)) - base).sum() for u in range(x.size) if x[u]]
+    return max(diffs)
+
+
+@pytest.fixture(scope="module")
+def small_x():
+    return np.random.default_rng(0).integers(0, 3, size=32)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: k_way_marginals(5, 2),
+    lambda: k_way_marginals(5, 3, attribute_sets=[(4, 1, 2), (0, 3, 1)]),      # unsorted attribute sets
+    lambda: conjunctions(5, 2),
+    lambda: range_queries(32, 40, rng=1),
+    lambda: threshold_queries(32),
+    lambda: random_queries(7, 32, rng=2),
+    lambda: random_queries(7, 32, rng=2, kind="uniform"),
+    lambda: random_queries(7, 32, rng=2, density=0.3),
+])
+def test_implicit_forms_match_dense_matrix_and_sensitivity(make, small_x):
+    W = make()
+    M = W.matrix()
+    assert M.shape == (W.m, W.N) and M.min() >= 0 and M.max() <= 1
+    assert np.allclose(W.counts(small_x), M @ small_x)
+    assert np.allclose(W.answers(small_x), M @ small_x / small_x.sum())
+    assert W.l1_sensitivity() == pytest.approx(exhaustive_l1(W, small_x))
+    assert W.l1_sensitivity() == pytest.approx(np.abs(M).sum(axis=0).max())
+    assert W.l2_sensitivity() == pytest.approx(np.sqrt((M ** 2).sum(axis=0)).max())
+    assert np.array_equal(W.query(W.m - 1), M[-1])
+
+
+def test_answers_are_row_averages():
+    """S1 basic measure: <Q, D>/n equals the row-average of Q over the table."""
+    data = load_cancer()
+    W = k_way_marginals(11, 2)
+    rows = data.universe.index(data.table())
+    for i in (0, 17, W.m - 1):
+        assert W.answers(data.x)[i] == pytest.approx(W.query(i)[rows].mean())
+
+
+def test_marginal_counts_sum_to_n_and_hypothesis():
+    x = load_cancer().x
+    W = k_way_marginals(11, 3)
+    c = W.counts(x).reshape(-1, 8)
+    assert np.all(c.sum(axis=1) == x.sum())
+    p = np.full(2048, 1 / 2048)
+    assert np.allclose(W.answers(p), 1 / 8)
+    assert W.l1_sensitivity() == 165 and conjunctions(11, 3).l1_sensitivity() == 165
+
+
+def test_sizes():
+    assert k_way_marginals(11, 2).m == 55 * 4
+    assert conjunctions(11, 3).m == 165
+    assert range_queries(10).m == 55
+    assert threshold_queries(10).m == 10
+
+
+def test_sparse_matrix_workload():
+    Q = sp.random(5, 1000, density=0.01, format="csr", rng=0)
+    W = MatrixWorkload(Q)
+    x = np.ones(1000, dtype=int)
+    assert np.allclose(W.counts(x), Q @ x)
+    assert W.query(0).shape == (1000,)
+
+
+def test_as_workload():
+    W = conjunctions(3, 2)
+    assert as_workload(W) is W
+    assert isinstance(as_workload(np.eye(3)), MatrixWorkload)
+    with pytest.raises(TypeError, match="workload"):
+        as_workload("Q")
+
+
+def test_bad_inputs():
+    W = conjunctions(3, 2)
+    for bad, exc in [(np.ones(7), ValueError), (np.ones((8, 1)), ValueError), (-np.ones(8), ValueError),
+                     (np.full(8, np.nan), ValueError), (np.array(["a"] * 8), TypeError)]:
+        with pytest.raises(exc, match="x"):
+            W.counts(bad)
+    with pytest.raises(ValueError, match="mass"):
+        W.answers(np.zeros(8))
+    with pytest.raises(ValueError, match="i"):
+        W.query(3)
+    with pytest.raises(ValueError, match="k"):
+        k_way_marginals(3, 4)
+    with pytest.raises(ValueError, match="cell"):
+        MarginalWorkload(3, [((0, 0), (1, 1))])
+    with pytest.raises(ValueError, match="cell"):
+        MarginalWorkload(3, [((5,), (1,))])
+    with pytest.raises(ValueError, match="cells"):
+        MarginalWorkload(3, [])
+    with pytest.raises(ValueError, match="intervals"):
+        RangeWorkload(5, [(3, 2)])
+    with pytest.raises(ValueError, match="intervals"):
+        RangeWorkload(5, [(0, 5)])
+    with pytest.raises(ValueError, match="m"):
+        random_queries(0, 5)
+    with pytest.raises(ValueError, match="kind"):
+        random_queries(2, 5, kind="gaussian")
+    with pytest.raises(ValueError, match="density"):
+        random_queries(2, 5, density=0.0)
+    with pytest.raises(ValueError, match="Q"):
+        MatrixWorkload([[1.5]])
+    with pytest.raises(ValueError, match="too large"):
+        k_way_marginals(30, 1).matrix()
+
+
+def test_random_queries_deterministic():
+    assert np.array_equal(random_queries(3, 9, rng=4).Q, random_queries(3, 9, rng=4).Q)
+    assert not np.array_equal(random_queries(3, 9, rng=4).Q, random_queries(3, 9, rng=5).Q)
+
+
+def test_marginals_scale_to_2_pow_20():
+    """Answers over |X| = 2^20 by reshape-and-sum (no dense matrix)."""
+    x = np.random.default_rng(3).integers(0, 2, size=1 << 20)
+    W = k_way_marginals(20, 2, attribute_sets=list(itertools.combinations(range(20), 2))[:10])
+    c = W.counts(x)
+    assert c.shape == (40,) and np.allclose(c.reshape(10, 4).sum(axis=1), x.sum())
