@@ -1,0 +1,28 @@
+"""Deliberately broken noisy histogram (positive control for chapter 03's audit).
+
+Never use this to release data.
+"""
+from __future__ import annotations
+
+from ..histogram import NoisyHistogram
+from ..noise import as_generator, laplace
+from ..release import Spend
+from ..validation import check_epsilon, check_histogram, check_int
+
+__all__ = ["noisy_histogram_replace_one_unit_scale"]
+
+
+def noisy_histogram_replace_one_unit_scale(x, *, epsilon, trials=None, rng=None) -> NoisyHistogram:
+    """BROKEN (privacy): claims ε-DP for **replace-one** neighbours but adds ``Lap(1/ε)``, the add/remove scale.
+
+    Erratum LEC3-E11: moving one row changes two cells, so the histogram's sensitivity is 2 and the true
+    privacy loss of this release is 2ε.  (``dpbook.histogram.noisy_histogram(..., neighbours="replace-one")``
+    uses ``Lap(2/ε)``.)
+    """
+    x = check_histogram(x)
+    epsilon = check_epsilon(epsilon)
+    b = 1.0 / epsilon                                   # WRONG for replace-one: should be 2/ε
+    shape = (x.size,) if trials is None else (check_int("trials", trials, low=1), x.size)
+    counts = x + laplace(b, shape, as_generator(rng))
+    return NoisyHistogram(counts, int(x.sum()), epsilon, 0.0, "noisy histogram (BROKEN: replace-one at scale 1/ε)",
+                          "replace-one", noise_scale=b, ledger=(Spend("laplace histogram (BROKEN)", epsilon),))

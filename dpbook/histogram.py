@@ -1,0 +1,209 @@
+"""The noisy histogram: release ``x + Lap(1/ε)^N`` once, then answer any workload from it (chapter 03).
+
+LEC3-3.5 and IDC §6 Lemma 6.1.  The identity query ``x ↦ x`` has L1 sensitivity 1 under add/remove
+neighbours (2 under replace-one, erratum LEC3-E11), so the released histogram is ε-DP, and every answer
+computed from it is post-processing: any number of linear queries, no further budget.
+"""
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from .noise import as_generator, laplace
+from .queries import MatrixWorkload, as_workload
+from .release import Release, Spend
+from .theory.histogram import histogram_error_bound, histogram_scale
+from .validation import check_epsilon, check_histogram, check_int
+
+__all__ = [
+    "NoisyHistogram", "workload_counts", "noisy_histogram", "histogram_mechanism", "pixels_histogram",
+    "explore_histogram",
+]
+
+_DENSE_LIMIT = 1 << 23                        # build a dense m x N matrix for workloads up to 8M entries
+_DENSE_CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _dense(W) -> np.ndarray:
+    """``W.matrix()``, built once per workload object (implicit workloads build it query by query)."""
+    if W not in _DENSE_CACHE:
+        _DENSE_CACHE[W] = np.asarray(W.matrix(), dtype=np.float64)
+    return _DENSE_CACHE[W]
+
+
+def workload_counts(workload, h) -> np.ndarray:
+    """``Q h`` for a *signed* vector ``h`` over the universe (shape ``(N,)``) or a batch ``(trials, N)``.
+
+    ``Workload.counts`` only takes non-negative vectors, but a noisy histogram has negative cells.  By
+    linearity ``Q h = Q h⁺ - Q h⁻``; explicit and small workloads use one matrix product over the whole batch.
+    Returns ``(m,)`` or ``(trials, m)`` counts.
+    """
+    W = as_workload(workload)
+    arr = np.asarray(h)
+    if arr.dtype == object or arr.dtype == bool or not np.issubdtype(arr.dtype, np.number):
+        raise TypeError(f"h must be a numeric array over the universe, got dtype {arr.dtype}")
+    if arr.ndim not in (1, 2) or arr.shape[-1] != W.N:
+        raise ValueError(f"h must have shape ({W.N},) or (trials, {W.N}) to match the workload, got {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError("h contains NaN or inf")
+    H = np.atleast_2d(arr.astype(np.float64, copy=False))
+    if isinstance(W, MatrixWorkload):
+        C = np.asarray(W.Q @ H.T).T if sp.issparse(W.Q) else H @ W.Q.T
+    elif W.m * W.N <= _DENSE_LIMIT:
+        cols = np.flatnonzero(np.any(H != 0, axis=0))   # skip cells that are 0 in every trial (sparse data)
+        C = H[:, cols] @ _dense(W)[:, cols].T
+    else:                                     # huge implicit workload: one call per trial, never an m x N matrix
+        C = np.stack([W.counts(np.maximum(r, 0.0)) - W.counts(np.maximum(-r, 0.0)) for r in H])
+    return C[0] if arr.ndim == 1 else C
+
+
+@dataclass(frozen=True)
+class NoisyHistogram:
+    """A private estimate of the histogram (LEC3-3.5): ``counts`` of shape ``(N,)`` or ``(trials, N)``.
+
+    Cells may be negative or fractional; the release is the whole vector, so answering any workload from it
+    (:meth:`answers`) is post-processing.  ``n`` is the true number of rows, used only to normalise answers
+    (as :func:`dpbook.laplace.laplace_mechanism` does: the book treats ``n`` as public).
+    ``noise_scale`` is the per-cell Laplace scale in counts (``None`` for non-Laplace estimates).
+    """
+
+    counts: np.ndarray = field(repr=False)
+    n: int
+    epsilon: float
+    delta: float
+    mechanism: str
+    neighbours: str
+    noise_scale: float | None = None
+    ledger: tuple[Spend, ...] = ()
+
+    @property
+    def N(self) -> int:
+        return self.counts.shape[-1]
+
+    def workload_counts(self, workload) -> np.ndarray:
+        """Unnormalised answers ``Q ĥ``: ``(m,)`` or ``(trials, m)``."""
+        return workload_counts(workload, self.counts)
+
+    def answers(self, workload) -> np.ndarray:
+        """Normalised answers ``Q ĥ / n``: ``(m,)`` or ``(trials, m)``."""
+        return self.workload_counts(workload) / self.n
+
+    def release(self, workload) -> Release:
+        """The answers to ``workload`` as a :class:`~dpbook.release.Release` (same ε, δ and ledger)."""
+        scale = None if self.noise_scale is None else self.noise_scale / self.n
+        return Release(self.answers(workload), self.epsilon, self.delta, self.mechanism, noise_scale=scale,
+                       ledger=self.ledger, trace={"histogram": self.counts})
+
+
+def _check_sampler(sampler):
+    if not callable(sampler):
+        raise TypeError(f"sampler must be callable as sampler(scale, size, rng), got {type(sampler).__name__}")
+    return sampler
+
+
+def _shape(N, trials):
+    return (N,) if trials is None else (check_int("trials", trials, low=1), N)
+
+
+def noisy_histogram(x, *, epsilon, neighbours: str = "add/remove", trials=None, rng=None,
+                    sampler=laplace) -> NoisyHistogram:
+    """Release ``ĥ = x + Lap(b)^N`` — ε-DP (LEC3-3.5, IDC §6).
+
+    ``b = 1/ε`` for add/remove neighbours and ``2/ε`` for replace-one (the histogram's sensitivity is 1,
+    resp. 2: erratum LEC3-E11).  ``trials`` draws that many independent releases at once (shape
+    ``(trials, N)``); ``sampler(scale, size, rng)`` draws the noise.
+    """
+    x = check_histogram(x)
+    epsilon = check_epsilon(epsilon)
+    b = histogram_scale(epsilon, neighbours)       # one ε for the whole histogram: Δ = 1 (add/remove) or 2
+    shape = _shape(x.size, trials)
+    rng = as_generator(rng)
+    counts = x + _check_sampler(sampler)(b, shape, rng)
+    return NoisyHistogram(counts, int(x.sum()), epsilon, 0.0, "noisy histogram", neighbours, noise_scale=b,
+                          ledger=(Spend("laplace histogram", epsilon),))
+
+
+def histogram_mechanism(x, workload, *, epsilon, neighbours: str = "add/remove", trials=None, rng=None,
+                        sampler=laplace) -> Release:
+    """Answer ``workload`` from one noisy histogram: ``Q (x + Lap(b)^N) / n`` — ε-DP for any number of queries.
+
+    IDC-Lemma 6.1: with probability ``1 - β`` all ``m`` errors are at most ``sqrt(6N ln(2m/β)) b / n``
+    (:func:`dpbook.theory.histogram.histogram_error_bound`).  ``trace["histogram"]`` holds the released
+    histogram(s).
+    """
+    x = check_histogram(x)
+    W = as_workload(workload)
+    if W.N != x.size:
+        raise ValueError(f"workload is over {W.N} universe elements but x has {x.size}")
+    return noisy_histogram(x, epsilon=epsilon, neighbours=neighbours, trials=trials, rng=rng,
+                           sampler=sampler).release(W)
+
+
+# --------------------------------------------------------------------------- chapter 03 widget callback
+# (a pure, seeded function (**params) -> Figure; CONTRIBUTING.md puts these in dpbook/explorers/histogram.py)
+
+_PIXELS: dict = {}
+
+
+def pixels_histogram(d: int = 16) -> np.ndarray:
+    """The 1797 digits marginalised to their first ``d`` pixels: a histogram over ``{0,1}^d`` (``|X| = 2^d``).
+
+    Varying ``d`` varies the universe size on real data (the first attributes are the most significant bits).
+    """
+    d = check_int("d", d, low=1, high=16)
+    if d not in _PIXELS:
+        from .data import load_digits
+        _PIXELS[d] = load_digits().x.reshape(1 << d, -1).sum(axis=1)
+    return _PIXELS[d].copy()
+
+
+def explore_histogram(epsilon=1.0, d=10, n=1797, beta=0.05, *, k=100, trials=200, seed=2026):
+    """Chapter 03: answer ``k`` random counting queries from one noisy histogram of the digits data.
+
+    Data: the digits marginalised to their first ``d`` pixels (``|X| = 2^d``), bootstrapped to ``n`` rows.
+    Left: the distribution of one query's error and of the max error over the ``k`` queries in ``trials``
+    releases, with IDC-Lemma 6.1's bounds at ``β`` (``k = 1`` is LEC3-3.5).  Right: the ``k`` true answers against
+    one release, with the band ``± bound``: how useful the answers are at this ``(ε, |X|, n)``.
+    """
+    from .data import bootstrap
+    from .plots import BOUND, EMPIRICAL, new_figure
+    from .queries import random_queries
+    from .validation import check_beta
+    epsilon, beta = check_epsilon(epsilon), check_beta(beta)
+    d = check_int("d", d, low=1, high=16)
+    n, k, trials = check_int("n", n, low=1), check_int("k", k, low=1), check_int("trials", trials, low=20)
+    rng = np.random.default_rng(seed)
+    x = pixels_histogram(d)
+    x = x if n == x.sum() else bootstrap(x, n, rng)
+    W = random_queries(k, x.size, rng)
+    true = W.answers(x)
+    err = np.abs(histogram_mechanism(x, W, epsilon=epsilon, trials=trials, rng=rng).answers - true)
+    one_bound = histogram_error_bound(x.size, 1, beta, epsilon, n=n)
+    all_bound = histogram_error_bound(x.size, k, beta, epsilon, n=n)
+
+    fig, (left, right) = new_figure(2)
+    bins = np.linspace(0, max(all_bound, err.max()) * 1.02, 50)
+    left.hist(err[:, 0], bins=bins, color=EMPIRICAL, histtype="stepfilled", alpha=0.5, label="one query")
+    left.hist(err.max(axis=1), bins=bins, color="#2e8b57", histtype="stepfilled", alpha=0.5,
+              label=f"max over k={k}")
+    left.axvline(one_bound, color=BOUND, ls="--", label="bound, one query (LEC3-3.5)")
+    left.axvline(all_bound, color=BOUND, label=f"bound, k={k} (IDC-Lem6.1)")
+    left.set_xlabel("error (fraction of n)")
+    left.set_ylabel("trials")
+    left.set_title(f"ε={epsilon:.3g}, |X|=2^{d}={x.size}, n={n}", fontsize=10)
+    left.legend(fontsize=7)
+
+    released = histogram_mechanism(x, W, epsilon=epsilon, rng=rng).answers
+    line = np.array([true.min(), true.max()])
+    right.fill_between(line, line - all_bound, line + all_bound, color=BOUND, alpha=0.12, lw=0,
+                       label="true ± bound")
+    right.plot(line, line, color=BOUND, lw=1)
+    right.plot(true, released, "o", color=EMPIRICAL, ms=3, label="one release")
+    right.set_xlabel("true answer")
+    right.set_ylabel("released answer")
+    right.set_title(f"{k} random queries", fontsize=10)
+    right.legend(fontsize=7)
+    return fig

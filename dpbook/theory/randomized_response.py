@@ -1,0 +1,107 @@
+"""Bounds for randomized response on linear queries (LEC3-3.4, corrected; chapter 02).
+
+One private bit ``x_i ∈ {0,1}`` per person.  Each person reports ``Y_i = x_i`` with probability
+``p = e^ε / (1 + e^ε)`` and ``1 - x_i`` otherwise (ε-DP for that person's bit), and the analyst debiases
+``x̂_i = 1/2 + (Y_i - 1/2) / (2p - 1)`` with ``2p - 1 = tanh(ε/2)``.  Lecture 3's formulas for the estimator,
+its range, the Hoeffding exponent and the final rate are garbled (errata LEC3-E4..E8); these are the corrected
+ones of THEOREMS.md LEC3-3.4.
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import expit
+
+from ..validation import check_beta, check_epsilon, check_int, check_real
+
+__all__ = [
+    "rr_keep_probability", "rr_bias_factor", "rr_estimator_range", "rr_hoeffding_tail", "rr_error_bound",
+    "rr_error_bound_small_epsilon", "RR_SMALL_EPSILON_CONSTANT", "laplace_rr_crossover",
+]
+
+#: ``1 / (sqrt(2) tanh(1/2)) = 1.5300…``: for ε ≤ 1, ``1/tanh(ε/2) <= 2 * 1.0820… / ε`` (LEC3-3.4).
+RR_SMALL_EPSILON_CONSTANT = float(1.0 / (np.sqrt(2.0) * np.tanh(0.5)))
+
+
+def rr_keep_probability(epsilon) -> float:
+    """LEC3-3.4: the probability ``p = e^ε / (1 + e^ε)`` of reporting the true bit (ε-DP: ``p/(1-p) = e^ε``).
+
+    DR Claim 3.5's two-coin version is the case ``ε = ln 3``, ``p = 3/4``.
+    """
+    return float(expit(check_epsilon(epsilon)))
+
+
+def rr_bias_factor(epsilon) -> float:
+    """LEC3-3.4 / erratum LEC3-E4: ``2p - 1 = tanh(ε/2)``, so ``E[Y_i] - 1/2 = (2p - 1)(x_i - 1/2)``.
+
+    The seed writes ``2^{p-1}`` here; that makes the estimator biased.
+    """
+    return float(np.tanh(check_epsilon(epsilon) / 2.0))
+
+
+def rr_estimator_range(epsilon) -> tuple[float, float]:
+    """Erratum LEC3-E5: ``x̂_i ∈ [1/2 - 1/(2(2p-1)), 1/2 + 1/(2(2p-1))]``, an interval of length ``1/tanh(ε/2)``."""
+    half = 0.5 / rr_bias_factor(epsilon)
+    return 0.5 - half, 0.5 + half
+
+
+def rr_hoeffding_tail(t, n, epsilon):
+    """LEC3-3.4 / erratum LEC3-E6: ``P[|q^T x̂ - q^T x| / n > t] <= 2 exp(-2 n t^2 (2p-1)^2)`` for ``q ∈ [0,1]^n``.
+
+    (Hoeffding: ``q_i x̂_i`` ranges over an interval of length ``q_i / (2p-1)`` and ``sum q_i^2 <= n``.)
+    The seed has ``O(1/ε)`` in the denominator of the exponent; it is ``O(1/ε²)``.  Returned capped at 1;
+    ``t`` may be an array (all entries finite and >= 0).
+    """
+    n = check_int("n", n, low=1)
+    c = rr_bias_factor(epsilon)
+    t = np.asarray(t, dtype=np.float64)
+    if not np.all(np.isfinite(t)) or np.any(t < 0):
+        raise ValueError("t must be finite and >= 0")
+    bound = np.minimum(1.0, 2.0 * np.exp(-2.0 * n * t ** 2 * c ** 2))
+    return float(bound) if bound.ndim == 0 else bound
+
+
+def rr_error_bound(n, beta, epsilon, k: int = 1) -> float:
+    """LEC3-3.4 / erratum LEC3-E7: with prob. ``>= 1 - β`` all ``k`` normalised answers are within
+    ``t = sqrt(ln(2k/β) / (2n)) / tanh(ε/2)`` (Hoeffding plus a union bound over the ``k`` queries).
+
+    Answering more queries costs no privacy (post-processing); only the ``ln k`` grows.
+    """
+    n = check_int("n", n, low=1)
+    k = check_int("k", k, low=1)
+    beta = check_beta(beta)
+    return float(np.sqrt(np.log(2.0 * k / beta) / (2.0 * n)) / rr_bias_factor(epsilon))
+
+
+def rr_error_bound_small_epsilon(n, beta, epsilon, k: int = 1) -> float:
+    """LEC3-3.4 / erratum LEC3-E8, the rate: for ``ε <= 1``, ``rr_error_bound <= 1.53 sqrt(ln(2k/β)) / (ε sqrt n)``.
+
+    Returns ``RR_SMALL_EPSILON_CONSTANT · sqrt(ln(2k/β)) / (ε sqrt(n))``; the seed's ``1/sqrt(nε)`` is wrong.
+    """
+    epsilon = check_real("epsilon", epsilon, low=0.0, high=1.0, low_open=True)
+    n = check_int("n", n, low=1)
+    k = check_int("k", k, low=1)
+    beta = check_beta(beta)
+    return float(RR_SMALL_EPSILON_CONSTANT * np.sqrt(np.log(2.0 * k / beta)) / (epsilon * np.sqrt(n)))
+
+
+def laplace_rr_crossover(n, beta, epsilon, k_max: int = 10**9) -> int:
+    """The smallest ``k <= k_max`` at which the split-budget Laplace bound ``k ln(k/β)/(nε)`` (LEC3-3.3.2,
+    PROJ-R2) exceeds the randomized-response bound ``rr_error_bound(n, β, ε, k)`` (LEC3-3.4).
+
+    Up to logarithms this is ``k ≈ sqrt(n)`` (both bounds ``∝ 1/ε`` for small ε).  The ratio of the two bounds
+    increases with ``k``, so a binary search finds the crossing.  Returns ``k_max + 1`` when Laplace's bound
+    stays at or below RR's up to ``k_max``.
+    """
+    n = check_int("n", n, low=1)
+    k_max = check_int("k_max", k_max, low=1)
+    beta, epsilon = check_beta(beta), check_epsilon(epsilon)
+    c = rr_bias_factor(epsilon)
+
+    def laplace_wins(k):              # Laplace bound <= RR bound (theory.laplace.k_query_error_bound vs rr_error_bound)
+        return k * np.log(k / beta) / (n * epsilon) <= np.sqrt(np.log(2.0 * k / beta) / (2.0 * n)) / c
+
+    lo, hi = 0, k_max + 1             # invariant: Laplace wins at lo (or lo = 0), loses at hi (or hi = k_max + 1)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if laplace_wins(mid) else (lo, mid)
+    return hi
