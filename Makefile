@@ -21,10 +21,10 @@ lab: $(STAMP)  ## open the workbook in JupyterLab (prints the URL)
 	$(BIN)/jupyter lab --notebook-dir=notebooks --no-browser $(ROOT_FLAG)
 
 test: $(STAMP)  ## unit, statistical and audit tests, then nbval over every chapter
-	MPLBACKEND=Agg $(BIN)/python -m pytest tests --nbval-lax notebooks -p no:cacheprovider
+	$(BIN)/python -m pytest tests --nbval-lax notebooks -p no:cacheprovider
 
 unit: $(STAMP)  ## only tests/ (quick)
-	MPLBACKEND=Agg $(BIN)/python -m pytest tests -q
+	$(BIN)/python -m pytest tests -q -p no:cacheprovider
 
 notebooks: $(STAMP)  ## re-execute every chapter in place (stored outputs are what GitHub shows)
 	$(BIN)/jupyter nbconvert --to notebook --execute --inplace \

@@ -59,8 +59,8 @@ def test_panel_calls_callback_with_slider_values():
 def test_laplace_explorer_is_pure_and_validates():
     fig1 = explore_laplace(k=10, trials=200)
     fig2 = explore_laplace(k=10, trials=200)
-    data1 = fig1.axes[0].patches[0].get_height(), fig1.axes[1].lines[-1].get_ydata().tolist()
-    data2 = fig2.axes[0].patches[0].get_height(), fig2.axes[1].lines[-1].get_ydata().tolist()
+    data1 = fig1.axes[0].patches[0].get_xy().tolist(), fig1.axes[1].lines[-1].get_ydata().tolist()
+    data2 = fig2.axes[0].patches[0].get_xy().tolist(), fig2.axes[1].lines[-1].get_ydata().tolist()
     assert data1 == data2                            # same parameters, same figure
     plt.close("all")
     with pytest.raises(ValueError, match="epsilon"):

@@ -38,7 +38,7 @@ def explore_laplace(epsilon=1.0, n=569, k=55, beta=0.05, *, trials=2000, seed=20
     bound = k_query_error_bound(k, beta, epsilon, n=n)
 
     fig, (left, right) = new_figure(2)
-    left.hist(max_err, bins=40, color=EMPIRICAL, alpha=0.7, label="measured max error")
+    left.hist(max_err, bins=40, histtype="stepfilled", color=EMPIRICAL, alpha=0.7, label="measured max error")
     left.axvline(bound, color=BOUND, label=f"bound at β={beta:.3g}")
     left.axvline(np.quantile(max_err, 1 - beta), color=EMPIRICAL, ls="--", label=f"measured {1 - beta:.3g}-quantile")
     left.set_xlabel("max error over the k queries (fraction of n)")
