@@ -51,3 +51,278 @@ def gaussian(scale, size, rng=None) -> np.ndarray:
     """Draw i.i.d. ``N(0, scale^2)`` noise (DR-Gauss; ``scale`` is the standard deviation sigma)."""
     scale = check_real("scale", scale, low=0.0, low_open=True)
     return as_generator(rng).normal(0.0, scale, size=check_size(size))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Floating-point-safe noise (chapter 13).
+#
+# ``laplace`` above is the textbook sampler: numpy computes ``scale * log(2U)`` in floating point, so the
+# set of values it can return is a sparse, irregular subset of the doubles, and ``q + noise`` rounds
+# differently for different ``q``.  An observer who sees one output can then tell ``q = 0`` from ``q = 1``
+# (Mironov 2012; ``dpbook.broken.floating_point`` mounts the attack).  The samplers below return noise on
+# an exact lattice — the integers, or the multiples of a power of two — so that ``q + noise`` is exact
+# for ``q`` on the same lattice, and the support no longer depends on ``q``.
+#
+# Two flavours of each discrete distribution (Canonne, Kamath, Steinke 2020, "The discrete Gaussian for
+# differential privacy", here CKS20):
+#   * ``discrete_laplace`` / ``discrete_gaussian``: vectorised with numpy.  The *support* is exact (every
+#     integer, whatever the input), the *probabilities* come from floating-point arithmetic (numpy's
+#     geometric sampler, a floating-point acceptance test), so they are right up to relative errors of
+#     order 1e-16 and the far tail beyond about 37·scale is cut off.  That is (ε, δ)-DP with δ of order
+#     2^-53 — no support attack, but not exactly ε-DP.
+#   * ``discrete_laplace_exact`` / ``discrete_gaussian_exact``: CKS20 Algorithms 1–3 in exact rational
+#     arithmetic with Python ints (every coin is a uniform integer compared with an integer): the output
+#     distribution is exactly the discrete Laplace / Gaussian with parameter ``Fraction(scale)``.  A Python
+#     loop, about 10–30 µs a sample: for tests, audits and modest sizes.
+# ---------------------------------------------------------------------------------------------------------
+
+from fractions import Fraction  # noqa: E402
+import math  # noqa: E402
+
+__all__ += [
+    "discrete_laplace", "discrete_laplace_exact", "discrete_gaussian", "discrete_gaussian_exact",
+    "discrete_laplace_pmf", "discrete_gaussian_pmf", "discrete_gaussian_delta",
+    "GRID_BITS", "grid_granularity", "round_to_grid", "grid_laplace", "grid_laplace_release",
+]
+
+MAX_DISCRETE_SCALE = 2.0 ** 50      # beyond this, integer noise can overflow int64 / lose exactness
+GRID_BITS = 40                      # the grid is 2^-40 of the noise scale (capped at 1)
+
+
+def _check_discrete_scale(scale) -> float:
+    return check_real("scale", scale, low=0.0, high=MAX_DISCRETE_SCALE, low_open=True)
+
+
+def discrete_laplace(scale, size, rng=None) -> np.ndarray:
+    """Integer noise ``Z`` with ``P[Z = k] ∝ exp(-|k| / scale)`` (two-sided geometric; CKS20 Def. 2).
+
+    For an integer-valued query of sensitivity ``Δ`` (an integer), ``q + Z`` with ``scale = Δ/ε`` is ε-DP:
+    ``P[k] / P[k + d] <= e^{|d|/scale}``.  Sampled as the difference of two i.i.d. geometric variables
+    with success probability ``1 - e^{-1/scale}`` (numpy's integer sampler; floating-point probabilities,
+    exact integer support — see the section comment above).  Returns ``int64``.
+    """
+    scale = _check_discrete_scale(scale)
+    size = check_size(size)
+    rng = as_generator(rng)
+    p = -math.expm1(-1.0 / scale)
+    return rng.geometric(p, size=size) - rng.geometric(p, size=size)
+
+
+def discrete_gaussian(scale, size, rng=None) -> np.ndarray:
+    """Integer noise with ``P[Z = k] ∝ exp(-k² / (2 scale²))`` (discrete Gaussian, CKS20 Def. 1).
+
+    ``scale`` is the parameter ``σ`` (the variance is at most ``σ²``).  For an integer query of
+    sensitivity ``Δ`` it is ``Δ²/(2σ²)``-zCDP (CKS20 Thm 4) and (ε, δ)-DP with the exact δ of
+    :func:`discrete_gaussian_delta`.  Sampled by CKS20 Algorithm 3 — a discrete Laplace proposal with
+    ``t = floor(σ) + 1`` accepted with probability ``exp(-(|Y| - σ²/t)² / (2σ²))`` — vectorised, with
+    a floating-point acceptance test.  Returns ``int64``.
+    """
+    sigma = _check_discrete_scale(scale)
+    shape = check_size(size)
+    rng = as_generator(rng)
+    t = math.floor(sigma) + 1
+    need = math.prod(shape)
+    out = np.empty(need, dtype=np.int64)
+    filled = 0
+    while filled < need:
+        batch = max(16, int(1.7 * (need - filled)))     # acceptance rate >= ~0.6 (CKS20 §5.3)
+        y = discrete_laplace(t, batch, rng)
+        accept = rng.random(batch) < np.exp(-(np.abs(y) - sigma ** 2 / t) ** 2 / (2 * sigma ** 2))
+        y = y[accept][: need - filled]
+        out[filled: filled + y.size] = y
+        filled += y.size
+    return out.reshape(shape)
+
+
+# --- exact samplers (CKS20 Algorithms 1-3 with Python integers) ---------------------------------------------
+
+class _Coins:
+    """Exact uniform integers from a Generator's random bytes (rejection sampling, any Python int bound)."""
+
+    def __init__(self, rng: np.random.Generator, chunk: int = 1 << 14):
+        self.rng, self.chunk = rng, chunk
+        self.buf, self.pos = b"", 0
+
+    def below(self, bound: int) -> int:
+        """A uniform integer in ``[0, bound)``."""
+        if bound == 1:
+            return 0
+        nbits = (bound - 1).bit_length()
+        nbytes = (nbits + 7) // 8
+        excess = 8 * nbytes - nbits
+        while True:
+            if self.pos + nbytes > len(self.buf):
+                self.buf, self.pos = self.buf[self.pos:] + self.rng.bytes(max(self.chunk, nbytes)), 0
+            r = int.from_bytes(self.buf[self.pos:self.pos + nbytes], "little") >> excess
+            self.pos += nbytes
+            if r < bound:
+                return r
+
+    def bernoulli_exp(self, num: int, den: int) -> bool:
+        """``Bernoulli(exp(-num/den))`` exactly (CKS20 Algorithm 1)."""
+        while num > den:                     # exp(-γ) = exp(-1) · exp(-(γ - 1))
+            if not self.bernoulli_exp(1, 1):
+                return False
+            num -= den
+        k = 1
+        while self.below(den * k) < num:     # coin k: Bernoulli(γ/k); P[first failure at odd k] = exp(-γ)
+            k += 1
+        return k % 2 == 1
+
+    def discrete_laplace(self, t: int, s: int) -> int:
+        """One draw with ``P[y] ∝ exp(-|y| s/t)``: scale ``t/s`` (CKS20 Algorithm 2)."""
+        while True:
+            u = self.below(t)
+            if not self.bernoulli_exp(u, t):
+                continue
+            v = 0
+            while self.bernoulli_exp(1, 1):
+                v += 1
+            y = (u + t * v) // s
+            negative = self.below(2) == 1
+            if negative and y == 0:
+                continue
+            return -y if negative else y
+
+    def discrete_gaussian(self, a: int, b: int) -> int:
+        """One draw with ``P[y] ∝ exp(-y²/(2σ²))``, ``σ² = a/b`` (CKS20 Algorithm 3)."""
+        t = math.isqrt(a // b) + 1                               # floor(σ) + 1
+        while True:
+            y = self.discrete_laplace(t, 1)
+            # γ = (|y| - σ²/t)² / (2σ²) = (|y| b t - a)² / (2 a b t²)
+            if self.bernoulli_exp((abs(y) * b * t - a) ** 2, 2 * a * b * t * t):
+                return y
+
+
+def discrete_laplace_exact(scale, size, rng=None) -> np.ndarray:
+    """:func:`discrete_laplace`, sampled exactly (CKS20 Algorithm 2 in integer arithmetic).
+
+    The parameter is the exact rational value ``t/s`` of the float ``scale``; every random decision is a
+    uniform integer (from the Generator's bytes) compared with an integer, so the output law is exactly
+    ``P[k] ∝ exp(-|k|/scale)``.  A Python loop (a few µs a sample): for moderate sizes.  Returns int64.
+    """
+    t, s = Fraction(_check_discrete_scale(scale)).as_integer_ratio()
+    shape = check_size(size)
+    coins = _Coins(as_generator(rng))
+    draws = [coins.discrete_laplace(t, s) for _ in range(math.prod(shape))]
+    return np.array(draws, dtype=np.int64).reshape(shape)
+
+
+def discrete_gaussian_exact(scale, size, rng=None) -> np.ndarray:
+    """:func:`discrete_gaussian`, sampled exactly (CKS20 Algorithm 3 in integer arithmetic)."""
+    sigma2 = Fraction(_check_discrete_scale(scale)) ** 2
+    shape = check_size(size)
+    coins = _Coins(as_generator(rng))
+    a, b = sigma2.as_integer_ratio()
+    draws = [coins.discrete_gaussian(a, b) for _ in range(math.prod(shape))]
+    return np.array(draws, dtype=np.int64).reshape(shape)
+
+
+# --- probability mass functions and the discrete Gaussian's exact δ ----------------------------------------
+
+def _check_integers(k, name="k") -> np.ndarray:
+    arr = np.asarray(k)
+    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
+        raise TypeError(f"{name} must hold integers, got dtype {arr.dtype}")
+    return arr.astype(np.int64)
+
+
+def discrete_laplace_pmf(k, scale) -> np.ndarray:
+    """``P[Z = k] = tanh(1/(2 scale)) · exp(-|k|/scale)`` for the discrete Laplace (CKS20 Def. 2)."""
+    k = _check_integers(k)
+    scale = _check_discrete_scale(scale)
+    return np.tanh(0.5 / scale) * np.exp(-np.abs(k) / scale)
+
+
+def _gaussian_normaliser(sigma: float) -> float:
+    half = int(math.ceil(12 * sigma)) + 2                   # the mass beyond 12σ is below 1e-31
+    j = np.arange(-half, half + 1, dtype=np.float64)
+    return float(np.exp(-j ** 2 / (2 * sigma ** 2)).sum())
+
+
+def discrete_gaussian_pmf(k, scale) -> np.ndarray:
+    """``P[Z = k] = exp(-k²/(2σ²)) / Σ_j exp(-j²/(2σ²))`` for the discrete Gaussian (CKS20 Def. 1)."""
+    k = _check_integers(k)
+    sigma = _check_discrete_scale(scale)
+    return np.exp(-k.astype(np.float64) ** 2 / (2 * sigma ** 2)) / _gaussian_normaliser(sigma)
+
+
+def discrete_gaussian_delta(epsilon, scale, sensitivity=1) -> float:
+    """The smallest δ with ``q + Z`` (ε, δ)-DP for ``Z`` discrete Gaussian and an integer query of
+    sensitivity ``Δ`` (CKS20 Thm 7): ``δ = Σ_k max(0, P[Z = k] - e^ε P[Z = k - Δ])``, summed exactly
+    over ``|k| <= 12σ + Δ`` (the rest is below 1e-30)."""
+    epsilon = check_real("epsilon", epsilon, low=0.0)
+    sigma = _check_discrete_scale(scale)
+    delta_q = check_int("sensitivity", sensitivity, low=1)
+    half = int(math.ceil(12 * sigma)) + 2 * delta_q + 2
+    k = np.arange(-half, half + 1, dtype=np.int64)
+    p, q = discrete_gaussian_pmf(k, sigma), discrete_gaussian_pmf(k - delta_q, sigma)
+    return float(np.maximum(p - math.exp(epsilon) * q, 0.0).sum())
+
+
+# --- real-valued queries: a power-of-two grid plus two-sided geometric noise --------------------------------
+
+def grid_granularity(scale, bits=GRID_BITS) -> float:
+    """The grid ``Λ = 2^(ceil(log2 scale) - bits)``, capped at 1 so integers always lie on the grid.
+
+    Multiples of a power of two are exact doubles, and ``kΛ`` is exact for ``|k| < 2^53``.
+    """
+    scale = check_real("scale", scale, low=0.0, high=MAX_DISCRETE_SCALE, low_open=True)
+    bits = check_int("bits", bits, low=1, high=50)
+    mantissa, exponent = math.frexp(scale)                  # scale = mantissa · 2^exponent, mantissa in [.5, 1)
+    ceil_log2 = exponent - 1 if mantissa == 0.5 else exponent
+    return math.ldexp(1.0, min(0, ceil_log2 - bits))
+
+
+def round_to_grid(values, granularity) -> np.ndarray:
+    """Round finite reals to the nearest multiple of ``granularity`` (a power of two), exactly."""
+    granularity = check_real("granularity", granularity, low=0.0, low_open=True)
+    mantissa, _ = math.frexp(granularity)
+    if mantissa != 0.5:
+        raise ValueError(f"granularity ({granularity!r}) must be a power of two")
+    values = np.asarray(values, dtype=np.float64) if not isinstance(values, np.ndarray) else values
+    if values.dtype == object or values.dtype == bool or not np.issubdtype(values.dtype, np.number):
+        raise TypeError(f"values must be real numbers, got dtype {values.dtype}")
+    if not np.all(np.isfinite(values)):
+        raise ValueError("values contains NaN or inf; values must be finite")
+    steps = np.rint(values.astype(np.float64) / granularity)       # exact: scaling by a power of two
+    if np.any(np.abs(steps) >= 2.0 ** 52):
+        raise ValueError(f"values are too large for the grid {granularity!r} (more than 2^52 steps)")
+    return steps * granularity
+
+
+def grid_laplace(scale, size, rng=None, *, bits=GRID_BITS) -> np.ndarray:
+    """Laplace-like noise on the grid ``Λ = grid_granularity(scale)``: ``Λ · discrete_laplace(scale/Λ)``.
+
+    ``P[noise = kΛ] ∝ exp(-|k|Λ/scale)``: a discretised ``Lap(scale)``.  Added to a value *on the grid*
+    (any integer count, since ``Λ <= 1``), the sum is an exact real number and
+    ``q + noise`` is ε-DP for ``scale = Δ/ε``; floating-point rounding after that is post-processing.
+    For real-valued queries round to the grid first: :func:`grid_laplace_release`.  Returns float64.
+    """
+    scale = _check_discrete_scale(scale)
+    granularity = grid_granularity(scale, bits)
+    return granularity * discrete_laplace(scale / granularity, size, rng).astype(np.float64)
+
+
+def grid_laplace_release(values, *, sensitivity, epsilon, trials=None, rng=None, bits=GRID_BITS) -> np.ndarray:
+    """ε-DP release of real-valued queries: round to the grid ``Λ``, then add ``Λ·discrete_laplace``.
+
+    The approach of Google's and OpenDP's libraries for floats.  Rounding moves each value by at most
+    ``Λ/2``, so neighbouring rounded vectors differ by at most ``Δ + Λ`` in L1 and the noise scale is
+    ``(Δ + Λ)/ε`` (``Λ = grid_granularity(Δ/ε)``, a 2^-40 relative cost).  Output: exact multiples of
+    ``Λ`` — the support no longer depends on the true values.  ``values`` is a 1-D array of the ``m``
+    query values; the result has shape ``(m,)`` or ``(trials, m)``.
+    """
+    arr = np.asarray(values) if not isinstance(values, np.ndarray) else values
+    if arr.dtype == object or arr.dtype == bool or not np.issubdtype(arr.dtype, np.number):
+        raise TypeError(f"values must be real numbers, got dtype {arr.dtype}")
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"values must be a non-empty 1-D array, got shape {arr.shape}")
+    sensitivity = check_real("sensitivity", sensitivity, low=0.0, low_open=True)
+    epsilon = check_real("epsilon", epsilon, low=0.0, low_open=True)
+    granularity = grid_granularity(sensitivity / epsilon, bits)
+    scale = (sensitivity + granularity) / epsilon                   # rounding adds at most Λ to Δ
+    shape = arr.shape if trials is None else (check_int("trials", trials, low=1),) + arr.shape
+    steps = round_to_grid(arr, granularity) / granularity            # exact integers (as floats)
+    noise = discrete_laplace(scale / granularity, shape, rng)
+    return (steps + noise) * granularity

@@ -1,0 +1,60 @@
+"""Broken Laplace mechanisms: positive controls for the audits of chapters 01 and 13.
+
+Each function has the signature of :func:`dpbook.laplace.laplace_mechanism` and returns a
+:class:`~dpbook.release.Release` that *claims* ε-DP; each docstring says what is wrong and what the
+true privacy loss is.  ``tests/test_audits.py`` checks that the audit catches every one of them
+(``ε_lb > ε``).  Never use these to release data.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..noise import laplace
+from ..queries import as_workload
+from ..release import Release, Spend
+from ..validation import check_epsilon, check_histogram, check_int, check_sensitivity
+
+__all__ = ["laplace_halved_sensitivity", "laplace_scale_epsilon", "laplace_no_noise"]
+
+
+def _release(x, workload, epsilon, sensitivity, trials, rng, scale_of, sampler, name) -> Release:
+    """Shared body: validate like the real mechanism, then add noise of the (wrong) scale ``scale_of(Δ, ε)``."""
+    x = check_histogram(x)
+    W = as_workload(workload)
+    if W.N != x.size:
+        raise ValueError(f"workload is over {W.N} universe elements but x has {x.size}")
+    epsilon = check_epsilon(epsilon)
+    sensitivity = W.l1_sensitivity() if sensitivity is None else check_sensitivity(sensitivity)
+    shape = (W.m,) if trials is None else (check_int("trials", trials, low=1), W.m)
+    n = float(x.sum())
+    b = scale_of(sensitivity, epsilon)
+    noise = np.zeros(shape) if b == 0 else sampler(b, shape, rng)
+    return Release((W.counts(x) + noise) / n, epsilon, 0.0, name, noise_scale=b / n,
+                   ledger=(Spend(name, epsilon),))
+
+
+def laplace_halved_sensitivity(x, workload, *, epsilon, sensitivity=None, trials=None, rng=None,
+                               sampler=laplace) -> Release:
+    """BROKEN: noise ``Lap(Δ/(2ε))`` — the sensitivity halved (e.g. "a count changes by 1/2 on average").
+
+    True privacy loss ``2ε``: on counts ``0`` vs ``Δ`` and ``S = {y <= 0}`` the ratio is ``e^{2ε}``.
+    """
+    return _release(x, workload, epsilon, sensitivity, trials, rng, lambda d, e: d / (2 * e), sampler,
+                    "laplace (halved sensitivity)")
+
+
+def laplace_scale_epsilon(x, workload, *, epsilon, sensitivity=None, trials=None, rng=None,
+                          sampler=laplace) -> Release:
+    """BROKEN: noise ``Lap(ε)`` instead of ``Lap(Δ/ε)`` — the scale and its inverse confused.
+
+    True privacy loss ``Δ/ε``: right only when ``ε = sqrt(Δ)``; for ``ε = 0.5, Δ = 1`` it is 2, not 0.5.
+    """
+    return _release(x, workload, epsilon, sensitivity, trials, rng, lambda d, e: e, sampler,
+                    "laplace (scale ε)")
+
+
+def laplace_no_noise(x, workload, *, epsilon, sensitivity=None, trials=None, rng=None,
+                     sampler=laplace) -> Release:
+    """BROKEN: releases the exact answers (``sampler`` is ignored).  True privacy loss: infinite."""
+    return _release(x, workload, epsilon, sensitivity, trials, rng, lambda d, e: 0.0, sampler,
+                    "laplace (no noise)")
