@@ -1,12 +1,48 @@
-"""The exponential mechanism (DR-Def3.4, DR-Thm3.10/3.11, chapter 06)."""
+"""The exponential mechanism and report-noisy-max (DR-Def3.4, DR-Thm3.10/3.11, DR-Claim3.9; chapter 06).
+
+Both pick one element ``r`` of a finite range ``R`` (given by index ``0..|R|-1``) with a high utility
+``u(x, r)``.  The scores are the vector ``u(x, ·)``; ``sensitivity`` is ``Δu = max_r max_{x~x'} |u(x,r) - u(x',r)|``.
+
+* :func:`exponential_mechanism` samples ``r`` with probability ``∝ exp(ε u(x,r) / (2Δu))`` (ε-DP, DR-Thm3.10).
+  The factor 1/2 pays for the normaliser moving against the chosen score when utilities are
+  *non-monotone* (some scores go up, others down between neighbours); see ``dpbook.broken.exponential``.
+* :func:`report_noisy_max` adds Laplace noise to every score and reports the argmax.  DR-Claim3.9:
+  ``Lap(Δu/ε)`` suffices when the utilities are *monotone* (counting queries under add/remove: all scores
+  move in the same direction); for general utilities we use ``Lap(2Δu/ε)`` (the same proof with a 2Δu shift).
+* :func:`exponential_probabilities` is the exact output distribution of the exponential mechanism, for
+  exact tails, exact privacy-loss computations (THEOREMS.md template PA(i)) and exact plots.
+"""
 from __future__ import annotations
 
 import numpy as np
+from scipy.special import softmax
 
-from .noise import as_generator
+from .noise import as_generator, laplace
+from .theory.exponential import report_noisy_max_scale
 from .validation import check_epsilon, check_int, check_sensitivity
 
-__all__ = ["exponential_mechanism"]
+__all__ = ["exponential_mechanism", "exponential_probabilities", "exponential_sample", "report_noisy_max",
+           "check_scores"]
+
+
+def check_scores(scores, name: str = "scores") -> np.ndarray:
+    """A utility vector: a non-empty 1-D array of finite real numbers (``TypeError`` / ``ValueError`` otherwise)."""
+    arr = np.asarray(scores)
+    if arr.dtype == object or arr.dtype == bool or not np.issubdtype(arr.dtype, np.number) \
+            or np.issubdtype(arr.dtype, np.complexfloating):
+        raise TypeError(f"{name} must be a 1-D array of real numbers, got dtype {arr.dtype}")
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D array, got shape {arr.shape}")
+    arr = arr.astype(np.float64, copy=False)
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or inf; utilities must be finite")
+    return arr
+
+
+def _logits(u: np.ndarray, epsilon: float, sensitivity: float) -> np.ndarray:
+    """The shifted log-weights ``ε(u - max u)/(2Δu) <= 0`` (overflow to -inf is harmless: weight 0)."""
+    with np.errstate(over="ignore"):
+        return epsilon * (u - u.max()) / (2.0 * sensitivity)
 
 
 def exponential_mechanism(scores, *, epsilon, sensitivity, trials=None, rng=None):
@@ -15,15 +51,55 @@ def exponential_mechanism(scores, *, epsilon, sensitivity, trials=None, rng=None
     ``scores`` is the utility vector ``u(x, ·)`` over the range (higher is better), ``sensitivity`` its
     ``Δu``.  Sampling uses the Gumbel-max trick on the shifted log-weights ``ε(u - max u)/(2Δu)``: exact,
     and free of overflow and underflow at any ε.  Returns an int, or an array of ``trials`` ints.
+
+    Utility (DR-Thm3.11): ``P[u(M(x)) <= OPT - 2Δu/ε · (ln(|R|/|R_OPT|) + t)] <= e^{-t}``; see
+    ``dpbook.theory.exponential``.  The Gumbel-max trick says the exponential mechanism *is*
+    report-noisy-max with Gumbel noise of scale ``2Δu/ε``.
     """
-    u = np.asarray(scores, dtype=np.float64)
-    if u.ndim != 1 or u.size == 0:
-        raise ValueError(f"scores must be a non-empty 1-D array, got shape {u.shape}")
-    if not np.all(np.isfinite(u)):
-        raise ValueError("scores contains NaN or inf; utilities must be finite")
+    u = check_scores(scores)
     epsilon = check_epsilon(epsilon)
     sensitivity = check_sensitivity(sensitivity)
-    logits = epsilon * (u - u.max()) / (2.0 * sensitivity)
+    logits = _logits(u, epsilon, sensitivity)
     shape = (u.size,) if trials is None else (check_int("trials", trials, low=1), u.size)
     picks = np.argmax(logits + as_generator(rng).gumbel(size=shape), axis=-1)
+    return int(picks) if trials is None else picks
+
+
+def exponential_probabilities(scores, *, epsilon, sensitivity) -> np.ndarray:
+    """The exact output distribution of :func:`exponential_mechanism`: ``softmax(ε u / (2Δu))`` (DR-Def3.4).
+
+    Computed from the max-shifted logits with ``scipy.special.softmax``: sums to 1, no overflow at any ε.
+    """
+    u = check_scores(scores)
+    return softmax(_logits(u, check_epsilon(epsilon), check_sensitivity(sensitivity)))
+
+
+def exponential_sample(scores, *, epsilon, sensitivity, size, rng=None) -> np.ndarray:
+    """``size`` independent draws of :func:`exponential_mechanism` on the same scores, by inverse CDF.
+
+    Same distribution (:func:`exponential_probabilities`), but ``O(|R| + size·log|R|)`` work instead of the
+    ``size × |R|`` Gumbel array: the batch sampler for experiments over large ranges (SmallDB).
+    """
+    p = exponential_probabilities(scores, epsilon=epsilon, sensitivity=sensitivity)
+    size = check_int("size", size, low=1)
+    return as_generator(rng).choice(p.size, size=size, p=p)
+
+
+def report_noisy_max(scores, *, epsilon, sensitivity, monotone: bool = False, trials=None, rng=None,
+                     sampler=laplace):
+    """Report ``argmax_r (u(r) + Lap(b))`` — ε-DP (DR-Claim3.9; Dwork–Roth §3.3).
+
+    ``b = Δu/ε`` when ``monotone=True``: the caller promises that between neighbours all scores move in
+    the same direction by at most ``Δu`` (e.g. counting queries under add/remove, ``Δu = 1``).  Otherwise
+    ``b = 2Δu/ε`` [DERIVED: fixing the other noises, the winning threshold moves by at most ``2Δu``].
+    ``trials`` draws that many independent picks (noise array ``trials × |R|``).  ``sampler(scale, size,
+    rng)`` draws the noise.  Returns an int, or an array of ``trials`` ints.
+
+    Accuracy [DERIVED from DR-Thm3.8]: with probability ``1-β`` every ``|noise| < b ln(|R|/β)``, so the pick
+    has ``u >= OPT - 2 b ln(|R|/β)`` (``dpbook.theory.exponential.report_noisy_max_gap``).
+    """
+    u = check_scores(scores)
+    b = report_noisy_max_scale(epsilon, sensitivity, monotone=monotone)     # the whole budget ε, one pick
+    shape = (u.size,) if trials is None else (check_int("trials", trials, low=1), u.size)
+    picks = np.argmax(u + sampler(b, shape, as_generator(rng)), axis=-1)
     return int(picks) if trials is None else picks

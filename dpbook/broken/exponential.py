@@ -1,0 +1,49 @@
+"""BROKEN exponential-mechanism family: positive controls for the chapter 06 audits.  Never release with these."""
+from __future__ import annotations
+
+from ..exponential import exponential_mechanism, exponential_sample, report_noisy_max
+from ..noise import laplace
+from ..smalldb import SyntheticDatabase, _check_net, _errors, _prepare, multisets, MAX_RANGE_SIZE
+from ..release import Spend
+from ..theory.smalldb import smalldb_size
+from ..validation import check_epsilon, check_int, check_real
+
+__all__ = ["exponential_mechanism_no_half", "report_noisy_max_half_noise", "smalldb_no_half"]
+
+
+def exponential_mechanism_no_half(scores, *, epsilon, sensitivity, trials=None, rng=None):
+    """BROKEN: weights ``exp(ε u / Δu)`` — the factor 1/2 of DR-Def3.4 is missing.
+
+    This is the exponential mechanism at ``2ε``.  On *monotone* utilities (all scores move the same way) it
+    happens to be ε-DP, so an audit on a monotone pair cannot see the bug; on a non-monotone pair its
+    privacy loss approaches ``2ε``.
+    """
+    return exponential_mechanism(scores, epsilon=2 * check_epsilon(epsilon), sensitivity=sensitivity,
+                                 trials=trials, rng=rng)
+
+
+def report_noisy_max_half_noise(scores, *, epsilon, sensitivity, monotone=False, trials=None, rng=None):
+    """BROKEN: report-noisy-max with half the Laplace scale (``Δu/(2ε)`` for monotone utilities): 2ε-DP."""
+    half = lambda scale, size, r: laplace(scale / 2, size, r)               # noqa: E731 - the bug
+    return report_noisy_max(scores, epsilon=epsilon, sensitivity=sensitivity, monotone=monotone,
+                            trials=trials, rng=rng, sampler=half)
+
+
+def smalldb_no_half(x, workload, *, epsilon, alpha, trials=None, rng=None) -> SyntheticDatabase:
+    """BROKEN: SmallDB sampling with :func:`exponential_mechanism_no_half` (weights ``exp(ε n u)``): 2ε-DP.
+
+    SmallDB's utility is non-monotone (candidates on either side of ``x`` move in opposite directions),
+    so the audit catches this.
+    """
+    x, W = _prepare(x, workload)
+    epsilon = check_epsilon(epsilon)
+    s = smalldb_size(W.m, check_real("alpha", alpha, low=0.0, high=1.0, low_open=True))
+    net = _check_net(multisets(W.N, s, max_range_size=MAX_RANGE_SIZE), W.N)
+    answers, err = _errors(x, W, net)
+    if trials is None:
+        pick = exponential_mechanism_no_half(-err, epsilon=epsilon, sensitivity=1.0 / x.sum(), rng=rng)
+    else:
+        pick = exponential_sample(-err, epsilon=2 * epsilon, sensitivity=1.0 / x.sum(),
+                                  size=check_int("trials", trials, low=1), rng=rng)
+    return SyntheticDatabase(net[pick].copy(), answers[pick], epsilon, 0.0, "smalldb (BROKEN: no 1/2)", s,
+                             int(net.shape[0]), (Spend("exponential (BROKEN)", epsilon),))

@@ -1,0 +1,220 @@
+"""SmallDB and the net mechanism: synthetic data from the exponential mechanism (THEOREMS.md §5, chapter 06).
+
+DR-Alg4 SmallDB(x, Q, ε, α) ≡ PROJ-R3:
+
+* range ``R`` = every database of ``s = ⌈ln|Q|/α²⌉`` rows, i.e. every count vector ``y ∈ N^N`` with
+  ``||y||_1 = s`` (``|R| = C(N+s-1, s)``);
+* utility ``u(x, y) = -max_{q∈Q} |q(x) - q(y)|`` (normalised answers), ``Δu = 1/n``;
+* output ``y`` drawn by the exponential mechanism.
+
+``n·u(x, y) = -max_q |<q, x> - n q(y)|`` moves by at most 1 when a row is added, removed or replaced
+(``|q(row) - q(y)| <= 1``), so the mechanism is ε-DP (DR-Prop4.1) under both add/remove and replace-one
+neighbours even though ``n`` is read from the data.
+
+The net mechanism (DR-Def5.2 / DR-Prop5.2) is the same exponential mechanism over any *public, data-
+independent* finite set of candidate databases; SmallDB is the net mechanism over all ``s``-row databases,
+an α-net by DR-Lemma4.3.  Candidates are count vectors, all of their answers come from one matrix product.
+
+Running time is ``Θ(|R|·N·m)`` with ``|R| <= N^s``: quasi-polynomial in ``N`` (erratum PROJ-E7; the seed says
+polynomial).  ``max_range_size`` makes an infeasible call fail loudly instead of exhausting memory.
+"""
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .data import BinaryUniverse, Dataset, histogram
+from .exponential import exponential_mechanism, exponential_probabilities, exponential_sample
+from .noise import as_generator
+from .queries import as_workload
+from .release import Spend
+from .theory.smalldb import range_size, smalldb_size
+from .validation import check_epsilon, check_histogram, check_int, check_real
+
+__all__ = [
+    "SyntheticDatabase", "smalldb", "net_mechanism", "multisets", "candidate_errors", "exact_error_distribution",
+    "subsample_errors", "project_dataset", "MAX_RANGE_SIZE",
+]
+
+MAX_RANGE_SIZE = 2_000_000          # default refusal threshold for |R| (memory ~ |R|·(N + m)·8 bytes)
+
+
+@dataclass(frozen=True)
+class SyntheticDatabase:
+    """A private synthetic database (or ``trials`` of them) and what it cost.
+
+    ``y``: the chosen candidate(s) as count vectors, shape ``(N,)`` or ``(trials, N)``; ``answers``: their
+    normalised answers on the workload, ``(m,)`` or ``(trials, m)``; ``s``: rows per candidate (0 for a
+    general net); ``range_size``: ``|R|``, the number of candidates.
+    """
+
+    y: np.ndarray = field(repr=False)
+    answers: np.ndarray = field(repr=False)
+    epsilon: float
+    delta: float
+    mechanism: str
+    s: int
+    range_size: int
+    ledger: tuple[Spend, ...] = ()
+
+    def evaluate(self, workload) -> np.ndarray:
+        """Answers of the synthetic database(s) on any workload over the same universe (post-processing)."""
+        W = as_workload(workload)
+        y = np.atleast_2d(self.y).astype(np.float64)
+        if W.N != y.shape[1]:
+            raise ValueError(f"workload is over {W.N} universe elements but y has {y.shape[1]}")
+        out = np.asarray(W.matrix() @ y.T).T / y.sum(axis=1, keepdims=True)
+        return out[0] if self.y.ndim == 1 else out
+
+
+# --------------------------------------------------------------------------- candidates
+
+@functools.lru_cache(maxsize=16)
+def _multisets(N: int, s: int) -> np.ndarray:
+    R = math.comb(N + s - 1, s)
+    rows = np.fromiter(itertools.chain.from_iterable(itertools.combinations_with_replacement(range(N), s)),
+                       dtype=np.int64, count=R * s).reshape(R, s)           # each row: s sorted elements
+    flat = (rows + N * np.arange(R, dtype=np.int64)[:, None]).ravel()       # (candidate, element) cells
+    Y = np.bincount(flat, minlength=R * N).reshape(R, N).astype(np.int32)  # count vectors, rows sum to s
+    Y.flags.writeable = False
+    return Y
+
+
+def multisets(N, s, *, max_range_size=MAX_RANGE_SIZE) -> np.ndarray:
+    """All ``C(N+s-1, s)`` databases of ``s`` rows over ``N`` elements, as a read-only ``(|R|, N)`` count array.
+
+    Lexicographic order of the sorted rows (``(s,0,..,0)`` first).  Cached; raises ``ValueError`` when
+    ``|R| > max_range_size`` (the blow-up of erratum PROJ-E7).
+    """
+    N, s = check_int("N", N, low=1), check_int("s", s, low=1)
+    max_range_size = check_int("max_range_size", max_range_size, low=1)
+    R = range_size(N, s)
+    if R > max_range_size:
+        raise ValueError(f"|R| = C(N+s-1, s) = {R:.4g} for N ({N}) and s ({s}) exceeds max_range_size "
+                         f"({max_range_size}): SmallDB's range is quasi-polynomial in N (erratum PROJ-E7)")
+    return _multisets(N, s)
+
+
+def _check_net(net, N: int) -> np.ndarray:
+    arr = np.asarray(net)
+    if arr.dtype == object or arr.dtype == bool or not np.issubdtype(arr.dtype, np.number):
+        raise TypeError(f"net must be a numeric (|net|, N) array of candidate databases, got dtype {arr.dtype}")
+    if arr.ndim != 2 or arr.shape[0] == 0 or arr.shape[1] != N:
+        raise ValueError(f"net must have shape (|net| >= 1, {N}) to match the universe, got {arr.shape}")
+    if not np.all(np.isfinite(arr)) or np.any(arr < 0):
+        raise ValueError("net must hold finite non-negative counts (or weights)")
+    if np.any(arr.sum(axis=1) <= 0):
+        raise ValueError("every candidate in net must have positive total mass")
+    return arr
+
+
+def _prepare(x, workload):
+    x = check_histogram(x)
+    W = as_workload(workload)
+    if W.N != x.size:
+        raise ValueError(f"workload is over {W.N} universe elements but x has {x.size}")
+    return x, W
+
+
+def _errors(x, W, net) -> tuple[np.ndarray, np.ndarray]:
+    """Candidates' answers ``(|R|, m)`` (one matrix product) and errors ``max_q |q(x) - q(y)|``, shape ``(|R|,)``."""
+    answers = (net @ W.matrix().T) / net.sum(axis=1, keepdims=True)
+    return answers, np.abs(answers - W.answers(x)).max(axis=1)
+
+
+def candidate_errors(x, workload, net) -> np.ndarray:
+    """``max_q |q(x) - q(y)|`` for every candidate ``y`` of ``net`` (non-private: for experiments and plots)."""
+    x, W = _prepare(x, workload)
+    return _errors(x, W, _check_net(net, W.N))[1]
+
+
+# --------------------------------------------------------------------------- mechanisms
+
+def net_mechanism(x, workload, net, *, epsilon, trials=None, rng=None) -> SyntheticDatabase:
+    """DR-Prop5.2: the exponential mechanism over a public candidate set ``net`` (rows = databases) — ε-DP.
+
+    Utility ``-max_q |q(x) - q(y)|`` with ``Δu = 1/n``.  With probability ``1-β`` the error is at most
+    ``OPT + 2(ln|net| + ln(1/β))/(εn)`` (DR-Thm3.11), ``OPT`` the best candidate's error.  ``net`` must not
+    depend on ``x``.  A single release samples with :func:`~dpbook.exponential.exponential_mechanism`;
+    ``trials`` releases use the same distribution through the inverse-CDF batch sampler.
+    """
+    x, W = _prepare(x, workload)
+    net = _check_net(net, W.N)
+    epsilon = check_epsilon(epsilon)
+    n = int(x.sum())
+    sensitivity = 1.0 / n                                           # Δu of u = -max_q |q(x) - q(y)|
+    answers, err = _errors(x, W, net)
+    if trials is None:
+        pick = exponential_mechanism(-err, epsilon=epsilon, sensitivity=sensitivity, rng=rng)
+    else:
+        pick = exponential_sample(-err, epsilon=epsilon, sensitivity=sensitivity,
+                                  size=check_int("trials", trials, low=1), rng=rng)
+    return SyntheticDatabase(np.array(net[pick]), answers[pick], epsilon, 0.0, "net", 0, int(net.shape[0]),
+                             (Spend("exponential", epsilon),))
+
+
+def smalldb(x, workload, *, epsilon, alpha, trials=None, rng=None,
+            max_range_size=MAX_RANGE_SIZE) -> SyntheticDatabase:
+    """DR-Alg4 SmallDB(x, Q, ε, α) ≡ PROJ-R3 — ε-DP (DR-Prop4.1).
+
+    Draws a database of ``s = ⌈ln|Q|/α²⌉`` rows by the exponential mechanism over all of them, utility
+    ``-max_q |q(x) - q(y)|``, ``Δu = 1/n``.  Accuracy: DR-Prop4.4 / DR-Thm4.5 (``dpbook.theory.smalldb``);
+    DR-Lemma4.3 needs ``|Q| >= 3``.  Refuses (``ValueError``) when ``|R| = C(N+s-1, s) > max_range_size``.
+    """
+    x, W = _prepare(x, workload)
+    epsilon = check_epsilon(epsilon)
+    alpha = check_real("alpha", alpha, low=0.0, high=1.0, low_open=True)
+    s = smalldb_size(W.m, alpha)                                    # rows of every candidate database
+    if s == 0:
+        raise ValueError(f"the workload has m ({W.m}) query: s = ceil(ln m / alpha^2) = 0; SmallDB needs m >= 2")
+    net = multisets(W.N, s, max_range_size=max_range_size)          # R: all s-row databases
+    out = net_mechanism(x, W, net, epsilon=epsilon, trials=trials, rng=rng)
+    return SyntheticDatabase(out.y, out.answers, epsilon, 0.0, "smalldb", s, out.range_size, out.ledger)
+
+
+# --------------------------------------------------------------------------- experiments
+
+def exact_error_distribution(x, workload, net, *, epsilon) -> tuple[np.ndarray, np.ndarray]:
+    """The exact law of the net mechanism's error: ``(errors, probabilities)`` over the candidates of ``net``.
+
+    ``P[error >= t] = probabilities[errors >= t].sum()`` — no sampling noise (non-private: for plots).
+    """
+    x, W = _prepare(x, workload)
+    err = _errors(x, W, _check_net(net, W.N))[1]
+    return err, exponential_probabilities(-err, epsilon=epsilon, sensitivity=1.0 / float(x.sum()))
+
+
+def subsample_errors(x, workload, s, *, trials, rng=None) -> np.ndarray:
+    """DR-Lemma4.3 experiment: max errors of ``trials`` databases of ``s`` rows drawn i.i.d. from ``x/n``.
+
+    The lemma's proof bounds ``P[error > α] <= 2|Q| e^{-2sα²}`` (``theory.smalldb.sampling_failure_bound``).
+    """
+    x, W = _prepare(x, workload)
+    s, trials = check_int("s", s, low=1), check_int("trials", trials, low=1)
+    Y = as_generator(rng).multinomial(s, x / x.sum(), size=trials)           # (trials, N) samples
+    return np.abs(Y @ W.matrix().T / s - W.answers(x)).max(axis=1)
+
+
+def project_dataset(dataset: Dataset, attributes) -> Dataset:
+    """The same rows restricted to a few attributes (names or indices): a histogram over ``{0,1}^k``.
+
+    Public, data-independent reduction of the universe (``N = 2^k``) so that SmallDB's range is enumerable.
+    """
+    if not isinstance(dataset, Dataset):
+        raise TypeError(f"dataset must be a dpbook.data.Dataset, got {type(dataset).__name__}")
+    names = dataset.universe.attributes
+    if isinstance(attributes, (str, int, np.integer)) or len(attributes) == 0:
+        raise ValueError(f"attributes ({attributes!r}) must be a non-empty list of names or indices")
+    cols = [names.index(a) if isinstance(a, str) and a in names else a for a in attributes]
+    for a, c in zip(attributes, cols):
+        if isinstance(c, str) or not isinstance(c, (int, np.integer)) or not 0 <= c < dataset.universe.d:
+            raise ValueError(f"attribute {a!r} is not a name or index of {dataset.name}'s {dataset.universe.d} attributes")
+    if len(set(cols)) != len(cols):
+        raise ValueError(f"attributes ({attributes!r}) must be distinct")
+    universe = BinaryUniverse(len(cols), tuple(names[c] for c in cols) if names else ())
+    x = histogram(universe.index(dataset.table()[:, cols]), universe.size)
+    return Dataset(f"{dataset.name}[{', '.join(universe.attributes)}]", universe, x, dataset.source)

@@ -1,0 +1,108 @@
+"""Bounds for SmallDB and the net mechanism (THEOREMS.md §5, chapter 06).
+
+Normalised units throughout: errors are fractions of ``n``; ``N = |X|``, ``m = |Q|``; ``ln`` is natural.
+"""
+from __future__ import annotations
+
+import math
+
+from scipy.special import gammaln
+
+from ..validation import check_alpha, check_beta, check_epsilon, check_int, check_real
+
+__all__ = [
+    "smalldb_size", "claim_a3_size", "range_size", "log_range_size", "sampling_failure_bound",
+    "net_error_bound", "prop44_error_bound", "thm45_sample_complexity", "thm45_error_bound",
+    "proj_r3_sample_complexity",
+]
+
+
+def smalldb_size(m, alpha) -> int:
+    """DR-Alg4 / DR-Lemma4.3: the synthetic databases have ``s = ⌈ln|Q| / α²⌉`` rows.
+
+    Lemma 4.3's union bound ``2|Q| e^{-2sα²} <= 2/|Q|`` is below 1 only for ``|Q| >= 3``; for ``|Q| = 1`` the
+    formula gives ``s = 0``.  IDC-ClaimA.3's size (:func:`claim_a3_size`) works for every ``|Q|``.
+    """
+    m = check_int("m", m, low=1)
+    return math.ceil(math.log(m) / check_alpha(alpha) ** 2)
+
+
+def claim_a3_size(m, alpha) -> int:
+    """IDC-ClaimA.3 (Blum–Ligett–Roth): the smallest integer ``s > ln(2|Q|) / (2α²)``, i.e. ``⌊·⌋ + 1``.
+
+    At this size ``2|Q| e^{-2sα²} < 1``, so an α-accurate ``s``-row database exists (about half DR's size).
+    """
+    m = check_int("m", m, low=1)
+    return math.floor(math.log(2 * m) / (2 * check_alpha(alpha) ** 2)) + 1
+
+
+def range_size(N, s) -> int:
+    """``|R| = C(N+s-1, s)``: the number of multisets of ``s`` rows from a universe of ``N`` (DR-Alg4's range).
+
+    At most ``N^s`` (``(N+i-1)/i <= N`` for each factor): quasi-polynomial in ``N`` (erratum PROJ-E7).
+    """
+    N, s = check_int("N", N, low=1), check_int("s", s, low=0)
+    return math.comb(N + s - 1, s)
+
+
+def log_range_size(N, s) -> float:
+    """``ln C(N+s-1, s)`` via ``gammaln``, for sizes too large to enumerate."""
+    N, s = check_int("N", N, low=1), check_int("s", s, low=0)
+    return float(gammaln(N + s) - gammaln(s + 1) - gammaln(N))
+
+
+def sampling_failure_bound(m, s, alpha) -> float:
+    """DR-Lemma4.3's proof: ``P[max_q |q(y) - q(x)| > α] <= min(1, 2|Q| e^{-2sα²})`` for ``s`` i.i.d. rows of ``x``.
+
+    (Chernoff–Hoeffding per query, union bound over the ``|Q| = m`` queries.)
+    """
+    m, s = check_int("m", m, low=1), check_int("s", s, low=1)
+    return min(1.0, 2.0 * m * math.exp(-2.0 * s * check_alpha(alpha) ** 2))
+
+
+def net_error_bound(alpha, net_size, epsilon, n, beta) -> float:
+    """DR-Prop5.2: the exponential mechanism over an α-net ``𝒩`` errs by at most ``α + 2(ln|𝒩| + ln(1/β))/(εn)``.
+
+    (DR-Thm3.11 with ``Δu = 1/n`` and ``OPT >= -α``.)  Pass the exact ``OPT`` error of a given ``x`` as
+    ``alpha`` (``>= 0``) to get the sharpest form of the guarantee for that ``x``.
+    """
+    alpha = check_real("alpha", alpha, low=0.0)
+    net_size = check_int("net_size", net_size, low=1)
+    epsilon, beta, n = check_epsilon(epsilon), check_beta(beta), check_int("n", n, low=1)
+    return alpha + 2.0 * (math.log(net_size) + math.log(1.0 / beta)) / (epsilon * n)
+
+
+def prop44_error_bound(N, m, alpha, epsilon, n, beta) -> float:
+    """DR-Prop4.4: with probability ``1-β`` SmallDB's error is at most ``α + 2(ln N ln|Q|/α² + ln(1/β))/(εn)``.
+
+    The proof uses ``ln|R| <= s ln N`` with ``s = ln|Q|/α²``.  With the integer ``s = ⌈ln|Q|/α²⌉`` of the
+    algorithm, ``ln|R|`` can exceed ``ln N ln|Q|/α²`` by up to ``ln N`` (chapter 06 checks it never does at
+    the sizes used); :func:`net_error_bound` with ``net_size = range_size(N, s)`` is the exact form.
+    """
+    N, m = check_int("N", N, low=1), check_int("m", m, low=1)
+    alpha, epsilon, beta = check_alpha(alpha), check_epsilon(epsilon), check_beta(beta)
+    n = check_int("n", n, low=1)
+    return alpha + 2.0 * (math.log(N) * math.log(m) / alpha ** 2 + math.log(1.0 / beta)) / (epsilon * n)
+
+
+def thm45_sample_complexity(N, m, alpha, epsilon, beta) -> float:
+    """DR-Thm4.5: SmallDB(x, Q, ε, α/2) is α-accurate w.p. ``1-β`` when ``n >= (16 ln N ln|Q| + 4 ln(1/β))/(εα³)``."""
+    N, m = check_int("N", N, low=1), check_int("m", m, low=1)
+    alpha, epsilon, beta = check_alpha(alpha), check_epsilon(epsilon), check_beta(beta)
+    return (16.0 * math.log(N) * math.log(m) + 4.0 * math.log(1.0 / beta)) / (epsilon * alpha ** 3)
+
+
+def thm45_error_bound(N, m, epsilon, n, beta) -> float:
+    """DR-Thm4.5 solved for α: ``((16 ln N ln|Q| + 4 ln(1/β)) / (εn))^{1/3}`` (run SmallDB at half this α)."""
+    N, m = check_int("N", N, low=1), check_int("m", m, low=1)
+    epsilon, beta, n = check_epsilon(epsilon), check_beta(beta), check_int("n", n, low=1)
+    return ((16.0 * math.log(N) * math.log(m) + 4.0 * math.log(1.0 / beta)) / (epsilon * n)) ** (1.0 / 3.0)
+
+
+def proj_r3_sample_complexity(N, m, alpha, epsilon) -> float:
+    """PROJ-R3 (seed 003): ``n >= log|X| log m / (α³ ε)`` — DR-Thm4.5 without its constants.
+
+    A *sufficient* size up to a constant factor (erratum PROJ-E9), not a lower bound.
+    """
+    N, m = check_int("N", N, low=1), check_int("m", m, low=1)
+    return math.log(N) * math.log(m) / (check_alpha(alpha) ** 3 * check_epsilon(epsilon))
