@@ -1,0 +1,139 @@
+"""(ε, δ) mechanisms for a workload of linear queries (chapter 04): the Gaussian mechanism (DR-Gauss,
+PROJ-R1) and per-query Laplace noise under basic or advanced composition (LEC3-3.3.2, DR-Cor3.21).
+
+Both mirror :func:`dpbook.laplace.laplace_mechanism`: they add noise to the counts ``Q x`` (add/remove
+neighbours, so the sensitivities are those of the counts) and release ``(Q x + noise) / n``.
+:func:`required_n` runs PROJ-Def1's experiment: the smallest ``n`` on a grid at which ACC(α, β) passes.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .data import bootstrap
+from .experiments import errors, failure_rate
+from .noise import as_generator, gaussian, laplace
+from .queries import as_workload
+from .release import Release, Spend
+from .theory.composition import laplace_per_query_scale
+from .theory.gaussian import analytic_gaussian_sigma, gaussian_sigma
+from .validation import (check_alpha, check_beta, check_delta, check_epsilon, check_histogram, check_int,
+                         check_sensitivity)
+
+__all__ = ["gaussian_mechanism", "composed_laplace_mechanism", "required_n", "CALIBRATIONS"]
+
+CALIBRATIONS = ("classic", "analytic")
+
+
+def _check_inputs(x, workload):
+    x = check_histogram(x)
+    W = as_workload(workload)
+    if W.N != x.size:
+        raise ValueError(f"workload is over {W.N} universe elements but x has {x.size}")
+    return x, W
+
+
+def _shape(trials, m):
+    return (m,) if trials is None else (check_int("trials", trials, low=1), m)
+
+
+def _check_sampler(sampler):
+    if not callable(sampler):
+        raise TypeError(f"sampler must be callable as sampler(scale, size, rng), got {type(sampler).__name__}")
+    return sampler
+
+
+def gaussian_mechanism(x, workload, *, epsilon, delta, sensitivity=None, calibration="classic", trials=None,
+                       rng=None, sampler=gaussian) -> Release:
+    """Release ``Q x / n + N(0, σ² I_m) / n`` — (ε, δ)-DP under add/remove neighbours (DR-Gauss, PROJ-R1).
+
+    ``calibration="classic"``: ``σ = sqrt(2 ln(1.25/δ)) Δ2 / ε`` (DR-Gauss), which is a theorem only for
+    ``ε < 1`` — larger ε is refused.  ``calibration="analytic"`` (*extra*, Balle & Wang 2018): the smallest σ
+    whose exact privacy curve is ``<= δ`` at ε, for any ε > 0.
+    ``sensitivity`` is the L2 sensitivity ``Δ2`` of the counts ``Q x``; by default the workload's exact
+    ``max_u ||Q e_u||_2`` (at most ``sqrt(m)``).  A larger value is allowed (PROJ-R1 uses ``sqrt(m)``); a
+    smaller one would break privacy and is refused.  ``trials``, ``rng`` and ``sampler`` as in
+    :func:`dpbook.laplace.laplace_mechanism`.
+    """
+    x, W = _check_inputs(x, workload)
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta, positive=True)
+    exact = W.l2_sensitivity()
+    sensitivity = exact if sensitivity is None else check_sensitivity(sensitivity)
+    if sensitivity < exact:
+        raise ValueError(f"sensitivity ({sensitivity!r}) must be >= the workload's L2 sensitivity ({exact!r})")
+    if calibration not in CALIBRATIONS:
+        raise ValueError(f"calibration ({calibration!r}) must be one of {CALIBRATIONS}")
+    sampler = _check_sampler(sampler)
+    shape = _shape(trials, W.m)
+    rng = as_generator(rng)
+    # one Gaussian step spends the whole (ε, δ):
+    calibrate = gaussian_sigma if calibration == "classic" else analytic_gaussian_sigma
+    sigma = calibrate(sensitivity, epsilon, delta)                          # noise std on the counts
+    n = float(x.sum())
+    answers = (W.counts(x) + sampler(sigma, shape, rng)) / n
+    return Release(answers, epsilon, delta, "gaussian", noise_scale=sigma / n,
+                   ledger=(Spend("gaussian", epsilon, delta),),
+                   trace={"calibration": calibration, "sensitivity": sensitivity, "sigma_counts": sigma})
+
+
+def composed_laplace_mechanism(x, workload, *, epsilon, delta=0.0, trials=None, rng=None,
+                               sampler=laplace) -> Release:
+    """Answer each of the ``m`` queries with its own ``Lap(1/ε_q)`` count noise (LEC3-3.3.2).
+
+    The budget split is a composition rule: ``δ = 0`` — basic, ``ε_q = ε/m`` (ε-DP); ``δ > 0`` — advanced,
+    DR-Cor3.21 with ``δ' = δ``: ``ε_q = ε/(2 sqrt(2m ln(1/δ)))`` ((ε, δ)-DP, needs ``ε < 1``).  Each count
+    has sensitivity 1 (query values in ``[0, 1]``), so each query is one ``ε_q``-DP Laplace step; the ledger
+    lists all ``m`` steps.
+    """
+    x, W = _check_inputs(x, workload)
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta)
+    sampler = _check_sampler(sampler)
+    shape = _shape(trials, W.m)
+    rng = as_generator(rng)
+    b = laplace_per_query_scale(W.m, epsilon, delta)                      # per-query scale on the counts
+    epsilon_q = 1.0 / b                                                   # budget of each of the m steps
+    n = float(x.sum())
+    answers = (W.counts(x) + sampler(b, shape, rng)) / n
+    rule = "basic" if delta == 0.0 else "advanced"
+    return Release(answers, epsilon, delta, f"laplace per query ({rule} composition)", noise_scale=b / n,
+                   ledger=tuple(Spend(f"laplace query {i}", epsilon_q) for i in range(W.m)),
+                   trace={"rule": rule, "epsilon_q": epsilon_q})
+
+
+def required_n(mechanism, x, workload, *, alpha, beta, n_grid, trials, rng=None, **params) -> int | None:
+    """PROJ-Def1's figure of merit: the smallest ``n`` in ``n_grid`` at which ACC(α, β) passes.
+
+    For each candidate ``n`` the database is ``dpbook.data.bootstrap(x, n)`` (the real data resampled to
+    ``n`` rows) and ``mechanism(x_n, workload, trials=trials, **params)`` is run with the *same* noise seed
+    at every ``n`` (common random numbers).  ACC passes when the fraction of trials with
+    ``max_q |a_q - q(x_n)| >= α`` is at most β (THEOREMS.md template).  For an additive-noise mechanism
+    (Gaussian, Laplace) the noise on the counts does not depend on ``n``, so with common random numbers the
+    failure rate is non-increasing in ``n`` and a bisection over the sorted grid finds the same ``n`` as a
+    scan.  Returns ``None`` when even the largest ``n`` fails.
+    """
+    if not callable(mechanism):
+        raise TypeError(f"mechanism must be callable, got {type(mechanism).__name__}")
+    x = check_histogram(x)
+    W = as_workload(workload)
+    alpha, beta = check_alpha(alpha), check_beta(beta)
+    trials = check_int("trials", trials, low=1)
+    grid = np.unique(np.asarray(n_grid))
+    if grid.size == 0 or not np.issubdtype(grid.dtype, np.integer) or grid[0] < 1:
+        raise ValueError("n_grid must be a non-empty sequence of integers >= 1")
+    rng = as_generator(rng)
+    data_seed, noise_seed = (int(s) for s in rng.integers(0, 2**63 - 1, size=2))
+
+    def passes(n):
+        x_n = bootstrap(x, int(n), np.random.default_rng([data_seed, int(n)]))
+        release = mechanism(x_n, W, trials=trials, rng=noise_seed, **params)
+        return failure_rate(errors(release.answers, W.answers(x_n)).max, alpha).rate <= beta
+
+    if not passes(grid[-1]):
+        return None
+    lo, hi = -1, grid.size - 1                                          # grid[hi] passes; grid[lo] fails
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if passes(grid[mid]) else (mid, hi)
+    return int(grid[hi])
+

@@ -1,0 +1,136 @@
+"""Composition of private mechanisms and the expected privacy loss (THEOREMS.md §2; chapter 04).
+
+* :func:`basic_composition` — ``k`` (ε, δ)-DP steps are ``(kε, kδ)``-DP (DR-Thm3.16).
+* :func:`advanced_composition` — DR-Thm3.20 (Dwork–Rothblum–Vadhan 2010): ``(ε', kδ + δ')``-DP with
+  ``ε' = sqrt(2k ln(1/δ')) ε + k ε (e^ε - 1)``.
+* :func:`advanced_per_step_epsilon` — DR-Cor3.21: ``ε = ε'/(2 sqrt(2k ln(1/δ')))`` per step for a target
+  ``ε' < 1``.
+* :func:`kl_bound` — IDC-Thm2.4 ≡ DR-Lemma3.18: ``KL(μ‖ν) <= ε(e^ε - 1)`` when ``|ln μ/ν| <= ε``, the drift
+  term of advanced composition; :func:`laplace_kl` is the exact KL of the Laplace pair it is measured on.
+* :func:`randomized_response_composition_epsilon` — *extra, not in THEOREMS.md*: the exact ε' of ``k``-fold
+  randomized response, the worst case among ε-DP mechanisms (Kairouz–Oh–Viswanath 2015), used as the
+  "measured" curve under the two bounds.
+
+Note (erratum IDC-E3): IDC cites advanced composition through a broken label; IDC's §2 "Theorem 2.4"
+is the KL lemma, not a composition theorem.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.stats import binom
+
+from ..validation import check_delta, check_epsilon, check_int, check_real
+
+__all__ = [
+    "basic_composition", "advanced_composition", "advanced_per_step_epsilon", "laplace_per_query_scale",
+    "kl_bound", "laplace_kl", "randomized_response_composition_delta", "randomized_response_composition_epsilon",
+]
+
+
+def basic_composition(epsilon, k, delta=0.0) -> tuple[float, float]:
+    """Basic composition (DR-Thm3.16): ``k`` adaptive (ε, δ)-DP steps are ``(kε, kδ)``-DP."""
+    epsilon = check_epsilon(epsilon)
+    k = check_int("k", k, low=1)
+    return k * epsilon, k * check_delta(delta)
+
+
+def advanced_composition(epsilon, k, delta_prime, delta=0.0) -> tuple[float, float]:
+    """DR-Thm3.20: ``k`` adaptive (ε, δ)-DP steps are ``(ε', kδ + δ')``-DP for every ``δ' ∈ (0, 1)``, with
+    ``ε' = sqrt(2k ln(1/δ')) ε + k ε (e^ε - 1)``.  Returns ``(ε', kδ + δ')``.
+    """
+    epsilon = check_epsilon(epsilon)
+    k = check_int("k", k, low=1)
+    delta_prime = check_delta(delta_prime, "delta_prime", positive=True)
+    delta = check_delta(delta)
+    eps_total = math.sqrt(2.0 * k * math.log(1.0 / delta_prime)) * epsilon + k * epsilon * math.expm1(epsilon)
+    return eps_total, k * delta + delta_prime
+
+
+def advanced_per_step_epsilon(epsilon_total, k, delta_prime) -> float:
+    """DR-Cor3.21: for a target ``ε' ∈ (0, 1)``, each of ``k`` steps may use ``ε = ε'/(2 sqrt(2k ln(1/δ')))``.
+
+    The corollary's proof bounds the drift ``kε(e^ε - 1)`` by ``ε'/2``, which needs ``ln(1/δ')`` not too
+    small (it holds for every ``δ' <= 0.65``; at ``δ' = 0.95``, ``k = 1``, ``ε' = 0.99`` the per-step ε is 1.55
+    and DR-Thm3.20 gives 6.2).  So the result is checked against :func:`advanced_composition` and refused
+    (ValueError naming ``delta_prime``) when it does not reach the target.
+    """
+    epsilon_total = check_real("epsilon_total", epsilon_total, low=0.0, high=1.0, low_open=True, high_open=True)
+    k = check_int("k", k, low=1)
+    delta_prime = check_delta(delta_prime, "delta_prime", positive=True)
+    epsilon = epsilon_total / (2.0 * math.sqrt(2.0 * k * math.log(1.0 / delta_prime)))
+    reached, _ = advanced_composition(epsilon, k, delta_prime)
+    if reached > epsilon_total:
+        raise ValueError(f"delta_prime ({delta_prime!r}) is too large for DR-Cor3.21: its per-step epsilon "
+                         f"{epsilon:.4g} composes to {reached:.4g} > epsilon_total ({epsilon_total!r})")
+    return epsilon
+
+
+def laplace_per_query_scale(k, epsilon, delta=0.0) -> float:
+    """LEC3-3.3.2: Laplace scale for each of ``k`` counting queries (sensitivity 1 each) under a total budget.
+
+    ``δ = 0``: basic composition, ``b = k/ε``.  ``δ > 0`` (practical note, via DR-Cor3.21 with ``δ' = δ``):
+    ``b = 2 sqrt(2k ln(1/δ))/ε``, which grows like ``sqrt(k)``; needs ``ε < 1``.
+    """
+    k = check_int("k", k, low=1)
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta)
+    if delta > 0.0 and epsilon >= 1.0:
+        raise ValueError(f"epsilon ({epsilon!r}) must be < 1 for the advanced-composition split (DR-Cor3.21)")
+    return k / epsilon if delta == 0.0 else 1.0 / advanced_per_step_epsilon(epsilon, k, delta)
+
+
+def kl_bound(epsilon) -> float:
+    """IDC-Thm2.4 ≡ DR-Lemma3.18: if ``sup_o |ln μ(o)/ν(o)| <= ε`` then ``KL(μ‖ν) <= ε(e^ε - 1)``
+    (``<= 2ε²`` for ``ε <= 1``)."""
+    epsilon = check_epsilon(epsilon)
+    return epsilon * math.expm1(epsilon)
+
+
+def laplace_kl(shift, b) -> float:
+    """Exact ``KL(Lap(0, b) ‖ Lap(s, b)) = |s|/b + e^{-|s|/b} - 1`` (the IDC-Thm2.4 measure uses ``s = 1``,
+    ``b = 1/ε``, giving ``ε + e^{-ε} - 1 ≈ ε²/2``)."""
+    shift = check_real("shift", shift)
+    b = check_epsilon(b, "b")
+    t = abs(shift) / b
+    return t + math.expm1(-t)
+
+
+def _rr_losses(epsilon, k):
+    """The k-fold randomized-response pair: ``P[j agreements] = Bin(k, p)``, loss ``ε(2j - k)``."""
+    p = math.exp(epsilon) / (1.0 + math.exp(epsilon)) if epsilon < 700 else 1.0
+    j = np.arange(k + 1)
+    return binom.pmf(j, k, p), epsilon * (2 * j - k)
+
+
+def randomized_response_composition_delta(epsilon_total, epsilon, k) -> float:
+    """*Extra*: the exact ``δ(ε') = E[(1 - e^{ε' - L})_+]`` of ``k``-fold ε-randomized response (``L`` = its
+    privacy loss ``ε(2B - k)``, ``B ~ Bin(k, e^ε/(1+e^ε))``)."""
+    epsilon_total = check_real("epsilon_total", epsilon_total, low=0.0)
+    epsilon = check_epsilon(epsilon)
+    k = check_int("k", k, low=1)
+    pmf, loss = _rr_losses(epsilon, k)
+    gap = np.minimum(epsilon_total - loss, 0.0)                          # only outcomes with L > ε' count
+    return float(np.sum(pmf * -np.expm1(gap)))
+
+
+def randomized_response_composition_epsilon(epsilon, k, delta_prime) -> float:
+    """*Extra*: the smallest ``ε'`` with ``k``-fold ε-randomized response ``(ε', δ')``-DP — the exact cost of
+    composing ``k`` ε-DP steps in the worst case (Kairouz–Oh–Viswanath 2015).  Bisection on ``[0, kε]``;
+    the returned ``ε'`` always satisfies the δ' constraint (fail closed)."""
+    epsilon = check_epsilon(epsilon)
+    k = check_int("k", k, low=1)
+    delta_prime = check_delta(delta_prime, "delta_prime", positive=True)
+    pmf, loss = _rr_losses(epsilon, k)
+
+    def delta_at(e):
+        return float(np.sum(pmf * -np.expm1(np.minimum(e - loss, 0.0))))
+
+    lo, hi = 0.0, k * epsilon                                                # δ(kε) = 0
+    if delta_at(lo) <= delta_prime:
+        return 0.0
+    while hi - lo > 1e-12 * max(1.0, hi):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (lo, mid) if delta_at(mid) <= delta_prime else (mid, hi)
+    return hi

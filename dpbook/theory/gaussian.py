@@ -1,0 +1,152 @@
+"""Bounds for the Gaussian distribution and mechanism (THEOREMS.md DR-Gauss, PROJ-R1, PROJ-R2; chapter 04).
+
+Calibrations of the noise standard deviation ``σ`` (in the units of the released quantity, e.g. counts):
+
+* :func:`gaussian_sigma` — the classic calibration of DR-Gauss, ``σ = sqrt(2 ln(1.25/δ)) Δ2 / ε``, valid for
+  ``ε < 1`` only;
+* :func:`analytic_gaussian_sigma` — *extra, not in THEOREMS.md*: the analytic Gaussian mechanism of
+  Balle & Wang (ICML 2018), the smallest ``σ`` whose exact privacy curve :func:`gaussian_delta` is ``<= δ``
+  at ``ε``; valid for every ``ε > 0``.
+
+The privacy loss of the Gaussian mechanism on a neighbouring pair whose means are ``Δ`` apart is itself
+Gaussian, ``L ~ N(μ, 2μ)`` with ``μ = Δ²/(2σ²)`` (DR-Gauss, Measure).  Accuracy: ``m`` i.i.d.
+``N(0, σ²)`` noises have ``max_i |Z_i| < σ sqrt(2 ln(2m/β))`` with probability ``>= 1 - β`` (union bound
+with the two-sided tail ``2 e^{-t²/2}``, erratum PROJ-E2), which gives PROJ-R1's sample size.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.stats import norm
+
+from ..validation import (check_alpha, check_beta, check_delta, check_epsilon, check_int, check_real,
+                          check_sensitivity)
+
+__all__ = [
+    "sigma_epsilon_delta", "gaussian_sigma", "gaussian_delta", "analytic_gaussian_sigma",
+    "privacy_loss_mean", "gaussian_privacy_loss", "privacy_loss_tail",
+    "gaussian_max_error_bound", "gaussian_failure_probability", "gaussian_sample_complexity",
+]
+
+
+def sigma_epsilon_delta(epsilon, delta) -> float:
+    """PROJ-R1's ``σ_{ε,δ} = sqrt(2 ln(1.25/δ)) / ε`` (the classic calibration for ``Δ2 = 1``, ``ε < 1``)."""
+    return gaussian_sigma(1.0, epsilon, delta)
+
+
+def gaussian_sigma(sensitivity, epsilon, delta) -> float:
+    """DR-Gauss, classic calibration: ``σ = sqrt(2 ln(1.25/δ)) · Δ2 / ε`` gives (ε, δ)-DP for ``ε ∈ (0, 1)``.
+
+    DR states the theorem for ``c² > 2 ln(1.25/δ)``; equality is also safe (the exact curve
+    :func:`gaussian_delta` is continuous and stays below δ for ``ε < 1``; chapter 04 plots it).  For
+    ``ε >= 1`` the formula is *not* a theorem (at ``ε = 10``, ``δ = 1e-5`` its exact δ is ``2.3e-5``), so it
+    is refused: use :func:`analytic_gaussian_sigma`.
+    """
+    sensitivity = check_sensitivity(sensitivity)
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta, positive=True)
+    if epsilon >= 1.0:
+        raise ValueError(f"epsilon ({epsilon!r}) must be < 1 for the classic Gaussian calibration (DR-Gauss); "
+                         "use the analytic calibration for epsilon >= 1")
+    return math.sqrt(2.0 * math.log(1.25 / delta)) * sensitivity / epsilon
+
+
+def gaussian_delta(sigma, epsilon, sensitivity=1.0) -> float:
+    """The exact privacy curve of ``N(0, σ²)`` noise on a query with L2 sensitivity ``Δ`` (Balle & Wang 2018).
+
+    ``δ(ε) = Φ(Δ/(2σ) - εσ/Δ) - e^ε Φ(-Δ/(2σ) - εσ/Δ)``: the mechanism is (ε, δ)-DP iff ``δ >= δ(ε)``.
+    *Extra* (not in THEOREMS.md); used to verify DR-Gauss numerically and for the analytic calibration.
+    The second term is evaluated as ``exp(ε + log Φ(·))`` so it neither overflows nor underflows.
+    """
+    sigma = check_sensitivity(sigma, "sigma")
+    epsilon = check_real("epsilon", epsilon, low=0.0)
+    r = check_sensitivity(sensitivity) / sigma
+    a, b = r / 2 - epsilon / r, -r / 2 - epsilon / r
+    value = float(norm.cdf(a) - math.exp(epsilon + norm.logcdf(b)))
+    return max(value, 0.0)
+
+
+def analytic_gaussian_sigma(sensitivity, epsilon, delta, *, rtol: float = 1e-12) -> float:
+    """*Extra* — the analytic Gaussian mechanism (Balle & Wang 2018): the smallest ``σ`` with
+    ``gaussian_delta(σ, ε, Δ) <= δ``, found by bisection on ``log σ``; valid for every ``ε > 0``.
+
+    ``δ(ε)`` decreases in ``σ``; the bisection keeps the upper end feasible and returns it, so the result
+    always satisfies ``gaussian_delta(result, ε, Δ) <= δ`` (fail closed) and is within ``rtol`` of the optimum.
+    """
+    sensitivity = check_sensitivity(sensitivity)
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta, positive=True)
+
+    def ok(sigma):
+        return gaussian_delta(sigma, epsilon, sensitivity) <= delta
+
+    hi = math.sqrt(2.0 * math.log(1.25 / delta)) * sensitivity / epsilon   # the classic σ as a start
+    while not ok(hi):
+        hi *= 2.0
+    lo = hi / 2.0
+    while ok(lo):
+        hi, lo = lo, lo / 2.0
+    while hi / lo - 1.0 > rtol:                                            # invariant: lo fails, hi passes
+        mid = math.sqrt(lo * hi)
+        lo, hi = (lo, mid) if ok(mid) else (mid, hi)
+    return hi
+
+
+def privacy_loss_mean(sensitivity, sigma) -> float:
+    """``μ = Δ²/(2σ²)``: mean of the Gaussian privacy loss ``L ~ N(μ, 2μ)`` (DR-Gauss); also ``KL(p_x‖p_x')``."""
+    return check_sensitivity(sensitivity) ** 2 / (2.0 * check_sensitivity(sigma, "sigma") ** 2)
+
+
+def gaussian_privacy_loss(outputs, center, center_prime, sigma) -> np.ndarray:
+    """``L(o) = ln p_x(o)/p_x'(o)`` for outputs ``o`` of ``N(center, σ² I)`` vs ``N(center_prime, σ² I)``.
+
+    ``L(o) = (‖o - c'‖² - ‖o - c‖²)/(2σ²)``; ``outputs`` has shape ``(m,)`` or ``(trials, m)`` and the result
+    one value per trial.  For ``o ~ N(c, σ² I)`` this is ``N(μ, 2μ)`` with ``μ = ‖c - c'‖²/(2σ²)``.
+    """
+    sigma = check_sensitivity(sigma, "sigma")
+    o = np.atleast_2d(np.asarray(outputs, dtype=np.float64))
+    c = np.asarray(center, dtype=np.float64).ravel()
+    c2 = np.asarray(center_prime, dtype=np.float64).ravel()
+    if not (o.shape[1] == c.size == c2.size):
+        raise ValueError(f"outputs {o.shape}, center {c.shape} and center_prime {c2.shape} must agree on m")
+    if not (np.all(np.isfinite(o)) and np.all(np.isfinite(c)) and np.all(np.isfinite(c2))):
+        raise ValueError("outputs, center and center_prime must be finite")
+    return (((o - c2) ** 2).sum(axis=1) - ((o - c) ** 2).sum(axis=1)) / (2.0 * sigma ** 2)
+
+
+def privacy_loss_tail(epsilon, sigma, sensitivity=1.0) -> float:
+    """``P[L > ε]`` for ``L ~ N(μ, 2μ)``, ``μ = Δ²/(2σ²)`` (DR-Gauss, PA(i)); ``<= δ`` suffices for (ε, δ)-DP."""
+    epsilon = check_real("epsilon", epsilon, low=0.0)
+    mu = privacy_loss_mean(sensitivity, sigma)
+    return float(norm.sf((epsilon - mu) / math.sqrt(2.0 * mu)))
+
+
+def gaussian_max_error_bound(m, beta, sigma) -> float:
+    """``P[max_{i<=m} |Z_i| >= σ sqrt(2 ln(2m/β))] <= β`` for ``Z_i ~ N(0, σ²)`` i.i.d. (PROJ-R1, erratum PROJ-E2).
+
+    Returns ``σ sqrt(2 ln(2m/β))`` (union bound over ``m`` two-sided tails ``2 e^{-t²/2}``).
+    """
+    m = check_int("m", m, low=1)
+    beta = check_beta(beta)
+    return check_sensitivity(sigma, "sigma") * math.sqrt(2.0 * math.log(2.0 * m / beta))
+
+
+def gaussian_failure_probability(alpha, m, sigma) -> float:
+    """Exact ``P[max_i |Z_i| >= α] = 1 - (1 - 2Φ(-α/σ))^m`` for ``m`` i.i.d. ``N(0, σ²)``."""
+    alpha = check_alpha(alpha)
+    m = check_int("m", m, low=1)
+    p = 2.0 * norm.sf(alpha / check_sensitivity(sigma, "sigma"))
+    return float(-np.expm1(m * np.log1p(-p))) if p < 1 else 1.0
+
+
+def gaussian_sample_complexity(m, beta, epsilon, delta, alpha) -> float:
+    """PROJ-R1: ``n >= σ_{ε,δ} sqrt(2m ln(2m/β)) / α`` rows make all ``m`` normalised answers ``α``-accurate
+    with probability ``>= 1 - β`` (noise ``N(0, σ_{ε,δ}² m/n²)``, i.e. ``Δ2 = sqrt(m)/n``).
+
+    ``n = O(sqrt(m log m) sqrt(log 1/δ)/(αε))``: a *sufficient* size (erratum PROJ-E9).  The Laplace
+    counterpart PROJ-R2, ``m ln(m/β)/(αε)``, is :func:`dpbook.theory.laplace.k_query_sample_complexity`.
+    """
+    m = check_int("m", m, low=1)
+    sigma = sigma_epsilon_delta(epsilon, delta) * math.sqrt(m)
+    return gaussian_max_error_bound(m, beta, sigma) / check_alpha(alpha)
