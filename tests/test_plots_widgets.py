@@ -74,3 +74,13 @@ def test_laplace_explorer_is_pure_and_validates():
 def test_show_source(capsys):
     show_source(use_style)
     assert "def use_style" in capsys.readouterr().out
+
+
+def test_intro_explorer():
+    from dpbook.explorers.intro import explore_noise
+    fig = explore_noise(epsilon=0.5, sensitivity=2.0, samples=100)
+    ratio = fig.axes[1].lines[0].get_ydata()
+    assert abs(ratio).max() <= 0.5 + 1e-9            # the plotted privacy loss never leaves [-ε, ε]
+    plt.close(fig)
+    with pytest.raises(ValueError, match="sensitivity"):
+        explore_noise(sensitivity=-1)
