@@ -1,0 +1,49 @@
+"""Deliberately broken online IDC mechanisms: positive controls for chapter 08's privacy audits.
+
+Never use these to release data.  Each is one plausible bug away from :mod:`dpbook.idc`.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from ..idc import online_idc, online_idc_sv, public_n
+from ..noise import laplace
+from ..theory.idc import sv_epsilon0, sv_updates
+
+__all__ = ["online_idc_sv_exact_release", "online_idc_uncomposed"]
+
+
+def online_idc_sv_exact_release(x, rule, stream, *, epsilon, delta, beta=0.05, n=None, c=None, trials=None,
+                                rng=None, record=False):
+    """BROKEN IDC-Alg1-SV: at an update it releases (and updates with) the **exact** answer ``Q_i(D)``.
+
+    The bug: the Laplace noise ``Lap(1/(ε0 n))`` of the released value is forgotten ("the sparse vector
+    already paid for this round").  The sparse-vector part only pays for *which* rounds update, not for
+    the values; an exact value tells neighbours apart with certainty (infinite privacy loss).
+    Everything else (threshold, budget split, random stream) is the correct mechanism's.
+    """
+    c_used = sv_updates(rule.bound()) if c is None else c
+    b_release = 1.0 / (sv_epsilon0(epsilon, delta, c_used) * public_n(x, n))
+
+    def sampler(scale, size, rng_):
+        draw = laplace(scale, size, rng_)                     # same random stream as the correct mechanism
+        return np.zeros_like(draw) if scale == b_release else draw
+
+    rel = online_idc_sv(x, rule, stream, epsilon=epsilon, delta=delta, beta=beta, n=n, c=c, trials=trials, rng=rng,
+                        sampler=sampler, record=record)
+    return dataclasses.replace(rel, mechanism="BROKEN " + rel.mechanism + " (exact release)")
+
+
+def online_idc_uncomposed(x, rule, stream, *, epsilon, delta, b_max=None, n=None, trials=None, rng=None,
+                          sampler=laplace, record=False, **_ignored):
+    """BROKEN IDC-Alg1: uses the whole budget in every round, ``ε0 = ε``, but still claims ``(ε, δ)``.
+
+    The bug: no composition over the (up to ``B_max + 1``) updates and the ``⊥`` rounds — the per-round
+    noise ``Lap(1/(ε n))`` is what a *single* ε-DP answer needs.  The exact transcript loss then exceeds
+    ``ε`` far more often than ``δ`` (chapter 08's PA(i) check).
+    """
+    rel = online_idc(x, rule, stream, delta=delta, epsilon0=epsilon, b_max=b_max, n=n, trials=trials, rng=rng,
+                     sampler=sampler, record=record)
+    return dataclasses.replace(rel, epsilon=epsilon, mechanism="BROKEN " + rel.mechanism + " (eps0 = eps)")

@@ -1,0 +1,204 @@
+"""The privacy-loss picture of the IDC proof (IDC-Thm4.1, IDC-Claims 4.2–4.8; chapter 08).
+
+GRU Algorithm 1 (:func:`dpbook.idc.online_idc`) outputs, in round ``t``, either ``⊥`` (answer from the
+hypothesis) or the noisy answer ``y = Q_t(D) + Z_t``.  Given the past transcript, the hypothesis answer
+``a = Q_t(D^t)`` is the same under two neighbouring databases ``D, D'`` (it is a function of the transcript),
+so the per-round likelihoods are exact closed forms (THEOREMS.md §6, "exact per-round likelihood",
+[DERIVED]).  With ``μ = Q_t(D)``, ``b = 1/(ε0 n)`` and ``F_b`` the ``Lap(0, b)`` CDF:
+
+    p_D(⊥) = F_b(a + T - μ) - F_b(a - T - μ),      p_D(y) = e^{-|y - μ|/b} / (2b)   (|y - a| >= T),
+
+and the privacy loss of the transcript is ``L(v) = Σ_t L_t`` with ``L_t = ln p_D(v_t)/p_{D'}(v_t)``.
+:func:`round_loss` computes ``L_t`` in log space (stable deep in the tails); :func:`replay_alg1` runs the
+mechanism on ``D`` and computes every ``L_t`` against ``D'``.
+
+The proof's bookkeeping (IDC-Claims 4.2–4.8 [RECON]): with ``d_t = Q_t(D^t) - Q_t(D)`` and ``s = 1/n``, a round
+is **R⁰** if ``|Z_t - d_t| < T - s`` (no noise value near it could cause an update under either database),
+**R¹** if ``|Z_t - d_t| >= T + s`` (an update under both), **R*** otherwise.  ``K`` = number of non-R⁰ rounds;
+Claim 4.6 bounds it by ``K0`` w.p. ``1 - δ/2``; Claim 4.7 bounds the loss by the Azuma expression
+``K ε*(e^{ε*}-1) + 2ε* sqrt(2K ln(2/δ))``.
+
+What the exact numbers show (and the chapter discusses): every ``|L_t| <= ε0`` (a Laplace density ratio or
+an interval probability shifted by at most ``s = 1/n``), so ``c* = 1`` would do for the realised loss; and
+the exact loss of an R⁰ round is *not* zero — it is ``ln p_D(⊥)/p_{D'}(⊥)``, tiny when the hypothesis is
+accurate (``|d_t| << T``) but up to ``ε0`` when ``|d_t| ≈ T``.  Claim 4.2's "zero loss" is a statement about
+the proof's coupling, not about this likelihood ratio.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .experiments import FailureRate, failure_rate
+from .idc import IDC, AdversarialStream, FixedStream, as_stream, online_idc, public_n
+from .noise import laplace
+from .theory.idc import azuma_bound, k0, p0
+from .validation import check_histogram, check_real
+
+__all__ = [
+    "R0", "R1", "RSTAR", "HALTED", "CLASS_NAMES",
+    "log_interval_probability", "round_log_likelihood", "round_loss", "classify_rounds",
+    "PrivacyLossReplay", "replay_alg1",
+]
+
+R0, R1, RSTAR, HALTED = 0, 1, 2, 3
+CLASS_NAMES = {R0: "R0 (never updates)", R1: "R1 (updates under both)", RSTAR: "R* (uncertain)",
+               HALTED: "halted (no data access)"}
+
+
+def _as_float(name, value):
+    arr = np.asarray(value, dtype=np.float64)
+    if np.isinf(arr).any():
+        raise ValueError(f"{name} must be finite")
+    return arr
+
+
+def log_interval_probability(lo, hi, b):
+    """``ln P[lo < Z < hi]`` for ``Z ~ Lap(0, b)``, stable in both tails (``lo < hi`` elementwise)."""
+    lo, hi = np.broadcast_arrays(_as_float("lo", lo), _as_float("hi", hi))
+    b = check_real("b", b, low=0.0, low_open=True)
+    if np.any(~(lo < hi)):
+        raise ValueError("lo must be < hi elementwise")
+    width = np.log(-np.expm1(-(hi - lo) / b))                  # ln(1 - e^{-(hi-lo)/b})
+    right = np.log(0.5) - np.maximum(lo, 0.0) / b + width      # lo >= 0: ½(e^{-lo/b} - e^{-hi/b})
+    left = np.log(0.5) + np.minimum(hi, 0.0) / b + width       # hi <= 0: ½(e^{hi/b} - e^{lo/b})
+    mid = np.log1p(-0.5 * (np.exp(np.minimum(lo, 0.0) / b) + np.exp(-np.maximum(hi, 0.0) / b)))
+    return np.where(lo >= 0, right, np.where(hi <= 0, left, mid))
+
+
+def round_log_likelihood(v, mu, a, T, b):
+    """``ln p(v)`` of one round of Algorithm 1: ``v = NaN`` means ``⊥``, otherwise the released number.
+
+    ``mu = Q_t(D)``, ``a = Q_t(D^t)`` (the hypothesis answer), ``T`` the threshold, ``b = 1/(ε0 n)``.  A numeric
+    ``v`` must satisfy ``|v - a| >= T`` (else it has probability 0 and ``-inf`` is returned).
+    """
+    v, mu, a = np.broadcast_arrays(np.asarray(v, dtype=np.float64), _as_float("mu", mu), _as_float("a", a))
+    T = check_real("T", T, low=0.0, low_open=True)
+    b = check_real("b", b, low=0.0, low_open=True)
+    bottom = np.isnan(v)
+    d = a - mu
+    log_bottom = log_interval_probability(d - T, d + T, b)
+    vv = np.where(bottom, mu, v)
+    log_value = np.where(np.abs(vv - a) >= T, -np.log(2 * b) - np.abs(vv - mu) / b, -np.inf)
+    return np.where(bottom, log_bottom, log_value)
+
+
+def round_loss(v, mu, mu_prime, a, T, b):
+    """The exact per-round privacy loss ``L_t = ln p_D(v_t)/p_{D'}(v_t)`` (THEOREMS.md §6, [DERIVED])."""
+    return round_log_likelihood(v, mu, a, T, b) - round_log_likelihood(v, mu_prime, a, T, b)
+
+
+def classify_rounds(Z, d, T, s):
+    """IDC-Claims 4.2–4.8 [RECON]: ``R0`` if ``|Z - d| < T - s``, ``R1`` if ``|Z - d| >= T + s``, else ``RSTAR``."""
+    gap = np.abs(_as_float("Z", Z) - _as_float("d", d))
+    T = check_real("T", T, low=0.0, low_open=True)
+    s = check_real("s", s, low=0.0, low_open=True)
+    return np.where(gap < T - s, R0, np.where(gap >= T + s, R1, RSTAR)).astype(np.int8)
+
+
+@dataclass(frozen=True)
+class PrivacyLossReplay:
+    """Algorithm 1 replayed on ``D`` with every round's exact loss against ``D'`` (arrays ``(runs, k)``).
+
+    ``hyp`` = ``Q_t(D^t)``; ``mu``, ``mu_prime`` = ``Q_t(D)``, ``Q_t(D')``; ``noise`` = ``Z_t``; ``v`` = the output
+    (NaN for ``⊥``); ``cls`` = ``R0 / R1 / RSTAR / HALTED``; ``loss`` = ``L_t`` (0 after termination).
+    Scalars: ``epsilon``, ``delta`` (the reconstructed Thm 4.1 claim), ``epsilon0``, ``T``, ``b``, ``s``,
+    ``b_max``, ``K0``, ``p0``, ``c_star``.
+    """
+
+    hyp: np.ndarray = field(repr=False)
+    mu: np.ndarray = field(repr=False)
+    mu_prime: np.ndarray = field(repr=False)
+    noise: np.ndarray = field(repr=False)
+    v: np.ndarray = field(repr=False)
+    cls: np.ndarray = field(repr=False)
+    loss: np.ndarray = field(repr=False)
+    epsilon: float
+    delta: float
+    epsilon0: float
+    T: float
+    b: float
+    s: float
+    b_max: int
+    K0: float
+    p0: float
+    c_star: float
+
+    @property
+    def runs(self) -> int:
+        return self.loss.shape[0]
+
+    @property
+    def total(self) -> np.ndarray:
+        """The privacy loss ``L(v)`` of each run's transcript, shape ``(runs,)``."""
+        return self.loss.sum(axis=1)
+
+    @property
+    def running(self) -> np.ndarray:
+        """The running total ``Σ_{s<=t} L_s``, shape ``(runs, k)``."""
+        return np.cumsum(self.loss, axis=1)
+
+    @property
+    def K(self) -> np.ndarray:
+        """The number of non-R⁰ rounds (R¹ or R*) per run (IDC-Claim4.6)."""
+        return np.sum((self.cls == R1) | (self.cls == RSTAR), axis=1)
+
+    @property
+    def running_K(self) -> np.ndarray:
+        return np.cumsum((self.cls == R1) | (self.cls == RSTAR), axis=1)
+
+    @property
+    def epsilon_star(self) -> float:
+        return self.c_star * self.epsilon0
+
+    def azuma(self, K) -> np.ndarray:
+        """IDC-Claim4.7's bound at ``K`` non-R⁰ rounds (vectorised over ``K``)."""
+        return np.vectorize(lambda k: azuma_bound(k, self.epsilon_star, self.delta))(np.asarray(K, dtype=float))
+
+    def exceedance(self) -> FailureRate:
+        """How often ``L(v) > ε``: count, rate and 95% Clopper–Pearson interval (compare with ``δ``)."""
+        return failure_rate(self.total, np.nextafter(self.epsilon, np.inf))
+
+    def class_counts(self) -> dict:
+        return {CLASS_NAMES[c]: int(np.sum(self.cls == c)) for c in (R0, R1, RSTAR, HALTED)}
+
+    def loss_by_class(self) -> dict:
+        """``max |L_t|`` over all rounds of each class (R⁰'s is not 0: see the module docstring)."""
+        return {CLASS_NAMES[c]: float(np.abs(self.loss[self.cls == c]).max(initial=0.0)) for c in (R0, R1, RSTAR)}
+
+
+def replay_alg1(x, x_prime, rule, stream, *, delta, epsilon=None, epsilon0=None, b_max=None, n=None,
+                c_star=2.0, runs=1, rng=None, sampler=laplace, mechanism=online_idc) -> PrivacyLossReplay:
+    """Run IDC-Alg1 (:func:`dpbook.idc.online_idc`) ``runs`` times on ``x`` and compute every round's exact
+    privacy loss against the neighbour ``x_prime`` (same public ``n``), plus the proof's round classes.
+
+    The stream may adapt to the transcript (e.g. :class:`~dpbook.idc.AdversarialStream`, which hard-codes
+    ``x``): the queries and hypotheses are functions of the transcript, so they are the same under ``x'``.
+    ``mechanism`` is :func:`~dpbook.idc.online_idc` or a variant with its signature (the broken control of
+    :mod:`dpbook.broken.idc`); the replay's ``epsilon`` is the variant's *claim*.
+    """
+    x = check_histogram(x)
+    x_prime = check_histogram(x_prime)
+    if x_prime.shape != x.shape:
+        raise ValueError(f"x_prime must have shape {x.shape} like x, got {x_prime.shape}")
+    if np.abs(x - x_prime).sum() > 1:
+        raise ValueError(f"x and x_prime must be neighbours (||x - x'||_1 <= 1), got {np.abs(x - x_prime).sum()}")
+    n = public_n(x, n)
+    stream = as_stream(stream)
+    kwargs = dict(epsilon=epsilon) if epsilon0 is None else dict(epsilon0=epsilon0)
+    rel = mechanism(x, rule, stream, delta=delta, b_max=b_max, n=n, c_star=c_star, trials=runs, rng=rng,
+                    sampler=sampler, record=True, **kwargs)
+    W = stream.workload
+    p = rel.params
+    T, b, s = p["T"], p["noise_scale"], 1.0 / n
+    queries = np.atleast_2d(rel.queries)
+    mu = (W.counts(x) / n)[queries]
+    mu_prime = (W.counts(x_prime) / n)[queries]
+    hyp, Z, active = rel.trace["hypothesis_answers"], rel.trace["noise"], rel.trace["active"]
+    v = np.where(np.atleast_2d(rel.updated), np.atleast_2d(rel.answers), np.nan)
+    loss = np.where(active, round_loss(v, mu, mu_prime, hyp, T, b), 0.0)
+    cls = np.where(active, classify_rounds(Z, hyp - mu, T, s), HALTED).astype(np.int8)
+    eps0 = p["epsilon0"]
+    return PrivacyLossReplay(hyp, mu, mu_prime, Z, v, cls, loss, rel.epsilon, rel.delta, eps0, T, b, s,
+                             p["b_max"], k0(p["b_max"], rel.delta, eps0), p0(eps0), c_star)

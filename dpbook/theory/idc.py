@@ -1,0 +1,365 @@
+"""Bounds for iterative database constructions (IDC) and online / offline query release (chapter 08).
+
+THEOREMS.md §6 (IDC online: Def3.1–3.2, Alg1, Alg1-SV, Thm4.1, Claims 4.2–4.8, Thm4.9, Eq(3), Cor4.10,
+App. A, Alg2/Thm5.1, Cor5.2, DR-Alg6) and §7 (IDC-Def7.1, Alg3, Thm7.2–7.3).
+
+Units: ``alpha`` and ``T`` are **normalised** (errors on answers in ``[0,1]``, sensitivity ``1/n``) unless a
+name ends in ``_counts`` (GRU's unnormalised units: multiply by ``n``).  ``ln`` is the natural log.
+
+Provenance.  Seed 001 (GRU) lost its formulas; THEOREMS.md restores them.  Functions tagged **[RECON]**
+carry constants that are *reconstructed* (ours, not the paper's): the shape is reliable, the constants are
+not GRU's.  The GRU universal constant ``C_GRU`` of Algorithm 1 was not recovered; every formula that
+needs it takes it as an explicit argument (:func:`effective_c_gru` gives the value implied by the
+reconstructed Thm 4.1 condition).  For a privacy *claim* use IDC-Alg1-SV (:func:`sv_epsilon0` ...), which
+is built from DR-verified primitives.
+"""
+from __future__ import annotations
+
+import math
+
+from ..validation import check_alpha, check_beta, check_delta, check_epsilon, check_int, check_real
+from .composition import advanced_composition
+from .mwem import mw_bound, mw_initial_potential_bound, mw_potential_drop
+
+__all__ = [
+    # IDC bounds B(alpha)
+    "mw_bound", "mw_potential_drop", "mw_initial_potential_bound",
+    "median_sample_size", "median_collection_size", "median_bound", "median_bound_approx",
+    "fk_bound", "fk_potential_drop", "fk_step",
+    # GRU Algorithm 1 (reconstructed)
+    "alg1_threshold", "alg1_min_threshold", "alg1_error_bound", "alg1_accuracy_alpha",
+    "p0", "k0", "azuma_bound", "thm41_epsilon", "thm41_epsilon0", "effective_c_gru",
+    "best_alpha", "mw_online_alpha", "median_online_alpha", "fk_online_alpha_counts",
+    # IDC-Alg1-SV (provable)
+    "sv_updates", "sv_epsilon0", "sv_alpha_sv", "sv_alpha_l", "sv_threshold", "sv_error_bound",
+    "sv_privacy_epsilon",
+    # DR-Alg6
+    "dr_online_mw_threshold",
+    # offline IC (GRU §7)
+    "distinguisher_F", "ic_gamma", "ic_epsilon0", "ic_privacy_epsilon", "ic_alpha_condition",
+]
+
+
+# --------------------------------------------------------------------------- IDC bounds B(alpha)
+
+def median_sample_size(m, alpha) -> int:
+    """IDC-ClaimA.3 / AlgA.1: ``s = floor(ln(2|Q|)/(2α²)) + 1`` rows suffice for an α-accurate database.
+
+    (Blum–Ligett–Roth; DR-Lemma4.3 states ``ln|Q|/α²``.)  ``m = |Q|`` the number of queries.
+    """
+    m = check_int("m", m, low=1)
+    alpha = check_alpha(alpha)
+    return int(math.floor(math.log(2 * m) / (2 * alpha ** 2))) + 1
+
+
+def median_collection_size(N, s) -> int:
+    """IDC-AlgA.1: ``|C^0| = C(N+s-1, s)``, the number of multisets of size ``s`` over ``N`` elements (``<= N^s``)."""
+    N = check_int("N", N, low=1)
+    s = check_int("s", s, low=1)
+    return math.comb(N + s - 1, s)
+
+
+def median_bound(N, s) -> int:
+    """IDC-ThmA.2 [RECON]: the median mechanism is a ``B = floor(log2 |C^0|)`` IDC (``<= s log2 N``).
+
+    Each valid update keeps at most half of the collection and the α-accurate database of Claim A.3
+    always survives, so at most ``floor(log2 |C^0|)`` updates can happen.
+    """
+    size = median_collection_size(N, s)
+    return size.bit_length() - 1                      # exact floor(log2) for a Python int
+
+
+def median_bound_approx(alpha, N, m) -> float:
+    """IDC-Cor4.10's form of the median bound: ``B(α) ≈ log2 N · ln(2|Q|)/(2α²)`` (``s log2 N`` with Claim A.3's s)."""
+    alpha = check_alpha(alpha)
+    return math.log2(check_int("N", N, low=1)) * math.log(2 * check_int("m", m, low=1)) / (2 * alpha ** 2)
+
+
+def fk_bound(alpha_counts, sq_norm, N) -> float:
+    """IDC-Thm5.1 [RECON]: Frieze–Kannan is a ``B(α) = ||D||_2² N / α²`` IDC (unnormalised ``α``).
+
+    ``sq_norm`` must be a *public* bound on ``||D||_2²`` (``n`` for sets, ``n²`` for multisets).  In normalised
+    units (``α = α_counts/n``) the same number is ``||D||_2² N/(n² α²)``.
+    """
+    alpha_counts = check_alpha(alpha_counts, "alpha_counts")
+    sq_norm = check_real("sq_norm", sq_norm, low=0.0, low_open=True)
+    return sq_norm * check_int("N", N, low=1) / alpha_counts ** 2
+
+
+def fk_step(alpha_counts, N) -> float:
+    """IDC-Alg2: the Frieze–Kannan step ``η = α/N`` (unnormalised)."""
+    return check_alpha(alpha_counts, "alpha_counts") / check_int("N", N, low=1)
+
+
+def fk_potential_drop(alpha_counts, N) -> float:
+    """IDC-Thm5.1 proof: a valid update lowers ``||D - D^t||_2²`` by at least ``2ηα - η²N = α²/N``."""
+    return check_alpha(alpha_counts, "alpha_counts") ** 2 / check_int("N", N, low=1)
+
+
+# --------------------------------------------------------------------------- GRU Algorithm 1 [RECON]
+
+def alg1_threshold(alpha) -> float:
+    """IDC-Alg1 [RECON]: the threshold ``T = 2α/3`` (with ``B_max = B(α/3)``)."""
+    return 2.0 * check_alpha(alpha) / 3.0
+
+
+def alg1_min_threshold(k, beta, epsilon0, n) -> float:
+    """IDC-Thm4.9 precondition: ``T >= 2 ln(k/β)/(ε0 n)`` makes ``max_i |Z_i| < T/2`` w.p. ``>= 1-β``."""
+    k, beta = check_int("k", k, low=1), check_beta(beta)
+    return 2.0 * math.log(k / beta) / (check_epsilon(epsilon0, "epsilon0") * check_int("n", n, low=1))
+
+
+def alg1_error_bound(T) -> float:
+    """IDC-Thm4.9: on the good event every answer of Algorithm 1 has error ``<= 3T/2``."""
+    return 1.5 * check_alpha(T, "T")
+
+
+def alg1_accuracy_alpha(k, beta, epsilon0, n) -> float:
+    """IDC-Thm4.9: Algorithm 1 is (α, β)-accurate for ``α = 3 ln(k/β)/(ε0 n)`` (and any larger α)."""
+    return 1.5 * alg1_min_threshold(k, beta, epsilon0, n)
+
+
+def p0(epsilon0) -> float:
+    """IDC-Claim4.5 [RECON]: ``P[R¹_t | R¹_t ∪ R*_t] >= p0 = ½ e^{-2ε0}`` (Laplace tail memorylessness)."""
+    return 0.5 * math.exp(-2.0 * check_epsilon(epsilon0, "epsilon0"))
+
+
+def k0(b_max, delta, epsilon0) -> float:
+    """IDC-Claim4.6 [RECON]: w.p. ``>= 1-δ/2`` at most ``K0 = (2(B_max+1) + 8 ln(2/δ))/p0`` rounds are not R⁰."""
+    b_max = check_real("b_max", b_max, low=0.0)
+    delta = check_delta(delta, positive=True)
+    return (2.0 * (b_max + 1.0) + 8.0 * math.log(2.0 / delta)) / p0(epsilon0)
+
+
+def azuma_bound(K, epsilon_star, delta) -> float:
+    """IDC-Claim4.7 [RECON]: the privacy loss of ``K`` non-R⁰ rounds, each ``|L_t| <= ε*``, exceeds
+    ``K ε*(e^{ε*}-1) + 2ε* sqrt(2K ln(2/δ))`` with probability ``<= δ/2`` (Azuma; drift from IDC-Thm2.4)."""
+    K = check_real("K", K, low=0.0)
+    epsilon_star = check_epsilon(epsilon_star, "epsilon_star")
+    delta = check_delta(delta, positive=True)
+    return K * epsilon_star * math.expm1(epsilon_star) + 2.0 * epsilon_star * math.sqrt(2.0 * K * math.log(2.0 / delta))
+
+
+def thm41_epsilon(epsilon0, b_max, delta, c_star=2.0) -> float:
+    """IDC-Thm4.1 [RECON]: the ε that Algorithm 1 with per-round ``ε0`` is claimed to achieve:
+    ``K0 ε*(e^{ε*}-1) + 2ε* sqrt(2 K0 ln(2/δ))`` with ``ε* = c* ε0`` and ``K0`` from :func:`k0`.
+
+    ``c*`` (Claim 4.3) was not recovered; THEOREMS.md uses ``c* = 2`` for illustration.
+    """
+    epsilon0 = check_epsilon(epsilon0, "epsilon0")
+    c_star = check_real("c_star", c_star, low=0.0, low_open=True)
+    return azuma_bound(k0(b_max, delta, epsilon0), c_star * epsilon0, delta)
+
+
+def thm41_epsilon0(epsilon, b_max, delta, c_star=2.0) -> float:
+    """IDC-Thm4.1 [RECON]: the largest ``ε0 <= min(1/2, 1/c*)`` with :func:`thm41_epsilon` ``<= ε`` (bisection).
+
+    The right-hand side increases with ``ε0``.  The result is *reconstructed*: use IDC-Alg1-SV for a
+    guaranteed privacy claim.  Raises ``ValueError`` (naming ``epsilon``) if even tiny ε0 cannot reach ε.
+    """
+    epsilon = check_epsilon(epsilon)
+    c_star = check_real("c_star", c_star, low=0.0, low_open=True)
+    hi = min(0.5, 1.0 / c_star)                       # Thm 4.1 assumes ε0 <= 1/2; Claim 4.4 needs ε* <= 1
+    if thm41_epsilon(hi, b_max, delta, c_star) <= epsilon:
+        return hi
+    lo = 0.0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if thm41_epsilon(mid, b_max, delta, c_star) <= epsilon:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo <= 1e-13 * hi:
+            break
+    if lo <= 0.0:
+        raise ValueError(f"epsilon ({epsilon!r}) is too small for IDC-Thm4.1 at b_max={b_max}, delta={delta}")
+    return lo
+
+
+def effective_c_gru(epsilon, epsilon0, b_max, delta) -> float:
+    """The constant implied by an ``ε0``: ``C = ε/(ε0 sqrt(B_max ln(1/δ)))`` (IDC-Alg1's ``C_GRU``, [RECON])."""
+    epsilon, epsilon0 = check_epsilon(epsilon), check_epsilon(epsilon0, "epsilon0")
+    b_max = check_real("b_max", b_max, low=0.0, low_open=True)
+    delta = check_delta(delta, positive=True)
+    return epsilon / (epsilon0 * math.sqrt(b_max * math.log(1.0 / delta)))
+
+
+def best_alpha(bound, k, beta, epsilon, delta, n, c_gru) -> float:
+    """IDC-Eq(3) [RECON]: the root of ``α = 3 C sqrt(B(α/3) ln(1/δ)) ln(k/β)/(ε n)`` (bisection).
+
+    ``bound`` is the IDC's ``B(·)`` as a function of a normalised accuracy (decreasing in its argument, so
+    the right-hand side decreases in ``α`` and the root is unique).  ``c_gru`` is ``C_GRU`` (not recovered).
+    """
+    if not callable(bound):
+        raise TypeError(f"bound must be a function alpha -> B(alpha), got {type(bound).__name__}")
+    k, beta, epsilon = check_int("k", k, low=1), check_beta(beta), check_epsilon(epsilon)
+    delta, n = check_delta(delta, positive=True), check_int("n", n, low=1)
+    c_gru = check_real("c_gru", c_gru, low=0.0, low_open=True)
+
+    def gap(a):
+        return a - 3.0 * c_gru * math.sqrt(bound(a / 3.0) * math.log(1.0 / delta)) * math.log(k / beta) / (epsilon * n)
+
+    lo, hi = 1e-12, 1.0
+    while gap(hi) < 0:
+        hi *= 2.0
+        if hi > 1e12:
+            raise ValueError("IDC-Eq(3) has no root below 1e12: check the bound function")
+    for _ in range(200):
+        mid = math.sqrt(lo * hi)
+        lo, hi = (mid, hi) if gap(mid) < 0 else (lo, mid)
+        if hi / lo - 1 < 1e-12:
+            break
+    return hi
+
+
+def mw_online_alpha(N, k, beta, epsilon, delta, n, c_gru) -> float:
+    """IDC-Cor4.10 (MW) [RECON]: ``α = sqrt(18 C) (ln N ln(1/δ))^{1/4} sqrt(ln(k/β)/(ε n))`` (normalised)."""
+    N, k, n = check_int("N", N, low=2), check_int("k", k, low=1), check_int("n", n, low=1)
+    beta, epsilon, delta = check_beta(beta), check_epsilon(epsilon), check_delta(delta, positive=True)
+    c_gru = check_real("c_gru", c_gru, low=0.0, low_open=True)
+    return math.sqrt(18 * c_gru) * (math.log(N) * math.log(1 / delta)) ** 0.25 * math.sqrt(math.log(k / beta) / (epsilon * n))
+
+
+def median_online_alpha(N, k, beta, epsilon, delta, n, c_gru) -> float:
+    """IDC-Cor4.10 (Median) [RECON]:
+    ``α = sqrt(9C/√2) (log2 N ln(2k) ln(1/δ))^{1/4} sqrt(ln(k/β)/(ε n))`` (normalised)."""
+    N, k, n = check_int("N", N, low=2), check_int("k", k, low=1), check_int("n", n, low=1)
+    beta, epsilon, delta = check_beta(beta), check_epsilon(epsilon), check_delta(delta, positive=True)
+    c_gru = check_real("c_gru", c_gru, low=0.0, low_open=True)
+    return (math.sqrt(9 * c_gru / math.sqrt(2)) * (math.log2(N) * math.log(2 * k) * math.log(1 / delta)) ** 0.25
+            * math.sqrt(math.log(k / beta) / (epsilon * n)))
+
+
+def fk_online_alpha_counts(norm2, N, k, beta, epsilon, delta, c_gru) -> float:
+    """IDC-Cor5.2 [RECON]: ``α² = 9 C ||D||_2 sqrt(N ln(1/δ)) ln(k/β)/ε`` (unnormalised counts).
+
+    ``norm2`` is a public bound on ``||D||_2`` (``sqrt(n)`` for sets).
+    """
+    norm2 = check_real("norm2", norm2, low=0.0, low_open=True)
+    N, k = check_int("N", N, low=1), check_int("k", k, low=1)
+    beta, epsilon, delta = check_beta(beta), check_epsilon(epsilon), check_delta(delta, positive=True)
+    c_gru = check_real("c_gru", c_gru, low=0.0, low_open=True)
+    return math.sqrt(9 * c_gru * norm2 * math.sqrt(N * math.log(1 / delta)) * math.log(k / beta) / epsilon)
+
+
+# --------------------------------------------------------------------------- IDC-Alg1-SV [DERIVED]
+
+def sv_updates(B) -> int:
+    """IDC-Alg1-SV: the number of updates ``c`` for an IDC bound ``B(α_U)``: ``max(1, floor(B))``.
+
+    A valid update sequence has length ``L <= B``, hence ``<= floor(B)``; after ``floor(B)`` updates it
+    cannot be extended, so the hypothesis is α_U-accurate.
+    """
+    B = check_real("B", B, low=0.0, low_open=True)
+    return max(1, int(math.floor(B)))
+
+
+def sv_epsilon0(epsilon, delta, c) -> float:
+    """IDC-Alg1-SV: per-mechanism budget for the ``2c`` ε0-DP steps (c AboveThreshold runs, c Laplace releases).
+
+    ``δ > 0``: ``ε0 = ε/(4 sqrt(c ln(1/δ)))`` — DR-Cor3.21 with ``k = 2c``, needs ``ε < 1``.
+    ``δ = 0``: ``ε0 = ε/(2c)`` (basic composition).
+    """
+    epsilon, delta = check_epsilon(epsilon), check_delta(delta)
+    c = check_int("c", c, low=1)
+    if delta == 0.0:
+        return epsilon / (2 * c)
+    if epsilon >= 1.0:
+        raise ValueError(f"epsilon ({epsilon!r}) must be < 1 when delta > 0 (DR-Cor3.21)")
+    return epsilon / (4.0 * math.sqrt(c * math.log(1.0 / delta)))
+
+
+def sv_privacy_epsilon(epsilon0, c, delta) -> float:
+    """The ε that ``2c`` ε0-DP steps compose to: ``2c ε0`` (δ = 0) or DR-Thm3.20 with ``δ' = δ``."""
+    epsilon0, c, delta = check_epsilon(epsilon0, "epsilon0"), check_int("c", c, low=1), check_delta(delta)
+    if delta == 0.0:
+        return 2 * c * epsilon0
+    return advanced_composition(epsilon0, 2 * c, delta)[0]
+
+
+def sv_alpha_sv(c, k, beta, epsilon0, n) -> float:
+    """IDC-Alg1-SV: ``α_SV = (2 ln(3c/β) + 4 ln(3k/β))/(ε0 n)`` — threshold noise (c draws of
+    ``Lap(2/(ε0 n))``) plus query noise (k draws of ``Lap(4/(ε0 n))``), each group failing w.p. ``<= β/3``."""
+    c, k, beta = check_int("c", c, low=1), check_int("k", k, low=1), check_beta(beta)
+    denom = check_epsilon(epsilon0, "epsilon0") * check_int("n", n, low=1)
+    return (2.0 * math.log(3 * c / beta) + 4.0 * math.log(3 * k / beta)) / denom
+
+
+def sv_alpha_l(c, beta, epsilon0, n) -> float:
+    """IDC-Alg1-SV: ``α_L = ln(3c/β)/(ε0 n)``, the error of all ``c`` released ``Lap(1/(ε0 n))`` answers."""
+    c, beta = check_int("c", c, low=1), check_beta(beta)
+    return math.log(3 * c / beta) / (check_epsilon(epsilon0, "epsilon0") * check_int("n", n, low=1))
+
+
+def sv_threshold(alpha_u, alpha_sv) -> float:
+    """IDC-Alg1-SV: the threshold ``T_thr = α_U + α_SV``."""
+    return check_alpha(alpha_u, "alpha_u") + check_alpha(alpha_sv, "alpha_sv")
+
+
+def sv_error_bound(alpha_u, alpha_sv) -> float:
+    """IDC-Alg1-SV: with probability ``>= 1-β`` every answer has error ``<= α_U + 2 α_SV``."""
+    return check_alpha(alpha_u, "alpha_u") + 2.0 * check_alpha(alpha_sv, "alpha_sv")
+
+
+# --------------------------------------------------------------------------- DR-Alg6 (OnlineMW)
+
+def dr_online_mw_threshold(c, epsilon, delta, k, beta, n) -> float:
+    """DR-Alg6's threshold (the box's constants, normalised by ``n``).
+
+    ``δ = 0``: ``T = 18c(ln(2k) + ln(4c/β))/(ε n)``; ``δ > 0``:
+    ``T = (2 + 32√2) sqrt(c ln(2/δ)) (ln k + ln(4c/β))/(ε n)`` with ``c = 4 ln N/α²``.
+    """
+    c = check_real("c", c, low=0.0, low_open=True)
+    epsilon, delta = check_epsilon(epsilon), check_delta(delta)
+    k, beta, n = check_int("k", k, low=1), check_beta(beta), check_int("n", n, low=1)
+    if delta == 0.0:
+        return 18.0 * c * (math.log(2 * k) + math.log(4 * c / beta)) / (epsilon * n)
+    return ((2 + 32 * math.sqrt(2)) * math.sqrt(c * math.log(2 / delta)) * (math.log(k) + math.log(4 * c / beta))
+            / (epsilon * n))
+
+
+# --------------------------------------------------------------------------- offline IC (GRU §7)
+
+def distinguisher_F(m, gamma, epsilon0, n) -> float:
+    """IDC-Def7.1, canonical instance [DERIVED from DR-Thm3.11]: the exponential mechanism with score
+    ``|Q(D) - Q(D')|`` (``Δu = 1/n``) is an ``(F, γ)``-distinguisher with ``F(ε) = 2(ln|Q| + ln(1/γ))/(ε n)``."""
+    m, gamma = check_int("m", m, low=1), check_beta(gamma, "gamma")
+    return 2.0 * (math.log(m) + math.log(1.0 / gamma)) / (check_epsilon(epsilon0, "epsilon0") * check_int("n", n, low=1))
+
+
+def ic_gamma(beta, B) -> float:
+    """IDC-Thm7.3: the distinguisher's failure probability ``γ = β/(2B(α/2))``."""
+    return check_beta(beta) / (2.0 * check_real("B", B, low=1.0))
+
+
+def ic_epsilon0(epsilon, delta, B) -> float:
+    """IDC-Thm7.2 [RECON; constant DERIVED]: ``ε0 = ε/(4 sqrt(B ln(1/δ)))`` (``ε < 1``), or ``ε/(2B)`` if ``δ = 0``.
+
+    ``B = B(α/2)`` rounds, each with two ε0-DP data accesses (distinguisher + Laplace).
+    """
+    epsilon, delta = check_epsilon(epsilon), check_delta(delta)
+    B = check_int("B", B, low=1)
+    if delta == 0.0:
+        return epsilon / (2 * B)
+    if epsilon >= 1.0:
+        raise ValueError(f"epsilon ({epsilon!r}) must be < 1 when delta > 0 (IDC-Thm7.2 via DR-Cor3.21)")
+    return epsilon / (4.0 * math.sqrt(B * math.log(1.0 / delta)))
+
+
+def ic_privacy_epsilon(epsilon0, B, delta) -> float:
+    """IDC-Thm7.2: ``2B`` ε0-DP accesses are ``(ε', δ)``-DP with
+    ``ε' = sqrt(4B ln(1/δ)) ε0 + 2B ε0 (e^{ε0} - 1)`` (DR-Thm3.20); ``2Bε0`` when ``δ = 0``."""
+    epsilon0, B, delta = check_epsilon(epsilon0, "epsilon0"), check_int("B", B, low=1), check_delta(delta)
+    if delta == 0.0:
+        return 2 * B * epsilon0
+    return math.sqrt(4 * B * math.log(1 / delta)) * epsilon0 + 2 * B * epsilon0 * math.expm1(epsilon0)
+
+
+def ic_alpha_condition(B, beta, epsilon0, n, m) -> float:
+    """IDC-Thm7.3 [RECON]: IC is (α, β)-accurate whenever α is at least
+    ``max(8 ln(2B/β)/(ε0 n), 8 F(ε0))`` with ``F`` at ``γ = β/(2B)`` and ``B = B(α/2)``; returns that max."""
+    B = check_int("B", B, low=1)
+    beta, n = check_beta(beta), check_int("n", n, low=1)
+    epsilon0 = check_epsilon(epsilon0, "epsilon0")
+    noise = 8.0 * math.log(2 * B / beta) / (epsilon0 * n)
+    return max(noise, 8.0 * distinguisher_F(m, ic_gamma(beta, B), epsilon0, n))
