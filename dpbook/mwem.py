@@ -1,0 +1,205 @@
+"""MWEM — offline multiplicative weights with the exponential mechanism (Hardt–Ligett–McSherry 2012; chapter 07).
+
+THEOREMS.md "MWEM (Hardt–Ligett–McSherry 2012)" [RECALLED], the practical instance of IDC-Alg3.  Counts are
+unnormalised.  Start from ``A_0 = n · Unif(X)``; for ``i = 1..T``:
+
+1. select ``q_i`` by the exponential mechanism with budget ``ε/(2T)`` and score ``|q(A_{i-1}) − q(B)|``
+   (sensitivity 1 in counts);
+2. measure ``m_i = q_i(B) + Lap(2T/ε)``;
+3. update ``A_i(x) ∝ A_{i-1}(x) · exp(q_i(x) (m_i − q_i(A_{i-1})) / (2n))``, renormalised to mass ``n``.
+
+Output ``Ā = (1/T) Σ_i A_i``.  ε-DP by basic composition of the ``2T`` primitive steps, each recorded in
+``Release.ledger``.
+
+**The record count ``n`` is public** (as in HLM12): it scales the hypothesis and the update, so the
+guarantee is ε-DP for neighbours of the same ``n`` (replace-one), or for add/remove neighbours when the
+caller passes the same public ``n`` for both (the audits do).  Every data access is then one of the ``2T``
+primitive steps and the rest is post-processing.
+
+Speed.  Hypotheses live as probability vectors ``p = A/n`` (shape ``(trials, N)``, all trials at once).  For
+marginal workloads (:class:`dpbook.queries.MarginalWorkload`) the answers of every hypothesis come from
+:func:`marginal_counts` (a superset-sum transform: ``d`` in-place pairwise sums of the reshaped ``(2,)*d``
+cube, then inclusion–exclusion over each cell's ``2^k`` corners — never an ``m × |X|`` matrix), and the update
+multiplies only the slabs of the reshaped cube that change (:func:`dpbook.multiplicative_weights.
+marginal_cell_update`).  Other workloads use ``workload.counts`` and the general vectorised update.
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from .exponential import exponential_mechanism
+from .multiplicative_weights import _SLAB_SAFE, marginal_cell_update, multiplicative_weights_update
+from .noise import as_generator, laplace
+from .queries import MarginalWorkload, MatrixWorkload, as_workload
+from .release import Release, Spend
+from .validation import check_epsilon, check_histogram, check_int
+
+__all__ = ["mwem", "marginal_counts", "hypothesis_counts"]
+
+
+# --------------------------------------------------------------------------- answering on hypotheses
+
+def _inclusion_exclusion(W: MarginalWorkload):
+    """For each cell ``(S, v)``: the corners ``z`` and signs with ``P[x_S = v] = Σ sign · g[z]`` (cached on W)."""
+    cached = getattr(W, "_dpbook_mwem_ie", None)
+    if cached is not None:
+        return cached
+    kmax = max(len(S) for S, _ in W.cells)
+    idx = np.zeros((W.m, 1 << kmax), dtype=np.int64)
+    sign = np.zeros((W.m, 1 << kmax))
+    for j, (S, v) in enumerate(W.cells):
+        ones = sum(1 << (W.d - 1 - a) for a, b in zip(S, v) if b == 1)
+        zeros = [1 << (W.d - 1 - a) for a, b in zip(S, v) if b == 0]
+        for t, Z in enumerate(itertools.chain.from_iterable(
+                itertools.combinations(zeros, r) for r in range(len(zeros) + 1))):
+            idx[j, t] = ones + sum(Z)
+            sign[j, t] = (-1.0) ** len(Z)
+    W._dpbook_mwem_ie = (idx, sign)          # a private cache on the workload object (never changes)
+    return idx, sign
+
+
+def marginal_counts(W: MarginalWorkload, P) -> np.ndarray:
+    """``Q @ P`` for a marginal workload and non-negative vectors ``P`` (``(N,)`` or ``(trials, N)``).
+
+    Superset-sum transform: ``g[z] = Σ_{y ⊇ z} P[y]`` (bits as attributes) by ``d`` in-place pairwise sums
+    along the axes of the reshaped ``(trials, 2, …, 2)`` cube; then each cell ``(S, v)`` is
+    ``Σ_{Z ⊆ zeros(v)} (−1)^{|Z|} g[ones(v) ∪ Z]`` (inclusion–exclusion, ``2^{|S|}`` terms).  Cost ``~d/2`` passes
+    over ``P`` whatever ``m`` is.  Equals ``W.counts(P)`` (tests check it).
+    """
+    if not isinstance(W, MarginalWorkload):
+        raise TypeError(f"W must be a MarginalWorkload, got {type(W).__name__}")
+    P = np.asarray(P, dtype=np.float64)
+    if P.shape[-1] != W.N or P.ndim not in (1, 2):
+        raise ValueError(f"P must have shape ({W.N},) or (trials, {W.N}), got {P.shape}")
+    g = np.array(P, ndmin=2)                                  # a copy: the transform is in place
+    R = g.shape[0]
+    for a in range(W.d):                                      # axis a of (R, 2^a, 2, 2^(d-1-a))
+        view = g.reshape(R, 1 << a, 2, 1 << (W.d - 1 - a))
+        view[:, :, 0, :] += view[:, :, 1, :]
+    idx, sign = _inclusion_exclusion(W)
+    counts = (g[:, idx] * sign).sum(axis=-1)
+    np.maximum(counts, 0.0, out=counts)                       # rounding can leave -1e-17 on an empty cell
+    return counts[0] if P.ndim == 1 else counts
+
+
+def hypothesis_counts(W, P) -> np.ndarray:
+    """``Q @ P`` for any workload and ``P`` of shape ``(trials, N)`` (fast path for marginals)."""
+    if isinstance(W, MarginalWorkload):
+        return marginal_counts(W, P)
+    if isinstance(W, MatrixWorkload):
+        return np.asarray(W.Q @ np.asarray(P).T, dtype=np.float64).T
+    return np.stack([W.counts(row) for row in P])
+
+
+# --------------------------------------------------------------------------- the mechanism
+
+def _select(scores: np.ndarray, epsilon_select: float, rng) -> np.ndarray:
+    """One exponential-mechanism pick per row of ``scores`` (counts, sensitivity 1); rows with equal scores
+    share one batched call (same distribution)."""
+    if np.all(scores == scores[0]):
+        return np.atleast_1d(exponential_mechanism(scores[0], epsilon=epsilon_select, sensitivity=1.0,
+                                                   trials=scores.shape[0], rng=rng))
+    return np.array([exponential_mechanism(s, epsilon=epsilon_select, sensitivity=1.0, rng=rng) for s in scores])
+
+
+def _cell_answer(p: np.ndarray, W: MarginalWorkload, j: int) -> float:
+    """``q_j(p)`` for one marginal cell: the sum of its slab of the reshaped cube."""
+    S, v = W.cells[j]
+    where = dict(zip(S, v))
+    return float(p.reshape((2,) * W.d)[tuple(where.get(a, slice(None)) for a in range(W.d))].sum())
+
+
+def _update(P: np.ndarray, W, picks: np.ndarray, coefficient: np.ndarray) -> None:
+    """``P[t] ∝ P[t] · exp(coefficient[t] · q_{picks[t]})`` for every trial ``t``, in place.
+
+    Marginal cells: one trial → :func:`marginal_cell_update` (touches only the changing slabs).  Many trials →
+    all rows at once: ``P *= e^{−max(c,0)}``, then each picked cell's slab (grouped by cell, a loop over the
+    distinct picks, not over ``|X|``) ``*= e^{c}``, then renormalise; ``|c| > 30`` rows take the guarded path.
+    """
+    if not isinstance(W, MarginalWorkload):
+        Q = np.stack([W.query(int(j)) for j in picks])
+        multiplicative_weights_update(P, Q, coefficient, out=P, check=False)
+        return
+    if P.shape[0] == 1 or np.any(np.abs(coefficient) > _SLAB_SAFE):
+        for t, (j, c) in enumerate(zip(picks, coefficient)):
+            S, v = W.cells[j]
+            marginal_cell_update(P[t], W.d, S, v, float(c), out=P[t], check=False)
+        return
+    P *= np.exp(-np.maximum(coefficient, 0.0))[:, None]
+    ratio = np.exp(coefficient)                                # e^c on the cell, relative to the rest
+    cube = P.reshape((P.shape[0],) + (2,) * W.d)
+    for j in np.unique(picks):
+        rows = np.flatnonzero(picks == j)
+        S, v = W.cells[j]
+        where = dict(zip(S, v))
+        index = (rows,) + tuple(where.get(a, slice(None)) for a in range(W.d))
+        cube[index] *= ratio[rows].reshape((-1,) + (1,) * (W.d - len(S)))
+    P /= P.sum(axis=1, keepdims=True)
+
+
+def _replay(P: np.ndarray, W, selected: np.ndarray, measured: np.ndarray, n: int) -> None:
+    """One sweep of the MW update over every measurement so far (HLM12's practical variant; post-processing)."""
+    for t in range(P.shape[0]):
+        for j, m_j in zip(selected[t], measured[t]):
+            here = _cell_answer(P[t], W, j) if isinstance(W, MarginalWorkload) else float(W.query(int(j)) @ P[t])
+            _update(P[t:t + 1], W, np.array([j]), np.array([(m_j - n * here) / (2.0 * n)]))
+
+
+def mwem(x, workload, *, epsilon, T, n=None, replay=0, trials=None, rng=None, sampler=laplace) -> Release:
+    """MWEM (HLM12, THEOREMS.md [RECALLED]): ``T`` rounds of select / measure / multiplicative-weights update.
+
+    ``x``: histogram; ``workload``: linear queries in ``[0,1]^N`` (a :class:`MarginalWorkload` is fastest);
+    ``epsilon``: total budget (pure ε-DP, basic composition); ``T``: rounds; ``n``: the public record count
+    (default ``||x||_1``, treated as public as in HLM12); ``replay``: after each round, sweep the update
+    over all measurements so far this many more times (HLM12's practical improvement [RECALLED]; it only
+    post-processes the transcript, so the privacy accounting is unchanged; ``0`` is the algorithm as
+    THEOREMS.md states it and the only one the accuracy bound covers); ``trials``: that many independent runs at once;
+    ``sampler(scale, size, rng)``: the Laplace sampler.  Returns a :class:`Release` whose ``answers`` are the
+    normalised answers ``q(Ā)/n`` of the averaged hypothesis; ``trace`` holds ``synthetic`` (``Ā/n``),
+    ``answers_last`` (``q(A_T)/n``), ``selected`` and ``measurements`` (the transcript, counts).
+    """
+    x = check_histogram(x)
+    W = as_workload(workload)
+    if W.N != x.size:
+        raise ValueError(f"workload is over {W.N} universe elements but x has {x.size}")
+    epsilon = check_epsilon(epsilon)
+    T = check_int("T", T, low=1)
+    n = int(x.sum()) if n is None else check_int("n", n, low=1)
+    replay = check_int("replay", replay, low=0)
+    R = 1 if trials is None else check_int("trials", trials, low=1)
+    rng = as_generator(rng)
+    # ---- budget split (basic composition over 2T primitive steps): sum = ε
+    epsilon_select = epsilon / (2 * T)          # exponential mechanism, score |q(A) - q(B)|, sensitivity 1
+    epsilon_measure = epsilon / (2 * T)         # Laplace on one count: Lap(1/epsilon_measure) = Lap(2T/ε)
+
+    true_counts = hypothesis_counts(W, x[None].astype(np.float64))[0]        # q(B) for every query
+    P = np.full((R, W.N), 1.0 / W.N)                                          # A_0 / n, uniform
+    P_sum = np.zeros_like(P)
+    hyp = hypothesis_counts(W, P)                                             # q(A_0)/n, shape (R, m)
+    answers_sum = np.zeros_like(hyp)
+    selected = np.empty((R, T), dtype=np.int64)
+    measurements = np.empty((R, T))
+    rows = np.arange(R)
+    for i in range(T):
+        picks = _select(np.abs(n * hyp - true_counts), epsilon_select, rng)                 # 1. select
+        measured = true_counts[picks] + sampler(1.0 / epsilon_measure, (R,), rng)        # 2. measure
+        coefficient = (measured - n * hyp[rows, picks]) / (2.0 * n)                       # 3. update
+        _update(P, W, picks, coefficient)
+        selected[:, i], measurements[:, i] = picks, measured
+        for _ in range(replay):                                                            # post-processing
+            _replay(P, W, selected[:, :i + 1], measurements[:, :i + 1], n)
+        hyp = hypothesis_counts(W, P)
+        answers_sum += hyp
+        P_sum += P
+
+    ledger = tuple(Spend(f"round {i + 1}: {step}", eps) for i in range(T)
+                   for step, eps in (("exponential mechanism (select)", epsilon_select),
+                                     ("laplace (measure)", epsilon_measure)))
+    answers, last, synthetic = answers_sum / T, hyp, P_sum / T
+    if trials is None:
+        answers, last, synthetic, selected, measurements = answers[0], last[0], synthetic[0], selected[0], measurements[0]
+    trace = {"synthetic": synthetic, "answers_last": last, "selected": selected, "measurements": measurements,
+             "T": T, "n": n, "replay": replay, "epsilon_select": epsilon_select, "epsilon_measure": epsilon_measure}
+    return Release(answers, epsilon, 0.0, "mwem", noise_scale=1.0 / (epsilon_measure * n), ledger=ledger, trace=trace)
