@@ -21,7 +21,7 @@ from .noise import as_generator
 from .validation import check_histogram, check_int
 
 __all__ = [
-    "BinaryUniverse", "Dataset", "PointDataset", "Graph", "histogram", "rows_from_histogram",
+    "BinaryUniverse", "Dataset", "PointDataset", "Graph", "SparseHistogram", "histogram", "rows_from_histogram",
     "add_row", "remove_row", "replace_row", "random_neighbour", "bootstrap",
     "load_cancer", "load_digits", "load_diabetes", "load_karate", "load_lesmis", "DATA_DIR",
 ]
@@ -122,6 +122,52 @@ class Graph:
         A[self.edges[:, 0], self.edges[:, 1]] = 1
         A[self.edges[:, 1], self.edges[:, 0]] = 1
         return A
+
+
+@dataclass(frozen=True)
+class SparseHistogram:
+    """A histogram over a universe too large to hold densely (e.g. ``|X| = 2^32``), stored by its support.
+
+    ``x[indices[j]] = counts[j]`` and ``x[u] = 0`` elsewhere; ``indices`` sorted and distinct, ``counts >= 1``.
+    Every :class:`dpbook.queries.Workload` answers it without densifying (``counts(x)``/``answers(x)``).
+    """
+
+    N: int
+    indices: np.ndarray = field(repr=False)
+    counts: np.ndarray = field(repr=False)
+
+    def __post_init__(self):
+        check_int("N", self.N, low=1)
+        idx = np.asarray(self.indices)
+        cnt = np.asarray(self.counts)
+        if idx.ndim != 1 or cnt.shape != idx.shape or not np.issubdtype(idx.dtype, np.integer):
+            raise ValueError("indices and counts must be 1-D integer arrays of equal length")
+        if idx.size and (idx[0] < 0 or idx[-1] >= self.N or np.any(np.diff(idx) <= 0)):
+            raise ValueError(f"indices must be sorted, distinct and in [0, {self.N})")
+        check_histogram(cnt, "counts", allow_empty=True)
+        if np.any(cnt == 0):
+            raise ValueError("counts must be >= 1 on the stored support")
+
+    @classmethod
+    def from_rows(cls, rows, N: int) -> "SparseHistogram":
+        """Table → sparse histogram: ``rows`` are universe indices (any order, repeats allowed)."""
+        rows = np.asarray(rows)
+        if rows.ndim != 1 or not np.issubdtype(rows.dtype, np.integer):
+            raise TypeError("rows must be a 1-D integer array of universe indices")
+        idx, cnt = np.unique(rows.astype(np.int64), return_counts=True)
+        return cls(N, idx, cnt.astype(np.int64))
+
+    @property
+    def n(self) -> int:
+        return int(self.counts.sum())
+
+    def to_dense(self) -> np.ndarray:
+        """The dense histogram (only for universes that fit in memory)."""
+        if self.N > 1 << 26:
+            raise ValueError(f"N ({self.N}) is too large for a dense histogram")
+        x = np.zeros(self.N, dtype=np.int64)
+        x[self.indices] = self.counts
+        return x
 
 
 def histogram(indices, N: int) -> np.ndarray:

@@ -20,6 +20,7 @@ from abc import ABC, abstractmethod
 import numpy as np
 import scipy.sparse as sp
 
+from .data import SparseHistogram
 from .noise import as_generator
 from .validation import check_int, check_matrix_workload
 
@@ -63,17 +64,31 @@ class Workload(ABC):
     def l2_sensitivity(self) -> float:
         """``max_u ||Q e_u||_2`` (the Gaussian mechanism's ``Δ2``, for counts)."""
 
+    def _counts_sparse(self, x: SparseHistogram) -> np.ndarray:
+        """``Q @ x`` for a :class:`~dpbook.data.SparseHistogram`; implicit forms override this."""
+        return self._counts(x.to_dense().astype(np.float64))
+
     def counts(self, x) -> np.ndarray:
-        """Unnormalised answers ``Q @ x`` (each has sensitivity <= 1 under add/remove)."""
+        """Unnormalised answers ``Q @ x`` (each has sensitivity <= 1 under add/remove).
+
+        ``x``: a dense vector over the universe, or a :class:`~dpbook.data.SparseHistogram`.
+        """
+        if isinstance(x, SparseHistogram):
+            if x.N != self.N:
+                raise ValueError(f"x is over {x.N} universe elements but the workload over {self.N}")
+            return np.asarray(self._counts_sparse(x), dtype=np.float64)
         return self._counts(_check_vector(x, self.N)).astype(np.float64)
 
     def answers(self, x) -> np.ndarray:
-        """Normalised answers ``Q @ x / ||x||_1`` in ``[0, 1]`` (x a histogram or a distribution)."""
-        x = _check_vector(x, self.N)
-        total = float(x.sum())
+        """Normalised answers ``Q @ x / ||x||_1`` in ``[0, 1]`` (x a histogram, a distribution, or sparse)."""
+        if isinstance(x, SparseHistogram):
+            total = float(x.n)
+        else:
+            x = _check_vector(x, self.N)
+            total = float(x.sum())
         if total <= 0:
             raise ValueError("x must have positive total mass to normalise the answers")
-        return self._counts(x) / total
+        return self.counts(x) / total
 
     def matrix(self) -> np.ndarray:
         """The dense ``m × N`` matrix (only for small workloads; implicit forms build it query by query)."""
@@ -98,6 +113,17 @@ class MatrixWorkload(Workload):
 
     def _counts(self, x):
         return np.asarray(self.Q @ x, dtype=np.float64).ravel()
+
+    def _counts_sparse(self, x):
+        if not sp.issparse(self.Q):
+            return self.Q[:, x.indices] @ x.counts.astype(np.float64)
+        # look every stored entry's column up in the support: O(nnz log |support|), never O(N)
+        cols = self.Q.indices
+        pos = np.minimum(np.searchsorted(x.indices, cols), max(x.indices.size - 1, 0))
+        hit = x.indices[pos] == cols if x.indices.size else np.zeros(cols.size, dtype=bool)
+        weighted = np.where(hit, self.Q.data * x.counts[pos], 0.0)
+        rows = np.repeat(np.arange(self.m), np.diff(self.Q.indptr))
+        return np.bincount(rows, weights=weighted, minlength=self.m)
 
     def query(self, i):
         row = self.Q[self._check_i(i)]
@@ -148,6 +174,16 @@ class MarginalWorkload(Workload):
             tables[S] = np.transpose(marg, axes=order) if len(S) > 1 else marg
         return np.array([tables[S][v] for S, v in self.cells], dtype=np.float64)
 
+    def _counts_sparse(self, x):
+        u, c = x.indices, x.counts.astype(np.float64)
+        out = np.empty(self.m)
+        for i, (S, v) in enumerate(self.cells):            # a loop over queries, vectorised over the support
+            keep = np.ones(u.size, dtype=bool)
+            for a, b in zip(S, v):
+                keep &= ((u >> (self.d - 1 - a)) & 1) == b
+            out[i] = c[keep].sum()
+        return out
+
     def query(self, i):
         S, v = self.cells[self._check_i(i)]
         u = np.arange(self.N, dtype=np.int64)
@@ -179,6 +215,12 @@ class RangeWorkload(Workload):
     def _counts(self, x):
         c = np.concatenate([[0.0], np.cumsum(x, dtype=np.float64)])
         return c[self.intervals[:, 1] + 1] - c[self.intervals[:, 0]]
+
+    def _counts_sparse(self, x):
+        c = np.concatenate([[0.0], np.cumsum(x.counts, dtype=np.float64)])
+        hi = np.searchsorted(x.indices, self.intervals[:, 1], side="right")
+        lo = np.searchsorted(x.indices, self.intervals[:, 0], side="left")
+        return c[hi] - c[lo]
 
     def query(self, i):
         a, b = self.intervals[self._check_i(i)]

@@ -131,3 +131,46 @@ def test_marginals_scale_to_2_pow_20():
     W = k_way_marginals(20, 2, attribute_sets=list(itertools.combinations(range(20), 2))[:10])
     c = W.counts(x)
     assert c.shape == (40,) and np.allclose(c.reshape(10, 4).sum(axis=1), x.sum())
+
+
+def test_sparse_histogram_matches_dense(small_x):
+    from dpbook.data import SparseHistogram
+    rows = np.repeat(np.arange(32), small_x)
+    xs = SparseHistogram.from_rows(np.random.default_rng(0).permutation(rows), 32)
+    assert np.array_equal(xs.to_dense(), small_x) and xs.n == small_x.sum()
+    for W in (k_way_marginals(5, 2), range_queries(32, 20, rng=3), random_queries(4, 32, rng=1, density=0.3),
+              random_queries(4, 32, rng=1)):
+        assert np.allclose(W.counts(xs), W.counts(small_x))
+        assert np.allclose(W.answers(xs), W.answers(small_x))
+
+
+def test_huge_universe_without_densifying():
+    """|X| = 2^32: sparse data, sparse queries and ranges are answered from the support alone."""
+    from dpbook.data import SparseHistogram
+    N = 1 << 32
+    rng = np.random.default_rng(5)
+    rows = rng.integers(0, N, size=1000, dtype=np.int64)
+    xs = SparseHistogram.from_rows(rows, N)
+    Q = sp.csr_matrix((np.ones(3), (np.arange(3), rows[:3])), shape=(3, N))
+    assert np.all(MatrixWorkload(Q).counts(xs) >= 1)
+    R = RangeWorkload(N, [(0, N - 1), (0, N // 2 - 1)])
+    c = R.counts(xs)
+    assert c[0] == 1000 and c[1] == np.count_nonzero(rows < N // 2)
+    M = conjunctions(32, 1)
+    assert M.counts(xs)[0] == np.count_nonzero(rows >= 1 << 31)
+    with pytest.raises(ValueError, match="too large"):
+        xs.to_dense()
+
+
+def test_sparse_histogram_validates():
+    from dpbook.data import SparseHistogram
+    with pytest.raises(ValueError, match="sorted"):
+        SparseHistogram(10, np.array([3, 1]), np.array([1, 1]))
+    with pytest.raises(ValueError, match="counts"):
+        SparseHistogram(10, np.array([1, 3]), np.array([1, 0]))
+    with pytest.raises(ValueError, match="N"):
+        SparseHistogram(0, np.array([], dtype=int), np.array([], dtype=int))
+    with pytest.raises(TypeError, match="rows"):
+        SparseHistogram.from_rows(np.array([0.5]), 10)
+    with pytest.raises(ValueError, match="universe"):
+        k_way_marginals(5, 1).counts(SparseHistogram(64, np.array([1]), np.array([1])))
