@@ -155,25 +155,43 @@ def mwem(x, workload, *, epsilon, T, n=None, replay=0, trials=None, rng=None, sa
     (default ``||x||_1``, treated as public as in HLM12); ``replay``: after each round, sweep the update
     over all measurements so far this many more times (HLM12's practical improvement [RECALLED]; it only
     post-processes the transcript, so the privacy accounting is unchanged; ``0`` is the algorithm as
-    THEOREMS.md states it and the only one the accuracy bound covers); ``trials``: that many independent runs at once;
-    ``sampler(scale, size, rng)``: the Laplace sampler.  Returns a :class:`Release` whose ``answers`` are the
-    normalised answers ``q(Ā)/n`` of the averaged hypothesis; ``trace`` holds ``synthetic`` (``Ā/n``),
-    ``answers_last`` (``q(A_T)/n``), ``selected`` and ``measurements`` (the transcript, counts).
+    THEOREMS.md states it and the only one the accuracy bound covers); ``trials``: that many independent
+    runs at once; ``sampler(scale, size, rng)``: the Laplace sampler.  Returns a :class:`Release` whose
+    ``answers`` are the normalised answers ``q(Ā)/n`` of the averaged hypothesis; ``trace`` holds
+    ``synthetic`` (``Ā/n``), ``answers_last`` (``q(A_T)/n``), ``selected`` and ``measurements`` (the
+    transcript, in counts).
     """
+    x, W, T, n, replay, R, rng = _check_inputs(x, workload, T, n, replay, trials, rng, sampler)
+    epsilon = check_epsilon(epsilon)
+    # ---- budget split (basic composition over 2T primitive steps): they sum to ε
+    epsilon_select = epsilon / (2 * T)          # exponential mechanism, score |q(A) - q(B)|, sensitivity 1
+    epsilon_measure = epsilon / (2 * T)         # Laplace on one count: Lap(1/epsilon_measure) = Lap(2T/ε)
+
+    out = _rounds(x, W, T=T, n=n, replay=replay, R=R, rng=rng, sampler=sampler,
+                  select=lambda scores, g: _select(scores, epsilon_select, g), measure_scale=1.0 / epsilon_measure)
+    ledger = tuple(Spend(f"round {i + 1}: {step}", eps) for i in range(T)
+                   for step, eps in (("exponential mechanism (select)", epsilon_select),
+                                     ("laplace (measure)", epsilon_measure)))
+    return _release(out, trials, "mwem", epsilon, 1.0 / (epsilon_measure * n), ledger,
+                    T=T, n=n, replay=replay, epsilon_select=epsilon_select, epsilon_measure=epsilon_measure)
+
+
+def _check_inputs(x, workload, T, n, replay, trials, rng, sampler):
     x = check_histogram(x)
     W = as_workload(workload)
     if W.N != x.size:
         raise ValueError(f"workload is over {W.N} universe elements but x has {x.size}")
-    epsilon = check_epsilon(epsilon)
     T = check_int("T", T, low=1)
     n = int(x.sum()) if n is None else check_int("n", n, low=1)
     replay = check_int("replay", replay, low=0)
     R = 1 if trials is None else check_int("trials", trials, low=1)
-    rng = as_generator(rng)
-    # ---- budget split (basic composition over 2T primitive steps): sum = ε
-    epsilon_select = epsilon / (2 * T)          # exponential mechanism, score |q(A) - q(B)|, sensitivity 1
-    epsilon_measure = epsilon / (2 * T)         # Laplace on one count: Lap(1/epsilon_measure) = Lap(2T/ε)
+    if not callable(sampler):
+        raise TypeError(f"sampler must be a callable sampler(scale, size, rng), got {type(sampler).__name__}")
+    return x, W, T, n, replay, R, as_generator(rng)
 
+
+def _rounds(x, W, *, T, n, replay, R, rng, sampler, select, measure_scale, sign=1.0) -> dict:
+    """The MWEM loop for ``R`` independent runs; ``select(scores, rng)`` picks one query per run (counts)."""
     true_counts = hypothesis_counts(W, x[None].astype(np.float64))[0]        # q(B) for every query
     P = np.full((R, W.N), 1.0 / W.N)                                          # A_0 / n, uniform
     P_sum = np.zeros_like(P)
@@ -183,9 +201,9 @@ def mwem(x, workload, *, epsilon, T, n=None, replay=0, trials=None, rng=None, sa
     measurements = np.empty((R, T))
     rows = np.arange(R)
     for i in range(T):
-        picks = _select(np.abs(n * hyp - true_counts), epsilon_select, rng)                 # 1. select
-        measured = true_counts[picks] + sampler(1.0 / epsilon_measure, (R,), rng)        # 2. measure
-        coefficient = (measured - n * hyp[rows, picks]) / (2.0 * n)                       # 3. update
+        picks = select(np.abs(n * hyp - true_counts), rng)                                 # 1. select
+        measured = true_counts[picks] + sampler(measure_scale, (R,), rng)                  # 2. measure
+        coefficient = sign * (measured - n * hyp[rows, picks]) / (2.0 * n)                 # 3. update
         _update(P, W, picks, coefficient)
         selected[:, i], measurements[:, i] = picks, measured
         for _ in range(replay):                                                            # post-processing
@@ -193,13 +211,12 @@ def mwem(x, workload, *, epsilon, T, n=None, replay=0, trials=None, rng=None, sa
         hyp = hypothesis_counts(W, P)
         answers_sum += hyp
         P_sum += P
+    return {"answers": answers_sum / T, "answers_last": hyp, "synthetic": P_sum / T, "selected": selected,
+            "measurements": measurements}
 
-    ledger = tuple(Spend(f"round {i + 1}: {step}", eps) for i in range(T)
-                   for step, eps in (("exponential mechanism (select)", epsilon_select),
-                                     ("laplace (measure)", epsilon_measure)))
-    answers, last, synthetic = answers_sum / T, hyp, P_sum / T
+
+def _release(out: dict, trials, name, epsilon, noise_scale, ledger, **extra) -> Release:
     if trials is None:
-        answers, last, synthetic, selected, measurements = answers[0], last[0], synthetic[0], selected[0], measurements[0]
-    trace = {"synthetic": synthetic, "answers_last": last, "selected": selected, "measurements": measurements,
-             "T": T, "n": n, "replay": replay, "epsilon_select": epsilon_select, "epsilon_measure": epsilon_measure}
-    return Release(answers, epsilon, 0.0, "mwem", noise_scale=1.0 / (epsilon_measure * n), ledger=ledger, trace=trace)
+        out = {key: value[0] for key, value in out.items()}
+    answers = out.pop("answers")
+    return Release(answers, epsilon, 0.0, name, noise_scale=noise_scale, ledger=ledger, trace={**out, **extra})
