@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from scipy.special import log_ndtr, ndtr
 from scipy.stats import norm
 
 from ..validation import (check_alpha, check_beta, check_delta, check_epsilon, check_int, check_real,
@@ -63,7 +64,7 @@ def gaussian_delta(sigma, epsilon, sensitivity=1.0) -> float:
     epsilon = check_real("epsilon", epsilon, low=0.0)
     r = check_sensitivity(sensitivity) / sigma
     a, b = r / 2 - epsilon / r, -r / 2 - epsilon / r
-    value = float(norm.cdf(a) - math.exp(epsilon + norm.logcdf(b)))
+    value = float(ndtr(a) - math.exp(epsilon + log_ndtr(b)))
     return max(value, 0.0)
 
 
