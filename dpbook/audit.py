@@ -14,13 +14,13 @@ probability at most ``alpha`` (default 1e-6, DEVELOPERS.md standard 1), so an au
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from .noise import as_generator
 from .stats import clopper_pearson
-from .validation import check_delta, check_int, check_probability
+from .validation import check_delta, check_int, check_probability, check_real
 
 __all__ = ["epsilon_lower_bound", "AuditResult", "audit"]
 
@@ -96,3 +96,471 @@ def _count(mask, trials, name) -> int:
         raise ValueError(f"event {name!r} must return a boolean array of shape ({trials},), got "
                          f"{mask.dtype} {mask.shape}")
     return int(np.count_nonzero(mask))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The book's audit catalogue (chapter 13).
+#
+# One :class:`AuditCase` per (mechanism, neighbouring pair, events): the worst-case pair known for the
+# mechanism, so a correct mechanism scores ``epsilon_lb`` close to (and below) its claim, and each
+# deliberately broken variant of ``dpbook.broken`` (a *control*) scores above it.  The cases are built by
+# small factories (imports inside them, so this module does not depend on every mechanism); the tests
+# (tests/test_audits.py) and chapter 13 run the same catalogue.
+# ---------------------------------------------------------------------------------------------------------
+
+import importlib  # noqa: E402
+import inspect  # noqa: E402
+import pkgutil  # noqa: E402
+from typing import Callable, Mapping  # noqa: E402
+
+__all__ += ["KINDS", "AuditCase", "audit_cases", "audit_case_names", "run_audits", "audit_table", "epsilon_lb_ceiling",
+            "public_mechanisms", "broken_mechanisms", "explore_audit"]
+
+
+KINDS = ("mechanism", "control", "finding")
+
+
+@dataclass(frozen=True)
+class AuditCase:
+    """A mechanism, a neighbouring pair, events, and the claim ``(epsilon, delta)`` to audit.
+
+    ``sample(trials, rng)`` / ``sample_prime(trials, rng)`` draw outputs on the two neighbours; ``target``
+    is the qualified name of the function audited.  ``kind``: ``"mechanism"`` (must pass, ``epsilon_lb <=
+    epsilon``), ``"control"`` (a deliberately broken variant the audit must catch, ``epsilon_lb > epsilon``)
+    or ``"finding"`` (a real mechanism used outside its stated assumptions — e.g. floating-point noise,
+    or ``n`` treated as private — where the audit shows the assumption matters; expected caught).
+    ``true_epsilon`` is the pair's actual privacy loss where it is known in closed form (``inf`` when the
+    supports differ).
+    """
+
+    name: str
+    target: str
+    epsilon: float
+    delta: float
+    sample: Callable = field(repr=False)
+    sample_prime: Callable = field(repr=False)
+    events: Mapping[str, Callable] = field(repr=False)
+    trials: int
+    pair: str = ""
+    kind: str = "mechanism"
+    true_epsilon: float | None = None
+
+    @property
+    def expect_caught(self) -> bool:
+        return self.kind != "mechanism"
+
+    def run(self, rng=None, *, trials=None, alpha=1e-6) -> AuditResult:
+        """Audit the case (``trials`` defaults to the case's own, sized for a few seconds at most)."""
+        trials = self.trials if trials is None else trials
+        return audit(self.sample, self.sample_prime, self.events, trials=trials, delta=self.delta,
+                     alpha=alpha, rng=rng)
+
+
+_FACTORIES: dict[str, Callable[..., AuditCase]] = {}
+
+
+def _register(key: str):
+    def deco(factory):
+        _FACTORIES[key] = factory
+        return factory
+    return deco
+
+
+def audit_cases(which: str = "all", *, epsilon=None, names=None) -> list[AuditCase]:
+    """The catalogue: ``which`` is ``"all"`` or one of :data:`KINDS` (``"mechanism"``, ``"control"``,
+    ``"finding"``).  ``epsilon`` overrides each case's default claim (chapter 13's slider); ``names``
+    selects cases by key (see :func:`audit_case_names`).  A case whose module is missing is skipped.
+    """
+    if which != "all" and which not in KINDS:
+        raise ValueError(f"which ({which!r}) must be 'all' or one of {KINDS}")
+    if epsilon is not None:
+        epsilon = check_real("epsilon", epsilon, low=0.0, low_open=True)
+    keys = list(_FACTORIES) if names is None else list(names)
+    unknown = [k for k in keys if k not in _FACTORIES]
+    if unknown:
+        raise ValueError(f"names ({unknown!r}) must be keys of the catalogue: {sorted(_FACTORIES)}")
+    cases = []
+    for key in keys:
+        try:
+            case = _FACTORIES[key]() if epsilon is None else _FACTORIES[key](epsilon)
+        except ImportError:                      # a chapter's module that has not landed (yet)
+            continue
+        if which in ("all", case.kind):
+            cases.append(case)
+    return cases
+
+
+def audit_case_names() -> list[str]:
+    """The keys of the catalogue, in the order of the book's chapters."""
+    return list(_FACTORIES)
+
+
+def run_audits(cases, *, rng=None, alpha=1e-6, trials_factor=1.0) -> list[tuple[AuditCase, AuditResult]]:
+    """Run each case with one Generator (seeded once); ``trials_factor`` scales every case's trials."""
+    rng = as_generator(rng)
+    trials_factor = check_real("trials_factor", trials_factor, low=0.0, low_open=True)
+    return [(c, c.run(rng, trials=max(1, int(round(c.trials * trials_factor))), alpha=alpha)) for c in cases]
+
+
+def epsilon_lb_ceiling(trials, *, alpha=1e-6, events=1) -> float:
+    """The largest ``epsilon_lb`` that ``trials`` samples can show (all hits on one side, none on the other).
+
+    A mechanism with infinite privacy loss scores about ``ln(trials / ln(4·events/alpha))``: an audit
+    measures evidence, and evidence is bounded by the sample size.
+    """
+    trials = check_int("trials", trials, low=1)
+    events = check_int("events", events, low=1)
+    alpha = check_probability(alpha, "alpha", open_low=True, open_high=True)
+    return epsilon_lower_bound(trials, trials, 0, trials, alpha=alpha / events)
+
+
+def audit_table(results, *, digits: int = 3) -> str:
+    """A plain-text table of ``(case, result)`` pairs: name, kind, claim, ``epsilon_lb``, best event, verdict.
+
+    Verdict: ``pass`` (a mechanism with ``ε_lb <= ε``), ``CAUGHT`` (a control or finding with
+    ``ε_lb > ε``), and ``FAIL`` for a mechanism caught or a control missed.
+    """
+    digits = check_int("digits", digits, low=1, high=10)
+    rows = [("audit", "kind", "ε claimed", "δ", "ε_lb", "true ε", "best event", "verdict")]
+    for case, res in results:
+        caught = res.epsilon_lb > case.epsilon
+        if case.expect_caught:
+            verdict = "CAUGHT" if caught else "FAIL (missed)"
+        else:
+            verdict = "FAIL" if caught else "pass"
+        true = "" if case.true_epsilon is None else f"{case.true_epsilon:.{digits}g}"
+        rows.append((case.name, case.kind, f"{case.epsilon:.{digits}g}", f"{case.delta:.{digits}g}",
+                     f"{res.epsilon_lb:.{digits}g}", true, res.event, verdict))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+# --- which functions are mechanisms (for the coverage test) -----------------------------------------------
+
+_NOT_MECHANISM_MODULES = ("dpbook.theory", "dpbook.explorers", "dpbook.broken", "dpbook.plots", "dpbook.widgets")
+
+
+def _public_functions(package_prefix: str, exclude=()) -> list[tuple[str, Callable]]:
+    import dpbook
+    found = []
+    for info in pkgutil.walk_packages(dpbook.__path__, "dpbook."):
+        name = info.name
+        if not name.startswith(package_prefix) or any(name == e or name.startswith(e + ".") for e in exclude):
+            continue
+        module = importlib.import_module(name)
+        for attr in getattr(module, "__all__", ()):
+            obj = getattr(module, attr, None)
+            if inspect.isfunction(obj) and obj.__module__ == name:
+                found.append((f"{name}.{attr}", obj))
+    return sorted(found, key=lambda t: t[0])
+
+
+def _takes_epsilon_and_rng(fn) -> bool:
+    params = inspect.signature(fn).parameters
+    return "epsilon" in params and "rng" in params
+
+
+def public_mechanisms() -> list[str]:
+    """Qualified names of dpbook's public mechanisms: functions exported by a module's ``__all__`` (outside
+    theory/explorers/broken/plots/widgets) whose signature has both ``epsilon`` and ``rng``."""
+    return [q for q, fn in _public_functions("dpbook.", _NOT_MECHANISM_MODULES) if _takes_epsilon_and_rng(fn)]
+
+
+def broken_mechanisms() -> list[str]:
+    """Qualified names of the deliberately broken mechanisms in ``dpbook.broken`` (same definition)."""
+    return [q for q, fn in _public_functions("dpbook.broken.") if _takes_epsilon_and_rng(fn)]
+
+
+# --- helpers for the factories ----------------------------------------------------------------------------
+
+def _first(fn, *args, **kwargs):
+    """``sample(trials, rng)``: the first released answer of ``fn(*args, trials=, rng=, **kwargs)``."""
+    def sample(trials, rng):
+        out = fn(*args, trials=trials, rng=rng, **kwargs)
+        answers = out.answers if hasattr(out, "answers") else out
+        return np.asarray(answers).reshape(trials, -1)[:, 0]
+    return sample
+
+
+def _picks(fn, *args, **kwargs):
+    """``sample(trials, rng)``: ``fn(*args, trials=, rng=, **kwargs)`` as an int array of picks."""
+    return lambda trials, rng: np.asarray(fn(*args, trials=trials, rng=rng, **kwargs)).reshape(trials)
+
+
+def _noisy_value(q, sampler, scale):
+    """``sample(trials, rng)`` of ``q + sampler(scale)``: Mironov's setting, a single noisy count."""
+    return lambda trials, rng: q + sampler(scale, trials, rng)
+
+
+def _leq0(y):
+    return y <= 0
+
+
+def _not_integer(y):
+    return y != np.round(y)
+
+
+def _not_in_numpy_image(scale):
+    """The event of Mironov's attack: the output is not a value numpy's Laplace(scale) sampler can return."""
+    def event(y):
+        from .broken.floating_point import numpy_laplace_image
+        return ~numpy_laplace_image(y, scale)
+    return event
+
+
+_ONE_COUNT = np.array([[0.0, 1.0]])                  # one query: "count the rows equal to element 1"
+_X, _X_PRIME = np.array([1, 0]), np.array([1, 1])    # add/remove neighbours: counts 0 and 1, n = 1 and 2
+_X_SWAP = np.array([0, 1])                           # same n as _X, count 1 (two add/remove steps away)
+_PAIR_COUNT = "x=(1,0) vs x'=(1,1), one counting query: q(x)=0, q(x')=1"
+_PAIR_SAME_N = "x=(1,0) vs x''=(0,1): same n=1, counts 0 and 1 (loss ε in exact arithmetic)"
+_PAIR_Q = "q=0 vs q'=1 (a count of sensitivity 1)"
+
+
+def _mechanism_case(name, fn, epsilon, *, trials, kind="mechanism", true_epsilon=None, events=None,
+                    x=_X, x_prime=_X_PRIME, pair=_PAIR_COUNT, **kwargs):
+    """A case for a mechanism with the signature ``fn(x, workload, *, epsilon, trials, rng, ...)``."""
+    return AuditCase(name, f"{fn.__module__}.{fn.__name__}", epsilon, 0.0,
+                     _first(fn, x, _ONE_COUNT, epsilon=epsilon, **kwargs),
+                     _first(fn, x_prime, _ONE_COUNT, epsilon=epsilon, **kwargs),
+                     events or {"y <= 0": _leq0}, trials, pair, kind, true_epsilon)
+
+
+def _sampler_case(name, sampler, epsilon, *, trials, kind="mechanism", true_epsilon=None, delta=0.0, events=None,
+                  scale=None):
+    """A case for ``q + sampler(1/ε)`` on counts 0 and 1 (the noise itself is what is audited)."""
+    scale = 1.0 / epsilon if scale is None else scale
+    events = events or {"y <= 0": _leq0, "y not in numpy's Laplace image": _not_in_numpy_image(scale)}
+    return AuditCase(name, f"{sampler.__module__}.{sampler.__name__}", epsilon, delta,
+                     _noisy_value(0.0, sampler, scale), _noisy_value(1.0, sampler, scale), events, trials,
+                     _PAIR_Q, kind, true_epsilon)
+
+
+# --- Laplace (chapter 01) ----------------------------------------------------------------------------------
+
+@_register("laplace")
+def _case_laplace(epsilon=1.0):
+    """DR-Thm3.6: counts 0 vs 1, S = {y <= 0}: P = 1/2 vs e^{-ε}/2, ratio exactly e^ε (whatever n)."""
+    from .laplace import laplace_mechanism
+    return _mechanism_case("Laplace mechanism", laplace_mechanism, epsilon, trials=1_000_000, true_epsilon=epsilon)
+
+
+@_register("laplace_discrete")
+def _case_laplace_discrete(epsilon=1.0):
+    """The same with integer noise: P[Z <= -1] = e^{-ε} P[Z <= 0] for the discrete Laplace, still exact."""
+    from .laplace import laplace_mechanism
+    from .noise import discrete_laplace
+    return _mechanism_case("Laplace mechanism, sampler=discrete_laplace", laplace_mechanism, epsilon,
+                           trials=1_000_000, true_epsilon=epsilon, sampler=discrete_laplace)
+
+
+@_register("laplace_grid")
+def _case_laplace_grid(epsilon=1.0):
+    from .laplace import laplace_mechanism
+    from .noise import grid_laplace
+    return _mechanism_case("Laplace mechanism, sampler=grid_laplace", laplace_mechanism, epsilon,
+                           trials=1_000_000, true_epsilon=epsilon, sampler=grid_laplace)
+
+
+@_register("laplace_halved_sensitivity")
+def _case_laplace_half(epsilon=1.0):
+    from .broken.laplace import laplace_halved_sensitivity
+    return _mechanism_case("Laplace, halved sensitivity", laplace_halved_sensitivity, epsilon, trials=200_000,
+                           kind="control", true_epsilon=2 * epsilon)
+
+
+@_register("laplace_scale_epsilon")
+def _case_laplace_scale_eps(epsilon=0.5):
+    from .broken.laplace import laplace_scale_epsilon
+    return _mechanism_case("Laplace, scale ε instead of Δ/ε", laplace_scale_epsilon, epsilon, trials=200_000,
+                           kind="control", true_epsilon=1 / epsilon)
+
+
+@_register("laplace_no_noise")
+def _case_laplace_no_noise(epsilon=1.0):
+    from .broken.laplace import laplace_no_noise
+    return _mechanism_case("Laplace, no noise", laplace_no_noise, epsilon, trials=20_000, kind="control",
+                           true_epsilon=math.inf)
+
+
+@_register("laplace_private_n_tail")
+def _case_private_n_tail(epsilon=1.0):
+    """Releasing (count + noise)/n with n = 1 vs 2: P[y >= t] = e^{-εt}/2 vs e^{-ε(2t-1)}/2, ratio e^{ε(t-1)}."""
+    from .laplace import laplace_mechanism
+    events = {f"y >= {t}/ε": (lambda y, t=t: y >= t / epsilon) for t in (4, 6, 8)}
+    return _mechanism_case("Laplace mechanism, n treated as private: tail event", laplace_mechanism, epsilon,
+                           trials=1_000_000, kind="finding", true_epsilon=math.inf, events=events)
+
+
+@_register("laplace_private_n_discrete")
+def _case_private_n_discrete(epsilon=1.0):
+    """With integer noise, k/1 vs (1+k)/2: half of the outputs under x' are not integers."""
+    from .laplace import laplace_mechanism
+    from .noise import discrete_laplace
+    return _mechanism_case("Laplace + discrete_laplace, n treated as private", laplace_mechanism, epsilon,
+                           trials=20_000, kind="finding", true_epsilon=math.inf, sampler=discrete_laplace,
+                           events={"y is not an integer": _not_integer})
+
+
+# --- floating point (chapter 13) ---------------------------------------------------------------------------
+
+@_register("laplace_float_support")
+def _case_laplace_float_support(epsilon=1.0):
+    """Mironov's attack on the book's own mechanism (default numpy sampler), on a pair with the same n."""
+    from .laplace import laplace_mechanism
+    return _mechanism_case("Laplace mechanism, numpy sampler: Mironov's attack", laplace_mechanism, epsilon,
+                           trials=100_000, kind="finding", true_epsilon=math.inf, x_prime=_X_SWAP,
+                           pair=_PAIR_SAME_N, events={"y not in numpy's Laplace image": _not_in_numpy_image(1 / epsilon)})
+
+
+@_register("textbook_noisy_count")
+def _case_textbook(epsilon=1.0):
+    from .broken.floating_point import textbook_noisy_count
+    s = lambda q: (lambda trials, rng: textbook_noisy_count(q, epsilon=epsilon, trials=trials, rng=rng))
+    return AuditCase("q + numpy Laplace (textbook; Mironov 2012)", "dpbook.broken.floating_point.textbook_noisy_count",
+                     epsilon, 0.0, s(0.0), s(1.0),
+                     {"y <= 0": _leq0, "y not in numpy's Laplace image": _not_in_numpy_image(1 / epsilon)},
+                     100_000, _PAIR_Q, "control", math.inf)
+
+
+@_register("discrete_laplace")
+def _case_discrete_laplace(epsilon=1.0):
+    from .noise import discrete_laplace
+    return _sampler_case("q + discrete_laplace", discrete_laplace, epsilon, trials=200_000, true_epsilon=epsilon)
+
+
+@_register("discrete_laplace_exact")
+def _case_discrete_laplace_exact(epsilon=1.0):
+    from .noise import discrete_laplace_exact
+    return _sampler_case("q + discrete_laplace_exact (CKS20)", discrete_laplace_exact, epsilon, trials=30_000,
+                         true_epsilon=epsilon)
+
+
+@_register("grid_laplace")
+def _case_grid_laplace(epsilon=1.0):
+    from .noise import grid_laplace
+    return _sampler_case("q + grid_laplace", grid_laplace, epsilon, trials=200_000, true_epsilon=epsilon)
+
+
+def _discrete_gaussian_event(epsilon, sigma):
+    """S = {y <= k*}: the outputs where the privacy loss of 0+Z vs 1+Z, (1 - 2y)/(2σ²), exceeds ε."""
+    k_star = math.ceil((1 - 2 * sigma ** 2 * epsilon) / 2) - 1
+    return k_star, (lambda y: y <= k_star)
+
+
+@_register("discrete_gaussian")
+def _case_discrete_gaussian(epsilon=1.0, sigma=2.0):
+    """(ε, δ) with the exact δ of CKS20 Thm 7; the event where the loss exceeds ε makes the audit tight."""
+    from .noise import discrete_gaussian, discrete_gaussian_delta
+    delta = discrete_gaussian_delta(epsilon, sigma)
+    k_star, event = _discrete_gaussian_event(epsilon, sigma)
+    return _sampler_case(f"q + discrete_gaussian (σ={sigma:g}, exact δ={delta:.3g})", discrete_gaussian, epsilon,
+                         trials=1_000_000, delta=delta, scale=sigma, true_epsilon=epsilon,
+                         events={f"y <= {k_star}": event, "y not in numpy's Laplace image": _not_in_numpy_image(sigma)})
+
+
+_GRID_PAIR = "q=0 vs q'=1-2^-42 (real values, Δ=1; rounded to the grid they are 0 and 1)"
+
+
+def _grid_events(epsilon):
+    from .noise import grid_granularity
+    lam = grid_granularity(1 / epsilon)
+    return {"y <= 0": _leq0, "y is not a multiple of Λ": lambda y: np.mod(y, lam) != 0,
+            "y not in numpy's Laplace image": _not_in_numpy_image(1 / epsilon)}
+
+
+@_register("grid_laplace_release")
+def _case_grid_release(epsilon=1.0):
+    """Rounded to the grid, 1-2^-42 becomes 1: the pair is tight at S = {y <= 0} (loss ε·Δ/(Δ+Λ))."""
+    from .noise import grid_laplace_release
+    s = lambda q: _first(grid_laplace_release, np.array([q]), sensitivity=1.0, epsilon=epsilon)
+    return AuditCase("grid_laplace_release (round, then grid noise)", "dpbook.noise.grid_laplace_release",
+                     epsilon, 0.0, s(0.0), s(1.0 - 2.0 ** -42), _grid_events(epsilon), 200_000, _GRID_PAIR,
+                     "mechanism", epsilon)
+
+
+@_register("unrounded_grid_release")
+def _case_unrounded(epsilon=1.0):
+    from .broken.floating_point import unrounded_grid_release
+    s = lambda q: _first(unrounded_grid_release, np.array([q]), sensitivity=1.0, epsilon=epsilon)
+    return AuditCase("grid noise without rounding the input", "dpbook.broken.floating_point.unrounded_grid_release",
+                     epsilon, 0.0, s(0.0), s(1.0 - 2.0 ** -42), _grid_events(epsilon), 20_000, _GRID_PAIR,
+                     "control", math.inf)
+
+
+# --- the exponential mechanism and report-noisy-max (chapter 06) ------------------------------------------
+
+_K_EXP = 10
+_U = np.r_[1.0, np.zeros(_K_EXP - 1)]          # u(x, ·):  candidate 0 scores Δ, the others 0
+_U_PRIME = 1.0 - _U                              # u(x', ·): candidate 0 drops by Δ, the others rise by Δ
+_PAIR_EXP = f"non-monotone utilities, {_K_EXP} candidates: u=(1,0,…,0) vs u'=(0,1,…,1), Δu=1"
+
+
+def _exp_loss(epsilon, factor=0.5):
+    """ln P_u[r=0] / P_u'[r=0] for the non-monotone pair with weights exp(factor·ε·u/Δu)."""
+    a = math.exp(factor * epsilon)
+    return math.log(a * (1 + (_K_EXP - 1) * a) / (a + _K_EXP - 1))
+
+
+def _exp_case(name, fn, epsilon, trials, kind, true_epsilon):
+    return AuditCase(name, f"{fn.__module__}.{fn.__name__}", epsilon, 0.0,
+                     _picks(fn, _U, epsilon=epsilon, sensitivity=1.0),
+                     _picks(fn, _U_PRIME, epsilon=epsilon, sensitivity=1.0), {"r = 0": lambda r: r == 0},
+                     trials, _PAIR_EXP, kind, true_epsilon)
+
+
+@_register("exponential")
+def _case_exponential(epsilon=1.0):
+    """DR-Thm3.10: the 1/2 is needed only for non-monotone utilities; this pair's loss → ε as |R| grows."""
+    from .exponential import exponential_mechanism
+    return _exp_case("exponential mechanism", exponential_mechanism, epsilon, 300_000, "mechanism",
+                     _exp_loss(epsilon))
+
+
+@_register("exponential_no_half")
+def _case_exponential_no_half(epsilon=1.0):
+    from .broken.exponential import exponential_mechanism_no_half
+    return _exp_case("exponential mechanism without the 1/2", exponential_mechanism_no_half, epsilon, 100_000,
+                     "control", _exp_loss(epsilon, 1.0))
+
+
+# --- chapter 13's widget -----------------------------------------------------------------------------------
+
+def explore_audit(case="laplace", epsilon=1.0, trials=20_000, *, seed=2026):
+    """Audit one catalogue case at ``epsilon`` with ``trials`` samples per side and draw the evidence.
+
+    Left: for each event, the estimated ``P[M(x) ∈ S]`` and ``P[M(x') ∈ S]`` with their Clopper–Pearson
+    intervals.  Right: each event's ``epsilon_lb`` against the claimed ε and the ceiling that ``trials``
+    samples allow.  Returns the figure.
+    """
+    from .plots import BOUND, EMPIRICAL, EXTRA, new_figure
+    (c,) = audit_cases(names=[case], epsilon=epsilon)
+    trials = check_int("trials", trials, low=100)
+    rng = np.random.default_rng(seed)
+    out, out_prime = c.sample(trials, rng), c.sample_prime(trials, rng)
+    names = list(c.events)
+    level = 1e-6 / len(names)
+    fig, (left, right) = new_figure(2, width=9.6, height=3.9)
+    lbs = []
+    for i, name in enumerate(names):
+        k, kp = (_count(c.events[name](o), trials, name) for o in (out, out_prime))
+        for j, (hits, col, lab) in enumerate(((k, EMPIRICAL, "x"), (kp, EXTRA[0], "x'"))):
+            lo, hi = clopper_pearson(hits, trials, level)
+            left.errorbar(i + (j - 0.5) * 0.25, hits / trials, yerr=[[hits / trials - lo], [hi - hits / trials]],
+                          fmt="o", color=col, capsize=3, label=f"P[M({lab}) ∈ S]" if i == 0 else None)
+        lbs.append(epsilon_lower_bound(k, trials, kp, trials, delta=c.delta, alpha=level))
+    left.set_xticks(range(len(names)), [n[:22] for n in names], rotation=12, fontsize=8)
+    left.set_ylim(-0.03, 1.03)
+    left.set_ylabel("probability of the event")
+    left.set_title(c.name[:48], fontsize=10)
+    left.legend()
+    right.bar(range(len(names)), lbs, color=BOUND if max(lbs) > c.epsilon else EMPIRICAL, alpha=0.8)
+    right.axhline(c.epsilon, color="black", ls="--", label=f"claimed ε = {c.epsilon:.3g}")
+    right.axhline(epsilon_lb_ceiling(trials, events=len(names)), color="grey", ls=":",
+                  label=f"ceiling for N = {trials}")
+    right.set_xticks(range(len(names)), [n[:22] for n in names], rotation=12, fontsize=8)
+    right.set_ylabel("ε lower bound (1e-6)")
+    right.set_title("caught" if max(lbs) > c.epsilon else "no evidence against the claim", fontsize=10)
+    right.legend()
+    return fig

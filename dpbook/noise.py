@@ -280,13 +280,15 @@ def round_to_grid(values, granularity) -> np.ndarray:
     mantissa, _ = math.frexp(granularity)
     if mantissa != 0.5:
         raise ValueError(f"granularity ({granularity!r}) must be a power of two")
-    values = np.asarray(values, dtype=np.float64) if not isinstance(values, np.ndarray) else values
-    if values.dtype == object or values.dtype == bool or not np.issubdtype(values.dtype, np.number):
+    values = np.asarray(values)
+    if values.dtype == object or values.dtype == bool or not np.issubdtype(values.dtype, np.number) \
+            or np.issubdtype(values.dtype, np.complexfloating):
         raise TypeError(f"values must be real numbers, got dtype {values.dtype}")
     if not np.all(np.isfinite(values)):
         raise ValueError("values contains NaN or inf; values must be finite")
-    steps = np.rint(values.astype(np.float64) / granularity)       # exact: scaling by a power of two
-    if np.any(np.abs(steps) >= 2.0 ** 52):
+    with np.errstate(over="ignore"):
+        steps = np.rint(values.astype(np.float64) / granularity)   # exact: scaling by a power of two
+    if not np.all(np.abs(steps) < 2.0 ** 52):
         raise ValueError(f"values are too large for the grid {granularity!r} (more than 2^52 steps)")
     return steps * granularity
 
@@ -313,8 +315,9 @@ def grid_laplace_release(values, *, sensitivity, epsilon, trials=None, rng=None,
     ``Λ`` — the support no longer depends on the true values.  ``values`` is a 1-D array of the ``m``
     query values; the result has shape ``(m,)`` or ``(trials, m)``.
     """
-    arr = np.asarray(values) if not isinstance(values, np.ndarray) else values
-    if arr.dtype == object or arr.dtype == bool or not np.issubdtype(arr.dtype, np.number):
+    arr = np.asarray(values)
+    if arr.dtype == object or arr.dtype == bool or not np.issubdtype(arr.dtype, np.number) \
+            or np.issubdtype(arr.dtype, np.complexfloating):
         raise TypeError(f"values must be real numbers, got dtype {arr.dtype}")
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"values must be a non-empty 1-D array, got shape {arr.shape}")

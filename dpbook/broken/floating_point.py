@@ -31,7 +31,8 @@ __all__ = ["numpy_laplace_image", "textbook_noisy_count", "unrounded_grid_releas
 
 def _check_values(values, name="values") -> np.ndarray:
     arr = np.asarray(values)
-    if arr.dtype == object or arr.dtype == bool or not np.issubdtype(arr.dtype, np.number):
+    if arr.dtype == object or arr.dtype == bool or not np.issubdtype(arr.dtype, np.number) \
+            or np.issubdtype(arr.dtype, np.complexfloating):
         raise TypeError(f"{name} must be real numbers, got dtype {arr.dtype}")
     arr = arr.astype(np.float64)
     if not np.all(np.isfinite(arr)):
@@ -53,7 +54,7 @@ def numpy_laplace_image(values, scale) -> np.ndarray:
     """
     y = _check_values(values)
     b = check_real("scale", scale, low=0.0, low_open=True)
-    flat = y.ravel()
+    flat, inverse = np.unique(y.ravel(), return_inverse=True)       # integer outputs repeat a lot
     d = np.arange(-4, 5)[:, None]
     with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
         # y < 0:  y = 0.0 + b·log(2U),  U = K·2^-53,  1 <= K < 2^52
@@ -68,16 +69,14 @@ def numpy_laplace_image(values, scale) -> np.ndarray:
         hit_pos = ok2 & (0.0 - b * np.log((2.0 - u2) - u2) == flat) & (flat >= 0)
     hit = hit_neg | hit_pos
     out = hit.any(axis=0)
-    for i in np.flatnonzero(out):                   # confirm each hit with the C library's log
-        j = int(np.argmax(hit[:, i]))
-        v = float(flat[i])
-        if v < 0:
-            uu = float(u[j, i])
-            out[i] = 0.0 + b * math.log(uu + uu) == v
-        else:
-            uu = float(u2[j, i])
-            out[i] = 0.0 - b * math.log((2.0 - uu) - uu) == v
-    return out.reshape(y.shape)
+    idx = np.flatnonzero(out)                        # confirm each hit with the C library's log
+    first = np.argmax(hit[:, idx], axis=0)
+    negative = (flat[idx] < 0).tolist()
+    u_hit = np.where(flat[idx] < 0, u[first, idx], u2[first, idx]).tolist()
+    confirmed = [(0.0 + b * math.log(w + w)) if neg else (0.0 - b * math.log((2.0 - w) - w))
+                 for neg, w in zip(negative, u_hit)]
+    out[idx] = np.array(confirmed, dtype=np.float64) == flat[idx]
+    return out[inverse].reshape(y.shape)
 
 
 def textbook_noisy_count(count, *, epsilon, sensitivity=1.0, trials=None, rng=None) -> np.ndarray:
