@@ -204,6 +204,7 @@ class MedianIDC(IDC):
         self.points = self.databases / self.s         # each database as a distribution
         self.alpha = check_alpha(alpha)
         self.emptied = 0
+        self._level_cache = None                       # (workload key, values, levels, one-hot) of answers()
 
     def _enumerate(self) -> np.ndarray:
         combos = np.array(list(itertools.combinations_with_replacement(range(self.N), self.s)), dtype=np.int64)
@@ -251,8 +252,33 @@ class MedianIDC(IDC):
         return np.log2(state.sum(axis=1))
 
     def answers(self, state, Q):
-        values = Q @ self.points.T                     # (m, |C0|)
-        return np.stack([np.median(values[:, row], axis=1) for row in state])
+        """Median answers of every run's collection to every query, with no Python loop over runs.
+
+        The values ``Q(S)`` take few distinct levels (multiples of ``1/s`` for counting queries), so one
+        matrix product counts, per run and query, the surviving databases at each level; the median is
+        read off the cumulative counts.  Many distinct levels (real-valued queries): one ``np.median`` per run.
+        """
+        key = (Q.shape, Q.tobytes())
+        if self._level_cache is None or self._level_cache[0] != key:
+            values = Q @ self.points.T                              # (m, |C0|)
+            levels, inverse = np.unique(values, return_inverse=True)
+            onehot = None
+            if levels.size <= 64:
+                m, L = values.shape[0], levels.size
+                onehot = np.zeros((self.size, m, L))
+                onehot[np.arange(self.size)[None, :], np.arange(m)[:, None], inverse.reshape(m, -1)] = 1.0
+                onehot = onehot.reshape(self.size, m * L)
+            self._level_cache = (key, values, levels, onehot)
+        _, values, levels, onehot = self._level_cache
+        if onehot is None:
+            return np.stack([np.median(values[:, row], axis=1) for row in state])
+        m, L = values.shape[0], levels.size
+        counts = (state.astype(np.float64) @ onehot).reshape(-1, m, L)
+        csum = np.cumsum(counts, axis=2)
+        c = state.sum(axis=1)[:, None, None]
+        lo = np.argmax(csum >= (c - 1) // 2 + 1 - 0.5, axis=2)      # levels of the two middle survivors
+        hi = np.argmax(csum >= c // 2 + 1 - 0.5, axis=2)
+        return 0.5 * (levels[lo] + levels[hi])
 
     def best_accuracy(self, x, workload, n=None) -> float:
         """``α*(s) = min_S max_q |q(S) - q(x)|`` over all size-``s`` databases (by enumeration; a diagnostic
@@ -631,6 +657,15 @@ def online_idc(x, rule, stream, *, delta, epsilon=None, epsilon0=None, b_max=Non
 
 # =========================================================================== offline IC (GRU §7)
 
+def _distinguish(true, hyp, epsilon0, n, rng) -> np.ndarray:
+    """The canonical private distinguisher (IDC-Def7.1): for each run, the exponential mechanism over the
+    workload with score ``|Q(D) - Q(D^t)|`` (``Δu = 1/n``).  A one-query workload needs no draw."""
+    if hyp.shape[1] == 1:
+        return np.zeros(hyp.shape[0], dtype=np.int64)
+    return np.array([exponential_mechanism(np.abs(true - h), epsilon=epsilon0, sensitivity=1.0 / n, rng=rng)
+                     for h in hyp], dtype=np.int64)
+
+
 def iterative_construction(x, workload, *, rule, epsilon, delta, n=None, rounds=None, trials=None, rng=None,
                            sampler=laplace) -> Release:
     """IDC-Alg3 — the Iterative Construction (IC) mechanism, offline (GRU §7; THEOREMS.md §7).
@@ -669,8 +704,7 @@ def iterative_construction(x, workload, *, rule, epsilon, delta, n=None, rounds=
             break
         rows = np.flatnonzero(running)
         hyp = rule.answers(state[rows], Q)                      # (r, m)
-        picks = np.array([exponential_mechanism(np.abs(true - h), epsilon=epsilon0, sensitivity=1.0 / n, rng=rng)
-                          for h in hyp])
+        picks = _distinguish(true, hyp, epsilon0, n, rng)
         a_hat = true[picks] + sampler(1.0 / (epsilon0 * n), rows.size, rng)
         here = hyp[np.arange(rows.size), picks]
         rounds_used[rows] += 1

@@ -8,11 +8,11 @@ import dataclasses
 
 import numpy as np
 
-from ..idc import online_idc, online_idc_sv, public_n
+from ..idc import iterative_construction, online_idc, online_idc_sv, public_n
 from ..noise import laplace
 from ..theory.idc import sv_epsilon0, sv_updates
 
-__all__ = ["online_idc_sv_exact_release", "online_idc_uncomposed"]
+__all__ = ["online_idc_sv_exact_release", "online_idc_uncomposed", "iterative_construction_exact_answers"]
 
 
 def online_idc_sv_exact_release(x, rule, stream, *, epsilon, delta, beta=0.05, n=None, c=None, trials=None,
@@ -47,3 +47,19 @@ def online_idc_uncomposed(x, rule, stream, *, epsilon, delta, b_max=None, n=None
     rel = online_idc(x, rule, stream, delta=delta, epsilon0=epsilon, b_max=b_max, n=n, trials=trials, rng=rng,
                      sampler=sampler, record=record)
     return dataclasses.replace(rel, epsilon=epsilon, mechanism="BROKEN " + rel.mechanism + " (eps0 = eps)")
+
+
+def iterative_construction_exact_answers(x, workload, *, rule, epsilon, delta, n=None, rounds=None, trials=None,
+                                         rng=None):
+    """BROKEN IC (IDC-Alg3): the measurement ``Â^t = Q^t(D)`` is **exact** (the Laplace noise is forgotten).
+
+    The bug: "the distinguisher already paid for touching the data".  The stopping test
+    ``|Â^t - Q^t(D^{t-1})| < 3α/4`` then decides deterministically, so a neighbour on the other side of the
+    test gets a different output with certainty.
+    """
+    def zero(scale, size, rng_):
+        return np.zeros_like(laplace(scale, size, rng_))
+
+    rel = iterative_construction(x, workload, rule=rule, epsilon=epsilon, delta=delta, n=n, rounds=rounds,
+                                 trials=trials, rng=rng, sampler=zero)
+    return dataclasses.replace(rel, mechanism="BROKEN " + rel.mechanism + " (exact answers)")
