@@ -8,7 +8,7 @@ update multiplies each weight by ``exp(coefficient · q[x])`` and renormalises:
 * :func:`multiplicative_weights_update` — that rule for any ``q ∈ [0,1]^N`` (a ``bool`` ``q`` is an
   indicator, e.g. one marginal cell, and is applied without calling ``exp`` per element);
 * :func:`marginal_cell_update` — the same rule for one marginal cell ``q = 1[x_S = v]`` of ``{0,1}^d``: it
-  scales only the slabs of the reshaped ``(2,)*d`` cube that change (MWEM's fast path, about two passes);
+  scales only the cell's slab of the reshaped ``(2,)*d`` cube (MWEM's fast path, about two passes);
 * :func:`idc_mw_update` — IDC-AlgA.2 ≡ DR-Alg5 exactly as THEOREMS.md states it: ``r = q`` if the noisy
   answer is below ``<q, p>`` else ``r = 1 − q``, then ``p' ∝ p · exp(−η r)`` with ``η = α/2`` (normalised);
 * :func:`kl_potential` — the potential ``Ψ_t = KL(D̄ ‖ D^t)`` of IDC-ClaimA.5 / IDC-LemmaA.6.
@@ -29,8 +29,6 @@ Batches: ``p`` may have shape ``(trials, N)`` with ``coefficient`` of shape ``(t
 ``(N,)`` or ``(trials, N)``, so many independent runs update in one call.
 """
 from __future__ import annotations
-
-import itertools
 
 import numpy as np
 
@@ -130,8 +128,16 @@ def multiplicative_weights_update(p, query, coefficient, *, out=None, check: boo
     buf = out if private_out else np.empty(shape)
     if q.dtype == bool:
         # factor e^c on q, 1 off q; written as (e^min(c,0), e^-max(c,0)) so that neither can overflow
-        f_on, f_off = np.exp(np.minimum(c, 0.0)), np.exp(-np.maximum(c, 0.0))
-        np.multiply(p, np.where(q, f_on, f_off), out=buf)
+        # factor e^c on q, 1 off q, i.e. (after renormalising) 1 where the factor is larger and
+        # small = e^{-|c|} where it is smaller; z marks the "larger" side.  factor = small + (1 - small)·z is
+        # then exact on the small side (small + 0) and within 1 ulp of 1 on the other, never overflows, and
+        # costs plain casts and multiplies (np.where / masked ufuncs on a random bool mask are ~20x slower).
+        z = q ^ (np.asarray(c) < 0)                        # (a bool XOR; broadcasts per row for a batch)
+        small = np.exp(-np.abs(c))
+        buf[...] = z.view(np.uint8)
+        buf *= 1.0 - small
+        buf += small
+        buf *= p
     else:
         np.multiply(q, c, out=buf)
         if np.any(np.asarray(c) > _OVERFLOW_SAFE):
@@ -143,7 +149,7 @@ def multiplicative_weights_update(p, query, coefficient, *, out=None, check: boo
     if np.any(bad):
         _log_space_rows(p, q, c, buf, bad[..., 0])
         total = np.where(bad, 1.0, total)
-    buf /= total
+    buf *= 1.0 / total                                      # (a multiply is ~2x faster than a divide)
     if out is not None and buf is not out:
         out[...] = buf
         return out
@@ -183,11 +189,9 @@ def marginal_cell_update(p, d, attributes, values, coefficient, *, out=None, che
     """:func:`multiplicative_weights_update` for the marginal-cell query ``q(x) = 1[x_S = v]`` over ``{0,1}^d``.
 
     ``p`` is a probability vector of length ``2^d`` (attribute ``a`` = bit ``d-1-a``, as in
-    :class:`dpbook.data.BinaryUniverse`).  Only the slabs of the reshaped ``(2,)*d`` cube whose factor is
-    below 1 are touched: the cell itself (``× e^c`` when ``c <= 0``) or the other ``2^k − 1`` cells of the same
-    attributes (``× e^{−c}`` when ``c > 0``; same result after renormalising) — then one sum and one scale.
-    About two passes over ``p`` in all, no ``exp`` per element.  ``|c| > 30`` goes through the general
-    (log-space-guarded) path.  ``out`` may be ``p`` for an in-place update (``p`` must then be contiguous).
+    :class:`dpbook.data.BinaryUniverse`).  Only the cell's slab of the reshaped ``(2,)*d`` cube is touched
+    (``× e^c``, a ``2^-k`` fraction of ``p``), then one sum and one scale: about two passes over ``p``, no
+    ``exp`` per element.  ``|c| > 30`` goes through the general (log-space-guarded) path.  ``out`` may be ``p`` for an in-place update (``p`` must then be contiguous).
     """
     if check:
         p = _check_distribution(p)
@@ -205,15 +209,9 @@ def marginal_cell_update(p, d, attributes, values, coefficient, *, out=None, che
         indicator = np.zeros((2,) * d, dtype=bool)
         indicator[_slab(d, attributes, values)] = True
         return multiplicative_weights_update(out, indicator.reshape(-1), c, out=out, check=False)
-    cube = out.reshape((2,) * d)                 # a view (raises if out is not contiguous)
-    if c <= 0:
-        cube[_slab(d, attributes, values)] *= np.exp(c)
-    else:
-        shrink = np.exp(-c)
-        for w in itertools.product((0, 1), repeat=len(attributes)):
-            if w != tuple(values):
-                cube[_slab(d, attributes, w)] *= shrink
-    out /= out.sum()
+    slab = out.reshape((2,) * d)[_slab(d, attributes, values)]   # a view of the cell (out must be contiguous)
+    np.multiply(slab, np.exp(c), out=slab)       # e^c in [e^-30, e^30]: no overflow, no underflow trouble
+    out *= 1.0 / out.sum()
     return out
 
 

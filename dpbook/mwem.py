@@ -74,10 +74,15 @@ def marginal_counts(W: MarginalWorkload, P) -> np.ndarray:
     if P.shape[-1] != W.N or P.ndim not in (1, 2):
         raise ValueError(f"P must have shape ({W.N},) or (trials, {W.N}), got {P.shape}")
     g = np.array(P, ndmin=2)                                  # a copy: the transform is in place
-    R = g.shape[0]
-    for a in range(W.d):                                      # axis a of (R, 2^a, 2, 2^(d-1-a))
-        view = g.reshape(R, 1 << a, 2, 1 << (W.d - 1 - a))
-        view[:, :, 0, :] += view[:, :, 1, :]
+    for a in range(W.d):                                      # axis a: g[.., 0, ..] += g[.., 1, ..]
+        block = 1 << (W.d - 1 - a)                            # contiguous run below axis a
+        if 1 < block <= 8:                                    # short runs: numpy's inner loop would be
+            cols = g.reshape(-1, 2 * block)                   # `block` long; use `block` long strided
+            for j in range(block):                            # column adds instead (~5x faster)
+                np.add(cols[:, j], cols[:, block + j], out=cols[:, j])
+        else:
+            view = g.reshape(-1, 2, block)
+            np.add(view[:, 0, :], view[:, 1, :], out=view[:, 0, :])
     idx, sign = _inclusion_exclusion(W)
     counts = (g[:, idx] * sign).sum(axis=-1)
     np.maximum(counts, 0.0, out=counts)                       # rounding can leave -1e-17 on an empty cell

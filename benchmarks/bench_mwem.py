@@ -1,0 +1,92 @@
+"""Chapter 07: one multiplicative-weights round at |X| = 2^20 against a numpy copy, and a whole MWEM run.
+
+The issue's budget: one MW round at most ~5x a numpy copy of the 2^20 histogram (the obvious version with
+scipy's logsumexp measures ~50x).  Rows:
+
+* ``numpy copy``: ``p.copy()`` of the 8 MB float64 vector — the unit;
+* ``marginal_cell_update``: the round MWEM actually runs on a marginal cell (scale the changing slabs of the
+  reshaped cube, one sum, one scale), for a 2- and a 3-way cell and both signs of the coefficient;
+* ``multiplicative_weights_update`` with a boolean indicator, and with a general float query in ``[0,1]^N``
+  (that one calls ``exp`` on every element: bounded by libm's exp speed, see the ``np.exp`` row);
+* the naive log-space version with ``scipy.special.logsumexp`` (the reference the issue quotes);
+* answering all 2-way marginals of a hypothesis: :func:`dpbook.mwem.marginal_counts` vs ``W.counts``;
+* a full MWEM run at d = 20 (synthetic correlated binary data, n = 100,000, all 2-way marginals).
+"""
+import numpy as np
+from scipy.special import logsumexp
+
+from benchmarks._timing import best_time
+from dpbook.data import histogram
+from dpbook.multiplicative_weights import marginal_cell_update, multiplicative_weights_update
+from dpbook.mwem import marginal_counts, mwem
+from dpbook.queries import k_way_marginals
+
+D = 20
+N = 1 << D
+
+
+def synthetic_d20(n: int = 100_000, seed: int = 0) -> np.ndarray:
+    """A correlated binary dataset over {0,1}^20: a Markov chain over the attributes (flip prob. 0.2)."""
+    rng = np.random.default_rng(seed)
+    rows = np.empty((n, D), dtype=np.int64)
+    rows[:, 0] = rng.random(n) < 0.3
+    for a in range(1, D):
+        flip = rng.random(n) < 0.2
+        rows[:, a] = np.where(flip, 1 - rows[:, a - 1], rows[:, a - 1])
+    index = rows @ (1 << np.arange(D - 1, -1, -1))
+    return histogram(index, N)
+
+
+def _naive(p, q, c):
+    logits = np.log(p) + c * q
+    return np.exp(logits - logsumexp(logits))
+
+
+def main():
+    rng = np.random.default_rng(0)
+    p = rng.random(N) + 0.5
+    p /= p.sum()
+    q = rng.random(N)
+    ind = rng.random(N) < 0.25
+    work = p.copy()
+    rows = []
+    copy = best_time(lambda: p.copy(), repeat=20, number=5)
+    rows.append(("numpy copy of a 2^20 float64 vector", copy))
+
+    def cell(S, v, c):
+        def run():
+            marginal_cell_update(work, D, S, v, c, out=work, check=False)
+            marginal_cell_update(work, D, S, v, -c, out=work, check=False)
+        return lambda: best_time(run, repeat=10, number=5) / 2
+    rows.append(("MW round: marginal_cell_update, 2-way cell, c<0 / c>0", cell((3, 11), (1, 0), 0.2)()))
+    rows.append(("MW round: marginal_cell_update, 3-way cell, c<0 / c>0", cell((0, 7, 19), (0, 1, 1), 0.2)()))
+    rows.append(("MW round: multiplicative_weights_update, bool indicator",
+                 best_time(lambda: multiplicative_weights_update(work, ind, 0.2, out=work, check=False),
+                           repeat=10, number=5)))
+    rows.append(("MW round: multiplicative_weights_update, float query",
+                 best_time(lambda: multiplicative_weights_update(work, q, 0.2, out=work, check=False),
+                           repeat=5, number=3)))
+    rows.append(("  same, with input validation (check=True)",
+                 best_time(lambda: multiplicative_weights_update(work, q, 0.2, out=work), repeat=5, number=3)))
+    tmp = np.empty(N)
+    rows.append(("  of which np.exp over 2^20 elements", best_time(lambda: np.exp(q, out=tmp), repeat=5, number=3)))
+    rows.append(("naive log-space update with scipy logsumexp", best_time(lambda: _naive(p, q, 0.2), repeat=5)))
+
+    W = k_way_marginals(D, 2)
+    rows.append((f"answers of all {W.m} 2-way marginals: marginal_counts", best_time(lambda: marginal_counts(W, p))))
+    rows.append((f"answers of all {W.m} 2-way marginals: W.counts", best_time(lambda: W.counts(p), repeat=1)))
+
+    x = synthetic_d20()
+    T = 20
+    run_time = best_time(lambda: mwem(x, W, epsilon=1.0, T=T, rng=0), repeat=2)
+    release = mwem(x, W, epsilon=1.0, T=T, rng=0)
+    error = float(np.abs(release.answers - marginal_counts(W, x.astype(float)) / x.sum()).max())
+    rows.append((f"MWEM run, |X|=2^20, n={x.sum()}, m={W.m}, T={T}, eps=1 (max err {error:.3f})", run_time))
+
+    print(f"{'what':72s} {'ms':>9s} {'x copy':>7s}")
+    for name, t in rows:
+        print(f"{name:72s} {1000 * t:9.2f} {t / copy:7.1f}")
+
+
+if __name__ == "__main__":
+    main()
