@@ -29,8 +29,14 @@ _DENSE_CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 def _dense(W) -> np.ndarray:
     """``W.matrix()``, built once per workload object (implicit workloads build it query by query)."""
+    return _dense_and_support(W)[0]
+
+
+def _dense_and_support(W) -> tuple[np.ndarray, np.ndarray]:
+    """The dense matrix and the boolean mask of its non-zero columns (cached per workload object)."""
     if W not in _DENSE_CACHE:
-        _DENSE_CACHE[W] = np.asarray(W.matrix(), dtype=np.float64)
+        M = np.asarray(W.matrix(), dtype=np.float64)
+        _DENSE_CACHE[W] = (M, np.any(M != 0, axis=0))
     return _DENSE_CACHE[W]
 
 
@@ -53,8 +59,9 @@ def workload_counts(workload, h) -> np.ndarray:
     if isinstance(W, MatrixWorkload):
         C = np.asarray(W.Q @ H.T).T if sp.issparse(W.Q) else H @ W.Q.T
     elif W.m * W.N <= _DENSE_LIMIT:
-        cols = np.flatnonzero(np.any(H != 0, axis=0))   # skip cells that are 0 in every trial (sparse data)
-        C = H[:, cols] @ _dense(W)[:, cols].T
+        M, support = _dense_and_support(W)
+        cols = np.flatnonzero(support & np.any(H != 0, axis=0))   # skip cells no query or no trial touches
+        C = H[:, cols] @ M[:, cols].T
     else:                                     # huge implicit workload: one call per trial, never an m x N matrix
         C = np.stack([W.counts(np.maximum(r, 0.0)) - W.counts(np.maximum(-r, 0.0)) for r in H])
     return C[0] if arr.ndim == 1 else C

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .histogram import NoisyHistogram, _dense, workload_counts
+from .histogram import NoisyHistogram, workload_counts
 from .noise import as_generator
 from .queries import as_workload
 from .release import Release, Spend
@@ -225,8 +225,7 @@ def explore_rr(epsilon=1.0, n=569, k=100, beta=0.05, *, trials=200, seed=2026):
     rng = np.random.default_rng(seed)
     x = load_cancer().x
     x = x if n == x.sum() else bootstrap(x, n, rng)
-    Qm = _dense(W_all)
-    true = Qm @ x / n
+    true = workload_counts(W_all, x) / n
 
     ks = np.unique(np.round(np.geomspace(1, W_all.m, 14)).astype(int))
     rr_err = np.abs(workload_counts(W_all, rr_histogram(x, epsilon=epsilon, bit=10, trials=trials, rng=rng).counts)
