@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 import numpy as np
+import scipy.sparse as sp
 
 from .exponential import exponential_mechanism
 from .experiments import Errors
@@ -265,15 +266,15 @@ class MedianIDC(IDC):
             onehot = None
             if levels.size <= 64:
                 m, L = values.shape[0], levels.size
-                onehot = np.zeros((self.size, m, L))
-                onehot[np.arange(self.size)[None, :], np.arange(m)[:, None], inverse.reshape(m, -1)] = 1.0
-                onehot = onehot.reshape(self.size, m * L)
+                cols = (np.arange(m)[:, None] * L + inverse.reshape(m, -1)).T.ravel()   # (|C0|·m,) in row order
+                onehot = sp.csr_matrix((np.ones(cols.size), cols, np.arange(0, cols.size + 1, m)),
+                                       shape=(self.size, m * L))
             self._level_cache = (key, values, levels, onehot)
         _, values, levels, onehot = self._level_cache
         if onehot is None:
             return np.stack([np.median(values[:, row], axis=1) for row in state])
         m, L = values.shape[0], levels.size
-        counts = (state.astype(np.float64) @ onehot).reshape(-1, m, L)
+        counts = np.asarray((onehot.T @ state.T.astype(np.float64)).T).reshape(-1, m, L)
         csum = np.cumsum(counts, axis=2)
         c = state.sum(axis=1)[:, None, None]
         lo = np.argmax(csum >= (c - 1) // 2 + 1 - 0.5, axis=2)      # levels of the two middle survivors
@@ -493,7 +494,7 @@ class OnlineRelease:
     updates; Alg1: terminated after ``B_max + 1``), after which answers come from the hypothesis and the data
     are not touched.  ``hypothesis``: the final state.  ``params``: every public parameter (``epsilon0``,
     thresholds, noise scales, caps, theory bounds).  ``trace``: per-round internals for plots and the
-    privacy-loss picture (``record=True``); never used to answer queries.
+    privacy-loss picture (``record=True``) and update logs (``logs=True``); never used to answer queries.
     """
 
     answers: np.ndarray = field(repr=False)
@@ -532,7 +533,7 @@ def _release(single, answers, queries, updated, updates, halted, state, **fields
 
 
 def online_idc_sv(x, rule, stream, *, epsilon, delta, beta=0.05, n=None, c=None, trials=None, rng=None,
-                  sampler=laplace, record=False) -> OnlineRelease:
+                  sampler=laplace, logs=False) -> OnlineRelease:
     """IDC-Alg1-SV: online query release from an IDC, private by sparse vector + Laplace (THEOREMS.md §6).
 
     For each query ``Q_i`` of the (adaptive) ``stream``, with ``D^t`` the current hypothesis of ``rule``:
@@ -545,6 +546,7 @@ def online_idc_sv(x, rule, stream, *, epsilon, delta, beta=0.05, n=None, c=None,
     is given (privacy stays exact for the cap, the accuracy guarantee is void: §13);
     ``ε0 = ε/(4 sqrt(c ln(1/δ)))`` (``ε/(2c)`` if ``δ = 0``); ``T_thr = α_U + α_SV``.
     Guarantees: ``(ε, δ)``-DP; w.p. ``>= 1-β`` every answer is within ``α_U + 2α_SV`` (uncapped ``c``).
+    ``logs=True`` keeps every run's update sequence ``[(D^t, Q^t, Â^t)]`` in ``trace["logs"]`` (IDC-Def3.1).
     """
     x, stream, n, Q, true = _setup(x, rule, stream, n)
     epsilon, delta, beta = check_epsilon(epsilon), check_delta(delta), check_beta(beta)
@@ -564,7 +566,7 @@ def online_idc_sv(x, rule, stream, *, epsilon, delta, beta=0.05, n=None, c=None,
     answers, queries = np.empty((runs, k)), np.empty((runs, k), dtype=np.int64)
     updated = np.zeros((runs, k), dtype=bool)
     updates = np.zeros(runs, dtype=np.int64)
-    logs = [[] for _ in range(runs)] if record else None
+    logs = [[] for _ in range(runs)] if logs else None
     for i in range(k):
         idx = stream.pick(i, rule, state, Q, true)
         q = _rows(idx, Q, runs)
@@ -574,7 +576,7 @@ def online_idc_sv(x, rule, stream, *, epsilon, delta, beta=0.05, n=None, c=None,
         top = active & (np.abs(mu - hyp) + nu >= T_hat)
         a = np.where(top, mu + release, hyp)
         if top.any():
-            if record:
+            if logs is not None:
                 for r in np.flatnonzero(top):
                     logs[r].append(UpdateStep(state[r].copy(), int(np.broadcast_to(idx, runs)[r]), float(a[r])))
             state[top] = rule.update(state[top], _sub(q, top), a[top])
@@ -589,11 +591,11 @@ def online_idc_sv(x, rule, stream, *, epsilon, delta, beta=0.05, n=None, c=None,
                   composed_epsilon=sv_privacy_epsilon(epsilon0, c, delta))
     return _release(trials is None, answers, queries, updated, updates, updates >= c, state, epsilon=epsilon,
                     delta=delta, mechanism=f"IDC-Alg1-SV[{rule.name}]", workload=stream.workload, params=params,
-                    ledger=ledger, trace={"logs": logs} if record else None)
+                    ledger=ledger, trace={"logs": logs} if logs is not None else None)
 
 
 def online_idc(x, rule, stream, *, delta, epsilon=None, epsilon0=None, b_max=None, n=None, c_star=2.0,
-               trials=None, rng=None, sampler=laplace, record=False) -> OnlineRelease:
+               trials=None, rng=None, sampler=laplace, record=False, logs=False) -> OnlineRelease:
     """IDC-Alg1 — GRU Algorithm 1, the paper's structure (THEOREMS.md §6) with a **reconstructed** ``ε0``.
 
     Build ``rule`` at ``α/3`` (its ``alpha``); then ``T = 2α/3 = 2·rule.alpha``, ``B_max = floor(B(α/3))`` (or a
@@ -606,6 +608,8 @@ def online_idc(x, rule, stream, *, delta, epsilon=None, epsilon0=None, b_max=Non
     The ``epsilon``/``delta`` of the release are that **reconstructed** claim — audit it; for a guaranteed
     claim use :func:`online_idc_sv`.  Accuracy (IDC-Thm4.9): if ``T >= 2 ln(k/β)/(ε0 n)``, w.p. ``>= 1-β`` every
     answer is within ``3T/2`` and the mechanism never terminates early.
+    ``record=True`` keeps the per-round hypothesis answers, noise and data-access flags in ``trace`` (for
+    :mod:`dpbook.privacy_loss`); ``logs=True`` keeps every run's update sequence in ``trace["logs"]``.
     """
     x, stream, n, Q, true = _setup(x, rule, stream, n)
     T = alg1_threshold(3.0 * rule.alpha)                       # = 2α/3 with α = 3·rule.alpha
@@ -628,7 +632,7 @@ def online_idc(x, rule, stream, *, delta, epsilon=None, epsilon0=None, b_max=Non
     updated = np.zeros((runs, k), dtype=bool)
     hyp_all, noise_all, active_all = (np.empty((runs, k)), np.empty((runs, k)), np.zeros((runs, k), dtype=bool))
     updates = np.zeros(runs, dtype=np.int64)
-    logs = [[] for _ in range(runs)] if record else None
+    logs = [[] for _ in range(runs)] if logs else None
     for i in range(k):
         idx = stream.pick(i, rule, state, Q, true)
         q = _rows(idx, Q, runs)
@@ -639,7 +643,7 @@ def online_idc(x, rule, stream, *, delta, epsilon=None, epsilon0=None, b_max=Non
         top = active & (np.abs(A_hat - hyp) >= T)
         a = np.where(top, A_hat, hyp)
         if top.any():
-            if record:
+            if logs is not None:
                 for r in np.flatnonzero(top):
                     logs[r].append(UpdateStep(state[r].copy(), int(np.broadcast_to(idx, runs)[r]), float(a[r])))
             state[top] = rule.update(state[top], _sub(q, top), a[top])
@@ -648,7 +652,8 @@ def online_idc(x, rule, stream, *, delta, epsilon=None, epsilon0=None, b_max=Non
         hyp_all[:, i], noise_all[:, i], active_all[:, i] = hyp, Z, active
     params = dict(alpha=3 * rule.alpha, T=T, B=B, b_max=b_max, epsilon0=epsilon0, noise_scale=b, n=n, k=k,
                   c_star=c_star, reconstructed=True)
-    trace = {"hypothesis_answers": hyp_all, "noise": noise_all, "active": active_all, "logs": logs} if record else None
+    trace = {"hypothesis_answers": hyp_all, "noise": noise_all, "active": active_all} if record else {}
+    trace = (trace | {"logs": logs}) if logs is not None else (trace or None)
     ledger = (Spend("Algorithm 1: all rounds (reconstructed IDC-Thm4.1 accounting)", epsilon, delta),)
     return _release(trials is None, answers, queries, updated, updates, updates > b_max, state, epsilon=epsilon,
                     delta=delta, mechanism=f"IDC-Alg1[{rule.name}] (reconstructed eps0)", workload=stream.workload,

@@ -178,7 +178,7 @@ def test_sv_logs_are_update_sequences():
     x = X64 * 2000
     rule = MultiplicativeWeightsIDC(64, 0.1)
     rel = online_idc_sv(x, rule, AdversarialStream(W64, 60), epsilon=0.9, delta=1e-6, beta=1e-8, trials=20, rng=3,
-                        record=True)
+                        logs=True)
     assert all(len(log) == u for log, u in zip(rel.trace["logs"], rel.updates))
     assert sum(rel.updates) > 20
     assert all(is_update_sequence(log, x, rule, W64, 0.1) for log in rel.trace["logs"])

@@ -16,7 +16,7 @@ __all__ = ["online_idc_sv_exact_release", "online_idc_uncomposed", "iterative_co
 
 
 def online_idc_sv_exact_release(x, rule, stream, *, epsilon, delta, beta=0.05, n=None, c=None, trials=None,
-                                rng=None, record=False):
+                                rng=None, logs=False):
     """BROKEN IDC-Alg1-SV: at an update it releases (and updates with) the **exact** answer ``Q_i(D)``.
 
     The bug: the Laplace noise ``Lap(1/(ε0 n))`` of the released value is forgotten ("the sparse vector
@@ -32,7 +32,7 @@ def online_idc_sv_exact_release(x, rule, stream, *, epsilon, delta, beta=0.05, n
         return np.zeros_like(draw) if scale == b_release else draw
 
     rel = online_idc_sv(x, rule, stream, epsilon=epsilon, delta=delta, beta=beta, n=n, c=c, trials=trials, rng=rng,
-                        sampler=sampler, record=record)
+                        sampler=sampler, logs=logs)
     return dataclasses.replace(rel, mechanism="BROKEN " + rel.mechanism + " (exact release)")
 
 
