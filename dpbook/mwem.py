@@ -26,8 +26,10 @@ marginal_cell_update`).  Other workloads use ``workload.counts`` and the general
 from __future__ import annotations
 
 import itertools
+import weakref
 
 import numpy as np
+import scipy.sparse as sp
 
 from .exponential import exponential_mechanism
 from .multiplicative_weights import _SLAB_SAFE, marginal_cell_update, multiplicative_weights_update
@@ -41,23 +43,26 @@ __all__ = ["mwem", "marginal_counts", "hypothesis_counts"]
 
 # --------------------------------------------------------------------------- answering on hypotheses
 
-def _inclusion_exclusion(W: MarginalWorkload):
-    """For each cell ``(S, v)``: the corners ``z`` and signs with ``P[x_S = v] = Σ sign · g[z]`` (cached on W)."""
-    cached = getattr(W, "_dpbook_mwem_ie", None)
-    if cached is not None:
-        return cached
-    kmax = max(len(S) for S, _ in W.cells)
-    idx = np.zeros((W.m, 1 << kmax), dtype=np.int64)
-    sign = np.zeros((W.m, 1 << kmax))
+_CORNERS: "weakref.WeakKeyDictionary[MarginalWorkload, sp.csr_matrix]" = weakref.WeakKeyDictionary()
+
+
+def _inclusion_exclusion(W: MarginalWorkload) -> sp.csr_matrix:
+    """The sparse ``m × N`` matrix ``C`` with ``P[x_S = v] = Σ_z C[j, z] g[z]``: ``±1`` at the ``2^|S|`` corners
+    ``z = ones(v) ∪ Z``, ``Z ⊆ zeros(v)``, sign ``(−1)^{|Z|}`` (cached per workload)."""
+    if W in _CORNERS:
+        return _CORNERS[W]
+    rows, cols, signs = [], [], []
     for j, (S, v) in enumerate(W.cells):
         ones = sum(1 << (W.d - 1 - a) for a, b in zip(S, v) if b == 1)
         zeros = [1 << (W.d - 1 - a) for a, b in zip(S, v) if b == 0]
-        for t, Z in enumerate(itertools.chain.from_iterable(
-                itertools.combinations(zeros, r) for r in range(len(zeros) + 1))):
-            idx[j, t] = ones + sum(Z)
-            sign[j, t] = (-1.0) ** len(Z)
-    W._dpbook_mwem_ie = (idx, sign)          # a private cache on the workload object (never changes)
-    return idx, sign
+        for r in range(len(zeros) + 1):
+            for Z in itertools.combinations(zeros, r):
+                rows.append(j)
+                cols.append(ones + sum(Z))
+                signs.append((-1.0) ** r)
+    C = sp.csr_matrix((signs, (rows, cols)), shape=(W.m, W.N))
+    _CORNERS[W] = C
+    return C
 
 
 def marginal_counts(W: MarginalWorkload, P) -> np.ndarray:
@@ -83,8 +88,7 @@ def marginal_counts(W: MarginalWorkload, P) -> np.ndarray:
         else:
             view = g.reshape(-1, 2, block)
             np.add(view[:, 0, :], view[:, 1, :], out=view[:, 0, :])
-    idx, sign = _inclusion_exclusion(W)
-    counts = (g[:, idx] * sign).sum(axis=-1)
+    counts = np.asarray((_inclusion_exclusion(W) @ g.T).T)    # m·2^k non-zeros: a sparse product
     np.maximum(counts, 0.0, out=counts)                       # rounding can leave -1e-17 on an empty cell
     return counts[0] if P.ndim == 1 else counts
 
@@ -103,6 +107,8 @@ def hypothesis_counts(W, P) -> np.ndarray:
 def _select(scores: np.ndarray, epsilon_select: float, rng) -> np.ndarray:
     """One exponential-mechanism pick per row of ``scores`` (counts, sensitivity 1); rows with equal scores
     share one batched call (same distribution)."""
+    if scores.shape[1] == 1:                        # a one-element range: the mechanism can only return it
+        return np.zeros(scores.shape[0], dtype=np.int64)
     if np.all(scores == scores[0]):
         return np.atleast_1d(exponential_mechanism(scores[0], epsilon=epsilon_select, sensitivity=1.0,
                                                    trials=scores.shape[0], rng=rng))

@@ -1,0 +1,280 @@
+"""MWEM (HLM12, THEOREMS.md [RECALLED]): ledger, accuracy vs its bound, audits of each primitive step and of
+the transcript with broken controls, fast marginal answers, bad input, determinism, and theory/mwem."""
+import math
+
+import numpy as np
+import pytest
+
+from dpbook.audit import audit
+from dpbook.broken.mwem import mwem_argmax_select, mwem_no_round_split, mwem_wrong_sign
+from dpbook.data import add_row, bootstrap, histogram, load_cancer
+from dpbook.experiments import failure_rate
+from dpbook.mwem import hypothesis_counts, marginal_counts, mwem
+from dpbook.queries import MarginalWorkload, conjunctions, k_way_marginals, random_queries
+from dpbook.theory.mwem import (hlm_error_bound, hlm_failure_probability, hlm_optimal_rounds, hlm_sample_complexity,
+                                mw_sample_complexity, mwem_epsilon_split, mwem_measurement_scale)
+
+CANCER = load_cancer()
+W2 = k_way_marginals(11, 2)
+
+
+# --------------------------------------------------------------------------- answers on hypotheses
+
+@pytest.mark.parametrize("W", [k_way_marginals(5, 2), k_way_marginals(6, 3), k_way_marginals(4, 4), conjunctions(7, 2),
+                               MarginalWorkload(6, [((5, 1), (0, 1)), ((3,), (0,)), ((2, 0, 4), (1, 0, 0))])])
+def test_marginal_counts_equal_workload_counts(W):
+    rng = np.random.default_rng(0)
+    P = rng.random((4, W.N))
+    expected = np.stack([W.counts(row) for row in P])
+    np.testing.assert_allclose(marginal_counts(W, P), expected, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(marginal_counts(W, P[0]), expected[0], rtol=1e-12, atol=1e-12)
+    x = rng.integers(0, 5, W.N)
+    assert np.array_equal(marginal_counts(W, x.astype(float)), W.counts(x))          # integers: exact
+
+
+def test_marginal_counts_real_data_and_bad_input():
+    np.testing.assert_array_equal(marginal_counts(W2, CANCER.x.astype(float)), W2.counts(CANCER.x))
+    Q = random_queries(5, 16, rng=0)
+    P = np.random.default_rng(1).random((3, 16))
+    np.testing.assert_allclose(hypothesis_counts(Q, P), P @ Q.Q.T, rtol=1e-14)
+    with pytest.raises(TypeError, match="W"):
+        marginal_counts(Q, P)
+    with pytest.raises(ValueError, match="P"):
+        marginal_counts(W2, np.ones(10))
+
+
+# --------------------------------------------------------------------------- release and ledger
+
+@pytest.mark.parametrize("T", [1, 3, 7, 30])
+def test_ledger_adds_up_to_the_claim(T):
+    epsilon = 0.7
+    r = mwem(CANCER.x, W2, epsilon=epsilon, T=T, rng=0)
+    assert len(r.ledger) == 2 * T
+    assert [s.step.split(": ")[1] for s in r.ledger] == ["exponential mechanism (select)", "laplace (measure)"] * T
+    assert all(s.epsilon == epsilon / (2 * T) and s.delta == 0.0 for s in r.ledger)
+    assert math.isclose(math.fsum(s.epsilon for s in r.ledger), epsilon, rel_tol=1e-12)
+    assert (r.epsilon, r.delta, r.mechanism) == (epsilon, 0.0, "mwem")
+    assert math.isclose(r.noise_scale, 2 * T / (epsilon * CANCER.n), rel_tol=1e-12)
+    assert (r.trace["epsilon_select"], r.trace["epsilon_measure"]) == mwem_epsilon_split(epsilon, T)
+
+
+def test_release_shapes_and_consistency():
+    r = mwem(CANCER.x, W2, epsilon=1.0, T=5, trials=3, rng=0)
+    assert r.answers.shape == (3, W2.m) and r.trace["synthetic"].shape == (3, CANCER.N)
+    assert r.trace["selected"].shape == (3, 5) and r.trace["measurements"].shape == (3, 5)
+    # answers are those of the averaged hypothesis Ā (a probability vector)
+    np.testing.assert_allclose(r.trace["synthetic"].sum(axis=1), 1.0, rtol=1e-12)
+    np.testing.assert_allclose(r.answers, marginal_counts(W2, r.trace["synthetic"]), atol=1e-12)
+    assert r.answers.min() >= 0 and r.answers.max() <= 1
+    one = mwem(CANCER.x, W2, epsilon=1.0, T=5, rng=0)
+    assert one.answers.shape == (W2.m,) and one.trace["selected"].shape == (5,)
+    # a general (matrix) workload takes the general update path and agrees with its own answers
+    Q = random_queries(20, CANCER.N, rng=3)
+    g = mwem(CANCER.x, Q, epsilon=1.0, T=4, trials=2, rng=0)
+    np.testing.assert_allclose(g.answers, g.trace["synthetic"] @ Q.Q.T, atol=1e-12)
+    # replay is post-processing: the same ledger
+    rp = mwem(CANCER.x, W2, epsilon=1.0, T=5, replay=2, rng=0)
+    assert rp.ledger == one.ledger and rp.trace["replay"] == 2
+
+
+def test_batched_trials_match_single_runs_in_distribution_of_steps():
+    # the batched update (grouped slabs) equals the one-vector update on the same transcript
+    r = mwem(CANCER.x, W2, epsilon=2.0, T=6, trials=4, rng=5)
+    from dpbook.multiplicative_weights import marginal_cell_update, uniform_hypothesis
+    true = W2.counts(CANCER.x)
+    n = CANCER.n
+    for t in range(4):
+        p, total = uniform_hypothesis(CANCER.N), np.zeros(CANCER.N)
+        for j, m_j in zip(r.trace["selected"][t], r.trace["measurements"][t]):
+            here = marginal_counts(W2, p)[j]
+            S, v = W2.cells[j]
+            p = marginal_cell_update(p, 11, S, v, (m_j - n * here) / (2 * n))
+            total += p
+        np.testing.assert_allclose(r.trace["synthetic"][t], total / 6, rtol=1e-10, atol=1e-15)
+    assert true.shape == (W2.m,)
+
+
+# --------------------------------------------------------------------------- accuracy vs the HLM bound
+
+def _accuracy_setup():
+    x = bootstrap(CANCER.x, 10_000_000, rng=11)
+    W = k_way_marginals(11, 4)                                   # m = 5280 cells
+    T, epsilon = 200, 1.0
+    bound = hlm_error_bound(int(x.sum()), CANCER.N, W.m, T, epsilon)
+    beta = hlm_failure_probability(T, W.m)
+    return x, W, T, epsilon, bound, beta
+
+
+def test_accuracy_against_hlm_bound():
+    """HLM Thm 2.2 [RECALLED]: P[max error > 2 sqrt(ln N/T) + 10 T ln m/(εn)] <= 2T/m (normalised)."""
+    x, W, T, epsilon, bound, beta = _accuracy_setup()
+    assert 0.35 < bound < 0.4 and beta < 0.08                  # a bound that bites (not vacuous)
+    r = mwem(x, W, epsilon=epsilon, T=T, trials=10, rng=12)
+    max_err = np.abs(r.answers - W.answers(x)).max(axis=1)
+    assert failure_rate(max_err, bound).consistent_with(beta)
+    assert max_err.max() < 0.6 * bound                           # measured: far inside the recalled bound
+
+
+def test_accuracy_check_catches_a_wrong_update():
+    x, W, T, epsilon, bound, beta = _accuracy_setup()
+    r = mwem_wrong_sign(x, W, epsilon=epsilon, T=T, trials=10, rng=12)
+    max_err = np.abs(r.answers - W.answers(x)).max(axis=1)
+    assert not failure_rate(max_err, bound).consistent_with(beta)
+
+
+# --------------------------------------------------------------------------- privacy audits
+
+def _pair():
+    """n = 40 rows over {0,1}^3: attribute 0 is 1 in 30 rows, attributes 1, 2 balanced; x' adds u = (1,1,1).
+
+    Under the public n = 40, the 1-way scores |20 - count| are 10, 10 (attribute 0), 0, 0, 0, 0; adding u moves
+    the score of cell (0, 1) to 11 and the cells (1,1), (2,1) to 1: the exponential mechanism's pick shifts.
+    """
+    rows = np.array([[1, 1, 1]] * 10 + [[1, 0, 0]] * 10 + [[1, 1, 0]] * 5 + [[1, 0, 1]] * 5
+                    + [[0, 1, 1]] * 5 + [[0, 0, 0]] * 5)
+    x = histogram(rows @ np.array([4, 2, 1]), 8)
+    return x, add_row(x, 7)
+
+
+ONE_WAY = k_way_marginals(3, 1)
+CELL = MarginalWorkload(3, [((0, 1), (1, 1))])                  # one query, containing u = (1,1,1)
+
+
+def _runs(mechanism, x, W, T, field, **kw):
+    return lambda trials, rng: mechanism(x, W, epsilon=1.0, T=T, n=40, trials=trials, rng=rng,
+                                         **kw).trace[field]
+
+
+def test_audit_selection_step():
+    """Round 1's selection is the exponential mechanism with ε/(2T) = 0.5: audit the pick on the pair."""
+    x, x2 = _pair()
+    events = {f"pick {j}": (lambda j: lambda s: s[:, 0] == j)(j) for j in range(ONE_WAY.m)}
+    res = audit(_runs(mwem, x, ONE_WAY, 1, "selected"), _runs(mwem, x2, ONE_WAY, 1, "selected"), events,
+                trials=200_000, rng=21)
+    assert res.epsilon_lb <= 0.5
+    broken = audit(_runs(mwem_argmax_select, x, ONE_WAY, 1, "selected"),
+                   _runs(mwem_argmax_select, x2, ONE_WAY, 1, "selected"), events, trials=20_000, rng=21)
+    assert broken.epsilon_lb > 0.5
+
+
+def test_audit_measurement_step():
+    """Round 1's measurement is Laplace Lap(2T/ε) on one count: the event {m > c + 1} has ratio exactly e^{ε/(2T)}."""
+    x, x2 = _pair()
+    c = CELL.counts(x)[0]
+    events = {"m > c+1": lambda m: m[:, 0] > c + 1, "m > c": lambda m: m[:, 0] > c, "m > c+3": lambda m: m[:, 0] > c + 3}
+    res = audit(_runs(mwem, x, CELL, 1, "measurements"), _runs(mwem, x2, CELL, 1, "measurements"), events,
+                trials=400_000, rng=22)
+    assert 0.3 < res.epsilon_lb <= 0.5                           # tight: the true loss of this event is 0.5
+
+
+def test_audit_transcript_and_broken_round_split():
+    """T = 5 rounds on one query: all measurements above c + 1 has ratio e^{T·ε/(2T)} = e^{ε/2} <= e^ε;
+    forgetting the /T makes it e^{Tε/2} = e^{2.5}."""
+    x, x2 = _pair()
+    c = CELL.counts(x)[0]
+    events = {"all m > c+1": lambda m: np.all(m > c + 1, axis=1), "sum m > 5c+5": lambda m: m.sum(axis=1) > 5 * c + 5}
+    res = audit(_runs(mwem, x, CELL, 5, "measurements"), _runs(mwem, x2, CELL, 5, "measurements"), events,
+                trials=100_000, rng=23)
+    assert res.epsilon_lb <= 1.0
+    broken = audit(_runs(mwem_no_round_split, x, CELL, 5, "measurements"),
+                   _runs(mwem_no_round_split, x2, CELL, 5, "measurements"), events, trials=100_000, rng=23)
+    assert broken.epsilon_lb > 1.0
+
+
+# --------------------------------------------------------------------------- determinism
+
+def test_determinism():
+    a = mwem(CANCER.x, W2, epsilon=1.0, T=8, trials=3, rng=7)
+    b = mwem(CANCER.x, W2, epsilon=1.0, T=8, trials=3, rng=7)
+    c = mwem(CANCER.x, W2, epsilon=1.0, T=8, trials=3, rng=8)
+    assert np.array_equal(a.answers, b.answers) and np.array_equal(a.trace["selected"], b.trace["selected"])
+    assert not np.array_equal(a.answers, c.answers)
+    g1, g2 = np.random.default_rng(9), np.random.default_rng(9)
+    assert np.array_equal(mwem(CANCER.x, W2, epsilon=1.0, T=3, rng=g1).answers,
+                          mwem(CANCER.x, W2, epsilon=1.0, T=3, rng=g2).answers)
+
+
+def test_extreme_epsilon_stays_finite():
+    for epsilon in (1e-6, 1e6):
+        r = mwem(CANCER.x, W2, epsilon=epsilon, T=10, trials=2, rng=0)
+        assert np.all(np.isfinite(r.answers)) and np.all(np.isfinite(r.trace["synthetic"]))
+        np.testing.assert_allclose(r.trace["synthetic"].sum(axis=1), 1.0, rtol=1e-12)
+
+
+# --------------------------------------------------------------------------- bad input
+
+@pytest.mark.parametrize("kwargs, exc, name", [
+    (dict(epsilon=0.0), ValueError, "epsilon"), (dict(epsilon=-1.0), ValueError, "epsilon"),
+    (dict(epsilon=np.nan), ValueError, "epsilon"), (dict(epsilon=np.inf), ValueError, "epsilon"),
+    (dict(epsilon="1"), TypeError, "epsilon"),
+    (dict(T=0), ValueError, "T"), (dict(T=2.5), TypeError, "T"), (dict(T=True), TypeError, "T"),
+    (dict(n=0), ValueError, "n"), (dict(n=10.5), TypeError, "n"),
+    (dict(replay=-1), ValueError, "replay"), (dict(replay=1.0), TypeError, "replay"),
+    (dict(trials=0), ValueError, "trials"), (dict(trials=2.5), TypeError, "trials"),
+    (dict(rng="seed"), TypeError, "rng"), (dict(rng=-1), ValueError, "rng"),
+    (dict(sampler="laplace"), TypeError, "sampler"),
+])
+def test_bad_parameters(kwargs, exc, name):
+    args = dict(epsilon=1.0, T=3)
+    args.update(kwargs)
+    with pytest.raises(exc, match=name):
+        mwem(CANCER.x, W2, **args)
+
+
+@pytest.mark.parametrize("x, exc, name", [
+    (np.full(2048, np.nan), ValueError, "x"), (-np.ones(2048), ValueError, "x"), (np.full(2048, 0.5), ValueError, "x"),
+    (np.ones((2, 1024)), ValueError, "x"), (np.array(["a"] * 2048), TypeError, "x"), (np.zeros(2048), ValueError, "x"),
+    (np.ones(1024, dtype=np.int64), ValueError, "workload"),
+])
+def test_bad_data(x, exc, name):
+    with pytest.raises(exc, match=name):
+        mwem(x, W2, epsilon=1.0, T=3)
+
+
+def test_bad_workload():
+    with pytest.raises(TypeError, match="workload"):
+        mwem(CANCER.x, "marginals", epsilon=1.0, T=3)
+    with pytest.raises(ValueError, match="Q"):
+        mwem(CANCER.x, np.full((3, CANCER.N), 2.0), epsilon=1.0, T=3)
+
+
+# --------------------------------------------------------------------------- theory/mwem: hand-computed values
+
+def test_hlm_bounds_hand_computed():
+    # n = 1000, N = 1024, m = 100, T = 16, ε = 1: 2 sqrt(6.931472/16) + 10·16·4.605170/1000 = 1.316384 + 0.736827
+    assert math.isclose(hlm_error_bound(1000, 1024, 100, 16, 1.0), 2.0532116536, rel_tol=1e-9)
+    assert math.isclose(hlm_failure_probability(16, 100), 0.32, rel_tol=1e-15)
+    assert hlm_failure_probability(80, 100) == 1.0
+    # T* = (1e5 · sqrt(ln 2048) / (10 ln 220))^(2/3) = (276127.1 / 53.93628)^(2/3) = 5119.54^(2/3) = 297.04
+    assert math.isclose(hlm_optimal_rounds(1e5, 2048, 220, 1.0), 297.0426061547, rel_tol=1e-9)
+    # n = 270 ln 2048 ln 220 / (1 · 0.1³) = 270 · 7.624619 · 5.393628 · 1000
+    assert math.isclose(hlm_sample_complexity(0.1, 2048, 220, 1.0), 11103575.848431, rel_tol=1e-9)
+    # PROJ-R4 shape: sqrt(ln 1024) · ln 100 · sqrt(ln 1e6) / (0.01 · 1) = 2.632769 · 4.605170 · 3.716922 / 0.01
+    assert math.isclose(mw_sample_complexity(0.1, 1024, 100, 1.0, 1e-6), 4506.526035224, rel_tol=1e-9)
+    assert mwem_epsilon_split(1.0, 10) == (0.05, 0.05)
+    assert math.isclose(mwem_measurement_scale(0.5, 10), 40.0, rel_tol=1e-15)
+
+
+def test_hlm_optimum_is_the_derived_minimum():
+    n, N, m, eps = 1e6, 2048, 5280, 0.5
+    T_star = hlm_optimal_rounds(n, N, m, eps)
+    f = lambda T: 2 * math.sqrt(math.log(N) / T) + 10 * T * math.log(m) / (eps * n)     # continuous T
+    assert f(T_star) < f(0.9 * T_star) and f(T_star) < f(1.1 * T_star)
+    assert math.isclose(f(T_star), 3 * (math.log(N) * 10 * math.log(m) / (eps * n)) ** (1 / 3), rel_tol=1e-12)
+    # the sample complexity inverts that optimum
+    alpha = f(T_star)
+    assert math.isclose(hlm_sample_complexity(alpha, N, m, eps), n, rel_tol=1e-9)
+
+
+@pytest.mark.parametrize("fn, args, name", [
+    (hlm_error_bound, (0, 1024, 10, 5, 1.0), "n"), (hlm_error_bound, (100, 0, 10, 5, 1.0), "N"),
+    (hlm_error_bound, (100, 1024, 0, 5, 1.0), "m"), (hlm_error_bound, (100, 1024, 10, 0, 1.0), "T"),
+    (hlm_error_bound, (100, 1024, 10, 5, np.nan), "epsilon"), (hlm_failure_probability, (1.5, 10), "T"),
+    (hlm_optimal_rounds, (100, 1024, 1, 1.0), "m"), (hlm_sample_complexity, (0.0, 1024, 10, 1.0), "alpha"),
+    (mw_sample_complexity, (0.1, 1024, 10, 1.0, 0.0), "delta"), (mw_sample_complexity, (0.1, 1024, 10, 1.0, 1.0),
+                                                                "delta"),
+    (mwem_epsilon_split, (1.0, 0), "T"), (mwem_measurement_scale, (-1.0, 3), "epsilon"),
+])
+def test_bad_theory_inputs(fn, args, name):
+    with pytest.raises((ValueError, TypeError), match=name):
+        fn(*args)
