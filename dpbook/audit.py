@@ -525,6 +525,236 @@ def _case_exponential_no_half(epsilon=1.0):
                      "control", _exp_loss(epsilon, 1.0))
 
 
+# --- randomized response (chapter 02) ----------------------------------------------------------------------
+
+_PAIR_BIT = "one person: private bit 0 vs 1"
+_PAIR_RR_CELL = "x=(1,0) vs x'=(0,1) over {0,1}: one person's private bit 0 vs 1"
+
+
+def _rr_events():
+    return {"reports 1": lambda y: y > 0.5}
+
+
+def _rr_loss(epsilon):
+    return epsilon
+
+
+@_register("randomized_response")
+def _case_rr(epsilon=1.0):
+    """LEC3-3.4: P[report 1] = 1-p vs p with p = e^ε/(1+e^ε): ratio exactly e^ε."""
+    from .randomized_response import randomized_response
+    s = lambda b: (lambda t, rng: randomized_response(np.array([b]), epsilon=epsilon, trials=t,
+                                                       rng=rng).reports[:, 0].astype(np.float64))
+    return AuditCase("randomized response", "dpbook.randomized_response.randomized_response", epsilon, 0.0,
+                     s(0), s(1), _rr_events(), 1_000_000, _PAIR_BIT, "mechanism", epsilon)
+
+
+@_register("rr_linear_queries")
+def _case_rr_linear(epsilon=1.0):
+    from .randomized_response import rr_linear_queries
+    s = lambda b: _first(rr_linear_queries, np.array([b]), np.array([[1.0]]), epsilon=epsilon)
+    return AuditCase("randomized response, linear queries", "dpbook.randomized_response.rr_linear_queries",
+                     epsilon, 0.0, s(0), s(1), _rr_events(), 1_000_000, _PAIR_BIT, "mechanism", epsilon)
+
+
+@_register("rr_histogram")
+def _case_rr_histogram(epsilon=1.0):
+    from .randomized_response import rr_histogram
+    s = lambda x: (lambda t, rng: rr_histogram(x, epsilon=epsilon, bit=0, trials=t, rng=rng).counts[:, 1])
+    return AuditCase("randomized response histogram", "dpbook.randomized_response.rr_histogram", epsilon, 0.0,
+                     s(np.array([1, 0])), s(np.array([0, 1])), _rr_events(), 1_000_000, _PAIR_RR_CELL,
+                     "mechanism", epsilon)
+
+
+@_register("rr_mechanism")
+def _case_rr_mechanism(epsilon=1.0):
+    from .randomized_response import rr_mechanism
+    s = lambda x: _first(rr_mechanism, x, _ONE_COUNT, epsilon=epsilon, bit=0)
+    return AuditCase("randomized response mechanism (workload)", "dpbook.randomized_response.rr_mechanism",
+                     epsilon, 0.0, s(np.array([1, 0])), s(np.array([0, 1])), _rr_events(), 1_000_000,
+                     _PAIR_RR_CELL, "mechanism", epsilon)
+
+
+@_register("rr_wrong_p")
+def _case_rr_wrong_p(epsilon=1.0):
+    """p = 1 - e^{-ε}/2: odds 2e^ε - 1, loss ln(2e^ε - 1) (1.49 at ε = 1)."""
+    from .broken.randomized_response import randomized_response_wrong_p
+    s = lambda b: (lambda t, rng: randomized_response_wrong_p(np.array([b]), epsilon=epsilon, trials=t,
+                                                               rng=rng).reports[:, 0].astype(np.float64))
+    return AuditCase("randomized response with the wrong p", "dpbook.broken.randomized_response.randomized_response_wrong_p",
+                     epsilon, 0.0, s(0), s(1), _rr_events(), 200_000, _PAIR_BIT, "control",
+                     math.log(2 * math.exp(epsilon) - 1))
+
+
+# --- noisy histogram (chapter 03) --------------------------------------------------------------------------
+
+_PAIR_REPLACE = "replace-one: x=(1,0) vs x'=(0,1), two cells move"
+
+
+def _cells_event(y):
+    """{ĥ_0 >= 1 and ĥ_1 <= 0}: under replace-one both cells move towards x, the tight event for L1 = 2."""
+    return (y[:, 0] >= 1) & (y[:, 1] <= 0)
+
+
+@_register("noisy_histogram")
+def _case_noisy_histogram(epsilon=1.0):
+    """LEC3-3.5: add/remove, cell 1 is 0 vs 1, S = {ĥ_1 <= 0}: ratio e^ε."""
+    from .histogram import noisy_histogram
+    s = lambda x: (lambda t, rng: noisy_histogram(x, epsilon=epsilon, trials=t, rng=rng).counts[:, 1])
+    return AuditCase("noisy histogram (add/remove)", "dpbook.histogram.noisy_histogram", epsilon, 0.0,
+                     s(_X), s(_X_PRIME), {"ĥ_1 <= 0": _leq0}, 1_000_000, _PAIR_COUNT, "mechanism", epsilon)
+
+
+@_register("noisy_histogram_replace_one")
+def _case_noisy_histogram_replace(epsilon=1.0):
+    """Replace-one at scale 2/ε: P = 1/4 vs (e^{-ε/2}/2)², ratio e^ε."""
+    from .histogram import noisy_histogram
+    s = lambda x: (lambda t, rng: noisy_histogram(x, epsilon=epsilon, neighbours="replace-one", trials=t,
+                                                  rng=rng).counts)
+    return AuditCase("noisy histogram (replace-one)", "dpbook.histogram.noisy_histogram", epsilon, 0.0,
+                     s(np.array([1, 0])), s(np.array([0, 1])), {"ĥ_0 >= 1 and ĥ_1 <= 0": _cells_event},
+                     1_000_000, _PAIR_REPLACE, "mechanism", epsilon)
+
+
+@_register("histogram_mechanism")
+def _case_histogram_mechanism(epsilon=1.0):
+    from .histogram import histogram_mechanism
+    return _mechanism_case("histogram mechanism (workload)", histogram_mechanism, epsilon, trials=1_000_000,
+                           true_epsilon=epsilon)
+
+
+@_register("histogram_replace_one_unit_scale")
+def _case_histogram_broken(epsilon=1.0):
+    from .broken.histogram import noisy_histogram_replace_one_unit_scale
+    s = lambda x: (lambda t, rng: noisy_histogram_replace_one_unit_scale(x, epsilon=epsilon, trials=t, rng=rng).counts)
+    return AuditCase("replace-one histogram at the add/remove scale",
+                     "dpbook.broken.histogram.noisy_histogram_replace_one_unit_scale", epsilon, 0.0,
+                     s(np.array([1, 0])), s(np.array([0, 1])), {"ĥ_0 >= 1 and ĥ_1 <= 0": _cells_event},
+                     200_000, _PAIR_REPLACE, "control", 2 * epsilon)
+
+
+# --- Gaussian mechanism and composition (chapter 04) ----------------------------------------------------------
+
+def _gaussian_events(sigma, epsilon, shifts=(0.0,)):
+    """S = {y <= c* + s}: c* = Δ/2 - εσ²/Δ is where the loss of N(0,σ²) vs N(Δ,σ²) crosses ε (Δ = 1)."""
+    c_star = 0.5 - epsilon * sigma ** 2
+    return {f"y <= {c_star + s:.3g}": (lambda y, c=c_star + s: y <= c) for s in shifts}
+
+
+def _true_gaussian_epsilon(sigma, delta):
+    """The ε at which N(0,σ²) vs N(1,σ²) has δ(ε) = δ (Balle–Wang curve), by bisection."""
+    from .theory.gaussian import gaussian_delta
+    lo, hi = 0.0, 1.0
+    while gaussian_delta(sigma, hi) > delta:
+        hi *= 2
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if gaussian_delta(sigma, mid) > delta else (lo, mid)
+    return hi
+
+
+def _same_n(fn, **kwargs):
+    return (_first(fn, _X, _ONE_COUNT, **kwargs), _first(fn, _X_SWAP, _ONE_COUNT, **kwargs))
+
+
+@_register("gaussian_analytic")
+def _case_gaussian_analytic(epsilon=1.0, delta=0.05):
+    """Analytic calibration: δ(ε) = δ exactly, so the event where the loss exceeds ε is tight."""
+    from .gaussian import gaussian_mechanism
+    from .theory.gaussian import analytic_gaussian_sigma
+    sigma = analytic_gaussian_sigma(1.0, epsilon, delta)
+    s, sp = _same_n(gaussian_mechanism, epsilon=epsilon, delta=delta, calibration="analytic")
+    return AuditCase(f"Gaussian mechanism, analytic σ (δ={delta:g})", "dpbook.gaussian.gaussian_mechanism",
+                     epsilon, delta, s, sp, _gaussian_events(sigma, epsilon, (-0.3, 0.0, 0.3)), 2_000_000,
+                     _PAIR_SAME_N, "mechanism", epsilon)
+
+
+@_register("gaussian_classic")
+def _case_gaussian_classic(epsilon=0.9, delta=0.05):
+    """Classic σ = sqrt(2 ln(1.25/δ))/ε (needs ε < 1): private, but its true ε at δ is well below ε."""
+    from .gaussian import gaussian_mechanism
+    from .theory.gaussian import gaussian_sigma
+    epsilon = min(epsilon, 0.99)
+    sigma = gaussian_sigma(1.0, epsilon, delta)
+    true_eps = _true_gaussian_epsilon(sigma, delta)
+    s, sp = _same_n(gaussian_mechanism, epsilon=epsilon, delta=delta)
+    return AuditCase(f"Gaussian mechanism, classic σ (δ={delta:g})", "dpbook.gaussian.gaussian_mechanism",
+                     epsilon, delta, s, sp, _gaussian_events(sigma, true_eps, (-0.3, 0.0, 0.3)), 1_000_000,
+                     _PAIR_SAME_N, "mechanism", true_eps)
+
+
+@_register("gaussian_forgets_log_factor")
+def _case_gaussian_no_log(epsilon=0.9, delta=1e-5):
+    from .broken.gaussian import gaussian_forgets_log_factor
+    sigma = 1.0 / epsilon
+    s, sp = _same_n(gaussian_forgets_log_factor, epsilon=epsilon, delta=delta)
+    return AuditCase("Gaussian without the sqrt(2 ln(1.25/δ)) factor", "dpbook.broken.gaussian.gaussian_forgets_log_factor",
+                     epsilon, delta, s, sp, _gaussian_events(sigma, epsilon), 200_000, _PAIR_SAME_N, "control",
+                     _true_gaussian_epsilon(sigma, delta))
+
+
+_M_GAUSS = 25
+_SAME_QUERY = np.tile(_ONE_COUNT, (_M_GAUSS, 1))     # 25 copies of one counting query: Δ2 = 5
+
+
+@_register("gaussian_single_query_sensitivity")
+def _case_gaussian_one_query(epsilon=0.9, delta=1e-5):
+    """σ for Δ2 = 1 on 25 queries that all move (Δ2 = 5): the mean of the answers has σ/5 noise."""
+    from .broken.gaussian import gaussian_single_query_sensitivity
+    epsilon = min(epsilon, 0.99)
+    sigma = math.sqrt(2 * math.log(1.25 / delta)) / epsilon / math.sqrt(_M_GAUSS)   # noise sd of the mean
+    mean = lambda x: (lambda t, rng: gaussian_single_query_sensitivity(x, _SAME_QUERY, epsilon=epsilon, delta=delta,
+                                                                        trials=t, rng=rng).answers.mean(axis=1))
+    return AuditCase("Gaussian σ for one query, 25 queries released",
+                     "dpbook.broken.gaussian.gaussian_single_query_sensitivity", epsilon, delta, mean(_X),
+                     mean(_X_SWAP), _gaussian_events(sigma, epsilon), 200_000,
+                     "same-n pair, 25 copies of one counting query (Δ2 = 5); event on the mean answer",
+                     "control", _true_gaussian_epsilon(sigma, delta))
+
+
+@_register("gaussian_classic_any_epsilon")
+def _case_gaussian_classic_any(epsilon=7.5, delta=0.1):
+    """Classic σ at ε = 7.5, δ = 0.1 (outside DR-Gauss's ε < 1): true δ(ε) = 0.2 > δ; an event of probability
+    ~2.5e-5 under x' shows it with 4·10^6 samples."""
+    from .broken.gaussian import gaussian_classic_any_epsilon
+    sigma = math.sqrt(2 * math.log(1.25 / delta)) / epsilon
+    s, sp = _same_n(gaussian_classic_any_epsilon, epsilon=epsilon, delta=delta)
+    events = {f"y <= {c:g}": (lambda y, c=c: y <= c) for c in (-0.25, -0.2, -0.15)}
+    return AuditCase("classic Gaussian σ at ε >= 1", "dpbook.broken.gaussian.gaussian_classic_any_epsilon",
+                     epsilon, delta, s, sp, events, 4_000_000, _PAIR_SAME_N, "control",
+                     _true_gaussian_epsilon(sigma, delta))
+
+
+_M_COMPOSED = 4
+_COMPOSED = np.tile(_ONE_COUNT, (_M_COMPOSED, 1))    # 4 copies of one counting query: L1 sensitivity 4
+
+
+def _all_leq0(y):
+    return np.all(y <= 0, axis=1)
+
+
+@_register("composed_laplace_basic")
+def _case_composed_basic(epsilon=1.0):
+    """Basic composition, 4 queries at ε/4 each, all moving: S = {all y_i <= 0} has ratio exactly e^ε."""
+    from .gaussian import composed_laplace_mechanism
+    s = lambda x: (lambda t, rng: composed_laplace_mechanism(x, _COMPOSED, epsilon=epsilon, trials=t, rng=rng).answers)
+    return AuditCase("Laplace per query, basic composition (m=4)", "dpbook.gaussian.composed_laplace_mechanism",
+                     epsilon, 0.0, s(_X), s(_X_PRIME), {"all y_i <= 0": _all_leq0}, 1_000_000,
+                     "x=(1,0) vs x'=(1,1), 4 copies of one counting query", "mechanism", epsilon)
+
+
+@_register("composed_laplace_advanced")
+def _case_composed_advanced(epsilon=0.9, delta=1e-3):
+    """Advanced composition (DR-Cor3.21) over 4 queries: private, far from tight at small m."""
+    from .gaussian import composed_laplace_mechanism
+    epsilon = min(epsilon, 0.99)
+    s = lambda x: (lambda t, rng: composed_laplace_mechanism(x, _COMPOSED, epsilon=epsilon, delta=delta, trials=t,
+                                                             rng=rng).answers)
+    return AuditCase("Laplace per query, advanced composition (m=4)", "dpbook.gaussian.composed_laplace_mechanism",
+                     epsilon, delta, s(_X), s(_X_PRIME), {"all y_i <= 0": _all_leq0}, 1_000_000,
+                     "x=(1,0) vs x'=(1,1), 4 copies of one counting query", "mechanism", None)
+
+
 # --- chapter 13's widget -----------------------------------------------------------------------------------
 
 def explore_audit(case="laplace", epsilon=1.0, trials=20_000, *, seed=2026):
