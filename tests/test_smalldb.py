@@ -170,6 +170,19 @@ def test_net_bound_with_exact_opt(cancer3, epsilon):
         assert rate.consistent_with(beta, LEVEL), (beta, rate)
 
 
+def test_net_mechanism_accuracy_with_a_public_random_net(cancer3):
+    """DR-Prop5.2 over a data-independent random net of 2,000 candidates (the §13 practical range)."""
+    x, W = cancer3
+    net = np.random.default_rng(98).multinomial(12, np.full(8, 1 / 8), size=2000)
+    opt = candidate_errors(x, W, net).min()
+    for epsilon in (0.05, 1.0):
+        out = net_mechanism(x, W, net, epsilon=epsilon, trials=20_000, rng=45)
+        err = errors(out.answers, W.answers(x)).max
+        for beta in (0.01, 0.3):
+            rate = failure_rate(err, net_error_bound(opt, 2000, epsilon, int(x.sum()), beta))
+            assert rate.consistent_with(beta, LEVEL), (epsilon, beta, rate)
+
+
 def test_prop44_on_real_data(cancer3):
     """DR-Prop4.4 on the cancer projection; its proof's two facts are checked first."""
     x, W = cancer3
