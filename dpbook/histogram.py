@@ -150,7 +150,8 @@ def histogram_mechanism(x, workload, *, epsilon, neighbours: str = "add/remove",
 
 
 # --------------------------------------------------------------------------- chapter 03 widget callback
-# (a pure, seeded function (**params) -> Figure; CONTRIBUTING.md puts these in dpbook/explorers/histogram.py)
+# (a pure, seeded function (**params) -> Figure; CONTRIBUTING.md now puts these in dpbook/explorers/, which
+# this module's owner could not edit: move it there, with explore_rr, when convenient)
 
 _PIXELS: dict = {}
 

@@ -18,13 +18,14 @@ Two views of the same mechanism:
 """
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .histogram import NoisyHistogram, workload_counts
 from .noise import as_generator
-from .queries import as_workload
+from .queries import MarginalWorkload, as_workload
 from .release import Release, Spend
 from .theory.randomized_response import rr_bias_factor, rr_keep_probability
 from .validation import check_epsilon, check_histogram, check_int, check_matrix_workload
@@ -177,10 +178,7 @@ def person_bits(dataset, attribute) -> np.ndarray:
     return dataset.table()[:, attribute_index(dataset, attribute)].astype(np.int8)
 
 
-# --------------------------------------------------------------------------- chapter 02 widget callback
-# (a pure, seeded function (**params) -> Figure; CONTRIBUTING.md puts these in dpbook/explorers/)
-
-_SUBGROUPS = {}
+_SUBGROUPS: dict = {}
 
 
 def subgroup_workload(d: int = 11, bit: int = 10, max_public: int = 3, seed: int = 2026):
@@ -189,10 +187,10 @@ def subgroup_workload(d: int = 11, bit: int = 10, max_public: int = 3, seed: int
 
     For the cancer data (``d = 11``, ``bit = 10`` = malignant, ``max_public = 3``) that is 1161 queries.
     """
-    import itertools
-
-    from .queries import MarginalWorkload
-    key = (d, bit, max_public, seed)
+    d = check_int("d", d, low=2, high=40)
+    bit = check_int("bit", bit, low=0, high=d - 1)
+    max_public = check_int("max_public", max_public, low=1, high=d - 1)
+    key = (d, bit, max_public, check_int("seed", seed, low=0))
     if key not in _SUBGROUPS:
         public = [a for a in range(d) if a != bit]
         cells = [((bit,), (1,))]
@@ -204,11 +202,15 @@ def subgroup_workload(d: int = 11, bit: int = 10, max_public: int = 3, seed: int
     return _SUBGROUPS[key]
 
 
+# --------------------------------------------------------------------------- chapter 02 widget callback
+# (a pure, seeded function (**params) -> Figure; CONTRIBUTING.md now puts these in dpbook/explorers/, which
+# this module's owner could not edit: move it there, with explore_histogram, when convenient)
+
 def explore_rr(epsilon=1.0, n=569, k=100, beta=0.05, *, trials=200, seed=2026):
     """Chapter 02's headline: max error over ``|Q|`` subgroup queries, split-budget Laplace vs randomized response.
 
     Data: the cancer table (bootstrapped to ``n`` rows), private bit ``malignant``; queries: the first ``|Q|``
-    of :func:`subgroup_workload` ("fraction of patients in subgroup S who are malignant", as a share of all n).
+    of :func:`subgroup_workload` ("fraction of all n patients who are in subgroup S and malignant").
     Laplace spends ε/|Q| per query (LEC3-3.3.2, PROJ-R2); RR spends ε once and answers all queries
     (LEC3-3.4).  Dots: measured ``(1-β)``-quantiles; lines: the two bounds; dotted: your ``|Q|``.
     """
@@ -242,7 +244,7 @@ def explore_rr(epsilon=1.0, n=569, k=100, beta=0.05, *, trials=200, seed=2026):
     ax.plot(ks, [rr_error_bound(n, beta, epsilon, int(kk)) for kk in ks], "-", color=EMPIRICAL,
             label="RR bound sqrt(ln(2|Q|/β)/2n)/tanh(ε/2)")
     ax.plot(ks, rr_q, "s", color=EMPIRICAL, ms=5, label="RR, measured")
-    ax.axvline(k, color="k", ls=":", lw=1)
+    ax.axvline(k, color="k", ls=":", lw=1, label=f"your |Q| = {k}")
     k_star = laplace_rr_crossover(n, beta, epsilon)
     ax.axvline(k_star, color="#8e44ad", ls="--", lw=1, label=f"bounds cross at |Q|={k_star}")
     ax.set_xscale("log")

@@ -389,6 +389,14 @@ def test_subgroup_workload():
     assert W.cells[0] == ((10,), (1,))                            # "malignant", all patients
     assert all(S[-1] == 10 and v[-1] == 1 for S, v in W.cells)
     assert W.answers(X)[0] == pytest.approx(BITS.mean())
+    assert subgroup_workload() is W                               # cached
+    assert subgroup_workload(4, 0, 1).m == 1 + 3 * 2
+    with pytest.raises(ValueError, match="bit"):
+        subgroup_workload(4, 4)
+    with pytest.raises(ValueError, match="max_public"):
+        subgroup_workload(4, 0, 4)
+    with pytest.raises(TypeError, match="seed"):
+        subgroup_workload(seed=1.5)
 
 
 def test_explore_rr_is_seeded():
