@@ -1,0 +1,298 @@
+"""The sparse vector technique: AboveThreshold, Sparse and NumericSparse (THEOREMS.md §4, chapter 05).
+
+A stream of queries ``f_1, ..., f_k`` of sensitivity 1 and a public threshold ``T``.  We want to learn
+*which* queries are (approximately) above ``T`` while paying only for the few that are:
+
+* :func:`above_threshold` (DR-Alg1): ``T̂ = T + Lap(2/ε)`` drawn **once**; each query gets **fresh** noise
+  ``Lap(4/ε)``; answer ``⊤`` if ``f_i + ν_i >= T̂`` and halt, else ``⊥``.  ε-DP for any number of ``⊥``
+  (DR-Thm3.23).  Lecture 3 re-noises the threshold at every check and returns a noisy value: both break
+  privacy (erratum LEC3-E10; :mod:`dpbook.broken.sparse_vector` and chapter 05 show the audits catching them).
+* :func:`sparse_vector` (DR-Alg2): up to ``c`` ``⊤`` answers, a fresh threshold after each one, i.e. ``c``
+  AboveThreshold runs at ``ε/c`` (``δ = 0``) or ``ε/sqrt(8c ln(1/δ))`` (``δ > 0``) each (DR-Thm3.25).
+* :func:`numeric_sparse` (DR-Alg3): Sparse at ``ε1``, plus a *fresh* Laplace value ``f_i + Lap(σ(ε2))`` at
+  each ``⊤`` (DR-Thm3.27).
+
+Two entry points per mechanism.  ``*_stream(f, ...)`` is the algorithm box itself, on a vector of query
+values with a given sensitivity (the audits use it with worst-case patterns).  ``above_threshold(x,
+workload, ...)`` etc. run it on a database: ``f = Q x / n`` (normalised), ``T`` a fraction in ``[0, 1]`` and
+every noise scale divided by ``n`` (sensitivity ``1/n``).  Comparing ``q(x) + ν/n >= T + ρ/n`` is comparing
+the count ``<q - T, x> + ν >= ρ``, a query of sensitivity ``max(T, 1 - T) <= 1`` under add/remove, so the
+threshold test is private even though ``n`` changes with the neighbour; the numeric values of
+NumericSparse are released as ``(count + noise)/n`` with ``n`` public, as in chapter 01.
+
+The stream is fixed in advance (the proofs also cover adaptively chosen queries).  ``trials`` runs the
+mechanism that many times at once: the noise for all trials is one array and the halting indices are
+computed with numpy, so experiments and audits over 10^6 runs take seconds.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .noise import as_generator, laplace
+from .queries import as_workload
+from .release import Spend
+from .theory.sparse_vector import (above_threshold_scales, numeric_sparse_composed_epsilon, numeric_sparse_sigma,
+                                   numeric_sparse_split, sparse_composed_epsilon, sparse_per_run_epsilon,
+                                   sparse_sigma)
+from .validation import check_delta, check_epsilon, check_histogram, check_int, check_real
+
+__all__ = [
+    "TOP", "BOTTOM", "UNANSWERED", "SparseVectorRelease",
+    "above_threshold", "sparse_vector", "numeric_sparse",
+    "above_threshold_stream", "sparse_vector_stream", "numeric_sparse_stream",
+    "check_stream", "run_sparse",
+]
+
+TOP, BOTTOM, UNANSWERED = 1, 0, -1          # ⊤, ⊥, and "not asked: the mechanism had halted"
+
+
+@dataclass(frozen=True)
+class SparseVectorRelease:
+    """What a sparse-vector mechanism releases, and what it spent.
+
+    ``answers``: int8 array ``(k,)`` or ``(trials, k)`` of ``TOP`` (1, ⊤), ``BOTTOM`` (0, ⊥) and
+    ``UNANSWERED`` (-1, after the mechanism halted).  ``values``: NumericSparse's released numbers at the
+    ``⊤`` positions (NaN elsewhere), ``None`` otherwise.  ``T``, ``c``: the public threshold and cut-off.
+    ``threshold_scale``, ``query_scale``, ``value_scale``: the Laplace scales used, in the units of the
+    answers.  ``ledger``: every primitive private step (one entry per AboveThreshold run and per numeric
+    value); for ``δ > 0`` the runs compose by advanced composition to the claimed ``(ε, δ)``.
+    """
+
+    answers: np.ndarray = field(repr=False)
+    epsilon: float
+    delta: float
+    mechanism: str
+    T: float
+    c: int
+    threshold_scale: float
+    query_scale: float
+    value_scale: float | None = None
+    values: np.ndarray | None = field(default=None, repr=False)
+    ledger: tuple[Spend, ...] = ()
+
+    @property
+    def k(self) -> int:
+        """Length of the query stream."""
+        return self.answers.shape[-1]
+
+    @property
+    def above(self) -> np.ndarray:
+        """Boolean mask of the ``⊤`` answers."""
+        return self.answers == TOP
+
+    @property
+    def answered(self) -> np.ndarray:
+        """Boolean mask of the queries that got an answer (``⊤`` or ``⊥``)."""
+        return self.answers != UNANSWERED
+
+    @property
+    def num_above(self) -> np.ndarray | int:
+        """Number of ``⊤`` answers (per trial)."""
+        return self.above.sum(axis=-1)
+
+    @property
+    def halted(self) -> np.ndarray | bool:
+        """Whether the mechanism used up its ``c`` positives (and ignored the rest of the stream)."""
+        return self.num_above >= self.c
+
+
+# ------------------------------------------------------------------------------------- validation
+
+def check_stream(f, name: str = "f") -> np.ndarray:
+    """A query stream: a non-empty 1-D array of finite real query values ``f_i(D)``."""
+    arr = np.asarray(f)
+    if arr.dtype == object or arr.dtype == bool or not np.issubdtype(arr.dtype, np.number) \
+            or np.issubdtype(arr.dtype, np.complexfloating):
+        raise TypeError(f"{name} must be a 1-D array of real query values, got dtype {arr.dtype}")
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D array of query values, got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or inf; query values must be finite")
+    return arr.astype(np.float64)
+
+
+def _check_common(T, trials, sampler, *, T_low=None, T_high=None):
+    T = check_real("T", T, low=T_low, high=T_high)
+    trials = None if trials is None else check_int("trials", trials, low=1)
+    if not callable(sampler):
+        raise TypeError(f"sampler must be callable as sampler(scale, size, rng), got {type(sampler).__name__}")
+    return T, trials
+
+
+# ------------------------------------------------------------------------------------- the engine
+
+def run_sparse(f, T, c, threshold_scale, query_scale, trials, rng, sampler=laplace) -> np.ndarray:
+    """DR-Alg2's loop for validated inputs: ``(trials, k)`` int8 answers.
+
+    The query noise ``ν ~ Lap(query_scale)`` is one ``(trials, k)`` array (each query is compared once);
+    the ``c`` thresholds ``T + Lap(threshold_scale)`` are one ``(trials, c)`` array: query ``i`` of a trial
+    is compared with threshold number "``⊤`` answers so far", and nothing is answered after the ``c``-th ``⊤``.
+    """
+    k = f.size
+    noisy = f + sampler(query_scale, (trials, k), rng)
+    thresholds = T + sampler(threshold_scale, (trials, c), rng)
+    if c == 1 or c * trials < 2_000:                         # both scans give identical answers
+        return _scan_rounds(noisy, thresholds)
+    return _scan_queries(noisy, thresholds)
+
+
+def _scan_queries(noisy, thresholds):
+    """One numpy step per query over all trials (fast when ``c`` and ``trials`` are large)."""
+    trials, k = noisy.shape
+    c = thresholds.shape[1]
+    answers = np.full((trials, k), UNANSWERED, dtype=np.int8)
+    count = np.zeros(trials, dtype=np.int64)                 # ⊤ answers so far = index of the current threshold
+    rows = np.arange(trials)
+    for i in range(k):
+        live = count < c
+        if not live.any():
+            break
+        top = live & (noisy[:, i] >= thresholds[rows, np.minimum(count, c - 1)])
+        answers[live, i] = np.where(top[live], TOP, BOTTOM)
+        count += top
+    return answers
+
+
+def _scan_rounds(noisy, thresholds):
+    """One numpy step per threshold over all trials and queries (fast for ``c = 1`` or few trials).
+
+    Round ``j`` finds, in every trial, the first query from its current position whose noisy value reaches
+    threshold ``j``: the queries before it are ``⊥``, it is ``⊤``, and the next round starts after it.
+    """
+    trials, k = noisy.shape
+    idx = np.arange(k)
+    answers = np.full((trials, k), UNANSWERED, dtype=np.int8)
+    start = np.zeros(trials, dtype=np.int64)
+    for j in range(thresholds.shape[1]):
+        if np.all(start >= k):
+            break
+        pending = idx >= start[:, None]
+        above = (noisy >= thresholds[:, j:j + 1]) & pending
+        hit = np.where(above.any(axis=1), above.argmax(axis=1), k)
+        answers[pending & (idx < hit[:, None])] = BOTTOM
+        rows = np.flatnonzero(hit < k)
+        answers[rows, hit[rows]] = TOP
+        start = hit + 1
+    return answers
+
+
+def _finish(answers, trials):
+    return answers[0] if trials is None else answers
+
+
+# ------------------------------------------------------------------------------------- stream mechanisms
+
+def above_threshold_stream(f, *, T, epsilon, sensitivity=1.0, trials=None, rng=None,
+                           sampler=laplace) -> SparseVectorRelease:
+    """DR-Alg1 AboveThreshold on query values ``f`` of the given sensitivity — ε-DP (DR-Thm3.23).
+
+    ``T̂ = T + Lap(2Δ/ε)`` once; ``⊤`` at the first ``i`` with ``f_i + Lap(4Δ/ε) >= T̂``, then halt.
+    Accuracy: DR-Thm3.24, ``α = 8(ln k + ln(2/β))Δ/ε`` (:func:`dpbook.theory.sparse_vector.above_threshold_alpha`).
+    """
+    f = check_stream(f)
+    epsilon = check_epsilon(epsilon)
+    T, trials = _check_common(T, trials, sampler)
+    threshold_scale, query_scale = above_threshold_scales(epsilon, sensitivity)   # 2Δ/ε once, 4Δ/ε per query
+    answers = run_sparse(f, T, 1, threshold_scale, query_scale, trials or 1, as_generator(rng), sampler)
+    return SparseVectorRelease(_finish(answers, trials), epsilon, 0.0, "above_threshold", T, 1,
+                               threshold_scale, query_scale, ledger=(Spend("above_threshold", epsilon),))
+
+
+def sparse_vector_stream(f, *, T, c, epsilon, delta=0.0, sensitivity=1.0, trials=None, rng=None,
+                         sampler=laplace) -> SparseVectorRelease:
+    """DR-Alg2 Sparse: up to ``c`` ``⊤`` answers, a new threshold after each — (ε, δ)-DP (DR-Thm3.25).
+
+    ``σ = 2cΔ/ε`` (``δ = 0``) or ``sqrt(32c ln(1/δ))Δ/ε`` (``δ > 0``); thresholds ``T + Lap(σ)``, query noise
+    ``Lap(2σ)``: ``c`` AboveThreshold runs at ``ε' = ε/c`` or ``ε/sqrt(8c ln(1/δ))``.  Accuracy: DR-Thm3.26.
+    """
+    f = check_stream(f)
+    epsilon = check_epsilon(epsilon)
+    c = check_int("c", c, low=1)
+    delta = check_delta(delta)
+    T, trials = _check_common(T, trials, sampler)
+    sensitivity = check_real("sensitivity", sensitivity, low=0.0, low_open=True)
+    epsilon_run = sparse_per_run_epsilon(epsilon, c, delta)                # ε/c or ε/sqrt(8c ln(1/δ))
+    sigma = sparse_sigma(epsilon, c, delta) * sensitivity                   # = 2Δ/ε_run
+    _require(sparse_composed_epsilon(epsilon, c, delta), epsilon, delta)
+    answers = run_sparse(f, T, c, sigma, 2.0 * sigma, trials or 1, as_generator(rng), sampler)
+    ledger = tuple(Spend(f"above_threshold run {j + 1}", epsilon_run) for j in range(c))
+    return SparseVectorRelease(_finish(answers, trials), epsilon, delta, "sparse_vector", T, c, sigma,
+                               2.0 * sigma, ledger=ledger)
+
+
+def numeric_sparse_stream(f, *, T, c, epsilon, delta=0.0, sensitivity=1.0, trials=None, rng=None,
+                          sampler=laplace) -> SparseVectorRelease:
+    """DR-Alg3 NumericSparse: Sparse at ``σ(ε1)`` plus ``f_i + Lap(σ(ε2))`` at each ``⊤`` — (ε, δ)-DP
+    (DR-Thm3.27).
+
+    Box values: ``(ε1, ε2) = (8ε/9, 2ε/9)`` or ``(sqrt512, 2)·ε/(sqrt512+1)``; ``σ(ε) = 2c/ε`` or
+    ``sqrt(32c ln(2/δ))/ε`` (times Δ).  The numeric noise is *fresh*, independent of the comparison.
+    Accuracy: DR-Thm3.28 (printed δ > 0 value too small for the numeric answers; see
+    :func:`dpbook.theory.sparse_vector.numeric_sparse_alpha_corrected`).
+    """
+    f = check_stream(f)
+    epsilon = check_epsilon(epsilon)
+    c = check_int("c", c, low=1)
+    delta = check_delta(delta)
+    T, trials = _check_common(T, trials, sampler)
+    sensitivity = check_real("sensitivity", sensitivity, low=0.0, low_open=True)
+    epsilon1, epsilon2 = numeric_sparse_split(epsilon, delta)              # Sparse, numeric values
+    sigma1 = numeric_sparse_sigma(epsilon1, c, delta) * sensitivity          # thresholds Lap(σ1), queries Lap(2σ1)
+    sigma2 = numeric_sparse_sigma(epsilon2, c, delta) * sensitivity          # numeric answers Lap(σ2)
+    _require(numeric_sparse_composed_epsilon(epsilon, c, delta), epsilon, delta)
+    rng = as_generator(rng)
+    answers = run_sparse(f, T, c, sigma1, 2.0 * sigma1, trials or 1, rng, sampler)
+    values = np.where(answers == TOP, f + sampler(sigma2, answers.shape, rng), np.nan)
+    ledger = tuple(Spend(f"above_threshold run {j + 1}", 2.0 * sensitivity / sigma1) for j in range(c)) + \
+        tuple(Spend(f"laplace value {j + 1}", sensitivity / sigma2) for j in range(c))
+    return SparseVectorRelease(_finish(answers, trials), epsilon, delta, "numeric_sparse", T, c, sigma1,
+                               2.0 * sigma1, sigma2, _finish(values, trials), ledger)
+
+
+def _require(composed: float, epsilon: float, delta: float) -> None:
+    """Fail closed if the per-run budgets do not compose to the claimed ε (only possible for δ > 0)."""
+    if composed > epsilon * (1 + 1e-12):
+        raise ValueError(f"epsilon ({epsilon!r}) is too large for the delta ({delta!r}) budget split: the runs "
+                         f"compose only to {composed:.4g}; use delta=0 (basic composition) instead")
+
+
+# ------------------------------------------------------------------------------------- on a database
+
+def _normalised_stream(x, workload):
+    x = check_histogram(x)
+    W = as_workload(workload)
+    if W.N != x.size:
+        raise ValueError(f"workload is over {W.N} universe elements but x has {x.size}")
+    n = int(x.sum())
+    return W.counts(x) / n, n
+
+
+def above_threshold(x, workload, *, T, epsilon, trials=None, rng=None, sampler=laplace) -> SparseVectorRelease:
+    """AboveThreshold (DR-Alg1) on the normalised answers ``Q x / n`` with threshold ``T ∈ [0, 1]`` — ε-DP.
+
+    Noise ``Lap(2/ε)/n`` on the threshold (once) and ``Lap(4/ε)/n`` on each query; halts at the first ``⊤``.
+    """
+    f, n = _normalised_stream(x, workload)
+    check_real("T", T, low=0.0, high=1.0)
+    return above_threshold_stream(f, T=T, epsilon=epsilon, sensitivity=1.0 / n, trials=trials, rng=rng,
+                                  sampler=sampler)
+
+
+def sparse_vector(x, workload, *, T, c, epsilon, delta=0.0, trials=None, rng=None,
+                  sampler=laplace) -> SparseVectorRelease:
+    """Sparse (DR-Alg2) on the normalised answers ``Q x / n``, threshold ``T ∈ [0, 1]``, at most ``c`` ``⊤``."""
+    f, n = _normalised_stream(x, workload)
+    check_real("T", T, low=0.0, high=1.0)
+    return sparse_vector_stream(f, T=T, c=c, epsilon=epsilon, delta=delta, sensitivity=1.0 / n, trials=trials,
+                                rng=rng, sampler=sampler)
+
+
+def numeric_sparse(x, workload, *, T, c, epsilon, delta=0.0, trials=None, rng=None,
+                   sampler=laplace) -> SparseVectorRelease:
+    """NumericSparse (DR-Alg3) on ``Q x / n``: ``⊤/⊥`` plus a normalised noisy value at each ``⊤``."""
+    f, n = _normalised_stream(x, workload)
+    check_real("T", T, low=0.0, high=1.0)
+    return numeric_sparse_stream(f, T=T, c=c, epsilon=epsilon, delta=delta, sensitivity=1.0 / n, trials=trials,
+                                 rng=rng, sampler=sampler)

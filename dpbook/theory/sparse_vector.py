@@ -1,0 +1,265 @@
+"""Bounds and exact probabilities for the sparse vector technique (THEOREMS.md §4, chapter 05).
+
+Units: the queries ``f_i`` have sensitivity 1 (counts).  Every bound takes an optional ``n`` and is divided
+by it for normalised answers ``f_i / n`` (sensitivity ``1/n``), as THEOREMS.md §0 says.
+
+* noise scales: :func:`above_threshold_scales` (DR-Alg1), :func:`sparse_sigma` (DR-Alg2),
+  :func:`numeric_sparse_split` and :func:`numeric_sparse_sigma` (DR-Alg3, box values);
+* privacy: :func:`sparse_per_run_epsilon` (LEC3-3.6 / DR-Thm3.25) and :func:`sparse_composed_epsilon`,
+  the guarantee the ``c`` runs actually compose to (basic or advanced composition, DR-Thm3.20);
+* accuracy: :func:`above_threshold_alpha` (DR-Thm3.24), :func:`sparse_vector_alpha` (DR-Thm3.26),
+  :func:`numeric_sparse_alpha` (DR-Thm3.28 as printed) and :func:`numeric_sparse_alpha_corrected`
+  (DR-Thm3.28 with the numeric answers' own noise accounted for: the printed δ > 0 value is too small,
+  see the docstring);
+* exact probabilities for the LEC3-3.6 measure: :func:`laplace_difference_cdf`,
+  :func:`first_k_bottom_probability`, :func:`first_k_bottom_log_ratio` — the correct AboveThreshold
+  (one threshold draw, integrated numerically) against the seed's flawed "re-noise the threshold at every
+  check" reading (erratum LEC3-E10), whose log-ratio grows linearly in ``k``.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import integrate
+
+from ..validation import check_beta, check_delta, check_epsilon, check_int, check_real
+from .composition import advanced_composition
+from .laplace import laplace_cdf
+
+__all__ = [
+    "above_threshold_scales", "sparse_sigma", "sparse_per_run_epsilon", "sparse_composed_epsilon",
+    "numeric_sparse_split", "numeric_sparse_sigma", "numeric_sparse_composed_epsilon",
+    "above_threshold_alpha", "sparse_vector_alpha", "numeric_sparse_alpha", "numeric_sparse_value_alpha",
+    "numeric_sparse_alpha_corrected", "laplace_difference_cdf", "first_k_bottom_probability",
+    "first_k_bottom_log_ratio",
+]
+
+SQRT512 = math.sqrt(512.0)
+
+
+def _per_n(value: float, n) -> float:
+    return value if n is None else value / check_int("n", n, low=1)
+
+
+# ----------------------------------------------------------------------------------------- noise scales
+
+def above_threshold_scales(epsilon, sensitivity=1.0) -> tuple[float, float]:
+    """DR-Alg1: threshold noise ``Lap(2Δ/ε)`` (drawn once) and query noise ``Lap(4Δ/ε)`` (fresh per query).
+
+    Returns ``(threshold_scale, query_scale)``; ``Δ = 1`` for counts, ``1/n`` for normalised answers.
+    """
+    epsilon = check_epsilon(epsilon)
+    sensitivity = check_real("sensitivity", sensitivity, low=0.0, low_open=True)
+    return 2.0 * sensitivity / epsilon, 4.0 * sensitivity / epsilon
+
+
+def sparse_sigma(epsilon, c, delta=0.0) -> float:
+    """DR-Alg2: ``σ = 2c/ε`` if ``δ = 0``, else ``σ = sqrt(32 c ln(1/δ))/ε``.
+
+    Sparse draws each threshold as ``T + Lap(σ)`` and each query noise as ``Lap(2σ)``: exactly
+    AboveThreshold's scales ``(2/ε', 4/ε')`` at the per-run budget ``ε'`` of :func:`sparse_per_run_epsilon`.
+    """
+    epsilon = check_epsilon(epsilon)
+    c = check_int("c", c, low=1)
+    delta = check_delta(delta)
+    return 2.0 * c / epsilon if delta == 0.0 else math.sqrt(32.0 * c * math.log(1.0 / delta)) / epsilon
+
+
+def sparse_per_run_epsilon(epsilon, c, delta=0.0) -> float:
+    """LEC3-3.6 / DR-Thm3.25: each of the ``c`` AboveThreshold runs gets ``ε/c`` (``δ = 0``) or
+    ``ε/sqrt(8c ln(1/δ))`` (``δ > 0``, advanced composition, DR-Cor3.21)."""
+    epsilon = check_epsilon(epsilon)
+    c = check_int("c", c, low=1)
+    delta = check_delta(delta)
+    return epsilon / c if delta == 0.0 else epsilon / math.sqrt(8.0 * c * math.log(1.0 / delta))
+
+
+def _composed(epsilon_each: float, c: int, delta_prime: float) -> float:
+    """The smaller of basic composition ``c ε`` and advanced composition (DR-Thm3.20) at ``δ'``."""
+    basic = c * epsilon_each
+    if delta_prime == 0.0:
+        return basic
+    return min(basic, advanced_composition(epsilon_each, c, delta_prime)[0])
+
+
+def sparse_composed_epsilon(epsilon, c, delta=0.0) -> float:
+    """The ε that ``c`` runs of AboveThreshold at :func:`sparse_per_run_epsilon` provably compose to.
+
+    ``δ = 0``: basic composition gives exactly ``ε``.  ``δ > 0``: the smaller of basic composition and
+    DR-Thm3.20 with ``δ' = δ``; DR-Cor3.21 makes this ``<= ε`` for ``ε < 1``, and it also holds far beyond
+    (the mechanism refuses parameters where it does not: fail closed).
+    """
+    c = check_int("c", c, low=1)
+    return _composed(sparse_per_run_epsilon(epsilon, c, delta), c, check_delta(delta))
+
+
+def numeric_sparse_split(epsilon, delta=0.0) -> tuple[float, float]:
+    """DR-Alg3 box values: ``(ε1, ε2) = (8ε/9, 2ε/9)`` if ``δ = 0``, else
+    ``(sqrt512/(sqrt512+1) ε, 2/(sqrt512+1) ε)``.
+
+    ``ε1`` runs Sparse; ``ε2`` is twice the share of the proof of DR-Thm3.27 because ``σ(ε) = 2c/ε``
+    carries a factor 2: the ``c`` numeric answers cost ``ε2/2`` in total, and ``ε1 + ε2/2 = ε``.
+    """
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta)
+    if delta == 0.0:
+        return 8.0 * epsilon / 9.0, 2.0 * epsilon / 9.0
+    return SQRT512 / (SQRT512 + 1.0) * epsilon, 2.0 / (SQRT512 + 1.0) * epsilon
+
+
+def numeric_sparse_sigma(epsilon, c, delta=0.0) -> float:
+    """DR-Alg3: ``σ(ε) = 2c/ε`` if ``δ = 0``, else ``sqrt(32 c ln(2/δ))/ε`` (``δ/2`` for each half)."""
+    epsilon = check_epsilon(epsilon)
+    c = check_int("c", c, low=1)
+    delta = check_delta(delta)
+    return 2.0 * c / epsilon if delta == 0.0 else math.sqrt(32.0 * c * math.log(2.0 / delta)) / epsilon
+
+
+def numeric_sparse_composed_epsilon(epsilon, c, delta=0.0) -> float:
+    """The ε that NumericSparse's two parts provably compose to (DR-Thm3.27).
+
+    Sparse at threshold scale ``σ(ε1)`` is ``c`` AboveThreshold runs of ``2/σ(ε1)`` each; the ``c`` numeric
+    answers are Laplace releases of ``1/σ(ε2)`` each.  Each group is composed (basic, or advanced at
+    ``δ/2`` when ``δ > 0``) and the two results are added; with ``δ = 0`` this is exactly ``ε``.
+    """
+    c = check_int("c", c, low=1)
+    delta = check_delta(delta)
+    epsilon1, epsilon2 = numeric_sparse_split(epsilon, delta)
+    at_each = 2.0 / numeric_sparse_sigma(epsilon1, c, delta)
+    value_each = 1.0 / numeric_sparse_sigma(epsilon2, c, delta)
+    return _composed(at_each, c, delta / 2) + _composed(value_each, c, delta / 2)
+
+
+# ----------------------------------------------------------------------------------------- accuracy
+
+def above_threshold_alpha(k, beta, epsilon, n=None) -> float:
+    """DR-Thm3.24: ``α = 8(ln k + ln(2/β))/ε`` (divided by ``n`` for normalised answers).
+
+    Except with probability ``β``: every ``⊤`` has ``f_i >= T - α`` and every ``⊥`` has ``f_i <= T + α``
+    (``|ν_i| < α/2`` for all ``k`` query noises and ``|ρ| < α/2`` for the threshold noise).
+    """
+    k = check_int("k", k, low=1)
+    beta = check_beta(beta)
+    epsilon = check_epsilon(epsilon)
+    return _per_n(8.0 * (math.log(k) + math.log(2.0 / beta)) / epsilon, n)
+
+
+def sparse_vector_alpha(k, c, beta, epsilon, delta=0.0, n=None) -> float:
+    """DR-Thm3.26: ``α = 8c(ln k + ln(2c/β))/ε`` (``δ = 0``; the translation's "8x" is ``8c``) or
+    ``α = (ln k + ln(2c/β)) sqrt(512 c ln(1/δ))/ε`` (``δ > 0``) — AboveThreshold's α at ``ε'`` and ``β/c``."""
+    k = check_int("k", k, low=1)
+    c = check_int("c", c, low=1)
+    beta = check_beta(beta)
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta)
+    log_term = math.log(k) + math.log(2.0 * c / beta)
+    if delta == 0.0:
+        return _per_n(8.0 * c * log_term / epsilon, n)
+    return _per_n(log_term * math.sqrt(512.0 * c * math.log(1.0 / delta)) / epsilon, n)
+
+
+def numeric_sparse_alpha(k, c, beta, epsilon, delta=0.0, n=None) -> float:
+    """DR-Thm3.28 as printed: ``α = 9c(ln k + ln(4c/β))/ε`` (``δ = 0``) or
+    ``α = (ln k + ln(4c/β)) sqrt(c ln(2/δ)) (sqrt512+1)/ε`` (``δ > 0``).
+
+    This is Sparse's α at ``(ε1, β/2)``.  For ``δ = 0`` it also covers the numeric answers (their noise
+    ``Lap(9c/ε)`` stays below ``9c ln(2c/β)/ε`` except with probability ``β/2``).  For ``δ > 0`` it does **not**:
+    the numeric noise is ``Lap(sqrt(8 c ln(2/δ)) (sqrt512+1)/ε)``, sqrt(8) times the unit of this α, and
+    e.g. at ``k = c = 1``, ``β = 0.05`` a numeric answer misses the printed α with probability 0.21.  Use
+    :func:`numeric_sparse_alpha_corrected` for a valid bound.
+    """
+    k = check_int("k", k, low=1)
+    c = check_int("c", c, low=1)
+    beta = check_beta(beta)
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta)
+    log_term = math.log(k) + math.log(4.0 * c / beta)
+    if delta == 0.0:
+        return _per_n(9.0 * c * log_term / epsilon, n)
+    return _per_n(log_term * math.sqrt(c * math.log(2.0 / delta)) * (SQRT512 + 1.0) / epsilon, n)
+
+
+def numeric_sparse_value_alpha(c, beta, epsilon, delta=0.0, n=None) -> float:
+    """The numeric answers' part of DR-Thm3.28's proof: ``σ(ε2) ln(2c/β)`` bounds all ``<= c`` numeric
+    errors ``|a_i - f_i|`` except with probability ``β/2`` (union bound over ``c`` Laplace draws)."""
+    c = check_int("c", c, low=1)
+    beta = check_beta(beta)
+    epsilon2 = numeric_sparse_split(epsilon, delta)[1]
+    return _per_n(numeric_sparse_sigma(epsilon2, c, delta) * math.log(2.0 * c / beta), n)
+
+
+def numeric_sparse_alpha_corrected(k, c, beta, epsilon, delta=0.0, n=None) -> float:
+    """DR-Thm3.28 with both halves of its proof: ``max(numeric_sparse_alpha, numeric_sparse_value_alpha)``.
+
+    Equal to the printed value for ``δ = 0``; larger for ``δ > 0`` unless ``ln(2k) >= (sqrt8 - 1) ln(2c/β)``.
+    """
+    return max(numeric_sparse_alpha(k, c, beta, epsilon, delta, n),
+               numeric_sparse_value_alpha(c, beta, epsilon, delta, n))
+
+
+# ----------------------------------------------------------------------------------------- exact probabilities
+
+def laplace_difference_cdf(t, b1, b2):
+    """CDF ``P[ν - ρ <= t]`` of the difference of independent ``ν ~ Lap(b1)`` and ``ρ ~ Lap(b2)``.
+
+    From the density ``(b1 e^{-|z|/b1} - b2 e^{-|z|/b2}) / (2(b1² - b2²))``: for ``t <= 0``,
+    ``(b1² e^{t/b1} - b2² e^{t/b2}) / (2(b1² - b2²))``, and ``1 - cdf(-t)`` for ``t > 0``;
+    ``e^{-|t|/b}(2 + |t|/b)/4`` for the tail when ``b1 = b2 = b``.
+    """
+    b1 = check_real("b1", b1, low=0.0, low_open=True)
+    b2 = check_real("b2", b2, low=0.0, low_open=True)
+    t = np.asarray(t, dtype=np.float64)
+    if not np.all(np.isfinite(t)):
+        raise ValueError("t must be finite")
+    u = -np.abs(t)                                    # the lower tail at -|t|
+    if math.isclose(b1, b2, rel_tol=1e-9):
+        lower = np.exp(u / b1) * (2.0 - u / b1) / 4.0
+    else:
+        lower = (b1 ** 2 * np.exp(u / b1) - b2 ** 2 * np.exp(u / b2)) / (2.0 * (b1 ** 2 - b2 ** 2))
+    return np.where(t <= 0, lower, 1.0 - lower)
+
+
+def first_k_bottom_probability(k, epsilon, shift=0.0, variant="correct") -> float:
+    """``P[the first k answers are ⊥]`` for AboveThreshold at ε with every ``f_i = T + shift`` (sensitivity 1).
+
+    ``variant="correct"`` (DR-Alg1): one threshold ``ρ ~ Lap(2/ε)``, so the answers are dependent and
+    ``P = ∫ p_ρ(r) F_ν(r - shift)^k dr`` with ``ν ~ Lap(4/ε)`` — integrated numerically.
+    ``variant="renoise"`` (the seed's reading, erratum LEC3-E10): a fresh threshold at every check makes the
+    answers independent, ``P = G(-shift)^k`` with ``G`` the CDF of ``ν - ρ``.
+    The LEC3-3.6 measure compares ``shift = 0`` (database D) with ``shift = 1`` (its neighbour D').
+    """
+    k = check_int("k", k, low=0)
+    epsilon = check_epsilon(epsilon)
+    shift = check_real("shift", shift)
+    if variant not in ("correct", "renoise"):
+        raise ValueError(f"variant ({variant!r}) must be 'correct' or 'renoise'")
+    b_rho, b_nu = above_threshold_scales(epsilon)
+    if variant == "renoise":
+        return float(laplace_difference_cdf(-shift, b_nu, b_rho)) ** k
+
+    def integrand(r):
+        return math.exp(-abs(r) / b_rho) / (2.0 * b_rho) * float(laplace_cdf(r - shift, 0.0, b_nu)) ** k
+
+    # break the line where the integrand bends: 0, shift, and where F_ν^k rises (r ≈ shift + b_ν ln k)
+    knee = shift + b_nu * math.log(max(k, 1)) + 1.0
+    cuts = sorted({min(0.0, shift), max(0.0, shift), max(knee, max(0.0, shift))})
+    pieces = [integrate.quad(integrand, -np.inf, cuts[0], epsabs=0, epsrel=1e-11, limit=200)[0]]
+    pieces += [integrate.quad(integrand, a, b, epsabs=0, epsrel=1e-11, limit=200)[0]
+               for a, b in zip(cuts[:-1], cuts[1:]) if b > a]
+    pieces.append(integrate.quad(integrand, cuts[-1], np.inf, epsabs=0, epsrel=1e-11, limit=200)[0])
+    return float(sum(pieces))
+
+
+def first_k_bottom_log_ratio(k, epsilon, variant="correct") -> float:
+    """``ln(P_D[first k ⊥] / P_D'[first k ⊥])`` with ``f_i(D) = T`` and ``f_i(D') = T + 1`` (LEC3-3.6 measure).
+
+    The correct AboveThreshold stays below ``ε`` for every ``k`` (it tends to ``ε/2``: only the single
+    threshold draw has to move); the re-noising variant's is ``k ln(G(0)/G(-1))``, linear in ``k``.
+    """
+    if variant == "renoise":                                      # in log space: G(-1)^k underflows
+        k = check_int("k", k, low=0)
+        b_rho, b_nu = above_threshold_scales(epsilon)
+        return k * math.log(0.5 / float(laplace_difference_cdf(-1.0, b_nu, b_rho)))
+    return math.log(first_k_bottom_probability(k, epsilon, 0.0, variant)
+                    / first_k_bottom_probability(k, epsilon, 1.0, variant))
