@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from dpbook.broken import sparse_vector as broken
-from dpbook.broken.sparse_vector import CATCHING_CASES, AuditCase, audit_case, halting_case
+from dpbook.broken.sparse_vector import CATCHING_PAIRS, CATCHING_TRIALS, StreamPair, halting_pair, stream_audit_case
 from dpbook.audit import audit
 from dpbook.data import load_cancer
 from dpbook.experiments import failure_rate
@@ -335,16 +335,17 @@ def test_above_threshold_accuracy_on_real_data():
 # ----------------------------------------------------------------------------------------- privacy audits
 
 def test_audit_above_threshold_halting_pattern():
-    result = audit_case(above_threshold_stream, halting_case(8), epsilon=EPS_AUDIT, trials=200_000, rng=20)
+    case = stream_audit_case(above_threshold_stream, halting_pair(8), epsilon=EPS_AUDIT, trials=200_000)
+    result = case.run(rng=20)
     assert result.epsilon_lb <= EPS_AUDIT
     assert result.epsilon_lb > 0.5 * EPS_AUDIT                  # the pattern is close to worst case
 
 
 @pytest.mark.parametrize("name", ["above_threshold_renoise_threshold", "above_threshold_no_query_noise",
                                   "above_threshold_no_halt"])
-def test_audit_above_threshold_on_the_catching_cases(name):
-    result = audit_case(above_threshold_stream, CATCHING_CASES[name], epsilon=EPS_AUDIT, trials=200_000, rng=21)
-    assert result.epsilon_lb <= EPS_AUDIT
+def test_audit_above_threshold_on_the_catching_pairs(name):
+    case = stream_audit_case(above_threshold_stream, CATCHING_PAIRS[name], epsilon=EPS_AUDIT, trials=200_000)
+    assert case.kind == "mechanism" and case.run(rng=21).epsilon_lb <= EPS_AUDIT
 
 
 def test_audit_above_threshold_on_a_database_pair():
@@ -359,36 +360,34 @@ def test_audit_above_threshold_on_a_database_pair():
 
 @pytest.mark.parametrize("delta", [0.0, 1e-3])
 def test_audit_sparse_vector(delta):
-    case = CATCHING_CASES["sparse_vector_unscaled_noise"]
-    result = audit_case(sparse_vector_stream, case, epsilon=EPS_AUDIT, delta=delta, trials=200_000, rng=23)
-    assert result.epsilon_lb <= EPS_AUDIT
-    blocks = audit_case(sparse_vector_stream, halting_case(6), epsilon=EPS_AUDIT, delta=delta, trials=200_000,
-                        rng=24, c=2)
-    assert blocks.epsilon_lb <= EPS_AUDIT
+    pair = CATCHING_PAIRS["sparse_vector_unscaled_noise"]
+    case = stream_audit_case(sparse_vector_stream, pair, epsilon=EPS_AUDIT, delta=delta, trials=200_000)
+    assert case.run(rng=23).epsilon_lb <= EPS_AUDIT
+    blocks = stream_audit_case(sparse_vector_stream, halting_pair(6), epsilon=EPS_AUDIT, delta=delta,
+                               trials=200_000, c=2)
+    assert blocks.run(rng=24).epsilon_lb <= EPS_AUDIT
 
 
 @pytest.mark.parametrize("delta", [0.0, 1e-3])
 def test_audit_numeric_sparse(delta):
-    case = CATCHING_CASES["above_threshold_outputs_value"]
-    result = audit_case(numeric_sparse_stream, case, epsilon=EPS_AUDIT, delta=delta, trials=500_000, rng=25, c=1)
-    assert result.epsilon_lb <= EPS_AUDIT
+    pair = CATCHING_PAIRS["above_threshold_outputs_value"]
+    case = stream_audit_case(numeric_sparse_stream, pair, epsilon=EPS_AUDIT, delta=delta, trials=500_000)
+    assert case.run(rng=25).epsilon_lb <= EPS_AUDIT
 
 
-@pytest.mark.parametrize("name,trials", [("above_threshold_renoise_threshold", 400_000),
-                                         ("above_threshold_outputs_value", 1_000_000),
-                                         ("above_threshold_no_query_noise", 100_000),
-                                         ("sparse_vector_unscaled_noise", 200_000),
-                                         ("above_threshold_no_halt", 200_000)])
-def test_broken_variants_are_caught(name, trials):
-    result = audit_case(getattr(broken, name), CATCHING_CASES[name], epsilon=EPS_AUDIT, trials=trials, rng=26)
-    assert result.epsilon_lb > EPS_AUDIT, (name, result)
+@pytest.mark.parametrize("name", sorted(CATCHING_PAIRS))
+def test_broken_variants_are_caught(name):
+    case = stream_audit_case(getattr(broken, name), CATCHING_PAIRS[name], epsilon=EPS_AUDIT,
+                             trials=CATCHING_TRIALS[name])
+    result = case.run(rng=26)
+    assert case.kind == "control" and result.epsilon_lb > EPS_AUDIT, (name, result)
 
 
-def test_audit_case_validates_pairs():
+def test_stream_pair_validates_pairs():
     with pytest.raises(ValueError, match="differ by at most 1"):
-        AuditCase("bad", np.zeros(3), np.full(3, 2.0), {"x": lambda rel: rel.answers[:, 0] == TOP})
+        StreamPair("bad", np.zeros(3), np.full(3, 2.0), {"x": lambda rel: rel.answers[:, 0] == TOP})
     with pytest.raises(ValueError, match="f_prime"):
-        AuditCase("bad", np.zeros(3), np.array([0.0, np.nan, 0.0]), {})
+        StreamPair("bad", np.zeros(3), np.array([0.0, np.nan, 0.0]), {})
 
 
 # ----------------------------------------------------------------------------------------- determinism
@@ -406,10 +405,10 @@ def test_determinism(fn):
     assert np.array_equal(fn(f, rng=g, **_params(fn)).answers.shape, (30,))
 
 
-@pytest.mark.parametrize("name", sorted(CATCHING_CASES))
+@pytest.mark.parametrize("name", sorted(CATCHING_PAIRS))
 def test_broken_determinism(name):
-    fn, case = getattr(broken, name), CATCHING_CASES[name]
-    extra = {"c": case.c} if case.c else {}
+    fn, case = getattr(broken, name), CATCHING_PAIRS[name]
+    extra = {"c": case.c} if name == "sparse_vector_unscaled_noise" else {}
     a = fn(case.f, T=0.0, epsilon=1.0, trials=40, rng=5, **extra)
     b = fn(case.f, T=0.0, epsilon=1.0, trials=40, rng=5, **extra)
     assert np.array_equal(a.answers, b.answers) and a.mechanism.startswith("BROKEN")
@@ -472,12 +471,13 @@ def test_bad_inputs_database(fn, param, value, error):
         fn(x, W, **args)
 
 
-@pytest.mark.parametrize("name", sorted(CATCHING_CASES))
+@pytest.mark.parametrize("name", sorted(CATCHING_PAIRS))
 @pytest.mark.parametrize("param,value,error", [("epsilon", 0.0, ValueError), ("T", float("nan"), ValueError),
                                                ("f", np.array([]), ValueError), ("trials", 0, ValueError)])
 def test_bad_inputs_broken(name, param, value, error):
-    fn, case = getattr(broken, name), CATCHING_CASES[name]
-    args = {"f": case.f, "T": 0.0, "epsilon": 1.0, **({"c": case.c} if case.c else {}), param: value}
+    fn, case = getattr(broken, name), CATCHING_PAIRS[name]
+    args = {"f": case.f, "T": 0.0, "epsilon": 1.0, **({"c": case.c} if name == "sparse_vector_unscaled_noise" else {}),
+            param: value}
     f = args.pop("f")
     with pytest.raises(error, match=param):
         fn(f, **args)

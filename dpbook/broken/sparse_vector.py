@@ -7,12 +7,13 @@ Vector Technique for Differential Privacy" (PVLDB 2017), plus the reading of Lec
 """
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
 import numpy as np
 
-from ..audit import AuditResult, audit
+from ..audit import AuditCase
 from ..noise import as_generator, laplace
 from ..release import Spend
 from ..sparse_vector import BOTTOM, TOP, UNANSWERED, SparseVectorRelease, check_stream, run_sparse
@@ -22,7 +23,7 @@ from ..validation import check_epsilon, check_int, check_real
 __all__ = [
     "above_threshold_renoise_threshold", "above_threshold_outputs_value", "above_threshold_no_query_noise",
     "sparse_vector_unscaled_noise", "above_threshold_no_halt",
-    "AuditCase", "audit_case", "halting_case", "CATCHING_CASES",
+    "StreamPair", "stream_audit_case", "halting_pair", "CATCHING_PAIRS", "CATCHING_TRIALS",
 ]
 
 
@@ -133,7 +134,7 @@ def above_threshold_no_halt(f, *, T, epsilon, sensitivity=1.0, trials=None, rng=
 # ------------------------------------------------------------------------------------- worst-case inputs
 
 @dataclass(frozen=True)
-class AuditCase:
+class StreamPair:
     """A neighbouring pair of query streams ``f`` (database D) and ``f_prime`` (D') with ``|f_i - f'_i| <= 1``
     — sensitivity-1 queries may move either way — and the events that separate the two output
     distributions.  Events take a :class:`SparseVectorRelease` of ``trials`` runs and return a boolean mask."""
@@ -151,34 +152,37 @@ class AuditCase:
             raise ValueError("f and f_prime must have the same length and differ by at most 1 per query")
 
 
-def audit_case(mechanism, case: AuditCase, *, epsilon, trials, delta=0.0, alpha=1e-6, rng=None,
-               **params) -> AuditResult:
-    """Run :func:`dpbook.audit.audit` on ``mechanism(f, T=0, epsilon=..., trials=..., rng=...)`` (a ``*_stream``
-    function or a broken variant) for the case's pair and events; ``c`` comes from the case if it has one."""
-    if case.c is not None:
-        params["c"] = case.c
+def stream_audit_case(mechanism, pair: StreamPair, *, epsilon=2.0, delta=0.0, trials=200_000, kind=None,
+                      **params) -> AuditCase:
+    """A :class:`dpbook.audit.AuditCase` for ``mechanism(f, T=0, epsilon=..., trials=..., rng=...)`` (a ``*_stream``
+    function, or a broken variant: ``kind`` then defaults to ``"control"``) on the pair and its events.
+    ``c`` comes from the pair if it has one and the mechanism takes it; ``params`` go to the mechanism.  Run it with ``.run(rng)``."""
+    if pair.c is not None and "c" in inspect.signature(mechanism).parameters:
+        params.setdefault("c", pair.c)
     if delta:
         params["delta"] = delta
+    if kind is None:
+        kind = "control" if mechanism.__module__ == __name__ else "mechanism"
 
     def sampler(f):
         return lambda t, r: mechanism(f, T=0.0, epsilon=epsilon, trials=t, rng=r, **params)
 
-    return audit(sampler(case.f), sampler(case.f_prime), case.events, trials=trials, delta=delta, alpha=alpha,
-                 rng=rng)
+    return AuditCase(f"{mechanism.__name__} on {pair.name}", f"{mechanism.__module__}.{mechanism.__name__}",
+                     epsilon, delta, sampler(pair.f), sampler(pair.f_prime), pair.events, trials, pair.name, kind)
 
 
 def _first_bottoms(j):
     return lambda rel: np.all(rel.answers[:, :j] == BOTTOM, axis=1)
 
 
-def halting_case(m: int) -> AuditCase:
+def halting_pair(m: int) -> StreamPair:
     """DR-Thm3.23's proof pattern: ``m`` queries at ``T`` then one at ``T`` (D) against ``m`` at ``T + 1`` then one at
     ``T - 1`` (D'); events "halts at index j" for every j and "never halts" (THEOREMS.md: PA(ii) on halting)."""
     m = check_int("m", m, low=0)
     events = {f"halts at {j + 1}": (lambda rel, j=j: rel.answers[:, j] == TOP) for j in range(m + 1)}
     events["never halts"] = lambda rel: ~np.any(rel.answers == TOP, axis=1)
-    return AuditCase(f"halting pattern, m={m}", np.zeros(m + 1), np.r_[np.ones(m), -1.0], events,
-                     note="each ⊥ query moves up, the ⊤ query moves down: the proof's worst case")
+    return StreamPair(f"{m} queries at T+0/+1 then one at T+0/-1", np.zeros(m + 1), np.r_[np.ones(m), -1.0], events,
+                      note="each ⊥ query moves up, the ⊤ query moves down: the proof's worst case")
 
 
 def _value_event(m, u):
@@ -197,25 +201,30 @@ def _count_event(half, x):
 
 #: For each broken variant, a pair and events that catch it at ε = 2 (chosen with the exact probabilities;
 #: the correct mechanisms are audited on the same pairs).  Keys are the broken functions' names.
-CATCHING_CASES = {
-    "above_threshold_renoise_threshold": AuditCase(
+CATCHING_PAIRS = {
+    "above_threshold_renoise_threshold": StreamPair(
         "24 queries at T-2 (D) vs T-1 (D')", np.full(24, -2.0), np.full(24, -1.0),
         {f"first {j} answers ⊥": _first_bottoms(j) for j in (16, 20, 24)},
         note="every ⊥ is an independent comparison: the log-ratio of 'first k ⊥' is linear in k"),
-    "above_threshold_outputs_value": AuditCase(
+    "above_threshold_outputs_value": StreamPair(
         "8 queries at T-1/2 then T (D) vs T+1/2 then T-1 (D')", np.r_[np.full(8, -0.5), 0.0],
-        np.r_[np.full(8, 0.5), -1.0], {"⊥×8 then ⊤ with value <= T+1": _value_event(8, 1.0)},
+        np.r_[np.full(8, 0.5), -1.0], {"⊥×8 then ⊤ with value <= T+1": _value_event(8, 1.0)}, c=1,
         note="a low released value caps the secret threshold, and then each ⊥ costs up to ε/4"),
-    "above_threshold_no_query_noise": AuditCase(
+    "above_threshold_no_query_noise": StreamPair(
         "(T, T+1) (D) vs (T+1, T) (D')", np.array([0.0, 1.0]), np.array([1.0, 0.0]),
         {"(⊥, ⊤)": lambda rel: (rel.answers[:, 0] == BOTTOM) & (rel.answers[:, 1] == TOP)},
         note="(⊥, ⊤) needs T < T̂ <= T+1 on D and T+1 < T̂ <= T on D': impossible"),
-    "sparse_vector_unscaled_noise": AuditCase(
+    "sparse_vector_unscaled_noise": StreamPair(
         "20 queries at T (D) vs T+1 (D'), c = 20", np.zeros(20), np.ones(20),
         {f"at least {j} ⊤": (lambda rel, j=j: np.sum(rel.answers == TOP, axis=1) >= j) for j in (14, 16, 18)},
         c=20, note="20 runs at the full ε each: their losses add up"),
-    "above_threshold_no_halt": AuditCase(
+    "above_threshold_no_halt": StreamPair(
         "40 queries at T (D) vs 20 at T+1 and 20 at T-1 (D')", np.zeros(40), np.r_[np.ones(20), -np.ones(20)],
         {f"≥{x} ⊥ in the first 20 and ≥{x} ⊤ in the last 20": _count_event(20, x) for x in (11, 12, 13)},
         note="every answer after the first ⊤ leaks: ⊥ queries moved up, ⊤ queries moved down"),
 }
+
+#: The audit sizes (trials) that make each control's ``epsilon_lb`` clearly exceed ε = 2 in a few seconds.
+CATCHING_TRIALS = {"above_threshold_renoise_threshold": 400_000, "above_threshold_outputs_value": 1_000_000,
+                   "above_threshold_no_query_noise": 100_000, "sparse_vector_unscaled_noise": 200_000,
+                   "above_threshold_no_halt": 200_000}
