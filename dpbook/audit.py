@@ -1021,6 +1021,169 @@ def _case_numeric_db(epsilon=1.0):
     return _sv_db_case("NumericSparse on a database (c=1)", numeric_sparse, epsilon, c=1)
 
 
+# --- MWEM (chapter 07): transcript audits --------------------------------------------------------------------
+#
+# MWEM releases a function of its transcript (the selected queries and the noisy measurements), so auditing
+# the transcript audits a stronger claim.  The record count n is public: the same n is passed for both
+# databases (as mwem's docstring prescribes).
+
+def _mwem_workloads():
+    from .queries import MarginalWorkload
+    one = MarginalWorkload(2, [((0,), (1,))])                   # counts the rows with attribute 0 = 1
+    two = MarginalWorkload(2, [((0,), (0,)), ((0,), (1,))])     # attribute 0 = 0, attribute 0 = 1
+    return one, two
+
+
+_T_MWEM = 4
+_PAIR_MWEM_MEASURE = "x=(1,0,0,0) vs x'=(1,0,1,0) over {0,1}^2, one query (count 0 vs 1), public n=100, T=4"
+_PAIR_MWEM_SELECT = "x=(1,0,1,0) vs x'=(1,0,2,0), queries [a0=0], [a0=1], public n=2, T=1: the worst query flips"
+
+
+def _mwem_measure_case(name, fn, epsilon, trials, kind, true_epsilon):
+    one, _ = _mwem_workloads()
+    s = lambda x: (lambda t, rng: fn(x, one, epsilon=epsilon, T=_T_MWEM, n=100, trials=t, rng=rng)
+                   .trace["measurements"])
+    return AuditCase(name, f"{fn.__module__}.{fn.__name__}", epsilon, 0.0, s(np.array([1, 0, 0, 0])),
+                     s(np.array([1, 0, 1, 0])), {"all 4 measurements <= 0": _all_leq0}, trials,
+                     _PAIR_MWEM_MEASURE, kind, true_epsilon)
+
+
+def _mwem_select_case(name, fn, epsilon, trials, kind):
+    _, two = _mwem_workloads()
+    s = lambda x: (lambda t, rng: fn(x, two, epsilon=epsilon, T=1, n=2, trials=t, rng=rng).trace["selected"][:, 0])
+    return AuditCase(name, f"{fn.__module__}.{fn.__name__}", epsilon, 0.0, s(np.array([1, 0, 1, 0])),
+                     s(np.array([1, 0, 2, 0])), {"selects query 1": lambda r: r == 1}, trials, _PAIR_MWEM_SELECT,
+                     kind, None)
+
+
+@_register("mwem_measure")
+def _case_mwem_measure(epsilon=1.0):
+    """One query, so selection is free: the 4 measurements Lap(2T/ε) of counts 0 vs 1 cost exactly ε/2."""
+    from .mwem import mwem
+    return _mwem_measure_case("MWEM transcript: measurements", mwem, epsilon, 1_000_000, "mechanism", epsilon / 2)
+
+
+@_register("mwem_select")
+def _case_mwem_select(epsilon=1.0):
+    from .mwem import mwem
+    return _mwem_select_case("MWEM transcript: selection", mwem, epsilon, 200_000, "mechanism")
+
+
+@_register("mwem_no_round_split")
+def _case_mwem_no_split(epsilon=1.0):
+    """ε/2 per round instead of ε/(2T): the 4 measurements cost 4·ε/2 = 2ε."""
+    from .broken.mwem import mwem_no_round_split
+    return _mwem_measure_case("MWEM without the 1/T split", mwem_no_round_split, epsilon, 200_000, "control",
+                              2 * epsilon)
+
+
+@_register("mwem_argmax_select")
+def _case_mwem_argmax(epsilon=1.0):
+    from .broken.mwem import mwem_argmax_select
+    return _mwem_select_case("MWEM selecting by exact argmax", mwem_argmax_select, epsilon, 20_000, "control")
+
+
+# --- iterative database constructions (chapter 08) ------------------------------------------------------------
+
+_IDC_N = 100                                          # public n for both databases of every pair
+
+
+def _idc_setup(k=1):
+    from .idc import FixedStream, MultiplicativeWeightsIDC
+    return MultiplicativeWeightsIDC(2, 0.2), FixedStream(np.tile(_ONE_COUNT, (k, 1)))
+
+
+def _answer_and_update(release):
+    return np.column_stack([np.atleast_2d(release.answers)[:, 0], np.atleast_2d(release.updated)[:, 0]])
+
+
+def _updated_low(y):
+    return (y[:, 1] > 0) & (y[:, 0] <= 0.175)
+
+
+_PAIR_IDC_SV = ("x=(83,17) vs x'=(83,18), public n=100, one query (count of element 1), MW rule α=0.2, c=1, "
+                "β=1 (threshold 0.33: the score sits at it)")
+
+
+def _idc_sv_case(name, fn, epsilon, trials, kind):
+    rule, stream = _idc_setup()
+    s = lambda x: (lambda t, rng: _answer_and_update(fn(x, rule, stream, epsilon=epsilon, delta=0.0, beta=1.0,
+                                                        n=_IDC_N, c=1, trials=t, rng=rng)))
+    return AuditCase(name, f"{fn.__module__}.{fn.__name__}", epsilon, 0.0, s(np.array([83, 17])),
+                     s(np.array([83, 18])), {"update released, answer <= 0.175": _updated_low}, trials,
+                     _PAIR_IDC_SV, kind, math.inf if kind == "control" else None)
+
+
+@_register("online_idc_sv")
+def _case_online_idc_sv(epsilon=1.0):
+    """IDC-Alg1-SV, one round: the AboveThreshold run (ε0 = ε/2) and the Laplace answer (ε0) both pay."""
+    from .idc import online_idc_sv
+    return _idc_sv_case("online IDC (Alg1-SV)", online_idc_sv, epsilon, 400_000, "mechanism")
+
+
+@_register("online_idc_sv_exact_release")
+def _case_online_idc_sv_exact(epsilon=1.0):
+    from .broken.idc import online_idc_sv_exact_release
+    return _idc_sv_case("online IDC releasing the exact answer", online_idc_sv_exact_release, epsilon, 20_000,
+                        "control")
+
+
+_PAIR_ALG1 = ("x=(90,10) vs x'=(90,11), public n=100, the same query 4 times, MW rule α=0.2: the answer sits "
+              "at the lower edge of the ⊥ band |Â - 1/2| < T = 0.4")
+
+
+def _alg1_case(name, fn, epsilon, delta, trials, kind):
+    rule, stream = _idc_setup(4)
+    s = lambda x: (lambda t, rng: np.atleast_2d(fn(x, rule, stream, epsilon=epsilon, delta=delta, n=_IDC_N,
+                                                   b_max=4, trials=t, rng=rng).updated))
+    return AuditCase(name, f"{fn.__module__}.{fn.__name__}", epsilon, delta, s(np.array([90, 10])),
+                     s(np.array([90, 11])), {"4 × ⊥ (no update)": lambda u: ~u.any(axis=1)}, trials, _PAIR_ALG1,
+                     kind, None)
+
+
+@_register("online_idc")
+def _case_online_idc(epsilon=0.9, delta=1e-3):
+    """GRU Algorithm 1 with the reconstructed ε0 (IDC-Thm4.1): the ⊥ rounds at the band's edge."""
+    from .idc import online_idc
+    return _alg1_case("online IDC (GRU Alg. 1, reconstructed ε0)", online_idc, min(epsilon, 0.99), delta,
+                      400_000, "mechanism")
+
+
+@_register("online_idc_uncomposed")
+def _case_online_idc_uncomposed(epsilon=0.9, delta=1e-3):
+    """ε0 = ε in every round: each ⊥ at the band's edge costs ≈ 0.49ε, four of them ≈ 2ε."""
+    from .broken.idc import online_idc_uncomposed
+    return _alg1_case("online IDC without composition (ε0 = ε)", online_idc_uncomposed, min(epsilon, 0.99), delta,
+                      100_000, "control")
+
+
+_PAIR_IC = ("x=(82,18) vs x'=(82,19), public n=100, one query, MW rule α=0.21, one round: Â sits at the stop "
+            "test's edge |Â - 1/2| < 0.315")
+
+
+def _ic_case(name, fn, epsilon, trials, kind):
+    from .idc import MultiplicativeWeightsIDC
+    rule = MultiplicativeWeightsIDC(2, 0.21)
+    s = lambda x: (lambda t, rng: np.atleast_2d(fn(x, _ONE_COUNT, rule=rule, epsilon=epsilon, delta=0.0, n=_IDC_N,
+                                                   rounds=1, trials=t, rng=rng).answers)[:, 0])
+    return AuditCase(name, f"{fn.__module__}.{fn.__name__}", epsilon, 0.0, s(np.array([82, 18])),
+                     s(np.array([82, 19])), {"stopped (answer = 1/2)": lambda a: a == 0.5}, trials, _PAIR_IC, kind,
+                     math.inf if kind == "control" else None)
+
+
+@_register("iterative_construction")
+def _case_ic(epsilon=1.0):
+    from .idc import iterative_construction
+    return _ic_case("offline IC mechanism (IDC-Alg3)", iterative_construction, epsilon, 400_000, "mechanism")
+
+
+@_register("iterative_construction_exact_answers")
+def _case_ic_exact(epsilon=1.0):
+    from .broken.idc import iterative_construction_exact_answers
+    return _ic_case("offline IC with exact measurements", iterative_construction_exact_answers, epsilon, 20_000,
+                    "control")
+
+
 # --- chapter 13's widget -----------------------------------------------------------------------------------
 
 def explore_audit(case="laplace", epsilon=1.0, trials=20_000, *, seed=2026):
