@@ -302,7 +302,8 @@ def explore_mwem(epsilon=1.0, T=10, m=2640, n=2000, replay=1, *, trials=5, seed=
     for i, (name, release) in enumerate(runs.items()):
         err = np.abs(release.answers - true).max(axis=1)
         left.plot(i + jitter, err, "o", color=colours[i], ms=5, label=f"{name}: median {np.median(err):.3g}")
-        right.plot(true, release.answers[0], ".", color=colours[i], ms=3, alpha=0.7, label=name)
+        right.plot(true, release.answers[0], ".", color=colours[i], ms=3, alpha=0.7, label=name,
+                   zorder=3 - i)                               # MWEM on top of the Laplace cloud
     left.axhline(err_uniform, color="grey", ls="--", label=f"uniform guess (no data) {err_uniform:.3g}")
     if bound <= 1.5:
         left.axhline(bound, color=BOUND, label=f"HLM bound (replay 0) {bound:.3g}")
