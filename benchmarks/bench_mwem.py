@@ -10,16 +10,21 @@ scipy's logsumexp measures ~50x).  Rows:
   (that one calls ``exp`` on every element: bounded by libm's exp speed, see the ``np.exp`` row);
 * the naive log-space version with ``scipy.special.logsumexp`` (the reference the issue quotes);
 * answering all 2-way marginals of a hypothesis: :func:`dpbook.mwem.marginal_counts` vs ``W.counts``;
-* a full MWEM run at d = 20 (synthetic correlated binary data, n = 100,000, all 2-way marginals).
+* a full MWEM run at d = 20 (synthetic correlated binary data, n = 100,000, all 2-way marginals);
+* chapter 07's widget callback ``explore_mwem()`` at its defaults (budget: 100 ms).
 """
-import numpy as np
-from scipy.special import logsumexp
+import matplotlib
 
-from benchmarks._timing import best_time
-from dpbook.data import histogram
-from dpbook.multiplicative_weights import marginal_cell_update, multiplicative_weights_update
-from dpbook.mwem import marginal_counts, mwem
-from dpbook.queries import k_way_marginals
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+from scipy.special import logsumexp  # noqa: E402
+
+from benchmarks._timing import best_time  # noqa: E402
+from dpbook.data import histogram  # noqa: E402
+from dpbook.multiplicative_weights import marginal_cell_update, multiplicative_weights_update  # noqa: E402
+from dpbook.mwem import explore_mwem, marginal_counts, mwem  # noqa: E402
+from dpbook.queries import k_way_marginals  # noqa: E402
 
 D = 20
 N = 1 << D
@@ -82,6 +87,9 @@ def main():
     release = mwem(x, W, epsilon=1.0, T=T, rng=0)
     error = float(np.abs(release.answers - marginal_counts(W, x.astype(float)) / x.sum()).max())
     rows.append((f"MWEM run, |X|=2^20, n={x.sum()}, m={W.m}, T={T}, eps=1 (max err {error:.3f})", run_time))
+
+    plt.close(explore_mwem())
+    rows.append(("explore_mwem() at defaults (widget callback)", best_time(lambda: plt.close(explore_mwem()))))
 
     print(f"{'what':72s} {'ms':>9s} {'x copy':>7s}")
     for name, t in rows:

@@ -278,3 +278,23 @@ def test_hlm_optimum_is_the_derived_minimum():
 def test_bad_theory_inputs(fn, args, name):
     with pytest.raises((ValueError, TypeError), match=name):
         fn(*args)
+
+
+# --------------------------------------------------------------------------- the widget callback
+
+def test_explore_callback_is_seeded_and_validates():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from dpbook.mwem import cancer_4way_cells, explore_mwem
+    fig1, fig2 = explore_mwem(m=64, n=1000, T=3), explore_mwem(m=64, n=1000, T=3)
+    y1 = [line.get_ydata() for line in fig1.axes[0].lines]
+    y2 = [line.get_ydata() for line in fig2.axes[0].lines]
+    assert all(np.array_equal(a, b) for a, b in zip(y1, y2)) and len(y1) == len(y2)
+    plt.close(fig1), plt.close(fig2)
+    assert cancer_4way_cells(16).m == 16 and cancer_4way_cells(5280).m == 5280
+    for kwargs, exc, name in [(dict(epsilon=0.0), ValueError, "epsilon"), (dict(T=0), ValueError, "T"),
+                              (dict(m=0), ValueError, "m"), (dict(m=6000), ValueError, "m"),
+                              (dict(n=1.5), TypeError, "n"), (dict(replay=-1), ValueError, "replay")]:
+        with pytest.raises(exc, match=name):
+            explore_mwem(**kwargs)
