@@ -145,6 +145,17 @@ class AuditCase:
     kind: str = "mechanism"
     true_epsilon: float | None = None
 
+    def __post_init__(self):
+        check_real("epsilon", self.epsilon, low=0.0, low_open=True)
+        check_delta(self.delta)
+        check_int("trials", self.trials, low=1)
+        if self.kind not in KINDS:
+            raise ValueError(f"kind ({self.kind!r}) must be one of {KINDS}")
+        if not callable(self.sample) or not callable(self.sample_prime):
+            raise TypeError("sample and sample_prime must be callables sample(trials, rng)")
+        if not isinstance(self.events, Mapping) or not self.events or not all(map(callable, self.events.values())):
+            raise ValueError("events must be a non-empty mapping of names to callables outputs -> bool array")
+
     @property
     def expect_caught(self) -> bool:
         return self.kind != "mechanism"

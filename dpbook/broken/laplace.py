@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..noise import laplace
+from ..noise import as_generator, laplace
 from ..queries import as_workload
 from ..release import Release, Spend
 from ..validation import check_epsilon, check_histogram, check_int, check_sensitivity
@@ -28,6 +28,7 @@ def _release(x, workload, epsilon, sensitivity, trials, rng, scale_of, sampler, 
     shape = (W.m,) if trials is None else (check_int("trials", trials, low=1), W.m)
     n = float(x.sum())
     b = scale_of(sensitivity, epsilon)
+    rng = as_generator(rng)
     noise = np.zeros(shape) if b == 0 else sampler(b, shape, rng)
     return Release((W.counts(x) + noise) / n, epsilon, 0.0, name, noise_scale=b / n,
                    ledger=(Spend(name, epsilon),))
