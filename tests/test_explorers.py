@@ -18,3 +18,15 @@ def test_explore_smalldb_pure_and_valid():
     for kw, name in [(dict(epsilon=-1), "epsilon"), (dict(alpha=0), "alpha"), (dict(m=2), "m"), (dict(beta=2), "beta")]:
         with pytest.raises(ValueError, match=name):
             explore_smalldb(**kw)
+
+
+def test_explore_gaussian_pure_and_valid():
+    from dpbook.explorers.gaussian import explore_gaussian
+    a, b = explore_gaussian(m=16, trials=50), explore_gaussian(m=16, trials=50)
+    assert _lines(a) == _lines(b)
+    assert [p.get_xy().tolist() for p in a.axes[1].patches] == [p.get_xy().tolist() for p in b.axes[1].patches]
+    plt.close("all")
+    for kw, name in [(dict(epsilon=0), "epsilon"), (dict(delta=0.0), "delta"), (dict(m=0), "m"),
+                     (dict(epsilon=1.5), "epsilon")]:          # the classic calibration needs ε < 1
+        with pytest.raises(ValueError, match=name):
+            explore_gaussian(**kw)
