@@ -85,6 +85,7 @@ def _values():
         target=np.full(4, 0.25), hypothesis=np.array([0.1, 0.2, 0.3, 0.4]), h=np.array([1.0, -0.5, 2.0, 0.0]),
         lo=-1.0, hi=1.0, v=0.3, a=0.5, mu_prime=0.01, Z=np.array([0.1, -0.2]),
         outputs=np.array([[0.1, 0.2]]), center=np.array([0.0, 0.0]), center_prime=np.array([1.0, 0.0]),
+        net=np.array([[2, 0, 0, 0], [1, 1, 0, 0], [0, 1, 0, 1], [0, 0, 1, 1]]),
     )
 
 
