@@ -76,9 +76,26 @@ def marginal_counts(W: MarginalWorkload, P) -> np.ndarray:
     """
     if not isinstance(W, MarginalWorkload):
         raise TypeError(f"W must be a MarginalWorkload, got {type(W).__name__}")
-    P = np.asarray(P, dtype=np.float64)
-    if P.shape[-1] != W.N or P.ndim not in (1, 2):
-        raise ValueError(f"P must have shape ({W.N},) or (trials, {W.N}), got {P.shape}")
+    return _marginal_counts(W, _check_P(P, W.N))
+
+
+def _check_P(P, N: int) -> np.ndarray:
+    """Vectors over the universe: numeric, finite, non-negative, shape ``(N,)`` or ``(trials, N)``."""
+    arr = np.asarray(P)
+    if arr.dtype == object or arr.dtype == bool or not np.issubdtype(arr.dtype, np.number):
+        raise TypeError(f"P must be a numeric array over the universe, got dtype {arr.dtype}")
+    if arr.ndim not in (1, 2) or arr.shape[-1] != N:
+        raise ValueError(f"P must have shape ({N},) or (trials, {N}), got {arr.shape}")
+    arr = arr.astype(np.float64, copy=False)
+    if not np.all(np.isfinite(arr)):
+        raise ValueError("P contains NaN or inf; hypotheses and histograms must be finite")
+    if arr.min() < 0:
+        raise ValueError(f"P has a negative entry ({arr.min()!r}); it must be non-negative")
+    return arr
+
+
+def _marginal_counts(W: MarginalWorkload, P: np.ndarray) -> np.ndarray:
+    """:func:`marginal_counts` without input checks (MWEM's inner loop)."""
     g = _superset_sums(P, W.d)
     counts = np.asarray((_inclusion_exclusion(W) @ g.T).T)    # m·2^k non-zeros: a sparse product
     np.maximum(counts, 0.0, out=counts)                       # rounding can leave -1e-17 on an empty cell
@@ -112,10 +129,15 @@ def _picked_answers(W, P: np.ndarray, picks: np.ndarray) -> np.ndarray:
 
 def hypothesis_counts(W, P) -> np.ndarray:
     """``Q @ P`` for any workload and ``P`` of shape ``(trials, N)`` (fast path for marginals)."""
+    W = as_workload(W)
+    return _hypothesis_counts(W, np.atleast_2d(_check_P(P, W.N)))
+
+
+def _hypothesis_counts(W, P: np.ndarray) -> np.ndarray:
     if isinstance(W, MarginalWorkload):
-        return marginal_counts(W, P)
+        return _marginal_counts(W, P)
     if isinstance(W, MatrixWorkload):
-        return np.asarray(W.Q @ np.asarray(P).T, dtype=np.float64).T
+        return np.asarray(W.Q @ P.T, dtype=np.float64).T
     return np.stack([W.counts(row) for row in P])
 
 
@@ -220,10 +242,10 @@ def _check_inputs(x, workload, T, n, replay, trials, rng, sampler):
 
 def _rounds(x, W, *, T, n, replay, R, rng, sampler, select, measure_scale, sign=1.0) -> dict:
     """The MWEM loop for ``R`` independent runs; ``select(scores, rng)`` picks one query per run (counts)."""
-    true_counts = hypothesis_counts(W, x[None].astype(np.float64))[0]        # q(B) for every query
+    true_counts = _hypothesis_counts(W, x[None].astype(np.float64))[0]       # q(B) for every query
     P = np.full((R, W.N), 1.0 / W.N)                                          # A_0 / n, uniform
     P_sum = np.zeros_like(P)
-    hyp = hypothesis_counts(W, P)                                             # q(A_0)/n, shape (R, m)
+    hyp = _hypothesis_counts(W, P)                                            # q(A_0)/n, shape (R, m)
     answers_sum = np.zeros_like(hyp)
     selected = np.empty((R, T), dtype=np.int64)
     measurements = np.empty((R, T))
@@ -236,7 +258,7 @@ def _rounds(x, W, *, T, n, replay, R, rng, sampler, select, measure_scale, sign=
         selected[:, i], measurements[:, i] = picks, measured
         for _ in range(replay):                                                            # post-processing
             _replay(P, W, selected[:, :i + 1], measurements[:, :i + 1], n)
-        hyp = hypothesis_counts(W, P)
+        hyp = _hypothesis_counts(W, P)
         answers_sum += hyp
         P_sum += P
     return {"answers": answers_sum / T, "answers_last": hyp, "synthetic": P_sum / T, "selected": selected,

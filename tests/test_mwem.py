@@ -41,6 +41,12 @@ def test_marginal_counts_real_data_and_bad_input():
         marginal_counts(Q, P)
     with pytest.raises(ValueError, match="P"):
         marginal_counts(W2, np.ones(10))
+    for bad, exc in [(np.full(2048, np.nan), ValueError), (np.full(2048, np.inf), ValueError),
+                     (-np.ones(2048), ValueError), (np.array(["a"] * 2048), TypeError)]:
+        with pytest.raises(exc, match="P"):
+            marginal_counts(W2, bad)
+        with pytest.raises(exc, match="P"):
+            hypothesis_counts(W2, bad)
 
 
 # --------------------------------------------------------------------------- release and ledger
@@ -246,7 +252,7 @@ def test_hlm_bounds_hand_computed():
     assert math.isclose(hlm_failure_probability(16, 100), 0.32, rel_tol=1e-15)
     assert hlm_failure_probability(80, 100) == 1.0
     # T* = (1e5 · sqrt(ln 2048) / (10 ln 220))^(2/3) = (276127.1 / 53.93628)^(2/3) = 5119.54^(2/3) = 297.04
-    assert math.isclose(hlm_optimal_rounds(1e5, 2048, 220, 1.0), 297.0426061547, rel_tol=1e-9)
+    assert math.isclose(hlm_optimal_rounds(100_000, 2048, 220, 1.0), 297.0426061547, rel_tol=1e-9)
     # n = 270 ln 2048 ln 220 / (1 · 0.1³) = 270 · 7.624619 · 5.393628 · 1000
     assert math.isclose(hlm_sample_complexity(0.1, 2048, 220, 1.0), 11103575.848431, rel_tol=1e-9)
     # PROJ-R4 shape: sqrt(ln 1024) · ln 100 · sqrt(ln 1e6) / (0.01 · 1) = 2.632769 · 4.605170 · 3.716922 / 0.01
@@ -256,7 +262,7 @@ def test_hlm_bounds_hand_computed():
 
 
 def test_hlm_optimum_is_the_derived_minimum():
-    n, N, m, eps = 1e6, 2048, 5280, 0.5
+    n, N, m, eps = 1_000_000, 2048, 5280, 0.5
     T_star = hlm_optimal_rounds(n, N, m, eps)
     f = lambda T: 2 * math.sqrt(math.log(N) / T) + 10 * T * math.log(m) / (eps * n)     # continuous T
     assert f(T_star) < f(0.9 * T_star) and f(T_star) < f(1.1 * T_star)
@@ -267,7 +273,7 @@ def test_hlm_optimum_is_the_derived_minimum():
 
 
 @pytest.mark.parametrize("fn, args, name", [
-    (hlm_error_bound, (0, 1024, 10, 5, 1.0), "n"), (hlm_error_bound, (100, 0, 10, 5, 1.0), "N"),
+    (hlm_error_bound, (0, 1024, 10, 5, 1.0), "n"), (hlm_error_bound, (1.5, 1024, 10, 5, 1.0), "n"), (hlm_error_bound, (100, 0, 10, 5, 1.0), "N"),
     (hlm_error_bound, (100, 1024, 0, 5, 1.0), "m"), (hlm_error_bound, (100, 1024, 10, 0, 1.0), "T"),
     (hlm_error_bound, (100, 1024, 10, 5, np.nan), "epsilon"), (hlm_failure_probability, (1.5, 10), "T"),
     (hlm_optimal_rounds, (100, 1024, 1, 1.0), "m"), (hlm_sample_complexity, (0.0, 1024, 10, 1.0), "alpha"),

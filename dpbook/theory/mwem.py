@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 
-from ..validation import check_alpha, check_delta, check_epsilon, check_int, check_real
+from ..validation import check_alpha, check_delta, check_epsilon, check_int
 
 __all__ = [
     "mw_bound", "mw_potential_drop", "mw_initial_potential_bound",
@@ -67,7 +67,7 @@ def hlm_error_bound(n, N, m, T, epsilon) -> float:
     (:func:`hlm_failure_probability`).  The constants are recalled, not checked against the paper: the
     chapter tests them empirically and never presents them as verified.
     """
-    n = check_real("n", n, low=0.0, low_open=True)
+    n = check_int("n", n, low=1)                       # the (public) record count
     N = check_int("N", N, low=1)
     m = check_int("m", m, low=1)
     T = check_int("T", T, low=1)
@@ -86,7 +86,7 @@ def hlm_optimal_rounds(n, N, m, epsilon) -> float:
     [DERIVED] from ``d/dT [a T^{-1/2} + b T] = 0`` with ``a = 2 sqrt(ln N)``, ``b = 10 ln m/(ε n)``: the spec's
     ``T ∝ (εn)^{2/3}(ln N)^{1/3}/(ln m)^{2/3}``.  ``m >= 2`` (``ln m > 0``).
     """
-    n = check_real("n", n, low=0.0, low_open=True)
+    n = check_int("n", n, low=1)                       # the (public) record count
     N = check_int("N", N, low=1)
     m = check_int("m", m, low=2)
     epsilon = check_epsilon(epsilon)
