@@ -111,6 +111,7 @@ def _count(mask, trials, name) -> int:
 import importlib  # noqa: E402
 import inspect  # noqa: E402
 import pkgutil  # noqa: E402
+import textwrap  # noqa: E402
 from typing import Callable, Mapping  # noqa: E402
 
 __all__ += ["KINDS", "AuditCase", "audit_cases", "audit_case_names", "run_audits", "audit_table", "epsilon_lb_ceiling",
@@ -1220,17 +1221,22 @@ def explore_audit(case="laplace", epsilon=1.0, trials=20_000, *, seed=2026):
             left.errorbar(i + (j - 0.5) * 0.25, hits / trials, yerr=[[hits / trials - lo], [hi - hits / trials]],
                           fmt="o", color=col, capsize=3, label=f"P[M({lab}) ∈ S]" if i == 0 else None)
         lbs.append(epsilon_lower_bound(k, trials, kp, trials, delta=c.delta, alpha=level))
-    left.set_xticks(range(len(names)), [n[:22] for n in names], rotation=12, fontsize=8)
+    labels = [textwrap.fill(n, 18) for n in names]
+    left.set_xticks(range(len(names)), labels, fontsize=8)
+    left.set_xlim(-0.6, len(names) - 0.4)
     left.set_ylim(-0.03, 1.03)
     left.set_ylabel("probability of the event")
-    left.set_title(c.name[:48], fontsize=10)
+    left.set_title(textwrap.shorten(c.name, 52), fontsize=10)
     left.legend()
-    right.bar(range(len(names)), lbs, color=BOUND if max(lbs) > c.epsilon else EMPIRICAL, alpha=0.8)
+    colors = [BOUND if lb > c.epsilon else EMPIRICAL for lb in lbs]
+    right.bar(range(len(names)), lbs, color=colors, alpha=0.8)
     right.axhline(c.epsilon, color="black", ls="--", label=f"claimed ε = {c.epsilon:.3g}")
+    if c.true_epsilon is not None and math.isfinite(c.true_epsilon):
+        right.axhline(c.true_epsilon, color=EXTRA[1], ls="-.", label=f"true loss of the pair = {c.true_epsilon:.3g}")
     right.axhline(epsilon_lb_ceiling(trials, events=len(names)), color="grey", ls=":",
                   label=f"ceiling for N = {trials}")
-    right.set_xticks(range(len(names)), [n[:22] for n in names], rotation=12, fontsize=8)
-    right.set_ylabel("ε lower bound (1e-6)")
-    right.set_title("caught" if max(lbs) > c.epsilon else "no evidence against the claim", fontsize=10)
-    right.legend()
+    right.set_xticks(range(len(names)), labels, fontsize=8)
+    right.set_ylabel("ε lower bound (level 1e-6)")
+    right.set_title("caught: ε_lb > ε" if max(lbs) > c.epsilon else "no evidence against the claim", fontsize=10)
+    right.legend(fontsize=8)
     return fig
