@@ -15,12 +15,11 @@ import scipy.sparse as sp
 from .noise import as_generator, laplace
 from .queries import MatrixWorkload, as_workload
 from .release import Release, Spend
-from .theory.histogram import histogram_error_bound, histogram_scale
+from .theory.histogram import histogram_scale
 from .validation import check_epsilon, check_histogram, check_int
 
 __all__ = [
     "NoisyHistogram", "workload_counts", "noisy_histogram", "histogram_mechanism", "pixels_histogram",
-    "explore_histogram",
 ]
 
 _DENSE_LIMIT = 1 << 23                        # build a dense m x N matrix for workloads up to 8M entries
@@ -149,10 +148,6 @@ def histogram_mechanism(x, workload, *, epsilon, neighbours: str = "add/remove",
                            sampler=sampler).release(W)
 
 
-# --------------------------------------------------------------------------- chapter 03 widget callback
-# (a pure, seeded function (**params) -> Figure; CONTRIBUTING.md now puts these in dpbook/explorers/, which
-# this module's owner could not edit: move it there, with explore_rr, when convenient)
-
 _PIXELS: dict = {}
 
 
@@ -166,52 +161,3 @@ def pixels_histogram(d: int = 16) -> np.ndarray:
         from .data import load_digits
         _PIXELS[d] = load_digits().x.reshape(1 << d, -1).sum(axis=1)
     return _PIXELS[d].copy()
-
-
-def explore_histogram(epsilon=1.0, d=10, n=1797, beta=0.05, *, k=100, trials=200, seed=2026):
-    """Chapter 03: answer ``k`` random counting queries from one noisy histogram of the digits data.
-
-    Data: the digits marginalised to their first ``d`` pixels (``|X| = 2^d``), bootstrapped to ``n`` rows.
-    Left: the distribution of one query's error and of the max error over the ``k`` queries in ``trials``
-    releases, with IDC-Lemma 6.1's bounds at ``β`` (``k = 1`` is LEC3-3.5).  Right: the ``k`` true answers against
-    one release, with the band ``± bound``: how useful the answers are at this ``(ε, |X|, n)``.
-    """
-    from .data import bootstrap
-    from .plots import BOUND, EMPIRICAL, new_figure
-    from .queries import random_queries
-    from .validation import check_beta
-    epsilon, beta = check_epsilon(epsilon), check_beta(beta)
-    d = check_int("d", d, low=1, high=16)
-    n, k, trials = check_int("n", n, low=1), check_int("k", k, low=1), check_int("trials", trials, low=20)
-    rng = np.random.default_rng(seed)
-    x = pixels_histogram(d)
-    x = x if n == x.sum() else bootstrap(x, n, rng)
-    W = random_queries(k, x.size, rng)
-    true = W.answers(x)
-    err = np.abs(histogram_mechanism(x, W, epsilon=epsilon, trials=trials, rng=rng).answers - true)
-    one_bound = histogram_error_bound(x.size, 1, beta, epsilon, n=n)
-    all_bound = histogram_error_bound(x.size, k, beta, epsilon, n=n)
-
-    fig, (left, right) = new_figure(2)
-    bins = np.linspace(0, max(all_bound, err.max()) * 1.02, 50)
-    left.hist(err[:, 0], bins=bins, color=EMPIRICAL, histtype="stepfilled", alpha=0.5, label="one query")
-    left.hist(err.max(axis=1), bins=bins, color="#2e8b57", histtype="stepfilled", alpha=0.5,
-              label=f"max over k={k}")
-    left.axvline(one_bound, color=BOUND, ls="--", label="bound, one query (LEC3-3.5)")
-    left.axvline(all_bound, color=BOUND, label=f"bound, k={k} (IDC-Lem6.1)")
-    left.set_xlabel("error (fraction of n)")
-    left.set_ylabel("trials")
-    left.set_title(f"ε={epsilon:.3g}, |X|=2^{d}={x.size}, n={n}", fontsize=10)
-    left.legend(fontsize=7)
-
-    released = histogram_mechanism(x, W, epsilon=epsilon, rng=rng).answers
-    line = np.array([true.min(), true.max()])
-    right.fill_between(line, line - all_bound, line + all_bound, color=BOUND, alpha=0.12, lw=0,
-                       label="true ± bound")
-    right.plot(line, line, color=BOUND, lw=1)
-    right.plot(true, released, "o", color=EMPIRICAL, ms=3, label="one release")
-    right.set_xlabel("true answer")
-    right.set_ylabel("released answer")
-    right.set_title(f"{k} random queries", fontsize=10)
-    right.legend(fontsize=7)
-    return fig

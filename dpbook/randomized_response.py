@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .histogram import NoisyHistogram, workload_counts
+from .histogram import NoisyHistogram
 from .noise import as_generator
 from .queries import MarginalWorkload, as_workload
 from .release import Release, Spend
@@ -32,7 +32,7 @@ from .validation import check_epsilon, check_histogram, check_int, check_matrix_
 
 __all__ = [
     "RRReports", "check_bits", "randomized_response", "debias", "rr_linear_queries", "rr_histogram",
-    "rr_mechanism", "attribute_index", "person_bits", "subgroup_workload", "explore_rr",
+    "rr_mechanism", "attribute_index", "person_bits", "subgroup_workload",
 ]
 
 NEIGHBOURS = "one person's private bit changes"
@@ -200,59 +200,3 @@ def subgroup_workload(d: int = 11, bit: int = 10, max_public: int = 3, seed: int
         order = np.random.default_rng(seed).permutation(len(cells) - 1) + 1
         _SUBGROUPS[key] = MarginalWorkload(d, [cells[0]] + [cells[i] for i in order])
     return _SUBGROUPS[key]
-
-
-# --------------------------------------------------------------------------- chapter 02 widget callback
-# (a pure, seeded function (**params) -> Figure; CONTRIBUTING.md now puts these in dpbook/explorers/, which
-# this module's owner could not edit: move it there, with explore_histogram, when convenient)
-
-def explore_rr(epsilon=1.0, n=569, k=100, beta=0.05, *, trials=200, seed=2026):
-    """Chapter 02's headline: max error over ``|Q|`` subgroup queries, split-budget Laplace vs randomized response.
-
-    Data: the cancer table (bootstrapped to ``n`` rows), private bit ``malignant``; queries: the first ``|Q|``
-    of :func:`subgroup_workload` ("fraction of all n patients who are in subgroup S and malignant").
-    Laplace spends ε/|Q| per query (LEC3-3.3.2, PROJ-R2); RR spends ε once and answers all queries
-    (LEC3-3.4).  Dots: measured ``(1-β)``-quantiles; lines: the two bounds; dotted: your ``|Q|``.
-    """
-    from .data import bootstrap, load_cancer
-    from .noise import laplace
-    from .plots import BOUND, EMPIRICAL, new_figure
-    from .theory.laplace import k_query_error_bound, laplace_scale
-    from .theory.randomized_response import laplace_rr_crossover, rr_error_bound
-    from .validation import check_beta
-    epsilon, beta = check_epsilon(epsilon), check_beta(beta)
-    W_all = subgroup_workload()
-    n, trials = check_int("n", n, low=1), check_int("trials", trials, low=20)
-    k = check_int("k", k, low=1, high=W_all.m)
-    rng = np.random.default_rng(seed)
-    x = load_cancer().x
-    x = x if n == x.sum() else bootstrap(x, n, rng)
-    true = workload_counts(W_all, x) / n
-
-    ks = np.unique(np.round(np.geomspace(1, W_all.m, 14)).astype(int))
-    rr_err = np.abs(workload_counts(W_all, rr_histogram(x, epsilon=epsilon, bit=10, trials=trials, rng=rng).counts)
-                    / n - true)
-    rr_q = np.quantile(np.maximum.accumulate(rr_err, axis=1)[:, ks - 1], 1 - beta, axis=0)   # every prefix at once
-    # laplace_mechanism(x, first kk queries, sensitivity=kk) errs by exactly Lap(kk/ε)^kk / n: draw Lap(1) once
-    # and rescale per kk (the same noise the mechanism adds; tests check the identity)
-    unit = np.maximum.accumulate(np.abs(laplace(1.0, (trials, W_all.m), rng)), axis=1)[:, ks - 1]
-    lap_q = np.quantile(unit, 1 - beta, axis=0) * np.array([laplace_scale(kk, epsilon) for kk in ks]) / n
-    fig, ax = new_figure()
-    ax.plot(ks, [k_query_error_bound(int(kk), beta, epsilon, n=n) for kk in ks], "-", color=BOUND,
-            label="Laplace bound |Q|ln(|Q|/β)/(nε)")
-    ax.plot(ks, lap_q, "o", color=BOUND, ms=5, label="Laplace, measured")
-    ax.plot(ks, [rr_error_bound(n, beta, epsilon, int(kk)) for kk in ks], "-", color=EMPIRICAL,
-            label="RR bound sqrt(ln(2|Q|/β)/2n)/tanh(ε/2)")
-    ax.plot(ks, rr_q, "s", color=EMPIRICAL, ms=5, label="RR, measured")
-    ax.axvline(k, color="k", ls=":", lw=1, label=f"your |Q| = {k}")
-    k_star = laplace_rr_crossover(n, beta, epsilon)
-    ax.axvline(k_star, color="#8e44ad", ls="--", lw=1, label=f"bounds cross at |Q|={k_star}")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("|Q| (number of queries)")
-    ax.set_ylabel(f"max error, {1 - beta:.3g}-quantile")
-    lap_k = k_query_error_bound(k, beta, epsilon, n=n)
-    ax.set_title(f"ε={epsilon:.3g}, n={n}; at |Q|={k}: Laplace bound {lap_k:.3g}, "
-                 f"RR bound {rr_error_bound(n, beta, epsilon, k):.3g}", fontsize=9)
-    ax.legend(fontsize=7, loc="upper left")
-    return fig

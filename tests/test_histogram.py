@@ -9,10 +9,11 @@ import scipy.sparse as sp
 import dpbook.histogram as histogram_module
 from dpbook.audit import audit
 from dpbook.broken.histogram import noisy_histogram_replace_one_unit_scale
+from dpbook.explorers.histogram import explore_histogram
 from dpbook.data import add_row, load_cancer, load_digits, replace_row
 from dpbook.experiments import errors, failure_rate
 from dpbook.histogram import (
-    explore_histogram, histogram_mechanism, noisy_histogram, pixels_histogram, workload_counts,
+    histogram_mechanism, noisy_histogram, pixels_histogram, workload_counts,
 )
 from dpbook.noise import laplace
 from dpbook.queries import MatrixWorkload, conjunctions, k_way_marginals, random_queries, range_queries

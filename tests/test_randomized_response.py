@@ -10,11 +10,12 @@ from dpbook.audit import audit
 from dpbook.broken.randomized_response import debias_seed_formula, randomized_response_wrong_p
 from dpbook.data import bootstrap, load_cancer, replace_row
 from dpbook.experiments import errors, failure_rate
+from dpbook.explorers.randomized_response import explore_rr
 from dpbook.laplace import laplace_mechanism
 from dpbook.noise import laplace
 from dpbook.queries import MatrixWorkload, conjunctions
 from dpbook.randomized_response import (
-    attribute_index, debias, explore_rr, person_bits, randomized_response, rr_histogram, rr_linear_queries,
+    attribute_index, debias, person_bits, randomized_response, rr_histogram, rr_linear_queries,
     rr_mechanism, subgroup_workload,
 )
 from dpbook.theory.laplace import k_query_error_bound, laplace_scale
