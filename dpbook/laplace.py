@@ -29,6 +29,8 @@ def laplace_mechanism(x, workload, *, epsilon, sensitivity=None, trials=None, rn
     sensitivity = exact if sensitivity is None else check_sensitivity(sensitivity)
     if sensitivity < exact:
         raise ValueError(f"sensitivity ({sensitivity!r}) must be >= the workload's L1 sensitivity ({exact!r})")
+    if not callable(sampler):
+        raise TypeError(f"sampler must be callable as sampler(scale, size, rng), got {type(sampler).__name__}")
     shape = (W.m,) if trials is None else (check_int("trials", trials, low=1), W.m)
     n = float(x.sum())
     b = laplace_scale(sensitivity, epsilon)                        # noise scale on the counts

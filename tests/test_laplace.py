@@ -79,6 +79,7 @@ def test_determinism():
     (dict(epsilon=1.0, trials=0), ValueError, "trials"),
     (dict(epsilon=1.0, trials=2.5), TypeError, "trials"),
     (dict(epsilon=1.0, rng="seed"), TypeError, "rng"),
+    (dict(epsilon=1.0, sampler="laplace"), TypeError, "sampler"),
 ])
 def test_bad_parameters(kwargs, exc, name):
     with pytest.raises(exc, match=name):
