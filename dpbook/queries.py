@@ -30,16 +30,20 @@ __all__ = [
 ]
 
 
-def _check_vector(x, N: int, name: str = "x") -> np.ndarray:
-    """A non-negative finite vector of length N (a histogram or a fractional hypothesis)."""
+def _check_vector(x, N: int, name: str = "x", *, signed: bool = False) -> np.ndarray:
+    """A finite vector over the universe, ``(N,)``, or a batch of them, ``(trials, N)``; non-negative
+    (a histogram or a fractional hypothesis) unless ``signed`` (e.g. a noisy histogram)."""
     arr = np.asarray(x)
     if arr.dtype == object or not np.issubdtype(arr.dtype, np.number) or arr.dtype == bool:
         raise TypeError(f"{name} must be a numeric vector over the universe, got dtype {arr.dtype}")
-    if arr.ndim != 1 or arr.shape[0] != N:
-        raise ValueError(f"{name} must have shape ({N},) to match the workload's universe, got {arr.shape}")
-    if not np.all(np.isfinite(arr)) or np.any(arr < 0):
-        raise ValueError(f"{name} must be finite and non-negative")
-    return arr
+    if arr.ndim not in (1, 2) or arr.shape[-1] != N:
+        raise ValueError(f"{name} must have shape ({N},) or (trials, {N}) to match the workload's universe, "
+                         f"got {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or inf; it must be finite")
+    if not signed and np.any(arr < 0):
+        raise ValueError(f"{name} must be non-negative (counts or probabilities)")
+    return arr.astype(np.float64, copy=False)
 
 
 class Workload(ABC):
@@ -50,7 +54,11 @@ class Workload(ABC):
 
     @abstractmethod
     def _counts(self, x: np.ndarray) -> np.ndarray:
-        """``Q @ x`` for a validated vector ``x``."""
+        """``Q @ x`` for a validated float vector ``x`` of shape ``(N,)`` (any sign: the map is linear)."""
+
+    def _counts_many(self, P: np.ndarray) -> np.ndarray:
+        """``Q @ P[t]`` for every row of a validated ``(trials, N)`` array; implicit forms vectorise this."""
+        return np.stack([self._counts(row) for row in P])
 
     @abstractmethod
     def query(self, i: int) -> np.ndarray:
@@ -68,25 +76,39 @@ class Workload(ABC):
         """``Q @ x`` for a :class:`~dpbook.data.SparseHistogram`; implicit forms override this."""
         return self._counts(x.to_dense().astype(np.float64))
 
+    def _apply(self, v: np.ndarray) -> np.ndarray:
+        out = self._counts_many(v) if v.ndim == 2 else self._counts(v)
+        return np.asarray(out, dtype=np.float64)
+
+    def apply(self, v) -> np.ndarray:
+        """The linear map ``Q @ v`` for any finite real ``v`` — ``(N,)`` → ``(m,)``, ``(trials, N)`` → ``(trials, m)``.
+
+        For vectors that are not databases, e.g. a noisy histogram with negative cells (chapter 03).
+        """
+        return self._apply(_check_vector(v, self.N, "v", signed=True))
+
     def counts(self, x) -> np.ndarray:
         """Unnormalised answers ``Q @ x`` (each has sensitivity <= 1 under add/remove).
 
-        ``x``: a dense vector over the universe, or a :class:`~dpbook.data.SparseHistogram`.
+        ``x``: a non-negative vector over the universe ``(N,)``, a batch ``(trials, N)``, or a
+        :class:`~dpbook.data.SparseHistogram`.
         """
         if isinstance(x, SparseHistogram):
             if x.N != self.N:
                 raise ValueError(f"x is over {x.N} universe elements but the workload over {self.N}")
             return np.asarray(self._counts_sparse(x), dtype=np.float64)
-        return self._counts(_check_vector(x, self.N)).astype(np.float64)
+        out = self._apply(_check_vector(x, self.N))
+        return np.maximum(out, 0.0, out=out)          # Q, x >= 0: clears -1e-17 rounding of float inputs
 
     def answers(self, x) -> np.ndarray:
-        """Normalised answers ``Q @ x / ||x||_1`` in ``[0, 1]`` (x a histogram, a distribution, or sparse)."""
+        """Normalised answers ``Q @ x / ||x||_1`` in ``[0, 1]`` (x a histogram, a distribution, a batch of
+        them, or sparse)."""
         if isinstance(x, SparseHistogram):
             total = float(x.n)
         else:
             x = _check_vector(x, self.N)
-            total = float(x.sum())
-        if total <= 0:
+            total = x.sum(axis=-1, keepdims=x.ndim == 2)
+        if np.any(np.asarray(total) <= 0):
             raise ValueError("x must have positive total mass to normalise the answers")
         return self.counts(x) / total
 
@@ -113,6 +135,9 @@ class MatrixWorkload(Workload):
 
     def _counts(self, x):
         return np.asarray(self.Q @ x, dtype=np.float64).ravel()
+
+    def _counts_many(self, P):
+        return np.asarray(self.Q @ P.T, dtype=np.float64).T
 
     def _counts_sparse(self, x):
         if not sp.issparse(self.Q):
@@ -143,9 +168,12 @@ class MatrixWorkload(Workload):
 class MarginalWorkload(Workload):
     """Marginal cells over ``{0,1}^d``: query ``(S, v)`` counts rows whose attributes ``S`` equal ``v``.
 
-    Answered by reshaping the histogram to ``(2,)*d`` and summing out the other attributes.  Each row
-    lies in exactly one cell of each attribute set, so the L1 sensitivity is the number of distinct
-    attribute sets that appear.
+    Answered without an ``m × |X|`` matrix, by a *superset-sum transform*: ``g[z] = Σ_{y ⊇ z} x[y]`` (rows as
+    bit sets) takes ``d`` in-place pairwise sums along the axes of the reshaped ``(2,)*d`` cube; then each
+    cell is ``Σ_{Z ⊆ zeros(v)} (−1)^{|Z|} g[ones(v) ∪ Z]`` — inclusion–exclusion over its ``2^{|S|}`` corners,
+    a sparse product (:meth:`corner_matrix`).  About ``d/2`` passes over ``x`` whatever ``m`` is, batched over
+    trials (0.01 s for every 2-way cell at ``d = 20``).  Each row lies in exactly one cell of each attribute
+    set, so the L1 sensitivity is the number of distinct attribute sets that appear.
     """
 
     def __init__(self, d: int, cells):
@@ -162,17 +190,43 @@ class MarginalWorkload(Workload):
         if not self.cells:
             raise ValueError("cells must not be empty")
         self.m = len(self.cells)
-        self._sets = sorted({S for S, _ in self.cells})
+        self._corners = None
+
+    def corner_matrix(self) -> sp.csr_matrix:
+        """The sparse ``m × N`` matrix ``C`` with ``Q x = C g`` for the superset sums ``g`` of ``x``: ``±1`` at
+        the ``2^{|S|}`` corners ``ones(v) ∪ Z``, ``Z ⊆ zeros(v)``, sign ``(−1)^{|Z|}`` (built once)."""
+        if self._corners is None:
+            rows, cols, signs = [], [], []
+            for j, (S, v) in enumerate(self.cells):
+                ones = sum(1 << (self.d - 1 - a) for a, b in zip(S, v) if b == 1)
+                zeros = [1 << (self.d - 1 - a) for a, b in zip(S, v) if b == 0]
+                for r in range(len(zeros) + 1):
+                    for Z in itertools.combinations(zeros, r):
+                        rows.append(j)
+                        cols.append(ones + sum(Z))
+                        signs.append((-1.0) ** r)
+            self._corners = sp.csr_matrix((signs, (rows, cols)), shape=(self.m, self.N))
+        return self._corners
+
+    def superset_sums(self, P) -> np.ndarray:
+        """``g[t, z] = Σ_{y ⊇ z} P[t, y]`` for each row of ``P`` (``(N,)`` or ``(trials, N)``; a new array)."""
+        g = np.array(P, dtype=np.float64, ndmin=2)            # a copy: the transform is in place
+        for a in range(self.d):                               # axis a: g[.., 0, ..] += g[.., 1, ..]
+            block = 1 << (self.d - 1 - a)                     # contiguous run below axis a
+            if 1 < block <= 8:                                # short runs: `block` strided column adds
+                cols = g.reshape(-1, 2 * block)               # beat numpy's short inner loop (~5x)
+                for j in range(block):
+                    np.add(cols[:, j], cols[:, block + j], out=cols[:, j])
+            else:
+                view = g.reshape(-1, 2, block)
+                np.add(view[:, 0, :], view[:, 1, :], out=view[:, 0, :])
+        return g
+
+    def _counts_many(self, P):
+        return np.asarray(self.corner_matrix() @ self.superset_sums(P).T).T
 
     def _counts(self, x):
-        cube = x.reshape((2,) * self.d)
-        tables = {}
-        for S in self._sets:
-            others = tuple(a for a in range(self.d) if a not in S)
-            marg = cube.sum(axis=others) if others else cube   # axes of S remain, in sorted order
-            order = np.argsort(np.argsort(S))                  # position of each S attribute in sorted S
-            tables[S] = np.transpose(marg, axes=order) if len(S) > 1 else marg
-        return np.array([tables[S][v] for S, v in self.cells], dtype=np.float64)
+        return self._counts_many(x[None])[0]
 
     def _counts_sparse(self, x):
         u, c = x.indices, x.counts.astype(np.float64)
@@ -213,8 +267,11 @@ class RangeWorkload(Workload):
         self.m = arr.shape[0]
 
     def _counts(self, x):
-        c = np.concatenate([[0.0], np.cumsum(x, dtype=np.float64)])
-        return c[self.intervals[:, 1] + 1] - c[self.intervals[:, 0]]
+        return self._counts_many(x[None])[0]
+
+    def _counts_many(self, P):
+        c = np.concatenate([np.zeros((P.shape[0], 1)), np.cumsum(P, axis=1, dtype=np.float64)], axis=1)
+        return c[:, self.intervals[:, 1] + 1] - c[:, self.intervals[:, 0]]
 
     def _counts_sparse(self, x):
         c = np.concatenate([[0.0], np.cumsum(x.counts, dtype=np.float64)])

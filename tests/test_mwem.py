@@ -9,8 +9,8 @@ from dpbook.audit import audit
 from dpbook.broken.mwem import mwem_argmax_select, mwem_no_round_split, mwem_wrong_sign
 from dpbook.data import add_row, bootstrap, histogram, load_cancer
 from dpbook.experiments import failure_rate
-from dpbook.mwem import hypothesis_counts, marginal_counts, mwem
-from dpbook.queries import MarginalWorkload, conjunctions, k_way_marginals, random_queries
+from dpbook.mwem import mwem
+from dpbook.queries import MarginalWorkload, k_way_marginals, random_queries
 from dpbook.theory.mwem import (hlm_error_bound, hlm_failure_probability, hlm_optimal_rounds, hlm_sample_complexity,
                                 mw_sample_complexity, mwem_epsilon_split, mwem_measurement_scale)
 
@@ -19,34 +19,6 @@ W2 = k_way_marginals(11, 2)
 
 
 # --------------------------------------------------------------------------- answers on hypotheses
-
-@pytest.mark.parametrize("W", [k_way_marginals(5, 2), k_way_marginals(6, 3), k_way_marginals(4, 4), conjunctions(7, 2),
-                               MarginalWorkload(6, [((5, 1), (0, 1)), ((3,), (0,)), ((2, 0, 4), (1, 0, 0))])])
-def test_marginal_counts_equal_workload_counts(W):
-    rng = np.random.default_rng(0)
-    P = rng.random((4, W.N))
-    expected = np.stack([W.counts(row) for row in P])
-    np.testing.assert_allclose(marginal_counts(W, P), expected, rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(marginal_counts(W, P[0]), expected[0], rtol=1e-12, atol=1e-12)
-    x = rng.integers(0, 5, W.N)
-    assert np.array_equal(marginal_counts(W, x.astype(float)), W.counts(x))          # integers: exact
-
-
-def test_marginal_counts_real_data_and_bad_input():
-    np.testing.assert_array_equal(marginal_counts(W2, CANCER.x.astype(float)), W2.counts(CANCER.x))
-    Q = random_queries(5, 16, rng=0)
-    P = np.random.default_rng(1).random((3, 16))
-    np.testing.assert_allclose(hypothesis_counts(Q, P), P @ Q.Q.T, rtol=1e-14)
-    with pytest.raises(TypeError, match="W"):
-        marginal_counts(Q, P)
-    with pytest.raises(ValueError, match="P"):
-        marginal_counts(W2, np.ones(10))
-    for bad, exc in [(np.full(2048, np.nan), ValueError), (np.full(2048, np.inf), ValueError),
-                     (-np.ones(2048), ValueError), (np.array(["a"] * 2048), TypeError)]:
-        with pytest.raises(exc, match="P"):
-            marginal_counts(W2, bad)
-        with pytest.raises(exc, match="P"):
-            hypothesis_counts(W2, bad)
 
 
 # --------------------------------------------------------------------------- release and ledger
@@ -70,7 +42,7 @@ def test_release_shapes_and_consistency():
     assert r.trace["selected"].shape == (3, 5) and r.trace["measurements"].shape == (3, 5)
     # answers are those of the averaged hypothesis Ā (a probability vector)
     np.testing.assert_allclose(r.trace["synthetic"].sum(axis=1), 1.0, rtol=1e-12)
-    np.testing.assert_allclose(r.answers, marginal_counts(W2, r.trace["synthetic"]), atol=1e-12)
+    np.testing.assert_allclose(r.answers, W2.counts(r.trace["synthetic"]), atol=1e-12)
     assert r.answers.min() >= 0 and r.answers.max() <= 1
     one = mwem(CANCER.x, W2, epsilon=1.0, T=5, rng=0)
     assert one.answers.shape == (W2.m,) and one.trace["selected"].shape == (5,)
@@ -92,7 +64,7 @@ def test_batched_trials_match_single_runs_in_distribution_of_steps():
     for t in range(4):
         p, total = uniform_hypothesis(CANCER.N), np.zeros(CANCER.N)
         for j, m_j in zip(r.trace["selected"][t], r.trace["measurements"][t]):
-            here = marginal_counts(W2, p)[j]
+            here = W2.counts(p)[j]
             S, v = W2.cells[j]
             p = marginal_cell_update(p, 11, S, v, (m_j - n * here) / (2 * n))
             total += p
@@ -292,7 +264,7 @@ def test_explore_callback_is_seeded_and_validates():
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from dpbook.mwem import cancer_4way_cells, explore_mwem
+    from dpbook.explorers.mwem import cancer_4way_cells, explore_mwem
     fig1, fig2 = explore_mwem(m=64, n=1000, T=3), explore_mwem(m=64, n=1000, T=3)
     y1 = [line.get_ydata() for line in fig1.axes[0].lines]
     y2 = [line.get_ydata() for line in fig2.axes[0].lines]

@@ -174,3 +174,43 @@ def test_sparse_histogram_validates():
         SparseHistogram.from_rows(np.array([0.5]), 10)
     with pytest.raises(ValueError, match="universe"):
         k_way_marginals(5, 1).counts(SparseHistogram(64, np.array([1]), np.array([1])))
+
+
+@pytest.mark.parametrize("make", [
+    lambda: k_way_marginals(5, 2),
+    lambda: k_way_marginals(5, 3, attribute_sets=[(4, 1, 2), (0, 3, 1)]),
+    lambda: range_queries(32, 40, rng=1),
+    lambda: random_queries(7, 32, rng=2, density=0.3),
+    lambda: random_queries(7, 32, rng=2),
+])
+def test_batches_and_signed_vectors_match_the_matrix(make):
+    W = make()
+    M = W.matrix()
+    rng = np.random.default_rng(4)
+    P = rng.random((6, 32))
+    assert np.allclose(W.counts(P), P @ M.T)
+    assert np.allclose(W.answers(P), (P @ M.T) / P.sum(axis=1, keepdims=True))
+    V = rng.normal(size=(6, 32))                        # a noisy histogram: negative cells allowed in apply
+    assert np.allclose(W.apply(V), V @ M.T)
+    assert np.allclose(W.apply(V[0]), M @ V[0])
+    with pytest.raises(ValueError, match="non-negative"):
+        W.counts(V)
+    with pytest.raises(ValueError, match="v"):
+        W.apply(np.full(32, np.inf))
+
+
+def test_marginal_corner_matrix_and_superset_sums():
+    W = k_way_marginals(3, 2)
+    x = np.arange(8, dtype=float)
+    g = W.superset_sums(x)[0]
+    assert g[0] == x.sum() and g[7] == x[7] and g[0b100] == x[[4, 5, 6, 7]].sum()
+    assert W.corner_matrix().shape == (W.m, 8)
+    assert np.all(W.counts(np.full(8, 1 / 8)) >= 0)
+
+
+def test_marginals_on_real_data_are_exact_integers():
+    x = load_cancer().x
+    W = k_way_marginals(11, 3)
+    c = W.counts(x)
+    assert np.array_equal(c, np.round(c))                        # superset sums of integers are exact
+    assert np.array_equal(c, W.matrix() @ x)
