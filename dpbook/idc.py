@@ -314,14 +314,22 @@ class AdversarialStream:
 
     The analyst knows the true answers (``true`` is passed in by the mechanism) — the worst case for
     accuracy.  For privacy the same strategy is a fixed function of the transcript with ``D`` hard-coded.
+    With ``below`` (e.g. the public threshold ``T_thr``) the analyst asks the worst query whose error is still
+    *below* that value — the query the threshold test lets through, i.e. the worst case for the answers that
+    come from the hypothesis (if no query is below, the worst query overall).
     """
 
-    def __init__(self, workload, k):
+    def __init__(self, workload, k, below=None):
         self.workload = as_workload(workload)
         self.k = check_int("k", k, low=1)
+        self.below = None if below is None else check_real("below", below, low=0.0, low_open=True)
 
     def pick(self, t, rule, state, Q, true):
-        return np.argmax(np.abs(rule.answers(state, Q) - true), axis=1)
+        err = np.abs(rule.answers(state, Q) - true)
+        if self.below is None:
+            return np.argmax(err, axis=1)
+        masked = np.where(err < self.below, err, -1.0)
+        return np.where(masked.max(axis=1) >= 0, np.argmax(masked, axis=1), np.argmax(err, axis=1))
 
 
 def as_stream(stream):

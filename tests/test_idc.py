@@ -173,6 +173,20 @@ def test_sv_accuracy_fk():
     assert rel.params["error_bound"] < 0.2 and failure_rate(err, rel.params["error_bound"]).consistent_with(0.05)
 
 
+def test_sv_accuracy_mw_below_threshold_adversary():
+    """The analyst who asks the worst query the threshold lets through: answers come from the hypothesis and
+    their error approaches T_thr — still within α_U + 2α_SV w.p. >= 1-β."""
+    x = X64 * 3000
+    rule = MultiplicativeWeightsIDC(64, 0.1)
+    probe = online_idc_sv(x, rule, FixedStream(W64, [0]), epsilon=0.9, delta=1e-6, beta=0.05, rng=0)
+    stream = AdversarialStream(W64, 100, below=probe.params["T_thr"])
+    rel = online_idc_sv(x, rule, stream, epsilon=0.9, delta=1e-6, beta=0.05, trials=100, rng=21)
+    err = rel.errors(x).max
+    assert failure_rate(err, rel.params["error_bound"]).consistent_with(0.05)
+    assert np.median(err) > rel.params["alpha_u"]                        # the bound is nearly reached
+    assert (~rel.updated).sum() > rel.updated.sum()                      # mostly hypothesis answers
+
+
 def test_sv_logs_are_update_sequences():
     """IDC-Def3.1 measure: in the good event (β = 1e-8 per run) every Alg1-SV log is a valid sequence."""
     x = X64 * 2000
@@ -404,7 +418,7 @@ def test_ic_bad_input(kw, err, name):
     (lambda: MedianIDC(8, 2, -0.1), ValueError, "alpha"),
     (lambda: FriezeKannanIDC(8, 0.1, n=0), ValueError, "n"), (lambda: FriezeKannanIDC(8, 0.1, n=5, sq_norm=0), ValueError, "sq_norm"),
     (lambda: FixedStream(W64, [0, 200]), ValueError, "order"), (lambda: FixedStream(W64, [0.5]), ValueError, "order"),
-    (lambda: AdversarialStream(W64, 0), ValueError, "k"),
+    (lambda: AdversarialStream(W64, 0), ValueError, "k"), (lambda: AdversarialStream(W64, 5, below=0), ValueError, "below"),
     (lambda: project_histogram(CANCER, 11, [0, 0]), ValueError, "attributes"),
     (lambda: project_histogram(CANCER, 11, [11]), ValueError, "attribute"),
     (lambda: project_histogram(CANCER, 10, [1]), ValueError, "d"),

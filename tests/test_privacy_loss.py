@@ -169,8 +169,8 @@ def test_pa_i_reconstructed_alg1_and_uncomposed_control():
     (lambda: round_log_likelihood(np.nan, np.inf, 0.5, 0.1, 1.0), ValueError, "mu"),
     (lambda: classify_rounds(0.1, 0.0, 0.2, -1.0), ValueError, "s"),
     (lambda: explore_privacy_loss(epsilon=-1.0), ValueError, "epsilon"),
-    (lambda: explore_privacy_loss(round_t=10_000), ValueError, "round_t"),
-    (lambda: explore_online(k=0), ValueError, "k"),
+    (lambda: explore_privacy_loss(round_t=-1), ValueError, "round_t"),
+    (lambda: explore_online(k=0), ValueError, "k"), (lambda: explore_online(analyst="x"), ValueError, "analyst"),
     (lambda: make_rule("XX", 8, 0.1, 10), ValueError, "idc"),
 ])
 def test_bad_input(call, err, name):

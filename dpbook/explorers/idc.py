@@ -20,10 +20,11 @@ from ..idc import (AdversarialStream, FixedStream, FriezeKannanIDC, MedianIDC, M
 from ..plots import BOUND, EMPIRICAL, EXTRA, STYLE, new_figure
 from ..privacy_loss import CLASS_NAMES, HALTED, R0, R1, RSTAR, replay_alg1
 from ..queries import MatrixWorkload, k_way_marginals
+from ..theory.idc import sv_alpha_sv, sv_epsilon0, sv_threshold, sv_updates
 from ..validation import check_alpha, check_delta, check_epsilon, check_int
 
-__all__ = ["ATTRIBUTES6", "ATTRIBUTES3", "cancer6", "cancer3", "make_rule", "parameter_table",
-           "explore_online", "explore_privacy_loss", "privacy_loss_replay"]
+__all__ = ["ATTRIBUTES6", "ATTRIBUTES3", "ANALYSTS", "cancer6", "cancer3", "make_rule", "parameter_table",
+           "th_sv_threshold_for", "explore_online", "explore_privacy_loss", "privacy_loss_replay"]
 
 ATTRIBUTES6 = (0, 1, 2, 3, 4, 10)          # radius, texture, perimeter, area, smoothness, malignant
 ATTRIBUTES3 = (0, 3, 10)                   # radius, area, malignant
@@ -78,28 +79,45 @@ def parameter_table(rows, *, limit: float = 1e7) -> str:
 
 # --------------------------------------------------------------------------- accuracy explorer
 
-def explore_online(epsilon=0.9, alpha_u=0.1, scale=2000, k=60, idc="MW", *, delta=1e-6, beta=0.05, trials=40,
-                   seed=2026):
-    """IDC-Alg1-SV on the adversarial stream: the max error of each run against ``α_U + 2α_SV`` (left), and the
+def th_sv_threshold_for(rule, k, epsilon, delta, beta, n) -> float:
+    """The public threshold ``T_thr = α_U + α_SV`` IDC-Alg1-SV will use for this rule and stream length."""
+    c = sv_updates(rule.bound()) if rule.bound() > 0 else 1
+    return sv_threshold(rule.alpha, sv_alpha_sv(c, k, beta, sv_epsilon0(epsilon, delta, c), n))
+
+
+ANALYSTS = ("worst query below T_thr", "worst query")
+
+
+def explore_online(epsilon=0.9, alpha_u=0.1, scale=2000, k=60, idc="MW", analyst=ANALYSTS[0], *, delta=1e-6,
+                   beta=0.05, trials=40, seed=2026):
+    """IDC-Alg1-SV on an adversarial stream: the max error of each run against ``α_U + 2α_SV`` (left), and the
     number of updates against ``c = B(α_U)`` (right).  ``scale`` multiplies every count (``n = 569·scale``).
+
+    ``analyst``: ``"worst query below T_thr"`` asks the worst query the threshold lets through (answers come
+    from the hypothesis: the case the bound is for); ``"worst query"`` asks the worst query overall (nearly
+    every round then updates and releases a fresh Laplace answer).
     """
     epsilon, delta, alpha_u = check_epsilon(epsilon), check_delta(delta), check_alpha(alpha_u, "alpha_u")
     k, trials = check_int("k", k, low=1), check_int("trials", trials, low=2)
+    if analyst not in ANALYSTS:
+        raise ValueError(f"analyst ({analyst!r}) must be one of {ANALYSTS}")
     x, W = cancer3(scale) if idc == "Median" else cancer6(scale)
     rule = make_rule(idc, x.size, alpha_u, int(x.sum()))
-    rel = online_idc_sv(x, rule, AdversarialStream(W, k), epsilon=epsilon, delta=delta, beta=beta, trials=trials,
-                        rng=seed)
+    below = th_sv_threshold_for(rule, k, epsilon, delta, beta, int(x.sum())) if analyst == ANALYSTS[0] else None
+    rel = online_idc_sv(x, rule, AdversarialStream(W, k, below=below), epsilon=epsilon, delta=delta, beta=beta,
+                        trials=trials, rng=seed)
     err = rel.errors(x).max
     p = rel.params
     start = float(np.abs(rule.answers(rule.initial(1), W.matrix()) - W.answers(x)).max())
     fig, (left, right) = new_figure(2)
-    left.hist(err, bins=20, color=EMPIRICAL, alpha=0.7, label="measured max error per run")
+    edges = np.linspace(0.0, 1.05 * max(start, p["error_bound"], float(err.max())), 80)
+    left.hist(err, bins=edges, color=EMPIRICAL, alpha=0.8, label="measured max error per run")
     left.axvline(p["error_bound"], color=BOUND, label="bound α_U + 2α_SV")
     left.axvline(alpha_u, color=BOUND, ls=":", label="α_U")
     left.axvline(start, color="k", ls="--", label="error of the start D¹")
     left.set_xlabel("max |answer − truth| over the stream")
     left.set_ylabel("runs")
-    left.set_title(f"{rule.name}: n={int(x.sum()):,}, ε={epsilon:.3g}, k={k}")
+    left.set_title(f"{rule.name}, {analyst}: n={int(x.sum()):,}, ε={epsilon:.3g}, k={k}", fontsize=9)
     left.legend(fontsize=7)
     right.hist(rel.updates, bins=np.arange(rel.updates.max() + 2) - 0.5, color=EMPIRICAL, alpha=0.7,
                label="updates per run")
@@ -144,7 +162,7 @@ def explore_privacy_loss(epsilon=1.0, delta=1e-6, alpha=0.3, rounds=120, row=Non
     k = rep.loss.shape[1]
     nonzero = np.flatnonzero(rep.mu[run] != rep.mu_prime[run])
     default_t = int(nonzero[0]) if nonzero.size else 0
-    t = default_t if round_t is None else check_int("round_t", round_t, low=0, high=k - 1)
+    t = default_t if round_t is None else min(check_int("round_t", round_t, low=0), k - 1)   # sliders are independent
     with mpl.rc_context(STYLE):
         fig, ((a1, a2), (a3, a4)) = plt.subplots(2, 2, figsize=(10.5, 7.2), layout="constrained")
     _draw_round(a1, rep, run, t)

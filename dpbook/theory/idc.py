@@ -29,7 +29,7 @@ __all__ = [
     # GRU Algorithm 1 (reconstructed)
     "alg1_threshold", "alg1_min_threshold", "alg1_error_bound", "alg1_accuracy_alpha",
     "p0", "k0", "azuma_bound", "thm41_epsilon", "thm41_epsilon0", "effective_c_gru",
-    "best_alpha", "mw_online_alpha", "median_online_alpha", "fk_online_alpha_counts",
+    "best_alpha", "alg1_best_alpha", "mw_online_alpha", "median_online_alpha", "fk_online_alpha_counts",
     # IDC-Alg1-SV (provable)
     "sv_updates", "sv_epsilon0", "sv_alpha_sv", "sv_alpha_l", "sv_threshold", "sv_error_bound",
     "sv_privacy_epsilon",
@@ -208,6 +208,35 @@ def best_alpha(bound, k, beta, epsilon, delta, n, c_gru) -> float:
         mid = math.sqrt(lo * hi)
         lo, hi = (mid, hi) if gap(mid) < 0 else (lo, mid)
         if hi / lo - 1 < 1e-12:
+            break
+    return hi
+
+
+def alg1_best_alpha(bound, k, beta, epsilon, delta, n, c_star=2.0) -> float:
+    """IDC-Eq(3) with the reconstructed Thm 4.1 in place of ``C_GRU`` [RECON]: the root of
+    ``α = 3 ln(k/β)/(ε0(α) n)`` with ``ε0(α) = thm41_epsilon0(ε, floor(B(α/3)), δ, c*)`` (bisection).
+
+    This is the smallest α for which Algorithm 1 with the reconstructed privacy calibration meets the
+    accuracy precondition of IDC-Thm4.9.  The right-hand side decreases in α, so the root is unique.
+    """
+    if not callable(bound):
+        raise TypeError(f"bound must be a function alpha -> B(alpha), got {type(bound).__name__}")
+    k, beta, epsilon = check_int("k", k, low=1), check_beta(beta), check_epsilon(epsilon)
+    delta, n = check_delta(delta, positive=True), check_int("n", n, low=1)
+
+    def gap(a):
+        eps0 = thm41_epsilon0(epsilon, math.floor(bound(a / 3.0)), delta, c_star)
+        return a - alg1_accuracy_alpha(k, beta, eps0, n)
+
+    lo, hi = 1e-9, 1.0
+    while gap(hi) < 0:
+        hi *= 2.0
+        if hi > 1e12:
+            raise ValueError("no root below 1e12: check the bound function")
+    for _ in range(200):
+        mid = math.sqrt(lo * hi)
+        lo, hi = (mid, hi) if gap(mid) < 0 else (lo, mid)
+        if hi / lo - 1 < 1e-10:
             break
     return hi
 
