@@ -6,65 +6,19 @@ computed from it is post-processing: any number of linear queries, no further bu
 """
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.sparse as sp
 
 from .noise import as_generator, laplace
-from .queries import MatrixWorkload, as_workload
+from .queries import as_workload
 from .release import Release, Spend
 from .theory.histogram import histogram_scale
 from .validation import check_epsilon, check_histogram, check_int
 
 __all__ = [
-    "NoisyHistogram", "workload_counts", "noisy_histogram", "histogram_mechanism", "pixels_histogram",
+    "NoisyHistogram", "noisy_histogram", "histogram_mechanism", "pixels_histogram",
 ]
-
-_DENSE_LIMIT = 1 << 23                        # build a dense m x N matrix for workloads up to 8M entries
-_DENSE_CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-
-
-def _dense(W) -> np.ndarray:
-    """``W.matrix()``, built once per workload object (implicit workloads build it query by query)."""
-    return _dense_and_support(W)[0]
-
-
-def _dense_and_support(W) -> tuple[np.ndarray, np.ndarray]:
-    """The dense matrix and the boolean mask of its non-zero columns (cached per workload object)."""
-    if W not in _DENSE_CACHE:
-        M = np.asarray(W.matrix(), dtype=np.float64)
-        _DENSE_CACHE[W] = (M, np.any(M != 0, axis=0))
-    return _DENSE_CACHE[W]
-
-
-def workload_counts(workload, h) -> np.ndarray:
-    """``Q h`` for a *signed* vector ``h`` over the universe (shape ``(N,)``) or a batch ``(trials, N)``.
-
-    ``Workload.counts`` only takes non-negative vectors, but a noisy histogram has negative cells.  By
-    linearity ``Q h = Q h⁺ - Q h⁻``; explicit and small workloads use one matrix product over the whole batch.
-    Returns ``(m,)`` or ``(trials, m)`` counts.
-    """
-    W = as_workload(workload)
-    arr = np.asarray(h)
-    if arr.dtype == object or arr.dtype == bool or not np.issubdtype(arr.dtype, np.number):
-        raise TypeError(f"h must be a numeric array over the universe, got dtype {arr.dtype}")
-    if arr.ndim not in (1, 2) or arr.shape[-1] != W.N:
-        raise ValueError(f"h must have shape ({W.N},) or (trials, {W.N}) to match the workload, got {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError("h contains NaN or inf")
-    H = np.atleast_2d(arr.astype(np.float64, copy=False))
-    if isinstance(W, MatrixWorkload):
-        C = np.asarray(W.Q @ H.T).T if sp.issparse(W.Q) else H @ W.Q.T
-    elif W.m * W.N <= _DENSE_LIMIT:
-        M, support = _dense_and_support(W)
-        cols = np.flatnonzero(support & np.any(H != 0, axis=0))   # skip cells no query or no trial touches
-        C = H[:, cols] @ M[:, cols].T
-    else:                                     # huge implicit workload: one call per trial, never an m x N matrix
-        C = np.stack([W.counts(np.maximum(r, 0.0)) - W.counts(np.maximum(-r, 0.0)) for r in H])
-    return C[0] if arr.ndim == 1 else C
-
 
 @dataclass(frozen=True)
 class NoisyHistogram:
@@ -91,7 +45,7 @@ class NoisyHistogram:
 
     def workload_counts(self, workload) -> np.ndarray:
         """Unnormalised answers ``Q ĥ``: ``(m,)`` or ``(trials, m)``."""
-        return workload_counts(workload, self.counts)
+        return as_workload(workload).apply(self.counts)
 
     def answers(self, workload) -> np.ndarray:
         """Normalised answers ``Q ĥ / n``: ``(m,)`` or ``(trials, m)``."""

@@ -6,17 +6,16 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-import dpbook.histogram as histogram_module
 from dpbook.audit import audit
 from dpbook.broken.histogram import noisy_histogram_replace_one_unit_scale
 from dpbook.explorers.histogram import explore_histogram
 from dpbook.data import add_row, load_cancer, load_digits, replace_row
 from dpbook.experiments import errors, failure_rate
 from dpbook.histogram import (
-    histogram_mechanism, noisy_histogram, pixels_histogram, workload_counts,
+    histogram_mechanism, noisy_histogram, pixels_histogram,
 )
 from dpbook.noise import laplace
-from dpbook.queries import MatrixWorkload, conjunctions, k_way_marginals, random_queries, range_queries
+from dpbook.queries import MatrixWorkload, conjunctions
 from dpbook.theory.histogram import (
     histogram_error_bound, histogram_error_bound_condition, histogram_error_bound_general, histogram_scale,
     histogram_sensitivity, laplace_sum_tail_bound, laplace_sum_two_sided_tail_bound,
@@ -89,31 +88,6 @@ def test_histogram_error_bounds_lemma_6_1():
 def test_theory_bad_input(call, exc, name):
     with pytest.raises(exc, match=name):
         call()
-
-
-# --------------------------------------------------------------------------- workload_counts on signed vectors
-
-@pytest.mark.parametrize("W", [
-    random_queries(7, N, 0), random_queries(7, N, 0, kind="uniform", density=0.1), k_way_marginals(11, 2),
-    conjunctions(11, 3), range_queries(N, 9, 1),
-])
-def test_workload_counts_matches_dense_matrix(W, monkeypatch):
-    rng = np.random.default_rng(3)
-    H = rng.normal(size=(5, N)) * 3                                 # signed, fractional
-    M = W.matrix()
-    assert np.allclose(workload_counts(W, H), H @ M.T)
-    assert np.allclose(workload_counts(W, H[0]), M @ H[0])
-    monkeypatch.setattr(histogram_module, "_DENSE_LIMIT", 0)        # the per-trial path for huge implicit workloads
-    assert np.allclose(workload_counts(W, H), H @ M.T)
-
-
-@pytest.mark.parametrize("h,exc", [
-    (np.zeros(N + 1), ValueError), (np.zeros((2, 3, N)), ValueError), (np.full(N, np.nan), ValueError),
-    (np.array(["a"] * N), TypeError), (np.zeros(N, dtype=bool), TypeError),
-])
-def test_workload_counts_bad_input(h, exc):
-    with pytest.raises(exc, match="h"):
-        workload_counts(conjunctions(11, 1), h)
 
 
 # --------------------------------------------------------------------------- mechanism: unit behaviour

@@ -7,7 +7,6 @@ from ..data import bootstrap, load_cancer
 from ..noise import laplace
 from ..plots import BOUND, EMPIRICAL, new_figure
 from ..randomized_response import rr_histogram, subgroup_workload
-from ..histogram import workload_counts
 from ..theory.laplace import k_query_error_bound, laplace_scale
 from ..theory.randomized_response import laplace_rr_crossover, rr_error_bound
 from ..validation import check_beta, check_epsilon, check_int
@@ -30,10 +29,10 @@ def explore_rr(epsilon=1.0, n=569, k=100, beta=0.05, *, trials=200, seed=2026):
     rng = np.random.default_rng(seed)
     x = load_cancer().x
     x = x if n == x.sum() else bootstrap(x, n, rng)
-    true = workload_counts(W_all, x) / n
+    true = W_all.counts(x) / n
 
     ks = np.unique(np.round(np.geomspace(1, W_all.m, 14)).astype(int))
-    rr_err = np.abs(workload_counts(W_all, rr_histogram(x, epsilon=epsilon, bit=10, trials=trials, rng=rng).counts)
+    rr_err = np.abs(W_all.apply(rr_histogram(x, epsilon=epsilon, bit=10, trials=trials, rng=rng).counts)
                     / n - true)
     rr_q = np.quantile(np.maximum.accumulate(rr_err, axis=1)[:, ks - 1], 1 - beta, axis=0)   # every prefix at once
     # laplace_mechanism(x, first kk queries, sensitivity=kk) errs by exactly Lap(kk/ε)^kk / n: draw Lap(1) once
