@@ -496,6 +496,17 @@ def test_theory_eq3_and_corollaries():
     assert fk * n == pytest.approx(th.fk_online_alpha_counts(math.sqrt(n), N, 200, 0.05, 1.0, 1e-6, 12.0), rel=1e-9)
 
 
+def test_theory_alg1_best_alpha_is_the_fixed_point():
+    """alg1_best_alpha solves α = 3 ln(k/β)/(ε0(α) n) with ε0 from the reconstructed Thm 4.1 at B(α/3)."""
+    bound = lambda a: th.mw_bound(a, 64)
+    a = th.alg1_best_alpha(bound, 100, 0.05, 1.0, 1e-6, 10 ** 6)
+    eps0 = th.thm41_epsilon0(1.0, math.floor(bound(a / 3)), 1e-6)
+    assert a == pytest.approx(3 * math.log(100 / 0.05) / (eps0 * 10 ** 6), rel=1e-6)
+    # and it scales like n^{-1/2} (Cor 4.10)
+    a100 = th.alg1_best_alpha(bound, 100, 0.05, 1.0, 1e-6, 10 ** 8)
+    assert a100 / a == pytest.approx(0.1, rel=0.02)
+
+
 def test_theory_sv_and_ic_hand_values():
     assert th.sv_updates(415.9) == 415 and th.sv_updates(0.3) == 1
     assert th.sv_epsilon0(0.8, math.exp(-4), 4) == pytest.approx(0.8 / 16)
