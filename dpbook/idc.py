@@ -99,8 +99,12 @@ class IDC(ABC):
         """The potential of the rule's proof (per run); each valid update lowers it."""
 
     def answers(self, state: np.ndarray, Q: np.ndarray) -> np.ndarray:
-        """The hypotheses' answers to every row of the ``m × N`` matrix ``Q``: shape ``(trials, m)``."""
-        return np.asarray(state, dtype=np.float64) @ Q.T
+        """The hypotheses' answers to every row of the ``m × N`` matrix ``Q``: shape ``(trials, m)``.
+
+        ``einsum`` rather than ``@``: these products are small, and a multi-threaded BLAS on a busy two-core
+        machine was measured 20x slower on them (benchmarks/bench_idc.py).
+        """
+        return np.einsum("tn,mn->tm", np.asarray(state, dtype=np.float64), Q)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(N={self.N}, alpha={self.alpha:.4g}, B={self.bound():.4g})"
