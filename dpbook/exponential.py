@@ -25,14 +25,16 @@ __all__ = ["exponential_mechanism", "exponential_probabilities", "exponential_sa
            "check_scores"]
 
 
-def check_scores(scores, name: str = "scores") -> np.ndarray:
-    """A utility vector: a non-empty 1-D array of finite real numbers (``TypeError`` / ``ValueError`` otherwise)."""
+def check_scores(scores, name: str = "scores", *, batch: bool = False) -> np.ndarray:
+    """A utility vector: a non-empty 1-D array of finite real numbers (``TypeError`` / ``ValueError`` otherwise);
+    with ``batch``, also a 2-D ``(trials, |R|)`` array of them, one utility vector per row."""
     arr = np.asarray(scores)
     if arr.dtype == object or arr.dtype == bool or not np.issubdtype(arr.dtype, np.number) \
             or np.issubdtype(arr.dtype, np.complexfloating):
         raise TypeError(f"{name} must be a 1-D array of real numbers, got dtype {arr.dtype}")
-    if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(f"{name} must be a non-empty 1-D array, got shape {arr.shape}")
+    if arr.ndim not in ((1, 2) if batch else (1,)) or arr.size == 0:
+        shape = "1-D (or 2-D, one row per trial)" if batch else "1-D"
+        raise ValueError(f"{name} must be a non-empty {shape} array, got shape {arr.shape}")
     arr = arr.astype(np.float64, copy=False)
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} contains NaN or inf; utilities must be finite")
@@ -40,9 +42,10 @@ def check_scores(scores, name: str = "scores") -> np.ndarray:
 
 
 def _logits(u: np.ndarray, epsilon: float, sensitivity: float) -> np.ndarray:
-    """The shifted log-weights ``ε(u - max u)/(2Δu) <= 0`` (overflow to -inf is harmless: weight 0)."""
+    """The shifted log-weights ``ε(u - max u)/(2Δu) <= 0`` (per row for a batch; overflow to -inf is
+    harmless: weight 0)."""
     with np.errstate(over="ignore"):
-        return epsilon * (u - u.max()) / (2.0 * sensitivity)
+        return epsilon * (u - u.max(axis=-1, keepdims=True)) / (2.0 * sensitivity)
 
 
 def exponential_mechanism(scores, *, epsilon, sensitivity, trials=None, rng=None):
@@ -51,15 +54,20 @@ def exponential_mechanism(scores, *, epsilon, sensitivity, trials=None, rng=None
     ``scores`` is the utility vector ``u(x, ·)`` over the range (higher is better), ``sensitivity`` its
     ``Δu``.  Sampling uses the Gumbel-max trick on the shifted log-weights ``ε(u - max u)/(2Δu)``: exact,
     and free of overflow and underflow at any ε.  Returns an int, or an array of ``trials`` ints.
+    A 2-D ``scores`` of shape ``(trials, |R|)`` gives one independent pick per row (``trials`` must be None).
 
     Utility (DR-Thm3.11): ``P[u(M(x)) <= OPT - 2Δu/ε · (ln(|R|/|R_OPT|) + t)] <= e^{-t}``; see
     ``dpbook.theory.exponential``.  The Gumbel-max trick says the exponential mechanism *is*
     report-noisy-max with Gumbel noise of scale ``2Δu/ε``.
     """
-    u = check_scores(scores)
+    u = check_scores(scores, batch=True)
     epsilon = check_epsilon(epsilon)
     sensitivity = check_sensitivity(sensitivity)
     logits = _logits(u, epsilon, sensitivity)
+    if u.ndim == 2:
+        if trials is not None:
+            raise ValueError(f"trials ({trials!r}) must be None when scores is 2-D (one pick per row)")
+        return np.argmax(logits + as_generator(rng).gumbel(size=u.shape), axis=-1)
     shape = (u.size,) if trials is None else (check_int("trials", trials, low=1), u.size)
     picks = np.argmax(logits + as_generator(rng).gumbel(size=shape), axis=-1)
     return int(picks) if trials is None else picks

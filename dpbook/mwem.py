@@ -52,14 +52,8 @@ def _picked_answers(W, P: np.ndarray, picks: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------- the mechanism
 
 def _select(scores: np.ndarray, epsilon_select: float, rng) -> np.ndarray:
-    """One exponential-mechanism pick per row of ``scores`` (counts, sensitivity 1); rows with equal scores
-    share one batched call (same distribution)."""
-    if scores.shape[1] == 1:                        # a one-element range: the mechanism can only return it
-        return np.zeros(scores.shape[0], dtype=np.int64)
-    if np.all(scores == scores[0]):
-        return np.atleast_1d(exponential_mechanism(scores[0], epsilon=epsilon_select, sensitivity=1.0,
-                                                   trials=scores.shape[0], rng=rng))
-    return np.array([exponential_mechanism(s, epsilon=epsilon_select, sensitivity=1.0, rng=rng) for s in scores])
+    """One exponential-mechanism pick per row of ``scores`` (counts, sensitivity 1)."""
+    return exponential_mechanism(scores, epsilon=epsilon_select, sensitivity=1.0, rng=rng)
 
 
 def _cell_answer(p: np.ndarray, W: MarginalWorkload, j: int) -> float:

@@ -252,6 +252,8 @@ FUNCS = ["mechanism", "probabilities", "sample", "rnm"]
     ([1 + 1j], TypeError), ([None, 1.0], TypeError), (5.0, ValueError),
 ])
 def test_bad_scores(func, scores, error):
+    if func == "mechanism" and np.ndim(scores) == 2:
+        pytest.skip("2-D scores are a batch for exponential_mechanism (tested in test_batched_scores_one_pick_per_row)")
     with pytest.raises(error, match="scores"):
         _call(func, scores=scores)
 
@@ -317,3 +319,19 @@ def test_check_scores_returns_float_array():
 def test_theory_bad_input(call, match):
     with pytest.raises((ValueError, TypeError), match=match):
         call()
+
+
+def test_batched_scores_one_pick_per_row():
+    """2-D scores: row t is an independent exponential mechanism on scores[t] (chi-square at 1e-6)."""
+    from scipy import stats
+    from dpbook.exponential import exponential_mechanism, exponential_probabilities
+    u = np.array([[0.0, 1.0, 2.0], [2.0, 1.0, 0.0]])
+    picks = exponential_mechanism(np.repeat(u, 20_000, axis=0), epsilon=1.0, sensitivity=1.0, rng=5)
+    for row in (0, 1):
+        observed = np.bincount(picks[row * 20_000:(row + 1) * 20_000], minlength=3)
+        expected = 20_000 * exponential_probabilities(u[row], epsilon=1.0, sensitivity=1.0)
+        assert stats.chisquare(observed, expected).pvalue > 1e-6
+    with pytest.raises(ValueError, match="trials"):
+        exponential_mechanism(u, epsilon=1.0, sensitivity=1.0, trials=3)
+    with pytest.raises(ValueError, match="scores"):
+        exponential_mechanism(np.zeros((2, 2, 2)), epsilon=1.0, sensitivity=1.0)
