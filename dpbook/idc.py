@@ -21,6 +21,7 @@ an answer ``Â`` that is ``α``-close to the truth (so the *sign* of ``Q(D) - Q(
 * :func:`online_idc` — GRU Algorithm 1 (IDC-Alg1) with the paper's structure: noisy comparison against
   ``T = 2α/3``, answer from the hypothesis or release the noisy answer and update, stop after ``B_max``
   updates.  Its ``ε0`` constant is **reconstructed** (IDC-Thm4.1 [RECON]); the chapter audits it.
+* :func:`online_mw_dr` — DR-Alg6, Dwork–Roth's OnlineMW via NumericSparse (the reference implementation).
 * :func:`iterative_construction` — the offline IC mechanism (IDC-Alg3, §7): a private distinguisher (the
   exponential mechanism over the workload) picks the worst query, a Laplace answer drives the IDC.  With the
   MW IDC this is the structure of MWEM.
@@ -49,7 +50,8 @@ from .multiplicative_weights import idc_mw_update, kl_potential, uniform_hypothe
 from .noise import as_generator, laplace
 from .queries import Workload, as_workload
 from .release import Release, Spend
-from .theory.idc import (alg1_threshold, fk_bound, fk_step, ic_epsilon0, ic_privacy_epsilon, median_bound,
+from .theory.sparse_vector import numeric_sparse_composed_epsilon, numeric_sparse_sigma, numeric_sparse_split
+from .theory.idc import (alg1_threshold, dr_online_mw_threshold, fk_bound, fk_step, ic_epsilon0, ic_privacy_epsilon, median_bound,
                          mw_bound, sv_alpha_l, sv_alpha_sv, sv_epsilon0, sv_error_bound, sv_privacy_epsilon,
                          sv_threshold, sv_updates, thm41_epsilon, thm41_epsilon0)
 from .validation import check_alpha, check_beta, check_delta, check_epsilon, check_histogram, check_int, check_real
@@ -58,7 +60,7 @@ __all__ = [
     "IDC", "MultiplicativeWeightsIDC", "MedianIDC", "FriezeKannanIDC",
     "FixedStream", "AdversarialStream", "as_stream",
     "UpdateStep", "OracleRun", "drive_with_oracle", "update_sequence_violations", "is_update_sequence",
-    "OnlineRelease", "online_idc_sv", "online_idc", "iterative_construction",
+    "OnlineRelease", "online_idc_sv", "online_idc", "online_mw_dr", "iterative_construction",
     "project_histogram", "public_n",
 ]
 
@@ -670,6 +672,62 @@ def online_idc(x, rule, stream, *, delta, epsilon=None, epsilon0=None, b_max=Non
     return _release(trials is None, answers, queries, updated, updates, updates > b_max, state, epsilon=epsilon,
                     delta=delta, mechanism=f"IDC-Alg1[{rule.name}] (reconstructed eps0)", workload=stream.workload,
                     params=params, ledger=ledger, trace=trace)
+
+
+def online_mw_dr(x, stream, *, alpha, epsilon, delta=0.0, beta=0.05, n=None, c=None, T=None, trials=None, rng=None,
+                 sampler=laplace) -> OnlineRelease:
+    """DR-Alg6 — OnlineMW via NumericSparse (Dwork–Roth; the reference IDC-Alg1-SV is derived from).
+
+    MW hypothesis (IDC-AlgA.2 at ``α``); ``c = floor(4 ln N/α²)`` unless given; the box's threshold ``T``
+    (:func:`dpbook.theory.idc.dr_online_mw_threshold`) unless given.  For each query ``f_i``, NumericSparse
+    (DR-Alg3, box budget split ``ε1, ε2``, scales ``σ(ε)/n``) sees ``f'_{2i-1} = f_i - f_i(x^t)`` and
+    ``f'_{2i} = f_i(x^t) - f_i``: threshold noise ``Lap(σ(ε1)/n)`` (redrawn after each ``⊤``), query noise
+    ``Lap(2σ(ε1)/n)``, value ``f' + Lap(σ(ε2)/n)``.  Both ``⊥``: ``a_i = f_i(x^t)``; else ``a_i = f_i(x^t) ± E`` and
+    ``x^{t+1} = MW(x^t, f_i, a_i)``.  After ``c`` ``⊤``'s NumericSparse halts; later answers come from the
+    hypothesis.  Privacy: DR-Thm3.27 (NumericSparse is the only data access).  Accuracy [DERIVED]: see
+    :func:`dpbook.theory.idc.dr_alg6_conditions` and :func:`~dpbook.theory.idc.dr_alg6_parameters`.
+    """
+    rule = MultiplicativeWeightsIDC(x.size if hasattr(x, "size") else len(x), alpha)
+    x, stream, n, Q, true = _setup(x, rule, stream, n)
+    epsilon, delta, beta = check_epsilon(epsilon), check_delta(delta), check_beta(beta)
+    c = sv_updates(rule.bound()) if c is None else check_int("c", c, low=1)
+    k = stream.k
+    T = dr_online_mw_threshold(c, epsilon, delta, k, beta, n) if T is None else check_real("T", T, low=0.0)
+    sampler, runs, rng = _check_sampler(sampler), _trials(trials), as_generator(rng)
+    # ---- budget split (DR-Alg3 box): Sparse at ε1, the c numeric values at ε2; scales for sensitivity 1/n
+    epsilon1, epsilon2 = numeric_sparse_split(epsilon, delta)
+    sigma1 = numeric_sparse_sigma(epsilon1, c, delta) / n
+    sigma2 = numeric_sparse_sigma(epsilon2, c, delta) / n
+
+    state = rule.initial(runs)
+    T_hat = T + sampler(sigma1, runs, rng)
+    answers, queries = np.empty((runs, k)), np.empty((runs, k), dtype=np.int64)
+    updated = np.zeros((runs, k), dtype=bool)
+    count = np.zeros(runs, dtype=np.int64)
+    for i in range(k):
+        idx = stream.pick(i, rule, state, Q, true)
+        q = _rows(idx, Q, runs)
+        hyp, mu = rule.evaluate(state, q), true[idx]
+        value = np.zeros(runs)
+        top = np.zeros(runs, dtype=bool)
+        for sign in (1.0, -1.0):                                 # f'_{2i-1} = f - f(x^t), f'_{2i} = f(x^t) - f
+            f = sign * (mu - hyp)
+            nu, E, fresh = (sampler(b, runs, rng) for b in (2 * sigma1, sigma2, sigma1))
+            hit = (count < c) & ~top & (f + nu >= T_hat)
+            value = np.where(hit, hyp + sign * (f + E), value)
+            T_hat = np.where(hit, T + fresh, T_hat)
+            count += hit
+            top |= hit
+        a = np.where(top, value, hyp)
+        if top.any():
+            state[top] = rule.update(state[top], _sub(q, top), a[top])
+        answers[:, i], queries[:, i], updated[:, i] = a, idx, top
+    params = dict(alpha=alpha, c=c, T=T, epsilon1=epsilon1, epsilon2=epsilon2, threshold_scale=sigma1,
+                  query_scale=2 * sigma1, value_scale=sigma2, n=n, k=k, beta=beta,
+                  composed_epsilon=numeric_sparse_composed_epsilon(epsilon, c, delta))
+    return _release(trials is None, answers, queries, updated, count, count >= c, state, epsilon=epsilon,
+                    delta=delta, mechanism="DR-Alg6 OnlineMW", workload=stream.workload, params=params,
+                    ledger=(Spend("NumericSparse (DR-Alg3) on the 2k one-sided queries", epsilon, delta),))
 
 
 # =========================================================================== offline IC (GRU §7)

@@ -9,16 +9,17 @@ import pytest
 
 from dpbook.audit import audit
 from dpbook.broken.idc import (iterative_construction_exact_answers, online_idc_sv_exact_release,
-                               online_idc_uncomposed)
+                               online_idc_uncomposed, online_mw_dr_exact_values)
 from dpbook.data import add_row, load_cancer
 from dpbook.experiments import failure_rate
 from dpbook.idc import (AdversarialStream, FixedStream, FriezeKannanIDC, MedianIDC, MultiplicativeWeightsIDC,
                         UpdateStep, as_stream, drive_with_oracle, is_update_sequence, iterative_construction,
-                        online_idc, online_idc_sv, project_histogram, update_sequence_violations)
+                        online_idc, online_idc_sv, online_mw_dr, project_histogram, update_sequence_violations)
 from dpbook.multiplicative_weights import idc_mw_update, kl_potential
 from dpbook.queries import MarginalWorkload, MatrixWorkload, k_way_marginals
 from dpbook.theory import idc as th
 from dpbook.theory.composition import advanced_composition
+from dpbook.theory.sparse_vector import numeric_sparse_alpha_corrected
 
 CANCER = load_cancer().x
 X64 = project_histogram(CANCER, 11, [0, 1, 2, 3, 4, 10])          # N = 64
@@ -320,6 +321,66 @@ def test_alg1_audit_and_uncomposed_control():
     assert bad.epsilon_lb > 0.5
 
 
+# =========================================================================== DR-Alg6 (OnlineMW via NumericSparse)
+
+def test_dr_alg6_accuracy_delta_0():
+    """DR-Alg6, δ = 0, at dr_alg6_parameters: P[max error > T + α_NS = 3α] <= β; at most c updates."""
+    x = X64 * 10_000
+    alpha, c = th.dr_alg6_parameters(64, 100, 0.05, 0.9, int(x.sum()))
+    rel = online_mw_dr(x, AdversarialStream(W64, 100), alpha=alpha, epsilon=0.9, delta=0.0, c=c, trials=100, rng=14)
+    T = rel.params["T"]
+    a_ns = th.dr_alg6_alpha_ns(100, c, 0.05, 0.9, 0.0, int(x.sum()))
+    assert th.dr_alg6_conditions(T, a_ns, alpha) and th.dr_alg6_error_bound(T, a_ns) == pytest.approx(3 * alpha)
+    assert 3 * alpha < np.abs(W64.answers(x) - 1 / 8).max()
+    assert failure_rate(rel.errors(x).max, 3 * alpha).consistent_with(0.05)
+    assert rel.updates.max() <= c and rel.updates.min() > 0
+    assert rel.params["composed_epsilon"] == pytest.approx(0.9) and rel.ledger[0].epsilon == 0.9
+
+
+def test_dr_alg6_audit_and_exact_values_control():
+    x, xp, n = _pair(95, 1000)
+
+    def sampler(xx, mechanism=online_mw_dr):
+        def sample(trials, rng):
+            out = mechanism(xx, FixedStream(ONE, [0] * 3), alpha=0.3, epsilon=0.5, delta=0.0, c=2, T=0.3, n=n,
+                            trials=trials, rng=rng)
+            return np.where(out.updated, out.answers, np.nan)
+        return sample
+    q = x[1] / n
+    events = {"round 1 updates": lambda o: ~np.isnan(o[:, 0]),
+              "first value == q(D)": lambda o: np.abs(np.nan_to_num(o[:, 0], nan=-1) - q) < 1e-12,
+              "first value > q(D)": lambda o: np.nan_to_num(o[:, 0], nan=-1) > q}
+    ok = audit(sampler(x), sampler(xp), events, trials=100_000, rng=15)
+    assert ok.epsilon_lb <= 0.5
+    bad = audit(sampler(x, online_mw_dr_exact_values), sampler(xp, online_mw_dr_exact_values), events,
+                trials=20_000, rng=16)
+    assert bad.epsilon_lb > 0.5
+
+
+def test_dr_alg6_delta_positive_has_no_derived_guarantee():
+    """Finding: with δ > 0 the corrected NumericSparse accuracy exceeds T/2 for the box's T, so no α satisfies
+    α_NS <= α <= T - α_NS (the numeric noise can flip an update's sign)."""
+    for n in (10 ** 5, 10 ** 6, 10 ** 8):
+        for alpha in (0.05, 0.1, 0.3):
+            c = th.sv_updates(th.mw_bound(alpha, 64))
+            T = th.dr_online_mw_threshold(c, 0.9, 1e-6, 100, 0.05, n)
+            a_ns = th.dr_alg6_alpha_ns(100, c, 0.05, 0.9, 1e-6, n)
+            assert T - a_ns < a_ns
+
+
+@pytest.mark.parametrize("kw, err, name", [
+    (dict(alpha=0.0), ValueError, "alpha"), (dict(alpha=3.0), ValueError, "alpha"),
+    (dict(epsilon=-1.0), ValueError, "epsilon"), (dict(delta=1.0), ValueError, "delta"),
+    (dict(c=0), ValueError, "c"), (dict(T=float("nan")), ValueError, "T"), (dict(beta=0.0), ValueError, "beta"),
+    (dict(trials=0), ValueError, "trials"),
+])
+def test_dr_alg6_bad_input(kw, err, name):
+    args = dict(alpha=0.2, epsilon=0.5)
+    args.update(kw)
+    with pytest.raises(err, match=name):
+        online_mw_dr(X64, W64, **args)
+
+
 # =========================================================================== offline IC (GRU §7)
 
 def test_ic_accuracy_thm_7_3():
@@ -442,6 +503,8 @@ def test_constructors_bad_input(make, err, name):
                                epsilon=0.9, delta=1e-6, trials=3, rng=seed).answers,
     lambda seed: iterative_construction(X64 * 100, W64, rule=MultiplicativeWeightsIDC(64, 0.2), epsilon=0.9,
                                         delta=1e-6, rounds=5, trials=2, rng=seed).answers,
+    lambda seed: online_mw_dr(X64 * 1000, AdversarialStream(W64, 20), alpha=0.2, epsilon=0.9, trials=3,
+                              rng=seed).answers,
 ])
 def test_determinism(run):
     assert np.array_equal(run(42), run(42))
@@ -505,6 +568,20 @@ def test_theory_alg1_best_alpha_is_the_fixed_point():
     # and it scales like n^{-1/2} (Cor 4.10)
     a100 = th.alg1_best_alpha(bound, 100, 0.05, 1.0, 1e-6, 10 ** 8)
     assert a100 / a == pytest.approx(0.1, rel=0.02)
+
+
+def test_theory_dr_alg6():
+    assert th.dr_alg6_alpha_ns(10, 5, 0.1, 0.5, 0.0, 100) == pytest.approx(
+        numeric_sparse_alpha_corrected(20, 5, 0.1, 0.5, 0.0, 100))
+    assert th.dr_alg6_alpha_ns(10, 5, 0.1, 0.5, 0.0, 100) == pytest.approx(9 * 5 * (math.log(20) + math.log(200)) / 50)
+    assert th.dr_alg6_conditions(1.0, 0.4, 0.5) and not th.dr_alg6_conditions(1.0, 0.6, 0.5)
+    assert not th.dr_alg6_conditions(1.0, 0.3, 0.8) and th.dr_alg6_error_bound(1.0, 0.4) == pytest.approx(1.4)
+    alpha, c = th.dr_alg6_parameters(64, 100, 0.05, 0.9, 569_000)
+    assert alpha == pytest.approx(th.dr_alg6_alpha_ns(100, c, 0.05, 0.9, 0.0, 569_000))
+    assert c >= 4 * math.log(64) / alpha ** 2 and (c - 1) < 4 * math.log(64) / th.dr_alg6_alpha_ns(
+        100, c - 1, 0.05, 0.9, 0.0, 569_000) ** 2
+    # the box's threshold is exactly 2 α_NS when δ = 0
+    assert th.dr_online_mw_threshold(c, 0.9, 0.0, 100, 0.05, 569_000) == pytest.approx(2 * alpha)
 
 
 def test_theory_sv_and_ic_hand_values():

@@ -8,11 +8,13 @@ import dataclasses
 
 import numpy as np
 
-from ..idc import iterative_construction, online_idc, online_idc_sv, public_n
+from ..idc import iterative_construction, online_idc, online_idc_sv, online_mw_dr, public_n
 from ..noise import laplace
-from ..theory.idc import sv_epsilon0, sv_updates
+from ..theory.idc import mw_bound, sv_epsilon0, sv_updates
+from ..theory.sparse_vector import numeric_sparse_sigma, numeric_sparse_split
 
-__all__ = ["online_idc_sv_exact_release", "online_idc_uncomposed", "iterative_construction_exact_answers"]
+__all__ = ["online_idc_sv_exact_release", "online_idc_uncomposed", "iterative_construction_exact_answers",
+           "online_mw_dr_exact_values"]
 
 
 def online_idc_sv_exact_release(x, rule, stream, *, epsilon, delta, beta=0.05, n=None, c=None, trials=None,
@@ -63,3 +65,19 @@ def iterative_construction_exact_answers(x, workload, *, rule, epsilon, delta, n
     rel = iterative_construction(x, workload, rule=rule, epsilon=epsilon, delta=delta, n=n, rounds=rounds,
                                  trials=trials, rng=rng, sampler=zero)
     return dataclasses.replace(rel, mechanism="BROKEN " + rel.mechanism + " (exact answers)")
+
+
+def online_mw_dr_exact_values(x, stream, *, alpha, epsilon, delta=0.0, beta=0.05, n=None, c=None, T=None,
+                              trials=None, rng=None):
+    """BROKEN DR-Alg6: NumericSparse's numeric answers carry no noise (``σ(ε2)`` forgotten), so a ``⊤`` round
+    releases ``f_i(D)`` exactly.  The ``ε2`` share of the budget is claimed but never spent."""
+    c_used = max(1, int(mw_bound(alpha, len(x)))) if c is None else c
+    sigma2 = numeric_sparse_sigma(numeric_sparse_split(epsilon, delta)[1], c_used, delta) / public_n(x, n)
+
+    def sampler(scale, size, rng_):
+        draw = laplace(scale, size, rng_)
+        return np.zeros_like(draw) if scale == sigma2 else draw
+
+    rel = online_mw_dr(x, stream, alpha=alpha, epsilon=epsilon, delta=delta, beta=beta, n=n, c=c, T=T,
+                       trials=trials, rng=rng, sampler=sampler)
+    return dataclasses.replace(rel, mechanism="BROKEN " + rel.mechanism + " (exact values)")

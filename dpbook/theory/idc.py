@@ -20,6 +20,7 @@ import math
 from ..validation import check_alpha, check_beta, check_delta, check_epsilon, check_int, check_real
 from .composition import advanced_composition
 from .mwem import mw_bound, mw_initial_potential_bound, mw_potential_drop
+from .sparse_vector import numeric_sparse_alpha_corrected
 
 __all__ = [
     # IDC bounds B(alpha)
@@ -34,7 +35,7 @@ __all__ = [
     "sv_updates", "sv_epsilon0", "sv_alpha_sv", "sv_alpha_l", "sv_threshold", "sv_error_bound",
     "sv_privacy_epsilon",
     # DR-Alg6
-    "dr_online_mw_threshold",
+    "dr_online_mw_threshold", "dr_alg6_alpha_ns", "dr_alg6_error_bound", "dr_alg6_conditions", "dr_alg6_parameters",
     # offline IC (GRU §7)
     "distinguisher_F", "ic_gamma", "ic_epsilon0", "ic_privacy_epsilon", "ic_alpha_condition",
 ]
@@ -345,6 +346,56 @@ def dr_online_mw_threshold(c, epsilon, delta, k, beta, n) -> float:
         return 18.0 * c * (math.log(2 * k) + math.log(4 * c / beta)) / (epsilon * n)
     return ((2 + 32 * math.sqrt(2)) * math.sqrt(c * math.log(2 / delta)) * (math.log(k) + math.log(4 * c / beta))
             / (epsilon * n))
+
+
+def dr_alg6_alpha_ns(k, c, beta, epsilon, delta, n) -> float:
+    """DR-Alg6's NumericSparse accuracy on its ``2k`` one-sided queries [DERIVED]: chapter 05's corrected
+    DR-Thm3.28 (:func:`dpbook.theory.sparse_vector.numeric_sparse_alpha_corrected`), normalised by ``n``.
+    On the good event (prob ``>= 1-β``) a ``⊤`` has ``f' >= T - α_NS``, a ``⊥`` has ``f' <= T + α_NS`` and every
+    numeric answer is within ``α_NS``."""
+    return numeric_sparse_alpha_corrected(2 * check_int("k", k, low=1), c, beta, epsilon, delta, n)
+
+
+def dr_alg6_conditions(T, alpha_ns, alpha) -> bool:
+    """[DERIVED] When DR-Alg6's guarantee follows: ``α_NS <= α <= T - α_NS``.  Then on the good event every ``⊤`` is
+    a valid MW update (gap ``> T - α_NS >= α``, numeric error ``< α_NS <= α``), so there are at most
+    ``c = 4 ln N/α²`` of them and NumericSparse never halts early.  (Relative tolerance 1e-12: with ``δ = 0`` the
+    box's ``T`` is exactly ``2α_NS`` and the only admissible ``α`` is ``α_NS``.)"""
+    T, alpha_ns, alpha = check_alpha(T, "T"), check_alpha(alpha_ns, "alpha_ns"), check_alpha(alpha)
+    tol = 1e-12 * T
+    return alpha_ns <= alpha + tol and alpha <= T - alpha_ns + tol
+
+
+def dr_alg6_parameters(N, k, beta, epsilon, n) -> tuple[float, int]:
+    """DR-Alg6 with ``δ = 0`` [DERIVED]: the smallest cut-off ``c`` with ``c >= 4 ln N/α_NS(c)²`` and ``α = α_NS(c)``.
+
+    With ``δ = 0`` the box's threshold is exactly ``T = 2α_NS``, so :func:`dr_alg6_conditions` force ``α = α_NS``;
+    and NumericSparse must allow every update of a valid MW sequence, ``c >= B(α) = 4 ln N/α²``.  Then the error
+    bound is ``T + α_NS = 3α`` (DR-Thm4.14's form).  Returns ``(α, c)``.
+    """
+    N, k, n = check_int("N", N, low=2), check_int("k", k, low=1), check_int("n", n, low=1)
+    beta, epsilon = check_beta(beta), check_epsilon(epsilon)
+
+    def enough(c):
+        return c >= 4.0 * math.log(N) / dr_alg6_alpha_ns(k, c, beta, epsilon, 0.0, n) ** 2
+
+    hi = 1
+    while not enough(hi):
+        hi *= 2
+        if hi > 2 ** 40:
+            raise ValueError(f"n ({n}) is too small for DR-Alg6")
+    lo = hi // 2                                      # enough(lo) is False (or lo = 0)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if enough(mid) else (mid, hi)
+    return dr_alg6_alpha_ns(k, hi, beta, epsilon, 0.0, n), hi
+
+
+def dr_alg6_error_bound(T, alpha_ns) -> float:
+    """[DERIVED] Under :func:`dr_alg6_conditions`, w.p. ``>= 1-β`` every DR-Alg6 answer is within ``T + α_NS``
+    (a ``⊥``: ``T + α_NS``; a numeric answer: ``α_NS``).  With the box's ``T ≈ 2α_NS`` and ``α = T/2`` this is
+    DR-Thm4.14/4.15's ``3α``."""
+    return check_alpha(T, "T") + check_alpha(alpha_ns, "alpha_ns")
 
 
 # --------------------------------------------------------------------------- offline IC (GRU §7)
