@@ -733,12 +733,10 @@ def online_mw_dr(x, stream, *, alpha, epsilon, delta=0.0, beta=0.05, n=None, c=N
 # =========================================================================== offline IC (GRU §7)
 
 def _distinguish(true, hyp, epsilon0, n, rng) -> np.ndarray:
-    """The canonical private distinguisher (IDC-Def7.1): for each run, the exponential mechanism over the
-    workload with score ``|Q(D) - Q(D^t)|`` (``Δu = 1/n``).  A one-query workload needs no draw."""
-    if hyp.shape[1] == 1:
-        return np.zeros(hyp.shape[0], dtype=np.int64)
-    return np.array([exponential_mechanism(np.abs(true - h), epsilon=epsilon0, sensitivity=1.0 / n, rng=rng)
-                     for h in hyp], dtype=np.int64)
+    """The canonical private distinguisher (IDC-Def7.1): for each run (row of ``hyp``), the exponential
+    mechanism over the workload with score ``|Q(D) - Q(D^t)|`` (``Δu = 1/n``), one independent pick per row."""
+    return np.asarray(exponential_mechanism(np.abs(true - hyp), epsilon=epsilon0, sensitivity=1.0 / n, rng=rng),
+                      dtype=np.int64)
 
 
 def iterative_construction(x, workload, *, rule, epsilon, delta, n=None, rounds=None, trials=None, rng=None,
