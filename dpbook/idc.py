@@ -349,7 +349,7 @@ def as_stream(stream):
 
 def public_n(x, n=None) -> int:
     """The public database size used to normalise answers: ``n`` if given, else ``||x||_1``."""
-    return int(np.sum(x)) if n is None else check_int("n", n, low=1)
+    return int(check_histogram(x).sum()) if n is None else check_int("n", n, low=1)
 
 
 def project_histogram(x, d, attributes) -> np.ndarray:
@@ -687,7 +687,8 @@ def online_mw_dr(x, stream, *, alpha, epsilon, delta=0.0, beta=0.05, n=None, c=N
     hypothesis.  Privacy: DR-Thm3.27 (NumericSparse is the only data access).  Accuracy [DERIVED]: see
     :func:`dpbook.theory.idc.dr_alg6_conditions` and :func:`~dpbook.theory.idc.dr_alg6_parameters`.
     """
-    rule = MultiplicativeWeightsIDC(x.size if hasattr(x, "size") else len(x), alpha)
+    x = check_histogram(x)
+    rule = MultiplicativeWeightsIDC(x.size, alpha)
     x, stream, n, Q, true = _setup(x, rule, stream, n)
     epsilon, delta, beta = check_epsilon(epsilon), check_delta(delta), check_beta(beta)
     c = sv_updates(rule.bound()) if c is None else check_int("c", c, low=1)

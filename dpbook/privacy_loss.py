@@ -47,16 +47,23 @@ CLASS_NAMES = {R0: "R0 (never updates)", R1: "R1 (updates under both)", RSTAR: "
                HALTED: "halted (no data access)"}
 
 
-def _as_float(name, value):
-    arr = np.asarray(value, dtype=np.float64)
-    if np.isinf(arr).any():
-        raise ValueError(f"{name} must be finite")
+def _values(name, value, *, allow_nan=False):
+    """A finite real scalar or array (at most 2-D, non-empty); NaN only where it encodes ``⊥`` (``allow_nan``)."""
+    arr = np.asarray(value)
+    if arr.dtype == object or arr.dtype == bool or not np.issubdtype(arr.dtype, np.number) \
+            or np.issubdtype(arr.dtype, np.complexfloating):
+        raise TypeError(f"{name} must be a real number or an array of them, got dtype {arr.dtype}")
+    if arr.ndim > 2 or arr.size == 0:
+        raise ValueError(f"{name} must be a scalar or a non-empty array of at most 2 dimensions, got shape {arr.shape}")
+    arr = arr.astype(np.float64, copy=False)
+    if np.isinf(arr).any() or (not allow_nan and np.isnan(arr).any()):
+        raise ValueError(f"{name} must be finite{' (NaN means ⊥)' if allow_nan else ''}")
     return arr
 
 
 def log_interval_probability(lo, hi, b):
     """``ln P[lo < Z < hi]`` for ``Z ~ Lap(0, b)``, stable in both tails (``lo < hi`` elementwise)."""
-    lo, hi = np.broadcast_arrays(_as_float("lo", lo), _as_float("hi", hi))
+    lo, hi = np.broadcast_arrays(_values("lo", lo), _values("hi", hi))
     b = check_real("b", b, low=0.0, low_open=True)
     if np.any(~(lo < hi)):
         raise ValueError("lo must be < hi elementwise")
@@ -73,7 +80,7 @@ def round_log_likelihood(v, mu, a, T, b):
     ``mu = Q_t(D)``, ``a = Q_t(D^t)`` (the hypothesis answer), ``T`` the threshold, ``b = 1/(ε0 n)``.  A numeric
     ``v`` must satisfy ``|v - a| >= T`` (else it has probability 0 and ``-inf`` is returned).
     """
-    v, mu, a = np.broadcast_arrays(np.asarray(v, dtype=np.float64), _as_float("mu", mu), _as_float("a", a))
+    v, mu, a = np.broadcast_arrays(_values("v", v, allow_nan=True), _values("mu", mu), _values("a", a))
     T = check_real("T", T, low=0.0, low_open=True)
     b = check_real("b", b, low=0.0, low_open=True)
     bottom = np.isnan(v)
@@ -86,12 +93,13 @@ def round_log_likelihood(v, mu, a, T, b):
 
 def round_loss(v, mu, mu_prime, a, T, b):
     """The exact per-round privacy loss ``L_t = ln p_D(v_t)/p_{D'}(v_t)`` (THEOREMS.md §6, [DERIVED])."""
+    mu_prime = _values("mu_prime", mu_prime)
     return round_log_likelihood(v, mu, a, T, b) - round_log_likelihood(v, mu_prime, a, T, b)
 
 
 def classify_rounds(Z, d, T, s):
     """IDC-Claims 4.2–4.8 [RECON]: ``R0`` if ``|Z - d| < T - s``, ``R1`` if ``|Z - d| >= T + s``, else ``RSTAR``."""
-    gap = np.abs(_as_float("Z", Z) - _as_float("d", d))
+    gap = np.abs(_values("Z", Z) - _values("d", d))
     T = check_real("T", T, low=0.0, low_open=True)
     s = check_real("s", s, low=0.0, low_open=True)
     return np.where(gap < T - s, R0, np.where(gap >= T + s, R1, RSTAR)).astype(np.int8)
@@ -179,7 +187,7 @@ def replay_alg1(x, x_prime, rule, stream, *, delta, epsilon=None, epsilon0=None,
     :mod:`dpbook.broken.idc`); the replay's ``epsilon`` is the variant's *claim*.
     """
     x = check_histogram(x)
-    x_prime = check_histogram(x_prime)
+    x_prime = check_histogram(x_prime, "x_prime")
     if x_prime.shape != x.shape:
         raise ValueError(f"x_prime must have shape {x.shape} like x, got {x_prime.shape}")
     if np.abs(x - x_prime).sum() > 1:

@@ -594,8 +594,8 @@ def test_theory_sv_and_ic_hand_values():
     assert th.sv_privacy_epsilon(0.1, 3, 0.0) == pytest.approx(0.6)
     assert th.sv_privacy_epsilon(0.1, 3, 1e-6) == pytest.approx(math.sqrt(12 * math.log(1e6)) * 0.1 + 0.6 * math.expm1(0.1))
     assert th.sv_privacy_epsilon(th.sv_epsilon0(0.9, 1e-6, 50), 50, 1e-6) <= 0.9
-    assert th.dr_online_mw_threshold(4.0, 1.0, 0.0, 10, 0.5, 2) == pytest.approx(72 * (math.log(20) + math.log(32)) / 2)
-    assert th.dr_online_mw_threshold(4.0, 1.0, 2 * math.exp(-1), 10, 0.5, 1) == pytest.approx(
+    assert th.dr_online_mw_threshold(4, 1.0, 0.0, 10, 0.5, 2) == pytest.approx(72 * (math.log(20) + math.log(32)) / 2)
+    assert th.dr_online_mw_threshold(4, 1.0, 2 * math.exp(-1), 10, 0.5, 1) == pytest.approx(
         (2 + 32 * math.sqrt(2)) * 2 * (math.log(10) + math.log(32)))
     assert th.distinguisher_F(100, 0.01, 0.5, 10) == pytest.approx(2 * math.log(1e4) / 5)
     assert th.ic_gamma(0.1, 5) == pytest.approx(0.01)

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..idc import iterative_construction, online_idc, online_idc_sv, online_mw_dr, public_n
 from ..noise import laplace
+from ..validation import check_histogram
 from ..theory.idc import mw_bound, sv_epsilon0, sv_updates
 from ..theory.sparse_vector import numeric_sparse_sigma, numeric_sparse_split
 
@@ -26,6 +27,7 @@ def online_idc_sv_exact_release(x, rule, stream, *, epsilon, delta, beta=0.05, n
     the values; an exact value tells neighbours apart with certainty (infinite privacy loss).
     Everything else (threshold, budget split, random stream) is the correct mechanism's.
     """
+    x = check_histogram(x)
     c_used = sv_updates(rule.bound()) if c is None else c
     b_release = 1.0 / (sv_epsilon0(epsilon, delta, c_used) * public_n(x, n))
 
@@ -71,7 +73,8 @@ def online_mw_dr_exact_values(x, stream, *, alpha, epsilon, delta=0.0, beta=0.05
                               trials=None, rng=None):
     """BROKEN DR-Alg6: NumericSparse's numeric answers carry no noise (``σ(ε2)`` forgotten), so a ``⊤`` round
     releases ``f_i(D)`` exactly.  The ``ε2`` share of the budget is claimed but never spent."""
-    c_used = max(1, int(mw_bound(alpha, len(x)))) if c is None else c
+    x = check_histogram(x)
+    c_used = sv_updates(mw_bound(alpha, x.size)) if c is None else c
     sigma2 = numeric_sparse_sigma(numeric_sparse_split(epsilon, delta)[1], c_used, delta) / public_n(x, n)
 
     def sampler(scale, size, rng_):

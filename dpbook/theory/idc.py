@@ -127,7 +127,7 @@ def p0(epsilon0) -> float:
 
 def k0(b_max, delta, epsilon0) -> float:
     """IDC-Claim4.6 [RECON]: w.p. ``>= 1-δ/2`` at most ``K0 = (2(B_max+1) + 8 ln(2/δ))/p0`` rounds are not R⁰."""
-    b_max = check_real("b_max", b_max, low=0.0)
+    b_max = check_int("b_max", b_max, low=0)
     delta = check_delta(delta, positive=True)
     return (2.0 * (b_max + 1.0) + 8.0 * math.log(2.0 / delta)) / p0(epsilon0)
 
@@ -180,7 +180,7 @@ def thm41_epsilon0(epsilon, b_max, delta, c_star=2.0) -> float:
 def effective_c_gru(epsilon, epsilon0, b_max, delta) -> float:
     """The constant implied by an ``ε0``: ``C = ε/(ε0 sqrt(B_max ln(1/δ)))`` (IDC-Alg1's ``C_GRU``, [RECON])."""
     epsilon, epsilon0 = check_epsilon(epsilon), check_epsilon(epsilon0, "epsilon0")
-    b_max = check_real("b_max", b_max, low=0.0, low_open=True)
+    b_max = check_int("b_max", b_max, low=1)
     delta = check_delta(delta, positive=True)
     return epsilon / (epsilon0 * math.sqrt(b_max * math.log(1.0 / delta)))
 
@@ -337,9 +337,9 @@ def dr_online_mw_threshold(c, epsilon, delta, k, beta, n) -> float:
     """DR-Alg6's threshold (the box's constants, normalised by ``n``).
 
     ``δ = 0``: ``T = 18c(ln(2k) + ln(4c/β))/(ε n)``; ``δ > 0``:
-    ``T = (2 + 32√2) sqrt(c ln(2/δ)) (ln k + ln(4c/β))/(ε n)`` with ``c = 4 ln N/α²``.
+    ``T = (2 + 32√2) sqrt(c ln(2/δ)) (ln k + ln(4c/β))/(ε n)`` with the cut-off ``c = floor(4 ln N/α²)`` (an integer).
     """
-    c = check_real("c", c, low=0.0, low_open=True)
+    c = check_int("c", c, low=1)
     epsilon, delta = check_epsilon(epsilon), check_delta(delta)
     k, beta, n = check_int("k", k, low=1), check_beta(beta), check_int("n", n, low=1)
     if delta == 0.0:
