@@ -1140,6 +1140,29 @@ def _case_online_idc_sv_exact(epsilon=1.0):
                         "control")
 
 
+def _mw_dr_case(name, fn, epsilon, trials, kind):
+    from .idc import FixedStream
+    s = lambda x: (lambda t, rng: _answer_and_update(fn(x, FixedStream(_ONE_COUNT), alpha=0.2, epsilon=epsilon, n=_IDC_N,
+                                                        c=1, T=0.33, trials=t, rng=rng)))
+    return AuditCase(name, f"{fn.__module__}.{fn.__name__}", epsilon, 0.0, s(np.array([83, 17])),
+                     s(np.array([83, 18])), {"update released, answer <= 0.175": _updated_low}, trials,
+                     "x=(83,17) vs x'=(83,18), public n=100, one query, α=0.2, c=1, public threshold T=0.33",
+                     kind, math.inf if kind == "control" else None)
+
+
+@_register("online_mw_dr")
+def _case_online_mw_dr(epsilon=1.0):
+    """DR-Alg6 OnlineMW via NumericSparse: the comparison (ε1 = 8ε/9) and the released value (ε2) both pay."""
+    from .idc import online_mw_dr
+    return _mw_dr_case("online MW via NumericSparse (DR-Alg6)", online_mw_dr, epsilon, 200_000, "mechanism")
+
+
+@_register("online_mw_dr_exact_values")
+def _case_online_mw_dr_exact(epsilon=1.0):
+    from .broken.idc import online_mw_dr_exact_values
+    return _mw_dr_case("DR-Alg6 releasing exact values", online_mw_dr_exact_values, epsilon, 20_000, "control")
+
+
 _PAIR_ALG1 = ("x=(90,10) vs x'=(90,11), public n=100, the same query 4 times, MW rule α=0.2: the answer sits "
               "at the lower edge of the ⊥ band |Â - 1/2| < T = 0.4")
 

@@ -66,8 +66,10 @@ def _audited_in_other_tests() -> set[str]:
                 continue
             mentioned = set()
             nodes = list(ast.walk(f))
-            for node in nodes:                       # one level of helpers defined in the same file
-                if isinstance(node, ast.Name) and node.id in funcs and node.id != f.name:
+            expanded = {f.name}
+            for node in nodes:                       # helpers defined in the same file, each expanded once
+                if isinstance(node, ast.Name) and node.id in funcs and node.id not in expanded:
+                    expanded.add(node.id)
                     nodes += list(ast.walk(funcs[node.id]))
             for node in nodes:
                 if isinstance(node, ast.Name):
