@@ -42,7 +42,7 @@ __all__ = [
     "TOP", "BOTTOM", "UNANSWERED", "SparseVectorRelease",
     "above_threshold", "sparse_vector", "numeric_sparse",
     "above_threshold_stream", "sparse_vector_stream", "numeric_sparse_stream",
-    "check_stream", "run_sparse",
+    "check_stream", "run_sparse", "empirical_alpha",
 ]
 
 TOP, BOTTOM, UNANSWERED = 1, 0, -1          # ⊤, ⊥, and "not asked: the mechanism had halted"
@@ -96,6 +96,26 @@ class SparseVectorRelease:
     def halted(self) -> np.ndarray | bool:
         """Whether the mechanism used up its ``c`` positives (and ignored the rest of the stream)."""
         return self.num_above >= self.c
+
+
+def empirical_alpha(release: SparseVectorRelease, f) -> np.ndarray | float:
+    """The smallest α for which a run meets DR-Def3.9/3.10: the largest of ``T - f_i`` over the ``⊤`` answers,
+    ``f_i - T`` over the ``⊥`` answers and ``|a_i - f_i|`` over NumericSparse's values (``-inf`` if none).
+
+    ``f`` are the true query values in the release's units.  DR-Thm3.24/3.26/3.28 say this is ``< α`` except
+    with probability ``β``; on a stream with queries at ``T ± α`` it is ``>= α`` exactly when the run
+    answers wrongly (so the mechanism may also halt early only through a wrong ``⊤``).
+    """
+    f = check_stream(f)
+    answers = np.atleast_2d(release.answers)
+    if answers.shape[1] != f.size:
+        raise ValueError(f"f has {f.size} values but the release answered a stream of {answers.shape[1]}")
+    miss = np.where(answers == TOP, release.T - f, np.where(answers == BOTTOM, f - release.T, -np.inf))
+    if release.values is not None:
+        values = np.atleast_2d(release.values)
+        miss = np.maximum(miss, np.where(answers == TOP, np.abs(np.nan_to_num(values) - f), -np.inf))
+    out = miss.max(axis=1)
+    return float(out[0]) if release.answers.ndim == 1 else out
 
 
 # ------------------------------------------------------------------------------------- validation

@@ -18,7 +18,7 @@ from dpbook.queries import MatrixWorkload, conjunctions
 from dpbook.stats import clopper_pearson
 from dpbook.theory import sparse_vector as th
 from dpbook.theory.composition import advanced_composition
-from dpbook.sparse_vector import (BOTTOM, TOP, UNANSWERED, _scan_queries, _scan_rounds, above_threshold,
+from dpbook.sparse_vector import (BOTTOM, TOP, UNANSWERED, _scan_queries, _scan_rounds, above_threshold, empirical_alpha,
                                   above_threshold_stream, numeric_sparse, numeric_sparse_stream, sparse_vector,
                                   sparse_vector_stream)
 
@@ -481,3 +481,17 @@ def test_bad_inputs_broken(name, param, value, error):
     f = args.pop("f")
     with pytest.raises(error, match=param):
         fn(f, **args)
+
+
+def test_empirical_alpha_hand_values():
+    f = np.array([0.1, 0.5, 0.2, 0.9])
+    r = numeric_sparse_stream(f, T=0.4, c=1, epsilon=1e6, rng=1)             # (⊥, ⊤, -, -), value ≈ 0.5
+    assert r.answers.tolist() == [BOTTOM, TOP, UNANSWERED, UNANSWERED]
+    assert empirical_alpha(r, f) == pytest.approx(0.0, abs=1e-3)             # max(0.1-0.4, 0.4-0.5, |err| ≈ 0)
+    at = above_threshold_stream(f, T=0.4, epsilon=1e6, rng=1)
+    assert empirical_alpha(at, f) == pytest.approx(-0.1, abs=1e-4)           # max(0.1-0.4, 0.4-0.5)
+    wrong = above_threshold_stream(np.array([0.3, 0.9]), T=0.35, epsilon=1e-9, trials=200, rng=2)
+    ea = empirical_alpha(wrong, [0.3, 0.9])
+    assert ea.shape == (200,) and np.all(np.isin(np.round(ea, 12), [0.05, 0.55, -0.05]))
+    with pytest.raises(ValueError, match="f has 3 values"):
+        empirical_alpha(r, np.zeros(3))

@@ -25,7 +25,6 @@ from scipy import integrate
 
 from ..validation import check_beta, check_delta, check_epsilon, check_int, check_real
 from .composition import advanced_composition
-from .laplace import laplace_cdf
 
 __all__ = [
     "above_threshold_scales", "sparse_sigma", "sparse_per_run_epsilon", "sparse_composed_epsilon",
@@ -238,8 +237,10 @@ def first_k_bottom_probability(k, epsilon, shift=0.0, variant="correct") -> floa
     if variant == "renoise":
         return float(laplace_difference_cdf(-shift, b_nu, b_rho)) ** k
 
-    def integrand(r):
-        return math.exp(-abs(r) / b_rho) / (2.0 * b_rho) * float(laplace_cdf(r - shift, 0.0, b_nu)) ** k
+    def integrand(r):                                  # p_ρ(r) F_ν(r - shift)^k, F_ν the Laplace CDF (S1-Def5)
+        z = (r - shift) / b_nu
+        cdf = 0.5 * math.exp(z) if z <= 0 else 1.0 - 0.5 * math.exp(-z)
+        return math.exp(-abs(r) / b_rho) / (2.0 * b_rho) * cdf ** k
 
     # break the line where the integrand bends: 0, shift, and where F_ν^k rises (r ≈ shift + b_ν ln k)
     knee = shift + b_nu * math.log(max(k, 1)) + 1.0

@@ -1,0 +1,53 @@
+"""Chapter 05: AboveThreshold, Sparse and NumericSparse (vectorised over trials), the exact first-k-⊥ integrals and
+the audits of the broken variants.
+
+The chapter's widget callback lives in the notebook; its data work (Sparse on the 165 cancer conjunctions,
+300 runs, c = 3) is timed here as "explore_sparse data at defaults" (budget: 100 ms, the figure aside).
+"""
+import numpy as np
+
+from benchmarks._timing import best_time
+from dpbook.broken import sparse_vector as broken
+from dpbook.data import load_cancer
+from dpbook.queries import conjunctions
+from dpbook.sparse_vector import (_scan_queries, _scan_rounds, above_threshold_stream, empirical_alpha,
+                                  numeric_sparse_stream, sparse_vector_stream)
+from dpbook.theory.sparse_vector import first_k_bottom_log_ratio
+
+
+def main():
+    data = load_cancer()
+    f = conjunctions(11, 3).answers(data.x)
+    n = data.n
+    rows = []
+    for trials in (1000, 100_000):
+        rows.append((f"above_threshold_stream k=165, trials={trials}", best_time(
+            lambda: above_threshold_stream(f, T=0.4, epsilon=1.0, sensitivity=1 / n, trials=trials, rng=0))))
+    for c in (3, 20):
+        rows.append((f"sparse_vector_stream k=165, c={c}, trials=10000", best_time(
+            lambda: sparse_vector_stream(f, T=0.3, c=c, epsilon=1.0, sensitivity=1 / n, trials=10_000, rng=0))))
+    rows.append(("numeric_sparse_stream k=165, c=3, trials=10000", best_time(
+        lambda: numeric_sparse_stream(f, T=0.3, c=3, epsilon=1.0, sensitivity=1 / n, trials=10_000, rng=0))))
+    rng = np.random.default_rng(0)
+    noisy, thresholds = f + rng.laplace(size=(2000, 165)), rng.laplace(size=(2000, 10))
+    rows.append(("scan by rounds, 2000 x 165, c=10", best_time(lambda: _scan_rounds(noisy, thresholds))))
+    rows.append(("scan by queries, 2000 x 165, c=10", best_time(lambda: _scan_queries(noisy, thresholds))))
+    rows.append(("first_k_bottom_log_ratio k=1..40 (quad)", best_time(
+        lambda: [first_k_bottom_log_ratio(k, 1.0) for k in range(1, 41)], repeat=3)))
+    for name, pair in broken.CATCHING_PAIRS.items():
+        case = broken.stream_audit_case(getattr(broken, name), pair, epsilon=2.0,
+                                        trials=broken.CATCHING_TRIALS[name])
+        rows.append((f"audit {name} ({broken.CATCHING_TRIALS[name]:,} trials)",
+                     best_time(lambda: case.run(rng=0), repeat=1)))
+
+    def explorer_data():
+        runs = sparse_vector_stream(f, T=0.4, c=3, epsilon=1.0, sensitivity=1 / n, trials=300, rng=2026)
+        empirical_alpha(runs, f), runs.above.mean(axis=0), runs.answered.mean(axis=0)
+    rows.append(("explore_sparse data at defaults (k=165, c=3, 300 runs)", best_time(explorer_data)))
+    print(f"{'what':60s} {'ms':>8s}")
+    for name, t in rows:
+        print(f"{name:60s} {1000 * t:8.1f}")
+
+
+if __name__ == "__main__":
+    main()
