@@ -174,8 +174,13 @@ def histogram(indices, N: int) -> np.ndarray:
     """Table → histogram: count how many rows take each universe index (LEC3-3.1)."""
     N = check_int("N", N, low=1)
     indices = np.asarray(indices)
-    if indices.ndim != 1 or not np.issubdtype(indices.dtype, np.integer):
-        raise TypeError("indices must be a 1-D integer array of universe indices")
+    if indices.ndim != 1 or indices.size == 0:
+        raise ValueError(f"indices must be a non-empty 1-D array of universe indices (one per row), got shape "
+                         f"{indices.shape}")
+    if np.issubdtype(indices.dtype, np.floating) and not np.all(np.isfinite(indices)):
+        raise ValueError("indices contains NaN or inf; universe indices are integers in [0, N)")
+    if not np.issubdtype(indices.dtype, np.integer):
+        raise TypeError(f"indices must be integer universe indices, got dtype {indices.dtype}")
     if indices.size and (indices.min() < 0 or indices.max() >= N):
         raise ValueError(f"indices must lie in [0, {N}), got range [{indices.min()}, {indices.max()}]")
     return np.bincount(indices, minlength=N).astype(np.int64)
@@ -212,6 +217,8 @@ def remove_row(x, i: int) -> np.ndarray:
 
 def replace_row(x, i: int, j: int) -> np.ndarray:
     """The replace-one neighbour: one row equal to ``i`` becomes ``j`` (``n`` unchanged)."""
+    x = check_histogram(x, allow_empty=True)
+    _check_index("j", j, x.size)
     return add_row(remove_row(x, i), j)
 
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from .queries import as_workload
 from .stats import clopper_pearson, clopper_pearson_lower
-from .validation import check_int, check_probability, check_real
+from .validation import check_int, check_probability, check_real, check_real_array
 
 __all__ = ["Errors", "errors", "run_trials", "FailureRate", "failure_rate"]
 
@@ -41,15 +41,18 @@ class Errors:
 
 def errors(released, true) -> Errors:
     """Errors of released answers (``(m,)`` or ``(trials, m)``) against the true answers ``(m,)``."""
-    released = np.atleast_2d(np.asarray(released, dtype=np.float64))
-    true = np.asarray(true, dtype=np.float64)
-    if true.ndim != 1 or released.shape[1] != true.shape[0]:
+    released = np.atleast_2d(check_real_array("released", released))
+    true = check_real_array("true", true)
+    if true.ndim != 1 or released.ndim != 2 or released.shape[1] != true.shape[0]:
         raise ValueError(f"released {released.shape} and true {true.shape} answers must agree on m")
     return Errors(np.abs(released - true))
 
 
 def run_trials(mechanism, x, workload, *, trials: int, rng=None, **params) -> Errors:
     """Call ``mechanism(x, workload, trials=trials, rng=rng, **params)`` once and return its errors."""
+    if not callable(mechanism):
+        raise TypeError(f"mechanism must be callable as mechanism(x, workload, trials=..., rng=..., ...), "
+                        f"got {type(mechanism).__name__}")
     W = as_workload(workload)
     trials = check_int("trials", trials, low=1)
     release = mechanism(x, W, trials=trials, rng=rng, **params)
@@ -77,7 +80,7 @@ class FailureRate:
 
 def failure_rate(values, threshold) -> FailureRate:
     """How often ``values >= threshold`` (e.g. max errors against α), with a 95% CI."""
-    values = np.asarray(values, dtype=np.float64)
+    values = check_real_array("values", values)
     threshold = check_real("threshold", threshold)
     if values.ndim != 1 or values.size == 0:
         raise ValueError(f"values must be a non-empty 1-D array, got shape {values.shape}")

@@ -87,12 +87,17 @@ def randomized_response(bits, *, epsilon, trials=None, rng=None) -> RRReports:
 
 def debias(reports, epsilon) -> np.ndarray:
     """``x̂ = 1/2 + (Y - 1/2)/tanh(ε/2)``: ``E[x̂_i] = x_i`` (LEC3-3.4; erratum LEC3-E4).  Any shape of 0/1 ``Y``."""
+    return 0.5 + (_check_reports(reports) - 0.5) / rr_bias_factor(epsilon)
+
+
+def _check_reports(reports) -> np.ndarray:
+    """Randomized responses: a non-empty array (any shape) of 0/1 values, as float64."""
     Y = np.asarray(reports)
     if Y.dtype == object or not (np.issubdtype(Y.dtype, np.number) or Y.dtype == bool):
         raise TypeError(f"reports must be an array of 0/1 reports, got dtype {Y.dtype}")
     if Y.size == 0 or not np.all(np.isin(Y, (0, 1))):
         raise ValueError("reports must be a non-empty array of 0/1 reports")
-    return 0.5 + (Y.astype(np.float64) - 0.5) / rr_bias_factor(epsilon)
+    return Y.astype(np.float64)
 
 
 def rr_linear_queries(bits, Q, *, epsilon, trials=None, rng=None) -> Release:

@@ -42,7 +42,7 @@ __all__ = [
     "TOP", "BOTTOM", "UNANSWERED", "SparseVectorRelease",
     "above_threshold", "sparse_vector", "numeric_sparse",
     "above_threshold_stream", "sparse_vector_stream", "numeric_sparse_stream",
-    "check_stream", "run_sparse", "empirical_alpha",
+    "check_stream", "empirical_alpha",
 ]
 
 TOP, BOTTOM, UNANSWERED = 1, 0, -1          # ⊤, ⊥, and "not asked: the mechanism had halted"

@@ -18,7 +18,7 @@ import scipy.sparse as sp
 
 __all__ = [
     "check_real", "check_epsilon", "check_delta", "check_beta", "check_alpha", "check_sensitivity",
-    "check_int", "check_histogram", "check_matrix_workload", "check_probability",
+    "check_int", "check_histogram", "check_matrix_workload", "check_probability", "check_real_array",
 ]
 
 
@@ -152,3 +152,18 @@ def check_matrix_workload(Q, name: str = "Q", *, low: float = 0.0, high: float =
         bad = data[(data < low) | (data > high)][0]
         raise ValueError(f"{name} has a value ({float(bad)!r}) outside [{low:g}, {high:g}]")
     return Q
+
+
+def check_real_array(name: str, value, *, low=None, low_open=False) -> np.ndarray:
+    """A scalar or array of finite real numbers as a float64 array (``TypeError`` for strings, booleans and
+    other non-numbers — ``np.asarray(..., dtype=float)`` would silently accept the string ``"1"``)."""
+    arr = np.asarray(value)
+    if arr.dtype == object or arr.dtype == bool or not np.issubdtype(arr.dtype, np.number) \
+            or np.issubdtype(arr.dtype, np.complexfloating):
+        raise TypeError(f"{name} must be a real number or an array of them, got dtype {arr.dtype}")
+    arr = arr.astype(np.float64)
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or inf; it must be finite")
+    if low is not None and np.any(arr <= low if low_open else arr < low):
+        raise ValueError(f"{name} ({float(arr.min())!r}) must be {'>' if low_open else '>='} {low:g}")
+    return arr

@@ -40,9 +40,6 @@ EXEMPT_FUNCTIONS = {
     "dpbook.show_source": "prints the source of an object (inspect.getsource raises TypeError itself)",
     "dpbook.audit.explore_audit": "chapter 13's widget callback (a figure); its case/epsilon/trials go through "
                                   "audit_cases and check_int, swept via those",
-    "dpbook.randomized_response.explore_rr": "chapter 02's widget callback (a figure), tested by its chapter",
-    "dpbook.histogram.explore_histogram": "chapter 03's widget callback (a figure), tested by its chapter",
-    "dpbook.mwem.explore_mwem": "chapter 07's widget callback (a figure), tested by its chapter",
 }
 
 
@@ -140,8 +137,6 @@ OVERRIDES = {
     "dpbook.privacy_loss.classify_rounds": dict(Z=np.array([0.1, -0.2]), d=np.array([0.3, -0.1]), T=0.2, s=0.01),
     "dpbook.sparse_vector.sparse_vector": dict(T=0.5),
     "dpbook.sparse_vector.numeric_sparse": dict(T=0.5),
-    "dpbook.sparse_vector.run_sparse": dict(f=np.array([0.0, 1.0]), T=0.0, c=1, threshold_scale=1.0,
-                                            query_scale=2.0, trials=5, rng=np.random.default_rng(0)),
     "dpbook.idc.project_histogram": dict(x=np.arange(16), d=4, attributes=[0, 2]),
     "dpbook.idc.online_idc": dict(epsilon=0.5),
     "dpbook.broken.idc.online_idc_uncomposed": dict(epsilon=0.5),
@@ -243,6 +238,7 @@ NOT_APPLICABLE = {
     ("dpbook.theory.idc.sv_updates", "B", "1.5"): "B(α) is real (4 ln N/α²); sv_updates floors it",
     ("dpbook.theory.idc.ic_gamma", "B", "1.5"): "B(α) is real",
     ("dpbook.randomized_response.debias", "reports", "extra dimension"): "documented: any shape of 0/1 reports",
+    ("dpbook.broken.randomized_response.debias_seed_formula", "reports", "extra dimension"): "as debias: any shape",
     ("dpbook.broken.floating_point.numpy_laplace_image", "values", "empty"): "vectorised test: any shape",
     ("dpbook.broken.floating_point.numpy_laplace_image", "values", "extra dimension"): "vectorised: any shape",
     ("dpbook.noise.round_to_grid", "values", "empty"): "vectorised rounding: any shape",
@@ -260,56 +256,7 @@ NOT_APPLICABLE = {
 # Gaps this sweep found in modules owned by other chapters (reported to their owners): (function, parameter) ->
 # (reason, the bad values that are not rejected properly).  Strict xfail: a fix makes the case XPASS, which
 # fails until the entry is removed.
-KNOWN_GAPS = {
-    ('dpbook.broken.gaussian.gaussian_classic_any_epsilon', 'trials'): ('int(trials) without check_int (owner: gaussian)',
-        ('1.5', 'str', '0', '-1')),
-    ('dpbook.broken.gaussian.gaussian_forgets_log_factor', 'trials'): ('int(trials) without check_int (owner: gaussian)',
-        ('1.5', 'str', '0', '-1')),
-    ('dpbook.broken.gaussian.gaussian_single_query_sensitivity', 'trials'): ('int(trials) without check_int (owner: gaussian)',
-        ('1.5', 'str', '0', '-1')),
-    ('dpbook.broken.randomized_response.debias_seed_formula', 'reports'): ('reports unchecked (owner: randomized_response)',
-        ('array with nan', 'array with inf', 'strings', 'empty', 'extra dimension')),
-    ('dpbook.broken.sparse_vector.halting_pair', 'm'): ('m = 0 accepted (owner: sparse_vector)',
-        ('0',)),
-    ('dpbook.data.histogram', 'indices'): ("NaN/inf/empty/2-D indices raise TypeError without naming the problem's kind; empty and 2-D are value errors (owner: foundation)",
-        ('array with nan', 'array with inf', 'empty', 'extra dimension')),
-    ('dpbook.data.replace_row', 'j'): ("j is validated under the name 'i' (owner: foundation)",
-        ('1.5', 'str', '-1')),
-    ('dpbook.experiments.errors', 'released'): ("not checked for NaN/inf; strings give numpy's ValueError (owner: foundation)",
-        ('array with nan', 'array with inf', 'strings')),
-    ('dpbook.experiments.errors', 'true'): ("not checked for NaN/inf; strings give numpy's ValueError (owner: foundation)",
-        ('array with nan', 'array with inf', 'strings')),
-    ('dpbook.experiments.failure_rate', 'values'): ('NaN/inf values pass silently (owner: foundation)',
-        ('array with nan', 'array with inf', 'strings')),
-    ('dpbook.sparse_vector.run_sparse', 'f'): ("the engine 'for validated inputs' is exported in __all__ but validates nothing (owner: sparse_vector: validate, or drop it from __all__)",
-        ('array with nan', 'array with inf', 'empty', 'extra dimension')),
-    ('dpbook.sparse_vector.run_sparse', 'T'): ("the engine 'for validated inputs' is exported in __all__ but validates nothing (owner: sparse_vector: validate, or drop it from __all__)",
-        ('nan', 'inf', '-inf', 'str')),
-    ('dpbook.sparse_vector.run_sparse', 'c'): ("the engine 'for validated inputs' is exported in __all__ but validates nothing (owner: sparse_vector: validate, or drop it from __all__)",
-        ('1.5', 'str', '0', '-1')),
-    ('dpbook.sparse_vector.run_sparse', 'threshold_scale'): ("the engine 'for validated inputs' is exported in __all__ but validates nothing (owner: sparse_vector: validate, or drop it from __all__)",
-        ('nan', 'inf', '-inf', 'str', '0', '-1')),
-    ('dpbook.sparse_vector.run_sparse', 'query_scale'): ("the engine 'for validated inputs' is exported in __all__ but validates nothing (owner: sparse_vector: validate, or drop it from __all__)",
-        ('nan', 'inf', '-inf', 'str', '0', '-1')),
-    ('dpbook.sparse_vector.run_sparse', 'trials'): ("the engine 'for validated inputs' is exported in __all__ but validates nothing (owner: sparse_vector: validate, or drop it from __all__)",
-        ('1.5', 'str', '0', '-1')),
-    ('dpbook.theory.exponential.exponential_tail_bound', 'gap'): ("vectorised: np.asarray(float) accepts the numeric string '1' (owner: exponential)",
-        ('str',)),
-    ('dpbook.theory.gaussian.gaussian_privacy_loss', 'outputs'): ('strings and extra dimensions of the centers not rejected by name (owner: gaussian)',
-        ('strings',)),
-    ('dpbook.theory.gaussian.gaussian_privacy_loss', 'center'): ('strings and extra dimensions of the centers not rejected by name (owner: gaussian)',
-        ('strings', 'extra dimension')),
-    ('dpbook.theory.gaussian.gaussian_privacy_loss', 'center_prime'): ('strings and extra dimensions of the centers not rejected by name (owner: gaussian)',
-        ('strings', 'extra dimension')),
-    ('dpbook.theory.histogram.laplace_sum_tail_bound', 'lam'): ("vectorised: accepts the numeric string '1' (owner: histogram)",
-        ('str',)),
-    ('dpbook.theory.histogram.laplace_sum_two_sided_tail_bound', 'lam'): ("vectorised: accepts the numeric string '1' (owner: histogram)",
-        ('str',)),
-    ('dpbook.theory.randomized_response.rr_hoeffding_tail', 't'): ("vectorised: accepts the numeric string '1' (owner: randomized_response)",
-        ('str',)),
-    ('dpbook.theory.sparse_vector.laplace_difference_cdf', 't'): ("vectorised: accepts the numeric string '1' (owner: sparse_vector)",
-        ('str',)),
-}
+KNOWN_GAPS = {}          # (qualname, parameter) -> (reason, labels): none left; a new gap goes here with its owner
 
 
 def _cases():

@@ -15,10 +15,13 @@ def test_environment_yml_matches_pyproject():
     wanted = {_name(r) for r in project["dependencies"]}
     for extra in project["optional-dependencies"].values():
         wanted |= {_name(r) for r in extra}
-    conda = set()
+    conda, in_dependencies = set(), False
     for line in (ROOT / "environment.yml").read_text().splitlines():
+        if re.match(r"^\S", line):                      # a top-level key: channels:, dependencies:, ...
+            in_dependencies = line.startswith("dependencies:")
+            continue
         m = re.match(r"^\s+-\s+([A-Za-z0-9_.\-]+)", line)
-        if m and not line.strip().startswith("- --") and m.group(1) not in ("pip",):
+        if in_dependencies and m and not line.strip().startswith("- --") and m.group(1) != "pip":
             conda.add(_name(m.group(1)))
     conda.discard("python")
     assert conda == wanted

@@ -5,7 +5,8 @@ import pytest
 import scipy.sparse as sp
 
 from dpbook.validation import (check_alpha, check_beta, check_delta, check_epsilon, check_histogram, check_int,
-                               check_matrix_workload, check_probability, check_real, check_sensitivity)
+                               check_matrix_workload, check_probability, check_real, check_real_array,
+                               check_sensitivity)
 
 
 def test_epsilon_message_names_value_and_range():
@@ -101,3 +102,15 @@ def test_matrix_workload():
             check_matrix_workload(bad)
     with pytest.raises(ValueError, match="implicit zeros"):
         check_matrix_workload(sp.csr_matrix([[1.0, 0.0]]), low=0.5)
+
+
+def test_check_real_array():
+    assert check_real_array("t", 2).tolist() == 2.0
+    assert check_real_array("t", [0.0, 3.0], low=0.0).tolist() == [0.0, 3.0]
+    for bad, exc, msg in [("1", TypeError, "t must be a real number"), ([True], TypeError, "t"),
+                          ([1j], TypeError, "t"), ([np.nan], ValueError, "t contains NaN"),
+                          ([np.inf], ValueError, "t contains NaN or inf"), ([-1.0], ValueError, r"t \(-1.0\) must be >= 0")]:
+        with pytest.raises(exc, match=msg):
+            check_real_array("t", bad, low=0.0)
+    with pytest.raises(ValueError, match=r"t \(0.0\) must be > 0"):
+        check_real_array("t", [0.0, 1.0], low=0.0, low_open=True)

@@ -10,7 +10,7 @@ import math
 from ..noise import as_generator, gaussian
 from ..queries import as_workload
 from ..release import Release, Spend
-from ..validation import check_delta, check_epsilon, check_histogram
+from ..validation import check_delta, check_epsilon, check_histogram, check_int
 
 __all__ = ["gaussian_forgets_log_factor", "gaussian_single_query_sensitivity", "gaussian_classic_any_epsilon"]
 
@@ -18,7 +18,7 @@ __all__ = ["gaussian_forgets_log_factor", "gaussian_single_query_sensitivity", "
 def _release(x, workload, sigma, epsilon, delta, trials, rng, name):
     x = check_histogram(x)
     W = as_workload(workload)
-    shape = (W.m,) if trials is None else (int(trials), W.m)
+    shape = (W.m,) if trials is None else (check_int("trials", trials, low=1), W.m)
     n = float(x.sum())
     answers = (W.counts(x) + gaussian(sigma, shape, as_generator(rng))) / n
     return Release(answers, epsilon, delta, name, noise_scale=sigma / n, ledger=(Spend(name, epsilon, delta),))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..noise import as_generator
-from ..randomized_response import RRReports, check_bits
+from ..randomized_response import RRReports, _check_reports, check_bits
 from ..release import Spend
 from ..validation import check_epsilon, check_int
 
@@ -37,6 +37,6 @@ def debias_seed_formula(reports, epsilon) -> np.ndarray:
     is biased and its error does not vanish as ``n`` grows.  Post-processing, so still private — an accuracy
     test must catch it, not an audit.
     """
-    Y = np.asarray(reports, dtype=np.float64)
+    Y = _check_reports(reports)
     p = np.exp(check_epsilon(epsilon)) / (1.0 + np.exp(epsilon))
     return 0.5 + (Y - 0.5) / 2.0 ** (p - 1.0)         # WRONG: should divide by 2p - 1

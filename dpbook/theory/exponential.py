@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-from ..validation import check_beta, check_epsilon, check_int, check_sensitivity
+from ..validation import check_beta, check_epsilon, check_int, check_sensitivity, check_real_array
 
 __all__ = ["exponential_utility_gap", "exponential_tail_bound", "report_noisy_max_scale", "report_noisy_max_gap"]
 
@@ -34,9 +34,7 @@ def exponential_tail_bound(gap, range_size, epsilon, sensitivity, *, opt_size=1)
     """
     range_size, opt_size = _check_sizes(range_size, opt_size)
     epsilon, sensitivity = check_epsilon(epsilon), check_sensitivity(sensitivity)
-    gap = np.asarray(gap, dtype=np.float64)
-    if not np.all(np.isfinite(gap)) or np.any(gap < 0):
-        raise ValueError("gap must be finite and >= 0")
+    gap = check_real_array("gap", gap, low=0.0)
     log_p = math.log(range_size) - math.log(opt_size) - epsilon * gap / (2.0 * sensitivity)
     return np.exp(np.minimum(log_p, 0.0))
 

@@ -21,7 +21,7 @@ import numpy as np
 from scipy.special import log_ndtr, ndtr
 from scipy.stats import norm
 
-from ..validation import (check_alpha, check_beta, check_delta, check_epsilon, check_int, check_real,
+from ..validation import (check_alpha, check_beta, check_delta, check_epsilon, check_int, check_real, check_real_array,
                           check_sensitivity)
 
 __all__ = [
@@ -106,13 +106,14 @@ def gaussian_privacy_loss(outputs, center, center_prime, sigma) -> np.ndarray:
     one value per trial.  For ``o ~ N(c, σ² I)`` this is ``N(μ, 2μ)`` with ``μ = ‖c - c'‖²/(2σ²)``.
     """
     sigma = check_sensitivity(sigma, "sigma")
-    o = np.atleast_2d(np.asarray(outputs, dtype=np.float64))
-    c = np.asarray(center, dtype=np.float64).ravel()
-    c2 = np.asarray(center_prime, dtype=np.float64).ravel()
-    if not (o.shape[1] == c.size == c2.size):
+    o = np.atleast_2d(check_real_array("outputs", outputs))
+    c, c2 = check_real_array("center", center), check_real_array("center_prime", center_prime)
+    for name, arr in (("center", c), ("center_prime", c2)):
+        if arr.ndim > 1:
+            raise ValueError(f"{name} must be a vector of m answers, got shape {arr.shape}")
+    c, c2 = c.ravel(), c2.ravel()
+    if o.ndim != 2 or not (o.shape[1] == c.size == c2.size):
         raise ValueError(f"outputs {o.shape}, center {c.shape} and center_prime {c2.shape} must agree on m")
-    if not (np.all(np.isfinite(o)) and np.all(np.isfinite(c)) and np.all(np.isfinite(c2))):
-        raise ValueError("outputs, center and center_prime must be finite")
     return (((o - c2) ** 2).sum(axis=1) - ((o - c) ** 2).sum(axis=1)) / (2.0 * sigma ** 2)
 
 

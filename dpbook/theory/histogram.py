@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..validation import check_beta, check_epsilon, check_int, check_sensitivity
+from ..validation import check_beta, check_epsilon, check_int, check_sensitivity, check_real_array
 
 __all__ = [
     "NEIGHBOURS", "histogram_sensitivity", "histogram_scale", "laplace_sum_tail_bound",
@@ -36,10 +36,7 @@ def histogram_scale(epsilon, neighbours: str = "add/remove") -> float:
 
 
 def _check_lam(lam) -> np.ndarray:
-    lam = np.asarray(lam, dtype=np.float64)
-    if not np.all(np.isfinite(lam)) or np.any(lam < 0):
-        raise ValueError("lam must be finite and >= 0")
-    return lam
+    return check_real_array("lam", lam, low=0.0)
 
 
 def laplace_sum_tail_bound(lam, M, b):

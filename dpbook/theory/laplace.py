@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..validation import check_alpha, check_beta, check_epsilon, check_int, check_real, check_sensitivity
+from ..validation import check_alpha, check_beta, check_epsilon, check_int, check_real, check_sensitivity, check_real_array
 
 __all__ = [
     "laplace_cdf", "laplace_tail", "laplace_scale", "laplace_max_error_bound", "laplace_failure_probability",
@@ -18,7 +18,7 @@ def laplace_cdf(z, mu=0.0, b=1.0):
     """
     mu = check_real("mu", mu)
     b = check_sensitivity(b, "b")
-    z = np.asarray(z, dtype=np.float64)
+    z = check_real_array("z", z)
     u = (z - mu) / b
     return np.where(u <= 0, 0.5 * np.exp(np.minimum(u, 0)), 1 - 0.5 * np.exp(-np.maximum(u, 0)))
 
@@ -26,9 +26,7 @@ def laplace_cdf(z, mu=0.0, b=1.0):
 def laplace_tail(t, b=1.0):
     """``P[|Z| >= t] = exp(-t/b)`` for ``Z ~ Lap(b)`` and ``t >= 0`` (§0 notation)."""
     b = check_sensitivity(b, "b")
-    t = np.asarray(t, dtype=np.float64)
-    if np.any(t < 0) or not np.all(np.isfinite(t)):
-        raise ValueError("t must be finite and >= 0")
+    t = check_real_array("t", t, low=0.0)
     return np.exp(-t / b)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 
-from ..validation import check_beta, check_epsilon, check_int, check_real
+from ..validation import check_beta, check_epsilon, check_int, check_real, check_real_array
 
 __all__ = [
     "rr_keep_probability", "rr_bias_factor", "rr_estimator_range", "rr_hoeffding_tail", "rr_error_bound",
@@ -53,9 +53,7 @@ def rr_hoeffding_tail(t, n, epsilon):
     """
     n = check_int("n", n, low=1)
     c = rr_bias_factor(epsilon)
-    t = np.asarray(t, dtype=np.float64)
-    if not np.all(np.isfinite(t)) or np.any(t < 0):
-        raise ValueError("t must be finite and >= 0")
+    t = check_real_array("t", t, low=0.0)
     bound = np.minimum(1.0, 2.0 * np.exp(-2.0 * n * t ** 2 * c ** 2))
     return float(bound) if bound.ndim == 0 else bound
 

@@ -23,7 +23,7 @@ import math
 import numpy as np
 from scipy import integrate
 
-from ..validation import check_beta, check_delta, check_epsilon, check_int, check_real
+from ..validation import check_beta, check_delta, check_epsilon, check_int, check_real, check_real_array
 from .composition import advanced_composition
 
 __all__ = [
@@ -208,9 +208,7 @@ def laplace_difference_cdf(t, b1, b2):
     """
     b1 = check_real("b1", b1, low=0.0, low_open=True)
     b2 = check_real("b2", b2, low=0.0, low_open=True)
-    t = np.asarray(t, dtype=np.float64)
-    if not np.all(np.isfinite(t)):
-        raise ValueError("t must be finite")
+    t = check_real_array("t", t)
     u = -np.abs(t)                                    # the lower tail at -|t|
     if math.isclose(b1, b2, rel_tol=1e-9):
         lower = np.exp(u / b1) * (2.0 - u / b1) / 4.0
