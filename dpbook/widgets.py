@@ -15,6 +15,7 @@ import math
 
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
+from IPython import get_ipython
 from IPython.display import display
 
 __all__ = ["log_slider", "int_slider", "float_slider", "choice", "panel", "Panel"]
@@ -76,11 +77,16 @@ class Panel:
         return {name: control.value for name, control in self.controls.items()}
 
     def render(self):
-        """Call the callback with the current values and show the figure in the output area."""
+        """Call the callback with the current values and show the figure in the output area.
+
+        The figure replaces the area's ``outputs`` directly (``Output.append_display_data``) instead of
+        capturing a ``with output:`` block: the capturing context can stall a headless kernel (nbclient,
+        nbval) until the cell times out, and replacing the outputs works the same in JupyterLab.
+        """
         fig = self.callback(**self.values)
-        with self.output:
-            self.output.clear_output(wait=True)
-            display(fig)
+        if get_ipython() is not None:                 # in a kernel; in plain Python (tests) there is no display
+            self.output.outputs = ()
+            self.output.append_display_data(fig)
         plt.close(fig)
         return fig
 
