@@ -42,8 +42,8 @@ def _check_sampler(sampler):
     return sampler
 
 
-def gaussian_mechanism(x, workload, *, epsilon, delta, sensitivity=None, calibration="classic", trials=None,
-                       rng=None, sampler=gaussian) -> Release:
+def gaussian_mechanism(x, workload, *, epsilon, delta, sensitivity=None, calibration="classic", n=None,
+                       trials=None, rng=None, sampler=gaussian) -> Release:
     """Release ``Q x / n + N(0, σ² I_m) / n`` — (ε, δ)-DP under add/remove neighbours (DR-Gauss, PROJ-R1).
 
     ``calibration="classic"``: ``σ = sqrt(2 ln(1.25/δ)) Δ2 / ε`` (DR-Gauss), which is a theorem only for
@@ -51,8 +51,8 @@ def gaussian_mechanism(x, workload, *, epsilon, delta, sensitivity=None, calibra
     whose exact privacy curve is ``<= δ`` at ε, for any ε > 0.
     ``sensitivity`` is the L2 sensitivity ``Δ2`` of the counts ``Q x``; by default the workload's exact
     ``max_u ||Q e_u||_2`` (at most ``sqrt(m)``).  A larger value is allowed (PROJ-R1 uses ``sqrt(m)``); a
-    smaller one would break privacy and is refused.  ``trials``, ``rng`` and ``sampler`` as in
-    :func:`dpbook.laplace.laplace_mechanism`.
+    smaller one would break privacy and is refused.  ``n`` (the public row count), ``trials``, ``rng`` and
+    ``sampler`` as in :func:`dpbook.laplace.laplace_mechanism`.
     """
     x, W = _check_inputs(x, workload)
     epsilon = check_epsilon(epsilon)
@@ -69,21 +69,21 @@ def gaussian_mechanism(x, workload, *, epsilon, delta, sensitivity=None, calibra
     # one Gaussian step spends the whole (ε, δ):
     calibrate = gaussian_sigma if calibration == "classic" else analytic_gaussian_sigma
     sigma = calibrate(sensitivity, epsilon, delta)                          # noise std on the counts
-    n = float(x.sum())
+    n = float(x.sum() if n is None else check_int("n", n, low=1))
     answers = (W.counts(x) + sampler(sigma, shape, rng)) / n
     return Release(answers, epsilon, delta, "gaussian", noise_scale=sigma / n,
                    ledger=(Spend("gaussian", epsilon, delta),),
                    trace={"calibration": calibration, "sensitivity": sensitivity, "sigma_counts": sigma})
 
 
-def composed_laplace_mechanism(x, workload, *, epsilon, delta=0.0, trials=None, rng=None,
+def composed_laplace_mechanism(x, workload, *, epsilon, delta=0.0, n=None, trials=None, rng=None,
                                sampler=laplace) -> Release:
     """Answer each of the ``m`` queries with its own ``Lap(1/ε_q)`` count noise (LEC3-3.3.2).
 
     The budget split is a composition rule: ``δ = 0`` — basic, ``ε_q = ε/m`` (ε-DP); ``δ > 0`` — advanced,
     DR-Cor3.21 with ``δ' = δ``: ``ε_q = ε/(2 sqrt(2m ln(1/δ)))`` ((ε, δ)-DP, needs ``ε < 1``).  Each count
     has sensitivity 1 (query values in ``[0, 1]``), so each query is one ``ε_q``-DP Laplace step; the ledger
-    lists all ``m`` steps.
+    lists all ``m`` steps.  ``n``: the public row count, as in :func:`dpbook.laplace.laplace_mechanism`.
     """
     x, W = _check_inputs(x, workload)
     epsilon = check_epsilon(epsilon)
@@ -93,7 +93,7 @@ def composed_laplace_mechanism(x, workload, *, epsilon, delta=0.0, trials=None, 
     rng = as_generator(rng)
     b = laplace_per_query_scale(W.m, epsilon, delta)                      # per-query scale on the counts
     epsilon_q = 1.0 / b                                                   # budget of each of the m steps
-    n = float(x.sum())
+    n = float(x.sum() if n is None else check_int("n", n, low=1))
     answers = (W.counts(x) + sampler(b, shape, rng)) / n
     rule = "basic" if delta == 0.0 else "advanced"
     return Release(answers, epsilon, delta, f"laplace per query ({rule} composition)", noise_scale=b / n,

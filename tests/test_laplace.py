@@ -80,6 +80,8 @@ def test_determinism():
     (dict(epsilon=1.0, trials=2.5), TypeError, "trials"),
     (dict(epsilon=1.0, rng="seed"), TypeError, "rng"),
     (dict(epsilon=1.0, sampler="laplace"), TypeError, "sampler"),
+    (dict(epsilon=1.0, n=0), ValueError, "n"),
+    (dict(epsilon=1.0, n=2.5), TypeError, "n"),
 ])
 def test_bad_parameters(kwargs, exc, name):
     with pytest.raises(exc, match=name):
@@ -95,3 +97,15 @@ def test_bad_data_and_workload():
         laplace_mechanism(X, "W", epsilon=1.0)
     with pytest.raises(ValueError, match="Q"):
         laplace_mechanism(np.array([1, 1]), np.array([[2.0, 0.0]]), epsilon=1.0)
+
+
+def test_public_n_keeps_add_remove_neighbours_private():
+    """Normalising by the private n leaks it (n=1 vs n=2 changes the answer's scale); with one public n the
+    pair differs only in its count and the tight audit stays <= ε, while the private-n default is caught."""
+    x, x_prime = np.array([1, 0]), np.array([1, 1])             # counts 0 and 1, n = 1 and 2
+    def answers(xx, **kw):
+        return lambda t, r: laplace_mechanism(xx, ONE, epsilon=1.0, trials=t, rng=r, **kw).answers[:, 0]
+    events = {f"y>{c}": (lambda y, c=c: y > c) for c in (0.0, 1.0, 2.0, 3.0)}
+    public = audit(answers(x, n=2), answers(x_prime, n=2), events, trials=400_000, rng=3)
+    private = audit(answers(x), answers(x_prime), events, trials=400_000, rng=3)
+    assert public.epsilon_lb <= 1.0 < private.epsilon_lb
