@@ -7,7 +7,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from benchmarks._timing import best_time  # noqa: E402
-from dpbook.audit import audit_cases, explore_audit  # noqa: E402
+from dpbook.audit import audit_cases  # noqa: E402
+from dpbook.explorers.auditing import explore_audit  # noqa: E402
 from dpbook.broken.floating_point import numpy_laplace_image  # noqa: E402
 from dpbook.noise import (discrete_gaussian, discrete_gaussian_exact, discrete_laplace, discrete_laplace_exact,  # noqa: E402
                           gaussian, grid_laplace, grid_laplace_release, laplace)

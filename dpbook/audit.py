@@ -111,11 +111,10 @@ def _count(mask, trials, name) -> int:
 import importlib  # noqa: E402
 import inspect  # noqa: E402
 import pkgutil  # noqa: E402
-import textwrap  # noqa: E402
 from typing import Callable, Mapping  # noqa: E402
 
 __all__ += ["KINDS", "AuditCase", "audit_cases", "audit_case_names", "run_audits", "audit_table", "epsilon_lb_ceiling",
-            "public_mechanisms", "broken_mechanisms", "explore_audit"]
+            "public_mechanisms", "broken_mechanisms"]
 
 
 KINDS = ("mechanism", "control", "finding")
@@ -1220,46 +1219,3 @@ def _case_ic_exact(epsilon=1.0):
 
 
 # --- chapter 13's widget -----------------------------------------------------------------------------------
-
-def explore_audit(case="laplace", epsilon=1.0, trials=20_000, *, seed=2026):
-    """Audit one catalogue case at ``epsilon`` with ``trials`` samples per side and draw the evidence.
-
-    Left: for each event, the estimated ``P[M(x) ∈ S]`` and ``P[M(x') ∈ S]`` with their Clopper–Pearson
-    intervals.  Right: each event's ``epsilon_lb`` against the claimed ε and the ceiling that ``trials``
-    samples allow.  Returns the figure.
-    """
-    from .plots import BOUND, EMPIRICAL, EXTRA, new_figure
-    (c,) = audit_cases(names=[case], epsilon=epsilon)
-    trials = check_int("trials", trials, low=100)
-    rng = np.random.default_rng(seed)
-    out, out_prime = c.sample(trials, rng), c.sample_prime(trials, rng)
-    names = list(c.events)
-    level = 1e-6 / len(names)
-    fig, (left, right) = new_figure(2, width=9.6, height=3.9)
-    lbs = []
-    for i, name in enumerate(names):
-        k, kp = (_count(c.events[name](o), trials, name) for o in (out, out_prime))
-        for j, (hits, col, lab) in enumerate(((k, EMPIRICAL, "x"), (kp, EXTRA[0], "x'"))):
-            lo, hi = clopper_pearson(hits, trials, level)
-            left.errorbar(i + (j - 0.5) * 0.25, hits / trials, yerr=[[hits / trials - lo], [hi - hits / trials]],
-                          fmt="o", color=col, capsize=3, label=f"P[M({lab}) ∈ S]" if i == 0 else None)
-        lbs.append(epsilon_lower_bound(k, trials, kp, trials, delta=c.delta, alpha=level))
-    labels = [textwrap.fill(n, 18) for n in names]
-    left.set_xticks(range(len(names)), labels, fontsize=8)
-    left.set_xlim(-0.6, len(names) - 0.4)
-    left.set_ylim(-0.03, 1.03)
-    left.set_ylabel("probability of the event")
-    left.set_title(textwrap.shorten(c.name, 52), fontsize=10)
-    left.legend()
-    colors = [BOUND if lb > c.epsilon else EMPIRICAL for lb in lbs]
-    right.bar(range(len(names)), lbs, color=colors, alpha=0.8)
-    right.axhline(c.epsilon, color="black", ls="--", label=f"claimed ε = {c.epsilon:.3g}")
-    if c.true_epsilon is not None and math.isfinite(c.true_epsilon):
-        right.axhline(c.true_epsilon, color=EXTRA[1], ls="-.", label=f"true loss of the pair = {c.true_epsilon:.3g}")
-    right.axhline(epsilon_lb_ceiling(trials, events=len(names)), color="grey", ls=":",
-                  label=f"ceiling for N = {trials}")
-    right.set_xticks(range(len(names)), labels, fontsize=8)
-    right.set_ylabel("ε lower bound (level 1e-6)")
-    right.set_title("caught: ε_lb > ε" if max(lbs) > c.epsilon else "no evidence against the claim", fontsize=10)
-    right.legend(fontsize=8)
-    return fig

@@ -38,8 +38,6 @@ EXEMPT_MODULES = {
 }
 EXEMPT_FUNCTIONS = {
     "dpbook.show_source": "prints the source of an object (inspect.getsource raises TypeError itself)",
-    "dpbook.audit.explore_audit": "chapter 13's widget callback (a figure); its case/epsilon/trials go through "
-                                  "audit_cases and check_int, swept via those",
 }
 
 

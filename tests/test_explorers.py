@@ -30,3 +30,24 @@ def test_explore_gaussian_pure_and_valid():
                      (dict(epsilon=1.5), "epsilon")]:          # the classic calibration needs ε < 1
         with pytest.raises(ValueError, match=name):
             explore_gaussian(**kw)
+
+
+def test_explore_sparse_pure_and_valid():
+    from dpbook.explorers.sparse_vector import explore_sparse
+    a, b = explore_sparse(k=40, trials=50), explore_sparse(k=40, trials=50)
+    assert _lines(a) == _lines(b)
+    plt.close("all")
+    for kw, name in [(dict(epsilon=0), "epsilon"), (dict(c=0), "c"), (dict(k=500), "k"), (dict(T=1.5), "T")]:
+        with pytest.raises(ValueError, match=name):
+            explore_sparse(**kw)
+
+
+def test_explore_audit_pure_and_valid():
+    from dpbook.explorers.auditing import explore_audit
+    a, b = explore_audit("laplace", trials=2000), explore_audit("laplace", trials=2000)
+    assert [bar.get_height() for bar in a.axes[1].patches] == [bar.get_height() for bar in b.axes[1].patches]
+    plt.close("all")
+    with pytest.raises(ValueError, match="trials"):
+        explore_audit("laplace", trials=10)
+    with pytest.raises(ValueError):
+        explore_audit("no such case")

@@ -1,0 +1,56 @@
+"""Chapter 05's widget: Sparse (DR-Alg2) on a stream of the cancer data's 3-way conjunctions."""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from ..data import load_cancer
+from ..plots import BOUND, EMPIRICAL, new_figure
+from ..queries import conjunctions
+from ..sparse_vector import empirical_alpha, sparse_vector_stream
+from ..theory import sparse_vector as th
+from ..validation import check_beta, check_int, check_real
+
+__all__ = ["cancer_conjunction_stream", "explore_sparse"]
+
+
+@functools.lru_cache(maxsize=1)
+def cancer_conjunction_stream():
+    """The true answers of the 165 three-way conjunctions on the cancer data, and its ``n``."""
+    data = load_cancer()
+    return conjunctions(11, 3).answers(data.x), data.n
+
+
+def explore_sparse(epsilon=1.0, c=3, T=0.4, k=165, *, beta=0.05, trials=300, seed=2026):
+    """Sparse (DR-Alg2) on the first ``k`` conjunctions: who is found, and the empirical α vs DR-Thm3.26.
+
+    Left: each query's true answer, coloured by how often it is answered ⊤, with the band ``T ± α``.
+    Right: the empirical α of ``trials`` seeded runs against the theorem's α at ``β``.
+    """
+    f, n = cancer_conjunction_stream()
+    k = check_int("k", k, low=1, high=f.size)
+    c, trials = check_int("c", c, low=1), check_int("trials", trials, low=1)
+    T, beta = check_real("T", T, low=0.0, high=1.0), check_beta(beta)
+    stream = f[:k]
+    runs = sparse_vector_stream(stream, T=T, c=c, epsilon=epsilon, sensitivity=1 / n, trials=trials, rng=seed)
+    alpha = th.sparse_vector_alpha(k, c, beta, epsilon, n=n)
+    p_top, asked = runs.above.mean(axis=0), runs.answered.mean(axis=0)
+    fig, (left, right) = new_figure(2, width=9.5)
+    idx = np.arange(k)
+    left.fill_between([-1, k], T - alpha, T + alpha, color=BOUND, alpha=0.12, lw=0, label="T ± α (DR-Thm3.26)")
+    left.axhline(T, color=BOUND, lw=1)
+    never = asked < 0.5
+    left.plot(idx[never], stream[never], "x", color="0.6", ms=4, label="asked in < 50% of runs")
+    sc = left.scatter(idx[~never], stream[~never], c=p_top[~never], cmap="viridis", vmin=0, vmax=1, s=14, zorder=3)
+    fig.colorbar(sc, ax=left, label="P[⊤]")
+    left.set_xlim(-1, k); left.set_ylim(min(stream.min(), T - alpha) - 0.02, max(stream.max(), T + alpha) + 0.02)
+    left.set_xlabel("query index in the stream"); left.set_ylabel("true answer q(x)")
+    left.set_title(f"ε={epsilon:.3g}, c={c}, T={T:.3g}: {runs.num_above.mean():.2f} ⊤ per run on average")
+    left.legend(loc="upper right")
+    ea = empirical_alpha(runs, stream)
+    right.hist(ea, bins=30, histtype="stepfilled", color=EMPIRICAL, alpha=0.7, label="empirical α of each run")
+    right.axvline(alpha, color=BOUND, label=f"α at β={beta:g}")
+    right.axvline(np.quantile(ea, 1 - beta), color=EMPIRICAL, ls="--", label=f"measured {1 - beta:.2g}-quantile")
+    right.set_xlabel("empirical α (fraction of n)"); right.set_ylabel("runs"); right.legend()
+    return fig
