@@ -12,7 +12,7 @@ import numpy as np
 from .data import bootstrap
 from .experiments import errors, failure_rate
 from .noise import as_generator, gaussian, laplace
-from .queries import as_workload
+from .queries import as_workload, check_database
 from .release import Release, Spend
 from .theory.composition import laplace_per_query_scale
 from .theory.gaussian import analytic_gaussian_sigma, gaussian_sigma
@@ -25,10 +25,7 @@ CALIBRATIONS = ("classic", "analytic")
 
 
 def _check_inputs(x, workload):
-    x = check_histogram(x)
-    W = as_workload(workload)
-    if W.N != x.size:
-        raise ValueError(f"workload is over {W.N} universe elements but x has {x.size}")
+    x, W = check_database(x, workload)
     return x, W
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .noise import as_generator, laplace
-from .queries import as_workload
+from .queries import as_workload, check_database
 from .release import Release, Spend
 from .theory.histogram import histogram_scale
 from .validation import check_epsilon, check_histogram, check_int
@@ -94,10 +94,7 @@ def histogram_mechanism(x, workload, *, epsilon, neighbours: str = "add/remove",
     (:func:`dpbook.theory.histogram.histogram_error_bound`).  ``trace["histogram"]`` holds the released
     histogram(s).
     """
-    x = check_histogram(x)
-    W = as_workload(workload)
-    if W.N != x.size:
-        raise ValueError(f"workload is over {W.N} universe elements but x has {x.size}")
+    x, W = check_database(x, workload)
     return noisy_histogram(x, epsilon=epsilon, neighbours=neighbours, trials=trials, rng=rng,
                            sampler=sampler).release(W)
 

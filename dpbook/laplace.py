@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 from .noise import laplace
-from .queries import as_workload
+from .queries import check_database
 from .release import Release, Spend
 from .theory.laplace import laplace_scale
-from .validation import check_epsilon, check_histogram, check_int, check_sensitivity
+from .validation import check_epsilon, check_int, check_sensitivity
 
 __all__ = ["laplace_mechanism"]
 
@@ -24,10 +24,7 @@ def laplace_mechanism(x, workload, *, epsilon, sensitivity=None, n=None, trials=
     ``trials`` draws that many independent releases at once (answers of shape ``(trials, m)``).
     ``sampler(scale, size, rng)`` draws the noise (chapter 13 swaps in a floating-point-safe one).
     """
-    x = check_histogram(x)
-    W = as_workload(workload)
-    if W.N != x.size:
-        raise ValueError(f"workload is over {W.N} universe elements but x has {x.size}")
+    x, W = check_database(x, workload)
     epsilon = check_epsilon(epsilon)
     exact = W.l1_sensitivity()
     sensitivity = exact if sensitivity is None else check_sensitivity(sensitivity)

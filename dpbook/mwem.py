@@ -30,9 +30,9 @@ import numpy as np
 from .exponential import exponential_mechanism
 from .multiplicative_weights import _SLAB_SAFE, marginal_cell_update, multiplicative_weights_update
 from .noise import as_generator, laplace
-from .queries import MarginalWorkload, as_workload
+from .queries import MarginalWorkload, check_database
 from .release import Release, Spend
-from .validation import check_epsilon, check_histogram, check_int
+from .validation import check_epsilon, check_int
 
 __all__ = ["mwem"]
 
@@ -129,10 +129,7 @@ def mwem(x, workload, *, epsilon, T, n=None, replay=0, trials=None, rng=None, sa
 
 
 def _check_inputs(x, workload, T, n, replay, trials, rng, sampler):
-    x = check_histogram(x)
-    W = as_workload(workload)
-    if W.N != x.size:
-        raise ValueError(f"workload is over {W.N} universe elements but x has {x.size}")
+    x, W = check_database(x, workload)
     T = check_int("T", T, low=1)
     n = int(x.sum()) if n is None else check_int("n", n, low=1)
     replay = check_int("replay", replay, low=0)

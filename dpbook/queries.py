@@ -22,10 +22,10 @@ import scipy.sparse as sp
 
 from .data import SparseHistogram
 from .noise import as_generator
-from .validation import check_int, check_matrix_workload
+from .validation import check_histogram, check_int, check_matrix_workload
 
 __all__ = [
-    "Workload", "MatrixWorkload", "MarginalWorkload", "RangeWorkload", "as_workload",
+    "Workload", "MatrixWorkload", "MarginalWorkload", "RangeWorkload", "as_workload", "check_database",
     "random_queries", "k_way_marginals", "conjunctions", "threshold_queries", "range_queries",
 ]
 
@@ -305,6 +305,15 @@ def as_workload(Q) -> Workload:
     if isinstance(Q, (list, tuple)) or isinstance(Q, np.ndarray) or sp.issparse(Q):
         return MatrixWorkload(Q)
     raise TypeError(f"workload must be a Workload, a 2-D array or a scipy.sparse matrix, got {type(Q).__name__}")
+
+
+def check_database(x, workload) -> tuple[np.ndarray, Workload]:
+    """A mechanism's two inputs: a histogram ``x`` (validated) and a workload over the same universe."""
+    x = check_histogram(x)
+    W = as_workload(workload)
+    if W.N != x.size:
+        raise ValueError(f"workload is over {W.N} universe elements but x has {x.size}")
+    return x, W
 
 
 def random_queries(m: int, N: int, rng=None, *, kind: str = "binary", density: float | None = None) -> MatrixWorkload:

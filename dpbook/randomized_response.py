@@ -25,7 +25,7 @@ import numpy as np
 
 from .histogram import NoisyHistogram
 from .noise import as_generator
-from .queries import MarginalWorkload, as_workload
+from .queries import MarginalWorkload, check_database
 from .release import Release, Spend
 from .theory.randomized_response import rr_bias_factor, rr_keep_probability
 from .validation import check_epsilon, check_histogram, check_int, check_matrix_workload
@@ -161,10 +161,7 @@ def rr_mechanism(x, workload, *, epsilon, bit, trials=None, rng=None) -> Release
     The error of a query ``q`` is ``sum_i w_i (x̂_i - x_i) / n`` with ``w_i = q(row_i with bit 1) - q(row_i with
     bit 0) ∈ [-1, 1]``, so LEC3-3.4's Hoeffding bound applies unchanged.
     """
-    x = check_histogram(x)
-    W = as_workload(workload)
-    if W.N != x.size:
-        raise ValueError(f"workload is over {W.N} universe elements but x has {x.size}")
+    x, W = check_database(x, workload)
     return rr_histogram(x, epsilon=epsilon, bit=bit, trials=trials, rng=rng).release(W)
 
 

@@ -30,10 +30,10 @@ import numpy as np
 from .data import BinaryUniverse, Dataset, histogram
 from .exponential import exponential_mechanism, exponential_probabilities, exponential_sample
 from .noise import as_generator
-from .queries import as_workload
+from .queries import as_workload, check_database
 from .release import Spend
 from .theory.smalldb import range_size, smalldb_size
-from .validation import check_epsilon, check_histogram, check_int, check_real
+from .validation import check_epsilon, check_int, check_real
 
 __all__ = [
     "SyntheticDatabase", "smalldb", "net_mechanism", "multisets", "candidate_errors", "exact_error_distribution",
@@ -113,10 +113,7 @@ def _check_net(net, N: int) -> np.ndarray:
 
 
 def _prepare(x, workload):
-    x = check_histogram(x)
-    W = as_workload(workload)
-    if W.N != x.size:
-        raise ValueError(f"workload is over {W.N} universe elements but x has {x.size}")
+    x, W = check_database(x, workload)
     return x, W
 
 

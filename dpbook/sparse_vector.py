@@ -31,12 +31,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .noise import as_generator, laplace
-from .queries import as_workload
+from .queries import check_database
 from .release import Spend
 from .theory.sparse_vector import (above_threshold_scales, numeric_sparse_composed_epsilon, numeric_sparse_sigma,
                                    numeric_sparse_split, sparse_composed_epsilon, sparse_per_run_epsilon,
                                    sparse_sigma)
-from .validation import check_delta, check_epsilon, check_histogram, check_int, check_real
+from .validation import check_delta, check_epsilon, check_int, check_real
 
 __all__ = [
     "TOP", "BOTTOM", "UNANSWERED", "SparseVectorRelease",
@@ -281,10 +281,7 @@ def _require(composed: float, epsilon: float, delta: float) -> None:
 # ------------------------------------------------------------------------------------- on a database
 
 def _normalised_stream(x, workload):
-    x = check_histogram(x)
-    W = as_workload(workload)
-    if W.N != x.size:
-        raise ValueError(f"workload is over {W.N} universe elements but x has {x.size}")
+    x, W = check_database(x, workload)
     n = int(x.sum())
     return W.counts(x) / n, n
 

@@ -214,3 +214,15 @@ def test_marginals_on_real_data_are_exact_integers():
     c = W.counts(x)
     assert np.array_equal(c, np.round(c))                        # superset sums of integers are exact
     assert np.array_equal(c, W.matrix() @ x)
+
+
+def test_check_database():
+    from dpbook.queries import check_database
+    x, W = check_database(np.array([1, 0, 2, 0]), np.eye(4))
+    assert x.dtype == np.int64 and W.m == 4
+    with pytest.raises(ValueError, match="universe"):
+        check_database(np.array([1, 0]), np.eye(4))
+    with pytest.raises(ValueError, match="x"):
+        check_database(np.array([-1, 0, 0, 0]), np.eye(4))
+    with pytest.raises(TypeError, match="workload"):
+        check_database(np.array([1, 0, 0, 0]), "Q")

@@ -25,19 +25,12 @@ import math
 import numpy as np
 
 from ..noise import as_generator, discrete_laplace, grid_granularity
-from ..validation import check_epsilon, check_int, check_real, check_sensitivity
+from ..validation import check_epsilon, check_int, check_real, check_real_array, check_sensitivity
 
 __all__ = ["numpy_laplace_image", "textbook_noisy_count", "unrounded_grid_release"]
 
 def _check_values(values, name="values") -> np.ndarray:
-    arr = np.asarray(values)
-    if arr.dtype == object or arr.dtype == bool or not np.issubdtype(arr.dtype, np.number) \
-            or np.issubdtype(arr.dtype, np.complexfloating):
-        raise TypeError(f"{name} must be real numbers, got dtype {arr.dtype}")
-    arr = arr.astype(np.float64)
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} contains NaN or inf; values must be finite")
-    return arr
+    return check_real_array(name, values)
 
 
 def numpy_laplace_image(values, scale) -> np.ndarray:

@@ -10,19 +10,16 @@ from __future__ import annotations
 import numpy as np
 
 from ..noise import as_generator, laplace
-from ..queries import as_workload
+from ..queries import check_database
 from ..release import Release, Spend
-from ..validation import check_epsilon, check_histogram, check_int, check_sensitivity
+from ..validation import check_epsilon, check_int, check_sensitivity
 
 __all__ = ["laplace_halved_sensitivity", "laplace_scale_epsilon", "laplace_no_noise"]
 
 
 def _release(x, workload, epsilon, sensitivity, trials, rng, scale_of, sampler, name) -> Release:
     """Shared body: validate like the real mechanism, then add noise of the (wrong) scale ``scale_of(Δ, ε)``."""
-    x = check_histogram(x)
-    W = as_workload(workload)
-    if W.N != x.size:
-        raise ValueError(f"workload is over {W.N} universe elements but x has {x.size}")
+    x, W = check_database(x, workload)
     epsilon = check_epsilon(epsilon)
     sensitivity = W.l1_sensitivity() if sensitivity is None else check_sensitivity(sensitivity)
     shape = (W.m,) if trials is None else (check_int("trials", trials, low=1), W.m)
