@@ -186,8 +186,8 @@ def _check_cell(d, attributes, values, N):
 
 def _slab(d: int, S, v) -> tuple:
     """The index of the cell ``x_S = v`` in the reshaped ``(2,)*d`` cube (a basic-slicing view)."""
-    where = dict(zip(S, v))
-    return tuple(where.get(a, slice(None)) for a in range(d))
+    where = dict(zip(S, v))                    # slice(b, b+1), not b: a view even when S fixes every attribute
+    return tuple(slice(where[a], where[a] + 1) if a in where else slice(None) for a in range(d))
 
 
 def marginal_cell_update(p, d, attributes, values, coefficient, *, out=None, check: bool = True) -> np.ndarray:

@@ -322,3 +322,24 @@ def test_bad_kl_and_uniform():
 def test_bad_theory_inputs(fn, args, match):
     with pytest.raises((ValueError, TypeError), match=match):
         fn(*args)
+
+
+@pytest.mark.parametrize("c", [-40.0, -2.0, 2.0, 40.0])
+def test_cell_fixing_every_attribute(c):
+    """A cell with |S| = d (a single universe element) updates in place like any other (was a scalar copy)."""
+    from dpbook.multiplicative_weights import marginal_cell_update, multiplicative_weights_update
+    p = np.array([0.25, 0.25, 0.5, 0.0]) + 0.0
+    p = p / p.sum()
+    q = np.array([0.0, 0.0, 1.0, 0.0])
+    expected = multiplicative_weights_update(p, q, c)
+    np.testing.assert_allclose(marginal_cell_update(p, 2, (0, 1), (1, 0), c), expected, rtol=1e-12, atol=1e-300)
+    buf = p.copy()
+    marginal_cell_update(buf, 2, (0, 1), (1, 0), c, out=buf)
+    np.testing.assert_allclose(buf, expected, rtol=1e-12, atol=1e-300)
+
+
+def test_mwem_on_a_one_attribute_universe():
+    from dpbook.mwem import mwem
+    from dpbook.queries import k_way_marginals
+    r = mwem(np.array([100_000, 1]), k_way_marginals(1, 1), epsilon=1e4, T=3, rng=0)
+    assert r.answers.shape == (2,) and abs(r.answers.sum() - 1) < 1e-9
