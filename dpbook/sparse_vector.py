@@ -280,10 +280,11 @@ def _require(composed: float, epsilon: float, delta: float) -> None:
 
 # ------------------------------------------------------------------------------------- on a database
 
-def _normalised_stream(x, workload):
+def _normalised_stream(x, workload, T):
+    """The true normalised answers ``Q x / n`` as a stream, its ``n``, and the checked threshold ``T ∈ [0, 1]``."""
     x, W = check_database(x, workload)
     n = int(x.sum())
-    return W.counts(x) / n, n
+    return W.counts(x) / n, n, check_real("T", T, low=0.0, high=1.0)
 
 
 def above_threshold(x, workload, *, T, epsilon, trials=None, rng=None, sampler=laplace) -> SparseVectorRelease:
@@ -291,8 +292,7 @@ def above_threshold(x, workload, *, T, epsilon, trials=None, rng=None, sampler=l
 
     Noise ``Lap(2/ε)/n`` on the threshold (once) and ``Lap(4/ε)/n`` on each query; halts at the first ``⊤``.
     """
-    f, n = _normalised_stream(x, workload)
-    check_real("T", T, low=0.0, high=1.0)
+    f, n, T = _normalised_stream(x, workload, T)
     return above_threshold_stream(f, T=T, epsilon=epsilon, sensitivity=1.0 / n, trials=trials, rng=rng,
                                   sampler=sampler)
 
@@ -300,8 +300,7 @@ def above_threshold(x, workload, *, T, epsilon, trials=None, rng=None, sampler=l
 def sparse_vector(x, workload, *, T, c, epsilon, delta=0.0, trials=None, rng=None,
                   sampler=laplace) -> SparseVectorRelease:
     """Sparse (DR-Alg2) on the normalised answers ``Q x / n``, threshold ``T ∈ [0, 1]``, at most ``c`` ``⊤``."""
-    f, n = _normalised_stream(x, workload)
-    check_real("T", T, low=0.0, high=1.0)
+    f, n, T = _normalised_stream(x, workload, T)
     return sparse_vector_stream(f, T=T, c=c, epsilon=epsilon, delta=delta, sensitivity=1.0 / n, trials=trials,
                                 rng=rng, sampler=sampler)
 
@@ -309,7 +308,6 @@ def sparse_vector(x, workload, *, T, c, epsilon, delta=0.0, trials=None, rng=Non
 def numeric_sparse(x, workload, *, T, c, epsilon, delta=0.0, trials=None, rng=None,
                    sampler=laplace) -> SparseVectorRelease:
     """NumericSparse (DR-Alg3) on ``Q x / n``: ``⊤/⊥`` plus a normalised noisy value at each ``⊤``."""
-    f, n = _normalised_stream(x, workload)
-    check_real("T", T, low=0.0, high=1.0)
+    f, n, T = _normalised_stream(x, workload, T)
     return numeric_sparse_stream(f, T=T, c=c, epsilon=epsilon, delta=delta, sensitivity=1.0 / n, trials=trials,
                                  rng=rng, sampler=sampler)
