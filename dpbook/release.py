@@ -6,7 +6,11 @@ from typing import Any, Mapping
 
 import numpy as np
 
-__all__ = ["Release", "Spend"]
+__all__ = ["Release", "Spend", "NEIGHBOURS"]
+
+#: The neighbouring relations a claim can be made under (THEOREMS.md §0): add/remove one row
+#: (``||x - x'||_1 <= 1``, n private) or replace one row (``|D| = |D'| = n``, n public).
+NEIGHBOURS = ("add/remove", "replace-one")
 
 
 @dataclass(frozen=True)
@@ -27,7 +31,8 @@ class Release:
     ``noise_scale``: the noise parameter in answer units (Laplace ``b`` or Gaussian ``σ``).
     ``ledger``: every primitive private step with its (ε, δ); composite mechanisms record each call
     so tests can check that the parts add up to the claim.  ``trace``: optional extra data for plots
-    and audits (never used to answer queries).
+    and audits (never used to answer queries).  ``neighbours``: the neighbouring relation the claim is made
+    under, one of :data:`NEIGHBOURS`.
     """
 
     answers: np.ndarray = field(repr=False)
@@ -37,3 +42,8 @@ class Release:
     noise_scale: float | None = None
     ledger: tuple[Spend, ...] = ()
     trace: Mapping[str, Any] | None = field(default=None, repr=False)
+    neighbours: str = "add/remove"
+
+    def __post_init__(self):
+        if self.neighbours not in NEIGHBOURS:
+            raise ValueError(f"neighbours ({self.neighbours!r}) must be one of {NEIGHBOURS}")
