@@ -11,7 +11,14 @@ import importlib
 import pkgutil
 from dataclasses import dataclass
 
-__all__ = ["Result", "all_results"]
+__all__ = ["Result", "all_results", "anchor"]
+
+
+def anchor(result_id: str) -> str:
+    """The fragment of ``docs/theorems.md`` for an ID: ``anchor("DR-Thm3.8") == "dr-thm3-8"``
+    (chapters link ``../docs/theorems.md#dr-thm3-8``)."""
+    import re
+    return re.sub(r"[^a-z0-9]+", "-", result_id.lower()).strip("-")
 
 
 @dataclass(frozen=True)
