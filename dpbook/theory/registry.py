@@ -18,6 +18,10 @@ def anchor(result_id: str) -> str:
     """The fragment of ``docs/theorems.md`` for an ID: ``anchor("DR-Thm3.8") == "dr-thm3-8"``
     (chapters link ``../docs/theorems.md#dr-thm3-8``)."""
     import re
+    if not isinstance(result_id, str):
+        raise TypeError(f"result_id must be a str such as 'DR-Thm3.8', got {type(result_id).__name__}")
+    if not re.search(r"[A-Za-z0-9]", result_id):
+        raise ValueError(f"result_id ({result_id!r}) must contain letters or digits")
     return re.sub(r"[^a-z0-9]+", "-", result_id.lower()).strip("-")
 
 
