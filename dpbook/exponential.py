@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import softmax
 
-from .noise import as_generator, laplace
+from .noise import as_generator, as_noise, laplace
 from .theory.exponential import report_noisy_max_scale
 from .validation import check_epsilon, check_int, check_sensitivity
 
@@ -107,6 +107,7 @@ def report_noisy_max(scores, *, epsilon, sensitivity, monotone: bool = False, tr
     has ``u >= OPT - 2 b ln(|R|/β)`` (``dpbook.theory.exponential.report_noisy_max_gap``).
     """
     u = check_scores(scores)
+    sampler = as_noise(sampler, family="laplace", lattice_ok=False)        # scores are reals, off any lattice
     b = report_noisy_max_scale(epsilon, sensitivity, monotone=monotone)     # the whole budget ε, one pick
     shape = (u.size,) if trials is None else (check_int("trials", trials, low=1), u.size)
     picks = np.argmax(u + sampler(b, shape, as_generator(rng)), axis=-1)

@@ -11,7 +11,7 @@ import numpy as np
 
 from .data import bootstrap
 from .experiments import errors, failure_rate
-from .noise import as_generator, gaussian, laplace
+from .noise import as_generator, as_noise, discrete_gaussian_delta, gaussian, laplace, round_to_grid
 from .queries import as_workload, check_database
 from .release import Release, Spend
 from .theory.composition import laplace_per_query_scale
@@ -31,12 +31,6 @@ def _check_inputs(x, workload):
 
 def _shape(trials, m):
     return (m,) if trials is None else (check_int("trials", trials, low=1), m)
-
-
-def _check_sampler(sampler):
-    if not callable(sampler):
-        raise TypeError(f"sampler must be callable as sampler(scale, size, rng), got {type(sampler).__name__}")
-    return sampler
 
 
 def gaussian_mechanism(x, workload, *, epsilon, delta, sensitivity=None, calibration="classic", n=None,
@@ -60,17 +54,42 @@ def gaussian_mechanism(x, workload, *, epsilon, delta, sensitivity=None, calibra
         raise ValueError(f"sensitivity ({sensitivity!r}) must be >= the workload's L2 sensitivity ({exact!r})")
     if calibration not in CALIBRATIONS:
         raise ValueError(f"calibration ({calibration!r}) must be one of {CALIBRATIONS}")
-    sampler = _check_sampler(sampler)
+    noise = as_noise(sampler, family="gaussian")
     shape = _shape(trials, W.m)
     rng = as_generator(rng)
+    n = float(x.sum() if n is None else check_int("n", n, low=1))
     # one Gaussian step spends the whole (ε, δ):
     calibrate = gaussian_sigma if calibration == "classic" else analytic_gaussian_sigma
     sigma = calibrate(sensitivity, epsilon, delta)                          # noise std on the counts
-    n = float(x.sum() if n is None else check_int("n", n, low=1))
-    answers = (W.counts(x) + sampler(sigma, shape, rng)) / n
+    counts, step = W.counts(x), None
+    if noise.lattice is not None:                    # discrete Gaussian: integer counts, its own exact δ
+        sigma, sensitivity, calibration = _discrete_gaussian_sigma(W, sensitivity, epsilon, delta, sigma)
+        step = 1.0
+        counts = round_to_grid(counts, step)
+    answers = (counts + noise.sample(sigma, shape, rng, step=step)) / n
     return Release(answers, epsilon, delta, "gaussian", noise_scale=sigma / n,
                    ledger=(Spend("gaussian", epsilon, delta),),
-                   trace={"calibration": calibration, "sensitivity": sensitivity, "sigma_counts": sigma})
+                   trace={"calibration": calibration, "sensitivity": sensitivity, "sigma_counts": sigma,
+                          "noise": noise.name})
+
+
+def _discrete_gaussian_sigma(W, sensitivity, epsilon, delta, sigma_continuous):
+    """σ for discrete Gaussian noise on one integer count: the smallest σ (to 0.1%) whose exact δ at ε
+    (CKS20 Thm 7, :func:`dpbook.noise.discrete_gaussian_delta`) is at most ``delta``.  The count is rounded to
+    the integers, which can move it by one more unit when ``Q`` has non-integer entries; the sensitivity is
+    rounded up to an integer.  Several counts would need the multivariate accounting, which the book does not
+    implement: refused."""
+    if W.m != 1:
+        raise ValueError(f"sampler (discrete_gaussian) is accounted for one query only; the workload has m = {W.m} "
+                         "queries (use the continuous Gaussian, or ask one query at a time and compose)")
+    delta_int = int(np.ceil(sensitivity + (0.0 if W.is_integral() else 1.0)))
+    lo, hi = 0.25 * sigma_continuous * delta_int / sensitivity, 4.0 * sigma_continuous * delta_int / sensitivity
+    if discrete_gaussian_delta(epsilon, hi, delta_int) > delta:
+        raise ValueError(f"delta ({delta!r}) is too small for discrete Gaussian noise at epsilon ({epsilon!r})")
+    while hi / lo > 1.001:
+        mid = np.sqrt(lo * hi)
+        lo, hi = (lo, mid) if discrete_gaussian_delta(epsilon, mid, delta_int) <= delta else (mid, hi)
+    return float(hi), float(delta_int), "discrete (exact δ)"
 
 
 def composed_laplace_mechanism(x, workload, *, epsilon, delta=0.0, n=None, trials=None, rng=None,
@@ -85,13 +104,18 @@ def composed_laplace_mechanism(x, workload, *, epsilon, delta=0.0, n=None, trial
     x, W = _check_inputs(x, workload)
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
-    sampler = _check_sampler(sampler)
+    noise = as_noise(sampler, family="laplace")
     shape = _shape(trials, W.m)
     rng = as_generator(rng)
     b = laplace_per_query_scale(W.m, epsilon, delta)                      # per-query scale on the counts
     epsilon_q = 1.0 / b                                                   # budget of each of the m steps
+    counts, step = W.counts(x), noise.step(b)
+    if step is not None:                              # lattice noise: each count rounded onto its lattice
+        if not W.is_integral():                       # ... can move one more step: sensitivity 1 + step
+            b = b * (1.0 + step)
+        counts = round_to_grid(counts, step)
     n = float(x.sum() if n is None else check_int("n", n, low=1))
-    answers = (W.counts(x) + sampler(b, shape, rng)) / n
+    answers = (counts + noise.sample(b, shape, rng, step=step)) / n
     rule = "basic" if delta == 0.0 else "advanced"
     return Release(answers, epsilon, delta, f"laplace per query ({rule} composition)", noise_scale=b / n,
                    ledger=tuple(Spend(f"laplace query {i}", epsilon_q) for i in range(W.m)),

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .noise import as_generator, laplace
+from .noise import as_generator, as_noise, laplace
 from .queries import as_workload, check_database
 from .release import Release, Spend
 from .theory.histogram import histogram_scale
@@ -58,12 +58,6 @@ class NoisyHistogram:
                        ledger=self.ledger, trace={"histogram": self.counts})
 
 
-def _check_sampler(sampler):
-    if not callable(sampler):
-        raise TypeError(f"sampler must be callable as sampler(scale, size, rng), got {type(sampler).__name__}")
-    return sampler
-
-
 def _shape(N, trials):
     return (N,) if trials is None else (check_int("trials", trials, low=1), N)
 
@@ -81,7 +75,8 @@ def noisy_histogram(x, *, epsilon, neighbours: str = "add/remove", trials=None, 
     b = histogram_scale(epsilon, neighbours)       # one ε for the whole histogram: Δ = 1 (add/remove) or 2
     shape = _shape(x.size, trials)
     rng = as_generator(rng)
-    counts = x + _check_sampler(sampler)(b, shape, rng)
+    noise = as_noise(sampler, family="laplace")     # x is integral: on every lattice the noise can use
+    counts = x + noise.sample(b, shape, rng)
     return NoisyHistogram(counts, int(x.sum()), epsilon, 0.0, "noisy histogram", neighbours, noise_scale=b,
                           ledger=(Spend("laplace histogram", epsilon),))
 

@@ -47,7 +47,7 @@ import scipy.sparse as sp
 from .exponential import exponential_mechanism
 from .experiments import Errors
 from .multiplicative_weights import idc_mw_update, kl_potential, uniform_hypothesis
-from .noise import as_generator, laplace
+from .noise import as_generator, as_noise, laplace
 from .queries import Workload, as_workload
 from .release import Release, Spend
 from .theory.sparse_vector import numeric_sparse_composed_epsilon, numeric_sparse_sigma, numeric_sparse_split
@@ -392,9 +392,8 @@ def _trials(trials):
 
 
 def _check_sampler(sampler):
-    if not callable(sampler):
-        raise TypeError(f"sampler must be a function (scale, size, rng) -> array, got {type(sampler).__name__}")
-    return sampler
+    """The Laplace noise, continuous: the loops add it to normalised answers and thresholds (reals)."""
+    return as_noise(sampler, family="laplace", lattice_ok=False)
 
 
 def _rows(idx, Q, runs):

@@ -1,7 +1,7 @@
 """The Laplace mechanism for a workload of linear queries (IDC-Thm2.3 / DR-Thm3.6, chapter 01)."""
 from __future__ import annotations
 
-from .noise import laplace
+from .noise import as_noise, laplace, round_to_grid
 from .queries import check_database
 from .release import Release, Spend
 from .theory.laplace import laplace_scale
@@ -22,7 +22,11 @@ def laplace_mechanism(x, workload, *, epsilon, sensitivity=None, n=None, trials=
     ``n`` would leak it (chapter 13's audit shows this on add/remove neighbours).  Pass the same public ``n``
     for neighbouring databases when ``n`` itself must stay private.
     ``trials`` draws that many independent releases at once (answers of shape ``(trials, m)``).
-    ``sampler(scale, size, rng)`` draws the noise (chapter 13 swaps in a floating-point-safe one).
+    ``sampler``: the Laplace-family noise (a :class:`dpbook.noise.Noise` or one of the book's samplers;
+    chapter 13 swaps in a floating-point-safe one).  Lattice noise (``discrete_laplace``, ``grid_laplace``)
+    is added to the counts rounded onto its lattice; when the workload has non-integer entries the rounding
+    can move each of the ``l0_sensitivity()`` counts one row touches by one more step, and the noise scale
+    pays for it (``Δ + step · L0``).  Any other callable, and Gaussian noise, are refused.
     """
     x, W = check_database(x, workload)
     epsilon = check_epsilon(epsilon)
@@ -30,11 +34,15 @@ def laplace_mechanism(x, workload, *, epsilon, sensitivity=None, n=None, trials=
     sensitivity = exact if sensitivity is None else check_sensitivity(sensitivity)
     if sensitivity < exact:
         raise ValueError(f"sensitivity ({sensitivity!r}) must be >= the workload's L1 sensitivity ({exact!r})")
-    if not callable(sampler):
-        raise TypeError(f"sampler must be callable as sampler(scale, size, rng), got {type(sampler).__name__}")
+    noise = as_noise(sampler, family="laplace")
     shape = (W.m,) if trials is None else (check_int("trials", trials, low=1), W.m)
     n = float(x.sum() if n is None else check_int("n", n, low=1))
+    step = noise.step(sensitivity / epsilon)         # None: real noise; 1: integers; Λ: a power-of-two grid
+    if step is not None and not W.is_integral():     # Q x is off the lattice: round it, pay a step per count
+        sensitivity = sensitivity + step * W.l0_sensitivity()
     b = laplace_scale(sensitivity, epsilon)                        # noise scale on the counts
-    answers = (W.counts(x) + sampler(b, shape, rng)) / n
+    counts = W.counts(x) if step is None else round_to_grid(W.counts(x), step)
+    answers = (counts + noise.sample(b, shape, rng, step=step)) / n
     return Release(answers, epsilon, 0.0, "laplace", noise_scale=b / n,
-                   ledger=(Spend("laplace", epsilon),))
+                   ledger=(Spend("laplace", epsilon),),
+                   trace={"noise": noise.name, "sensitivity": sensitivity, "lattice_step": step})

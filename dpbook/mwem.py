@@ -29,7 +29,7 @@ import numpy as np
 
 from .exponential import exponential_mechanism
 from .multiplicative_weights import _SLAB_SAFE, marginal_cell_update, multiplicative_weights_update
-from .noise import as_generator, laplace
+from .noise import as_generator, as_noise, laplace
 from .queries import MarginalWorkload, check_database
 from .release import Release, Spend
 from .validation import check_epsilon, check_int
@@ -113,7 +113,7 @@ def mwem(x, workload, *, epsilon, T, n=None, replay=0, trials=None, rng=None, sa
     ``synthetic`` (``Ā/n``), ``answers_last`` (``q(A_T)/n``), ``selected`` and ``measurements`` (the
     transcript, in counts).
     """
-    x, W, T, n, replay, R, rng = _check_inputs(x, workload, T, n, replay, trials, rng, sampler)
+    x, W, T, n, replay, R, rng, sampler = _check_inputs(x, workload, T, n, replay, trials, rng, sampler)
     epsilon = check_epsilon(epsilon)
     # ---- budget split (basic composition over 2T primitive steps): they sum to ε
     epsilon_select = epsilon / (2 * T)          # exponential mechanism, score |q(A) - q(B)|, sensitivity 1
@@ -134,9 +134,8 @@ def _check_inputs(x, workload, T, n, replay, trials, rng, sampler):
     n = int(x.sum()) if n is None else check_int("n", n, low=1)
     replay = check_int("replay", replay, low=0)
     R = 1 if trials is None else check_int("trials", trials, low=1)
-    if not callable(sampler):
-        raise TypeError(f"sampler must be a callable sampler(scale, size, rng), got {type(sampler).__name__}")
-    return x, W, T, n, replay, R, as_generator(rng)
+    noise = as_noise(sampler, family="laplace", lattice_ok=False)   # measured counts of fractional queries
+    return x, W, T, n, replay, R, as_generator(rng), noise
 
 
 def _rounds(x, W, *, T, n, replay, R, rng, sampler, select, measure_scale, sign=1.0) -> dict:

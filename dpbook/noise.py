@@ -329,3 +329,129 @@ def grid_laplace_release(values, *, sensitivity, epsilon, trials=None, rng=None,
     steps = round_to_grid(arr, granularity) / granularity            # exact integers (as floats)
     noise = discrete_laplace(scale / granularity, shape, rng)
     return (steps + noise) * granularity
+
+
+# --- noise as a value: what a sampler draws, on which lattice, and the guarantee it gives ------------------
+
+from dataclasses import dataclass  # noqa: E402
+from typing import Callable  # noqa: E402
+
+__all__ += ["Noise", "NOISES", "as_noise", "LAPLACE", "DISCRETE_LAPLACE", "DISCRETE_LAPLACE_EXACT", "GRID_LAPLACE",
+            "GAUSSIAN", "DISCRETE_GAUSSIAN", "DISCRETE_GAUSSIAN_EXACT"]
+
+LATTICES = (None, "integers", "grid")
+FAMILIES = ("laplace", "gaussian")
+
+
+@dataclass(frozen=True)
+class Noise:
+    """A noise distribution with its meaning, so that a mechanism can compute its claim from it.
+
+    ``family``: ``"laplace"`` (``scale`` is ``b``; ``Δ1/b``-DP, pure) or ``"gaussian"`` (``scale`` is ``σ``;
+    the (ε, δ) of the Gaussian mechanism).  ``lattice``: ``None`` — real-valued draws; ``"integers"`` — the
+    draws are integers and ``scale`` is in integer units; ``"grid"`` — the draws are multiples of a power of two
+    ``Λ = grid_granularity(scale)`` (``Λ <= 1``).  ``steps(scale, size, rng)`` samples in lattice steps (for
+    ``"grid"``, the integer multiplier of ``Λ``), or the real values when ``lattice`` is None.
+    ``exact``: the law is exactly the stated one (integer arithmetic); otherwise floating-point
+    probabilities, and for real-valued noise the floating-point support leak of chapter 13.
+
+    A mechanism adds ``sample(...)`` to values that lie on :meth:`step`'s lattice (rounding them there and
+    paying for the rounding in sensitivity), draws through :meth:`sample` — which checks every draw's shape,
+    dtype and finiteness — and refuses a family it cannot account for.  Building a ``Noise`` declares the law
+    of ``steps``: the library's ones are in :data:`NOISES`.
+    """
+
+    name: str
+    family: str
+    lattice: str | None
+    steps: Callable = None
+    exact: bool = False
+
+    def __post_init__(self):
+        if self.family not in FAMILIES:
+            raise ValueError(f"family ({self.family!r}) must be one of {FAMILIES}")
+        if self.lattice not in LATTICES:
+            raise ValueError(f"lattice ({self.lattice!r}) must be one of {LATTICES}")
+        if not callable(self.steps):
+            raise TypeError(f"steps must be callable as steps(scale, size, rng), got {type(self.steps).__name__}")
+
+    def step(self, scale) -> float | None:
+        """The lattice step the draws live on at this scale: None (reals), 1.0 (integers) or ``Λ`` (grid)."""
+        if self.lattice is None:
+            return None
+        if self.lattice == "integers":
+            return 1.0
+        return grid_granularity(scale)
+
+    def sample(self, scale, size, rng=None, *, step=None) -> np.ndarray:
+        """``size`` draws at ``scale`` (value units) as float64 multiples of ``step`` (default :meth:`step`);
+        every draw is checked: an ndarray of the requested shape, real, finite."""
+        scale = check_real("scale", scale, low=0.0, low_open=True)
+        shape = check_size(size)
+        if self.lattice is None:
+            draws, unit = self.steps(scale, shape, rng), 1.0
+        else:
+            unit = self.step(scale) if step is None else check_real("step", step, low=0.0, low_open=True)
+            if self.lattice == "integers" and unit != 1.0:
+                raise ValueError(f"step ({unit!r}) must be 1 for integer noise {self.name}")
+            draws = self.steps(scale / unit, shape, rng)
+        if not isinstance(draws, np.ndarray) or draws.shape != shape:
+            got = draws.shape if isinstance(draws, np.ndarray) else type(draws).__name__
+            raise ValueError(f"noise {self.name} returned {got}, not an array of shape {shape}")
+        if draws.dtype == bool or not (np.issubdtype(draws.dtype, np.integer) or np.issubdtype(draws.dtype, np.floating)):
+            raise TypeError(f"noise {self.name} returned dtype {draws.dtype}, not real numbers")
+        if self.lattice is not None and not np.issubdtype(draws.dtype, np.integer):
+            raise TypeError(f"lattice noise {self.name} must return integer steps, got dtype {draws.dtype}")
+        out = draws.astype(np.float64) * unit
+        if not np.all(np.isfinite(out)):
+            raise ValueError(f"noise {self.name} returned NaN or inf")
+        return out
+
+    def __call__(self, scale, size, rng=None) -> np.ndarray:
+        """``sampler(scale, size, rng)``: a Noise is also a sampler (values in the units of ``scale``)."""
+        return self.sample(scale, size, rng)
+
+
+def _grid_steps(scale_in_steps, size, rng):
+    return discrete_laplace(scale_in_steps, size, rng)
+
+
+LAPLACE = Noise("laplace", "laplace", None, laplace)
+DISCRETE_LAPLACE = Noise("discrete_laplace", "laplace", "integers", discrete_laplace)
+DISCRETE_LAPLACE_EXACT = Noise("discrete_laplace_exact", "laplace", "integers", discrete_laplace_exact, exact=True)
+GRID_LAPLACE = Noise("grid_laplace", "laplace", "grid", _grid_steps)
+GAUSSIAN = Noise("gaussian", "gaussian", None, gaussian)
+DISCRETE_GAUSSIAN = Noise("discrete_gaussian", "gaussian", "integers", discrete_gaussian)
+DISCRETE_GAUSSIAN_EXACT = Noise("discrete_gaussian_exact", "gaussian", "integers", discrete_gaussian_exact, exact=True)
+
+#: The library's noises, by the name of their sampler function.
+NOISES = {nz.name: nz for nz in (LAPLACE, DISCRETE_LAPLACE, DISCRETE_LAPLACE_EXACT, GRID_LAPLACE, GAUSSIAN,
+                                 DISCRETE_GAUSSIAN, DISCRETE_GAUSSIAN_EXACT)}
+_BY_SAMPLER = {laplace: LAPLACE, discrete_laplace: DISCRETE_LAPLACE, discrete_laplace_exact: DISCRETE_LAPLACE_EXACT,
+               grid_laplace: GRID_LAPLACE, gaussian: GAUSSIAN, discrete_gaussian: DISCRETE_GAUSSIAN,
+               discrete_gaussian_exact: DISCRETE_GAUSSIAN_EXACT}
+
+
+def as_noise(sampler, *, family: str | None = None, lattice_ok: bool = True, name: str = "sampler") -> Noise:
+    """The :class:`Noise` a mechanism was given: a Noise as is, or one of the book's sampler functions
+    (``laplace``, ``discrete_laplace``, …) mapped to its Noise.  Any other callable is refused — the
+    mechanism could not know what it draws, so it could not compute its claim.  ``family``: the family the
+    mechanism's accounting covers (a mismatch is refused).  ``lattice_ok=False``: the mechanism adds noise to
+    real values it cannot put on a lattice (normalised answers, utilities), so lattice noise is refused.
+    """
+    if isinstance(sampler, Noise):
+        noise = sampler
+    elif callable(sampler) and sampler in _BY_SAMPLER:
+        noise = _BY_SAMPLER[sampler]
+    else:
+        raise TypeError(f"{name} must be a dpbook.noise.Noise or one of the book's samplers {sorted(NOISES)}, "
+                        f"got {getattr(sampler, '__name__', type(sampler).__name__)}: an arbitrary function's "
+                        "law is unknown, so no claim could be computed from it")
+    if family is not None and noise.family != family:
+        raise ValueError(f"{name} ({noise.name}) is {noise.family} noise; this mechanism's guarantee is computed "
+                         f"for {family} noise only")
+    if not lattice_ok and noise.lattice is not None:
+        raise ValueError(f"{name} ({noise.name}) draws on a lattice, but this mechanism adds noise to real values "
+                         "(normalised answers or scores) that are not on it: the output's position on the lattice "
+                         "would reveal them. Use continuous noise here.")
+    return noise

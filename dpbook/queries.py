@@ -121,6 +121,16 @@ class Workload(ABC):
     def _check_i(self, i) -> int:
         return check_int("i", i, low=0, high=self.m - 1)
 
+    def is_integral(self) -> bool:
+        """True when every entry of ``Q`` is an integer, so ``Q x`` lies on the integers for every histogram
+        ``x`` (lattice noise can then be added without rounding).  Conservative default: False."""
+        return False
+
+    def l0_sensitivity(self) -> int:
+        """``max_u #{i : Q[i, u] != 0}``: how many counts one row can move (what rounding onto a lattice
+        costs, one step each).  Default: the proven upper bound ``m``."""
+        return int(self.m)
+
     def __len__(self) -> int:
         return self.m
 
@@ -163,6 +173,15 @@ class MatrixWorkload(Workload):
 
     def matrix(self):
         return self.Q.toarray() if sp.issparse(self.Q) else self.Q
+
+    def is_integral(self):
+        entries = self.Q.data if sp.issparse(self.Q) else self.Q
+        return bool(np.all(entries == np.rint(entries)))
+
+    def l0_sensitivity(self):
+        if sp.issparse(self.Q):
+            return int(np.asarray((self.Q != 0).sum(axis=0)).max())
+        return int((self.Q != 0).sum(axis=0).max())
 
 
 class MarginalWorkload(Workload):
@@ -252,6 +271,12 @@ class MarginalWorkload(Workload):
     def l2_sensitivity(self):
         return float(np.sqrt(len({S for S, _ in self.cells})))
 
+    def is_integral(self):
+        return True                                      # 0/1 cell indicators
+
+    def l0_sensitivity(self):
+        return int(round(self.l1_sensitivity()))         # 0/1 entries: the count of cells one row is in
+
 
 class RangeWorkload(Workload):
     """Range queries ``[a, b]`` over an ordered universe ``0..N-1`` (thresholds are ``[0, t]``)."""
@@ -296,6 +321,12 @@ class RangeWorkload(Workload):
 
     def l2_sensitivity(self):
         return float(np.sqrt(self._coverage().max()))
+
+    def is_integral(self):
+        return True                                      # 0/1 interval indicators
+
+    def l0_sensitivity(self):
+        return int(self._coverage().max())
 
 
 def as_workload(Q) -> Workload:

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .noise import as_generator, laplace
+from .noise import as_generator, as_noise, laplace
 from .queries import check_database
 from .release import Spend
 from .theory.sparse_vector import (above_threshold_scales, numeric_sparse_composed_epsilon, numeric_sparse_sigma,
@@ -136,9 +136,8 @@ def check_stream(f, name: str = "f") -> np.ndarray:
 def _check_common(T, trials, sampler, *, T_low=None, T_high=None):
     T = check_real("T", T, low=T_low, high=T_high)
     trials = None if trials is None else check_int("trials", trials, low=1)
-    if not callable(sampler):
-        raise TypeError(f"sampler must be callable as sampler(scale, size, rng), got {type(sampler).__name__}")
-    return T, trials
+    noise = as_noise(sampler, family="laplace", lattice_ok=False)   # answers are normalised reals, off any lattice
+    return T, trials, noise
 
 
 # ------------------------------------------------------------------------------------- the engine
@@ -213,7 +212,7 @@ def above_threshold_stream(f, *, T, epsilon, sensitivity=1.0, trials=None, rng=N
     """
     f = check_stream(f)
     epsilon = check_epsilon(epsilon)
-    T, trials = _check_common(T, trials, sampler)
+    T, trials, sampler = _check_common(T, trials, sampler)
     threshold_scale, query_scale = above_threshold_scales(epsilon, sensitivity)   # 2Δ/ε once, 4Δ/ε per query
     answers = run_sparse(f, T, 1, threshold_scale, query_scale, trials or 1, as_generator(rng), sampler)
     return SparseVectorRelease(_finish(answers, trials), epsilon, 0.0, "above_threshold", T, 1,
@@ -231,7 +230,7 @@ def sparse_vector_stream(f, *, T, c, epsilon, delta=0.0, sensitivity=1.0, trials
     epsilon = check_epsilon(epsilon)
     c = check_int("c", c, low=1)
     delta = check_delta(delta)
-    T, trials = _check_common(T, trials, sampler)
+    T, trials, sampler = _check_common(T, trials, sampler)
     sensitivity = check_real("sensitivity", sensitivity, low=0.0, low_open=True)
     epsilon_run = sparse_per_run_epsilon(epsilon, c, delta)                # ε/c or ε/sqrt(8c ln(1/δ))
     sigma = sparse_sigma(epsilon, c, delta) * sensitivity                   # = 2Δ/ε_run
@@ -256,7 +255,7 @@ def numeric_sparse_stream(f, *, T, c, epsilon, delta=0.0, sensitivity=1.0, trial
     epsilon = check_epsilon(epsilon)
     c = check_int("c", c, low=1)
     delta = check_delta(delta)
-    T, trials = _check_common(T, trials, sampler)
+    T, trials, sampler = _check_common(T, trials, sampler)
     sensitivity = check_real("sensitivity", sensitivity, low=0.0, low_open=True)
     epsilon1, epsilon2 = numeric_sparse_split(epsilon, delta)              # Sparse, numeric values
     sigma1 = numeric_sparse_sigma(epsilon1, c, delta) * sensitivity          # thresholds Lap(σ1), queries Lap(2σ1)

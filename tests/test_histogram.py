@@ -14,7 +14,7 @@ from dpbook.experiments import errors, failure_rate
 from dpbook.histogram import (
     histogram_mechanism, noisy_histogram, pixels_histogram,
 )
-from dpbook.noise import laplace
+from dpbook.noise import Noise, laplace
 from dpbook.queries import MatrixWorkload, conjunctions
 from dpbook.theory.histogram import (
     histogram_error_bound, histogram_error_bound_condition, histogram_error_bound_general, histogram_scale,
@@ -112,8 +112,10 @@ def test_noise_is_laplace_at_the_claimed_scale():
 
 
 def test_custom_sampler_is_used():
-    zero = lambda scale, size, rng: np.zeros(size)
+    zero = Noise("zero", "laplace", None, lambda scale, size, rng: np.zeros(size))
     assert np.array_equal(noisy_histogram(X, epsilon=1.0, sampler=zero, rng=0).counts, X)
+    with pytest.raises(TypeError, match="sampler"):                      # a bare function's law is unknown
+        noisy_histogram(X, epsilon=1.0, sampler=lambda scale, size, rng: np.zeros(size), rng=0)
 
 
 # --------------------------------------------------------------------------- accuracy against the theorems
@@ -147,7 +149,7 @@ def test_accuracy_single_query_lec3_3_5():
             assert failure_rate(err, bound).consistent_with(beta)
     # the check can fail: twice the noise (Lap(2/ε) released under an add/remove claim) breaks the bound
     err = errors(histogram_mechanism(X, q, epsilon=0.5, trials=4000, rng=43,
-                                     sampler=lambda s, size, r: laplace(2 * s, size, r)).answers, q.answers(X)).max
+                                     sampler=Noise("double", "laplace", None, lambda s, size, r: laplace(2 * s, size, r))).answers, q.answers(X)).max
     assert not failure_rate(err, histogram_error_bound(N, 1, 0.01, 0.5, n=X.sum())).consistent_with(0.01)
 
 

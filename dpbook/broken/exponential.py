@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..exponential import exponential_mechanism, exponential_sample, report_noisy_max
-from ..noise import laplace
+from ..noise import Noise, laplace
 from ..smalldb import SyntheticDatabase, _check_net, _errors, _prepare, multisets, MAX_RANGE_SIZE
 from ..release import Spend
 from ..theory.smalldb import smalldb_size
@@ -26,7 +26,7 @@ def report_noisy_max_half_noise(scores, *, epsilon, sensitivity, monotone=False,
     """BROKEN: report-noisy-max with half the Laplace scale (``Δu/(2ε)`` for monotone utilities): 2ε-DP."""
     half = lambda scale, size, r: laplace(scale / 2, size, r)               # noqa: E731 - the bug
     return report_noisy_max(scores, epsilon=epsilon, sensitivity=sensitivity, monotone=monotone,
-                            trials=trials, rng=rng, sampler=half)
+                            trials=trials, rng=rng, sampler=Noise("BROKEN half-scale laplace", "laplace", None, half))
 
 
 def smalldb_no_half(x, workload, *, epsilon, alpha, trials=None, rng=None) -> SyntheticDatabase:

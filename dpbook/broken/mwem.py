@@ -27,7 +27,7 @@ def _ledger(T, epsilon_select, epsilon_measure):
 
 def mwem_no_round_split(x, workload, *, epsilon, T, n=None, trials=None, rng=None, sampler=laplace):
     """WRONG: each round uses ``ε/2`` for selection and ``Lap(2/ε)`` for measurement (no ``/T``); claims ``ε``."""
-    x, W, T, n, _, R, rng = _check_inputs(x, workload, T, n, 0, trials, rng, sampler)
+    x, W, T, n, _, R, rng, sampler = _check_inputs(x, workload, T, n, 0, trials, rng, sampler)
     epsilon = check_epsilon(epsilon)
     epsilon_select = epsilon_measure = epsilon / 2           # the bug: should be epsilon / (2 * T)
     out = _rounds(x, W, T=T, n=n, replay=0, R=R, rng=rng, sampler=sampler,
@@ -38,7 +38,7 @@ def mwem_no_round_split(x, workload, *, epsilon, T, n=None, trials=None, rng=Non
 
 def mwem_argmax_select(x, workload, *, epsilon, T, n=None, trials=None, rng=None, sampler=laplace):
     """WRONG: picks ``argmax |q(A) − q(B)|`` exactly (no exponential mechanism); claims ``ε``."""
-    x, W, T, n, _, R, rng = _check_inputs(x, workload, T, n, 0, trials, rng, sampler)
+    x, W, T, n, _, R, rng, sampler = _check_inputs(x, workload, T, n, 0, trials, rng, sampler)
     epsilon = check_epsilon(epsilon)
     epsilon_select = epsilon_measure = epsilon / (2 * T)
     out = _rounds(x, W, T=T, n=n, replay=0, R=R, rng=rng, sampler=sampler,
@@ -49,7 +49,7 @@ def mwem_argmax_select(x, workload, *, epsilon, T, n=None, trials=None, rng=None
 
 def mwem_wrong_sign(x, workload, *, epsilon, T, n=None, trials=None, rng=None, sampler=laplace):
     """WRONG (accuracy only): ``A_i ∝ A_{i-1} exp(−q (m_i − q(A_{i-1}))/(2n))`` — the update's sign is flipped."""
-    x, W, T, n, _, R, rng = _check_inputs(x, workload, T, n, 0, trials, rng, sampler)
+    x, W, T, n, _, R, rng, sampler = _check_inputs(x, workload, T, n, 0, trials, rng, sampler)
     epsilon = check_epsilon(epsilon)
     epsilon_select = epsilon_measure = epsilon / (2 * T)
     out = _rounds(x, W, T=T, n=n, replay=0, R=R, rng=rng, sampler=sampler,

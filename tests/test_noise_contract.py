@@ -1,0 +1,191 @@
+"""Noise carries its meaning (issue: privacy for every call the API accepts, violations 2 and 3).
+
+Each regression test audits a call that today's API used to accept while releasing far more than it claimed,
+and shows it is now either accounted for or refused.  Audits: Clopper–Pearson at α = 1e-6, fixed seeds.
+"""
+import numpy as np
+import pytest
+
+from dpbook.audit import audit
+from dpbook.gaussian import composed_laplace_mechanism, gaussian_mechanism
+from dpbook.histogram import noisy_histogram
+from dpbook.idc import online_idc_sv
+from dpbook.laplace import laplace_mechanism
+from dpbook.mwem import mwem
+from dpbook.noise import (DISCRETE_LAPLACE, GRID_LAPLACE, LAPLACE, NOISES, Noise, as_noise, discrete_gaussian,
+                          discrete_gaussian_delta, discrete_laplace, discrete_laplace_exact, gaussian, grid_laplace,
+                          laplace)
+from dpbook.queries import MatrixWorkload, k_way_marginals
+from dpbook.sparse_vector import above_threshold, sparse_vector
+
+EPS = 1.0
+# One query with a fractional entry: q(x) = 0.3·x_0 + x_1.  x = (1, 0) and x' = (1, 1) are add/remove
+# neighbours (the count moves by 0.3 <= Δ1 = 1), and the true counts 0.3 and 0.6 sit at different places between
+# integers: a lattice sampler added without rounding keeps that place in its output.
+Q_FRAC = np.array([[0.3, 1.0]])
+X, X_PRIME = np.array([1, 0]), np.array([2, 0])
+
+
+def _first(fn, x, **kw):
+    return lambda trials, rng: fn(x, Q_FRAC, epsilon=EPS, n=1, trials=trials, rng=rng, **kw).answers[:, 0]
+
+
+def _position_events():
+    """Where on the integer lattice the output is (the attack), and the usual tail event."""
+    return {"output ≡ 0.3 (mod 1)": lambda y: np.isclose(np.mod(y, 1.0), 0.3, atol=1e-9),
+            "y <= 0.3": lambda y: y <= 0.3}
+
+
+@pytest.mark.parametrize("sampler", [discrete_laplace, discrete_laplace_exact, grid_laplace],
+                         ids=lambda s: s.__name__)
+def test_lattice_laplace_on_fractional_counts_is_rounded_and_paid_for(sampler):
+    """Violation 2: was ε_lb 11.1 at a claimed 1 (the fractional part revealed the count)."""
+    trials = 20_000 if sampler is discrete_laplace_exact else 200_000
+    res = audit(_first(laplace_mechanism, X, sampler=sampler), _first(laplace_mechanism, X_PRIME, sampler=sampler),
+                _position_events(), trials=trials, rng=1)
+    assert res.epsilon_lb <= EPS
+    rel = laplace_mechanism(X, Q_FRAC, epsilon=EPS, n=1, sampler=sampler, rng=0)
+    assert rel.trace["sensitivity"] > 1.0                                  # the rounding was paid for
+    assert np.all(np.mod(rel.answers, rel.trace["lattice_step"]) == 0)   # outputs on the lattice only
+
+
+def test_the_position_attack_catches_unrounded_lattice_noise():
+    """The broken twin of the test above: the same audit on ``count + discrete_laplace`` (no rounding)."""
+    def unrounded(x):
+        count = float((Q_FRAC @ x)[0])
+        return lambda trials, rng: count + discrete_laplace(1 / EPS, trials, rng)
+    res = audit(unrounded(X), unrounded(X_PRIME), _position_events(), trials=20_000, rng=1)
+    assert res.epsilon_lb > 5 * EPS
+
+
+def test_integral_workloads_pay_nothing_for_lattice_noise():
+    W = k_way_marginals(3, 2)
+    x = np.arange(8)
+    for sampler in (discrete_laplace, grid_laplace):
+        rel = laplace_mechanism(x, W, epsilon=EPS, n=int(x.sum()), sampler=sampler, rng=0)
+        assert rel.trace["sensitivity"] == W.l1_sensitivity()
+
+
+def test_composed_laplace_pays_for_rounding_per_query():
+    rel = composed_laplace_mechanism(X, Q_FRAC, epsilon=EPS, n=1, sampler=discrete_laplace, rng=0)
+    assert rel.noise_scale == pytest.approx(2.0)                          # (1 + step)/ε_q, ε_q = ε
+    assert sum(s.epsilon for s in rel.ledger) == pytest.approx(EPS)
+    res = audit(_first(composed_laplace_mechanism, X, sampler=discrete_laplace),
+                _first(composed_laplace_mechanism, X_PRIME, sampler=discrete_laplace), _position_events(),
+                trials=200_000, rng=2)
+    assert res.epsilon_lb <= EPS
+
+
+@pytest.mark.parametrize("fn, kwargs", [
+    (above_threshold, dict(T=0.5)), (sparse_vector, dict(T=0.5, c=2)),
+])
+@pytest.mark.parametrize("sampler", [discrete_laplace, grid_laplace], ids=lambda s: s.__name__)
+def test_lattice_noise_in_normalised_streams_is_refused(fn, kwargs, sampler):
+    """Violation 2, second half: was ε_lb 9.5–11.1 (noise far below one lattice step returned 0)."""
+    W = k_way_marginals(3, 1)
+    with pytest.raises(ValueError, match="sampler .*lattice"):
+        fn(np.arange(8), W, epsilon=EPS, sampler=sampler, rng=0, **kwargs)
+
+
+def test_lattice_noise_in_online_idc_and_mwem_is_refused():
+    from dpbook.idc import FixedStream, MultiplicativeWeightsIDC
+    x, W = np.arange(8), k_way_marginals(3, 1)
+    with pytest.raises(ValueError, match="sampler .*lattice"):
+        online_idc_sv(x, MultiplicativeWeightsIDC(8, 0.2), FixedStream(W), epsilon=EPS, delta=1e-6,
+                      sampler=discrete_laplace, rng=0)
+    with pytest.raises(ValueError, match="sampler .*lattice"):
+        mwem(x, W, epsilon=EPS, T=2, sampler=discrete_laplace, rng=0)
+
+
+@pytest.mark.parametrize("mechanism, sampler", [
+    (laplace_mechanism, discrete_gaussian), (laplace_mechanism, gaussian), (noisy_histogram, gaussian),
+    (gaussian_mechanism, laplace), (gaussian_mechanism, discrete_laplace),
+])
+def test_a_sampler_of_another_family_is_refused(mechanism, sampler):
+    """Violation 3: ``noisy_histogram`` with discrete Gaussian noise had ε_lb 2.4 at a claimed 1."""
+    x = np.array([3, 4])
+    kwargs = dict(epsilon=0.5, sampler=sampler, rng=0)
+    if mechanism is noisy_histogram:
+        call = lambda: mechanism(x, **kwargs)
+    elif mechanism is gaussian_mechanism:
+        call = lambda: mechanism(x, np.eye(2), delta=1e-5, n=7, **kwargs)
+    else:
+        call = lambda: mechanism(x, np.eye(2), n=7, **kwargs)
+    with pytest.raises(ValueError, match="sampler"):
+        call()
+
+
+@pytest.mark.parametrize("bad", [
+    lambda s, size, r: np.zeros(size),                  # exact answers under a claim of ε
+    lambda s, size, r: np.full(size, np.nan),
+    lambda s, size, r: np.zeros(3),
+    lambda s, size, r: 0.0,
+    np.zeros,
+])
+def test_a_bare_function_is_refused(bad):
+    """Violation 3: a sampler returning zeros, NaN, the wrong shape or a non-array was accepted."""
+    with pytest.raises(TypeError, match="sampler"):
+        laplace_mechanism(X, Q_FRAC, epsilon=EPS, n=1, sampler=bad, rng=0)
+
+
+@pytest.mark.parametrize("draw, exc, match", [
+    (lambda s, size, r: np.full(size, np.nan), ValueError, "NaN"),
+    (lambda s, size, r: np.zeros(3), ValueError, "shape"),
+    (lambda s, size, r: 0.0, ValueError, "array"),
+    (lambda s, size, r: np.zeros(size, dtype=complex), TypeError, "dtype"),
+    (lambda s, size, r: np.zeros(size, dtype=bool), TypeError, "dtype"),
+])
+def test_a_declared_noise_has_its_draws_checked_before_release(draw, exc, match):
+    noise = Noise("declared", "laplace", None, draw)
+    with pytest.raises(exc, match=match):
+        laplace_mechanism(X, Q_FRAC, epsilon=EPS, n=1, sampler=noise, trials=4, rng=0)
+
+
+def test_lattice_noise_must_return_integer_steps():
+    noise = Noise("declared lattice", "laplace", "integers", lambda s, size, r: np.full(size, 0.5))
+    with pytest.raises(TypeError, match="integer"):
+        noise.sample(1.0, 3, 0)
+
+
+def test_discrete_gaussian_claim_is_its_exact_delta():
+    """gaussian_mechanism with discrete Gaussian noise: one query, σ chosen so the exact δ holds."""
+    rel = gaussian_mechanism(np.array([3, 4]), np.array([[0.0, 1.0]]), epsilon=0.5, delta=1e-5, n=7,
+                             sampler=discrete_gaussian, rng=0)
+    sigma = rel.trace["sigma_counts"]
+    assert discrete_gaussian_delta(0.5, sigma, 1) <= 1e-5 < discrete_gaussian_delta(0.5, sigma / 1.01, 1)
+    with pytest.raises(ValueError, match="one query"):
+        gaussian_mechanism(np.array([3, 4]), np.eye(2), epsilon=0.5, delta=1e-5, n=7, sampler=discrete_gaussian)
+
+
+def test_each_library_noise_is_recognised_from_its_sampler():
+    for sampler, noise in [(laplace, LAPLACE), (discrete_laplace, DISCRETE_LAPLACE), (grid_laplace, GRID_LAPLACE)]:
+        assert as_noise(sampler) is noise and as_noise(noise) is noise
+    assert set(NOISES) == {"laplace", "discrete_laplace", "discrete_laplace_exact", "grid_laplace", "gaussian",
+                           "discrete_gaussian", "discrete_gaussian_exact"}
+    # a Noise is a sampler with the same law as its function, seed for seed
+    assert np.array_equal(GRID_LAPLACE(3.0, 5, 7), grid_laplace(3.0, 5, 7))
+    assert np.array_equal(LAPLACE(3.0, 5, 7), laplace(3.0, 5, 7))
+
+
+@pytest.mark.parametrize("kwargs, exc, match", [
+    (dict(sampler="laplace"), TypeError, "sampler"),
+    (dict(sampler=3), TypeError, "sampler"),
+    (dict(sampler=lambda s, z, r: z), TypeError, "sampler"),
+    (dict(sampler=laplace, family="cauchy"), ValueError, "gaussian|laplace"),
+    (dict(sampler=gaussian, family="laplace"), ValueError, "sampler"),
+    (dict(sampler=discrete_laplace, lattice_ok=False), ValueError, "lattice"),
+])
+def test_as_noise_rejects_bad_input(kwargs, exc, match):
+    with pytest.raises(exc, match=match):
+        as_noise(**kwargs)
+
+
+@pytest.mark.parametrize("kwargs, exc, match", [
+    (dict(family="cauchy"), ValueError, "family"),
+    (dict(lattice="reals"), ValueError, "lattice"),
+    (dict(steps=3), TypeError, "steps"),
+])
+def test_noise_rejects_bad_declarations(kwargs, exc, match):
+    args = {**dict(name="x", family="laplace", lattice=None, steps=laplace), **kwargs}
+    with pytest.raises(exc, match=match):
+        Noise(**args)
