@@ -21,14 +21,14 @@ def main():
     rows = []
     for trials in (2000, 20_000):
         rows.append((f"gaussian_mechanism m=220, trials={trials}",
-                     best_time(lambda: gaussian_mechanism(x, W, epsilon=0.5, delta=1e-6, trials=trials, rng=0))))
+                     best_time(lambda: gaussian_mechanism(x, W, n=int(x.sum()), epsilon=0.5, delta=1e-6, trials=trials, rng=0))))
     rows.append(("gaussian_mechanism analytic, m=220, trials=2000",
-                 best_time(lambda: gaussian_mechanism(x, W, epsilon=2.0, delta=1e-6, calibration="analytic",
+                 best_time(lambda: gaussian_mechanism(x, W, n=int(x.sum()), epsilon=2.0, delta=1e-6, calibration="analytic",
                                                       trials=2000, rng=0))))
     rows.append(("analytic_gaussian_sigma (bisection, rtol 1e-12)",
                  best_time(lambda: analytic_gaussian_sigma(1.0, 0.5, 1e-6))))
     rows.append(("composed_laplace_mechanism advanced, m=220, trials=2000",
-                 best_time(lambda: composed_laplace_mechanism(x, W, epsilon=0.5, delta=1e-6, trials=2000, rng=0))))
+                 best_time(lambda: composed_laplace_mechanism(x, W, n=int(x.sum()), epsilon=0.5, delta=1e-6, trials=2000, rng=0))))
     grid = np.unique(np.round(np.geomspace(20, 2_000_000, 83)).astype(np.int64))
     for m in (64, 512):
         Wm = random_queries(m, x.size, rng=0)
@@ -41,8 +41,8 @@ def main():
     def explorer_data():
         rng = np.random.default_rng(0)
         Wm = random_queries(64, x.size, rng)
-        composed_laplace_mechanism(x, Wm, epsilon=0.5, trials=400, rng=rng)
-        gaussian_mechanism(x, Wm, epsilon=0.5, delta=1e-6, sensitivity=8.0, trials=400, rng=rng)
+        composed_laplace_mechanism(x, Wm, n=int(x.sum()), epsilon=0.5, trials=400, rng=rng)
+        gaussian_mechanism(x, Wm, n=int(x.sum()), epsilon=0.5, delta=1e-6, sensitivity=8.0, trials=400, rng=rng)
     rows.append(("explore_gaussian data at defaults (m=64, 2x400 releases)", best_time(explorer_data)))
     print(f"{'what':60s} {'ms':>8s}")
     for name, t in rows:

@@ -15,7 +15,7 @@ def main():
     rows = []
     for k, trials in [(55, 2000), (165, 2000), (55, 20_000)]:
         W = cancer_conjunctions(k)
-        t = best_time(lambda: laplace_mechanism(x, W, epsilon=1.0, trials=trials, rng=0))
+        t = best_time(lambda: laplace_mechanism(x, W, n=int(x.sum()), epsilon=1.0, trials=trials, rng=0))
         rows.append((f"laplace_mechanism k={k}, trials={trials}", t))
 
     def callback():

@@ -34,7 +34,7 @@ def main():
         xd = pixels_histogram(d)
         Wd = random_queries(100, xd.size, 0)
         rows.append((f"histogram_mechanism |X|=2^{d}, 100 queries, trials=200",
-                     best_time(lambda: histogram_mechanism(xd, Wd, epsilon=1.0, trials=200, rng=0))))
+                     best_time(lambda: histogram_mechanism(xd, Wd, n=int(xd.sum()), epsilon=1.0, trials=200, rng=0))))
 
     def callback(fn):
         return lambda: plt.close(fn())

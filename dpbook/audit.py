@@ -330,11 +330,16 @@ _PAIR_Q = "q=0 vs q'=1 (a count of sensitivity 1)"
 
 
 def _mechanism_case(name, fn, epsilon, *, trials, kind="mechanism", true_epsilon=None, events=None,
-                    x=_X, x_prime=_X_PRIME, pair=_PAIR_COUNT, **kwargs):
-    """A case for a mechanism with the signature ``fn(x, workload, *, epsilon, trials, rng, ...)``."""
+                    x=_X, x_prime=_X_PRIME, pair=_PAIR_COUNT, n="public", **kwargs):
+    """A case for a mechanism with the signature ``fn(x, workload, *, epsilon, n, trials, rng, ...)``.
+
+    ``n="public"``: both databases are normalised by the same public ``n`` (that of ``x``), as the API
+    requires under add/remove; ``n="private"``: each by its own ``||x||_1`` — the misuse chapter 13 audits.
+    """
+    n_x, n_prime = (int(x.sum()), int(x_prime.sum())) if n == "private" else (int(x.sum()), int(x.sum()))
     return AuditCase(name, f"{fn.__module__}.{fn.__name__}", epsilon, 0.0,
-                     _first(fn, x, _ONE_COUNT, epsilon=epsilon, **kwargs),
-                     _first(fn, x_prime, _ONE_COUNT, epsilon=epsilon, **kwargs),
+                     _first(fn, x, _ONE_COUNT, epsilon=epsilon, n=n_x, **kwargs),
+                     _first(fn, x_prime, _ONE_COUNT, epsilon=epsilon, n=n_prime, **kwargs),
                      events or {"y <= 0": _leq0}, trials, pair, kind, true_epsilon)
 
 
@@ -401,7 +406,7 @@ def _case_private_n_tail(epsilon=1.0):
     from .laplace import laplace_mechanism
     events = {f"y >= {t}/ε": (lambda y, t=t: y >= t / epsilon) for t in (4, 6, 8)}
     return _mechanism_case("Laplace mechanism, n treated as private: tail event", laplace_mechanism, epsilon,
-                           trials=1_000_000, kind="finding", true_epsilon=math.inf, events=events)
+                           trials=1_000_000, kind="finding", true_epsilon=math.inf, events=events, n="private")
 
 
 @_register("laplace_private_n_discrete")
@@ -411,7 +416,7 @@ def _case_private_n_discrete(epsilon=1.0):
     from .noise import discrete_laplace
     return _mechanism_case("Laplace + discrete_laplace, n treated as private", laplace_mechanism, epsilon,
                            trials=20_000, kind="finding", true_epsilon=math.inf, sampler=discrete_laplace,
-                           events={"y is not an integer": _not_integer})
+                           events={"y is not an integer": _not_integer}, n="private")
 
 
 # --- floating point (chapter 13) ---------------------------------------------------------------------------
@@ -716,7 +721,7 @@ def _cells_event(y):
 def _case_noisy_histogram(epsilon=1.0):
     """LEC3-3.5: add/remove, cell 1 is 0 vs 1, S = {ĥ_1 <= 0}: ratio e^ε."""
     from .histogram import noisy_histogram
-    s = lambda x: (lambda t, rng: noisy_histogram(x, epsilon=epsilon, trials=t, rng=rng).counts[:, 1])
+    s = lambda x: (lambda t, rng: noisy_histogram(x, epsilon=epsilon, n=1, trials=t, rng=rng).counts[:, 1])
     return AuditCase("noisy histogram (add/remove)", "dpbook.histogram.noisy_histogram", epsilon, 0.0,
                      s(_X), s(_X_PRIME), {"ĥ_1 <= 0": _leq0}, 1_000_000, _PAIR_COUNT, "mechanism", epsilon)
 
@@ -770,7 +775,7 @@ def _true_gaussian_epsilon(sigma, delta):
 
 
 def _same_n(fn, **kwargs):
-    return (_first(fn, _X, _ONE_COUNT, **kwargs), _first(fn, _X_SWAP, _ONE_COUNT, **kwargs))
+    return (_first(fn, _X, _ONE_COUNT, n=1, **kwargs), _first(fn, _X_SWAP, _ONE_COUNT, n=1, **kwargs))
 
 
 @_register("gaussian_analytic")
@@ -819,7 +824,7 @@ def _case_gaussian_one_query(epsilon=0.9, delta=1e-5):
     from .broken.gaussian import gaussian_single_query_sensitivity
     epsilon = min(epsilon, 0.99)
     sigma = math.sqrt(2 * math.log(1.25 / delta)) / epsilon / math.sqrt(_M_GAUSS)   # noise sd of the mean
-    mean = lambda x: (lambda t, rng: gaussian_single_query_sensitivity(x, _SAME_QUERY, epsilon=epsilon, delta=delta,
+    mean = lambda x: (lambda t, rng: gaussian_single_query_sensitivity(x, _SAME_QUERY, epsilon=epsilon, delta=delta, n=1,
                                                                         trials=t, rng=rng).answers.mean(axis=1))
     return AuditCase("Gaussian σ for one query, 25 queries released",
                      "dpbook.broken.gaussian.gaussian_single_query_sensitivity", epsilon, delta, mean(_X),
@@ -853,7 +858,7 @@ def _all_leq0(y):
 def _case_composed_basic(epsilon=1.0):
     """Basic composition, 4 queries at ε/4 each, all moving: S = {all y_i <= 0} has ratio exactly e^ε."""
     from .gaussian import composed_laplace_mechanism
-    s = lambda x: (lambda t, rng: composed_laplace_mechanism(x, _COMPOSED, epsilon=epsilon, trials=t, rng=rng).answers)
+    s = lambda x: (lambda t, rng: composed_laplace_mechanism(x, _COMPOSED, epsilon=epsilon, n=1, trials=t, rng=rng).answers)
     return AuditCase("Laplace per query, basic composition (m=4)", "dpbook.gaussian.composed_laplace_mechanism",
                      epsilon, 0.0, s(_X), s(_X_PRIME), {"all y_i <= 0": _all_leq0}, 1_000_000,
                      "x=(1,0) vs x'=(1,1), 4 copies of one counting query", "mechanism", epsilon)
@@ -864,7 +869,7 @@ def _case_composed_advanced(epsilon=0.9, delta=1e-3):
     """Advanced composition (DR-Cor3.21) over 4 queries: private, far from tight at small m."""
     from .gaussian import composed_laplace_mechanism
     epsilon = min(epsilon, 0.99)
-    s = lambda x: (lambda t, rng: composed_laplace_mechanism(x, _COMPOSED, epsilon=epsilon, delta=delta, trials=t,
+    s = lambda x: (lambda t, rng: composed_laplace_mechanism(x, _COMPOSED, epsilon=epsilon, n=1, delta=delta, trials=t,
                                                              rng=rng).answers)
     return AuditCase("Laplace per query, advanced composition (m=4)", "dpbook.gaussian.composed_laplace_mechanism",
                      epsilon, delta, s(_X), s(_X_PRIME), {"all y_i <= 0": _all_leq0}, 1_000_000,

@@ -15,7 +15,7 @@ from .queries import as_workload
 from .stats import clopper_pearson, clopper_pearson_lower
 from .validation import check_int, check_probability, check_real, check_real_array
 
-__all__ = ["Errors", "errors", "run_trials", "FailureRate", "failure_rate"]
+__all__ = ["Errors", "errors", "run_trials", "with_public_n", "FailureRate", "failure_rate"]
 
 
 @dataclass(frozen=True)
@@ -48,13 +48,35 @@ def errors(released, true) -> Errors:
     return Errors(np.abs(released - true))
 
 
+def with_public_n(mechanism, x, params: dict) -> dict:
+    """``params`` plus ``n = ||x||_1`` when ``mechanism`` takes ``n`` and ``params`` does not set it."""
+    import inspect
+    if not isinstance(params, dict):
+        raise TypeError(f"params must be a dict of keyword arguments, got {type(params).__name__}")
+    if not callable(mechanism):
+        raise TypeError(f"mechanism must be callable, got {type(mechanism).__name__}")
+    try:
+        takes_n = "n" in inspect.signature(mechanism).parameters
+    except (TypeError, ValueError):
+        takes_n = False
+    if not takes_n or "n" in params:
+        return params
+    return {**params, "n": int(np.asarray(x).sum())}
+
+
 def run_trials(mechanism, x, workload, *, trials: int, rng=None, **params) -> Errors:
-    """Call ``mechanism(x, workload, trials=trials, rng=rng, **params)`` once and return its errors."""
+    """Call ``mechanism(x, workload, trials=trials, rng=rng, **params)`` once and return its errors.
+
+    An experiment measures accuracy on a database whose size it knows: when the mechanism takes the public
+    row count ``n`` and ``params`` does not give it, ``n = ||x||_1`` is passed (the book's convention that
+    ``n`` is public; a release on real private data passes its own public ``n``).
+    """
     if not callable(mechanism):
         raise TypeError(f"mechanism must be callable as mechanism(x, workload, trials=..., rng=..., ...), "
                         f"got {type(mechanism).__name__}")
     W = as_workload(workload)
     trials = check_int("trials", trials, low=1)
+    params = with_public_n(mechanism, x, params)
     release = mechanism(x, W, trials=trials, rng=rng, **params)
     return errors(release.answers, W.answers(x))
 

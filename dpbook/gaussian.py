@@ -10,14 +10,14 @@ from __future__ import annotations
 import numpy as np
 
 from .data import bootstrap
-from .experiments import errors, failure_rate
+from .experiments import errors, failure_rate, with_public_n
 from .noise import as_generator, as_noise, discrete_gaussian_delta, gaussian, laplace, round_to_grid
 from .queries import as_workload, check_database
 from .release import Release, Spend
 from .theory.composition import laplace_per_query_scale
 from .theory.gaussian import analytic_gaussian_sigma, gaussian_sigma
 from .validation import (check_alpha, check_beta, check_delta, check_epsilon, check_histogram, check_int,
-                         check_sensitivity)
+                         check_neighbours, check_sensitivity, check_public_n)
 
 __all__ = ["gaussian_mechanism", "composed_laplace_mechanism", "required_n", "CALIBRATIONS"]
 
@@ -33,8 +33,8 @@ def _shape(trials, m):
     return (m,) if trials is None else (check_int("trials", trials, low=1), m)
 
 
-def gaussian_mechanism(x, workload, *, epsilon, delta, sensitivity=None, calibration="classic", n=None,
-                       trials=None, rng=None, sampler=gaussian) -> Release:
+def gaussian_mechanism(x, workload, *, epsilon, delta, n=None, sensitivity=None, calibration="classic",
+                       neighbours="add/remove", trials=None, rng=None, sampler=gaussian) -> Release:
     """Release ``Q x / n + N(0, σ² I_m) / n`` — (ε, δ)-DP under add/remove neighbours (DR-Gauss, PROJ-R1).
 
     ``calibration="classic"``: ``σ = sqrt(2 ln(1.25/δ)) Δ2 / ε`` (DR-Gauss), which is a theorem only for
@@ -42,33 +42,40 @@ def gaussian_mechanism(x, workload, *, epsilon, delta, sensitivity=None, calibra
     whose exact privacy curve is ``<= δ`` at ε, for any ε > 0.
     ``sensitivity`` is the L2 sensitivity ``Δ2`` of the counts ``Q x``; by default the workload's exact
     ``max_u ||Q e_u||_2`` (at most ``sqrt(m)``).  A larger value is allowed (PROJ-R1 uses ``sqrt(m)``); a
-    smaller one would break privacy and is refused.  ``n`` (the public row count), ``trials``, ``rng`` and
-    ``sampler`` as in :func:`dpbook.laplace.laplace_mechanism`.
+    smaller one would break privacy and is refused.  ``n`` (the public row count, required under add/remove),
+    ``trials``, ``rng`` and ``sampler`` as in :func:`dpbook.laplace.laplace_mechanism`.
+    ``neighbours="replace-one"``: ``n`` may be omitted, and the L2 sensitivity is ``sqrt(2)·Δ2``
+    (``||Q(e_u - e_v)||_2^2 <= ||Q e_u||^2 + ||Q e_v||^2`` for non-negative entries).
     """
     x, W = _check_inputs(x, workload)
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, positive=True)
+    neighbours = check_neighbours(neighbours)
+    n, _ = check_public_n(n, x, require=neighbours == "add/remove")
     exact = W.l2_sensitivity()
     sensitivity = exact if sensitivity is None else check_sensitivity(sensitivity)
     if sensitivity < exact:
         raise ValueError(f"sensitivity ({sensitivity!r}) must be >= the workload's L2 sensitivity ({exact!r})")
+    if neighbours == "replace-one":
+        sensitivity = np.sqrt(2.0) * sensitivity
     if calibration not in CALIBRATIONS:
         raise ValueError(f"calibration ({calibration!r}) must be one of {CALIBRATIONS}")
     noise = as_noise(sampler, family="gaussian")
     shape = _shape(trials, W.m)
     rng = as_generator(rng)
-    n = float(x.sum() if n is None else check_int("n", n, low=1))
     # one Gaussian step spends the whole (ε, δ):
     calibrate = gaussian_sigma if calibration == "classic" else analytic_gaussian_sigma
     sigma = calibrate(sensitivity, epsilon, delta)                          # noise std on the counts
     counts, step = W.counts(x), None
     if noise.lattice is not None:                    # discrete Gaussian: integer counts, its own exact δ
+        if neighbours != "add/remove":
+            raise ValueError("sampler (discrete_gaussian) is accounted under add/remove neighbours only")
         sigma, sensitivity, calibration = _discrete_gaussian_sigma(W, sensitivity, epsilon, delta, sigma)
         step = 1.0
         counts = round_to_grid(counts, step)
     answers = (counts + noise.sample(sigma, shape, rng, step=step)) / n
     return Release(answers, epsilon, delta, "gaussian", noise_scale=sigma / n,
-                   ledger=(Spend("gaussian", epsilon, delta),),
+                   ledger=(Spend("gaussian", epsilon, delta),), neighbours=neighbours,
                    trace={"calibration": calibration, "sensitivity": sensitivity, "sigma_counts": sigma,
                           "noise": noise.name})
 
@@ -92,18 +99,22 @@ def _discrete_gaussian_sigma(W, sensitivity, epsilon, delta, sigma_continuous):
     return float(hi), float(delta_int), "discrete (exact δ)"
 
 
-def composed_laplace_mechanism(x, workload, *, epsilon, delta=0.0, n=None, trials=None, rng=None,
-                               sampler=laplace) -> Release:
+def composed_laplace_mechanism(x, workload, *, epsilon, n=None, delta=0.0, neighbours="add/remove", trials=None,
+                               rng=None, sampler=laplace) -> Release:
     """Answer each of the ``m`` queries with its own ``Lap(1/ε_q)`` count noise (LEC3-3.3.2).
 
     The budget split is a composition rule: ``δ = 0`` — basic, ``ε_q = ε/m`` (ε-DP); ``δ > 0`` — advanced,
     DR-Cor3.21 with ``δ' = δ``: ``ε_q = ε/(2 sqrt(2m ln(1/δ)))`` ((ε, δ)-DP, needs ``ε < 1``).  Each count
     has sensitivity 1 (query values in ``[0, 1]``), so each query is one ``ε_q``-DP Laplace step; the ledger
-    lists all ``m`` steps.  ``n``: the public row count, as in :func:`dpbook.laplace.laplace_mechanism`.
+    lists all ``m`` steps.  ``n``: the public row count, as in :func:`dpbook.laplace.laplace_mechanism`
+    (required under add/remove).  Under replace-one each count still moves by at most 1 (entries in
+    ``[0, 1]``), so the split is the same.
     """
     x, W = _check_inputs(x, workload)
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
+    neighbours = check_neighbours(neighbours)
+    n, _ = check_public_n(n, x, require=neighbours == "add/remove")
     noise = as_noise(sampler, family="laplace")
     shape = _shape(trials, W.m)
     rng = as_generator(rng)
@@ -114,11 +125,10 @@ def composed_laplace_mechanism(x, workload, *, epsilon, delta=0.0, n=None, trial
         if not W.is_integral():                       # ... can move one more step: sensitivity 1 + step
             b = b * (1.0 + step)
         counts = round_to_grid(counts, step)
-    n = float(x.sum() if n is None else check_int("n", n, low=1))
     answers = (counts + noise.sample(b, shape, rng, step=step)) / n
     rule = "basic" if delta == 0.0 else "advanced"
     return Release(answers, epsilon, delta, f"laplace per query ({rule} composition)", noise_scale=b / n,
-                   ledger=tuple(Spend(f"laplace query {i}", epsilon_q) for i in range(W.m)),
+                   ledger=tuple(Spend(f"laplace query {i}", epsilon_q) for i in range(W.m)), neighbours=neighbours,
                    trace={"rule": rule, "epsilon_q": epsilon_q})
 
 
@@ -147,7 +157,7 @@ def required_n(mechanism, x, workload, *, alpha, beta, n_grid, trials, rng=None,
 
     def passes(n):
         x_n = bootstrap(x, int(n), np.random.default_rng([data_seed, int(n)]))
-        release = mechanism(x_n, W, trials=trials, rng=noise_seed, **params)
+        release = mechanism(x_n, W, trials=trials, rng=noise_seed, **with_public_n(mechanism, x_n, params))
         return failure_rate(errors(release.answers, W.answers(x_n)).max, alpha).rate <= beta
 
     if not passes(grid[-1]):

@@ -14,7 +14,7 @@ from .noise import as_generator, as_noise, laplace
 from .queries import as_workload, check_database
 from .release import Release, Spend
 from .theory.histogram import histogram_scale
-from .validation import check_epsilon, check_histogram, check_int
+from .validation import check_epsilon, check_histogram, check_int, check_neighbours, check_public_n
 
 __all__ = [
     "NoisyHistogram", "noisy_histogram", "histogram_mechanism", "pixels_histogram",
@@ -55,33 +55,37 @@ class NoisyHistogram:
         """The answers to ``workload`` as a :class:`~dpbook.release.Release` (same ε, δ and ledger)."""
         scale = None if self.noise_scale is None else self.noise_scale / self.n
         return Release(self.answers(workload), self.epsilon, self.delta, self.mechanism, noise_scale=scale,
-                       ledger=self.ledger, trace={"histogram": self.counts})
+                       ledger=self.ledger, trace={"histogram": self.counts}, neighbours=self.neighbours)
 
 
 def _shape(N, trials):
     return (N,) if trials is None else (check_int("trials", trials, low=1), N)
 
 
-def noisy_histogram(x, *, epsilon, neighbours: str = "add/remove", trials=None, rng=None,
+def noisy_histogram(x, *, epsilon, n=None, neighbours: str = "add/remove", trials=None, rng=None,
                     sampler=laplace) -> NoisyHistogram:
     """Release ``ĥ = x + Lap(b)^N`` — ε-DP (LEC3-3.5, IDC §6).
 
     ``b = 1/ε`` for add/remove neighbours and ``2/ε`` for replace-one (the histogram's sensitivity is 1,
     resp. 2: erratum LEC3-E11).  ``trials`` draws that many independent releases at once (shape
-    ``(trials, N)``); ``sampler(scale, size, rng)`` draws the noise.
+    ``(trials, N)``); ``sampler(scale, size, rng)`` draws the noise.  ``n``: the public row count the answers
+    are normalised by — required under add/remove (the released histogram and the answers together would
+    reveal a private ``||x||_1``); under replace-one it defaults to ``||x||_1``.
     """
     x = check_histogram(x)
     epsilon = check_epsilon(epsilon)
+    neighbours = check_neighbours(neighbours)
+    n, _ = check_public_n(n, x, require=neighbours == "add/remove")
     b = histogram_scale(epsilon, neighbours)       # one ε for the whole histogram: Δ = 1 (add/remove) or 2
     shape = _shape(x.size, trials)
     rng = as_generator(rng)
     noise = as_noise(sampler, family="laplace")     # x is integral: on every lattice the noise can use
     counts = x + noise.sample(b, shape, rng)
-    return NoisyHistogram(counts, int(x.sum()), epsilon, 0.0, "noisy histogram", neighbours, noise_scale=b,
+    return NoisyHistogram(counts, n, epsilon, 0.0, "noisy histogram", neighbours, noise_scale=b,
                           ledger=(Spend("laplace histogram", epsilon),))
 
 
-def histogram_mechanism(x, workload, *, epsilon, neighbours: str = "add/remove", trials=None, rng=None,
+def histogram_mechanism(x, workload, *, epsilon, n=None, neighbours: str = "add/remove", trials=None, rng=None,
                         sampler=laplace) -> Release:
     """Answer ``workload`` from one noisy histogram: ``Q (x + Lap(b)^N) / n`` — ε-DP for any number of queries.
 
@@ -90,7 +94,7 @@ def histogram_mechanism(x, workload, *, epsilon, neighbours: str = "add/remove",
     histogram(s).
     """
     x, W = check_database(x, workload)
-    return noisy_histogram(x, epsilon=epsilon, neighbours=neighbours, trials=trials, rng=rng,
+    return noisy_histogram(x, epsilon=epsilon, n=n, neighbours=neighbours, trials=trials, rng=rng,
                            sampler=sampler).release(W)
 
 

@@ -349,7 +349,8 @@ def as_stream(stream):
 
 def public_n(x, n=None) -> int:
     """The public database size used to normalise answers: ``n`` if given, else ``||x||_1``."""
-    return int(check_histogram(x).sum()) if n is None else check_int("n", n, low=1)
+    x = check_histogram(x)
+    return int(x.sum()) if n is None else check_int("n", n, low=1)
 
 
 def project_histogram(x, d, attributes) -> np.ndarray:
@@ -523,6 +524,7 @@ class OnlineRelease:
     params: Mapping[str, Any] = field(default_factory=dict)
     ledger: tuple[Spend, ...] = field(default=(), repr=False)
     trace: Mapping[str, Any] | None = field(default=None, repr=False)
+    neighbours: str = "add/remove"
 
     def errors(self, x, n=None) -> Errors:
         """``|a_i - Q_i(x)|`` for every round: :class:`dpbook.experiments.Errors` of shape ``(trials, k)``."""
@@ -534,6 +536,12 @@ class OnlineRelease:
         true = self.workload.counts(check_histogram(x)) / public_n(x, n)
         state = self.hypothesis if self.answers.ndim == 2 else self.hypothesis[None]
         return np.abs(rule.answers(state, self.workload.matrix()) - true).max(axis=1)
+
+
+def _relation(n) -> str:
+    """The neighbouring relation of the claim: with a public ``n`` add/remove; with ``n`` read from the data,
+    replace-one (the only relation under which ``||x||_1`` is the same for both databases)."""
+    return "replace-one" if n is None else "add/remove"
 
 
 def _release(single, answers, queries, updated, updates, halted, state, **fields) -> OnlineRelease:
@@ -561,6 +569,7 @@ def online_idc_sv(x, rule, stream, *, epsilon, delta, beta=0.05, n=None, c=None,
     Guarantees: ``(ε, δ)``-DP; w.p. ``>= 1-β`` every answer is within ``α_U + 2α_SV`` (uncapped ``c``).
     ``logs=True`` keeps every run's update sequence ``[(D^t, Q^t, Â^t)]`` in ``trace["logs"]`` (IDC-Def3.1).
     """
+    relation = _relation(n)
     x, stream, n, Q, true = _setup(x, rule, stream, n)
     epsilon, delta, beta = check_epsilon(epsilon), check_delta(delta), check_beta(beta)
     B = rule.bound()
@@ -604,7 +613,7 @@ def online_idc_sv(x, rule, stream, *, epsilon, delta, beta=0.05, n=None, c=None,
                   composed_epsilon=sv_privacy_epsilon(epsilon0, c, delta))
     return _release(trials is None, answers, queries, updated, updates, updates >= c, state, epsilon=epsilon,
                     delta=delta, mechanism=f"IDC-Alg1-SV[{rule.name}]", workload=stream.workload, params=params,
-                    ledger=ledger, trace={"logs": logs} if logs is not None else None)
+                    ledger=ledger, trace={"logs": logs} if logs is not None else None, neighbours=relation)
 
 
 def online_idc(x, rule, stream, *, delta, epsilon=None, epsilon0=None, b_max=None, n=None, c_star=2.0,
@@ -624,6 +633,7 @@ def online_idc(x, rule, stream, *, delta, epsilon=None, epsilon0=None, b_max=Non
     ``record=True`` keeps the per-round hypothesis answers, noise and data-access flags in ``trace`` (for
     :mod:`dpbook.privacy_loss`); ``logs=True`` keeps every run's update sequence in ``trace["logs"]``.
     """
+    relation = _relation(n)
     x, stream, n, Q, true = _setup(x, rule, stream, n)
     T = alg1_threshold(3.0 * rule.alpha)                       # = 2α/3 with α = 3·rule.alpha
     B = rule.bound()
@@ -670,7 +680,7 @@ def online_idc(x, rule, stream, *, delta, epsilon=None, epsilon0=None, b_max=Non
     ledger = (Spend("Algorithm 1: all rounds (reconstructed IDC-Thm4.1 accounting)", epsilon, delta),)
     return _release(trials is None, answers, queries, updated, updates, updates > b_max, state, epsilon=epsilon,
                     delta=delta, mechanism=f"IDC-Alg1[{rule.name}] (reconstructed eps0)", workload=stream.workload,
-                    params=params, ledger=ledger, trace=trace)
+                    params=params, ledger=ledger, trace=trace, neighbours=relation)
 
 
 def online_mw_dr(x, stream, *, alpha, epsilon, delta=0.0, beta=0.05, n=None, c=None, T=None, trials=None, rng=None,
@@ -688,6 +698,7 @@ def online_mw_dr(x, stream, *, alpha, epsilon, delta=0.0, beta=0.05, n=None, c=N
     """
     x = check_histogram(x)
     rule = MultiplicativeWeightsIDC(x.size, alpha)
+    relation = _relation(n)
     x, stream, n, Q, true = _setup(x, rule, stream, n)
     epsilon, delta, beta = check_epsilon(epsilon), check_delta(delta), check_beta(beta)
     c = sv_updates(rule.bound()) if c is None else check_int("c", c, low=1)
@@ -727,7 +738,8 @@ def online_mw_dr(x, stream, *, alpha, epsilon, delta=0.0, beta=0.05, n=None, c=N
                   composed_epsilon=numeric_sparse_composed_epsilon(epsilon, c, delta))
     return _release(trials is None, answers, queries, updated, count, count >= c, state, epsilon=epsilon,
                     delta=delta, mechanism="DR-Alg6 OnlineMW", workload=stream.workload, params=params,
-                    ledger=(Spend("NumericSparse (DR-Alg3) on the 2k one-sided queries", epsilon, delta),))
+                    ledger=(Spend("NumericSparse (DR-Alg3) on the 2k one-sided queries", epsilon, delta),),
+                    neighbours=relation)
 
 
 # =========================================================================== offline IC (GRU §7)
@@ -761,7 +773,7 @@ def iterative_construction(x, workload, *, rule, epsilon, delta, n=None, rounds=
     if W.N != x.size or rule.N != x.size:
         raise ValueError(f"x has {x.size} universe elements, the workload {W.N}, the rule {rule.N}: they must agree")
     epsilon, delta = check_epsilon(epsilon), check_delta(delta)
-    n = public_n(x, n)
+    relation, n = _relation(n), public_n(x, n)
     B_theory = max(1, int(np.floor(rule.bound())))
     B = B_theory if rounds is None else check_int("rounds", rounds, low=1)
     sampler, runs, rng = _check_sampler(sampler), _trials(trials), as_generator(rng)
@@ -794,4 +806,4 @@ def iterative_construction(x, workload, *, rule, epsilon, delta, n=None, rounds=
         answers = answers[0]
         trace.update(rounds_used=int(rounds_used[0]), stopped_early=bool(~running[0]), hypothesis=state[0])
     return Release(answers, epsilon, delta, f"IC[{rule.name}]", noise_scale=1.0 / (epsilon0 * n), ledger=ledger,
-                   trace=trace)
+                   trace=trace, neighbours=relation)

@@ -104,7 +104,8 @@ def mwem(x, workload, *, epsilon, T, n=None, replay=0, trials=None, rng=None, sa
 
     ``x``: histogram; ``workload``: linear queries in ``[0,1]^N`` (a :class:`MarginalWorkload` is fastest);
     ``epsilon``: total budget (pure ε-DP, basic composition); ``T``: rounds; ``n``: the public record count
-    (default ``||x||_1``, treated as public as in HLM12); ``replay``: after each round, sweep the update
+    (the claim then holds under add/remove neighbours; by default ``||x||_1``, read from the data, and the
+    claim is made under replace-one neighbours, where ``n`` is the same for both databases); ``replay``: after each round, sweep the update
     over all measurements so far this many more times (HLM12's practical improvement [RECALLED]; it only
     post-processes the transcript, so the privacy accounting is unchanged; ``0`` is the algorithm as
     THEOREMS.md states it and the only one the accuracy bound covers); ``trials``: that many independent
@@ -113,6 +114,7 @@ def mwem(x, workload, *, epsilon, T, n=None, replay=0, trials=None, rng=None, sa
     ``synthetic`` (``Ā/n``), ``answers_last`` (``q(A_T)/n``), ``selected`` and ``measurements`` (the
     transcript, in counts).
     """
+    neighbours = "replace-one" if n is None else "add/remove"      # n read from the data is public only then
     x, W, T, n, replay, R, rng, sampler = _check_inputs(x, workload, T, n, replay, trials, rng, sampler)
     epsilon = check_epsilon(epsilon)
     # ---- budget split (basic composition over 2T primitive steps): they sum to ε
@@ -124,7 +126,7 @@ def mwem(x, workload, *, epsilon, T, n=None, replay=0, trials=None, rng=None, sa
     ledger = tuple(Spend(f"round {i + 1}: {step}", eps) for i in range(T)
                    for step, eps in (("exponential mechanism (select)", epsilon_select),
                                      ("laplace (measure)", epsilon_measure)))
-    return _release(out, trials, "mwem", epsilon, 1.0 / (epsilon_measure * n), ledger,
+    return _release(out, trials, "mwem", epsilon, 1.0 / (epsilon_measure * n), ledger, neighbours=neighbours,
                     T=T, n=n, replay=replay, epsilon_select=epsilon_select, epsilon_measure=epsilon_measure)
 
 
@@ -163,8 +165,9 @@ def _rounds(x, W, *, T, n, replay, R, rng, sampler, select, measure_scale, sign=
             "measurements": measurements}
 
 
-def _release(out: dict, trials, name, epsilon, noise_scale, ledger, **extra) -> Release:
+def _release(out: dict, trials, name, epsilon, noise_scale, ledger, neighbours="add/remove", **extra) -> Release:
     if trials is None:
         out = {key: value[0] for key, value in out.items()}
     answers = out.pop("answers")
-    return Release(answers, epsilon, 0.0, name, noise_scale=noise_scale, ledger=ledger, trace={**out, **extra})
+    return Release(answers, epsilon, 0.0, name, noise_scale=noise_scale, ledger=ledger, trace={**out, **extra},
+                   neighbours=neighbours)

@@ -8,9 +8,11 @@ import numpy as np
 
 __all__ = ["Release", "Spend", "NEIGHBOURS"]
 
-#: The neighbouring relations a claim can be made under (THEOREMS.md §0): add/remove one row
-#: (``||x - x'||_1 <= 1``, n private) or replace one row (``|D| = |D'| = n``, n public).
-NEIGHBOURS = ("add/remove", "replace-one")
+from .validation import NEIGHBOURS as _DATABASE_RELATIONS
+
+#: The neighbouring relations a claim can be made under: add/remove one row (``||x - x'||_1 <= 1``, n private),
+#: replace one row (``|D| = |D'| = n``, n public), and randomized response's local relation (chapter 02).
+NEIGHBOURS = _DATABASE_RELATIONS + ("one person's private bit changes",)
 
 
 @dataclass(frozen=True)

@@ -49,7 +49,10 @@ class SyntheticDatabase:
 
     ``y``: the chosen candidate(s) as count vectors, shape ``(N,)`` or ``(trials, N)``; ``answers``: their
     normalised answers on the workload, ``(m,)`` or ``(trials, m)``; ``s``: rows per candidate (0 for a
-    general net); ``range_size``: ``|R|``, the number of candidates.
+    general net); ``range_size``: ``|R|``, the number of candidates.  ``neighbours``: the claim is made under
+    replace-one neighbours — the utility ``-max_q |q(y) - q(x)|`` is normalised by ``n = ||x||_1``, read from
+    the data, which is the same for both databases only under replace-one (under add/remove the sensitivity
+    would be ``1/(n-1)``, not ``1/n``).
     """
 
     y: np.ndarray = field(repr=False)
@@ -60,6 +63,7 @@ class SyntheticDatabase:
     s: int
     range_size: int
     ledger: tuple[Spend, ...] = ()
+    neighbours: str = "replace-one"
 
     def evaluate(self, workload) -> np.ndarray:
         """Answers of the synthetic database(s) on any workload over the same universe (post-processing)."""

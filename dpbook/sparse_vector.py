@@ -26,6 +26,7 @@ computed with numpy, so experiments and audits over 10^6 runs take seconds.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -36,7 +37,7 @@ from .release import Spend
 from .theory.sparse_vector import (above_threshold_scales, numeric_sparse_composed_epsilon, numeric_sparse_sigma,
                                    numeric_sparse_split, sparse_composed_epsilon, sparse_per_run_epsilon,
                                    sparse_sigma)
-from .validation import check_delta, check_epsilon, check_int, check_real
+from .validation import check_delta, check_epsilon, check_int, check_public_n, check_real
 
 __all__ = [
     "TOP", "BOTTOM", "UNANSWERED", "SparseVectorRelease",
@@ -71,6 +72,7 @@ class SparseVectorRelease:
     value_scale: float | None = None
     values: np.ndarray | None = field(default=None, repr=False)
     ledger: tuple[Spend, ...] = ()
+    neighbours: str = "add/remove"
 
     @property
     def k(self) -> int:
@@ -279,34 +281,48 @@ def _require(composed: float, epsilon: float, delta: float) -> None:
 
 # ------------------------------------------------------------------------------------- on a database
 
-def _normalised_stream(x, workload, T):
-    """The true normalised answers ``Q x / n`` as a stream, its ``n``, and the checked threshold ``T ∈ [0, 1]``."""
+def _stated(neighbours, release):
+    """The release with the neighbouring relation its claim is made under."""
+    return dataclasses.replace(release, neighbours=neighbours)
+
+
+def _normalised_stream(x, workload, T, n):
+    """The true normalised answers ``Q x / n`` as a stream, the public ``n`` and the neighbouring relation the
+    claim holds under (``n`` given: add/remove; read from the data: replace-one), and the threshold ``T ∈ [0, 1]``."""
     x, W = check_database(x, workload)
-    n = int(x.sum())
-    return W.counts(x) / n, n, check_real("T", T, low=0.0, high=1.0)
+    n, neighbours = check_public_n(n, x)
+    return W.counts(x) / n, n, neighbours, check_real("T", T, low=0.0, high=1.0)
 
 
-def above_threshold(x, workload, *, T, epsilon, trials=None, rng=None, sampler=laplace) -> SparseVectorRelease:
+def above_threshold(x, workload, *, T, epsilon, n=None, trials=None, rng=None,
+                    sampler=laplace) -> SparseVectorRelease:
     """AboveThreshold (DR-Alg1) on the normalised answers ``Q x / n`` with threshold ``T ∈ [0, 1]`` — ε-DP.
 
     Noise ``Lap(2/ε)/n`` on the threshold (once) and ``Lap(4/ε)/n`` on each query; halts at the first ``⊤``.
+    ``n``: the public row count (claim under add/remove); by default ``||x||_1`` (claim under replace-one).
     """
-    f, n, T = _normalised_stream(x, workload, T)
-    return above_threshold_stream(f, T=T, epsilon=epsilon, sensitivity=1.0 / n, trials=trials, rng=rng,
-                                  sampler=sampler)
+    f, n, neighbours, T = _normalised_stream(x, workload, T, n)
+    release = above_threshold_stream(f, T=T, epsilon=epsilon, sensitivity=1.0 / n, trials=trials, rng=rng,
+                                     sampler=sampler)
+    return _stated(neighbours, release)
 
 
-def sparse_vector(x, workload, *, T, c, epsilon, delta=0.0, trials=None, rng=None,
+def sparse_vector(x, workload, *, T, c, epsilon, delta=0.0, n=None, trials=None, rng=None,
                   sampler=laplace) -> SparseVectorRelease:
-    """Sparse (DR-Alg2) on the normalised answers ``Q x / n``, threshold ``T ∈ [0, 1]``, at most ``c`` ``⊤``."""
-    f, n, T = _normalised_stream(x, workload, T)
-    return sparse_vector_stream(f, T=T, c=c, epsilon=epsilon, delta=delta, sensitivity=1.0 / n, trials=trials,
-                                rng=rng, sampler=sampler)
+    """Sparse (DR-Alg2) on the normalised answers ``Q x / n``, threshold ``T ∈ [0, 1]``, at most ``c`` ``⊤``
+    (``n`` as in :func:`above_threshold`)."""
+    f, n, neighbours, T = _normalised_stream(x, workload, T, n)
+    release = sparse_vector_stream(f, T=T, c=c, epsilon=epsilon, delta=delta, sensitivity=1.0 / n, trials=trials,
+                                   rng=rng, sampler=sampler)
+    return _stated(neighbours, release)
 
 
-def numeric_sparse(x, workload, *, T, c, epsilon, delta=0.0, trials=None, rng=None,
+def numeric_sparse(x, workload, *, T, c, epsilon, delta=0.0, n=None, trials=None, rng=None,
                    sampler=laplace) -> SparseVectorRelease:
-    """NumericSparse (DR-Alg3) on ``Q x / n``: ``⊤/⊥`` plus a normalised noisy value at each ``⊤``."""
-    f, n, T = _normalised_stream(x, workload, T)
-    return numeric_sparse_stream(f, T=T, c=c, epsilon=epsilon, delta=delta, sensitivity=1.0 / n, trials=trials,
-                                 rng=rng, sampler=sampler)
+    """NumericSparse (DR-Alg3) on ``Q x / n``: ``⊤/⊥`` plus a normalised noisy value at each ``⊤``
+    (``n`` as in :func:`above_threshold`: the released values would reveal a private ``||x||_1`` under
+    add/remove, so with ``n`` read from the data the claim is made under replace-one)."""
+    f, n, neighbours, T = _normalised_stream(x, workload, T, n)
+    release = numeric_sparse_stream(f, T=T, c=c, epsilon=epsilon, delta=delta, sensitivity=1.0 / n, trials=trials,
+                                    rng=rng, sampler=sampler)
+    return _stated(neighbours, release)

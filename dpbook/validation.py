@@ -167,3 +167,35 @@ def check_real_array(name: str, value, *, low=None, low_open=False) -> np.ndarra
     if low is not None and np.any(arr <= low if low_open else arr < low):
         raise ValueError(f"{name} ({float(arr.min())!r}) must be {'>' if low_open else '>='} {low:g}")
     return arr
+
+
+#: The two neighbouring relations between databases: add/remove one row, or replace one row.
+NEIGHBOURS = ("add/remove", "replace-one")
+
+
+def check_neighbours(neighbours) -> str:
+    """One of the two neighbouring relations (THEOREMS.md §0 of the spec; README's privacy conventions)."""
+    if not isinstance(neighbours, str):
+        raise TypeError(f"neighbours must be 'add/remove' or 'replace-one', got {type(neighbours).__name__}")
+    if neighbours not in NEIGHBOURS:
+        raise ValueError(f"neighbours ({neighbours!r}) must be one of {NEIGHBOURS}")
+    return neighbours
+
+
+def check_public_n(n, x, *, require: bool = False) -> tuple[int, str]:
+    """The row count answers are divided by, and the neighbouring relation under which that is sound.
+
+    ``n`` given: it is public (the caller's promise), and a claim made for one row's change of the counts
+    holds under add/remove neighbours.  ``n`` None: it is read from the data, ``||x||_1``, which is private
+    under add/remove (dividing by it leaks it: chapter 13) but the same for both databases under
+    replace-one — so the claim is made under ``"replace-one"``.  ``require=True``: the mechanism's
+    sensitivity is the add/remove one, so ``n`` must be given (or the caller asks for replace-one with
+    its own sensitivity); a clear error otherwise.
+    """
+    if n is not None:
+        return check_int("n", n, low=1), "add/remove"
+    if require:
+        raise ValueError("n (None) must be the public number of rows: dividing by the private ||x||_1 would "
+                         "reveal it under add/remove neighbours. Pass n=..., or neighbours='replace-one' "
+                         "(n is then read from the data and the sensitivity is the replace-one one)")
+    return int(np.asarray(x).sum()), "replace-one"

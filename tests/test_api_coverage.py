@@ -169,6 +169,8 @@ def _valid_call(qualname, fn):
             kwargs[name] = values[name]
         elif name in ("trials", "rng", "delta") and name in values and param.default is None:
             kwargs[name] = values[name]            # exercise the optional ones too
+        elif name == "n" and param.default is None:
+            kwargs[name] = int(values["x"].sum())  # the public row count: the database's own size
     return kwargs
 
 

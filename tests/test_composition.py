@@ -106,7 +106,7 @@ def test_expected_privacy_loss_of_the_laplace_mechanism_on_real_data():
     Q = np.zeros((1, x.size))
     Q[0, 0] = 1.0
     epsilon, n = 0.5, x.sum()
-    o = laplace_mechanism(x, Q, epsilon=epsilon, trials=400_000, rng=SEED).answers[:, 0] * n   # counts
+    o = laplace_mechanism(x, Q, n=int(x.sum()), epsilon=epsilon, trials=400_000, rng=SEED).answers[:, 0] * n   # counts
     a, a2 = x[0], x2[0]
     L = epsilon * (np.abs(o - a2) - np.abs(o - a))
     exact = laplace_kl(1.0, 1.0 / epsilon)

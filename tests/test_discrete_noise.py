@@ -173,7 +173,7 @@ def test_grid_release_pays_for_the_rounding():
 def test_mechanisms_take_the_sampler():
     x, Q = np.array([3, 5]), np.array([[1.0, 1.0], [0.0, 1.0]])
     for sampler in (discrete_laplace, grid_laplace, discrete_laplace_exact):
-        r = laplace_mechanism(x, Q, epsilon=1.0, trials=50, rng=0, sampler=sampler)
+        r = laplace_mechanism(x, Q, n=int(x.sum()), epsilon=1.0, trials=50, rng=0, sampler=sampler)
         counts = r.answers * x.sum()
         lam = 1.0 if sampler is not grid_laplace else grid_granularity(2.0)
         assert np.all(np.mod(counts / lam, 1) == 0)          # n = 8: (c + noise)/n·n is exact

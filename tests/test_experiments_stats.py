@@ -58,3 +58,18 @@ def test_consistent_with_can_fail():
     fr = failure_rate(np.r_[np.ones(300), np.zeros(700)], 1.0)     # rate 0.3
     assert not fr.consistent_with(0.1)
     assert fr.consistent_with(0.3)
+
+
+def test_with_public_n_adds_the_databases_size_only_where_taken():
+    import numpy as np
+    from dpbook.experiments import with_public_n
+    from dpbook.laplace import laplace_mechanism
+    from dpbook.noise import laplace
+    x = np.array([2, 3])
+    assert with_public_n(laplace_mechanism, x, {"epsilon": 1.0}) == {"epsilon": 1.0, "n": 5}
+    assert with_public_n(laplace_mechanism, x, {"n": 9}) == {"n": 9}
+    assert with_public_n(laplace, x, {}) == {}                   # takes no n
+    with pytest.raises(TypeError, match="params"):
+        with_public_n(laplace_mechanism, x, [("n", 3)])
+    with pytest.raises(TypeError, match="mechanism"):
+        with_public_n(3, x, {})

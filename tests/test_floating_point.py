@@ -61,7 +61,7 @@ def test_mironov_attack_on_the_textbook_mechanism():
 def test_mironov_attack_on_the_books_laplace_mechanism():
     """The same on dpbook.laplace.laplace_mechanism with its default sampler (pair with the same n)."""
     Q = np.array([[0.0, 1.0]])
-    s = lambda x: (lambda t, rng: laplace_mechanism(x, Q, epsilon=EPS, trials=t, rng=rng).answers[:, 0])
+    s = lambda x: (lambda t, rng: laplace_mechanism(x, Q, n=int(x.sum()), epsilon=EPS, trials=t, rng=rng).answers[:, 0])
     res = audit(s(np.array([1, 0])), s(np.array([0, 1])), _support_events(1 / EPS), trials=N, rng=2)
     assert res.epsilon_lb > 5 * EPS
 
@@ -77,7 +77,7 @@ def test_the_same_audit_passes_with_a_sound_sampler(sampler):
 @pytest.mark.parametrize("sampler", [discrete_laplace, grid_laplace], ids=lambda s: s.__name__)
 def test_the_books_mechanism_with_a_sound_sampler(sampler):
     Q = np.array([[0.0, 1.0]])
-    s = lambda x: (lambda t, rng: laplace_mechanism(x, Q, epsilon=EPS, trials=t, rng=rng, sampler=sampler).answers[:, 0])
+    s = lambda x: (lambda t, rng: laplace_mechanism(x, Q, n=int(x.sum()), epsilon=EPS, trials=t, rng=rng, sampler=sampler).answers[:, 0])
     res = audit(s(np.array([1, 0])), s(np.array([0, 1])), _support_events(1 / EPS), trials=N, rng=4)
     assert res.epsilon_lb <= EPS
 

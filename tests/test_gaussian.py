@@ -170,34 +170,34 @@ def test_theory_delta_out_of_range_and_privacy_loss_shapes():
 # ------------------------------------------------------------------------------------------- mechanism
 
 def test_release_record(cancer, marginals):
-    r = gaussian_mechanism(cancer, marginals, epsilon=0.5, delta=1e-6, rng=SEED)
+    r = gaussian_mechanism(cancer, marginals, n=int(cancer.sum()), epsilon=0.5, delta=1e-6, rng=SEED)
     n = cancer.sum()
     sigma = gaussian_sigma(math.sqrt(55), 0.5, 1e-6)
     assert r.answers.shape == (220,)
     assert (r.epsilon, r.delta, r.mechanism) == (0.5, 1e-6, "gaussian")
     assert r.noise_scale == pytest.approx(sigma / n)
     assert sum(s.epsilon for s in r.ledger) == 0.5 and sum(s.delta for s in r.ledger) == 1e-6
-    batch = gaussian_mechanism(cancer, marginals, epsilon=0.5, delta=1e-6, trials=7, rng=SEED)
+    batch = gaussian_mechanism(cancer, marginals, n=int(cancer.sum()), epsilon=0.5, delta=1e-6, trials=7, rng=SEED)
     assert batch.answers.shape == (7, 220)
-    analytic = gaussian_mechanism(cancer, marginals, epsilon=5.0, delta=1e-6, calibration="analytic", rng=SEED)
+    analytic = gaussian_mechanism(cancer, marginals, n=int(cancer.sum()), epsilon=5.0, delta=1e-6, calibration="analytic", rng=SEED)
     assert analytic.noise_scale == pytest.approx(analytic_gaussian_sigma(math.sqrt(55), 5.0, 1e-6) / n)
 
 
 def test_sensitivity_default_larger_and_understated(cancer, marginals):
-    r = gaussian_mechanism(cancer, marginals, epsilon=0.5, delta=1e-6, sensitivity=math.sqrt(220), rng=SEED)
+    r = gaussian_mechanism(cancer, marginals, n=int(cancer.sum()), epsilon=0.5, delta=1e-6, sensitivity=math.sqrt(220), rng=SEED)
     assert r.noise_scale == pytest.approx(sigma_epsilon_delta(0.5, 1e-6) * math.sqrt(220) / cancer.sum())
     with pytest.raises(ValueError, match=r"sensitivity \(7\.0\) must be >= the workload's L2 sensitivity"):
-        gaussian_mechanism(cancer, marginals, epsilon=0.5, delta=1e-6, sensitivity=7.0)
+        gaussian_mechanism(cancer, marginals, n=int(cancer.sum()), epsilon=0.5, delta=1e-6, sensitivity=7.0)
 
 
 def test_classic_mechanism_refuses_epsilon_one(cancer, marginals):
     with pytest.raises(ValueError, match=r"epsilon \(1\.0\) must be < 1.*analytic"):
-        gaussian_mechanism(cancer, marginals, epsilon=1.0, delta=1e-6)
+        gaussian_mechanism(cancer, marginals, n=int(cancer.sum()), epsilon=1.0, delta=1e-6)
 
 
 def test_noise_is_exactly_gaussian_with_the_theorem_sigma(cancer, marginals):
     """KS at level 1e-6: the count noise divided by DR-Gauss's σ is N(0, 1) (catches a σ off by a few %)."""
-    r = gaussian_mechanism(cancer, marginals, epsilon=0.3, delta=1e-6, trials=500, rng=SEED)
+    r = gaussian_mechanism(cancer, marginals, n=int(cancer.sum()), epsilon=0.3, delta=1e-6, trials=500, rng=SEED)
     z = ((r.answers - marginals.answers(cancer)) / r.noise_scale).ravel()        # 110 000 values
     assert stats.kstest(z, "norm").pvalue > LEVEL
 
@@ -208,7 +208,7 @@ def test_accuracy_against_the_union_bound(cancer, marginals, calibration, epsilo
     beta, trials = 0.05, 4000
     errs = run_trials(gaussian_mechanism, cancer, marginals, trials=trials, rng=SEED, epsilon=epsilon,
                       delta=1e-6, calibration=calibration)
-    r = gaussian_mechanism(cancer, marginals, epsilon=epsilon, delta=1e-6, calibration=calibration)
+    r = gaussian_mechanism(cancer, marginals, n=int(cancer.sum()), epsilon=epsilon, delta=1e-6, calibration=calibration)
     alpha = gaussian_max_error_bound(marginals.m, beta, r.noise_scale)
     assert failure_rate(errs.max, alpha).consistent_with(beta, LEVEL)
     # and the exact failure probability is reproduced (two-sided CP at 1e-6): a test that can fail
@@ -236,7 +236,7 @@ def test_privacy_loss_is_gaussian_and_its_tail_is_below_delta(cancer):
     Q = np.zeros((1, 2048))
     Q[0, u] = 1.0
     epsilon, delta = 0.5, 1e-3
-    r = gaussian_mechanism(cancer, Q, epsilon=epsilon, delta=delta, trials=1_000_000, rng=SEED)
+    r = gaussian_mechanism(cancer, Q, n=int(cancer.sum()), epsilon=epsilon, delta=delta, trials=1_000_000, rng=SEED)
     n = cancer.sum()
     sigma = r.noise_scale * n
     L = gaussian_privacy_loss(r.answers * n, Q @ cancer, Q @ x2, sigma)
@@ -257,7 +257,7 @@ def _tail_audit(mechanism, x, x2, Q, *, epsilon, delta, sigma_counts, trials, st
     stat = statistic or (lambda counts: counts[:, 0])
 
     def sampler(data):
-        return lambda t, rng: stat(mechanism(data, Q, epsilon=epsilon, delta=delta, trials=t, rng=rng,
+        return lambda t, rng: stat(mechanism(data, Q, epsilon=epsilon, delta=delta, n=n, trials=t, rng=rng,
                                              **params).answers * n)
 
     mid = 0.5 * (stat((Q @ x)[None, :])[0] + stat((Q @ x2)[None, :])[0])
@@ -321,31 +321,31 @@ def test_audit_many_copies_and_catches_one_query_sensitivity(pair):
 def test_classic_at_any_epsilon_is_caught_by_the_exact_curve(pair):
     """Too small to see by sampling (δ(ε) = 2.3e-5 vs 1e-5); the exact curve catches it."""
     x, _, Q = pair
-    r = gaussian_classic_any_epsilon(x, Q, epsilon=10.0, delta=1e-5, rng=SEED)
+    r = gaussian_classic_any_epsilon(x, Q, epsilon=10.0, delta=1e-5, n=int(x.sum()), rng=SEED)
     sigma_counts = r.noise_scale * x.sum()
     assert gaussian_delta(sigma_counts, 10.0) > 1e-5
-    ok = gaussian_mechanism(x, Q, epsilon=10.0, delta=1e-5, calibration="analytic", rng=SEED)
+    ok = gaussian_mechanism(x, Q, n=int(x.sum()), epsilon=10.0, delta=1e-5, calibration="analytic", rng=SEED)
     assert gaussian_delta(ok.noise_scale * x.sum(), 10.0) <= 1e-5
 
 
 # ------------------------------------------------------------------------------------------- determinism
 
 def test_determinism(cancer, marginals):
-    a = gaussian_mechanism(cancer, marginals, epsilon=0.5, delta=1e-6, trials=3, rng=SEED).answers
-    b = gaussian_mechanism(cancer, marginals, epsilon=0.5, delta=1e-6, trials=3, rng=SEED).answers
-    c = gaussian_mechanism(cancer, marginals, epsilon=0.5, delta=1e-6, trials=3, rng=SEED + 1).answers
-    g = gaussian_mechanism(cancer, marginals, epsilon=0.5, delta=1e-6, trials=3,
+    a = gaussian_mechanism(cancer, marginals, n=int(cancer.sum()), epsilon=0.5, delta=1e-6, trials=3, rng=SEED).answers
+    b = gaussian_mechanism(cancer, marginals, n=int(cancer.sum()), epsilon=0.5, delta=1e-6, trials=3, rng=SEED).answers
+    c = gaussian_mechanism(cancer, marginals, n=int(cancer.sum()), epsilon=0.5, delta=1e-6, trials=3, rng=SEED + 1).answers
+    g = gaussian_mechanism(cancer, marginals, n=int(cancer.sum()), epsilon=0.5, delta=1e-6, trials=3,
                            rng=np.random.default_rng(SEED)).answers
     assert np.array_equal(a, b) and np.array_equal(a, g) and not np.array_equal(a, c)
-    d = composed_laplace_mechanism(cancer, marginals, epsilon=0.5, delta=1e-6, rng=SEED).answers
-    e = composed_laplace_mechanism(cancer, marginals, epsilon=0.5, delta=1e-6, rng=SEED).answers
-    f = composed_laplace_mechanism(cancer, marginals, epsilon=0.5, delta=1e-6, rng=SEED + 1).answers
+    d = composed_laplace_mechanism(cancer, marginals, n=int(cancer.sum()), epsilon=0.5, delta=1e-6, rng=SEED).answers
+    e = composed_laplace_mechanism(cancer, marginals, n=int(cancer.sum()), epsilon=0.5, delta=1e-6, rng=SEED).answers
+    f = composed_laplace_mechanism(cancer, marginals, n=int(cancer.sum()), epsilon=0.5, delta=1e-6, rng=SEED + 1).answers
     assert np.array_equal(d, e) and not np.array_equal(d, f)
 
 
 # --------------------------------------------------------------------------------------------- bad input
 
-GOOD = dict(epsilon=0.5, delta=1e-6)
+GOOD = dict(epsilon=0.5, delta=1e-6, n=569)
 
 
 @pytest.mark.parametrize("name, bad, error", [
@@ -395,10 +395,10 @@ def test_gaussian_mechanism_bad_workload(cancer, bad, error, match):
 
 def test_composed_laplace_budget_split(cancer, marginals):
     m = marginals.m
-    basic = composed_laplace_mechanism(cancer, marginals, epsilon=0.5, rng=SEED)
+    basic = composed_laplace_mechanism(cancer, marginals, n=int(cancer.sum()), epsilon=0.5, rng=SEED)
     assert basic.trace["epsilon_q"] == pytest.approx(0.5 / m) and basic.delta == 0.0
     assert len(basic.ledger) == m and sum(s.epsilon for s in basic.ledger) == pytest.approx(0.5)
-    adv = composed_laplace_mechanism(cancer, marginals, epsilon=0.5, delta=1e-6, rng=SEED)
+    adv = composed_laplace_mechanism(cancer, marginals, n=int(cancer.sum()), epsilon=0.5, delta=1e-6, rng=SEED)
     eps_q = 0.5 / (2 * math.sqrt(2 * m * math.log(1e6)))                  # DR-Cor3.21
     assert adv.trace["epsilon_q"] == pytest.approx(eps_q)
     assert adv.noise_scale == pytest.approx(2 * math.sqrt(2 * m * math.log(1e6)) / 0.5 / cancer.sum())
@@ -407,7 +407,7 @@ def test_composed_laplace_budget_split(cancer, marginals):
     total, total_delta = advanced_composition(step_eps, len(adv.ledger), adv.delta)
     assert total <= adv.epsilon and total_delta == adv.delta
     with pytest.raises(ValueError, match=r"epsilon \(1\.5\) must be < 1"):
-        composed_laplace_mechanism(cancer, marginals, epsilon=1.5, delta=1e-6)
+        composed_laplace_mechanism(cancer, marginals, n=int(cancer.sum()), epsilon=1.5, delta=1e-6)
 
 
 @pytest.mark.parametrize("delta", [0.0, 1e-6])
@@ -439,7 +439,7 @@ def test_audit_composed_laplace(pair):
     ("delta", "0", TypeError), ("trials", 0, ValueError), ("rng", "x", TypeError), ("sampler", 3, TypeError),
 ])
 def test_composed_laplace_bad_parameters(cancer, marginals, name, bad, error):
-    params = {"epsilon": 0.5, "delta": 1e-6, name: bad} if name != "epsilon" else {"epsilon": bad}
+    params = {"epsilon": 0.5, "delta": 1e-6, "n": 569, name: bad} if name != "epsilon" else {"epsilon": bad, "n": 569}
     with pytest.raises(error, match=name):
         composed_laplace_mechanism(cancer, marginals, **params)
 

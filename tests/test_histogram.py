@@ -93,12 +93,12 @@ def test_theory_bad_input(call, exc, name):
 # --------------------------------------------------------------------------- mechanism: unit behaviour
 
 def test_release_fields_and_ledger():
-    H = noisy_histogram(X, epsilon=0.5, rng=0)
+    H = noisy_histogram(X, n=int(X.sum()), epsilon=0.5, rng=0)
     assert H.counts.shape == (N,) and H.n == X.sum() and H.N == N and H.noise_scale == 2.0
     assert H.epsilon == 0.5 and H.delta == 0.0 and sum(s.epsilon for s in H.ledger) == pytest.approx(0.5)
     assert noisy_histogram(X, epsilon=0.5, neighbours="replace-one", rng=0).noise_scale == 4.0
     W = conjunctions(11, 2)
-    rel = histogram_mechanism(X, W, epsilon=0.5, trials=3, rng=1)
+    rel = histogram_mechanism(X, W, n=int(X.sum()), epsilon=0.5, trials=3, rng=1)
     assert rel.answers.shape == (3, W.m) and rel.epsilon == 0.5 and rel.noise_scale == pytest.approx(2 / X.sum())
     assert np.allclose(rel.answers, rel.trace["histogram"] @ W.matrix().T / X.sum())
     assert sum(s.epsilon for s in rel.ledger) == pytest.approx(0.5)
@@ -107,15 +107,15 @@ def test_release_fields_and_ledger():
 def test_noise_is_laplace_at_the_claimed_scale():
     """The noise of the histogram equals the sampler's draw for the same seed, at scale 1/ε resp. 2/ε."""
     for neighbours, b in (("add/remove", 1 / 0.7), ("replace-one", 2 / 0.7)):
-        H = noisy_histogram(X, epsilon=0.7, neighbours=neighbours, trials=2, rng=5)
+        H = noisy_histogram(X, n=int(X.sum()), epsilon=0.7, neighbours=neighbours, trials=2, rng=5)
         assert np.allclose(H.counts - X, laplace(b, (2, N), 5))
 
 
 def test_custom_sampler_is_used():
     zero = Noise("zero", "laplace", None, lambda scale, size, rng: np.zeros(size))
-    assert np.array_equal(noisy_histogram(X, epsilon=1.0, sampler=zero, rng=0).counts, X)
+    assert np.array_equal(noisy_histogram(X, n=int(X.sum()), epsilon=1.0, sampler=zero, rng=0).counts, X)
     with pytest.raises(TypeError, match="sampler"):                      # a bare function's law is unknown
-        noisy_histogram(X, epsilon=1.0, sampler=lambda scale, size, rng: np.zeros(size), rng=0)
+        noisy_histogram(X, n=int(X.sum()), epsilon=1.0, sampler=lambda scale, size, rng: np.zeros(size), rng=0)
 
 
 # --------------------------------------------------------------------------- accuracy against the theorems
@@ -130,7 +130,7 @@ def test_accuracy_lemma_6_1():
     """ACC on the real cancer histogram: P[max error over k queries >= bound] <= β for both bounds of Lemma 6.1."""
     W = _workload()
     beta, eps = 0.05, 1.0
-    err = errors(histogram_mechanism(X, W, epsilon=eps, trials=3000, rng=41).answers, W.answers(X)).max
+    err = errors(histogram_mechanism(X, W, n=int(X.sum()), epsilon=eps, trials=3000, rng=41).answers, W.answers(X)).max
     first = histogram_error_bound(N, W.m, beta, eps, n=X.sum())
     general = histogram_error_bound_general(N, W.m, beta, eps, n=X.sum())
     assert first < general
@@ -142,13 +142,13 @@ def test_accuracy_single_query_lec3_3_5():
     """LEC3-3.5 (corrected, erratum E9): one query within sqrt(6N ln(2/β))/(nε); replace-one doubles it."""
     q = MatrixWorkload(np.ones((1, N)))                            # the total count: the worst query (||q||_2 max)
     for neighbours in ("add/remove", "replace-one"):
-        err = errors(histogram_mechanism(X, q, epsilon=0.5, neighbours=neighbours, trials=4000, rng=42).answers,
+        err = errors(histogram_mechanism(X, q, n=int(X.sum()), epsilon=0.5, neighbours=neighbours, trials=4000, rng=42).answers,
                      q.answers(X)).max
         for beta in (0.01, 0.2):
             bound = histogram_error_bound(N, 1, beta, 0.5, n=X.sum(), neighbours=neighbours)
             assert failure_rate(err, bound).consistent_with(beta)
     # the check can fail: twice the noise (Lap(2/ε) released under an add/remove claim) breaks the bound
-    err = errors(histogram_mechanism(X, q, epsilon=0.5, trials=4000, rng=43,
+    err = errors(histogram_mechanism(X, q, n=int(X.sum()), epsilon=0.5, trials=4000, rng=43,
                                      sampler=Noise("double", "laplace", None, lambda s, size, r: laplace(2 * s, size, r))).answers, q.answers(X)).max
     assert not failure_rate(err, histogram_error_bound(N, 1, 0.01, 0.5, n=X.sum())).consistent_with(0.01)
 
@@ -193,7 +193,8 @@ def test_audit_add_remove():
     """PA: x vs x + e_0 (real counts), S = {ĥ_0 >= x_0 + 1}: probabilities 1/2 vs e^{-ε}/2, ratio exactly e^ε."""
     x_prime = add_row(SMALL, 0)
     event = {"h0 >= x0 + 1": lambda h: h[:, 0] >= SMALL[0] + 1}
-    res = audit(_cell_sampler(noisy_histogram, x_prime), _cell_sampler(noisy_histogram, SMALL), event,
+    n = int(SMALL.sum())                                             # one public n for both neighbours
+    res = audit(_cell_sampler(noisy_histogram, x_prime, n=n), _cell_sampler(noisy_histogram, SMALL, n=n), event,
                 trials=1_000_000, rng=60)
     assert 0.95 < res.epsilon_lb <= 1.0
 
@@ -236,9 +237,9 @@ def test_audit_catches_replace_one_at_unit_scale():
 ])
 def test_bad_parameters(kwargs, exc, name):
     with pytest.raises(exc, match=name):
-        noisy_histogram(X, **kwargs)
+        noisy_histogram(X, **{"n": int(X.sum()), **kwargs})
     with pytest.raises(exc, match=name):
-        histogram_mechanism(X, conjunctions(11, 1), **kwargs)
+        histogram_mechanism(X, conjunctions(11, 1), **{"n": int(X.sum()), **kwargs})
 
 
 @pytest.mark.parametrize("x,exc", [
@@ -248,22 +249,22 @@ def test_bad_parameters(kwargs, exc, name):
 ])
 def test_bad_data(x, exc):
     with pytest.raises(exc, match="x"):
-        noisy_histogram(x, epsilon=1.0)
+        noisy_histogram(x, n=569, epsilon=1.0)
 
 
 def test_bad_workload():
     with pytest.raises(ValueError, match="universe"):
-        histogram_mechanism(X, conjunctions(10, 1), epsilon=1.0)
+        histogram_mechanism(X, conjunctions(10, 1), n=int(X.sum()), epsilon=1.0)
     with pytest.raises(TypeError, match="workload"):
-        histogram_mechanism(X, "W", epsilon=1.0)
+        histogram_mechanism(X, "W", n=int(X.sum()), epsilon=1.0)
     with pytest.raises(ValueError, match="Q"):
-        histogram_mechanism(np.array([1, 1]), np.array([[2.0, 0.0]]), epsilon=1.0)
+        histogram_mechanism(np.array([1, 1]), np.array([[2.0, 0.0]]), n=int(np.sum(np.array([1, 1]))), epsilon=1.0)
 
 
 def test_determinism():
     W = conjunctions(11, 2)
-    for run in (lambda r: noisy_histogram(X, epsilon=1.0, trials=2, rng=r).counts,
-                lambda r: histogram_mechanism(X, W, epsilon=1.0, rng=r).answers):
+    for run in (lambda r: noisy_histogram(X, n=int(X.sum()), epsilon=1.0, trials=2, rng=r).counts,
+                lambda r: histogram_mechanism(X, W, n=int(X.sum()), epsilon=1.0, rng=r).answers):
         assert np.array_equal(run(42), run(42))
         assert not np.array_equal(run(42), run(43))
         g = np.random.default_rng(9)

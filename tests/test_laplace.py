@@ -15,11 +15,11 @@ ONE = MatrixWorkload(np.array([[0.0, 1.0]]))
 
 
 def test_release_fields_and_ledger():
-    r = laplace_mechanism(X, W, epsilon=0.5, rng=0)
+    r = laplace_mechanism(X, W, n=int(X.sum()), epsilon=0.5, rng=0)
     assert r.answers.shape == (W.m,) and r.epsilon == 0.5 and r.delta == 0.0
     assert r.noise_scale == pytest.approx(W.l1_sensitivity() / 0.5 / X.sum())
     assert sum(s.epsilon for s in r.ledger) == pytest.approx(0.5)
-    assert laplace_mechanism(X, W, epsilon=0.5, trials=7, rng=0).answers.shape == (7, W.m)
+    assert laplace_mechanism(X, W, n=int(X.sum()), epsilon=0.5, trials=7, rng=0).answers.shape == (7, W.m)
 
 
 def test_accuracy_dr_thm_3_8():
@@ -41,7 +41,7 @@ def test_accuracy_check_catches_too_much_noise():
 
 
 def _counts(x, **kw):
-    return lambda t, r: laplace_mechanism(x, ONE, epsilon=1.0, trials=t, rng=r, **kw).answers[:, 0] * x.sum()
+    return lambda t, r: laplace_mechanism(x, ONE, epsilon=1.0, n=1, trials=t, rng=r, **kw).answers[:, 0]   # counts (n = 1)
 
 
 def test_audit_tight_pair():
@@ -59,12 +59,12 @@ def test_audit_catches_halved_sensitivity():
 
 
 def test_determinism():
-    a = laplace_mechanism(X, W, epsilon=1.0, rng=42).answers
-    assert np.array_equal(a, laplace_mechanism(X, W, epsilon=1.0, rng=42).answers)
-    assert not np.array_equal(a, laplace_mechanism(X, W, epsilon=1.0, rng=43).answers)
+    a = laplace_mechanism(X, W, n=int(X.sum()), epsilon=1.0, rng=42).answers
+    assert np.array_equal(a, laplace_mechanism(X, W, n=int(X.sum()), epsilon=1.0, rng=42).answers)
+    assert not np.array_equal(a, laplace_mechanism(X, W, n=int(X.sum()), epsilon=1.0, rng=43).answers)
     g = np.random.default_rng(9)
-    assert not np.array_equal(laplace_mechanism(X, W, epsilon=1.0, rng=g).answers,
-                              laplace_mechanism(X, W, epsilon=1.0, rng=g).answers)
+    assert not np.array_equal(laplace_mechanism(X, W, n=int(X.sum()), epsilon=1.0, rng=g).answers,
+                              laplace_mechanism(X, W, n=int(X.sum()), epsilon=1.0, rng=g).answers)
 
 
 @pytest.mark.parametrize("kwargs,exc,name", [
@@ -85,18 +85,18 @@ def test_determinism():
 ])
 def test_bad_parameters(kwargs, exc, name):
     with pytest.raises(exc, match=name):
-        laplace_mechanism(X, W, **kwargs)
+        laplace_mechanism(X, W, **{"n": int(X.sum()), **kwargs})
 
 
 def test_bad_data_and_workload():
     with pytest.raises(ValueError, match="x"):
-        laplace_mechanism(-X, W, epsilon=1.0)
+        laplace_mechanism(-X, W, n=int(np.sum(-X)), epsilon=1.0)
     with pytest.raises(ValueError, match="universe"):
-        laplace_mechanism(X[:100], W, epsilon=1.0)
+        laplace_mechanism(X[:100], W, n=int(np.sum(X[:100])), epsilon=1.0)
     with pytest.raises(TypeError, match="workload"):
-        laplace_mechanism(X, "W", epsilon=1.0)
+        laplace_mechanism(X, "W", n=int(X.sum()), epsilon=1.0)
     with pytest.raises(ValueError, match="Q"):
-        laplace_mechanism(np.array([1, 1]), np.array([[2.0, 0.0]]), epsilon=1.0)
+        laplace_mechanism(np.array([1, 1]), np.array([[2.0, 0.0]]), n=int(np.sum(np.array([1, 1]))), epsilon=1.0)
 
 
 def test_public_n_keeps_add_remove_neighbours_private():
@@ -107,5 +107,9 @@ def test_public_n_keeps_add_remove_neighbours_private():
         return lambda t, r: laplace_mechanism(xx, ONE, epsilon=1.0, trials=t, rng=r, **kw).answers[:, 0]
     events = {f"y>{c}": (lambda y, c=c: y > c) for c in (0.0, 1.0, 2.0, 3.0)}
     public = audit(answers(x, n=2), answers(x_prime, n=2), events, trials=400_000, rng=3)
-    private = audit(answers(x), answers(x_prime), events, trials=400_000, rng=3)
+    private = audit(answers(x, n=1), answers(x_prime, n=2), events, trials=400_000, rng=3)   # n = ||x||_1 each
     assert public.epsilon_lb <= 1.0 < private.epsilon_lb
+    with pytest.raises(ValueError, match="n .*public"):         # the API no longer reads n from the data ...
+        laplace_mechanism(x, ONE, epsilon=1.0)
+    replace = laplace_mechanism(x, ONE, epsilon=1.0, neighbours="replace-one", rng=0)   # ... unless replace-one
+    assert replace.neighbours == "replace-one" and replace.trace["sensitivity"] == 2.0

@@ -106,7 +106,7 @@ def test_a_sampler_of_another_family_is_refused(mechanism, sampler):
     x = np.array([3, 4])
     kwargs = dict(epsilon=0.5, sampler=sampler, rng=0)
     if mechanism is noisy_histogram:
-        call = lambda: mechanism(x, **kwargs)
+        call = lambda: mechanism(x, n=7, **kwargs)
     elif mechanism is gaussian_mechanism:
         call = lambda: mechanism(x, np.eye(2), delta=1e-5, n=7, **kwargs)
     else:
@@ -189,3 +189,64 @@ def test_noise_rejects_bad_declarations(kwargs, exc, match):
     args = {**dict(name="x", family="laplace", lattice=None, steps=laplace), **kwargs}
     with pytest.raises(exc, match=match):
         Noise(**args)
+
+
+# --- violation 4: the status of n is part of every claim -------------------------------------------------------
+
+def test_mechanisms_that_scale_counts_need_a_public_n_under_add_remove():
+    """Was: ``laplace_mechanism`` with n read from the data, ε_lb 4.3 on add/remove neighbours;
+    ``histogram_mechanism`` had no n at all (n recoverable exactly from trace and answers: ε_lb 11.1)."""
+    from dpbook.histogram import histogram_mechanism
+    x, Q = np.array([3, 4]), np.eye(2)
+    for call in (lambda: laplace_mechanism(x, Q, epsilon=1.0),
+                 lambda: gaussian_mechanism(x, Q, epsilon=0.5, delta=1e-5),
+                 lambda: composed_laplace_mechanism(x, Q, epsilon=1.0),
+                 lambda: histogram_mechanism(x, Q, epsilon=1.0),
+                 lambda: noisy_histogram(x, epsilon=1.0)):
+        with pytest.raises(ValueError, match="n .*public"):
+            call()
+    # replace-one: n may be read from the data, and the sensitivity is the replace-one one
+    assert laplace_mechanism(x, Q, epsilon=1.0, neighbours="replace-one", rng=0).trace["sensitivity"] == 2.0
+    g = gaussian_mechanism(x, Q, epsilon=0.5, delta=1e-5, neighbours="replace-one", rng=0)
+    assert g.neighbours == "replace-one" and g.trace["sensitivity"] == pytest.approx(np.sqrt(2.0))
+    assert histogram_mechanism(x, Q, epsilon=1.0, neighbours="replace-one", rng=0).neighbours == "replace-one"
+
+
+def test_the_histograms_n_is_the_public_one():
+    from dpbook.histogram import histogram_mechanism
+    x, x_prime = np.array([1, 0]), np.array([1, 1])        # add/remove neighbours, one public n
+    rel = histogram_mechanism(x_prime, np.eye(2), epsilon=1.0, n=5, rng=0)
+    assert np.allclose(rel.answers, rel.trace["histogram"] / 5)      # nothing about ||x'||_1 = 2 leaks
+    res = audit(lambda t, r: histogram_mechanism(x, np.eye(2), epsilon=EPS, n=5, trials=t, rng=r).answers[:, 1],
+                lambda t, r: histogram_mechanism(x_prime, np.eye(2), epsilon=EPS, n=5, trials=t, rng=r).answers[:, 1],
+                {"y <= 0": lambda y: y <= 0}, trials=400_000, rng=4)
+    assert 0.9 < res.epsilon_lb <= EPS
+
+
+def test_numeric_sparse_states_replace_one_when_n_comes_from_the_data():
+    """Was: numeric_sparse had no n (its released values revealed ||x||_1: ε_lb 3.7 under add/remove).
+    Now n read from the data makes the claim a replace-one claim; with a public n it holds under add/remove."""
+    from dpbook.sparse_vector import numeric_sparse
+    W = MatrixWorkload(np.array([[0.0, 1.0]]))
+    x, x_prime = np.array([1, 0]), np.array([1, 1])
+    assert numeric_sparse(x, W, T=0.5, c=1, epsilon=EPS, rng=0).neighbours == "replace-one"
+    assert numeric_sparse(x, W, T=0.5, c=1, epsilon=EPS, n=2, rng=0).neighbours == "add/remove"
+
+    def value(xx, **kw):
+        return lambda t, r: np.nan_to_num(numeric_sparse(xx, W, T=0.0, c=1, epsilon=EPS, trials=t, rng=r,
+                                                         **kw).values[:, 0], nan=-99.0)
+    # with n = ||x||_1 the noise on the value is σ/1 under x and σ/2 under x': the far tail tells them apart
+    events = {f"value > {v}": (lambda y, v=v: y > v) for v in (6.0, 9.0, 12.0, 15.0)}
+    public = audit(value(x, n=2), value(x_prime, n=2), events, trials=400_000, rng=5)
+    private = audit(value(x), value(x_prime), events, trials=400_000, rng=5)
+    assert public.epsilon_lb <= EPS < private.epsilon_lb
+
+
+def test_iterative_mechanisms_state_their_relation():
+    from dpbook.idc import FixedStream, MultiplicativeWeightsIDC
+    x, W = np.arange(8), k_way_marginals(3, 1)
+    assert mwem(x, W, epsilon=EPS, T=2, rng=0).neighbours == "replace-one"
+    assert mwem(x, W, epsilon=EPS, T=2, n=28, rng=0).neighbours == "add/remove"
+    rule = MultiplicativeWeightsIDC(8, 0.2)
+    assert online_idc_sv(x, rule, FixedStream(W), epsilon=0.9, delta=1e-6, rng=0).neighbours == "replace-one"
+    assert online_idc_sv(x, rule, FixedStream(W), epsilon=0.9, delta=1e-6, n=28, rng=0).neighbours == "add/remove"

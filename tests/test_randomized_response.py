@@ -241,7 +241,7 @@ def test_laplace_split_error_is_the_rescaled_noise():
     W = subgroup_workload()
     k, eps = 30, 0.7
     Wk = MatrixWorkload(W.matrix()[:k])
-    rel = laplace_mechanism(X, Wk, epsilon=eps, sensitivity=k, trials=5, rng=8)
+    rel = laplace_mechanism(X, Wk, n=int(X.sum()), epsilon=eps, sensitivity=k, trials=5, rng=8)
     assert np.allclose(rel.answers - Wk.answers(X), laplace(laplace_scale(k, eps), (5, k), 8) / X.sum())
 
 

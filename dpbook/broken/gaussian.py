@@ -10,40 +10,40 @@ import math
 from ..noise import as_generator, gaussian
 from ..queries import as_workload
 from ..release import Release, Spend
-from ..validation import check_delta, check_epsilon, check_histogram, check_int
+from ..validation import check_delta, check_epsilon, check_histogram, check_int, check_public_n
 
 __all__ = ["gaussian_forgets_log_factor", "gaussian_single_query_sensitivity", "gaussian_classic_any_epsilon"]
 
 
-def _release(x, workload, sigma, epsilon, delta, trials, rng, name):
+def _release(x, workload, sigma, epsilon, delta, n, trials, rng, name):
     x = check_histogram(x)
     W = as_workload(workload)
+    n, _ = check_public_n(n, x, require=True)            # like the real mechanism: n is public
     shape = (W.m,) if trials is None else (check_int("trials", trials, low=1), W.m)
-    n = float(x.sum())
     answers = (W.counts(x) + gaussian(sigma, shape, as_generator(rng))) / n
     return Release(answers, epsilon, delta, name, noise_scale=sigma / n, ledger=(Spend(name, epsilon, delta),))
 
 
-def gaussian_forgets_log_factor(x, workload, *, epsilon, delta, trials=None, rng=None) -> Release:
+def gaussian_forgets_log_factor(x, workload, *, epsilon, delta, n=None, trials=None, rng=None) -> Release:
     """BROKEN: ``σ = Δ2/ε`` — drops the factor ``sqrt(2 ln(1.25/δ))`` of DR-Gauss (about 5.3 at δ = 1e-6),
     so σ is several times too small and the privacy loss exceeds ε with probability far above δ."""
     epsilon, delta = check_epsilon(epsilon), check_delta(delta, positive=True)
     sigma = as_workload(workload).l2_sensitivity() / epsilon
-    return _release(x, workload, sigma, epsilon, delta, trials, rng, "broken: gaussian without log factor")
+    return _release(x, workload, sigma, epsilon, delta, n, trials, rng, "broken: gaussian without log factor")
 
 
-def gaussian_single_query_sensitivity(x, workload, *, epsilon, delta, trials=None, rng=None) -> Release:
+def gaussian_single_query_sensitivity(x, workload, *, epsilon, delta, n=None, trials=None, rng=None) -> Release:
     """BROKEN: calibrates σ to the L2 sensitivity of *one* query (``Δ2 = 1``) whatever the workload, so for
     ``m`` queries that all change with one row (true ``Δ2 = sqrt(m)``) σ is ``sqrt(m)`` times too small."""
     epsilon, delta = check_epsilon(epsilon), check_delta(delta, positive=True)
     sigma = math.sqrt(2.0 * math.log(1.25 / delta)) / epsilon
-    return _release(x, workload, sigma, epsilon, delta, trials, rng, "broken: gaussian with one-query sensitivity")
+    return _release(x, workload, sigma, epsilon, delta, n, trials, rng, "broken: gaussian with one-query sensitivity")
 
 
-def gaussian_classic_any_epsilon(x, workload, *, epsilon, delta, trials=None, rng=None) -> Release:
+def gaussian_classic_any_epsilon(x, workload, *, epsilon, delta, n=None, trials=None, rng=None) -> Release:
     """BROKEN for large ε: the classic ``σ = sqrt(2 ln(1.25/δ)) Δ2/ε`` *without* DR-Gauss's condition
     ``ε < 1``.  At ``ε = 10``, ``δ = 1e-5`` its exact privacy curve gives ``δ(ε) ≈ 2.3e-5 > δ`` (too small to
     see in a sampled audit; chapter 04 shows it with the exact curve)."""
     epsilon, delta = check_epsilon(epsilon), check_delta(delta, positive=True)
     sigma = math.sqrt(2.0 * math.log(1.25 / delta)) * as_workload(workload).l2_sensitivity() / epsilon
-    return _release(x, workload, sigma, epsilon, delta, trials, rng, "broken: classic gaussian at any epsilon")
+    return _release(x, workload, sigma, epsilon, delta, n, trials, rng, "broken: classic gaussian at any epsilon")

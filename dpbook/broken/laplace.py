@@ -12,18 +12,18 @@ import numpy as np
 from ..noise import as_generator, laplace
 from ..queries import check_database
 from ..release import Release, Spend
-from ..validation import check_epsilon, check_int, check_sensitivity
+from ..validation import check_epsilon, check_int, check_public_n, check_sensitivity
 
 __all__ = ["laplace_halved_sensitivity", "laplace_scale_epsilon", "laplace_no_noise"]
 
 
-def _release(x, workload, epsilon, sensitivity, trials, rng, scale_of, sampler, name) -> Release:
+def _release(x, workload, epsilon, n, sensitivity, trials, rng, scale_of, sampler, name) -> Release:
     """Shared body: validate like the real mechanism, then add noise of the (wrong) scale ``scale_of(Δ, ε)``."""
     x, W = check_database(x, workload)
     epsilon = check_epsilon(epsilon)
+    n, _ = check_public_n(n, x, require=True)
     sensitivity = W.l1_sensitivity() if sensitivity is None else check_sensitivity(sensitivity)
     shape = (W.m,) if trials is None else (check_int("trials", trials, low=1), W.m)
-    n = float(x.sum())
     b = scale_of(sensitivity, epsilon)
     rng = as_generator(rng)
     noise = np.zeros(shape) if b == 0 else sampler(b, shape, rng)
@@ -31,28 +31,28 @@ def _release(x, workload, epsilon, sensitivity, trials, rng, scale_of, sampler, 
                    ledger=(Spend(name, epsilon),))
 
 
-def laplace_halved_sensitivity(x, workload, *, epsilon, sensitivity=None, trials=None, rng=None,
+def laplace_halved_sensitivity(x, workload, *, epsilon, n=None, sensitivity=None, trials=None, rng=None,
                                sampler=laplace) -> Release:
     """BROKEN: noise ``Lap(Δ/(2ε))`` — the sensitivity halved (e.g. "a count changes by 1/2 on average").
 
     True privacy loss ``2ε``: on counts ``0`` vs ``Δ`` and ``S = {y <= 0}`` the ratio is ``e^{2ε}``.
     """
-    return _release(x, workload, epsilon, sensitivity, trials, rng, lambda d, e: d / (2 * e), sampler,
+    return _release(x, workload, epsilon, n, sensitivity, trials, rng, lambda d, e: d / (2 * e), sampler,
                     "laplace (halved sensitivity)")
 
 
-def laplace_scale_epsilon(x, workload, *, epsilon, sensitivity=None, trials=None, rng=None,
+def laplace_scale_epsilon(x, workload, *, epsilon, n=None, sensitivity=None, trials=None, rng=None,
                           sampler=laplace) -> Release:
     """BROKEN: noise ``Lap(ε)`` instead of ``Lap(Δ/ε)`` — the scale and its inverse confused.
 
     True privacy loss ``Δ/ε``: right only when ``ε = sqrt(Δ)``; for ``ε = 0.5, Δ = 1`` it is 2, not 0.5.
     """
-    return _release(x, workload, epsilon, sensitivity, trials, rng, lambda d, e: e, sampler,
+    return _release(x, workload, epsilon, n, sensitivity, trials, rng, lambda d, e: e, sampler,
                     "laplace (scale ε)")
 
 
-def laplace_no_noise(x, workload, *, epsilon, sensitivity=None, trials=None, rng=None,
+def laplace_no_noise(x, workload, *, epsilon, n=None, sensitivity=None, trials=None, rng=None,
                      sampler=laplace) -> Release:
     """BROKEN: releases the exact answers (``sampler`` is ignored).  True privacy loss: infinite."""
-    return _release(x, workload, epsilon, sensitivity, trials, rng, lambda d, e: 0.0, sampler,
+    return _release(x, workload, epsilon, n, sensitivity, trials, rng, lambda d, e: 0.0, sampler,
                     "laplace (no noise)")

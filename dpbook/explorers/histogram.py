@@ -29,7 +29,7 @@ def explore_histogram(epsilon=1.0, d=10, n=1797, beta=0.05, *, k=100, trials=200
     x = x if n == x.sum() else bootstrap(x, n, rng)
     W = random_queries(k, x.size, rng)
     true = W.answers(x)
-    err = np.abs(histogram_mechanism(x, W, epsilon=epsilon, trials=trials, rng=rng).answers - true)
+    err = np.abs(histogram_mechanism(x, W, n=int(x.sum()), epsilon=epsilon, trials=trials, rng=rng).answers - true)
     one_bound = histogram_error_bound(x.size, 1, beta, epsilon, n=n)
     all_bound = histogram_error_bound(x.size, k, beta, epsilon, n=n)
 
@@ -45,7 +45,7 @@ def explore_histogram(epsilon=1.0, d=10, n=1797, beta=0.05, *, k=100, trials=200
     left.set_title(f"ε={epsilon:.3g}, |X|=2^{d}={x.size}, n={n}", fontsize=10)
     left.legend(fontsize=7)
 
-    released = histogram_mechanism(x, W, epsilon=epsilon, rng=rng).answers
+    released = histogram_mechanism(x, W, n=int(x.sum()), epsilon=epsilon, rng=rng).answers
     line = np.array([true.min(), true.max()])
     right.fill_between(line, line - all_bound, line + all_bound, color=BOUND, alpha=0.12, lw=0,
                        label="true ± bound")

@@ -50,7 +50,7 @@ def explore_mwem(epsilon=1.0, T=10, m=2640, n=2000, replay=1, *, trials=5, seed=
     runs = {"MWEM": mwem(x, W, epsilon=epsilon, T=T, trials=trials, rng=rng)}
     if replay:
         runs[f"MWEM, replay {replay}"] = mwem(x, W, epsilon=epsilon, T=T, replay=replay, trials=trials, rng=rng)
-    runs["Laplace"] = laplace_mechanism(x, W, epsilon=epsilon, trials=trials, rng=rng)
+    runs["Laplace"] = laplace_mechanism(x, W, n=int(x.sum()), epsilon=epsilon, trials=trials, rng=rng)
     err_uniform = float(np.abs(W.counts(np.full(W.N, 1.0 / W.N)) - true).max())
     bound = hlm_error_bound(n, W.N, W.m, T, epsilon)
 
