@@ -182,11 +182,32 @@ def test_links_into_the_reference_and_bibliography_resolve():
 
 
 def test_linked_ids_match_their_anchor():
-    """A link ``[ID](../docs/theorems.md#frag)`` uses the ID's own fragment."""
+    """A link ``[ID](../docs/theorems.md#frag)`` uses the ID's own fragment (for ``[IDC-Claims 4.2–4.8](...)``
+    the first ID's; a bare continuation such as ``/[3.26](...#dr-thm3-26)`` is only checked to resolve)."""
     wrong = []
     for path in NOTEBOOKS.glob("*.ipynb"):
         for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
             for text, fragment in re.findall(r"\[([^\]]+)\]\(\.\./docs/theorems\.md#([^)]+)\)", "".join(cell["source"])):
-                if anchor(text) != fragment:
+                ids = cited_ids(text)
+                if ids and anchor(ids[0]) != fragment:
                     wrong.append(f"{path.name}: [{text}](#{fragment})")
     assert not wrong, wrong
+
+
+def test_first_mentions_are_linked():
+    """In each chapter's Markdown the first mention of a registered ID is a link into docs/theorems.md."""
+    unlinked = []
+    for path in sorted(NOTEBOOKS.glob("*.ipynb")):
+        linked, seen = set(), set()
+        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+            if cell["cell_type"] != "markdown":
+                continue
+            text = "".join(cell["source"])
+            for link_text, fragment in re.findall(r"\[([^\]]+)\]\(\.\./docs/theorems\.md#([^)]+)\)", text):
+                linked.update(i for r in RESULTS for i in r.ids if anchor(i) == fragment)
+            bare = re.sub(r"\[[^\]]*\]\([^)]*\)|`[^`\n]*`", " ", text)
+            for rid in cited_ids(bare):
+                if rid in REGISTERED and rid not in linked and rid not in seen:
+                    unlinked.append(f"{path.name}: {rid}")
+                seen.add(rid)
+    assert not unlinked, f"first mentions without a link: {unlinked}"
