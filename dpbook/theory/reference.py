@@ -16,7 +16,7 @@ import sys
 
 from .registry import Result, all_results, anchor
 
-__all__ = ["notebook_headings", "render_theorems", "main"]
+__all__ = ["notebook_headings", "render_theorems"]          # main() is the command-line entry point
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
