@@ -79,7 +79,8 @@ def render_theorems(results: list[Result] | None = None, notebooks: pathlib.Path
         except FileNotFoundError:
             headings[chapter] = []
         titles[chapter] = headings[chapter][0] if headings[chapter] else chapter
-        lines.append(f"- [{titles[chapter]}](#chapter-{anchor(chapter)}) ({len(by_chapter[chapter])} results)")
+        count = len(by_chapter[chapter])
+        lines.append(f"- [{titles[chapter]}](#chapter-{anchor(chapter)}) ({count} result{'s' if count != 1 else ''})")
     for chapter in sorted(by_chapter):
         lines += ["", f'<a id="chapter-{anchor(chapter)}"></a>', "", f"## {titles[chapter]}", "",
                   f"Notebook: [`notebooks/{chapter}.ipynb`](../notebooks/{chapter}.ipynb)"]

@@ -14,35 +14,48 @@ from dataclasses import dataclass
 
 __all__ = ["Result", "all_results", "anchor", "cited_ids", "find_result"]
 
-# --- the book's sources, as the ``source`` of a Result cites them (full entries: docs/bibliography.md) ---------
-DWORK_ROTH = ("C. Dwork and A. Roth, *The Algorithmic Foundations of Differential Privacy*, Foundations and Trends "
-              "in Theoretical Computer Science 9(3–4), 2014")
-GRU = "A. Gupta, A. Roth and J. Ullman, *Iterative Constructions and Private Data Release*, TCC 2012"
-LECTURE3 = ("Y.-X. Wang, *Lecture 3: Sparse Vector Technique and Linear Query Release* (scribe L. Lim), CS291A "
-            "Introduction to Differential Privacy, UC Santa Barbara, Fall 2021")
-PROJECTION_NOTES = ("course notes on the projection mechanism (author not identified), after A. Nikolov, K. Talwar "
-                    "and L. Zhang, *The Geometry of Differential Privacy: the Sparse and Approximate Cases*, STOC 2013")
-HLM = ("M. Hardt, K. Ligett and F. McSherry, *A Simple and Practical Algorithm for Differentially Private Data "
-       "Release*, NeurIPS 2012")
-HARDT_ROTHBLUM = ("M. Hardt and G. N. Rothblum, *A Multiplicative Weights Mechanism for Privacy-Preserving Data "
-                  "Analysis*, FOCS 2010")
-BLR = ("A. Blum, K. Ligett and A. Roth, *A Learning Theory Approach to Non-Interactive Database Privacy*, STOC 2008; "
-       "J. ACM 60(2), 2013")
-DRV = "C. Dwork, G. N. Rothblum and S. Vadhan, *Boosting and Differential Privacy*, FOCS 2010"
-BALLE_WANG = ("B. Balle and Y.-X. Wang, *Improving the Gaussian Mechanism for Differential Privacy: Analytical "
-              "Calibration and Optimal Denoising*, ICML 2018")
-ROTH_ROUGHGARDEN = "A. Roth and T. Roughgarden, *Interactive Privacy via the Median Mechanism*, STOC 2010"
-FRIEZE_KANNAN = "A. Frieze and R. Kannan, *Quick Approximation to Matrices and Applications*, Combinatorica 19(2), 1999"
-MIRONOV = "I. Mironov, *On Significance of the Least Significant Bits for Differential Privacy*, CCS 2012"
-CKS = "C. Canonne, G. Kamath and T. Steinke, *The Discrete Gaussian for Differential Privacy*, NeurIPS 2020"
-LYU_SU_LI = "M. Lyu, D. Su and N. Li, *Understanding the Sparse Vector Technique for Differential Privacy*, PVLDB 10(6), 2017"
-BLUM_ROTH = ("A. Blum and A. Roth, *Fast Private Data Release Algorithms for Sparse Queries*, APPROX/RANDOM 2013 "
-             "(as summarised in R. Tutunov's course blog post on non-interactive release of m-sparse queries)")
-WARNER = ("S. L. Warner, *Randomized Response: A Survey Technique for Eliminating Evasive Answer Bias*, Journal of "
-          "the American Statistical Association 60(309), 1965")
-MCSHERRY_TALWAR = "F. McSherry and K. Talwar, *Mechanism Design via Differential Privacy*, FOCS 2007"
+# --- the book's sources, as the ``source`` of a Result cites them: the full citation, linked to its entry in
+# docs/bibliography.md (the theorem reference lives next to it in docs/) ---------------------------------------
+def _bib(key: str, citation: str) -> str:
+    return f"[{citation}](bibliography.md#{key})"
+
+
+DWORK_ROTH = _bib("dwork-roth-2014", "C. Dwork and A. Roth, *The Algorithmic Foundations of Differential Privacy*, "
+                  "Foundations and Trends in Theoretical Computer Science 9(3–4), 2014")
+GRU = _bib("gupta-roth-ullman-2012", "A. Gupta, A. Roth and J. Ullman, *Iterative Constructions and Private Data "
+           "Release*, TCC 2012")
+LECTURE3 = _bib("wang-lecture3-2021", "Y.-X. Wang, *Lecture 3: Sparse Vector Technique and Linear Query Release*, "
+                "CS291A, UC Santa Barbara, Fall 2021")
+PROJECTION_NOTES = _bib("projection-notes", "course notes on the projection mechanism (after Nikolov, Talwar & Zhang, "
+                        "*The Geometry of Differential Privacy: the Sparse and Approximate Cases*, STOC 2013)")
+HLM = _bib("hardt-ligett-mcsherry-2012", "M. Hardt, K. Ligett and F. McSherry, *A Simple and Practical Algorithm for "
+           "Differentially Private Data Release*, NeurIPS 2012")
+HARDT_ROTHBLUM = _bib("hardt-rothblum-2010", "M. Hardt and G. N. Rothblum, *A Multiplicative Weights Mechanism for "
+                      "Privacy-Preserving Data Analysis*, FOCS 2010")
+BLR = _bib("blum-ligett-roth-2008", "A. Blum, K. Ligett and A. Roth, *A Learning Theory Approach to Non-Interactive "
+           "Database Privacy*, STOC 2008 (J. ACM 2013)")
+DRV = _bib("dwork-rothblum-vadhan-2010", "C. Dwork, G. N. Rothblum and S. Vadhan, *Boosting and Differential "
+           "Privacy*, FOCS 2010")
+BALLE_WANG = _bib("balle-wang-2018", "B. Balle and Y.-X. Wang, *Improving the Gaussian Mechanism for Differential "
+                  "Privacy: Analytical Calibration and Optimal Denoising*, ICML 2018")
+ROTH_ROUGHGARDEN = _bib("roth-roughgarden-2010", "A. Roth and T. Roughgarden, *Interactive Privacy via the Median "
+                        "Mechanism*, STOC 2010")
+FRIEZE_KANNAN = _bib("frieze-kannan-1999", "A. Frieze and R. Kannan, *Quick Approximation to Matrices and "
+                     "Applications*, Combinatorica 1999")
+MIRONOV = _bib("mironov-2012", "I. Mironov, *On Significance of the Least Significant Bits for Differential "
+               "Privacy*, CCS 2012")
+CKS = _bib("canonne-kamath-steinke-2020", "C. Canonne, G. Kamath and T. Steinke, *The Discrete Gaussian for "
+           "Differential Privacy*, NeurIPS 2020")
+LYU_SU_LI = _bib("lyu-su-li-2017", "M. Lyu, D. Su and N. Li, *Understanding the Sparse Vector Technique for "
+                 "Differential Privacy*, PVLDB 2017")
+BLUM_ROTH = _bib("tutunov-blog", "R. Tutunov's course-blog summary of A. Blum and A. Roth, *Fast Private Data "
+                 "Release Algorithms for Sparse Queries*, APPROX/RANDOM 2013")
+WARNER = _bib("warner-1965", "S. L. Warner, *Randomized Response: A Survey Technique for Eliminating Evasive Answer "
+              "Bias*, JASA 1965")
+MCSHERRY_TALWAR = _bib("mcsherry-talwar-2007", "F. McSherry and K. Talwar, *Mechanism Design via Differential "
+                       "Privacy*, FOCS 2007")
 #: Errata found while building this book (checked by exact computation; not in any published source).
-THIS_BOOK = "found while building this book (exact computation)"
+THIS_BOOK = _bib("this-book", "found while building this book (checked by exact computation)")
 
 #: The spec's ID prefixes: Dwork–Roth's textbook, Gupta–Roth–Ullman (IDC), Lecture 3 (LEC3), the projection
 #: notes (PROJ), the sparse-query summary (S1) and the smooth-query paper (SMOOTH).
