@@ -163,7 +163,8 @@ RESULTS = (
                      r"$\sigma\ge\sqrt{2\ln(1.25/\delta)}\,\Delta_2f/\varepsilon$ is $(\varepsilon,\delta)$-DP, where $\Delta_2f$ "
                      r"is the $\ell_2$-sensitivity; the privacy loss is Gaussian with mean $\Delta_2^2/(2\sigma^2)$ and "
                      r"twice that variance.",
-           implemented_by=("dpbook.gaussian.gaussian_mechanism", "dpbook.noise.gaussian"),
+           implemented_by=("dpbook.gaussian.gaussian_mechanism", "dpbook.noise.gaussian",
+                           "dpbook.queries.Workload.l2_sensitivity"),
            bounds=("dpbook.theory.gaussian.gaussian_sigma", "dpbook.theory.gaussian.gaussian_delta",
                    "dpbook.theory.gaussian.privacy_loss_mean", "dpbook.theory.gaussian.privacy_loss_tail",
                    "dpbook.theory.gaussian.analytic_gaussian_sigma"),

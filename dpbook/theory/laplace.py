@@ -113,7 +113,7 @@ RESULTS = (
            statement="The $\\ell_1$-sensitivity $\\Delta f$ is the largest $\\|f(x)-f(x')\\|_1$ over neighbours: 1 for one "
                      "counting query, at most $k$ for $k$ of them, and for a histogram 1 under add/remove but 2 under "
                      "replace-one.",
-           implemented_by=("dpbook.queries.MatrixWorkload",),
+           implemented_by=("dpbook.queries.Workload.l1_sensitivity",),
            bounds=("dpbook.theory.histogram.histogram_sensitivity",),
            source=f"{DWORK_ROTH}, Def. 3.1"),
     Result(id="DR-Def3.2", title="The Laplace distribution", chapter=_CH, section="The Laplace distribution",
