@@ -43,6 +43,19 @@ def notebook_headings(chapter: str, notebooks: pathlib.Path | None = None) -> li
     return headings
 
 
+def _declared() -> list[Result]:
+    """The registry in declaration order (module by module, each ``RESULTS`` tuple in its own order)."""
+    import importlib
+    import pkgutil
+
+    from dpbook import theory
+    found: list[Result] = []
+    for info in pkgutil.iter_modules(theory.__path__):
+        if info.name not in ("registry", "reference"):
+            found.extend(getattr(importlib.import_module(f"dpbook.theory.{info.name}"), "RESULTS", ()))
+    return found
+
+
 def _section_index(result: Result, headings: list[str]) -> int:
     return next((i for i, h in enumerate(headings) if result.section and result.section in h), len(headings))
 
@@ -52,8 +65,10 @@ def _code(names: tuple[str, ...]) -> str:
 
 
 def render_theorems(results: list[Result] | None = None, notebooks: pathlib.Path | None = None) -> str:
-    """The Markdown of ``docs/theorems.md`` for ``results`` (default: the whole registry)."""
-    results = all_results() if results is None else list(results)
+    """The Markdown of ``docs/theorems.md`` for ``results`` (default: the whole registry).  Chapters in order,
+    and within a chapter the results in the order of the sections that state them (declaration order within a
+    section)."""
+    results = _declared() if results is None else list(results)
     if not all(isinstance(r, Result) for r in results):
         raise TypeError("results must be a list of dpbook.theory.registry.Result")
     by_chapter: dict[str, list[Result]] = {}
@@ -84,7 +99,7 @@ def render_theorems(results: list[Result] | None = None, notebooks: pathlib.Path
     for chapter in sorted(by_chapter):
         lines += ["", f'<a id="chapter-{anchor(chapter)}"></a>', "", f"## {titles[chapter]}", "",
                   f"Notebook: [`notebooks/{chapter}.ipynb`](../notebooks/{chapter}.ipynb)"]
-        entries = sorted(by_chapter[chapter], key=lambda r: (_section_index(r, headings[chapter]), r.id))
+        entries = sorted(by_chapter[chapter], key=lambda r: _section_index(r, headings[chapter]))
         for r in entries:
             lines += [""] + [f'<a id="{anchor(i)}"></a>' for i in r.ids]
             lines += [f"### {r.id} — {r.title}", "", r.statement, ""]
