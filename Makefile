@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.dpbook-installed
 ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
-.PHONY: lab test unit notebooks benchmarks data clean
+.PHONY: lab test unit notebooks benchmarks docs data clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || \
@@ -32,6 +32,9 @@ notebooks: $(STAMP)  ## re-execute every chapter in place (stored outputs are wh
 
 benchmarks: $(STAMP)  ## print the timing tables of benchmarks/
 	$(BIN)/python -m benchmarks
+
+docs: $(STAMP)  ## regenerate docs/theorems.md from the theorem registry (dpbook/theory/*.py RESULTS)
+	$(BIN)/python -m dpbook.theory.reference
 
 data:  ## rebuild data/ from the registry packages (needs scikit-learn and networkx)
 	$(PYTHON) data/make_datasets.py

@@ -89,7 +89,7 @@ def histogram_mechanism(x, workload, *, epsilon, n=None, neighbours: str = "add/
                         sampler=laplace) -> Release:
     """Answer ``workload`` from one noisy histogram: ``Q (x + Lap(b)^N) / n`` — ε-DP for any number of queries.
 
-    IDC-Lemma 6.1: with probability ``1 - β`` all ``m`` errors are at most ``sqrt(6N ln(2m/β)) b / n``
+    IDC-Lem6.1: with probability ``1 - β`` all ``m`` errors are at most ``sqrt(6N ln(2m/β)) b / n``
     (:func:`dpbook.theory.histogram.histogram_error_bound`).  ``trace["histogram"]`` holds the released
     histogram(s).
     """

@@ -152,7 +152,7 @@ def _composite_releases():
         "composed laplace m=24": composed_laplace_mechanism(x, W, n=int(x.sum()), epsilon=0.7, rng=1),
         "sparse c=3": sparse_vector_stream(f, T=0.0, c=3, epsilon=0.7, rng=1),
         "numeric sparse c=3": numeric_sparse_stream(f, T=0.0, c=3, epsilon=0.7, rng=1),
-        "online IDC-SV c=4": online_idc_sv(x, rule, FixedStream(W), epsilon=0.7, delta=0.0, c=4, rng=1),
+        "online IDC-Alg1-SV c=4": online_idc_sv(x, rule, FixedStream(W), epsilon=0.7, delta=0.0, c=4, rng=1),
         "offline IC rounds=6": iterative_construction(x, W, rule=rule, epsilon=0.7, delta=0.0, rounds=6, rng=1),
     }
 

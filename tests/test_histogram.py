@@ -1,4 +1,4 @@
-"""The noisy histogram (LEC3-3.5, IDC-Lemma 6.1), weighted Laplace sums (IDC-Thm6.5), errata LEC3-E9/E11."""
+"""The noisy histogram (LEC3-3.5, IDC-Lem6.1), weighted Laplace sums (IDC-Thm6.5), errata LEC3-E9/E11."""
 import math
 
 import matplotlib.pyplot as plt

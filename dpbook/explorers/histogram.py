@@ -18,7 +18,7 @@ def explore_histogram(epsilon=1.0, d=10, n=1797, beta=0.05, *, k=100, trials=200
 
     Data: the digits marginalised to their first ``d`` pixels (``|X| = 2^d``), bootstrapped to ``n`` rows.
     Left: the distribution of one query's error and of the max error over the ``k`` queries in ``trials``
-    releases, with IDC-Lemma 6.1's bounds at ``β`` (``k = 1`` is LEC3-3.5).  Right: the ``k`` true answers against
+    releases, with IDC-Lem6.1's bounds at ``β`` (``k = 1`` is LEC3-3.5).  Right: the ``k`` true answers against
     one release, with the band ``± bound``: how useful the answers are at this ``(ε, |X|, n)``.
     """
     epsilon, beta = check_epsilon(epsilon), check_beta(beta)

@@ -22,6 +22,7 @@ import numpy as np
 from scipy.stats import binom
 
 from ..validation import check_delta, check_epsilon, check_int, check_real
+from .registry import DRV, DWORK_ROTH, GRU, THIS_BOOK, Result
 
 __all__ = [
     "basic_composition", "advanced_composition", "advanced_per_step_epsilon", "laplace_per_query_scale",
@@ -53,7 +54,7 @@ def advanced_per_step_epsilon(epsilon_total, k, delta_prime) -> float:
 
     The corollary's proof bounds the drift ``kε(e^ε - 1)`` by ``ε'/2``, which needs ``ln(1/δ')`` not too
     small (it holds for every ``δ' <= 0.65``; at ``δ' = 0.95``, ``k = 1``, ``ε' = 0.99`` the per-step ε is 1.55
-    and DR-Thm3.20 gives 6.2).  So the result is checked against :func:`advanced_composition` and refused
+    and DR-Thm3.20 gives 6.2; erratum DR-E2).  So the result is checked against :func:`advanced_composition` and refused
     (ValueError naming ``delta_prime``) when it does not reach the target.
     """
     epsilon_total = check_real("epsilon_total", epsilon_total, low=0.0, high=1.0, low_open=True, high_open=True)
@@ -134,3 +135,52 @@ def randomized_response_composition_epsilon(epsilon, k, delta_prime) -> float:
         mid = 0.5 * (lo + hi)
         lo, hi = (lo, mid) if delta_at(mid) <= delta_prime else (mid, hi)
     return hi
+
+
+# --- the results chapter 04 states and checks (the book's theorem registry, docs/theorems.md) --------------------
+_CH = "04_gaussian_composition"
+RESULTS = (
+    Result(id="IDC-Thm2.4", title="Expected privacy loss", chapter=_CH, section="The expected privacy loss",
+           aliases=("DR-Lemma3.18",),
+           statement=r"If two output distributions have log-ratio at most ε everywhere, their KL divergence is at most "
+                     r"$\varepsilon(e^\varepsilon-1)$ ($\le2\varepsilon^2$ for $\varepsilon\le1$): an ε-DP step loses only "
+                     r"$O(\varepsilon^2)$ on average, which is what advanced composition adds up.",
+           bounds=("dpbook.theory.composition.kl_bound", "dpbook.theory.composition.laplace_kl"),
+           source=f"{DWORK_ROTH}, Lemma 3.18; {DRV}; {GRU}, Thm. 2.4"),
+    Result(id="IDC-E3", title="Erratum: the composition theorem IDC cites", chapter=_CH,
+           section="The expected privacy loss",
+           statement=r"Correction: the proof of IDC's Thm 7.2 cites a broken label; the theorem meant is advanced "
+                     r"composition (DR-Thm3.20), not IDC's Thm 2.4 (the KL lemma).",
+           source=f"{GRU}, proof of Thm. 7.2"),
+    Result(id="DR-Thm3.16", title="Basic composition", chapter=_CH, section="Basic and advanced composition",
+           statement=r"Running $k$ mechanisms, each $(\varepsilon_i,\delta_i)$-DP and possibly chosen adaptively, is "
+                     r"$(\sum\varepsilon_i,\sum\delta_i)$-DP. (Not a numbered entry of the book's specification, which "
+                     r"states it inside DR-Thm3.20; the number is Dwork–Roth's.)",
+           implemented_by=("dpbook.release.Release",),
+           bounds=("dpbook.theory.composition.basic_composition",),
+           source=f"{DWORK_ROTH}, Thm. 3.16"),
+    Result(id="DR-Thm3.20", title="Advanced composition", chapter=_CH, section="Basic and advanced composition",
+           statement=r"$k$ adaptive $(\varepsilon,\delta)$-DP steps are $(\varepsilon',k\delta+\delta')$-DP for every "
+                     r"$\delta'>0$, with $\varepsilon'=\sqrt{2k\ln(1/\delta')}\,\varepsilon+k\varepsilon(e^\varepsilon-1)$: the "
+                     r"budget grows like $\sqrt k$ instead of $k$.",
+           implemented_by=("dpbook.gaussian.composed_laplace_mechanism",),
+           bounds=("dpbook.theory.composition.advanced_composition",
+                   "dpbook.theory.composition.randomized_response_composition_epsilon"),
+           source=f"{DWORK_ROTH}, Thm. 3.20; {DRV}"),
+    Result(id="DR-Cor3.21", title="Per-step budget for advanced composition", chapter=_CH,
+           section="Basic and advanced composition",
+           statement=r"For a target $\varepsilon'<1$ it suffices that each of the $k$ steps uses "
+                     r"$\varepsilon=\varepsilon'/(2\sqrt{2k\ln(1/\delta')})$; the $k$ counting queries of LEC3-3.3.2 then get "
+                     r"Laplace noise of scale $2\sqrt{2k\ln(1/\delta)}/\varepsilon$.",
+           implemented_by=("dpbook.gaussian.composed_laplace_mechanism",),
+           bounds=("dpbook.theory.composition.advanced_per_step_epsilon",
+                   "dpbook.theory.composition.laplace_per_query_scale"),
+           source=f"{DWORK_ROTH}, Cor. 3.21"),
+    Result(id="DR-E2", title="Erratum: DR-Cor3.21 needs a small δ′", chapter=_CH,
+           section="Basic and advanced composition",
+           statement=r"Correction: the corollary's proof needs $k\varepsilon(e^\varepsilon-1)\le\varepsilon'/2$, which holds "
+                     r"for all $k$ and all $\varepsilon'<1$ only when $\delta'\le0.7095$; at $\delta'=0.95$, $k=1$, "
+                     r"$\varepsilon'=0.99$ the step composes to 6.2. The book refuses such a δ′.",
+           bounds=("dpbook.theory.composition.advanced_per_step_epsilon",),
+           source=THIS_BOOK),
+)

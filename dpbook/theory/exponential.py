@@ -6,6 +6,7 @@ import math
 import numpy as np
 
 from ..validation import check_beta, check_epsilon, check_int, check_sensitivity, check_real_array
+from .registry import DWORK_ROTH, MCSHERRY_TALWAR, Result
 
 __all__ = ["exponential_utility_gap", "exponential_tail_bound", "report_noisy_max_scale", "report_noisy_max_gap"]
 
@@ -62,3 +63,41 @@ def report_noisy_max_gap(range_size, epsilon, sensitivity, beta, *, monotone: bo
     range_size = check_int("range_size", range_size, low=1)
     b = report_noisy_max_scale(epsilon, sensitivity, monotone=monotone)
     return 2.0 * b * math.log(range_size / check_beta(beta))
+
+
+# --- the results chapter 06 states and checks (the book's theorem registry, docs/theorems.md) --------------------
+_CH = "06_exponential_smalldb"
+RESULTS = (
+    Result(id="DR-Def3.4", title="The exponential mechanism", chapter=_CH, section="The exponential mechanism (DR-Def3.4",
+           statement=r"Given a score $u(x,r)$ of sensitivity $\Delta u$, output candidate $r$ with probability proportional to "
+                     r"$\exp(\varepsilon u(x,r)/(2\Delta u))$.",
+           implemented_by=("dpbook.exponential.exponential_mechanism", "dpbook.exponential.exponential_probabilities",
+                           "dpbook.exponential.exponential_sample"),
+           source=f"{DWORK_ROTH}, Def. 3.4; {MCSHERRY_TALWAR}"),
+    Result(id="DR-Thm3.10", title="The exponential mechanism is ε-DP", chapter=_CH,
+           section="The exponential mechanism (DR-Def3.4",
+           statement=r"Each candidate's weight moves by at most $e^{\varepsilon/2}$ between neighbours and so does the "
+                     r"normalising sum, so every output probability moves by at most $e^{\varepsilon}$.",
+           implemented_by=("dpbook.exponential.exponential_mechanism",),
+           source=f"{DWORK_ROTH}, Thm. 3.10"),
+    Result(id="DR-Thm3.11", title="Utility of the exponential mechanism", chapter=_CH, section="Utility (DR-Thm3.11",
+           statement=r"The chosen candidate's score falls short of the best by at least "
+                     r"$\frac{2\Delta u}{\varepsilon}(\ln\frac{|\mathcal R|}{|\mathcal R_{\rm OPT}|}+t)$ with probability at most "
+                     r"$e^{-t}$.",
+           implemented_by=("dpbook.exponential.exponential_mechanism",),
+           bounds=("dpbook.theory.exponential.exponential_utility_gap", "dpbook.theory.exponential.exponential_tail_bound"),
+           source=f"{DWORK_ROTH}, Thm. 3.11"),
+    Result(id="DR-Cor3.12", title="Utility with the range size only", chapter=_CH, section="Utility (DR-Thm3.11",
+           statement=r"Since at least one candidate is optimal, DR-Thm3.11 holds with $|\mathcal R|$ in place of "
+                     r"$|\mathcal R|/|\mathcal R_{\rm OPT}|$: the loss is $O(\Delta u\ln|\mathcal R|/\varepsilon)$.",
+           bounds=("dpbook.theory.exponential.exponential_utility_gap",),
+           source=f"{DWORK_ROTH}, Cor. 3.12"),
+    Result(id="DR-Claim3.9", title="Report noisy max", chapter=_CH, section="Report noisy max (DR-Claim3.9)",
+           statement=r"Adding independent Laplace noise to every candidate's score and reporting only the index of the "
+                     r"largest is $\varepsilon$-DP with scale $\Delta u/\varepsilon$ when the scores are monotone counting "
+                     r"queries ($2\Delta u/\varepsilon$ in general). (Not a numbered entry of the book's specification; the "
+                     r"number is Dwork–Roth's.)",
+           implemented_by=("dpbook.exponential.report_noisy_max",),
+           bounds=("dpbook.theory.exponential.report_noisy_max_scale", "dpbook.theory.exponential.report_noisy_max_gap"),
+           source=f"{DWORK_ROTH}, Claim 3.9"),
+)

@@ -23,6 +23,7 @@ from scipy.stats import norm
 
 from ..validation import (check_alpha, check_beta, check_delta, check_epsilon, check_int, check_real, check_real_array,
                           check_sensitivity)
+from .registry import BALLE_WANG, DWORK_ROTH, PROJECTION_NOTES, THIS_BOOK, Result
 
 __all__ = [
     "sigma_epsilon_delta", "gaussian_sigma", "gaussian_delta", "analytic_gaussian_sigma",
@@ -152,3 +153,64 @@ def gaussian_sample_complexity(m, beta, epsilon, delta, alpha) -> float:
     m = check_int("m", m, low=1)
     sigma = sigma_epsilon_delta(epsilon, delta) * math.sqrt(m)
     return gaussian_max_error_bound(m, beta, sigma) / check_alpha(alpha)
+
+
+# --- the results chapter 04 states and checks (the book's theorem registry, docs/theorems.md) --------------------
+_CH = "04_gaussian_composition"
+RESULTS = (
+    Result(id="DR-Gauss", title="The Gaussian mechanism", chapter=_CH, section="The Gaussian mechanism (DR-Gauss",
+           statement=r"For $\varepsilon\in(0,1)$, adding $\mathcal N(0,\sigma^2I)$ with "
+                     r"$\sigma\ge\sqrt{2\ln(1.25/\delta)}\,\Delta_2f/\varepsilon$ is $(\varepsilon,\delta)$-DP, where $\Delta_2f$ "
+                     r"is the $\ell_2$-sensitivity; the privacy loss is Gaussian with mean $\Delta_2^2/(2\sigma^2)$ and "
+                     r"twice that variance.",
+           implemented_by=("dpbook.gaussian.gaussian_mechanism", "dpbook.noise.gaussian",
+                           "dpbook.queries.Workload.l2_sensitivity"),
+           bounds=("dpbook.theory.gaussian.gaussian_sigma", "dpbook.theory.gaussian.gaussian_delta",
+                   "dpbook.theory.gaussian.privacy_loss_mean", "dpbook.theory.gaussian.privacy_loss_tail",
+                   "dpbook.theory.gaussian.analytic_gaussian_sigma"),
+           source=f"{DWORK_ROTH}, App. A; {BALLE_WANG} (exact privacy curve)"),
+    Result(id="DR-E3", title="Erratum: where the classic Gaussian calibration fails", chapter=_CH,
+           section="Why it is private",
+           statement=r"The restriction $\varepsilon<1$ is needed but generous: at $\delta=10^{-5}$ the classic $\sigma$ first "
+                     r"violates the exact privacy curve at $\varepsilon\approx8.42$ (6.77 at $10^{-2}$, 9.37 at $10^{-8}$), not "
+                     r"at about 9.",
+           implemented_by=("dpbook.gaussian.gaussian_mechanism",),
+           bounds=("dpbook.theory.gaussian.gaussian_delta", "dpbook.theory.gaussian.gaussian_sigma"),
+           source=THIS_BOOK),
+    Result(id="PROJ-R1", title="Gaussian mechanism for m normalised queries", chapter=_CH,
+           section="Accuracy of the Gaussian mechanism (PROJ-R1)",
+           statement=r"Answering $m$ normalised queries with $\mathcal N(0,\sigma_{\varepsilon,\delta}^2m/n^2)$ noise, "
+                     r"$\sigma_{\varepsilon,\delta}=\sqrt{2\ln(1.25/\delta)}/\varepsilon$, is $(\varepsilon,\delta)$-DP under "
+                     r"replace-one, and all answers are within α w.p. $1-\beta$ once "
+                     r"$n\ge\sigma_{\varepsilon,\delta}\sqrt{2m\ln(2m/\beta)}/\alpha$.",
+           implemented_by=("dpbook.gaussian.gaussian_mechanism",),
+           bounds=("dpbook.theory.gaussian.sigma_epsilon_delta", "dpbook.theory.gaussian.gaussian_max_error_bound",
+                   "dpbook.theory.gaussian.gaussian_failure_probability",
+                   "dpbook.theory.gaussian.gaussian_sample_complexity"),
+           source=f"{PROJECTION_NOTES}, recap of {DWORK_ROTH}, App. A"),
+    Result(id="PROJ-E2", title="Erratum: the Gaussian tail is one-sided", chapter=_CH,
+           section="Accuracy of the Gaussian mechanism (PROJ-R1)",
+           statement=r"Correction: $\Pr[Y\ge t\sigma]\le e^{-t^2/2}$ is the one-sided tail; for $|Y|$ a factor 2 is needed.",
+           bounds=("dpbook.theory.gaussian.gaussian_max_error_bound",),
+           source=PROJECTION_NOTES),
+    Result(id="PROJ-Def1", title="The query-release problem and its sample size", chapter=_CH,
+           section="How many rows? Laplace against Gaussian",
+           statement=r"Release all $m$ normalised linear queries within α under privacy; a mechanism's figure of merit is the "
+                     r"smallest $n$ at which it is $(\alpha,\beta)$-accurate.",
+           implemented_by=("dpbook.gaussian.required_n",),
+           source=PROJECTION_NOTES),
+    Result(id="PROJ-R2", title="Laplace mechanism for m normalised queries", chapter=_CH,
+           section="How many rows? Laplace against Gaussian",
+           statement=r"$m$ normalised queries have $\ell_1$-sensitivity $m/n$, so $\mathrm{Lap}(m/(n\varepsilon))$ noise is "
+                     r"$\varepsilon$-DP and all answers are within α once $n\ge m\ln(m/\beta)/(\alpha\varepsilon)$.",
+           implemented_by=("dpbook.laplace.laplace_mechanism",),
+           bounds=("dpbook.theory.laplace.k_query_sample_complexity",),
+           source=f"{PROJECTION_NOTES}, recap"),
+    Result(id="PROJ-E9", title="Erratum: sample sizes are sufficient, not necessary", chapter=_CH,
+           section="The Gaussian mechanism (DR-Gauss",
+           statement=r"Clarification: the recap's \"we need $n\in\Omega(\cdot)$\" gives sizes that *suffice* "
+                     r"($n\ge C(\cdot)$), not lower bounds.",
+           bounds=("dpbook.theory.gaussian.gaussian_sample_complexity",
+                   "dpbook.theory.smalldb.proj_r3_sample_complexity"),
+           source=PROJECTION_NOTES),
+)

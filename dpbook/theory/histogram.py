@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..validation import check_beta, check_epsilon, check_int, check_sensitivity, check_real_array
+from .registry import GRU, LECTURE3, Result
 
 __all__ = [
     "NEIGHBOURS", "histogram_sensitivity", "histogram_scale", "laplace_sum_tail_bound",
@@ -65,7 +66,7 @@ def laplace_sum_two_sided_tail_bound(lam, M, b):
 
 
 def histogram_error_bound_condition(N, k, beta) -> bool:
-    """When IDC-Lemma 6.1's first bound applies: ``k <= (β/2) e^{2N/3}``, i.e. ``ln(2k/β) <= 2N/3``
+    """When IDC-Lem6.1's first bound applies: ``k <= (β/2) e^{2N/3}``, i.e. ``ln(2k/β) <= 2N/3``
     (then ``λ = sqrt(6N ln(2k/β)) b`` lies in Thm 6.5's first regime ``λ <= 2Nb``)."""
     N = check_int("N", N, low=1)
     k = check_int("k", k, low=1)
@@ -73,7 +74,7 @@ def histogram_error_bound_condition(N, k, beta) -> bool:
 
 
 def histogram_error_bound(N, k, beta, epsilon, *, n=None, neighbours: str = "add/remove") -> float:
-    """IDC-Lemma 6.1 (first bound) and LEC3-3.5 (``k = 1``; erratum LEC3-E9): with prob. ``>= 1 - β`` every one
+    """IDC-Lem6.1 (first bound) and LEC3-3.5 (``k = 1``; erratum LEC3-E9): with prob. ``>= 1 - β`` every one
     of ``k`` linear queries ``q ∈ [0,1]^N`` answered from the noisy histogram is within
 
         ``sqrt(6 N ln(2k/β)) · b``  counts,  ``b = 1/ε`` (add/remove) or ``2/ε`` (replace-one),
@@ -92,7 +93,7 @@ def histogram_error_bound(N, k, beta, epsilon, *, n=None, neighbours: str = "add
 
 
 def histogram_error_bound_general(N, k, beta, epsilon, *, n=None, neighbours: str = "add/remove") -> float:
-    """IDC-Lemma 6.1 (second bound, any ``k``): with prob. ``>= 1 - β`` all ``k`` errors are within
+    """IDC-Lem6.1 (second bound, any ``k``): with prob. ``>= 1 - β`` all ``k`` errors are within
 
         ``ln(2N/β) · b · sqrt(2 N ln(4k/β))``  counts  (divided by ``n`` when given).
 
@@ -103,3 +104,46 @@ def histogram_error_bound_general(N, k, beta, epsilon, *, n=None, neighbours: st
     b = histogram_scale(epsilon, neighbours)
     bound = float(np.log(2.0 * N / beta) * b * np.sqrt(2.0 * N * np.log(4.0 * k / beta)))
     return bound if n is None else bound / check_int("n", n, low=1)
+
+
+# --- the results chapter 03 states and checks (the book's theorem registry, docs/theorems.md) --------------------
+_CH = "03_histograms"
+RESULTS = (
+    Result(id="LEC3-3.5", title="The noisy histogram", chapter=_CH, section="The noisy histogram (LEC3-3.5)",
+           statement=r"Adding $\mathrm{Lap}(1/\varepsilon)$ to every cell of the histogram is $\varepsilon$-DP under add/remove "
+                     r"($\mathrm{Lap}(2/\varepsilon)$ under replace-one), and one linear query answered from it errs by "
+                     r"$O(\sqrt{N\ln(1/\beta)}/(n\varepsilon))$ in normalised units.",
+           implemented_by=("dpbook.histogram.noisy_histogram", "dpbook.histogram.histogram_mechanism"),
+           bounds=("dpbook.theory.histogram.histogram_scale", "dpbook.theory.histogram.histogram_error_bound"),
+           source=f"{LECTURE3}, §3.5 (bound tightened); {GRU}, §6"),
+    Result(id="LEC3-E11", title="Erratum: histogram sensitivity depends on the neighbours", chapter=_CH,
+           section="The noisy histogram (LEC3-3.5)",
+           statement=r"Clarification: the histogram's $\ell_1$-sensitivity is 1 for add/remove neighbours (the notes' "
+                     r"$\|x-y\|_1\le1$) but 2 for replace-one neighbours, which need twice the noise.",
+           bounds=("dpbook.theory.histogram.histogram_sensitivity",),
+           source=f"{LECTURE3}, §3.3.1"),
+    Result(id="IDC-Thm6.5", title="Tail bound for weighted sums of Laplace noise", chapter=_CH,
+           section="Tail bound for weighted Laplace sums",
+           statement=r"For $Y=\sum_{i\le M}q_iX_i$ with $|q_i|\le1$ and i.i.d. $X_i\sim\mathrm{Lap}(b)$: "
+                     r"$\Pr[Y\ge\lambda]\le e^{-\lambda^2/(6Mb^2)}$ for $\lambda\le2Mb$ and $\le e^{-\lambda/(4b)}$ beyond "
+                     r"(Chernoff with the Laplace MGF; constants reconstructed, the paper's are lost).",
+           bounds=("dpbook.theory.histogram.laplace_sum_tail_bound",
+                   "dpbook.theory.histogram.laplace_sum_two_sided_tail_bound"),
+           source=f"{GRU}, Thm. 6.5 (constants reconstructed)"),
+    Result(id="IDC-Lem6.1", title="A noisy histogram answers every linear query", chapter=_CH,
+           section="Every linear query at once",
+           statement=r"With probability $1-\beta$ the histogram with $\mathrm{Lap}(1/\varepsilon)$ cells answers all queries "
+                     r"of a family $Q\subseteq[0,1]^N$ within $\sqrt{6N\ln(2|Q|/\beta)}/\varepsilon$ counts while "
+                     r"$\ln(2|Q|/\beta)\le2N/3$, and within $\frac{\ln(2N/\beta)}{\varepsilon}\sqrt{2N\ln(4|Q|/\beta)}$ in general.",
+           implemented_by=("dpbook.histogram.noisy_histogram",),
+           bounds=("dpbook.theory.histogram.histogram_error_bound",
+                   "dpbook.theory.histogram.histogram_error_bound_general",
+                   "dpbook.theory.histogram.histogram_error_bound_condition"),
+           source=f"{GRU}, Lemma 6.1 (reconstructed)"),
+    Result(id="LEC3-E9", title="Erratum: the histogram's error grows like the root of ln(1/β)", chapter=_CH,
+           section="The price of a large universe",
+           statement=r"Correction: one query's error is $O(\sqrt{N\ln(1/\beta)}/(n\varepsilon))$; the notes' "
+                     r"$\sqrt N\log(1/\beta)/(n\varepsilon)$ is valid but loose.",
+           bounds=("dpbook.theory.histogram.histogram_error_bound",),
+           source=f"{LECTURE3}, §3.5"),
+)

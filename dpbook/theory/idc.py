@@ -21,6 +21,7 @@ from ..validation import check_alpha, check_beta, check_delta, check_epsilon, ch
 from .composition import advanced_composition
 from .mwem import mw_bound, mw_initial_potential_bound, mw_potential_drop
 from .sparse_vector import numeric_sparse_alpha_corrected
+from .registry import DWORK_ROTH, FRIEZE_KANNAN, GRU, HARDT_ROTHBLUM, ROTH_ROUGHGARDEN, THIS_BOOK, Result
 
 __all__ = [
     # IDC bounds B(alpha)
@@ -443,3 +444,206 @@ def ic_alpha_condition(B, beta, epsilon0, n, m) -> float:
     epsilon0 = check_epsilon(epsilon0, "epsilon0")
     noise = 8.0 * math.log(2 * B / beta) / (epsilon0 * n)
     return max(noise, 8.0 * distinguisher_F(m, ic_gamma(beta, B), epsilon0, n))
+
+
+# --- the results chapter 08 states and checks (the book's theorem registry, docs/theorems.md) --------------------
+_CH = "08_iterative_constructions"
+_S1 = "The abstraction: update rules and IDCs"
+_S2 = "Online release: GRU's Algorithm 1"
+_S3 = "The provably private variant: IDC-Alg1-SV"
+_S5 = "Inside the proof of IDC-Thm4.1"
+_S6 = "Offline: the Iterative Construction mechanism"
+_S7 = "The reference: DR-Alg6"
+_RECON = "(reconstructed: the paper's formulas were lost; constants are the book's)"
+RESULTS = (
+    Result(id="IDC-Def3.1", title="Database update sequence", chapter=_CH, section=_S1,
+           statement=r"A run of an update rule $U$ against data $D$ is a valid update sequence when it starts from "
+                     r"$U(\bot)$, every query it updates on is answered at least α wrong by the current hypothesis, every "
+                     r"noisy answer it uses is within α of the truth, and each hypothesis is $U$ applied to the previous one.",
+           implemented_by=("dpbook.idc.update_sequence_violations", "dpbook.idc.is_update_sequence",
+                           "dpbook.idc.UpdateStep"),
+           source=f"{GRU}, Def. 3.1 {_RECON}; {DWORK_ROTH}, Def. 5.3"),
+    Result(id="IDC-Def3.2", title="Iterative database construction (IDC)", chapter=_CH, section=_S1,
+           statement=r"$U$ is a $B(\alpha)$-IDC for a query class if no valid update sequence, for any data, is longer than "
+                     r"$B(\alpha)$; the last hypothesis of a maximal sequence then answers every query within α.",
+           implemented_by=("dpbook.idc.IDC", "dpbook.idc.drive_with_oracle"),
+           source=f"{GRU}, Def. 3.2 {_RECON}; {DWORK_ROTH}, Def. 5.4"),
+    Result(id="IDC-DefA.1", title="Median data structure", chapter=_CH, section=_S1,
+           statement=r"A collection of small databases answers a query with the median of their answers.",
+           implemented_by=("dpbook.idc.MedianIDC",),
+           source=f"{GRU}, Def. A.1 {_RECON}; {ROTH_ROUGHGARDEN}"),
+    Result(id="IDC-AlgA.1", title="The median mechanism as an update rule", chapter=_CH, section=_S1,
+           statement=r"Start from all multisets of $s=\lfloor\ln(2|Q|)/(2\alpha^2)\rfloor+1$ rows; on an update keep only the "
+                     r"databases on the side of the median the noisy answer points to, so at least half are discarded.",
+           implemented_by=("dpbook.idc.MedianIDC",),
+           bounds=("dpbook.theory.idc.median_sample_size", "dpbook.theory.idc.median_collection_size"),
+           source=f"{GRU}, Algorithm A.1 {_RECON}; {ROTH_ROUGHGARDEN}"),
+    Result(id="IDC-ThmA.2", title="The median mechanism is an IDC", chapter=_CH, section=_S1,
+           statement=r"The median rule is a $\lfloor\log_2|C^0|\rfloor\le s\log_2N$ IDC: the accurate small database of "
+                     r"IDC-ClaimA.3 always survives, and every update halves the collection.",
+           implemented_by=("dpbook.idc.MedianIDC",),
+           bounds=("dpbook.theory.idc.median_bound", "dpbook.theory.idc.median_bound_approx"),
+           source=f"{GRU}, Thm. A.2 {_RECON}"),
+    Result(id="IDC-Alg2", title="The Frieze–Kannan update rule", chapter=_CH, section=_S1,
+           statement=r"Keep a real vector $D^t$ (starting at 0) and move it by $\pm\eta Q$, $\eta=\alpha/N$, towards the noisy "
+                     r"answer of each query it gets wrong (unnormalised counts).",
+           implemented_by=("dpbook.idc.FriezeKannanIDC",),
+           bounds=("dpbook.theory.idc.fk_step",),
+           source=f"{GRU}, Algorithm 2 {_RECON}; {FRIEZE_KANNAN}"),
+    Result(id="IDC-Thm5.1", title="Frieze–Kannan is an IDC", chapter=_CH, section=_S1,
+           statement=r"Each valid update lowers $\|D-D^t\|_2^2$ by at least $\alpha^2/N$, so FK is a "
+                     r"$B(\alpha)=\|D\|_2^2N/\alpha^2$ IDC; the book uses the public bound $\|D\|_2^2\le n^2$ (or $n$ for sets).",
+           implemented_by=("dpbook.idc.FriezeKannanIDC",),
+           bounds=("dpbook.theory.idc.fk_bound", "dpbook.theory.idc.fk_potential_drop"),
+           source=f"{GRU}, Thm. 5.1 {_RECON}"),
+    Result(id="IDC-Alg1", title="Online query release from an IDC (GRU Algorithm 1)", chapter=_CH, section=_S2,
+           statement=r"For each incoming query compare a Laplace-noised true answer with the hypothesis: within the threshold "
+                     r"$T=2\alpha/3$ answer from the hypothesis, otherwise release the noisy answer and update; stop after "
+                     r"$B(\alpha/3)$ updates. The per-round budget $\varepsilon_0$ is reconstructed, so privacy claims use "
+                     r"IDC-Alg1-SV instead.",
+           implemented_by=("dpbook.idc.online_idc",),
+           bounds=("dpbook.theory.idc.alg1_threshold",),
+           source=f"{GRU}, Algorithm 1 {_RECON}"),
+    Result(id="IDC-Thm4.9", title="Accuracy of Algorithm 1", chapter=_CH, section=_S2,
+           statement=r"If $T\ge2\ln(k/\beta)/(\varepsilon_0n)$, then w.p. $1-\beta$ all $k$ noise draws are below $T/2$, every "
+                     r"answer is within $3T/2$, and the updates form a valid sequence, so Algorithm 1 never stops early.",
+           implemented_by=("dpbook.idc.online_idc",),
+           bounds=("dpbook.theory.idc.alg1_min_threshold", "dpbook.theory.idc.alg1_error_bound",
+                   "dpbook.theory.idc.alg1_accuracy_alpha"),
+           source=f"{GRU}, Thm. 4.9 {_RECON}"),
+    Result(id="IDC-Eq(3)", title="The best accuracy of Algorithm 1", chapter=_CH, section=_S2,
+           statement=r"Substituting $\varepsilon_0$ into Thm 4.9's condition gives a fixed-point equation for α, "
+                     r"$\alpha=3C\sqrt{B(\alpha/3)\ln(1/\delta)}\ln(k/\beta)/(\varepsilon n)$, solved by bisection.",
+           bounds=("dpbook.theory.idc.best_alpha", "dpbook.theory.idc.alg1_best_alpha"),
+           source=f"{GRU}, Eq. (3) {_RECON}"),
+    Result(id="IDC-Cor4.10", title="Online MW and median mechanisms", chapter=_CH, section=_S2,
+           statement=r"With MW, Algorithm 1's error is $O((\ln N\ln\frac1\delta)^{1/4}\sqrt{\ln(k/\beta)/(\varepsilon n)})$ "
+                     r"(normalised); with the median rule $\ln N$ becomes $\log_2N\ln(2k)$. Only $\sqrt{\log k}$ depends on "
+                     r"the number of queries.",
+           implemented_by=("dpbook.idc.online_idc",),
+           bounds=("dpbook.theory.idc.mw_online_alpha", "dpbook.theory.idc.median_online_alpha"),
+           source=f"{GRU}, Cor. 4.10 {_RECON}"),
+    Result(id="IDC-Cor5.2", title="Online Frieze–Kannan mechanism", chapter=_CH, section=_S2,
+           statement=r"With FK the count error is $O(\|D\|_2^{1/2}N^{1/4}(\ln\frac1\delta)^{1/4}\sqrt{\ln(k/\beta)/\varepsilon})$, "
+                     r"which beats MW when the universe is not much larger than the data ($N\lesssim n\ln N$ for sets).",
+           implemented_by=("dpbook.idc.online_idc",),
+           bounds=("dpbook.theory.idc.fk_online_alpha_counts",),
+           source=f"{GRU}, Cor. 5.2 {_RECON}"),
+    Result(id="IDC-E8", title="Erratum: \"C_GRU ≈ 12\" is the book's constant", chapter=_CH, section=_S2,
+           statement=r"Clarification: the value about 11.9 of Algorithm 1's constant (at $B=1663$, $\varepsilon=1$, "
+                     r"$\delta=10^{-6}$; $\to8\sqrt2$ as $\delta\to0$) restates the reconstruction and inherits IDC-E6; it is "
+                     r"\"the reconstructed constant\", never GRU's.",
+           bounds=("dpbook.theory.idc.effective_c_gru", "dpbook.theory.idc.thm41_epsilon0"),
+           source=THIS_BOOK),
+    Result(id="IDC-Alg1-SV", title="Online IDC release, provably private (sparse vector)", chapter=_CH, section=_S3,
+           statement=r"Algorithm 1's loop with its update test done by Sparse/NumericSparse on the score "
+                     r"$|Q(D)-Q(D^t)|$: $c=B(\alpha_U)$ updates, $2c$ steps of $\varepsilon_0=\varepsilon/(4\sqrt{c\ln(1/\delta)})$ "
+                     r"each ($\varepsilon/(2c)$ if $\delta=0$). It is $(\varepsilon,\delta)$-DP from verified primitives and "
+                     r"w.p. $1-\beta$ every answer is within $\alpha_U+2\alpha_{SV}$.",
+           implemented_by=("dpbook.idc.online_idc_sv",),
+           bounds=("dpbook.theory.idc.sv_updates", "dpbook.theory.idc.sv_epsilon0", "dpbook.theory.idc.sv_privacy_epsilon",
+                   "dpbook.theory.idc.sv_alpha_sv", "dpbook.theory.idc.sv_alpha_l", "dpbook.theory.idc.sv_threshold",
+                   "dpbook.theory.idc.sv_error_bound"),
+           source=f"derived in this book from {DWORK_ROTH}, Algorithms 2, 3 and 6, and {GRU}, Algorithm 1"),
+    Result(id="IDC-Thm4.1", title="Privacy of Algorithm 1 (reconstructed condition)", chapter=_CH, section=_S5,
+           statement=r"Algorithm 1 is claimed $(\varepsilon,\delta)$-DP for $\varepsilon_0=\Theta(\varepsilon/\sqrt{B\ln(1/\delta)})$; "
+                     r"the book's explicit condition is $\varepsilon\ge K_0\varepsilon_*(e^{\varepsilon_*}-1)+2\varepsilon_*"
+                     r"\sqrt{2K_0\ln(2/\delta)}$ with $K_0$ from Claim 4.6. Its proof is incomplete (erratum IDC-E6).",
+           implemented_by=("dpbook.idc.online_idc", "dpbook.privacy_loss.replay_alg1"),
+           bounds=("dpbook.theory.idc.thm41_epsilon", "dpbook.theory.idc.thm41_epsilon0"),
+           source=f"{GRU}, Thm. 4.1 {_RECON}; {HARDT_ROTHBLUM}"),
+    Result(id="IDC-Claim4.2", title="R⁰ rounds output ⊥ under both databases", chapter=_CH, section=_S5,
+           statement=r"When the round's noise lies more than $1/n$ inside the threshold band, the output is ⊥ under $D$ and "
+                     r"$D'$ alike; the proof counts such rounds as free (see erratum IDC-E6 for why that needs care).",
+           implemented_by=("dpbook.privacy_loss.classify_rounds", "dpbook.privacy_loss.round_loss"),
+           source=f"{GRU}, Claim 4.2 {_RECON}"),
+    Result(id="IDC-Claim4.3", title="An R* round loses at most ε*", chapter=_CH, section=_S5,
+           statement=r"In a round whose noise falls in the uncertain band, the privacy loss is at most "
+                     r"$\varepsilon_*=c_*\varepsilon_0$ in absolute value.",
+           implemented_by=("dpbook.privacy_loss.round_loss",),
+           source=f"{GRU}, Claim 4.3 {_RECON}"),
+    Result(id="IDC-Claim4.4", title="Expected loss of an R* round", chapter=_CH, section=_S5,
+           statement=r"Its expected loss is at most $\varepsilon_*(e^{\varepsilon_*}-1)\le2\varepsilon_*^2$, by IDC-Thm2.4.",
+           bounds=("dpbook.theory.composition.kl_bound",),
+           source=f"{GRU}, Claim 4.4 {_RECON}"),
+    Result(id="IDC-Claim4.5", title="Lossy rounds are often updates", chapter=_CH, section=_S5,
+           statement=r"Given that a round is not R⁰, it is an update under both databases (R¹) with probability at least "
+                     r"$p_0=\tfrac12e^{-2\varepsilon_0}$ (Laplace tails are memoryless).",
+           implemented_by=("dpbook.privacy_loss.classify_rounds",),
+           bounds=("dpbook.theory.idc.p0",),
+           source=f"{GRU}, Claim 4.5 {_RECON}"),
+    Result(id="IDC-Claim4.6", title="Few rounds are not R⁰", chapter=_CH, section=_S5,
+           statement=r"Because updates are capped at $B_{\max}+1$, w.p. $1-\delta/2$ at most "
+                     r"$K_0=(2(B_{\max}+1)+8\ln(2/\delta))/p_0$ rounds are not R⁰ (Chernoff on a binomial).",
+           implemented_by=("dpbook.privacy_loss.replay_alg1",),
+           bounds=("dpbook.theory.idc.k0",),
+           source=f"{GRU}, Claim 4.6 {_RECON}"),
+    Result(id="IDC-Claim4.7", title="Azuma over the lossy rounds", chapter=_CH, section=_S5,
+           statement=r"If at most $K$ rounds are lossy, the total loss exceeds "
+                     r"$K\varepsilon_*(e^{\varepsilon_*}-1)+2\varepsilon_*\sqrt{2K\ln(2/\delta)}$ with probability at most "
+                     r"$\delta/2$.",
+           implemented_by=("dpbook.privacy_loss.replay_alg1",),
+           bounds=("dpbook.theory.idc.azuma_bound",),
+           source=f"{GRU}, Claim 4.7 {_RECON}"),
+    Result(id="IDC-Claim4.8", title="The per-round bound, restated", chapter=_CH, section=_S5,
+           statement=r"The paper's Claim 4.8 restates the per-round bound of Claim 4.3 for use in the martingale argument.",
+           implemented_by=("dpbook.privacy_loss.round_loss",),
+           source=f"{GRU}, Claim 4.8 {_RECON}"),
+    Result(id="IDC-E6", title="Erratum: R⁰ rounds are not free", chapter=_CH, section=_S5,
+           statement=r"Correction: a ⊥ round's loss $\ln(p_D(\bot)/p_{D'}(\bot))$ can reach $\pm\varepsilon_0$; Claim 4.2 is a "
+                     r"coupling statement, so applying Azuma only to the non-R⁰ rounds leaves the reconstructed Thm 4.1 "
+                     r"unproved for every $c_*$. Privacy claims therefore use IDC-Alg1-SV, and the chapter shows the true, "
+                     r"small, non-zero cost of ⊥ rounds.",
+           implemented_by=("dpbook.privacy_loss.round_loss", "dpbook.privacy_loss.replay_alg1"),
+           source=THIS_BOOK),
+    Result(id="IDC-Def7.1", title="Private distinguisher", chapter=_CH, section=_S6,
+           statement=r"An ε-DP procedure that, given the data and a hypothesis, returns a query on which they differ by nearly "
+                     r"the most (within $F(\varepsilon)$, except w.p. γ); the exponential mechanism with score "
+                     r"$|Q(D)-Q(D')|$ is one, with $F=2(\ln|Q|+\ln(1/\gamma))/(\varepsilon n)$.",
+           implemented_by=("dpbook.idc.iterative_construction",),
+           bounds=("dpbook.theory.idc.distinguisher_F",),
+           source=f"{GRU}, Def. 7.1 {_RECON}"),
+    Result(id="IDC-Alg3", title="The Iterative Construction mechanism (offline)", chapter=_CH, section=_S6,
+           statement=r"Repeat at most $B(\alpha/2)$ times: let a private distinguisher pick a query, measure it with Laplace "
+                     r"noise, stop and output the hypothesis if it is already within $3\alpha/4$, else update it. MWEM is its "
+                     r"practical instance.",
+           implemented_by=("dpbook.idc.iterative_construction", "dpbook.mwem.mwem"),
+           source=f"{GRU}, §7 {_RECON}; {DWORK_ROTH}, §5.2"),
+    Result(id="IDC-Thm7.2", title="Privacy of the Iterative Construction", chapter=_CH, section=_S6,
+           statement=r"At most $2B(\alpha/2)$ data accesses of $\varepsilon_0$ each compose (advanced composition) to "
+                     r"$(\varepsilon,\delta)$-DP for $\varepsilon_0=\varepsilon/(4\sqrt{B\ln(1/\delta)})$, or $\varepsilon/(2B)$ "
+                     r"for pure DP.",
+           implemented_by=("dpbook.idc.iterative_construction",),
+           bounds=("dpbook.theory.idc.ic_epsilon0", "dpbook.theory.idc.ic_privacy_epsilon"),
+           source=f"{GRU}, Thm. 7.2 {_RECON}"),
+    Result(id="IDC-Thm7.3", title="Accuracy of the Iterative Construction", chapter=_CH, section=_S6,
+           statement=r"It is $(\alpha,\beta)$-accurate when α exceeds both $8\ln(2B/\beta)/(\varepsilon_0n)$ and $8F(\varepsilon_0)$ "
+                     r"and the distinguisher fails w.p. at most $\beta/(2B)$: either it stops early with every query within α, "
+                     r"or it completes a maximal update sequence.",
+           implemented_by=("dpbook.idc.iterative_construction",),
+           bounds=("dpbook.theory.idc.ic_alpha_condition", "dpbook.theory.idc.ic_gamma"),
+           source=f"{GRU}, Thm. 7.3 {_RECON}"),
+    Result(id="DR-Alg6", title="Online multiplicative weights via NumericSparse", chapter=_CH, section=_S7,
+           statement=r"Feed NumericSparse the two one-sided errors $\pm(f_i-f_i(x^t))$ of each query against the MW hypothesis; "
+                     r"answer from the hypothesis on ⊥, otherwise release the noisy value and make an MW update (at most "
+                     r"$c=4\ln N/\alpha^2$ times).",
+           implemented_by=("dpbook.idc.online_mw_dr",),
+           bounds=("dpbook.theory.idc.dr_online_mw_threshold", "dpbook.theory.idc.dr_alg6_parameters",
+                   "dpbook.theory.idc.dr_alg6_alpha_ns", "dpbook.theory.idc.dr_alg6_conditions",
+                   "dpbook.theory.idc.dr_alg6_error_bound"),
+           source=f"{DWORK_ROTH}, Algorithm 6; {HARDT_ROTHBLUM}"),
+    Result(id="DR-Thm4.14", title="Accuracy of online MW, pure DP", chapter=_CH, section=_S7,
+           statement=r"With $\delta=0$, online MW answers every query within $3\alpha$ once "
+                     r"$\alpha\ge32\ln N(\ln|Q|+\ln\frac{32\ln N}{\alpha^2\beta})/(\varepsilon\alpha^2n)$; the book uses the "
+                     r"algorithm box's threshold and requires α to be at least the NumericSparse error it needs.",
+           implemented_by=("dpbook.idc.online_mw_dr",),
+           bounds=("dpbook.theory.idc.dr_alg6_error_bound",),
+           source=f"{DWORK_ROTH}, Thm. 4.14"),
+    Result(id="DR-Thm4.15", title="Accuracy of online MW, (ε, δ)-DP", chapter=_CH, section=_S7,
+           statement=r"With $\delta>0$ the condition becomes "
+                     r"$\alpha\ge(2+32\sqrt2)\sqrt{\ln N\ln(2/\delta)}(\ln|Q|+\ln\frac{32\ln N}{\alpha^2\beta})/(\varepsilon\alpha^2n)$: "
+                     r"the sample size grows with $\sqrt{\log N}\log|Q|$ only.",
+           implemented_by=("dpbook.idc.online_mw_dr",),
+           bounds=("dpbook.theory.idc.dr_online_mw_threshold", "dpbook.theory.mwem.mw_sample_complexity"),
+           source=f"{DWORK_ROTH}, Thm. 4.15"),
+)

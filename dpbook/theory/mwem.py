@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 
 from ..validation import check_alpha, check_delta, check_epsilon, check_int
+from .registry import DWORK_ROTH, GRU, HARDT_ROTHBLUM, HLM, PROJECTION_NOTES, Result
 
 __all__ = [
     "mw_bound", "mw_potential_drop", "mw_initial_potential_bound",
@@ -118,3 +119,58 @@ def mw_sample_complexity(alpha, N, m, epsilon, delta) -> float:
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, positive=True)
     return math.sqrt(math.log(N)) * math.log(m) * math.sqrt(math.log(1.0 / delta)) / (alpha ** 2 * epsilon)
+
+
+# --- the results chapter 07 states and checks (the book's theorem registry, docs/theorems.md) --------------------
+_CH = "07_mwem"
+RESULTS = (
+    Result(id="IDC-AlgA.2", title="The multiplicative-weights update", chapter=_CH,
+           section="The multiplicative-weights update", aliases=("DR-Alg5",),
+           statement=r"Start from the uniform distribution over the universe; on a query whose hypothesis answer is too high "
+                     r"(low), multiply the weight of each element by $e^{-\eta q(x)}$ ($e^{-\eta(1-q(x))}$) and renormalise, "
+                     r"with $\eta=\alpha/2$.",
+           implemented_by=("dpbook.multiplicative_weights.idc_mw_update",
+                           "dpbook.multiplicative_weights.multiplicative_weights_update",
+                           "dpbook.multiplicative_weights.uniform_hypothesis", "dpbook.idc.MultiplicativeWeightsIDC"),
+           source=f"{GRU}, Algorithm A.2; {DWORK_ROTH}, Algorithm 5; {HARDT_ROTHBLUM}"),
+    Result(id="IDC-ThmA.4", title="MW makes few updates", chapter=_CH, section="The multiplicative-weights update",
+           aliases=("DR-Thm4.10",),
+           statement=r"Multiplicative weights is an iterative database construction with $B(\alpha)=4\ln N/\alpha^2$: it can "
+                     r"be corrected on an α-wrong query at most that many times, for any class of linear queries.",
+           implemented_by=("dpbook.idc.MultiplicativeWeightsIDC",),
+           bounds=("dpbook.theory.mwem.mw_bound",),
+           source=f"{GRU}, Thm. A.4; {DWORK_ROTH}, Thm. 4.10"),
+    Result(id="IDC-ClaimA.5", title="The MW potential starts below ln N", chapter=_CH,
+           section="The multiplicative-weights update", aliases=("DR-Prop4.11",),
+           statement=r"The potential $\Psi_t=\mathrm{KL}(\bar D\|D^t)$ is never negative and starts at most at $\ln N$ from the "
+                     r"uniform hypothesis.",
+           implemented_by=("dpbook.multiplicative_weights.kl_potential",),
+           bounds=("dpbook.theory.mwem.mw_initial_potential_bound",),
+           source=f"{GRU}, Claim A.5; {DWORK_ROTH}, Prop. 4.11"),
+    Result(id="IDC-LemmaA.6", title="Each MW update lowers the potential", chapter=_CH,
+           section="The multiplicative-weights update", aliases=("DR-Lemma4.12",),
+           statement=r"An update on a query the hypothesis gets at least α wrong lowers $\Psi_t$ by at least $\alpha^2/4$ "
+                     r"(with $\eta=\alpha/2$), so at most $4\ln N/\alpha^2$ updates fit under $\Psi_0\le\ln N$.",
+           implemented_by=("dpbook.multiplicative_weights.kl_potential",),
+           bounds=("dpbook.theory.mwem.mw_potential_drop",),
+           source=f"{GRU}, Lemma A.6; {DWORK_ROTH}, Lemma 4.12"),
+    Result(id="MWEM", title="MWEM: multiplicative weights with the exponential mechanism", chapter=_CH,
+           section="MWEM (Hardt–Ligett–McSherry 2012)",
+           statement=r"For $T$ rounds: pick a badly answered query with the exponential mechanism ($\varepsilon/(2T)$), measure "
+                     r"it with Laplace noise ($\varepsilon/(2T)$), and apply a multiplicative-weights step; output the average "
+                     r"hypothesis. It is ε-DP by basic composition, and its recalled bound is "
+                     r"$2n\sqrt{\ln N/T}+10T\ln|Q|/\varepsilon$ counts w.p. $1-2T/|Q|$.",
+           implemented_by=("dpbook.mwem.mwem",),
+           bounds=("dpbook.theory.mwem.mwem_epsilon_split", "dpbook.theory.mwem.mwem_measurement_scale",
+                   "dpbook.theory.mwem.hlm_error_bound", "dpbook.theory.mwem.hlm_failure_probability",
+                   "dpbook.theory.mwem.hlm_optimal_rounds", "dpbook.theory.mwem.hlm_sample_complexity"),
+           source=f"{HLM} (constants recalled, not re-derived)"),
+    Result(id="PROJ-R4", title="Sample size of private multiplicative weights", chapter=_CH,
+           section="Accuracy against the HLM bound",
+           statement=r"Private multiplicative weights answers $m$ queries within α under $(\varepsilon,\delta)$-DP once "
+                     r"$n=\Omega(\sqrt{\log N}\,\log m\,\sqrt{\log(1/\delta)}/(\alpha^2\varepsilon))$: only logarithmic in $m$ "
+                     r"(the same rate as DR-Thm4.15).",
+           implemented_by=("dpbook.idc.online_mw_dr", "dpbook.mwem.mwem"),
+           bounds=("dpbook.theory.mwem.mw_sample_complexity",),
+           source=f"{PROJECTION_NOTES}, recap of {HARDT_ROTHBLUM}"),
+)

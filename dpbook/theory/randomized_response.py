@@ -12,6 +12,7 @@ import numpy as np
 from scipy.special import expit
 
 from ..validation import check_beta, check_epsilon, check_int, check_real, check_real_array
+from .registry import DWORK_ROTH, LECTURE3, WARNER, Result
 
 __all__ = [
     "rr_keep_probability", "rr_bias_factor", "rr_estimator_range", "rr_hoeffding_tail", "rr_error_bound",
@@ -103,3 +104,50 @@ def laplace_rr_crossover(n, beta, epsilon, k_max: int = 10**9) -> int:
         mid = (lo + hi) // 2
         lo, hi = (mid, hi) if laplace_wins(mid) else (lo, mid)
     return hi
+
+
+# --- the results chapter 02 states and checks (the book's theorem registry, docs/theorems.md) --------------------
+_CH = "02_randomized_response"
+RESULTS = (
+    Result(id="LEC3-3.4", title="Randomized response for linear queries", chapter=_CH, section="The mechanism (LEC3-3.4",
+           statement=r"Each person reports their bit truthfully with probability $p=e^\varepsilon/(1+e^\varepsilon)$ and "
+                     r"flips it otherwise ($\varepsilon$-DP for that bit); the analyst debiases with "
+                     r"$\hat x_i=\tfrac12+(Y_i-\tfrac12)/\tanh(\varepsilon/2)$ and answers any number of linear queries "
+                     r"from $\hat x$ at no extra privacy cost, with error $O(\sqrt{\ln(|Q|/\beta)}/(\varepsilon\sqrt n))$.",
+           implemented_by=("dpbook.randomized_response.randomized_response", "dpbook.randomized_response.debias",
+                           "dpbook.randomized_response.rr_linear_queries", "dpbook.randomized_response.rr_mechanism"),
+           bounds=("dpbook.theory.randomized_response.rr_keep_probability",
+                   "dpbook.theory.randomized_response.rr_error_bound",
+                   "dpbook.theory.randomized_response.laplace_rr_crossover"),
+           source=f"{LECTURE3}, §3.4 (corrected); {DWORK_ROTH}, Claim 3.5; {WARNER}"),
+    Result(id="LEC3-E4", title="Erratum: the debiasing divides by 2p − 1", chapter=_CH, section="The mechanism (LEC3-3.4",
+           statement=r"Correction: the unbiased estimator is $\hat x_i=\tfrac12+(Y_i-\tfrac12)/(2p-1)$ with "
+                     r"$2p-1=\tanh(\varepsilon/2)$; the notes divide by $2^{p-1}$, which is biased.",
+           implemented_by=("dpbook.randomized_response.debias",),
+           bounds=("dpbook.theory.randomized_response.rr_bias_factor",),
+           source=f"{LECTURE3}, §3.4"),
+    Result(id="LEC3-E5", title="Erratum: the range of the debiased bit", chapter=_CH, section="The mechanism (LEC3-3.4",
+           statement=r"Correction: $\hat x_i$ lies in $[\tfrac12-\tfrac1{2(2p-1)},\,\tfrac12+\tfrac1{2(2p-1)}]$, an interval of "
+                     r"length $1/\tanh(\varepsilon/2)\approx2/\varepsilon$.",
+           bounds=("dpbook.theory.randomized_response.rr_estimator_range",),
+           source=f"{LECTURE3}, §3.4"),
+    Result(id="LEC3-E6", title="Erratum: the Hoeffding exponent", chapter=_CH,
+           section="Accuracy for one query: Hoeffding",
+           statement=r"Correction: Hoeffding gives $\Pr[|q^\top\hat x-q^\top x|/n>t]\le2\exp(-2nt^2(2p-1)^2)$; the range of "
+                     r"each term is $O(1/\varepsilon)$, so the exponent's denominator is $O(1/\varepsilon^2)$, not "
+                     r"$O(1/\varepsilon)$.",
+           bounds=("dpbook.theory.randomized_response.rr_hoeffding_tail",),
+           source=f"{LECTURE3}, §3.4"),
+    Result(id="LEC3-E7", title="Erratum: solving the tail for the error", chapter=_CH,
+           section="Accuracy for one query: Hoeffding",
+           statement=r"Correction: with probability $1-\beta$ the error is at most "
+                     r"$\sqrt{\ln(2/\beta)/(2n)}/\tanh(\varepsilon/2)$ (the notes lose the ε).",
+           bounds=("dpbook.theory.randomized_response.rr_error_bound",),
+           source=f"{LECTURE3}, §3.4"),
+    Result(id="LEC3-E8", title="Erratum: the rate of randomized response", chapter=_CH,
+           section="Many queries: error against",
+           statement=r"Correction: for $\varepsilon\le1$ the error is $O(\sqrt{\ln(|Q|/\beta)}/(\varepsilon\sqrt n))$, i.e. it "
+                     r"falls like $1/\varepsilon$, not $1/\sqrt{\varepsilon}$.",
+           bounds=("dpbook.theory.randomized_response.rr_error_bound_small_epsilon",),
+           source=f"{LECTURE3}, §3.4"),
+)

@@ -9,6 +9,7 @@ import math
 from scipy.special import gammaln
 
 from ..validation import check_alpha, check_beta, check_epsilon, check_int, check_real
+from .registry import BLR, DWORK_ROTH, GRU, PROJECTION_NOTES, THIS_BOOK, Result
 
 __all__ = [
     "smalldb_size", "claim_a3_size", "range_size", "log_range_size", "sampling_failure_bound",
@@ -20,7 +21,7 @@ __all__ = [
 def smalldb_size(m, alpha) -> int:
     """DR-Alg4 / DR-Lemma4.3: the synthetic databases have ``s = ⌈ln|Q| / α²⌉`` rows.
 
-    Lemma 4.3's union bound ``2|Q| e^{-2sα²} <= 2/|Q|`` is below 1 only for ``|Q| >= 3``; for ``|Q| = 1`` the
+    Lemma 4.3's union bound ``2|Q| e^{-2sα²} <= 2/|Q|`` is below 1 only for ``|Q| >= 3`` (erratum DR-E4); for ``|Q| = 1`` the
     formula gives ``s = 0``.  IDC-ClaimA.3's size (:func:`claim_a3_size`) works for every ``|Q|``.
     """
     m = check_int("m", m, low=1)
@@ -106,3 +107,75 @@ def proj_r3_sample_complexity(N, m, alpha, epsilon) -> float:
     """
     N, m = check_int("N", N, low=1), check_int("m", m, low=1)
     return math.log(N) * math.log(m) / (check_alpha(alpha) ** 3 * check_epsilon(epsilon))
+
+
+# --- the results chapter 06 states and checks (the book's theorem registry, docs/theorems.md) --------------------
+_CH = "06_exponential_smalldb"
+RESULTS = (
+    Result(id="DR-Alg4", title="SmallDB", chapter=_CH, section="SmallDB (DR-Alg4", aliases=("PROJ-R3",),
+           statement=r"Use the exponential mechanism to pick, among all databases of $\lceil\ln|Q|/\alpha^2\rceil$ rows, one "
+                     r"whose answers to the workload are closest to the data's (score: minus the largest normalised error, "
+                     r"sensitivity $1/n$). The range is quasi-polynomial in $|\mathcal X|$, so only tiny universes are "
+                     r"feasible.",
+           implemented_by=("dpbook.smalldb.smalldb", "dpbook.smalldb.multisets", "dpbook.smalldb.candidate_errors"),
+           bounds=("dpbook.theory.smalldb.smalldb_size", "dpbook.theory.smalldb.range_size",
+                   "dpbook.theory.smalldb.proj_r3_sample_complexity"),
+           source=f"{DWORK_ROTH}, Algorithm 4; {BLR}; {PROJECTION_NOTES}, recap"),
+    Result(id="DR-Prop4.1", title="SmallDB is ε-DP", chapter=_CH, section="SmallDB (DR-Alg4",
+           statement=r"SmallDB is one call of the exponential mechanism with a score of sensitivity $1/n$, hence ε-DP.",
+           implemented_by=("dpbook.smalldb.smalldb",),
+           source=f"{DWORK_ROTH}, Prop. 4.1"),
+    Result(id="DR-Lemma4.3", title="Small databases suffice", chapter=_CH, section="Small databases suffice",
+           aliases=("DR-Thm4.2",),
+           statement=r"For any data and any $|Q|\ge3$ linear queries there is a database of $\ln|Q|/\alpha^2$ rows that "
+                     r"answers all of them within α: sample that many rows from the data and apply Hoeffding and a union "
+                     r"bound.",
+           implemented_by=("dpbook.smalldb.subsample_errors",),
+           bounds=("dpbook.theory.smalldb.smalldb_size", "dpbook.theory.smalldb.sampling_failure_bound"),
+           source=f"{DWORK_ROTH}, Thm. 4.2 and Lemma 4.3; {BLR}"),
+    Result(id="IDC-ClaimA.3", title="Small databases suffice (GRU's constants)", chapter=_CH,
+           section="Small databases suffice",
+           statement=r"A database of $s>\ln(2|Q|)/(2\alpha^2)$ rows answering every query of $Q$ within α exists; the "
+                     r"union bound now stays below 1 for every $|Q|$.",
+           implemented_by=("dpbook.smalldb.subsample_errors",),
+           bounds=("dpbook.theory.smalldb.claim_a3_size", "dpbook.theory.idc.median_sample_size"),
+           source=f"{GRU}, Claim A.3; {BLR}"),
+    Result(id="DR-E4", title="Erratum: SmallDB's size needs |Q| ≥ 3 and an integer", chapter=_CH,
+           section="Small databases suffice",
+           statement=r"Correction: Lemma 4.3's union bound is $2/|Q|$ at $\ln|Q|/\alpha^2$ rows, so it needs $|Q|\ge3$; and "
+                     r"with the integer size $s=\lceil\ln|Q|/\alpha^2\rceil$ the range has $\ln\binom{N+s-1}{s}$ nats, which "
+                     r"can exceed the stated $\ln N\ln|Q|/\alpha^2$ by up to $\ln N$.",
+           bounds=("dpbook.theory.smalldb.sampling_failure_bound", "dpbook.theory.smalldb.log_range_size"),
+           source=THIS_BOOK),
+    Result(id="DR-Prop4.4", title="Accuracy of SmallDB", chapter=_CH, section="Accuracy of SmallDB",
+           statement=r"With probability $1-\beta$ SmallDB's largest error is at most "
+                     r"$\alpha+2(\ln N\ln|Q|/\alpha^2+\ln(1/\beta))/(\varepsilon n)$: the sampling error plus the exponential "
+                     r"mechanism's loss over a range of $N^{\ln|Q|/\alpha^2}$ databases.",
+           implemented_by=("dpbook.smalldb.smalldb", "dpbook.smalldb.exact_error_distribution"),
+           bounds=("dpbook.theory.smalldb.prop44_error_bound",),
+           source=f"{DWORK_ROTH}, Prop. 4.4"),
+    Result(id="DR-Thm4.5", title="Sample size of SmallDB", chapter=_CH, section="Accuracy of SmallDB",
+           statement=r"SmallDB run at $\alpha/2$ is α-accurate w.p. $1-\beta$ once "
+                     r"$n\ge(16\ln N\ln|Q|+4\ln(1/\beta))/(\varepsilon\alpha^3)$, i.e. the error falls like $n^{-1/3}$.",
+           implemented_by=("dpbook.smalldb.smalldb",),
+           bounds=("dpbook.theory.smalldb.thm45_sample_complexity", "dpbook.theory.smalldb.thm45_error_bound"),
+           source=f"{DWORK_ROTH}, Thm. 4.5"),
+    Result(id="DR-Def5.2", title="α-nets", chapter=_CH, section="Accuracy of SmallDB", aliases=("DR-Net",),
+           statement=r"A set of databases is an α-net for $Q$ if every database has a member of the set within α on every "
+                     r"query; all databases of $\lceil\ln|Q|/\alpha^2\rceil$ rows form one.",
+           implemented_by=("dpbook.smalldb.net_mechanism",),
+           source=f"{DWORK_ROTH}, §5.1"),
+    Result(id="DR-Prop5.2", title="The net mechanism", chapter=_CH, section="Accuracy of SmallDB",
+           statement=r"The exponential mechanism over an α-net $\mathcal N$ is ε-DP with error at most "
+                     r"$\alpha+2(\ln|\mathcal N|+\ln(1/\beta))/(\varepsilon n)$ w.p. $1-\beta$.",
+           implemented_by=("dpbook.smalldb.net_mechanism",),
+           bounds=("dpbook.theory.smalldb.net_error_bound",),
+           source=f"{DWORK_ROTH}, §5.1"),
+    Result(id="PROJ-E7", title="Erratum: SmallDB is not polynomial-time", chapter=_CH,
+           section="The running time: quasi-polynomial",
+           statement=r"Correction: the range has $|\mathcal X|^{\Theta(\log|Q|/\alpha^2)}$ members, so the running time is "
+                     r"quasi-polynomial in $|\mathcal X|$, not polynomial; the book refuses ranges above a size cap.",
+           implemented_by=("dpbook.smalldb.smalldb",),
+           bounds=("dpbook.theory.smalldb.range_size", "dpbook.theory.smalldb.log_range_size"),
+           source=PROJECTION_NOTES),
+)

@@ -25,6 +25,7 @@ from scipy import integrate
 
 from ..validation import check_beta, check_delta, check_epsilon, check_int, check_real, check_real_array
 from .composition import advanced_composition
+from .registry import DWORK_ROTH, LECTURE3, LYU_SU_LI, THIS_BOOK, Result
 
 __all__ = [
     "above_threshold_scales", "sparse_sigma", "sparse_per_run_epsilon", "sparse_composed_epsilon",
@@ -189,7 +190,7 @@ def numeric_sparse_value_alpha(c, beta, epsilon, delta=0.0, n=None) -> float:
 
 
 def numeric_sparse_alpha_corrected(k, c, beta, epsilon, delta=0.0, n=None) -> float:
-    """DR-Thm3.28 with both halves of its proof: ``max(numeric_sparse_alpha, numeric_sparse_value_alpha)``.
+    """DR-Thm3.28 with both halves of its proof (erratum DR-E1): ``max(numeric_sparse_alpha, numeric_sparse_value_alpha)``.
 
     Equal to the printed value for ``δ = 0``; larger for ``δ > 0`` unless ``ln(2k) >= (sqrt8 - 1) ln(2c/β)``.
     """
@@ -262,3 +263,101 @@ def first_k_bottom_log_ratio(k, epsilon, variant="correct") -> float:
         return k * math.log(0.5 / float(laplace_difference_cdf(-1.0, b_nu, b_rho)))
     return math.log(first_k_bottom_probability(k, epsilon, 0.0, variant)
                     / first_k_bottom_probability(k, epsilon, 1.0, variant))
+
+
+# --- the results chapter 05 states and checks (the book's theorem registry, docs/theorems.md) --------------------
+_CH = "05_sparse_vector"
+RESULTS = (
+    Result(id="LEC3-3.6", title="Sparse vector: the idea", chapter=_CH, section="AboveThreshold (DR-Alg1)",
+           statement=r"To find the few queries above a threshold while paying only for those: perturb the threshold once, "
+                     r"give every query fresh noise, output only above/below, and stop after the first 'above' (or after "
+                     r"$c$ of them, splitting the budget across the $c$ runs).",
+           implemented_by=("dpbook.sparse_vector.above_threshold", "dpbook.sparse_vector.sparse_vector"),
+           bounds=("dpbook.theory.sparse_vector.sparse_per_run_epsilon",),
+           source=f"{LECTURE3}, §3.6 (corrected); {DWORK_ROTH}, §3.6"),
+    Result(id="LEC3-E10", title="Erratum: the threshold is noised once, and no value is released", chapter=_CH,
+           section="AboveThreshold (DR-Alg1)",
+           statement=r"Correction: the threshold noise $\mathrm{Lap}(2/\varepsilon)$ is drawn once (re-noising it at every "
+                     r"check is not ε-DP: the privacy loss grows linearly in the number of checks), each query gets fresh "
+                     r"$\mathrm{Lap}(4/\varepsilon)$, and only ⊤/⊥ is output — releasing values is NumericSparse.",
+           implemented_by=("dpbook.broken.sparse_vector.above_threshold_renoise_threshold",
+                           "dpbook.broken.sparse_vector.above_threshold_outputs_value"),
+           bounds=("dpbook.theory.sparse_vector.first_k_bottom_log_ratio",
+                   "dpbook.theory.sparse_vector.first_k_bottom_probability"),
+           source=f"{LECTURE3}, §3.6; {LYU_SU_LI}"),
+    Result(id="DR-Alg1", title="AboveThreshold", chapter=_CH, section="AboveThreshold (DR-Alg1)",
+           statement=r"Noise the threshold once with $\mathrm{Lap}(2\Delta/\varepsilon)$, add fresh $\mathrm{Lap}(4\Delta/\varepsilon)$ "
+                     r"to each query answer, and halt at the first query whose noisy answer reaches the noisy threshold.",
+           implemented_by=("dpbook.sparse_vector.above_threshold", "dpbook.sparse_vector.above_threshold_stream"),
+           bounds=("dpbook.theory.sparse_vector.above_threshold_scales",),
+           source=f"{DWORK_ROTH}, Algorithm 1"),
+    Result(id="DR-Thm3.23", title="AboveThreshold is ε-DP", chapter=_CH, section="AboveThreshold (DR-Alg1)",
+           statement=r"AboveThreshold is $\varepsilon$-DP however many queries it reads: the whole ⊥ prefix costs nothing "
+                     r"beyond the one threshold draw, and the halting query costs the rest.",
+           implemented_by=("dpbook.sparse_vector.above_threshold",),
+           bounds=("dpbook.theory.sparse_vector.first_k_bottom_log_ratio",),
+           source=f"{DWORK_ROTH}, Thm. 3.23"),
+    Result(id="DR-Def3.9", title="Accuracy of a threshold test", chapter=_CH, section="AboveThreshold (DR-Alg1)",
+           statement=r"A ⊤/⊥ stream is $(\alpha,\beta)$-accurate if, except with probability β, it does not stop early, every "
+                     r"⊤ has $f_i(D)\ge T-\alpha$ and every ⊥ has $f_i(D)\le T+\alpha$.",
+           implemented_by=("dpbook.sparse_vector.empirical_alpha",),
+           source=f"{DWORK_ROTH}, Def. 3.9"),
+    Result(id="DR-Thm3.24", title="Accuracy of AboveThreshold", chapter=_CH, section="AboveThreshold (DR-Alg1)",
+           statement=r"On $k$ queries of which only the last is above $T-\alpha$, AboveThreshold is $(\alpha,\beta)$-accurate for "
+                     r"$\alpha=8(\ln k+\ln(2/\beta))/\varepsilon$ (divide by $n$ for normalised answers).",
+           implemented_by=("dpbook.sparse_vector.above_threshold",),
+           bounds=("dpbook.theory.sparse_vector.above_threshold_alpha",),
+           source=f"{DWORK_ROTH}, Thm. 3.24"),
+    Result(id="DR-Alg2", title="Sparse: c positives", chapter=_CH, section="Sparse (DR-Alg2",
+           statement=r"Run AboveThreshold until $c$ queries have come out ⊤, redrawing the threshold noise after each; the "
+                     r"noise scale is $\sigma=2c/\varepsilon$ (pure) or $\sqrt{32c\ln(1/\delta)}/\varepsilon$.",
+           implemented_by=("dpbook.sparse_vector.sparse_vector", "dpbook.sparse_vector.sparse_vector_stream"),
+           bounds=("dpbook.theory.sparse_vector.sparse_sigma",),
+           source=f"{DWORK_ROTH}, Algorithm 2"),
+    Result(id="DR-Thm3.25", title="Sparse is private", chapter=_CH, section="Sparse (DR-Alg2",
+           statement=r"Sparse is $(\varepsilon,\delta)$-DP: it is $c$ AboveThreshold runs at $\varepsilon/c$ each (basic "
+                     r"composition) or at $\varepsilon/\sqrt{8c\ln(1/\delta)}$ each (advanced composition).",
+           implemented_by=("dpbook.sparse_vector.sparse_vector",),
+           bounds=("dpbook.theory.sparse_vector.sparse_per_run_epsilon",
+                   "dpbook.theory.sparse_vector.sparse_composed_epsilon"),
+           source=f"{DWORK_ROTH}, Thm. 3.25"),
+    Result(id="DR-Thm3.26", title="Accuracy of Sparse", chapter=_CH, section="Sparse (DR-Alg2",
+           statement=r"If at most $c$ of the $k$ queries are above $T-\alpha$, Sparse is $(\alpha,\beta)$-accurate with "
+                     r"$\alpha=8c(\ln k+\ln(2c/\beta))/\varepsilon$ (pure) or "
+                     r"$(\ln k+\ln(2c/\beta))\sqrt{512c\ln(1/\delta)}/\varepsilon$.",
+           implemented_by=("dpbook.sparse_vector.sparse_vector",),
+           bounds=("dpbook.theory.sparse_vector.sparse_vector_alpha",),
+           source=f"{DWORK_ROTH}, Thm. 3.26"),
+    Result(id="DR-Alg3", title="NumericSparse", chapter=_CH, section="NumericSparse (DR-Alg3",
+           statement=r"Sparse run on $\varepsilon_1$ of the budget, which also releases $f_i(D)$ plus fresh Laplace noise "
+                     r"(from the remaining $\varepsilon_2$) at each ⊤; split $8/9$ and $2/9$ in the pure case.",
+           implemented_by=("dpbook.sparse_vector.numeric_sparse", "dpbook.sparse_vector.numeric_sparse_stream"),
+           bounds=("dpbook.theory.sparse_vector.numeric_sparse_split", "dpbook.theory.sparse_vector.numeric_sparse_sigma"),
+           source=f"{DWORK_ROTH}, Algorithm 3"),
+    Result(id="DR-Thm3.27", title="NumericSparse is private", chapter=_CH, section="NumericSparse (DR-Alg3",
+           statement=r"NumericSparse is $(\varepsilon,\delta)$-DP: the threshold part and the $c$ numeric releases compose to "
+                     r"the stated budget.",
+           implemented_by=("dpbook.sparse_vector.numeric_sparse",),
+           bounds=("dpbook.theory.sparse_vector.numeric_sparse_composed_epsilon",),
+           source=f"{DWORK_ROTH}, Thm. 3.27"),
+    Result(id="DR-Def3.10", title="Accuracy of a numeric sparse stream", chapter=_CH, section="NumericSparse (DR-Alg3",
+           statement=r"As DR-Def3.9, and in addition every released value is within α of $f_i(D)$.",
+           implemented_by=("dpbook.sparse_vector.empirical_alpha",),
+           source=f"{DWORK_ROTH}, Def. 3.10"),
+    Result(id="DR-Thm3.28", title="Accuracy of NumericSparse", chapter=_CH, section="NumericSparse (DR-Alg3",
+           statement=r"If at most $c$ queries are above $T-\alpha$, NumericSparse is $(\alpha,\beta)$-accurate with "
+                     r"$\alpha=9c(\ln k+\ln(4c/\beta))/\varepsilon$ in the pure case (for $\delta>0$ see erratum DR-E1).",
+           implemented_by=("dpbook.sparse_vector.numeric_sparse",),
+           bounds=("dpbook.theory.sparse_vector.numeric_sparse_alpha",
+                   "dpbook.theory.sparse_vector.numeric_sparse_alpha_corrected"),
+           source=f"{DWORK_ROTH}, Thm. 3.28"),
+    Result(id="DR-E1", title="Erratum: NumericSparse's released values when δ > 0", chapter=_CH,
+           section="NumericSparse (DR-Alg3",
+           statement=r"Correction: for $\delta>0$ the printed α covers only the ⊤/⊥ part; the released values carry "
+                     r"$\sqrt8$ times more noise, so a valid α is $\frac{\sqrt{c\ln(2/\delta)}(\sqrt{512}+1)}{\varepsilon}"
+                     r"\max\{\ln k+\ln\frac{4c}{\beta},\ \sqrt8\ln\frac{2c}{\beta}\}$ (at $k=c=1$, $\beta=0.05$ a value "
+                     r"misses the printed α with probability 0.21). The pure case is correct.",
+           bounds=("dpbook.theory.sparse_vector.numeric_sparse_alpha_corrected",
+                   "dpbook.theory.sparse_vector.numeric_sparse_value_alpha"),
+           source=THIS_BOOK),
+)
