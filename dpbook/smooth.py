@@ -314,7 +314,8 @@ def smooth_norm(fn, d, K, *, M=None) -> float:
     """``||f||_K = max_{|k| <= K} sup |D^k f|`` (SMOOTH-Def C^K_B), estimated from a Chebyshev interpolant of
     ``f`` on ``(M+1)^d`` nodes (default ``M = 64, 48, 24`` for ``d = 1, 2, >= 3``): coefficients below
     ``1e-13`` relative are dropped, derivatives are taken exactly on the series (``chebder``) and the sup is
-    taken on a grid.  Accurate for analytic ``f`` (the test functions); an estimate, not a certificate."""
+    taken on a grid.  Accurate for analytic ``f`` (bumps, sigmoids, polynomials); an estimate, not a certificate, and
+    meaningless for a function whose ``K``-th derivative jumps (use an analytic bound, as :func:`kink_query` does)."""
     from numpy.polynomial import chebyshev as C
     f = _fn(fn)
     d = check_int("d", d, low=1, high=_MAX_D)
