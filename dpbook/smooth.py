@@ -35,7 +35,7 @@ __all__ = ["SmoothQuery", "SmoothSummary", "check_points", "synthetic_points", "
 
 _MAX_D = 6              # d is a constant of the theory; t^d moments must fit in memory
 _MAX_ENTRIES = 2 ** 22  # t^d (and trials * t^d) cap: absurd sizes are refused, not allocated
-_CHUNK = 1 << 15        # rows per block in the moment kernel
+_BLOCK_ENTRIES = 1 << 21  # entries of the Khatri–Rao block in the moment kernel (16 MB): bounds memory, few BLAS calls
 
 
 # --- data --------------------------------------------------------------------------------------------------
@@ -100,8 +100,9 @@ def chebyshev_moments(points, t) -> np.ndarray:
     n, d = X.shape
     t = _check_t(t, d)
     S = np.zeros((t ** (d - 1), t))
-    for start in range(0, n, _CHUNK):
-        block = X[start:start + _CHUNK]
+    rows = max(4096, _BLOCK_ENTRIES // t ** max(d - 1, 1))
+    for start in range(0, n, rows):
+        block = X[start:start + rows]
         Vs = [chebyshev_basis(block[:, i], t) for i in range(d)]
         left = Vs[0]
         for V in Vs[1:-1]:

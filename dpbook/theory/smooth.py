@@ -212,19 +212,19 @@ RESULTS = (
     Result(id="SMOOTH-Def", title="Even trigonometric polynomials = Chebyshev series",
            statement=r"$\cos(m\arccos x)=T_m(x)$, so an even trigonometric polynomial in $\theta_i=\arccos x_i$ of "
                      r"degree $<t$ per coordinate is a tensor Chebyshev polynomial of degree $<t$ in $x$.",
-           chapter=_CH, section="Smooth queries and Chebyshev polynomials",
+           chapter=_CH, section="1. Smooth queries and Chebyshev polynomials",
            implemented_by=("dpbook.smooth.chebyshev_moments",), source=_SOURCE),
     Result(id="SMOOTH-Def C^K_B", title="The class of K-smooth queries",
            statement=r"$\|f\|_K=\max_{|k|\le K}\sup_{[-1,1]^d}|D^kf|$ and $C^K_B=\{f:\|f\|_K\le B\}$; the query of $f$ "
                      r"is the mean of $f$ over the rows (reconstructed definition).",
-           chapter=_CH, section="Smooth queries and Chebyshev polynomials",
+           chapter=_CH, section="1. Smooth queries and Chebyshev polynomials",
            implemented_by=("dpbook.smooth.SmoothQuery", "dpbook.smooth.smooth_norm"),
            source=_SOURCE + " (definition garbled in the source; reconstructed)"),
     Result(id="SMOOTH-Alg1", title="Private summary: noisy Chebyshev moments",
            statement=r"Release the $t^d$ averages $\frac1n\sum_x\prod_iT_{m_i}(x_i)$, $\|m\|_\infty<t$, "
                      r"$t=\lfloor n^{1/(2d+K)}\rfloor$, the constant one exactly and the others with "
                      r"$\mathrm{Lap}(2(t^d-1)/(n\varepsilon))$ (scale corrected by SMOOTH-E1).",
-           chapter=_CH, section="Algorithm 1: the summary",
+           chapter=_CH, section="2. Algorithm 1: the summary",
            implemented_by=("dpbook.smooth.smooth_summary", "dpbook.smooth.chebyshev_moments"),
            bounds=("dpbook.theory.smooth.summary_degree", "dpbook.theory.smooth.summary_noise_scale"),
            source=_SOURCE + "; erratum SMOOTH-E1"),
@@ -232,7 +232,7 @@ RESULTS = (
            statement=r"Compute the degree-$(t-1)$ Chebyshev coefficients $c$ of $f$ (interpolation + DCT, no data) and "
                      r"answer $\langle c,\widehat{\mathrm{Su}}\rangle$; the error is at most "
                      r"$\sup|f-p_t|+|\sum_mc_mZ_m|$.",
-           chapter=_CH, section="Algorithm 2: answering a query",
+           chapter=_CH, section="3. Algorithm 2: answering a query — with no data",
            implemented_by=("dpbook.smooth.chebyshev_coefficients", "dpbook.smooth.answer_query"),
            bounds=("dpbook.theory.smooth.answer_error_bound", "dpbook.theory.smooth.weighted_laplace_quantile"),
            source=_SOURCE + "; erratum SMOOTH-E2"),
@@ -240,14 +240,14 @@ RESULTS = (
            statement=r"Every $f\in C^K_B$ has an even trigonometric polynomial of degree $<t$ per coordinate within "
                      r"$O(t^{-K})$ of $g_f(\theta)=f(\cos\theta)$, with coefficients bounded by a constant of "
                      r"$d,K,B$ (reconstructed; the source text stops inside this theorem).",
-           chapter=_CH, section="Algorithm 2: answering a query",
+           chapter=_CH, section="3. Algorithm 2: answering a query — with no data",
            implemented_by=("dpbook.smooth.chebyshev_coefficients", "dpbook.smooth.approximation_error"),
            bounds=("dpbook.theory.smooth.coefficient_bound",), source=_SOURCE + " (reconstructed)"),
     Result(id="SMOOTH-Thm3.1", title="Smooth queries: privacy, accuracy, running time",
            statement=r"Algorithms 1+2 are $\varepsilon$-DP (replace-one, with the corrected scale) and answer every "
                      r"query of $C^K_B$ within $O(n^{-K/(2d+K)}/\varepsilon)$; summary time "
                      r"$O(n^{(3d+K)/(2d+K)})$, query time $\tilde O(n^{(d+2+2d/K)/(2d+K)})$.",
-           chapter=_CH, section="Theorem 3.1: privacy, accuracy and running time",
+           chapter=_CH, section="4. Theorem 3.1: privacy, accuracy and running time",
            implemented_by=("dpbook.smooth.smooth_summary", "dpbook.smooth.answer_query"),
            bounds=("dpbook.theory.smooth.worst_case_accuracy", "dpbook.theory.smooth.accuracy_exponent",
                    "dpbook.theory.smooth.summary_time_exponent", "dpbook.theory.smooth.query_time_exponent"),
@@ -255,21 +255,21 @@ RESULTS = (
     Result(id="SMOOTH-Table1", title="Three regimes of smoothness",
            statement=r"$K=1$: error $n^{-1/(2d+1)}$; $K=2d$: error $n^{-1/2}$, the sampling error; $K\gg d$: error "
                      r"$n^{-(1-2d/K)}$, below the sampling error.",
-           chapter=_CH, section="Table 1: the exponents, measured",
+           chapter=_CH, section="5. Table 1: the exponents, measured",
            bounds=("dpbook.theory.smooth.table1_exponents",), source=_SOURCE),
     Result(id="SMOOTH-E1", title="Erratum: the summary's noise scale",
            statement=r"The moments' L1 sensitivity exceeds $t^d/n$ ($1.16\,t/n$ for $d=1,t=10$); use "
                      r"$\mathrm{Lap}(2(t^d-1)/(n\varepsilon))$ and publish the constant moment.",
-           chapter=_CH, section="Erratum SMOOTH-E1: the paper's noise scale",
+           chapter=_CH, section="7. Erratum SMOOTH-E1: the paper's noise scale",
            implemented_by=("dpbook.broken.smooth.smooth_summary_paper_scale",),
            bounds=("dpbook.theory.smooth.exact_sensitivity_1d", "dpbook.theory.smooth.paper_scale_privacy_loss"),
            source=_SOURCE),
     Result(id="SMOOTH-E2", title="Erratum: the degree in Algorithm 2",
            statement=r"The approximating polynomial has degree $\le t-1$ per coordinate (not $t$), to match the "
-                     r"$t^d$ moments.", chapter=_CH, section="Algorithm 2: answering a query",
+                     r"$t^d$ moments.", chapter=_CH, section="3. Algorithm 2: answering a query — with no data",
            implemented_by=("dpbook.smooth.chebyshev_coefficients",), source=_SOURCE),
     Result(id="SMOOTH-E5", title="Erratum: t must be an integer",
            statement=r"$t=\lfloor n^{1/(2d+K)}\rfloor$; the chapter uses sizes $n=t^{2d+K}$ so the fitted exponents "
-                     r"are not bent by the rounding.", chapter=_CH, section="Table 1: the exponents, measured",
+                     r"are not bent by the rounding.", chapter=_CH, section="5. Table 1: the exponents, measured",
            bounds=("dpbook.theory.smooth.summary_degree",), source=_SOURCE),
 )
