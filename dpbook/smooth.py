@@ -430,7 +430,7 @@ def box_query(lo, hi, d) -> SmoothQuery:
 # --- the baseline ------------------------------------------------------------------------------------------
 
 def per_query_laplace(points, queries, *, epsilon, B=1.0, trials=None, rng=None, sampler=laplace):
-    """The baseline of chapter 12: each of the ``k`` query means (values clipped to ``[-B, B]``, so each mean has
+    """The baseline of chapter 12: each of the ``k`` query means (values clipped to ``[-B, B]``, NaN to 0, so each mean has
     replace-one sensitivity ``2B/n``) plus ``Lap(2Bk/(nε))`` — basic composition, ε-DP (DR-Thm3.6).  The error
     grows linearly with ``k``; the smooth summary's does not depend on ``k``.  Returns a
     :class:`~dpbook.release.Release` (answers shape ``(k,)`` or ``(trials, k)``)."""
@@ -447,7 +447,9 @@ def per_query_laplace(points, queries, *, epsilon, B=1.0, trials=None, rng=None,
     k = len(queries)
     shape = (k,) if trials is None else (check_int("trials", trials, low=1), k)
     b = 2.0 * B * k / (n * epsilon)                                     # budget ε/k per query
-    exact = np.array([np.clip(np.asarray(q(X), dtype=float), -B, B).mean() for q in queries])
+    # clip every value to [-B, B] (NaN -> 0): each mean then moves by <= 2B/n whatever the callable returns
+    exact = np.array([np.clip(np.nan_to_num(np.asarray(q(X), dtype=float), nan=0.0, posinf=B, neginf=-B), -B, B)
+                      .mean() for q in queries])
     answers = exact + sampler(b, shape, as_generator(rng))
     return Release(answers, epsilon, 0.0, "per_query_laplace", noise_scale=b,
                    ledger=tuple(Spend(f"laplace query {i}", epsilon / k) for i in range(k)),

@@ -165,6 +165,9 @@ def test_per_query_laplace_audit_and_no_split_control():
     assert audit(s(per_query_laplace, 1.0), s(per_query_laplace, -1.0), ev, trials=200_000, rng=1).epsilon_lb <= 1
     assert audit(s(per_query_laplace_no_split, 1.0), s(per_query_laplace_no_split, -1.0), ev, trials=200_000,
                  rng=1).epsilon_lb > 1
+    wild = per_query_laplace(np.array([[0.5], [0.1]]), [lambda X: np.array([np.nan, 5.0])], epsilon=1.0, B=1.0,
+                             trials=2, rng=0)
+    assert np.allclose(wild.trace["exact"], [0.5])                            # NaN -> 0, 5 -> B = 1: mean 0.5
     r = per_query_laplace(np.array([[0.5]]), queries, epsilon=1.0)
     assert sum(sp.epsilon for sp in r.ledger) == pytest.approx(1.0) and r.neighbours == "replace-one"
 
