@@ -24,12 +24,12 @@ import numpy as np
 
 from .noise import as_generator, laplace
 from .release import Spend
-from .theory.smooth import summary_degree, summary_noise_scale
+from .theory.smooth import jackson_multipliers, summary_degree, summary_noise_scale
 from .validation import check_epsilon, check_int, check_real, check_real_array
 
 __all__ = ["SmoothQuery", "SmoothSummary", "check_points", "synthetic_points", "chebyshev_basis",
            "chebyshev_moments", "chebyshev_moments_reference", "smooth_summary", "chebyshev_coefficients",
-           "chebyshev_evaluate", "answer_query", "true_answer", "approximation_error", "smooth_norm",
+           "chebyshev_evaluate", "jackson_coefficients", "answer_query", "true_answer", "approximation_error", "smooth_norm",
            "smooth_query", "cosine_query", "gaussian_bump", "sigmoid_query", "polynomial_query", "kink_query",
            "box_query", "per_query_laplace"]
 
@@ -234,6 +234,23 @@ def chebyshev_coefficients(fn, d, t, *, M=None) -> np.ndarray:
         idx[axis] = [0, M]
         a[tuple(idx)] *= 0.5
     return a[(slice(0, t),) * d].copy()
+
+
+def jackson_coefficients(fn, d, t, K, *, M=None) -> np.ndarray:
+    """SMOOTH-Thm3.2 option (b), paper-style [RECON]: the coefficients of the generalised Jackson operator applied to
+    ``g_f(θ) = f(cos θ)``, ``c_m = ĝ_m prod_i λ_{m_i}`` with ``ĝ`` the Chebyshev coefficients of ``f`` (here from an
+    interpolant on ``M + 1 >= max(4t, 64) + 1`` nodes per axis) and ``λ`` = :func:`dpbook.theory.smooth.jackson_multipliers`.
+    Same rate ``t^{-K}`` as interpolation, larger constants (chapter 12, §3).  Shape ``(t,)*d``; uses no data."""
+    d = check_int("d", d, low=1, high=_MAX_D)
+    t = _check_t(t, d)
+    lam = jackson_multipliers(t, K)
+    M = max(4 * t, 64) if M is None else check_int("M", M, low=1)
+    c = chebyshev_coefficients(fn, d, t, M=M)
+    for axis in range(d):
+        shape = [1] * d
+        shape[axis] = t
+        c = c * lam.reshape(shape)
+    return c
 
 
 def chebyshev_evaluate(coefficients, points) -> np.ndarray:

@@ -150,6 +150,7 @@ OVERRIDES = {
     "dpbook.theory.smooth.paper_noise_scale": dict(t=10),
     "dpbook.theory.smooth.exact_sensitivity_1d": dict(t=10),
     "dpbook.theory.smooth.paper_scale_privacy_loss": dict(t=10),
+    "dpbook.theory.smooth.jackson_multipliers": dict(t=10),
     "dpbook.mwem.marginal_counts": None,        # filled in by _valid_call (needs a MarginalWorkload)
     "dpbook.mwem.hypothesis_counts": None,
 }

@@ -12,7 +12,7 @@ from dpbook.broken.smooth import per_query_laplace_no_split, smooth_summary_pape
 from dpbook.data import load_diabetes
 from dpbook.experiments import failure_rate
 from dpbook.smooth import (SmoothSummary, answer_query, approximation_error, box_query, check_points,
-                           chebyshev_basis, chebyshev_coefficients, chebyshev_evaluate, chebyshev_moments,
+                           chebyshev_basis, chebyshev_coefficients, chebyshev_evaluate, jackson_coefficients, chebyshev_moments,
                            chebyshev_moments_reference, cosine_query, gaussian_bump, kink_query, per_query_laplace,
                            polynomial_query, sigmoid_query, smooth_norm, smooth_query, smooth_summary,
                            synthetic_points, true_answer)
@@ -76,6 +76,18 @@ def test_approximation_error_falls_like_t_to_the_minus_K(K):
     q = kink_query(0.1, 1, K)
     slope = np.polyfit(np.log(ts), np.log([approximation_error(q, 1, int(t)) for t in ts]), 1)[0]
     assert -K - 0.4 <= slope <= -K + 0.4
+
+
+@pytest.mark.parametrize("K", [1, 2, 3])
+def test_jackson_coefficients_same_rate_larger_constant(K):
+    """SMOOTH-Thm3.2 option (b): the paper-style operator also reaches t^(-K), with a larger error than interpolation."""
+    lam = th.jackson_multipliers(16, K)
+    assert lam[0] == 1.0 and np.all(np.isfinite(lam))
+    ts, q, x = np.array([16, 32, 64, 128]), kink_query(0.1, 1, K), np.linspace(-1, 1, 2001)[:, None]
+    errs = np.array([np.max(np.abs(q(x) - chebyshev_evaluate(jackson_coefficients(q, 1, int(t), K), x))) for t in ts])
+    assert -K - 0.4 <= np.polyfit(np.log(ts), np.log(errs), 1)[0] <= -K + 0.4
+    assert np.all(errs >= np.array([approximation_error(q, 1, int(t)) for t in ts]))
+    assert np.allclose(jackson_coefficients(lambda X: np.full(len(X), 0.7), 2, 5, K), np.pad([[0.7]], (0, 4)))
 
 
 def test_box_control_does_not_converge():
@@ -206,6 +218,10 @@ def test_theory_hand_values():
     e = th.table1_exponents(1, 6)
     assert e["accuracy"] == -0.75 and e["beats_sampling"] and not th.table1_exponents(2, 4)["beats_sampling"]
     # t = 5, M = 2^1 (2^3 - 1) = 14: 14 + 2·14·25/(10^4·1) at n = 5^4 ... use n = 625, d = 1, K = 2
+    # Jackson multipliers, t = 1: only λ_0 = 1; K = 1, t = 4: r = 2, t' = 2, h = (1,2,1)*(1,2,1) = (1,4,6,4,1),
+    # Ĥ(1) = 4/6, Ĥ(2) = 1/6, so λ_1 = 2·(4/6) - 1/6 = 7/6 and λ_2 = 2·(1/6) = 1/3, λ_3 = 0
+    assert np.allclose(th.jackson_multipliers(1, 3), [1.0])
+    assert np.allclose(th.jackson_multipliers(4, 1), [1.0, 7 / 6, 1 / 3, 0.0])
     assert th.worst_case_accuracy(625, 1, 2, 1.0) == pytest.approx(5 ** -2 + 2 * 14 * 25 / 625)
     # weighted Laplace tail: weights (1, 1), b = 1, β = 0.05: λ = sqrt(12 ln 40) = 6.647, first regime (<= 4.24?)
     lam1 = math.sqrt(12 * math.log(40))
@@ -260,6 +276,9 @@ X1 = np.array([[0.1], [-0.5], [0.9]])
     (lambda: chebyshev_coefficients(np.cos, 1, 3, M=1), ValueError, "M"),
     (lambda: chebyshev_coefficients(lambda X: np.full(len(X), np.nan), 1, 3), ValueError, "NaN"),
     (lambda: chebyshev_evaluate(np.ones((2, 3)), X1), ValueError, "coefficients"),
+    (lambda: jackson_coefficients(np.cos, 1, 3, 0), ValueError, "K"),
+    (lambda: jackson_coefficients("f", 1, 3, 2), TypeError, "f"),
+    (lambda: jackson_coefficients(np.cos, 1, 0, 2), ValueError, "t"),
     (lambda: chebyshev_evaluate(np.ones(3), np.ones((2, 2))), ValueError, "points"),
     (lambda: answer_query(np.ones(3), np.cos), TypeError, "summary"),
     (lambda: answer_query(smooth_summary(X1, epsilon=1.0, K=2), cosine_query(1.0, 0.0, 2, 2)), ValueError, "d"),

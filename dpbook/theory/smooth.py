@@ -17,7 +17,7 @@ __all__ = ["summary_degree", "summary_sensitivity", "summary_noise_scale", "pape
            "exact_sensitivity_1d", "paper_scale_privacy_loss", "weighted_laplace_tail_bound",
            "weighted_laplace_quantile", "answer_error_bound", "coefficient_bound", "worst_case_accuracy",
            "accuracy_exponent", "summary_time_exponent", "query_time_exponent", "dct_query_time_exponent",
-           "table1_exponents"]
+           "table1_exponents", "jackson_multipliers"]
 
 _MAX_D, _MAX_K = 6, 64
 
@@ -205,6 +205,32 @@ def table1_exponents(d, K) -> dict:
                 beats_sampling=bool(K > 2 * d))
 
 
+def jackson_multipliers(t, K) -> np.ndarray:
+    """SMOOTH-Thm3.2, option (b) [RECON]: the multipliers ``λ_0..λ_{t-1}`` of the generalised Jackson operator, so
+    that its Chebyshev coefficients are ``c_m = ĝ_m prod_i λ_{m_i}``.
+
+    Kernel ``H(s) ∝ (sin(t's/2)/sin(s/2))^{2r}``, ``∫H = 1``, with ``r = ceil((K+3)/2)`` and ``t' = floor((t-1)/r) + 1``
+    (degree ``r(t'-1) <= t-1``); ``λ_l = sum_{j=1}^{K+1} (-1)^{j+1} C(K+1, j) Ĥ(j l)`` with ``Ĥ(ν) = ∫H(s) cos(νs) ds``,
+    which is the ratio of the ``ν``-th to the 0-th Fourier coefficient of the kernel (0 beyond its degree).  ``λ_0 = 1``.
+    """
+    t = check_int("t", t, low=1, high=100_000)
+    K = check_int("K", K, low=1, high=_MAX_K)
+    r = math.ceil((K + 3) / 2)
+    tp = (t - 1) // r + 1
+    fejer = np.r_[np.arange(1, tp + 1), np.arange(tp - 1, 0, -1)].astype(float)    # (sin(t's/2)/sin(s/2))^2
+    h = np.array([1.0])
+    for _ in range(r):
+        h = np.convolve(h, fejer)
+        h /= h.max()                                                                  # scale-free: avoids overflow
+    centre = h.size // 2
+
+    def H_hat(v):
+        return h[centre + v] / h[centre] if v <= centre else 0.0
+
+    return np.array([sum((-1) ** (j + 1) * math.comb(K + 1, j) * H_hat(j * l) for j in range(1, K + 2))
+                     for l in range(t)])
+
+
 _SOURCE = "Wang, Zhang, Fan, Wang, Efficient Algorithm for Privately Releasing Smooth Queries, NIPS 2013"
 _CH = "12_smooth_queries"
 
@@ -241,8 +267,10 @@ RESULTS = (
                      r"$O(t^{-K})$ of $g_f(\theta)=f(\cos\theta)$, with coefficients bounded by a constant of "
                      r"$d,K,B$ (reconstructed; the source text stops inside this theorem).",
            chapter=_CH, section="3. Algorithm 2: answering a query — with no data",
-           implemented_by=("dpbook.smooth.chebyshev_coefficients", "dpbook.smooth.approximation_error"),
-           bounds=("dpbook.theory.smooth.coefficient_bound",), source=_SOURCE + " (reconstructed)"),
+           implemented_by=("dpbook.smooth.chebyshev_coefficients", "dpbook.smooth.jackson_coefficients",
+                           "dpbook.smooth.approximation_error"),
+           bounds=("dpbook.theory.smooth.coefficient_bound", "dpbook.theory.smooth.jackson_multipliers"),
+           source=_SOURCE + " (reconstructed)"),
     Result(id="SMOOTH-Thm3.1", title="Smooth queries: privacy, accuracy, running time",
            statement=r"Algorithms 1+2 are $\varepsilon$-DP (replace-one, with the corrected scale) and answer every "
                      r"query of $C^K_B$ within $O(n^{-K/(2d+K)}/\varepsilon)$; summary time "
