@@ -145,6 +145,12 @@ OVERRIDES = {
     "dpbook.privacy_loss.round_log_likelihood": dict(T=0.1),
     "dpbook.theory.idc.best_alpha": dict(bound=lambda alpha: 4 * math.log(16) / alpha ** 2),
     "dpbook.theory.idc.alg1_best_alpha": dict(bound=lambda alpha: 4 * math.log(16) / alpha ** 2),
+    "dpbook.theory.smooth.summary_sensitivity": dict(t=10),      # t: the summary's degree, an integer
+    "dpbook.theory.smooth.summary_noise_scale": dict(t=10),
+    "dpbook.theory.smooth.paper_noise_scale": dict(t=10),
+    "dpbook.theory.smooth.exact_sensitivity_1d": dict(t=10),
+    "dpbook.theory.smooth.paper_scale_privacy_loss": dict(t=10),
+    "dpbook.theory.smooth.jackson_multipliers": dict(t=10),
     "dpbook.mwem.marginal_counts": None,        # filled in by _valid_call (needs a MarginalWorkload)
     "dpbook.mwem.hypothesis_counts": None,
 }

@@ -1,0 +1,45 @@
+"""Broken smooth-query summaries: positive controls for chapter 12's audit (erratum SMOOTH-E1).
+
+Each function has the signature of :func:`dpbook.smooth.smooth_summary` and returns a
+:class:`~dpbook.smooth.SmoothSummary` that *claims* ε-DP; each docstring says what is wrong and what the true privacy
+loss is.  ``tests/test_smooth.py`` and the audit catalogue (``dpbook.audit``) check that the audit catches them.
+Never use these to release data.
+"""
+from __future__ import annotations
+
+from ..noise import laplace
+from ..release import Spend
+from ..smooth import SmoothSummary, _noisy_moments
+from ..theory.smooth import paper_noise_scale
+
+__all__ = ["smooth_summary_paper_scale", "per_query_laplace_no_split"]
+
+
+def smooth_summary_paper_scale(points, *, epsilon, K, t=None, trials=None, rng=None, sampler=laplace) -> SmoothSummary:
+    """BROKEN (erratum SMOOTH-E1): SMOOTH-Alg1 as printed — every moment, the constant one included, plus
+    ``Lap(t^d/(nε))``.
+
+    The paper takes the L1 sensitivity of the ``t^d`` moments to be ``t^d/n``; it is larger.  For ``d = 1`` and
+    ``t = 10`` the rows ``x = 1`` and ``x' = cos(0.4734)`` move the moments by ``11.58/n`` in L1, so the true privacy
+    loss is ``1.158 ε`` (and tends to about ``1.22 ε`` as ``t`` grows; up to ``2ε`` in higher ``d``).
+    """
+    def printed(n, t, d, epsilon):
+        return paper_noise_scale(n, t, d, epsilon), True
+
+    noisy, exact, n, d, t, K, b, epsilon = _noisy_moments(points, epsilon, K, t, trials, rng, sampler, printed)
+    return SmoothSummary(noisy, t, d, K, n, epsilon, 0.0, "smooth_summary_paper_scale", b,
+                         ledger=(Spend(f"laplace on all {t ** d} Chebyshev moments (paper's scale)", epsilon),),
+                         trace={"exact_moments": exact, "sensitivity": t ** d / n})
+
+
+def per_query_laplace_no_split(points, queries, *, epsilon, B=1.0, trials=None, rng=None, sampler=laplace):
+    """BROKEN: the per-query Laplace baseline with noise ``Lap(2B/(nε))`` on each of the ``k`` answers — the full
+    budget spent on every query, no composition.  True privacy loss ``k ε`` (two identical queries: ``2ε``)."""
+    from ..release import Release
+    from ..smooth import per_query_laplace
+    honest = per_query_laplace(points, queries, epsilon=epsilon, B=B, trials=trials, rng=rng,
+                               sampler=lambda b, size, rng: sampler(b / size[-1], size, rng))
+    return Release(honest.answers, honest.epsilon, 0.0, "per_query_laplace_no_split",
+                   noise_scale=honest.noise_scale / honest.answers.shape[-1],
+                   ledger=(Spend("laplace on every query at full ε", honest.epsilon),), trace=honest.trace,
+                   neighbours="replace-one")

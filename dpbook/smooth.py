@@ -1,0 +1,473 @@
+"""Smooth queries: a private summary from Chebyshev moments (Wang, Zhang, Fan, Wang, NIPS 2013; chapter 12).
+
+Data are ``n`` points of ``[-1, 1]^d``; a query is the mean of a smooth function ``f`` over them.  Because
+``cos(m arccos x) = T_m(x)`` (SMOOTH-Def), the paper's even trigonometric polynomials are tensor Chebyshev
+polynomials, and
+
+* Algorithm 1 (:func:`smooth_summary`, SMOOTH-Alg1) releases the ``t^d`` Chebyshev moments
+  ``(1/n) sum_x prod_i T_{m_i}(x_i)``, ``||m||_∞ <= t - 1``, with Laplace noise of the **corrected** scale
+  ``2 (t^d - 1)/(n ε)`` and the constant moment (identically 1) published exactly (erratum SMOOTH-E1);
+* Algorithm 2 (:func:`answer_query`, SMOOTH-Alg2) computes the degree-``(t-1)`` Chebyshev coefficients of ``f`` by
+  interpolation on Chebyshev–Lobatto nodes and a DCT-I (:func:`chebyshev_coefficients`) and returns their inner
+  product with the summary.  It never touches the data: every answer is post-processing of one ε-DP release.
+
+Neighbours are replace-one (``n`` is public).  Query functions take an array of shape ``(N, d)`` and return ``N``
+values; :class:`SmoothQuery` carries the function with its smoothness order ``K`` and its measured ``||f||_K``.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from .noise import as_generator, laplace
+from .release import Spend
+from .theory.smooth import jackson_multipliers, summary_degree, summary_noise_scale
+from .validation import check_epsilon, check_int, check_real, check_real_array
+
+__all__ = ["SmoothQuery", "SmoothSummary", "check_points", "synthetic_points", "chebyshev_basis",
+           "chebyshev_moments", "chebyshev_moments_reference", "smooth_summary", "chebyshev_coefficients",
+           "chebyshev_evaluate", "jackson_coefficients", "answer_query", "true_answer", "approximation_error", "smooth_norm",
+           "smooth_query", "cosine_query", "gaussian_bump", "sigmoid_query", "polynomial_query", "kink_query",
+           "box_query", "per_query_laplace"]
+
+_MAX_D = 6              # d is a constant of the theory; t^d moments must fit in memory
+_MAX_ENTRIES = 2 ** 22  # t^d (and trials * t^d) cap: absurd sizes are refused, not allocated
+_BLOCK_ENTRIES = 1 << 21  # entries of the Khatri–Rao block in the moment kernel (16 MB): bounds memory, few BLAS calls
+
+
+# --- data --------------------------------------------------------------------------------------------------
+
+def check_points(points, name: str = "points", *, d=None) -> np.ndarray:
+    """Rows of ``[-1, 1]^d`` as a float64 array of shape ``(n, d)`` (a 1-D array is ``n`` points of ``d = 1``)."""
+    arr = check_real_array(name, points)
+    if arr.ndim == 1:
+        arr = arr[:, None]
+    if arr.ndim != 2 or arr.shape[0] == 0 or arr.shape[1] == 0:
+        raise ValueError(f"{name} must be a non-empty array of shape (n, d), got shape {arr.shape}")
+    if arr.shape[1] > _MAX_D:
+        raise ValueError(f"{name} has d ({arr.shape[1]}) columns; d must be <= {_MAX_D}")
+    if d is not None and arr.shape[1] != d:
+        raise ValueError(f"{name} must have d ({d}) columns, got {arr.shape[1]}")
+    if arr.min() < -1.0 or arr.max() > 1.0:
+        bad = arr[(arr < -1.0) | (arr > 1.0)][0]
+        raise ValueError(f"{name} has a value ({float(bad)!r}) outside [-1, 1]: rescale the data to [-1, 1]^d")
+    return arr
+
+
+def synthetic_points(n, d, *, rng=None) -> np.ndarray:
+    """``n`` seeded points of ``[-1, 1]^d``: a two-component mixture of Beta(2, 5) / Beta(5, 2) coordinates
+    (skewed, correlated through the shared component), for experiments at any ``n``."""
+    n = check_int("n", n, low=1, high=50_000_000)
+    d = check_int("d", d, low=1, high=_MAX_D)
+    rng = as_generator(rng)
+    comp = rng.random(n) < 0.6
+    a = np.where(comp, 2.0, 5.0)[:, None]
+    return 2.0 * rng.beta(a, 7.0 - a, size=(n, d)) - 1.0
+
+
+# --- Algorithm 1: the summary ------------------------------------------------------------------------------
+
+def _check_t(t, d):
+    t = check_int("t", t, low=1)
+    if t ** d > _MAX_ENTRIES:
+        raise ValueError(f"t ({t}) gives t^d = {t ** d} moments for d = {d}; t^d must be <= {_MAX_ENTRIES}")
+    return t
+
+
+def chebyshev_basis(points, t) -> np.ndarray:
+    """``T_0(x), …, T_{t-1}(x)`` for the 1-D array ``points = x`` of ``[-1, 1]``: shape ``(n, t)``, by the three-term
+    recurrence ``T_{m+1} = 2x T_m - T_{m-1}`` (SMOOTH-Def: ``T_m(x) = cos(m arccos x)``)."""
+    x = check_points(points, d=1)[:, 0]
+    t = check_int("t", t, low=1, high=_MAX_ENTRIES)
+    V = np.empty((x.size, t))
+    V[:, 0] = 1.0
+    if t > 1:
+        V[:, 1] = x
+    for m in range(2, t):
+        V[:, m] = 2.0 * x * V[:, m - 1] - V[:, m - 2]
+    return V
+
+
+def chebyshev_moments(points, t) -> np.ndarray:
+    """SMOOTH-Alg1's exact (non-private) summary: ``Sum_m = (1/n) sum_x prod_i T_{m_i}(x_i)`` for ``m`` in
+    ``{0..t-1}^d``, shape ``(t,)*d``.  Fast kernel: per block of rows, the Khatri–Rao product of the first
+    ``d - 1`` Chebyshev bases times the last one (one BLAS product, ``O(n t^d)``; no loop over points).
+    :func:`chebyshev_moments_reference` is the one-line definition it is tested against."""
+    X = check_points(points)
+    n, d = X.shape
+    t = _check_t(t, d)
+    S = np.zeros((t ** (d - 1), t))
+    rows = max(4096, _BLOCK_ENTRIES // t ** max(d - 1, 1))
+    for start in range(0, n, rows):
+        block = X[start:start + rows]
+        Vs = [chebyshev_basis(block[:, i], t) for i in range(d)]
+        left = Vs[0]
+        for V in Vs[1:-1]:
+            left = (left[:, :, None] * V[:, None, :]).reshape(len(block), -1)
+        S += left.T @ Vs[-1] if d > 1 else Vs[0].sum(axis=0)[None, :]
+    return (S / n).reshape((t,) * d)
+
+
+def chebyshev_moments_reference(points, t) -> np.ndarray:
+    """The definition, slowly: ``mean_x prod_i cos(m_i arccos x_i)`` for each multi-index ``m`` (SMOOTH-Alg1)."""
+    X = check_points(points)
+    d = X.shape[1]
+    t = _check_t(t, d)
+    theta = np.arccos(X)
+    out = np.empty((t,) * d)
+    for m in np.ndindex(*out.shape):
+        out[m] = np.mean(np.prod(np.cos(np.asarray(m) * theta), axis=1))
+    return out
+
+
+@dataclass(frozen=True)
+class SmoothSummary:
+    """SMOOTH-Alg1's release: the noisy moments ``moments`` of shape ``(t,)*d`` (or ``(trials,) + (t,)*d``), the
+    constant moment exactly 1.  Release-like: ``epsilon``, ``delta`` (0), ``neighbours`` ("replace-one"),
+    ``noise_scale`` (Laplace ``b`` per non-constant moment), ``ledger``; ``t, d, K, n`` are public parameters.
+    ``answers`` is the moment vector flattened to ``(t^d,)`` or ``(trials, t^d)``.  ``trace`` is for plots and
+    audits only (never used to answer queries)."""
+
+    moments: np.ndarray = field(repr=False)
+    t: int
+    d: int
+    K: int
+    n: int
+    epsilon: float
+    delta: float
+    mechanism: str
+    noise_scale: float
+    ledger: tuple = ()
+    trace: Mapping[str, Any] | None = field(default=None, repr=False)
+    neighbours: str = "replace-one"
+
+    @property
+    def trials(self) -> int | None:
+        return None if self.moments.ndim == self.d else self.moments.shape[0]
+
+    @property
+    def answers(self) -> np.ndarray:
+        k = self.t ** self.d
+        return self.moments.reshape(k) if self.trials is None else self.moments.reshape(self.trials, k)
+
+
+def _noisy_moments(points, epsilon, K, t, trials, rng, sampler, scale_of):
+    """Shared body of the summary and of its broken twin: validate, compute the moments, add noise."""
+    X = check_points(points)
+    n, d = X.shape
+    epsilon = check_epsilon(epsilon)
+    K = check_int("K", K, low=1, high=64)
+    t = summary_degree(n, d, K) if t is None else _check_t(t, d)
+    if not callable(sampler):
+        raise TypeError(f"sampler must be callable as sampler(scale, size, rng), got {type(sampler).__name__}")
+    if trials is not None:
+        trials = check_int("trials", trials, low=1)
+        if trials * t ** d > _MAX_ENTRIES * 8:
+            raise ValueError(f"trials ({trials}) x t^d ({t ** d}) moments is too large; use fewer trials")
+    rng = as_generator(rng)
+    exact = chebyshev_moments(X, t)
+    shape = (t,) * d if trials is None else (trials,) + (t,) * d
+    b, noisy_constant = scale_of(n, t, d, epsilon)
+    noise = np.zeros(shape) if t ** d == 1 and not noisy_constant else sampler(b, shape, rng)
+    if not noisy_constant:
+        noise[(Ellipsis,) + (0,) * d] = 0.0                # the constant moment is public: published exactly
+    return exact + noise, exact, n, d, t, K, b, epsilon
+
+
+def smooth_summary(points, *, epsilon, K, t=None, trials=None, rng=None, sampler=laplace) -> SmoothSummary:
+    """SMOOTH-Alg1 (corrected per SMOOTH-E1): the ``t^d`` Chebyshev moments of the rows, each non-constant one
+    plus ``Lap(2 (t^d - 1)/(n ε))``, the constant one (= 1) exact.  ε-DP under replace-one neighbours.
+
+    ``K`` is the smoothness the summary is tuned for: ``t = floor(n^{1/(2d+K)})`` unless ``t`` is given (it must
+    then be chosen without looking at the data).  ``n`` (the number of rows) is public.  Time ``O(n t^d)``.
+    ``trials`` draws that many independent releases of the same moments (noise batch; moments computed once).
+    """
+    def corrected(n, t, d, epsilon):
+        return (summary_noise_scale(n, t, d, epsilon) if t ** d > 1 else 0.0), False
+
+    noisy, exact, n, d, t, K, b, epsilon = _noisy_moments(points, epsilon, K, t, trials, rng, sampler, corrected)
+    return SmoothSummary(noisy, t, d, K, n, epsilon, 0.0, "smooth_summary", b,
+                         ledger=(Spend(f"laplace on the {t ** d - 1} non-constant Chebyshev moments", epsilon),),
+                         trace={"exact_moments": exact, "sensitivity": 2.0 * (t ** d - 1) / n})
+
+
+# --- Algorithm 2: answering a query (public, no data) -----------------------------------------------------
+
+def _fn(f):
+    if not callable(f):
+        raise TypeError(f"f must be a callable taking an (N, d) array, got {type(f).__name__}")
+    return f
+
+
+def _lobatto_grid(M, d):
+    x = np.cos(np.pi * np.arange(M + 1) / M)
+    mesh = np.meshgrid(*([x] * d), indexing="ij")
+    return np.stack([g.ravel() for g in mesh], axis=1)
+
+
+def chebyshev_coefficients(fn, d, t, *, M=None) -> np.ndarray:
+    """SMOOTH-Alg2 step 2 (with SMOOTH-E2: degree ``<= t - 1``): the tensor Chebyshev coefficients ``c_m``,
+    ``||m||_∞ <= t - 1``, of the interpolant of ``f`` on the ``(M+1)^d`` Chebyshev–Lobatto nodes
+    ``cos(π j / M)`` (default ``M = max(4t, 16)``), by one d-dimensional DCT-I (``scipy.fft.dctn``); shape ``(t,)*d``.
+
+    Exact for polynomials of degree ``<= M`` in each variable; for ``f ∈ C^K`` the truncation is within
+    ``O(t^{-K} log^d t)`` of ``f`` (SMOOTH-Thm3.2's rate up to the log).  Uses no data.
+    """
+    from scipy.fft import dctn
+    f = _fn(fn)
+    d = check_int("d", d, low=1, high=_MAX_D)
+    t = _check_t(t, d)
+    M = max(4 * t, 16) if M is None else check_int("M", M, low=1)
+    if M < t - 1:
+        raise ValueError(f"M ({M}) must be >= t - 1 ({t - 1})")
+    if (M + 1) ** d > _MAX_ENTRIES * 4:
+        raise ValueError(f"M ({M}) gives (M+1)^d = {(M + 1) ** d} nodes; too many for d = {d}")
+    values = np.asarray(f(_lobatto_grid(M, d)), dtype=float).reshape((M + 1,) * d)
+    if not np.all(np.isfinite(values)):
+        raise ValueError("f returned NaN or inf on the Chebyshev nodes")
+    a = dctn(values, type=1) / M ** d
+    for axis in range(d):                                    # DCT-I convention: halve the m = 0 and m = M terms
+        idx = [slice(None)] * d
+        idx[axis] = [0, M]
+        a[tuple(idx)] *= 0.5
+    return a[(slice(0, t),) * d].copy()
+
+
+def jackson_coefficients(fn, d, t, K, *, M=None) -> np.ndarray:
+    """SMOOTH-Thm3.2 option (b), paper-style [RECON]: the coefficients of the generalised Jackson operator applied to
+    ``g_f(θ) = f(cos θ)``, ``c_m = ĝ_m prod_i λ_{m_i}`` with ``ĝ`` the Chebyshev coefficients of ``f`` (here from an
+    interpolant on ``M + 1 >= max(4t, 64) + 1`` nodes per axis) and ``λ`` = :func:`dpbook.theory.smooth.jackson_multipliers`.
+    Same rate ``t^{-K}`` as interpolation, larger constants (chapter 12, §3).  Shape ``(t,)*d``; uses no data."""
+    d = check_int("d", d, low=1, high=_MAX_D)
+    t = _check_t(t, d)
+    lam = jackson_multipliers(t, K)
+    M = max(4 * t, 64) if M is None else check_int("M", M, low=1)
+    c = chebyshev_coefficients(fn, d, t, M=M)
+    for axis in range(d):
+        shape = [1] * d
+        shape[axis] = t
+        c = c * lam.reshape(shape)
+    return c
+
+
+def chebyshev_evaluate(coefficients, points) -> np.ndarray:
+    """``p(x) = sum_m c_m prod_i T_{m_i}(x_i)`` at each row of ``points`` (shape ``(N,)``)."""
+    c = check_real_array("coefficients", coefficients)
+    if c.ndim < 1 or c.ndim > _MAX_D or len(set(c.shape)) != 1 or c.size == 0:
+        raise ValueError(f"coefficients must have shape (t,)*d, got {c.shape}")
+    d, t = c.ndim, c.shape[0]
+    X = check_points(points, d=d)
+    Vs = [chebyshev_basis(X[:, i], t) for i in range(d)]
+    out = np.tensordot(Vs[0], c, axes=([1], [0]))          # (N, t, ..., t)
+    for V in Vs[1:]:
+        out = np.einsum("na,na...->n...", V, out)
+    return out
+
+
+def answer_query(summary, f, *, M=None) -> np.ndarray | float:
+    """SMOOTH-Alg2: ``<c_f, Su_hat>`` with ``c_f`` = :func:`chebyshev_coefficients` of ``f`` at the summary's ``t``.
+
+    Post-processing of the ε-DP summary: reads only the released moments.  Returns a float, or shape
+    ``(trials,)`` for a batched summary."""
+    if not isinstance(summary, SmoothSummary):
+        raise TypeError(f"summary must be a SmoothSummary (from smooth_summary), got {type(summary).__name__}")
+    if isinstance(f, SmoothQuery) and f.d != summary.d:
+        raise ValueError(f"f is a query on d ({f.d}) coordinates; the summary has d ({summary.d})")
+    c = chebyshev_coefficients(f, summary.d, summary.t, M=M)
+    axes = tuple(range(summary.moments.ndim - summary.d, summary.moments.ndim))
+    out = np.tensordot(summary.moments, c, axes=(axes, tuple(range(summary.d))))
+    return float(out) if out.ndim == 0 else out
+
+
+def true_answer(points, f) -> float:
+    """The exact query ``q_f(D) = (1/n) sum_x f(x)`` (the quantity being released privately)."""
+    X = check_points(points)
+    v = np.asarray(_fn(f)(X), dtype=float)
+    if v.shape != (X.shape[0],):
+        raise ValueError(f"f must return one value per row, got shape {v.shape}")
+    return float(v.mean())
+
+
+def approximation_error(fn, d, t, *, M=None, grid=None) -> float:
+    """``γ_f = sup |f - p_t|`` (SMOOTH-Thm3.2(1)) estimated on a tensor grid of ``[-1, 1]^d`` (default 2001, 161,
+    41 points per axis for d = 1, 2, >= 3; the grid contains the endpoints and 0).  Data-free."""
+    d = check_int("d", d, low=1, high=_MAX_D)
+    f = _fn(fn)
+    c = chebyshev_coefficients(f, d, t, M=M)
+    g = {1: 2001, 2: 161}.get(d, 41) if grid is None else check_int("grid", grid, low=3, high=100_001)
+    x = np.linspace(-1.0, 1.0, g)
+    pts = np.stack([m.ravel() for m in np.meshgrid(*([x] * d), indexing="ij")], axis=1)
+    return float(np.max(np.abs(f(pts) - chebyshev_evaluate(c, pts))))
+
+
+# --- smooth query functions --------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SmoothQuery:
+    """A query function ``f: [-1,1]^d -> R`` (called on an ``(N, d)`` array) with its smoothness order ``K``
+    (0 for the non-smooth control) and ``B``, an upper bound on ``||f||_K = max_{|k|<=K} sup |D^k f|``
+    (SMOOTH-Def C^K_B; ``B >= sup |f|`` always).  ``norm`` records how ``B`` was obtained."""
+
+    name: str
+    fn: Callable = field(repr=False, compare=False)
+    d: int
+    K: int
+    B: float
+    norm: str = "analytic"
+
+    def __call__(self, points):
+        return self.fn(np.asarray(points, dtype=float).reshape(-1, self.d))
+
+
+def _trim(a, tol=1e-13):
+    a = a.copy()
+    a[np.abs(a) < tol * max(1.0, float(np.max(np.abs(a))))] = 0.0
+    return a
+
+
+def smooth_norm(fn, d, K, *, M=None) -> float:
+    """``||f||_K = max_{|k| <= K} sup |D^k f|`` (SMOOTH-Def C^K_B), estimated from a Chebyshev interpolant of
+    ``f`` on ``(M+1)^d`` nodes (default ``M = 64, 48, 24`` for ``d = 1, 2, >= 3``): coefficients below
+    ``1e-13`` relative are dropped, derivatives are taken exactly on the series (``chebder``) and the sup is
+    taken on a grid.  Accurate for analytic ``f`` (bumps, sigmoids, polynomials); an estimate, not a certificate, and
+    meaningless for a function whose ``K``-th derivative jumps (use an analytic bound, as :func:`kink_query` does)."""
+    from numpy.polynomial import chebyshev as C
+    f = _fn(fn)
+    d = check_int("d", d, low=1, high=_MAX_D)
+    K = check_int("K", K, low=0, high=64)
+    M = {1: 64, 2: 48}.get(d, 24) if M is None else check_int("M", M, low=2, high=512)
+    a = _trim(chebyshev_coefficients(f, d, M + 1, M=M))
+    g = {1: 801, 2: 81}.get(d, 25)
+    x = np.linspace(-1.0, 1.0, g)
+    best = 0.0
+    from itertools import product
+    for k in product(range(K + 1), repeat=d):
+        if sum(k) > K:
+            continue
+        c = a
+        for axis, order in enumerate(k):
+            if order:
+                c = C.chebder(c, m=order, axis=axis)
+        vals = c
+        for _ in range(d):                      # contracts the leading coefficient axis, appends a grid axis
+            vals = C.chebval(x, vals, tensor=True)
+        best = max(best, float(np.max(np.abs(vals))))
+    return best
+
+
+def smooth_query(name, fn, d, K, *, B=1.0, norm=None) -> SmoothQuery:
+    """Rescale ``fn`` so that ``||f||_K = B`` (measured by :func:`smooth_norm` unless ``norm`` gives it)."""
+    d = check_int("d", d, low=1, high=_MAX_D)
+    K = check_int("K", K, low=1, high=64)
+    B = check_real("B", B, low=0.0, low_open=True)
+    how = "analytic" if norm is not None else "measured (smooth_norm)"
+    norm = smooth_norm(fn, d, K) if norm is None else check_real("norm", norm, low=0.0, low_open=True)
+    scale = B / norm
+    return SmoothQuery(str(name), lambda X: scale * fn(X), d, K, B, how)
+
+
+def _vec(name, v, d):
+    v = check_real_array(name, v)
+    v = np.broadcast_to(v, (d,)) if v.ndim == 0 else v
+    if v.shape != (d,):
+        raise ValueError(f"{name} must be a number or have d ({d}) entries, got shape {v.shape}")
+    return v
+
+
+def cosine_query(omega, phase, d, K, *, B=1.0) -> SmoothQuery:
+    """``prod_i cos(ω_i x_i + φ_i)`` scaled by ``B / max(1, max ω)^K``: then ``|D^k f| <= prod ω_i^{k_i} <= B``
+    for ``|k| <= K``, so ``f ∈ C^K_B`` exactly (SMOOTH-Thm3.1's test family)."""
+    d = check_int("d", d, low=1, high=_MAX_D)
+    K = check_int("K", K, low=1, high=64)
+    omega, phase = _vec("omega", omega, d), _vec("phase", phase, d)
+    if np.any(omega <= 0):
+        raise ValueError(f"omega ({omega.tolist()}) must be > 0")
+    norm = max(1.0, float(omega.max())) ** K
+    return smooth_query(f"cos(ωx+φ), ω={omega.max():.3g}", lambda X: np.prod(np.cos(omega * X + phase), axis=1),
+                        d, K, B=B, norm=norm)
+
+
+def gaussian_bump(center, width, d, K, *, B=1.0) -> SmoothQuery:
+    """``exp(-||x - center||² / (2 width²))``, rescaled to ``||f||_K = B`` (norm measured)."""
+    d = check_int("d", d, low=1, high=_MAX_D)
+    center = _vec("center", center, d)
+    width = check_real("width", width, low=0.05, high=100.0)
+    return smooth_query(f"Gaussian bump, width {width:.3g}",
+                        lambda X: np.exp(-np.sum((X - center) ** 2, axis=1) / (2 * width ** 2)), d, K, B=B)
+
+
+def sigmoid_query(w, bias, d, K, *, B=1.0) -> SmoothQuery:
+    """``1 / (1 + exp(-(w·x + bias)))`` (a soft half-space), rescaled to ``||f||_K = B`` (norm measured)."""
+    d = check_int("d", d, low=1, high=_MAX_D)
+    w = _vec("w", w, d)
+    bias = check_real("bias", bias)
+    if np.max(np.abs(w)) > 20:
+        raise ValueError(f"w ({w.tolist()}) must have entries in [-20, 20] (steeper is not smooth at this scale)")
+    return smooth_query("sigmoid", lambda X: 1.0 / (1.0 + np.exp(-(X @ w + bias))), d, K, B=B)
+
+
+def polynomial_query(coefficients, K, *, B=1.0) -> SmoothQuery:
+    """``sum_m a_m prod_i T_{m_i}(x_i)`` for a tensor ``coefficients`` of shape ``(deg+1,)*d``, rescaled to
+    ``||f||_K = B`` (norm measured; exact answers from any summary with ``t > deg``)."""
+    a = check_real_array("coefficients", coefficients)
+    if a.ndim < 1 or a.ndim > _MAX_D or len(set(a.shape)) != 1 or not np.any(a):
+        raise ValueError(f"coefficients must be a non-zero array of shape (deg+1,)*d, got {a.shape}")
+    return smooth_query(f"Chebyshev polynomial, degree {a.shape[0] - 1}", lambda X: chebyshev_evaluate(a, X),
+                        a.ndim, K, B=B)
+
+
+def kink_query(a, d, K, *, B=1.0) -> SmoothQuery:
+    """The hardest kind of member of ``C^K_B``: ``(1/d) sum_i s(x_i - a)``, ``s(u) = |u|^K`` (``K`` odd) or
+    ``u |u|^{K-1}`` (``K`` even), whose ``K``-th derivative jumps at ``a`` — so no polynomial of degree ``< t`` comes
+    closer than about ``t^{-K}`` (SMOOTH-Thm3.2's rate is attained).  Scaled by ``B / max_j K!/(K-j)! (1+|a|)^{K-j}``,
+    an exact bound on ``||f||_K`` (the ``K``-th derivative exists except at ``a``, where it is bounded)."""
+    d = check_int("d", d, low=1, high=_MAX_D)
+    K = check_int("K", K, low=1, high=64)
+    a = check_real("a", a, low=-1.0, high=1.0)
+    r = 1.0 + abs(a)
+    norm = max(math.factorial(K) / math.factorial(K - j) * r ** (K - j) for j in range(K + 1))
+    return smooth_query(f"kink at {a:g}, K={K}", lambda X: np.mean(np.abs(X - a) ** K * (np.sign(X - a) if K % 2 == 0 else 1.0), axis=1),
+                        d, K, B=B, norm=norm)
+
+
+def box_query(lo, hi, d) -> SmoothQuery:
+    """The non-smooth control: the indicator of the box ``[lo, hi]^d`` (``K = 0``: not in any ``C^K_B``).  Its
+    Chebyshev series converges like ``t^{-1}`` in L1 only and never uniformly (Gibbs)."""
+    d = check_int("d", d, low=1, high=_MAX_D)
+    lo, hi = _vec("lo", lo, d), _vec("hi", hi, d)
+    if np.any(lo >= hi):
+        raise ValueError(f"lo ({lo.tolist()}) must be < hi ({hi.tolist()})")
+    return SmoothQuery("box indicator", lambda X: np.all((X >= lo) & (X <= hi), axis=1).astype(float), d, 0, 1.0,
+                       "sup |f| = 1")
+
+
+# --- the baseline ------------------------------------------------------------------------------------------
+
+def per_query_laplace(points, queries, *, epsilon, B=1.0, trials=None, rng=None, sampler=laplace):
+    """The baseline of chapter 12: each of the ``k`` query means (values clipped to ``[-B, B]``, NaN to 0, so each mean has
+    replace-one sensitivity ``2B/n``) plus ``Lap(2Bk/(nε))`` — basic composition, ε-DP (DR-Thm3.6).  The error
+    grows linearly with ``k``; the smooth summary's does not depend on ``k``.  Returns a
+    :class:`~dpbook.release.Release` (answers shape ``(k,)`` or ``(trials, k)``)."""
+    from .release import Release
+    X = check_points(points)
+    n = X.shape[0]
+    if callable(queries):
+        queries = [queries]
+    queries = list(queries)
+    if not queries or not all(callable(q) for q in queries):
+        raise TypeError("queries must be a non-empty list of callables (e.g. SmoothQuery)")
+    epsilon = check_epsilon(epsilon)
+    B = check_real("B", B, low=0.0, low_open=True)
+    k = len(queries)
+    shape = (k,) if trials is None else (check_int("trials", trials, low=1), k)
+    b = 2.0 * B * k / (n * epsilon)                                     # budget ε/k per query
+    # clip every value to [-B, B] (NaN -> 0): each mean then moves by <= 2B/n whatever the callable returns
+    exact = np.array([np.clip(np.nan_to_num(np.asarray(q(X), dtype=float), nan=0.0, posinf=B, neginf=-B), -B, B)
+                      .mean() for q in queries])
+    answers = exact + sampler(b, shape, as_generator(rng))
+    return Release(answers, epsilon, 0.0, "per_query_laplace", noise_scale=b,
+                   ledger=tuple(Spend(f"laplace query {i}", epsilon / k) for i in range(k)),
+                   trace={"exact": exact}, neighbours="replace-one")

@@ -1,0 +1,303 @@
+"""Bounds for chapter 12, smooth queries (Wang, Zhang, Fan, Wang, NIPS 2013; THEOREMS.md SMOOTH-*).
+
+Pure functions: the summary degree ``t`` (SMOOTH-Alg1, SMOOTH-E5), the noise scales (the paper's and the corrected
+one of erratum SMOOTH-E1), the exact ``d = 1`` sensitivity that exhibits the erratum, the query-specific error bound
+(SMOOTH-Alg2's answer error), the worst-case accuracy of SMOOTH-Thm3.1 and the exponents of SMOOTH-Table1.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..validation import check_beta, check_epsilon, check_int, check_real, check_real_array
+from .registry import Result
+
+__all__ = ["summary_degree", "summary_sensitivity", "summary_noise_scale", "paper_noise_scale",
+           "exact_sensitivity_1d", "paper_scale_privacy_loss", "weighted_laplace_tail_bound",
+           "weighted_laplace_quantile", "answer_error_bound", "coefficient_bound", "worst_case_accuracy",
+           "accuracy_exponent", "summary_time_exponent", "query_time_exponent", "dct_query_time_exponent",
+           "table1_exponents", "jackson_multipliers"]
+
+_MAX_D, _MAX_K = 6, 64
+
+
+def _dK(d, K):
+    return check_int("d", d, low=1, high=_MAX_D), check_int("K", K, low=1, high=_MAX_K)
+
+
+def summary_degree(n, d, K) -> int:
+    """SMOOTH-Alg1 with SMOOTH-E5: ``t = floor(n^{1/(2d+K)})``, computed in integers (no rounding slip at
+    exact powers: ``summary_degree(10**4, 1, 2) == 10``).  Always ``>= 1``."""
+    n = check_int("n", n, low=1)
+    d, K = _dK(d, K)
+    p = 2 * d + K
+    t = max(1, int(round(n ** (1.0 / p))))
+    while t ** p > n:
+        t -= 1
+    while (t + 1) ** p <= n:
+        t += 1
+    return t
+
+
+def summary_sensitivity(t, d, n=1) -> float:
+    """SMOOTH-E1: the L1 sensitivity of the non-constant moments under replace-one, ``2 (t^d - 1) / n``.
+
+    Every moment ``prod_i T_{m_i}(x_i)`` lies in ``[-1, 1]``, so replacing one of ``n`` rows moves each mean by at
+    most ``2/n``; the constant moment ``m = 0`` is identically 1 and is published without noise."""
+    t = check_int("t", t, low=1)
+    d = check_int("d", d, low=1, high=_MAX_D)
+    n = check_int("n", n, low=1)
+    return 2.0 * (t ** d - 1) / n
+
+
+def summary_noise_scale(n, t, d, epsilon) -> float:
+    """SMOOTH-E1 (corrected SMOOTH-Alg1): Laplace scale ``b = 2 (t^d - 1) / (n ε)`` on each non-constant moment."""
+    return summary_sensitivity(t, d, n) / check_epsilon(epsilon)
+
+
+def paper_noise_scale(n, t, d, epsilon) -> float:
+    """SMOOTH-Alg1 as printed: ``b = t^d / (n ε)`` — not enough for ε-DP (erratum SMOOTH-E1)."""
+    n, t = check_int("n", n, low=1), check_int("t", t, low=1)
+    d = check_int("d", d, low=1, high=_MAX_D)
+    return t ** d / (n * check_epsilon(epsilon))
+
+
+def _l1_1d(theta, theta_prime, t):
+    m = np.arange(t)
+    return float(np.abs(np.cos(m * theta) - np.cos(m * theta_prime)).sum())
+
+
+def exact_sensitivity_1d(t, *, grid=721) -> tuple[float, float, float]:
+    """SMOOTH-E1 for ``d = 1``: ``sup_{θ,θ'} sum_{m<t} |cos mθ - cos mθ'|`` (the L1 sensitivity times ``n``) and a
+    maximising pair ``(θ, θ')``, found on a ``grid x grid`` search of ``[0, π]^2`` refined by Nelder–Mead.
+
+    A numerical lower bound on the supremum (exact up to the optimiser's tolerance); ``t = 10`` gives 11.58 at
+    ``θ = 0, θ' ≈ 0.473``, i.e. ``1.16 t`` — more than the ``t`` the paper's noise assumes.
+    """
+    from scipy.optimize import minimize
+    from scipy.spatial.distance import cdist
+    t = check_int("t", t, low=1, high=2000)
+    grid = check_int("grid", grid, low=16, high=4001)
+    theta = np.linspace(0.0, math.pi, grid)
+    C = np.cos(np.outer(theta, np.arange(t)))
+    dist = cdist(C, C, "cityblock")
+    i, j = np.unravel_index(int(np.argmax(dist)), dist.shape)
+    res = minimize(lambda v: -_l1_1d(v[0], v[1], t), x0=[theta[i], theta[j]], method="Nelder-Mead",
+                   options=dict(xatol=1e-10, fatol=1e-12, maxiter=4000))
+    a, b = float(res.x[0]), float(res.x[1])
+    best = max(float(dist[i, j]), _l1_1d(a, b, t))
+    if best > float(dist[i, j]):
+        pair = (abs(a) % (2 * math.pi), abs(b) % (2 * math.pi))
+    else:
+        pair = (float(theta[i]), float(theta[j]))
+    pair = tuple(2 * math.pi - p if p > math.pi else p for p in pair)
+    return best, min(pair), max(pair)
+
+
+def paper_scale_privacy_loss(t, epsilon=1.0) -> float:
+    """SMOOTH-E1: the worst-case privacy loss of the paper's scale for ``d = 1``, ``ε · Δ_exact / t``
+    (``1.158 ε`` at ``t = 10``, tending to about ``1.22 ε``)."""
+    return check_epsilon(epsilon) * exact_sensitivity_1d(t)[0] / check_int("t", t, low=1)
+
+
+def _weights(weights):
+    c = check_real_array("weights", weights)
+    if c.size == 0:
+        raise ValueError("weights must contain at least one weight")
+    return np.abs(c.ravel())
+
+
+def weighted_laplace_tail_bound(lam, b, weights) -> float:
+    """SMOOTH-Alg2's noise term (IDC-Thm6.5 with weights): for ``Z_m`` i.i.d. ``Lap(b)`` and ``Y = sum c_m Z_m`` (``c = weights``),
+    with ``s = ||c||_2`` and ``r = ||c||_∞``,
+
+        ``P[|Y| >= λ] <= 2 exp(-λ² / (6 b² s²))``                 for ``λ <= 3 b s² / (√2 r)``,
+        ``P[|Y| >= λ] <= 2 exp(3 s²/(4 r²) - λ / (√2 b r))``       beyond.
+
+    (MGF ``(1 - u²b²)^{-1} <= exp(1.5 u² b²)`` for ``|u| b <= 1/√2``; Chernoff at the optimum, capped.)
+    ``weights = (1, …, 1)`` gives the proof's optimum of IDC-Thm6.5 (erratum IDC-E7)."""
+    lam = check_real("lam", lam, low=0.0)
+    b = check_real("b", b, low=0.0, low_open=True)
+    w = _weights(weights)
+    s2, r = float(np.sum(w ** 2)), float(np.max(w))
+    if r == 0.0:
+        return 0.0 if lam > 0 else 1.0
+    if lam <= 3.0 * b * s2 / (math.sqrt(2.0) * r):
+        bound = 2.0 * math.exp(-lam ** 2 / (6.0 * b ** 2 * s2))
+    else:
+        bound = 2.0 * math.exp(0.75 * s2 / r ** 2 - lam / (math.sqrt(2.0) * b * r))
+    return min(1.0, bound)
+
+
+def weighted_laplace_quantile(beta, b, weights) -> float:
+    """The smallest ``λ`` at which :func:`weighted_laplace_tail_bound` is ``<= β``:
+    ``b ||c||_2 sqrt(6 ln(2/β))`` in the first regime, ``√2 b ||c||_∞ (3 s²/(4 r²) + ln(2/β))`` beyond."""
+    beta = check_beta(beta)
+    b = check_real("b", b, low=0.0, low_open=True)
+    w = _weights(weights)
+    s2, r = float(np.sum(w ** 2)), float(np.max(w))
+    if r == 0.0:
+        return 0.0
+    L = math.log(2.0 / beta)
+    lam = b * math.sqrt(6.0 * s2 * L)
+    if lam <= 3.0 * b * s2 / (math.sqrt(2.0) * r):
+        return lam
+    return math.sqrt(2.0) * b * r * (0.75 * s2 / r ** 2 + L)
+
+
+def answer_error_bound(gamma, b, weights, beta) -> float:
+    """SMOOTH-Alg2 (answer error, [DERIVED]): with probability ``>= 1 - β`` the answer ``<c, Su_hat>`` is within
+    ``γ_f + λ_β`` of ``q_f(D)``, where ``γ_f = sup |f - p_t|`` (approximation) and ``λ_β`` is
+    :func:`weighted_laplace_quantile` of the coefficients ``weights`` of the noisy moments (not the constant one)."""
+    gamma = check_real("gamma", gamma, low=0.0)
+    return gamma + weighted_laplace_quantile(beta, b, weights)
+
+
+def coefficient_bound(d, K, B=1.0) -> float:
+    """SMOOTH-Thm3.2(2) [RECON]: ``|c_m| <= M = 2^d (2^{K+1} - 1)^d B`` for the Jackson-operator coefficients."""
+    d, K = _dK(d, K)
+    B = check_real("B", B, low=0.0, low_open=True)
+    return float(2 ** d * (2 ** (K + 1) - 1) ** d * B)
+
+
+def worst_case_accuracy(n, d, K, epsilon, *, B=1.0, C=1.0) -> float:
+    """SMOOTH-Thm3.1(2), the derivation's bound ``C t^{-K} + 2 M t^{2d} / (n ε)`` at ``t = summary_degree(n,d,K)``
+    and ``M = coefficient_bound(d, K, B)`` (``C`` is the unrecovered approximation constant; the printed
+    scale ``t^d/(nε)``, since this is the paper's derivation).  Vacuous at realistic sizes (THEOREMS.md §13)."""
+    t = summary_degree(n, d, K)
+    C = check_real("C", C, low=0.0, low_open=True)
+    M = coefficient_bound(d, K, B)
+    return C * t ** (-K) + 2.0 * M * t ** (2 * d) / (check_int("n", n, low=1) * check_epsilon(epsilon))
+
+
+def accuracy_exponent(d, K) -> float:
+    """SMOOTH-Thm3.1(2): the error falls like ``n^{-K/(2d+K)}``; returns ``-K/(2d+K)``."""
+    d, K = _dK(d, K)
+    return -K / (2 * d + K)
+
+
+def summary_time_exponent(d, K) -> float:
+    """SMOOTH-Thm3.1(3): summary time ``n · t^d = n^{(3d+K)/(2d+K)}``."""
+    d, K = _dK(d, K)
+    return (3 * d + K) / (2 * d + K)
+
+
+def query_time_exponent(d, K) -> float:
+    """SMOOTH-Thm3.1(4): the paper's query time ``n^{(d + 2 + 2d/K)/(2d+K)}`` (up to polylog), from
+    SMOOTH-Thm3.2(3) at ``γ = t^{-K}``."""
+    d, K = _dK(d, K)
+    return (d + 2 + 2 * d / K) / (2 * d + K)
+
+
+def dct_query_time_exponent(d, K) -> float:
+    """The book's Algorithm 2 (interpolation on ``(4t+1)^d`` Chebyshev nodes + one DCT): ``t^d log t``, i.e.
+    ``n^{d/(2d+K)}`` up to a log — below the paper's exponent, because the coefficients come from a DCT."""
+    d, K = _dK(d, K)
+    return d / (2 * d + K)
+
+
+def table1_exponents(d, K) -> dict:
+    """SMOOTH-Table1 for one ``(d, K)``: the exponents of ``n`` in accuracy, summary time and query time (paper's
+    and the book's DCT), and whether the privacy error beats the sampling error ``n^{-1/2}`` (``K > 2d``)."""
+    return dict(accuracy=accuracy_exponent(d, K), summary_time=summary_time_exponent(d, K),
+                query_time=query_time_exponent(d, K), dct_query_time=dct_query_time_exponent(d, K),
+                beats_sampling=bool(K > 2 * d))
+
+
+def jackson_multipliers(t, K) -> np.ndarray:
+    """SMOOTH-Thm3.2, option (b) [RECON]: the multipliers ``λ_0..λ_{t-1}`` of the generalised Jackson operator, so
+    that its Chebyshev coefficients are ``c_m = ĝ_m prod_i λ_{m_i}``.
+
+    Kernel ``H(s) ∝ (sin(t's/2)/sin(s/2))^{2r}``, ``∫H = 1``, with ``r = ceil((K+3)/2)`` and ``t' = floor((t-1)/r) + 1``
+    (degree ``r(t'-1) <= t-1``); ``λ_l = sum_{j=1}^{K+1} (-1)^{j+1} C(K+1, j) Ĥ(j l)`` with ``Ĥ(ν) = ∫H(s) cos(νs) ds``,
+    which is the ratio of the ``ν``-th to the 0-th Fourier coefficient of the kernel (0 beyond its degree).  ``λ_0 = 1``.
+    """
+    t = check_int("t", t, low=1, high=100_000)
+    K = check_int("K", K, low=1, high=_MAX_K)
+    r = math.ceil((K + 3) / 2)
+    tp = (t - 1) // r + 1
+    fejer = np.r_[np.arange(1, tp + 1), np.arange(tp - 1, 0, -1)].astype(float)    # (sin(t's/2)/sin(s/2))^2
+    h = np.array([1.0])
+    for _ in range(r):
+        h = np.convolve(h, fejer)
+        h /= h.max()                                                                  # scale-free: avoids overflow
+    centre = h.size // 2
+
+    def H_hat(v):
+        return h[centre + v] / h[centre] if v <= centre else 0.0
+
+    return np.array([sum((-1) ** (j + 1) * math.comb(K + 1, j) * H_hat(j * l) for j in range(1, K + 2))
+                     for l in range(t)])
+
+
+_SOURCE = "Wang, Zhang, Fan, Wang, Efficient Algorithm for Privately Releasing Smooth Queries, NIPS 2013"
+_CH = "12_smooth_queries"
+
+RESULTS = (
+    Result(id="SMOOTH-Def", title="Even trigonometric polynomials = Chebyshev series",
+           statement=r"$\cos(m\arccos x)=T_m(x)$, so an even trigonometric polynomial in $\theta_i=\arccos x_i$ of "
+                     r"degree $<t$ per coordinate is a tensor Chebyshev polynomial of degree $<t$ in $x$.",
+           chapter=_CH, section="1. Smooth queries and Chebyshev polynomials",
+           implemented_by=("dpbook.smooth.chebyshev_moments",), source=_SOURCE),
+    Result(id="SMOOTH-Def C^K_B", title="The class of K-smooth queries",
+           statement=r"$\|f\|_K=\max_{|k|\le K}\sup_{[-1,1]^d}|D^kf|$ and $C^K_B=\{f:\|f\|_K\le B\}$; the query of $f$ "
+                     r"is the mean of $f$ over the rows (reconstructed definition).",
+           chapter=_CH, section="1. Smooth queries and Chebyshev polynomials",
+           implemented_by=("dpbook.smooth.SmoothQuery", "dpbook.smooth.smooth_norm"),
+           source=_SOURCE + " (definition garbled in the source; reconstructed)"),
+    Result(id="SMOOTH-Alg1", title="Private summary: noisy Chebyshev moments",
+           statement=r"Release the $t^d$ averages $\frac1n\sum_x\prod_iT_{m_i}(x_i)$, $\|m\|_\infty<t$, "
+                     r"$t=\lfloor n^{1/(2d+K)}\rfloor$, the constant one exactly and the others with "
+                     r"$\mathrm{Lap}(2(t^d-1)/(n\varepsilon))$ (scale corrected by SMOOTH-E1).",
+           chapter=_CH, section="2. Algorithm 1: the summary",
+           implemented_by=("dpbook.smooth.smooth_summary", "dpbook.smooth.chebyshev_moments"),
+           bounds=("dpbook.theory.smooth.summary_degree", "dpbook.theory.smooth.summary_noise_scale"),
+           source=_SOURCE + "; erratum SMOOTH-E1"),
+    Result(id="SMOOTH-Alg2", title="Answering a smooth query from the summary",
+           statement=r"Compute the degree-$(t-1)$ Chebyshev coefficients $c$ of $f$ (interpolation + DCT, no data) and "
+                     r"answer $\langle c,\widehat{\mathrm{Su}}\rangle$; the error is at most "
+                     r"$\sup|f-p_t|+|\sum_mc_mZ_m|$.",
+           chapter=_CH, section="3. Algorithm 2: answering a query — with no data",
+           implemented_by=("dpbook.smooth.chebyshev_coefficients", "dpbook.smooth.answer_query"),
+           bounds=("dpbook.theory.smooth.answer_error_bound", "dpbook.theory.smooth.weighted_laplace_quantile"),
+           source=_SOURCE + "; erratum SMOOTH-E2"),
+    Result(id="SMOOTH-Thm3.2", title="Approximation by trigonometric polynomials",
+           statement=r"Every $f\in C^K_B$ has an even trigonometric polynomial of degree $<t$ per coordinate within "
+                     r"$O(t^{-K})$ of $g_f(\theta)=f(\cos\theta)$, with coefficients bounded by a constant of "
+                     r"$d,K,B$ (reconstructed; the source text stops inside this theorem).",
+           chapter=_CH, section="3. Algorithm 2: answering a query — with no data",
+           implemented_by=("dpbook.smooth.chebyshev_coefficients", "dpbook.smooth.jackson_coefficients",
+                           "dpbook.smooth.approximation_error"),
+           bounds=("dpbook.theory.smooth.coefficient_bound", "dpbook.theory.smooth.jackson_multipliers"),
+           source=_SOURCE + " (reconstructed)"),
+    Result(id="SMOOTH-Thm3.1", title="Smooth queries: privacy, accuracy, running time",
+           statement=r"Algorithms 1+2 are $\varepsilon$-DP (replace-one, with the corrected scale) and answer every "
+                     r"query of $C^K_B$ within $O(n^{-K/(2d+K)}/\varepsilon)$; summary time "
+                     r"$O(n^{(3d+K)/(2d+K)})$, query time $\tilde O(n^{(d+2+2d/K)/(2d+K)})$.",
+           chapter=_CH, section="4. Theorem 3.1: privacy, accuracy and running time",
+           implemented_by=("dpbook.smooth.smooth_summary", "dpbook.smooth.answer_query"),
+           bounds=("dpbook.theory.smooth.worst_case_accuracy", "dpbook.theory.smooth.accuracy_exponent",
+                   "dpbook.theory.smooth.summary_time_exponent", "dpbook.theory.smooth.query_time_exponent"),
+           source=_SOURCE + "; erratum SMOOTH-E1"),
+    Result(id="SMOOTH-Table1", title="Three regimes of smoothness",
+           statement=r"$K=1$: error $n^{-1/(2d+1)}$; $K=2d$: error $n^{-1/2}$, the sampling error; $K\gg d$: error "
+                     r"$n^{-(1-2d/K)}$, below the sampling error.",
+           chapter=_CH, section="5. Table 1: the exponents, measured",
+           bounds=("dpbook.theory.smooth.table1_exponents",), source=_SOURCE),
+    Result(id="SMOOTH-E1", title="Erratum: the summary's noise scale",
+           statement=r"The moments' L1 sensitivity exceeds $t^d/n$ ($1.16\,t/n$ for $d=1,t=10$); use "
+                     r"$\mathrm{Lap}(2(t^d-1)/(n\varepsilon))$ and publish the constant moment.",
+           chapter=_CH, section="7. Erratum SMOOTH-E1: the paper's noise scale",
+           implemented_by=("dpbook.broken.smooth.smooth_summary_paper_scale",),
+           bounds=("dpbook.theory.smooth.exact_sensitivity_1d", "dpbook.theory.smooth.paper_scale_privacy_loss"),
+           source=_SOURCE),
+    Result(id="SMOOTH-E2", title="Erratum: the degree in Algorithm 2",
+           statement=r"The approximating polynomial has degree $\le t-1$ per coordinate (not $t$), to match the "
+                     r"$t^d$ moments.", chapter=_CH, section="3. Algorithm 2: answering a query — with no data",
+           implemented_by=("dpbook.smooth.chebyshev_coefficients",), source=_SOURCE),
+    Result(id="SMOOTH-E5", title="Erratum: t must be an integer",
+           statement=r"$t=\lfloor n^{1/(2d+K)}\rfloor$; the chapter uses sizes $n=t^{2d+K}$ so the fitted exponents "
+                     r"are not bent by the rounding.", chapter=_CH, section="5. Table 1: the exponents, measured",
+           bounds=("dpbook.theory.smooth.summary_degree",), source=_SOURCE),
+)
