@@ -68,9 +68,9 @@ def field_bits(T, N) -> int:
 
 # --------------------------------------------------------------------------- slow reference (pure Python)
 
-def clmul_reference(a: int, b: int) -> int:
+def clmul_reference(left: int, right: int) -> int:
     """Carry-less product of two non-negative integers (polynomials over GF(2)), bit by bit."""
-    a, b = check_int("a", a, low=0), check_int("b", b, low=0)
+    a, b = check_int("left", left, low=0), check_int("right", right, low=0)
     out = 0
     while b:
         if b & 1:
@@ -87,18 +87,22 @@ def _poly_mod(a: int, p: int) -> int:
     return a
 
 
-def gf_mul_reference(a: int, b: int, s: int) -> int:
-    """``a·b`` in ``GF(2^s)``: carry-less multiply, then reduce by :func:`irreducible_polynomial` (definition)."""
+def gf_mul_reference(left: int, right: int, s: int) -> int:
+    """``left·right`` in ``GF(2^s)``: carry-less multiply, reduce by :func:`irreducible_polynomial` (definition)."""
     s = _check_s(s)
-    a, b = check_int("a", a, low=0, high=(1 << s) - 1), check_int("b", b, low=0, high=(1 << s) - 1)
+    a = check_int("left", left, low=0, high=(1 << s) - 1)
+    b = check_int("right", right, low=0, high=(1 << s) - 1)
     return _poly_mod(clmul_reference(a, b), irreducible_polynomial(s))
 
 
-def gf_poly_eval_reference(coefficients, z: int, s: int) -> int:
-    """``p(z) = Σ_k c_k z^k`` in ``GF(2^s)`` by Horner's rule (``coefficients`` lowest degree first)."""
+def gf_poly_eval_reference(coefficients, point: int, s: int) -> int:
+    """``p(z) = Σ_k c_k z^k`` at ``z = point`` in ``GF(2^s)`` by Horner's rule (``coefficients`` lowest first)."""
+    coefficients = list(coefficients)
+    if not coefficients:
+        raise ValueError("coefficients must not be empty")
     out = 0
-    for c in reversed(list(coefficients)):
-        out = gf_mul_reference(out, z, s) ^ int(c)
+    for c in reversed(coefficients):
+        out = gf_mul_reference(out, point, s) ^ check_int("coefficients", c, low=0, high=(1 << s) - 1)
     return out
 
 
@@ -108,10 +112,10 @@ def _gcd(a: int, b: int) -> int:
     return a
 
 
-def is_irreducible_reference(p: int) -> bool:
+def is_irreducible_reference(modulus: int) -> bool:
     """Ben-Or's test: ``p`` of degree ``d`` is irreducible over GF(2) iff ``t^(2^d) ≡ t (mod p)`` and
     ``gcd(t^(2^(d/q)) - t, p) = 1`` for every prime ``q | d``."""
-    p = check_int("p", p, low=2)
+    p = check_int("modulus", modulus, low=2)
     d = p.bit_length() - 1
 
     def t_pow_2k(k):
@@ -163,10 +167,10 @@ def _mul(a: np.ndarray, b: np.ndarray, s: int) -> np.ndarray:
     return out
 
 
-def gf_mul(a, b, s) -> np.ndarray:
-    """``a·b`` in ``GF(2^s)`` element-wise over numpy arrays (``s <= 63``); compare :func:`gf_mul_reference`."""
+def gf_mul(left, right, s) -> np.ndarray:
+    """``left·right`` in ``GF(2^s)`` element-wise over numpy arrays (``s <= 63``); see :func:`gf_mul_reference`."""
     s = _check_s(s)
-    return _mul(_as_field_array("a", a, s), _as_field_array("b", b, s), s)
+    return _mul(_as_field_array("left", left, s), _as_field_array("right", right, s), s)
 
 
 def _poly_eval(coefficients, z: np.ndarray, s: int) -> np.ndarray:
@@ -176,13 +180,13 @@ def _poly_eval(coefficients, z: np.ndarray, s: int) -> np.ndarray:
     return out
 
 
-def gf_poly_eval(coefficients, z, s) -> np.ndarray:
-    """``p(z)`` for an array of points ``z`` by Horner's rule over arrays (``coefficients`` lowest first)."""
+def gf_poly_eval(coefficients, points, s) -> np.ndarray:
+    """``p(z)`` for an array of ``points`` by Horner's rule over arrays (``coefficients`` lowest first)."""
     s = _check_s(s)
-    coefficients = [int(c) for c in _as_field_array("coefficients", coefficients, s).ravel()]
-    if not coefficients:
+    if np.asarray(coefficients).size == 0:
         raise ValueError("coefficients must not be empty")
-    return _poly_eval(coefficients, _as_field_array("z", z, s), s)
+    coefficients = [int(c) for c in _as_field_array("coefficients", coefficients, s).ravel()]
+    return _poly_eval(coefficients, _as_field_array("points", points, s), s)
 
 
 def _bits(values: np.ndarray, s: int) -> np.ndarray:
@@ -209,6 +213,7 @@ class PolynomialSignHash:
     T: int
     b: int
     coefficients: tuple[int, ...] = field(repr=False)
+    _all_rows: list = field(default_factory=list, init=False, repr=False, compare=False)   # cache of _row_bits(all)
 
     def __post_init__(self):
         check_int("r", self.r, low=1)
@@ -328,13 +333,17 @@ class PolynomialSignHash:
         q = indptr.size - 1
         unique, inverse = np.unique(cols, return_inverse=True)
         Q = sp.csr_matrix((weights, inverse, indptr), shape=(q, unique.size)).tocsc()
-        L = self._row_bits(np.arange(self.T, dtype=np.uint64))          # (T, r·s), once
+        if not self._all_rows:                                            # (T, r·s), once per hash
+            self._all_rows.append(self._row_bits(np.arange(self.T, dtype=np.uint64)))
+        L = self._all_rows[0]
         out = np.zeros((q, self.T))
+        sign_of_bit = np.array([-1.0, 1.0]) / np.sqrt(self.T)
         chunk = max(1, _BLOCK // max(self.T, 1))
         for start in range(0, unique.size, chunk):
             part = unique[start:start + chunk].astype(np.uint64)
-            F = (L @ self._col_bits(part).T).astype(np.int64) & 1          # (T, chunk) bits
-            signs = (2.0 * F - 1.0) / np.sqrt(self.T)
+            F = (L @ self._col_bits(part).T).astype(np.int32)                # (T, chunk) exact integer sums
+            np.bitwise_and(F, 1, out=F)                                       # the bits of A's block
+            signs = sign_of_bit.take(F)                                       # ±1/sqrt(T)
             out += np.asarray(Q[:, start:start + part.size] @ signs.T)
         return out
 

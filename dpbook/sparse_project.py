@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 import numpy as np
 
@@ -34,8 +34,8 @@ from .theory.sparse_project import (hash_independence, sparse_project_epsilon, s
 from .validation import check_beta, check_delta, check_epsilon, check_int, check_probability
 
 __all__ = [
-    "SparseQueryWorkload", "SparseProjectRelease", "random_sparse_queries", "record_pool", "synthetic_records",
-    "project_database", "sparse_project", "sparse_project_gaussian", "laplace_sparse_queries", "MAX_T",
+    "SparseQueryWorkload", "SparseProjectRelease", "ErrorParts", "random_sparse_queries", "record_pool", "synthetic_records",
+    "project_database", "error_decomposition", "sparse_project", "sparse_project_gaussian", "laplace_sparse_queries", "MAX_T",
 ]
 
 #: The largest projection dimension we allocate (``T`` floats per release, per trial).
@@ -313,6 +313,29 @@ def project_database(D, f) -> np.ndarray:
     if f.N != D.N:
         raise ValueError(f"f is over N ({f.N}) elements but D over {D.N}")
     return f.project(np.array([0, D.indices.size]), D.indices, D.counts.astype(np.float64))[0]
+
+
+class ErrorParts(NamedTuple):
+    """SparseProject's error split (S1-Thm2): ``jl`` ``(k,)``, ``noise`` ``(k,)`` or ``(trials, k)``, and the
+    projected queries ``Q_hat`` ``(k, T)`` they were computed from."""
+
+    jl: np.ndarray
+    noise: np.ndarray
+    Q_hat: np.ndarray
+
+
+def error_decomposition(release, D, workload) -> ErrorParts:
+    """The two parts of SparseProject's error (S1-Thm2, [DERIVED]): ``Eval - Q(D) = JL + noise`` with
+    ``JL = (⟨AQ, AD⟩ - ⟨Q, D⟩)/n`` (one value per query, fixed by the hash) and ``noise = ⟨AQ, v⟩/n`` (per trial
+    and query).  Uses the exact ``D``: an analysis tool for the chapter, not a release."""
+    if not isinstance(release, SparseProjectRelease):
+        raise TypeError(f"release must be a SparseProjectRelease, got {type(release).__name__}")
+    D = _check_database(D)
+    Q_hat = release.project(workload)
+    u = project_database(D, release.f)
+    jl = (Q_hat @ u - workload.counts(D)) / release.n
+    noise = (release.y - u) @ Q_hat.T / release.n
+    return ErrorParts(jl, noise, Q_hat)
 
 
 def _check_database(D) -> SparseHistogram:
