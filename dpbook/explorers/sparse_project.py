@@ -35,7 +35,7 @@ def sparse_workload(k: int, m: int, bits: int = BITS, seed: int = 11):
     return random_sparse_queries(k, m, 1 << bits, rng=seed, pool=catalogue(bits))
 
 
-def explore_sparse_project(epsilon=1.0, delta=1e-5, m=10, k=200, T=512, n=2000, *, r=8, beta=0.1, trials=30,
+def explore_sparse_project(epsilon=1.0, delta=1e-5, m=10, k=200, T=256, n=2000, *, r=8, beta=0.1, trials=30,
                            seed=2026):
     """SparseProject (one hash, ``trials`` noise draws) against the Laplace mechanism on the ``k`` counts.
 
