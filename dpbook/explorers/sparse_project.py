@@ -35,7 +35,7 @@ def sparse_workload(k: int, m: int, bits: int = BITS, seed: int = 11):
     return random_sparse_queries(k, m, 1 << bits, rng=seed, pool=catalogue(bits))
 
 
-def explore_sparse_project(epsilon=1.0, delta=1e-5, m=10, k=200, T=256, n=2000, *, r=8, beta=0.1, trials=30,
+def explore_sparse_project(epsilon=1.0, delta=1e-5, m=10, k=1000, T=512, n=2000, *, r=8, beta=0.1, trials=30,
                            seed=2026):
     """SparseProject (one hash, ``trials`` noise draws) against the Laplace mechanism on the ``k`` counts.
 
@@ -61,7 +61,7 @@ def explore_sparse_project(epsilon=1.0, delta=1e-5, m=10, k=200, T=256, n=2000, 
                                       beta).max())
     rate = thm2_alpha(n, m, k, beta, epsilon, delta)
 
-    fig, (left, right) = new_figure(2)
+    fig, (left, right) = new_figure(2, width=11, height=4.4)
     rng = np.random.default_rng(seed)
     for i, (name, err, colour) in enumerate([("SparseProject", err_sp, EMPIRICAL),
                                              ("Laplace on the k counts", err_lap, EXTRA[0])]):
@@ -75,13 +75,13 @@ def explore_sparse_project(epsilon=1.0, delta=1e-5, m=10, k=200, T=256, n=2000, 
     left.set_yscale("log")
     left.set_ylabel(f"max error over the k = {k} queries")
     left.set_title(f"ε={epsilon:.2g}, δ={delta:.0e}, m={m}, T={T}, n={n}")
-    left.legend(loc="upper left", fontsize=8)
+    left.legend(loc="upper left", fontsize=9)
     right.plot(true, noise[0], ".", color=EXTRA[1], ms=3, label="noise part (one trial)")
     right.plot(true, jl, ".", color=EMPIRICAL, ms=3, label="JL part (this hash)")
     right.axhline(0, color="k", lw=0.8)
     right.set_xlabel("true answer")
     right.set_ylabel("error part")
-    right.legend(loc="upper right", fontsize=8)
+    right.legend(loc="upper right", fontsize=10)
     return fig
 
 
@@ -96,13 +96,13 @@ def plot_column_products(T=1024, r_values=(4, 8, 28), support=160, seed=2026):
     rng = np.random.default_rng(seed)
     cols = np.unique(rng.integers(0, 1 << BITS, size=support, dtype=np.int64))
     off = ~np.eye(cols.size, dtype=bool)
-    fig, ax = new_figure(1)
+    fig, ax = new_figure(1, width=7.5, height=4.2)
     colours = [EXTRA[1], EMPIRICAL, EXTRA[0]]
     for colour, r in zip(colours, r_values):
         A = PolynomialSignHash.sample(r, T, 1 << BITS, rng).matrix(cols)
         z = np.sqrt(T) * (A.T @ A)[off]
         values, counts = np.unique(np.round(z, 6), return_counts=True)
-        ax.plot(values, counts / z.size, "o-", color=colour, ms=4, lw=1,
+        ax.plot(values, counts / z.size, "o" if r < 8 else "o-", color=colour, ms=6 if r < 8 else 4, lw=1,
                 label=f"r = {r}: max |z| = {np.abs(z).max():.3g}")
     signs = rng.choice([-1.0, 1.0], size=(T, cols.size)) / np.sqrt(T)
     z = np.sqrt(T) * (signs.T @ signs)[off]
@@ -112,5 +112,5 @@ def plot_column_products(T=1024, r_values=(4, 8, 28), support=160, seed=2026):
     ax.set_xlabel(r"$z=\sqrt{T}\,\langle Ae_x, Ae_y\rangle$ over pairs of records")
     ax.set_ylabel("fraction of pairs")
     ax.set_title(f"columns of A, T = {T}")
-    ax.legend(loc="lower center", fontsize=9)
+    ax.legend(loc="upper right", fontsize=10)
     return fig
