@@ -40,6 +40,8 @@ __all__ = [
 
 #: The largest projection dimension we allocate (``T`` floats per release, per trial).
 MAX_T = 1 << 24
+#: The most noise values one call may draw (``trials · T``, 1 GiB of float64).
+MAX_OUTPUT = 1 << 27
 #: Dense vectors over the universe are refused above this size (``query(i)``, ``counts`` of a dense ``x``).
 DENSE_LIMIT = 1 << 26
 
@@ -368,6 +370,8 @@ def _setup(D, epsilon, delta, beta, m, k, n, T, r, trials):
     r_theory = hash_independence(k, T, beta)
     r = r_theory if r is None else check_int("r", r, low=2)
     shape = (T,) if trials is None else (check_int("trials", trials, low=1), T)
+    if math.prod(shape) > MAX_OUTPUT:
+        raise ValueError(f"trials ({trials}) × T ({T}) noise values exceed {MAX_OUTPUT} (1 GiB); use fewer trials")
     trace = dict(T_theory=T_theory, T=T, r_theory=r_theory, r=r, tau=beta / (4 * k), s=field_bits(T, D.N),
                  support=int(D.indices.size))
     return D, epsilon, delta, beta, m, k, n, T, r, shape, trace

@@ -284,7 +284,8 @@ def test_sparse_project_rejects_bad_input():
                               ("delta", 0.0, ValueError), ("delta", 1.0, ValueError), ("delta", -0.1, ValueError),
                               ("beta", 0.0, ValueError), ("beta", 1.0, ValueError), ("m", 0, ValueError),
                               ("k", 0, ValueError), ("k", 1.5, TypeError), ("n", 0, ValueError), ("T", 0, ValueError),
-                              ("T", 1 << 30, ValueError), ("r", 1, ValueError), ("trials", 0, ValueError)]:
+                              ("T", 1 << 30, ValueError), ("r", 1, ValueError), ("trials", 0, ValueError),
+                              ("trials", 1 << 24, ValueError)]:
             with pytest.raises(exc, match=key):
                 fn(_D(), **dict(base, **{key: bad}))
         with pytest.raises(TypeError, match="D"):
