@@ -292,7 +292,7 @@ def true_answer(points, f) -> float:
 
 
 def approximation_error(fn, d, t, *, M=None, grid=None) -> float:
-    """``γ_f = sup |f - p_t|`` (SMOOTH-Thm3.2(1)) estimated on a tensor grid of ``[-1, 1]^d`` (default 2001, 161,
+    """``γ_f = sup |f - p_t|`` (SMOOTH-Thm3.2 part (1)) estimated on a tensor grid of ``[-1, 1]^d`` (default 2001, 161,
     41 points per axis for d = 1, 2, >= 3; the grid contains the endpoints and 0).  Data-free."""
     d = check_int("d", d, low=1, high=_MAX_D)
     f = _fn(fn)

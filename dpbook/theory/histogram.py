@@ -130,6 +130,13 @@ RESULTS = (
            bounds=("dpbook.theory.histogram.laplace_sum_tail_bound",
                    "dpbook.theory.histogram.laplace_sum_two_sided_tail_bound"),
            source=f"{GRU}, Thm. 6.5 (constants reconstructed)"),
+    Result(id="IDC-E7", title="Erratum: the two-regime tail bound jumps upward", chapter=_CH,
+           section="Tail bound for weighted Laplace sums",
+           statement=r"IDC-Thm6.5's bound jumps up by $e^{M/6}$ at $\lambda=2Mb$, while a tail probability is "
+                     r"non-increasing: plot its running minimum, or the proof's continuous Chernoff optimum "
+                     r"$e^{-\lambda^2/(6Mb^2)}$ for $\lambda\le3Mb/\sqrt2$, then $e^{3M/4-\lambda/(\sqrt2 b)}$.",
+           bounds=("dpbook.theory.histogram.laplace_sum_tail_bound",),
+           source=f"{GRU}, Thm. 6.5 (constants reconstructed)"),
     Result(id="IDC-Lem6.1", title="A noisy histogram answers every linear query", chapter=_CH,
            section="Every linear query at once",
            statement=r"With probability $1-\beta$ the histogram with $\mathrm{Lap}(1/\varepsilon)$ cells answers all queries "

@@ -155,14 +155,14 @@ def answer_error_bound(gamma, b, weights, beta) -> float:
 
 
 def coefficient_bound(d, K, B=1.0) -> float:
-    """SMOOTH-Thm3.2(2) [RECON]: ``|c_m| <= M = 2^d (2^{K+1} - 1)^d B`` for the Jackson-operator coefficients."""
+    """SMOOTH-Thm3.2 part (2) [RECON]: ``|c_m| <= M = 2^d (2^{K+1} - 1)^d B`` for the Jackson-operator coefficients."""
     d, K = _dK(d, K)
     B = check_real("B", B, low=0.0, low_open=True)
     return float(2 ** d * (2 ** (K + 1) - 1) ** d * B)
 
 
 def worst_case_accuracy(n, d, K, epsilon, *, B=1.0, C=1.0) -> float:
-    """SMOOTH-Thm3.1(2), the derivation's bound ``C t^{-K} + 2 M t^{2d} / (n ε)`` at ``t = summary_degree(n,d,K)``
+    """SMOOTH-Thm3.1 part (2), the derivation's bound ``C t^{-K} + 2 M t^{2d} / (n ε)`` at ``t = summary_degree(n,d,K)``
     and ``M = coefficient_bound(d, K, B)`` (``C`` is the unrecovered approximation constant; the printed
     scale ``t^d/(nε)``, since this is the paper's derivation).  Vacuous at realistic sizes (THEOREMS.md §13)."""
     t = summary_degree(n, d, K)
@@ -172,20 +172,20 @@ def worst_case_accuracy(n, d, K, epsilon, *, B=1.0, C=1.0) -> float:
 
 
 def accuracy_exponent(d, K) -> float:
-    """SMOOTH-Thm3.1(2): the error falls like ``n^{-K/(2d+K)}``; returns ``-K/(2d+K)``."""
+    """SMOOTH-Thm3.1 part (2): the error falls like ``n^{-K/(2d+K)}``; returns ``-K/(2d+K)``."""
     d, K = _dK(d, K)
     return -K / (2 * d + K)
 
 
 def summary_time_exponent(d, K) -> float:
-    """SMOOTH-Thm3.1(3): summary time ``n · t^d = n^{(3d+K)/(2d+K)}``."""
+    """SMOOTH-Thm3.1 part (3): summary time ``n · t^d = n^{(3d+K)/(2d+K)}``."""
     d, K = _dK(d, K)
     return (3 * d + K) / (2 * d + K)
 
 
 def query_time_exponent(d, K) -> float:
-    """SMOOTH-Thm3.1(4): the paper's query time ``n^{(d + 2 + 2d/K)/(2d+K)}`` (up to polylog), from
-    SMOOTH-Thm3.2(3) at ``γ = t^{-K}``."""
+    """SMOOTH-Thm3.1 part (4): the paper's query time ``n^{(d + 2 + 2d/K)/(2d+K)}`` (up to polylog), from
+    SMOOTH-Thm3.2 part (3) at ``γ = t^{-K}``."""
     d, K = _dK(d, K)
     return (d + 2 + 2 * d / K) / (2 * d + K)
 
@@ -285,6 +285,10 @@ RESULTS = (
                      r"$n^{-(1-2d/K)}$, below the sampling error.",
            chapter=_CH, section="5. Table 1: the exponents, measured",
            bounds=("dpbook.theory.smooth.table1_exponents",), source=_SOURCE),
+    Result(id="SMOOTH-E4", title="Erratum: Algorithm 1 has no δ and no β",
+           statement=r"The paper lists $\delta$ and $\beta$ among Algorithm 1's parameters; it uses neither: the summary "
+                     r"is pure $\varepsilon$-DP, and $\beta$ enters only the accuracy statement of Theorem 3.1.",
+           chapter=_CH, section="7. Erratum SMOOTH-E1: the paper's noise scale", source=_SOURCE),
     Result(id="SMOOTH-E1", title="Erratum: the summary's noise scale",
            statement=r"The moments' L1 sensitivity exceeds $t^d/n$ ($1.16\,t/n$ for $d=1,t=10$); use "
                      r"$\mathrm{Lap}(2(t^d-1)/(n\varepsilon))$ and publish the constant moment.",

@@ -1,0 +1,104 @@
+"""Chapter 11: GF(2^s) arithmetic, hash evaluations per second, SparseProject build/query time and peak memory.
+
+Rows:
+
+* ``gf_mul``: one million products in GF(2^42) and GF(2^63) — pure Python reference (per product, extrapolated
+  from 20,000), the vectorised numpy kernel, and the registry's ``galois`` package when it is importable (it is
+  not a dependency: install it into a throwaway target to compare, e.g.
+  ``pip install --target /tmp/galois_pkgs galois`` and ``PYTHONPATH=/tmp/galois_pkgs``);
+* hash evaluations per second: Horner at every point (``bits_reference``) against the block form
+  (``PolynomialSignHash.project``: Taylor expansion + one exact GF(2) matrix product);
+* ``sparse_project`` build time and peak traced memory against ``T`` and ``n`` (2^32 universe), query time for
+  ``k = 1000`` 10-sparse queries, and the measured max error against the practical bound;
+* chapter 11's widget callback at its defaults (budget: 100 ms).
+"""
+import time
+import tracemalloc
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+from benchmarks._timing import best_time  # noqa: E402
+from dpbook.explorers.sparse_project import catalogue, explore_sparse_project  # noqa: E402
+from dpbook.hashing import PolynomialSignHash, gf_mul, gf_mul_reference, irreducible_polynomial  # noqa: E402
+from dpbook.sparse_project import (error_decomposition, random_sparse_queries, sparse_project,  # noqa: E402
+                                   synthetic_records)
+
+N32 = 1 << 32
+
+
+def _field_rows(rng):
+    rows = []
+    for s in (42, 63):
+        a = rng.integers(0, 1 << s, size=1_000_000, dtype=np.uint64)
+        b = rng.integers(0, 1 << s, size=1_000_000, dtype=np.uint64)
+        t0 = time.perf_counter()
+        for x, y in zip(a[:20_000].tolist(), b[:20_000].tolist()):
+            gf_mul_reference(x, y, s)
+        rows.append((f"gf_mul 1e6 products, GF(2^{s}): pure Python reference (extrapolated)",
+                     (time.perf_counter() - t0) * 50))
+        rows.append((f"gf_mul 1e6 products, GF(2^{s}): numpy uint64 kernel", best_time(lambda: gf_mul(a, b, s), repeat=3)))
+        try:
+            import galois
+        except ImportError:
+            rows.append((f"gf_mul 1e6 products, GF(2^{s}): galois not installed", float("nan")))
+            continue
+        GF = galois.GF(2 ** s, irreducible_poly=galois.Poly.Int(irreducible_polynomial(s)), verify=False)
+        A, B = GF(a.astype(np.int64)), GF(b.astype(np.int64))
+        ok = np.array_equal(np.asarray(A[:2000] * B[:2000]).astype(np.uint64), gf_mul(a[:2000], b[:2000], s))
+        rows.append((f"gf_mul 1e6 products, GF(2^{s}): galois {galois.__version__} "
+                     f"({'agrees' if ok else 'DISAGREES with the reference'})", best_time(lambda: A * B, repeat=3)))
+    return rows
+
+
+def _hash_rows():
+    rows = []
+    for T, r in ((1024, 8), (4096, 8), (1024, 28)):
+        f = PolynomialSignHash.sample(r, T, N32, rng=1)
+        cols = np.unique(np.random.default_rng(2).integers(0, N32, size=2000, dtype=np.int64))
+        ones = np.array([0, cols.size])
+        fast = best_time(lambda: f.project(ones, cols, np.ones(cols.size)), repeat=3)
+        few = cols[:20]
+        slow = best_time(lambda: f.bits_reference(np.arange(T), few), repeat=3)
+        rows.append((f"hash evals/s, T={T}, r={r}: Horner at every point (millions)", T * few.size / slow / 1e6))
+        rows.append((f"hash evals/s, T={T}, r={r}: block form incl. the projection (millions)",
+                     T * cols.size / fast / 1e6))
+    return rows
+
+
+def _build_rows():
+    rows = []
+    pool = catalogue()
+    W = random_sparse_queries(1000, 10, N32, rng=11, pool=pool)
+    for n in (2000, 20000):
+        D = synthetic_records(n, pool, rng=2026)
+        for T in (256, 1024, 4096):
+            kwargs = dict(epsilon=1.0, delta=1e-5, beta=0.1, m=10, k=1000, n=n, T=T, r=8)
+            build = best_time(lambda: sparse_project(D, rng=1, **kwargs), repeat=2)
+            tracemalloc.start()
+            release = sparse_project(D, rng=1, **kwargs)
+            peak = tracemalloc.get_traced_memory()[1]
+            tracemalloc.stop()
+            query = best_time(lambda: release.evaluate(W), repeat=2)
+            jl, noise, _ = error_decomposition(release, D, W)
+            rows.append((f"n={n} ({D.indices.size} distinct), T={T}: build s / peak MB / query s (k=1000) / "
+                         f"max error", (build, peak / 2 ** 20, query, float(np.abs(jl + noise).max()))))
+    return rows
+
+
+def main():
+    rng = np.random.default_rng(0)
+    rows = _field_rows(rng) + _hash_rows() + _build_rows()
+    rows.append(("widget explore_sparse_project() at defaults (s)", best_time(lambda: plt.close(explore_sparse_project()),
+                                                                            repeat=3)))
+    width = max(len(name) for name, _ in rows)
+    for name, value in rows:
+        text = " / ".join(f"{v:.3g}" for v in value) if isinstance(value, tuple) else f"{value:.3g}"
+        print(f"{name.ljust(width)}  {text}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,32 @@
+"""Broken SparseProject variants: positive controls for chapter 11's audits.  Never release with these.
+
+* :func:`sparse_project_no_composition` — calibrates each coordinate's noise as if it were the only release,
+  ``Lap(1/ε)`` instead of ``Lap(sqrt(8 ln(1/δ))/ε)`` (σ without the ``sqrt(8 ln 1/δ)`` that pays for advanced
+  composition over the ``T`` coordinates), yet claims ``(ε, δ)``.  The projected statistic ``⟨A e_x, y⟩`` then
+  moves by 1 against noise of standard deviation ``sqrt(2)/ε``: about ``ε/sqrt(2)`` standard deviations, far more
+  than ``(ε, δ)`` allows at small δ.  The 1-D audit catches it.
+"""
+from __future__ import annotations
+
+import math
+
+from ..noise import as_generator, laplace
+from ..release import Spend
+from ..sparse_project import SparseProjectRelease, _setup, project_database
+from ..hashing import PolynomialSignHash
+
+__all__ = ["sparse_project_no_composition"]
+
+
+def sparse_project_no_composition(D, *, epsilon, delta, beta, m, k, n, T=None, r=None, trials=None, rng=None,
+                                  sampler=laplace) -> SparseProjectRelease:
+    """WRONG: noise ``Lap(1/ε)`` per coordinate (no ``sqrt(8 ln(1/δ))``); claims ``(ε, δ)`` (S1-Thm1 violated)."""
+    D, epsilon, delta, beta, m, k, n, T, r, shape, trace = _setup(D, epsilon, delta, beta, m, k, n, T, r, trials)
+    sigma = epsilon                                   # the bug: should be epsilon / sqrt(8 ln(1/delta))
+    rng = as_generator(rng)
+    f = PolynomialSignHash.sample(r, T, D.N, rng)
+    u = project_database(D, f)
+    v = sampler(1.0 / sigma, shape, rng)
+    ledger = tuple(Spend(f"laplace on coordinate {i + 1} of the projection", sigma / math.sqrt(T)) for i in range(T))
+    return SparseProjectRelease(u + v, f, n, m, k, epsilon, delta, "broken sparse_project (no composition)",
+                                1.0 / sigma, ledger, dict(trace, sigma=sigma))

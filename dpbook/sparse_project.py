@@ -1,0 +1,448 @@
+"""SparseProject: private release for m-sparse queries over huge universes (S1-Def6, S1-Alg, S1-Thm1/2; chapter 11).
+
+Records are ``b``-bit strings (``|X| = N = 2^32`` or ``2^48``): nothing of size ``N`` is ever allocated.  A database
+is a :class:`dpbook.data.SparseHistogram` (its distinct records with counts); a query is a list of
+``(record, weight)`` pairs with at most ``m`` non-zero weights in ``[0, 1]`` (:class:`SparseQueryWorkload`).
+
+:func:`sparse_project` is Blum and Roth's algorithm: project the database to ``T`` dimensions with the implicit
+sign matrix ``A`` of an ``r``-wise independent hash (:class:`dpbook.hashing.PolynomialSignHash`), add
+``Lap(1/σ)`` with ``σ = ε/sqrt(8 ln(1/δ))`` to each coordinate, release ``(u + v, f)``.  A query is answered by
+projecting it with the same ``f``: ``⟨AQ, u + v⟩ / n``.  :func:`sparse_project_gaussian` is the variant the
+spec derives from the exact ℓ2 sensitivity ``‖A e_x‖₂ = 1``.  :func:`laplace_sparse_queries` is the baseline:
+the Laplace mechanism on the ``k`` counts themselves.
+
+Naming: the workload protocol calls the number of queries ``W.m``; S1 calls it ``k`` and uses ``m`` for the
+sparsity.  Here ``m`` is always the sparsity (``W.sparsity``) and ``k`` the number of queries (``W.m == k``).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Mapping, NamedTuple
+
+import numpy as np
+
+from .data import SparseHistogram
+from .hashing import MAX_S, PolynomialSignHash, field_bits
+from .noise import as_generator, gaussian, laplace
+from .queries import Workload
+from .release import Release, Spend
+from .theory.gaussian import gaussian_sigma
+from .theory.laplace import laplace_scale
+from .theory.sparse_project import (hash_independence, sparse_project_epsilon, sparse_project_sigma,
+                                    sparse_project_T)
+from .validation import check_beta, check_delta, check_epsilon, check_int, check_probability
+
+__all__ = [
+    "SparseQueryWorkload", "SparseProjectRelease", "ErrorParts", "random_sparse_queries", "record_pool", "synthetic_records",
+    "project_database", "error_decomposition", "sparse_project", "sparse_project_gaussian", "laplace_sparse_queries", "MAX_T",
+]
+
+#: The largest projection dimension we allocate (``T`` floats per release, per trial).
+MAX_T = 1 << 24
+#: The most noise values one call may draw (``trials · T``, 1 GiB of float64).
+MAX_OUTPUT = 1 << 27
+#: Dense vectors over the universe are refused above this size (``query(i)``, ``counts`` of a dense ``x``).
+DENSE_LIMIT = 1 << 26
+
+
+# --------------------------------------------------------------------------- workload
+
+class SparseQueryWorkload(Workload):
+    """``k`` m-sparse linear queries over ``N`` elements, stored by their supports (CSR: ``indptr``, ``indices``,
+    ``weights``), never as vectors of length ``N`` (S1-Def1).
+
+    ``queries``: a list of queries, each a list of ``(element, weight)`` pairs with distinct elements in
+    ``[0, N)`` and weights in ``[0, 1]`` (zero weights are dropped).  ``sparsity``: if given, every query must
+    have at most that many non-zeros (else ``ValueError``); by default the largest support.
+    """
+
+    def __init__(self, N, queries, *, sparsity=None):
+        self.N = check_int("N", N, low=1)
+        if isinstance(queries, (str, bytes)) or not hasattr(queries, "__len__"):
+            raise TypeError("queries must be a list of queries, each a list of (element, weight) pairs")
+        if len(queries) == 0:
+            raise ValueError("queries must not be empty")
+        lengths, elements, weights = [], [], []
+        for i, q in enumerate(queries):
+            pairs = np.asarray(q, dtype=object).reshape(-1, 2) if len(q) else np.zeros((0, 2), dtype=object)
+            e = np.asarray([self._element(v, i) for v in pairs[:, 0]], dtype=np.int64)
+            w = np.asarray([self._weight(v, i) for v in pairs[:, 1]], dtype=np.float64)
+            keep = w > 0
+            e, w = e[keep], w[keep]
+            if np.unique(e).size != e.size:
+                raise ValueError(f"queries[{i}] repeats an element; merge its weights")
+            order = np.argsort(e)
+            lengths.append(e.size)
+            elements.append(e[order])
+            weights.append(w[order])
+        self._set(np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64), np.concatenate(elements),
+                  np.concatenate(weights), sparsity)
+
+    def _element(self, value, i) -> int:
+        if not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_)):
+            raise TypeError(f"queries[{i}] has an element {value!r} that is not an integer")
+        if not 0 <= int(value) < self.N:
+            raise ValueError(f"queries[{i}] has an element ({int(value)}) outside [0, N) = [0, {self.N})")
+        return int(value)
+
+    @staticmethod
+    def _weight(value, i) -> float:
+        if not isinstance(value, (int, float, np.integer, np.floating)) or isinstance(value, (bool, np.bool_)):
+            raise TypeError(f"queries[{i}] has a weight {value!r} that is not a real number")
+        w = float(value)
+        if not (math.isfinite(w) and 0.0 <= w <= 1.0):
+            raise ValueError(f"queries[{i}] has a weight ({w!r}) outside [0, 1]")
+        return w
+
+    def _set(self, indptr, indices, weights, sparsity):
+        self.indptr, self.indices, self.weights = indptr, indices, weights
+        self.m = indptr.size - 1
+        nnz = np.diff(indptr)
+        largest = int(nnz.max()) if nnz.size else 0
+        if sparsity is None:
+            self.sparsity = max(largest, 1)
+        else:
+            self.sparsity = check_int("sparsity", sparsity, low=1)
+            if largest > self.sparsity:
+                i = int(np.argmax(nnz))
+                raise ValueError(f"queries[{i}] has {largest} non-zeros but sparsity ({self.sparsity}) allows at most "
+                                 f"{self.sparsity}")
+
+    @classmethod
+    def from_arrays(cls, N, indptr, indices, weights, *, sparsity=None) -> "SparseQueryWorkload":
+        """Build from CSR arrays (validated like the list form; elements sorted within each query)."""
+        indptr = np.asarray(indptr)
+        indices = np.asarray(indices)
+        weights = np.asarray(weights)
+        if indptr.ndim != 1 or indptr.size < 2 or not np.issubdtype(indptr.dtype, np.integer):
+            raise ValueError("indptr must be a 1-D integer array with at least 2 entries")
+        if indptr[0] != 0 or np.any(np.diff(indptr) < 0) or indptr[-1] != indices.size or weights.shape != indices.shape:
+            raise ValueError("indptr, indices and weights must describe a CSR matrix")
+        queries = [list(zip(indices[a:b].tolist(), weights[a:b].tolist())) for a, b in zip(indptr[:-1], indptr[1:])]
+        return cls(N, queries, sparsity=sparsity)
+
+    # -- the Workload protocol ---------------------------------------------------------------------------------
+
+    def query_support(self, i) -> tuple[np.ndarray, np.ndarray]:
+        """Query ``i`` as ``(elements, weights)``: its non-zeros only (what SparseProject needs)."""
+        i = self._check_i(i)
+        a, b = self.indptr[i], self.indptr[i + 1]
+        return self.indices[a:b].copy(), self.weights[a:b].copy()
+
+    def query(self, i) -> np.ndarray:
+        """Query ``i`` as a dense vector — refused when ``N`` is huge (use :meth:`query_support`)."""
+        i = self._check_i(i)
+        if self.N > DENSE_LIMIT:
+            raise ValueError(f"query({i}) as a dense vector would allocate N ({self.N}) entries; "
+                             "use query_support(i)")
+        q = np.zeros(self.N)
+        e, w = self.query_support(i)
+        q[e] = w
+        return q
+
+    def _rows(self) -> np.ndarray:
+        return np.repeat(np.arange(self.m), np.diff(self.indptr))
+
+    def _counts(self, x):
+        if self.N > DENSE_LIMIT:            # pragma: no cover - a dense x of this size cannot be validated either
+            raise ValueError(f"N ({self.N}) is too large for a dense histogram; pass a SparseHistogram")
+        return np.bincount(self._rows(), weights=self.weights * x[self.indices], minlength=self.m)
+
+    def _counts_sparse(self, x: SparseHistogram):
+        pos = np.minimum(np.searchsorted(x.indices, self.indices), max(x.indices.size - 1, 0))
+        hit = x.indices[pos] == self.indices if x.indices.size else np.zeros(self.indices.size, dtype=bool)
+        weighted = np.where(hit, self.weights * x.counts[pos], 0.0)
+        return np.bincount(self._rows(), weights=weighted, minlength=self.m)
+
+    def _per_element(self, values) -> np.ndarray:
+        _, inverse = np.unique(self.indices, return_inverse=True)
+        return np.bincount(inverse, weights=values) if self.indices.size else np.zeros(1)
+
+    def l1_sensitivity(self):
+        """``max_x Σ_j Q_j[x]``: the queries sharing one record move together (up to ``k``)."""
+        return float(self._per_element(self.weights).max())
+
+    def l2_sensitivity(self):
+        return float(np.sqrt(self._per_element(self.weights ** 2).max()))
+
+    def head(self, k) -> "SparseQueryWorkload":
+        """The first ``k`` queries (a new workload, same sparsity)."""
+        k = check_int("k", k, low=1, high=self.m)
+        out = object.__new__(SparseQueryWorkload)
+        out.N = self.N
+        end = self.indptr[k]
+        out._set(self.indptr[:k + 1].copy(), self.indices[:end].copy(), self.weights[:end].copy(), self.sparsity)
+        return out
+
+
+# --------------------------------------------------------------------------- synthetic data
+
+def record_pool(size, bits=32, rng=None) -> np.ndarray:
+    """``size`` distinct public ``bits``-bit records (sorted): the "catalogue" both data and queries draw from.
+
+    Data-independent (drawn from its own seed), so queries may use it without touching privacy.
+    """
+    size, bits = check_int("size", size, low=1), check_int("bits", bits, low=1, high=62)
+    if size > (1 << bits):
+        raise ValueError(f"size ({size}) must be <= 2^bits ({1 << bits})")
+    rng = as_generator(rng)
+    out = np.unique(rng.integers(0, 1 << bits, size=size, dtype=np.int64))
+    while out.size < size:
+        out = np.unique(np.concatenate([out, rng.integers(0, 1 << bits, size=size - out.size, dtype=np.int64)]))
+    return out
+
+
+def synthetic_records(n, pool, *, bits=32, pool_share=0.7, zipf=1.1, rng=None) -> SparseHistogram:
+    """A seeded database of ``n`` records over ``N = 2^bits``: a share ``pool_share`` of them drawn from
+    ``pool`` with Zipf(``zipf``) popularity (heavy hitters), the rest uniformly random ``bits``-bit strings
+    (almost all distinct).  Returned as a :class:`~dpbook.data.SparseHistogram`."""
+    n, bits = check_int("n", n, low=1), check_int("bits", bits, low=1, high=62)
+    pool = np.asarray(pool)
+    if pool.ndim != 1 or pool.size == 0 or not np.issubdtype(pool.dtype, np.integer):
+        raise ValueError("pool must be a non-empty 1-D integer array of records")
+    if pool.min() < 0 or pool.max() >= (1 << bits):
+        raise ValueError(f"pool must hold records in [0, 2^{bits})")
+    share = check_probability(pool_share, "pool_share")
+    zipf = float(zipf)
+    if not (math.isfinite(zipf) and zipf > 0):
+        raise ValueError(f"zipf ({zipf!r}) must be a finite number > 0")
+    rng = as_generator(rng)
+    from_pool = rng.binomial(n, share)
+    p = 1.0 / np.arange(1, pool.size + 1) ** zipf
+    rows = np.concatenate([pool[rng.choice(pool.size, size=from_pool, p=p / p.sum())],
+                           rng.integers(0, 1 << bits, size=n - from_pool, dtype=np.int64)])
+    return SparseHistogram.from_rows(rows, 1 << bits)
+
+
+def random_sparse_queries(k, m, N, rng=None, *, pool=None, pool_share=0.5, weights="uniform") -> SparseQueryWorkload:
+    """``k`` random ``m``-sparse queries over ``N`` elements: ``round(m·pool_share)`` elements from ``pool``
+    (when given; shared records make the queries overlap, so their L1 sensitivity grows with ``k``), the rest
+    uniform in ``[0, N)``; weights ``"uniform"`` in ``(0, 1]`` or ``"binary"`` (all 1)."""
+    k, m, N = check_int("k", k, low=1), check_int("m", m, low=1), check_int("N", N, low=1)
+    if weights not in ("uniform", "binary"):
+        raise ValueError(f"weights ({weights!r}) must be 'uniform' or 'binary'")
+    rng = as_generator(rng)
+    from_pool = 0
+    if pool is not None:
+        pool = np.asarray(pool)
+        if pool.ndim != 1 or pool.size == 0 or not np.issubdtype(pool.dtype, np.integer) or pool.min() < 0 \
+                or pool.max() >= N:
+            raise ValueError(f"pool must be a non-empty 1-D integer array of elements in [0, N) = [0, {N})")
+        pool = np.unique(pool.astype(np.int64))
+        from_pool = min(int(round(m * check_probability(pool_share, "pool_share"))), pool.size)
+    if m > N:
+        raise ValueError(f"m ({m}) must be <= N ({N})")
+    picks = pool[np.argsort(rng.random((k, pool.size)), axis=1)[:, :from_pool]] if from_pool else \
+        np.zeros((k, 0), dtype=np.int64)
+    rows = np.concatenate([picks, rng.integers(0, N, size=(k, m - from_pool), dtype=np.int64)], axis=1)
+    while True:                                                 # redraw the random part of rows with repeats
+        rows.sort(axis=1)
+        repeat = np.any(rows[:, 1:] == rows[:, :-1], axis=1) if m > 1 else np.zeros(k, dtype=bool)
+        if not repeat.any():
+            break
+        bad = np.flatnonzero(repeat)
+        fresh = pool[np.argsort(rng.random((bad.size, pool.size)), axis=1)[:, :from_pool]] if from_pool else \
+            np.zeros((bad.size, 0), dtype=np.int64)
+        rows[bad] = np.concatenate([fresh, rng.integers(0, N, size=(bad.size, m - from_pool), dtype=np.int64)], axis=1)
+    indptr = np.arange(0, k * m + 1, m, dtype=np.int64)
+    indices = rows.ravel()
+    w = 1.0 - rng.random(indices.size) if weights == "uniform" else np.ones(indices.size)
+    out = object.__new__(SparseQueryWorkload)
+    out.N = N
+    out._set(indptr, indices, w, m)
+    return out
+
+
+# --------------------------------------------------------------------------- the release
+
+@dataclass(frozen=True)
+class SparseProjectRelease:
+    """What SparseProject releases: ``y = u + v`` (``(T,)``, or ``(trials, T)`` for batched runs) and the hash
+    ``f`` (S1-Def6).  Answers come from :meth:`evaluate`; the claim is ``(epsilon, delta)`` under
+    ``neighbours``; ``ledger`` lists the primitive private steps; ``trace`` holds the parameters (theoretical and
+    used), never the exact projection."""
+
+    y: np.ndarray = field(repr=False)
+    f: PolynomialSignHash = field(repr=False)
+    n: int
+    m: int
+    k: int
+    epsilon: float
+    delta: float
+    mechanism: str
+    noise_scale: float
+    ledger: tuple[Spend, ...] = field(repr=False)
+    trace: Mapping[str, Any] | None = field(default=None, repr=False)
+    neighbours: str = "add/remove"
+
+    @property
+    def T(self) -> int:
+        return self.f.T
+
+    def _check_workload(self, W) -> SparseQueryWorkload:
+        if not isinstance(W, SparseQueryWorkload):
+            raise TypeError(f"workload must be a SparseQueryWorkload, got {type(W).__name__}")
+        if W.N != self.f.N:
+            raise ValueError(f"workload is over N ({W.N}) elements but the release over {self.f.N}")
+        nnz = np.diff(W.indptr)
+        if nnz.max() > self.m:
+            raise ValueError(f"queries[{int(np.argmax(nnz))}] has {int(nnz.max())} non-zeros but the release was "
+                             f"built for m ({self.m})-sparse queries")
+        if W.m > self.k:
+            raise ValueError(f"workload has {W.m} queries but the release was built for k ({self.k}); "
+                             "release again with a larger k")
+        return W
+
+    def project(self, workload) -> np.ndarray:
+        """``Q̂ = A Q`` for every query: ``(k, T)``, ``O(m T)`` hash evaluations per query (S1-Def6)."""
+        W = self._check_workload(workload)
+        return self.f.project(W.indptr, W.indices, W.weights)
+
+    def evaluate(self, workload) -> np.ndarray:
+        """``Eval(Q) = ⟨A Q, u + v⟩ / n`` for every query: ``(k,)``, or ``(trials, k)`` (S1-Def6)."""
+        return (self.y @ self.project(workload).T) / self.n
+
+
+def project_database(D, f) -> np.ndarray:
+    """``u = A D`` (S1-Alg step 1, erratum S1-E6): the exact, *non-private* projection, ``O(‖D‖₀ T)`` time.
+
+    For the chapter's error decomposition and the audits; a release never contains it.
+    """
+    D = _check_database(D)
+    if not isinstance(f, PolynomialSignHash):
+        raise TypeError(f"f must be a PolynomialSignHash, got {type(f).__name__}")
+    if f.N != D.N:
+        raise ValueError(f"f is over N ({f.N}) elements but D over {D.N}")
+    return f.project(np.array([0, D.indices.size]), D.indices, D.counts.astype(np.float64))[0]
+
+
+class ErrorParts(NamedTuple):
+    """SparseProject's error split (S1-Thm2): ``jl`` ``(k,)``, ``noise`` ``(k,)`` or ``(trials, k)``, and the
+    projected queries ``Q_hat`` ``(k, T)`` they were computed from."""
+
+    jl: np.ndarray
+    noise: np.ndarray
+    Q_hat: np.ndarray
+
+
+def error_decomposition(release, D, workload) -> ErrorParts:
+    """The two parts of SparseProject's error (S1-Thm2, [DERIVED]): ``Eval - Q(D) = JL + noise`` with
+    ``JL = (⟨AQ, AD⟩ - ⟨Q, D⟩)/n`` (one value per query, fixed by the hash) and ``noise = ⟨AQ, v⟩/n`` (per trial
+    and query).  Uses the exact ``D``: an analysis tool for the chapter, not a release."""
+    if not isinstance(release, SparseProjectRelease):
+        raise TypeError(f"release must be a SparseProjectRelease, got {type(release).__name__}")
+    D = _check_database(D)
+    Q_hat = release.project(workload)
+    u = project_database(D, release.f)
+    jl = (Q_hat @ u - workload.counts(D)) / release.n
+    noise = (release.y - u) @ Q_hat.T / release.n
+    return ErrorParts(jl, noise, Q_hat)
+
+
+def _check_database(D) -> SparseHistogram:
+    if not isinstance(D, SparseHistogram):
+        raise TypeError(f"D must be a dpbook.data.SparseHistogram (distinct records with counts), got "
+                        f"{type(D).__name__}")
+    if D.N & (D.N - 1):
+        raise ValueError(f"D.N ({D.N}) must be a power of two (records are b-bit strings)")
+    return D
+
+
+def _setup(D, epsilon, delta, beta, m, k, n, T, r, trials):
+    """Shared validation and parameters of the two variants (S1-Alg's first line)."""
+    D = _check_database(D)
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta, positive=True)
+    beta = check_beta(beta)
+    if beta >= 1.0:
+        raise ValueError(f"beta ({beta!r}) must be < 1")
+    m, k, n = check_int("m", m, low=1), check_int("k", k, low=1), check_int("n", n, low=1)
+    T_theory = sparse_project_T(n, m, k, beta)
+    if T is None:
+        if T_theory > MAX_T:
+            raise ValueError(f"T (S1-Alg's {T_theory:.3g}) is too large to allocate (> {MAX_T}); pass a practical "
+                             "T= (privacy does not depend on T, S1-Thm1)")
+        T = math.ceil(T_theory)
+    T = check_int("T", T, low=1, high=MAX_T)
+    if field_bits(T, D.N) > MAX_S:
+        raise ValueError(f"T ({T}) · N ({D.N}) exceeds 2^{MAX_S}: choose a smaller T")
+    r_theory = hash_independence(k, T, beta)
+    r = r_theory if r is None else check_int("r", r, low=2)
+    shape = (T,) if trials is None else (check_int("trials", trials, low=1), T)
+    if math.prod(shape) > MAX_OUTPUT:
+        raise ValueError(f"trials ({trials}) × T ({T}) noise values exceed {MAX_OUTPUT} (1 GiB); use fewer trials")
+    trace = dict(T_theory=T_theory, T=T, r_theory=r_theory, r=r, tau=beta / (4 * k), s=field_bits(T, D.N),
+                 support=int(D.indices.size))
+    return D, epsilon, delta, beta, m, k, n, T, r, shape, trace
+
+
+def sparse_project(D, *, epsilon, delta, beta, m, k, n, T=None, r=None, trials=None, rng=None,
+                   sampler=laplace) -> SparseProjectRelease:
+    """SparseProject(D, ε, δ, β, m, k) (S1-Alg): ``(ε, δ)``-DP under add/remove neighbours (S1-Thm1).
+
+    ``D``: a :class:`~dpbook.data.SparseHistogram` over ``N = 2^b`` records.  ``n``: the **public** database
+    size the answers are divided by (THEOREMS.md §10).  ``T``: the projection dimension — by default S1-Alg's
+    ``2·64² ln(4k/β)(m + n²)²/sqrt(m)``, refused when it cannot be allocated; a practical ``T`` keeps the
+    privacy guarantee (it never depends on ``T``) and trades accuracy (the JL part grows like ``1/sqrt(T)``).
+    ``r``: the hash's independence, by default S1-Alg's ``⌈2 ln(kT/(2β))⌉``; ``r = 4`` suffices for the JL
+    variance bound.  ``trials``: that many independent noise vectors over one hash (``y`` of shape
+    ``(trials, T)``).  ``sampler(scale, size, rng)`` draws the Laplace noise.
+
+    Privacy is recomputed from the noise used: ``T`` coordinates, each ``σ/sqrt(T)``-DP, composed by advanced
+    composition with slack ``δ`` (:func:`dpbook.theory.sparse_project.sparse_project_epsilon`); a combination
+    where that exceeds ``ε`` (``ε > 2 ln(1/δ)``, roughly) is refused.
+    """
+    D, epsilon, delta, beta, m, k, n, T, r, shape, trace = _setup(D, epsilon, delta, beta, m, k, n, T, r, trials)
+    if not callable(sampler):
+        raise TypeError(f"sampler must be callable as sampler(scale, size, rng), got {type(sampler).__name__}")
+    sigma = sparse_project_sigma(epsilon, delta)                # inverse scale: v_i ~ Lap(1/σ)
+    epsilon_coordinate = sigma / math.sqrt(T)                   # one record moves u_i by ±1/sqrt(T)
+    achieved = sparse_project_epsilon(epsilon, delta, T)
+    if achieved > epsilon * (1 + 1e-12):
+        raise ValueError(f"epsilon ({epsilon!r}) and delta ({delta!r}): the noise Lap(sqrt(8 ln(1/δ))/ε) composes "
+                         f"to {achieved:.4g} > epsilon over T ({T}) coordinates; S1-Thm1 needs ε <= 2 ln(1/δ)")
+    rng = as_generator(rng)
+    f = PolynomialSignHash.sample(r, T, D.N, rng)
+    u = project_database(D, f)
+    v = sampler(1.0 / sigma, shape, rng)
+    ledger = tuple(Spend(f"laplace on coordinate {i + 1} of the projection", epsilon_coordinate) for i in range(T))
+    return SparseProjectRelease(u + v, f, n, m, k, epsilon, delta, "sparse_project", 1.0 / sigma, ledger,
+                                dict(trace, sigma=sigma, epsilon_coordinate=epsilon_coordinate,
+                                     epsilon_composed=achieved))
+
+
+def sparse_project_gaussian(D, *, epsilon, delta, beta, m, k, n, T=None, r=None, trials=None, rng=None,
+                            sampler=gaussian) -> SparseProjectRelease:
+    """SparseProject with Gaussian noise (S1-Thm1's "cleaner alternative"): one record moves ``u`` by the column
+    ``A e_x``, of ℓ2 norm exactly 1, so ``N(0, 2 ln(1.25/δ)/ε²)`` per coordinate is ``(ε, δ)``-DP (DR-Gauss,
+    classic calibration, ``ε < 1``).  Same parameters and release as :func:`sparse_project`."""
+    D, epsilon, delta, beta, m, k, n, T, r, shape, trace = _setup(D, epsilon, delta, beta, m, k, n, T, r, trials)
+    if not callable(sampler):
+        raise TypeError(f"sampler must be callable as sampler(scale, size, rng), got {type(sampler).__name__}")
+    sigma_gauss = gaussian_sigma(1.0, epsilon, delta)          # ℓ2 sensitivity of u: ‖A e_x‖₂ = 1 exactly
+    rng = as_generator(rng)
+    f = PolynomialSignHash.sample(r, T, D.N, rng)
+    u = project_database(D, f)
+    v = sampler(sigma_gauss, shape, rng)
+    return SparseProjectRelease(u + v, f, n, m, k, epsilon, delta, "sparse_project_gaussian", sigma_gauss,
+                                (Spend("gaussian on the projection (l2 sensitivity 1)", epsilon, delta),),
+                                dict(trace, sigma_gauss=sigma_gauss))
+
+
+def laplace_sparse_queries(D, workload, *, epsilon, n, trials=None, rng=None, sampler=laplace) -> Release:
+    """The baseline: the Laplace mechanism on the ``k`` counts ``⟨Q_j, D⟩`` of a sparse workload, noise
+    ``Lap(Δ/ε)`` with ``Δ`` the workload's exact L1 sensitivity (IDC-Thm2.3 / DR-Thm3.6), answers divided by the
+    public ``n``.  ε-DP under add/remove neighbours.  (``dpbook.laplace.laplace_mechanism`` needs a dense
+    histogram; this one works on a :class:`~dpbook.data.SparseHistogram` over ``2^32`` records.)"""
+    D = _check_database(D)
+    if not isinstance(workload, SparseQueryWorkload):
+        raise TypeError(f"workload must be a SparseQueryWorkload, got {type(workload).__name__}")
+    epsilon, n = check_epsilon(epsilon), check_int("n", n, low=1)
+    if not callable(sampler):
+        raise TypeError(f"sampler must be callable as sampler(scale, size, rng), got {type(sampler).__name__}")
+    shape = (workload.m,) if trials is None else (check_int("trials", trials, low=1), workload.m)
+    b = laplace_scale(workload.l1_sensitivity(), epsilon)
+    answers = (workload.counts(D) + sampler(b, shape, as_generator(rng))) / n
+    return Release(answers, epsilon, 0.0, "laplace (sparse queries)", noise_scale=b / n,
+                   ledger=(Spend("laplace", epsilon),))

@@ -1,0 +1,507 @@
+"""Chapter 11: GF(2^s) hashing, the sparse query workload, SparseProject (S1-Def6, S1-Alg, S1-Thm1, S1-Thm2)."""
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from dpbook.data import SparseHistogram
+from dpbook.hashing import (IRREDUCIBLE, PolynomialSignHash, clmul_reference, field_bits, gf_mul, gf_mul_reference,
+                            gf_poly_eval, gf_poly_eval_reference, irreducible_polynomial, is_irreducible_reference)
+from dpbook.queries import MatrixWorkload
+from dpbook.sparse_project import (SparseQueryWorkload, error_decomposition, laplace_sparse_queries, project_database,
+                                   random_sparse_queries, record_pool, sparse_project, sparse_project_gaussian,
+                                   synthetic_records)
+from dpbook.theory import sparse_project as th
+
+N32 = 1 << 32
+
+
+def _zero(scale, size, rng):
+    return np.zeros(size)
+
+
+@pytest.fixture(scope="module")
+def setting():
+    pool = record_pool(256, 32, rng=7)
+    D = synthetic_records(2000, pool, rng=1)
+    W = random_sparse_queries(200, 10, N32, rng=2, pool=pool)
+    return D, W
+
+
+# --------------------------------------------------------------------------- field arithmetic
+
+def test_every_modulus_is_irreducible():
+    """Ben-Or's test on each table entry (and it rejects reducible polynomials: the control)."""
+    for s in IRREDUCIBLE:
+        assert is_irreducible_reference(irreducible_polynomial(s)), s
+    assert not is_irreducible_reference((1 << 8) | 1)               # t^8 + 1 = (t + 1)^8
+    assert not is_irreducible_reference(0b110)                       # t^2 + t = t (t + 1)
+
+
+@pytest.mark.parametrize("s", [1, 2, 3, 8, 13, 32, 42, 48, 61, 63])
+def test_vectorised_multiply_matches_reference(s):
+    rng = np.random.default_rng(s)
+    a = rng.integers(0, 1 << s, size=300, dtype=np.uint64)
+    b = rng.integers(0, 1 << s, size=300, dtype=np.uint64)
+    fast = gf_mul(a, b, s)
+    assert [int(v) for v in fast] == [gf_mul_reference(int(x), int(y), s) for x, y in zip(a, b)]
+    assert np.array_equal(fast, gf_mul(b, a, s))                                        # commutative
+    c = rng.integers(0, 1 << s, size=300, dtype=np.uint64)
+    assert np.array_equal(gf_mul(gf_mul(a, b, s), c, s), gf_mul(a, gf_mul(b, c, s), s))  # associative
+    assert np.array_equal(gf_mul(a, b ^ c, s), gf_mul(a, b, s) ^ gf_mul(a, c, s))       # distributive
+    assert np.array_equal(gf_mul(a, np.ones_like(a), s), a)                             # identity
+
+
+def test_field_has_inverses_and_hand_values():
+    """GF(2^8) with t^8 + t^7 + t^2 + t + 1: every non-zero a has a^(2^8 - 1) = 1; t·t^7 = t^8 = t^7 + t^2 + t + 1."""
+    s = 8
+    a = np.arange(1, 256, dtype=np.uint64)
+    power = np.ones_like(a)
+    for _ in range(255):
+        power = gf_mul(power, a, s)
+    assert np.all(power == 1)
+    assert gf_mul_reference(2, 1 << 7, 8) == IRREDUCIBLE[8] == 0b10000111
+    assert clmul_reference(0b11, 0b11) == 0b101                                          # (t+1)^2 = t^2 + 1
+    assert field_bits(1024, N32) == 42 and field_bits(1000, N32) == 42 and field_bits(1, 1) == 1
+
+
+def test_horner_over_arrays_matches_reference():
+    rng = np.random.default_rng(3)
+    for s in (5, 44, 63):
+        coefficients = [int(c) for c in rng.integers(0, 1 << s, size=7, dtype=np.uint64)]
+        z = rng.integers(0, 1 << s, size=50, dtype=np.uint64)
+        assert [int(v) for v in gf_poly_eval(coefficients, z, s)] == [gf_poly_eval_reference(coefficients, int(p), s)
+                                                                      for p in z]
+
+
+# --------------------------------------------------------------------------- the hash family
+
+@pytest.mark.parametrize("r, T, N", [(1, 5, 8), (4, 37, 32), (8, 64, N32), (9, 100, 1 << 48), (28, 16, N32)])
+def test_block_form_matches_horner(r, T, N):
+    """The bilinear block computation (Taylor expansion + GF(2) matrix product) equals Horner at every point."""
+    f = PolynomialSignHash.sample(r, T, N, rng=r * T)
+    rng = np.random.default_rng(0)
+    cols = np.unique(rng.integers(0, N, size=40, dtype=np.int64)) if N > 64 else np.arange(N)
+    rows = np.arange(T)
+    assert np.array_equal(f.bits(rows, cols), f.bits_reference(rows, cols))
+    A = f.matrix(cols)
+    assert np.array_equal(A > 0, f.bits_reference(rows, cols) == 1)
+    assert np.allclose(np.abs(A), 1 / np.sqrt(T))
+    assert f.s == field_bits(T, N) and f.memory_words() == r
+
+
+def _bits_over_seeds(r, points, seeds, s):
+    """bit0(p(z)) for ``seeds`` random polynomials of degree r-1 at each point: (seeds, len(points)) in {0,1}."""
+    rng = np.random.default_rng(2026)
+    c = rng.integers(0, 1 << s, size=(seeds, r), dtype=np.uint64)
+    out = []
+    for z in points:
+        h = np.zeros(seeds, dtype=np.uint64)
+        for j in range(r - 1, -1, -1):
+            h = gf_mul(h, np.full(seeds, z, dtype=np.uint64), s) ^ c[:, j]
+        out.append(h & np.uint64(1))
+    return np.stack(out, axis=1).astype(np.int64)
+
+
+@pytest.mark.parametrize("r", [4, 6])
+def test_r_wise_independence_of_the_bits(r):
+    """Over 40,000 random polynomials, every product of 1..r of the signs at r fixed points is unbiased
+    (Hoeffding at 1e-6 with a Bonferroni split over the 2^r - 1 products)."""
+    s, seeds = 42, 40_000
+    points = [(i << 32) | x for i, x in zip(range(r), [5, 5, 77, 123456789, 5, 9][:r])]   # shared rows and records
+    signs = 1 - 2 * _bits_over_seeds(r, points, seeds, s)
+    subsets = [S for size in range(1, r + 1) for S in itertools.combinations(range(r), size)]
+    threshold = math.sqrt(2 * math.log(2 * len(subsets) / 1e-6) / seeds)
+    biases = [abs(np.prod(signs[:, S], axis=1).mean()) for S in subsets]
+    assert max(biases) <= threshold, (max(biases), threshold)
+
+
+def test_four_wise_bit_hash_makes_columns_coincide():
+    """The finding of chapter 11: with r = 4 (degree 3), ⟨A e_x, A e_y⟩ ∈ {0, ±1} exactly — two columns are
+    orthogonal or identical up to sign — while r = 8 spreads the values (max |·| far below 1)."""
+    cols = np.unique(np.random.default_rng(1).integers(0, N32, size=120, dtype=np.int64))
+    off = ~np.eye(cols.size, dtype=bool)
+    A4 = PolynomialSignHash.sample(4, 256, N32, rng=5).matrix(cols)
+    G4 = np.round((A4.T @ A4)[off], 9)
+    assert set(np.unique(G4)) <= {-1.0, 0.0, 1.0} and np.any(np.abs(G4) == 1.0)
+    A8 = PolynomialSignHash.sample(8, 256, N32, rng=5).matrix(cols)
+    assert np.abs((A8.T @ A8)[off]).max() <= 0.5
+
+
+# --------------------------------------------------------------------------- the workload
+
+def test_sparse_workload_matches_a_dense_matrix():
+    N = 64
+    queries = [[(3, 0.5), (10, 1.0)], [(10, 0.25), (40, 0.75), (63, 1.0)], [(0, 0.0), (5, 0.3)]]
+    W = SparseQueryWorkload(N, queries, sparsity=3)
+    M = MatrixWorkload(W.matrix())
+    x = np.random.default_rng(0).integers(0, 5, size=N)
+    D = SparseHistogram(N, np.flatnonzero(x), x[x > 0])
+    assert np.allclose(W.counts(x), M.counts(x)) and np.allclose(W.counts(D), M.counts(x))
+    assert W.l1_sensitivity() == pytest.approx(M.l1_sensitivity()) == pytest.approx(1.25)
+    assert W.l2_sensitivity() == pytest.approx(M.l2_sensitivity())
+    e, w = W.query_support(2)
+    assert e.tolist() == [5] and w.tolist() == [0.3]                   # the zero weight is dropped
+    assert W.head(2).m == 2 and W.m == 3 and W.sparsity == 3
+    same = SparseQueryWorkload.from_arrays(N, W.indptr, W.indices, W.weights)
+    assert np.array_equal(same.counts(x), W.counts(x))
+
+
+def test_huge_universe_never_densifies(setting):
+    D, W = setting
+    with pytest.raises(ValueError, match="query_support"):
+        W.query(0)
+    with pytest.raises(ValueError, match="too large"):
+        W.matrix()
+    assert W.counts(D).shape == (W.m,)                                 # answered through the support
+    assert np.diff(W.indptr).max() == 10 and W.N == N32
+
+
+def test_overlapping_queries_have_growing_sensitivity(setting):
+    _, W = setting
+    assert W.head(10).l1_sensitivity() < W.l1_sensitivity() <= W.m
+
+
+# --------------------------------------------------------------------------- evaluation identities
+
+def test_eval_equals_explicit_projection():
+    """S1-Def6's Measure: with zero noise, Eval(Q) = ⟨AQ, AD⟩/n with the explicit A (small N, T)."""
+    N, T, n = 64, 37, 11
+    rng = np.random.default_rng(4)
+    x = rng.multinomial(n, np.full(N, 1 / N))
+    D = SparseHistogram(N, np.flatnonzero(x), x[x > 0])
+    W = random_sparse_queries(9, 5, N, rng=5)
+    rel = sparse_project(D, epsilon=0.5, delta=1e-3, beta=0.1, m=5, k=9, n=n, T=T, r=6, rng=6, sampler=_zero)
+    A = rel.f.matrix(np.arange(N))
+    Q = W.matrix()
+    assert np.allclose(rel.y, A @ x)
+    assert np.allclose(rel.evaluate(W), (A @ Q.T).T @ (A @ x) / n)
+    assert np.allclose(rel.project(W), (A @ Q.T).T)
+    jl, noise, Q_hat = error_decomposition(rel, D, W)
+    assert np.allclose(jl, rel.evaluate(W) - W.counts(x) / n) and np.allclose(noise, 0)
+    assert np.allclose(project_database(D, rel.f), A @ x)
+
+
+def test_release_noise_and_trials(setting):
+    D, W = setting
+    rel = sparse_project(D, epsilon=1.0, delta=1e-5, beta=0.1, m=10, k=200, n=D.n, T=64, r=4, trials=3, rng=1)
+    assert rel.y.shape == (3, 64) and rel.evaluate(W).shape == (3, 200)
+    assert rel.noise_scale == pytest.approx(math.sqrt(8 * math.log(1e5)))
+    assert rel.trace["T_theory"] > 1e15 and rel.trace["r"] == 4 and rel.neighbours == "add/remove"
+
+
+# --------------------------------------------------------------------------- accuracy at a practical T
+
+def test_accuracy_at_practical_T(setting):
+    """Noise part: over 600 noise draws on 3 hashes, max over the k queries exceeds the noise bound (β/2) no
+    more often than β/2 allows (Clopper–Pearson at 1e-6).  JL part: the mean of JL²/Var-bound over the queries
+    is at most 1 (the 4-wise variance bound), and every hash stays under the Chebyshev bound."""
+    from dpbook.experiments import failure_rate
+    D, W = setting
+    eps, delta, beta, T = 1.0, 1e-5, 0.1, 1024
+    d_sq = float(np.sum(D.counts.astype(float) ** 2))
+    q_sq = np.bincount(np.repeat(np.arange(W.m), np.diff(W.indptr)), weights=W.weights ** 2)
+    noise_max, ratios = [], []
+    for seed in range(3):
+        rel = sparse_project(D, epsilon=eps, delta=delta, beta=beta, m=10, k=W.m, n=D.n, T=T, r=8, trials=200, rng=seed)
+        jl, noise, Q_hat = error_decomposition(rel, D, W)
+        bound = th.noise_error_bound(np.linalg.norm(Q_hat, axis=1), np.abs(Q_hat).max(axis=1), eps, delta, D.n,
+                                     W.m, beta)
+        noise_max.append((np.abs(noise) / bound).max(axis=1))
+        var = np.array([th.jl_variance(q, d_sq, T) for q in q_sq]) / D.n ** 2
+        ratios.append(np.mean(jl ** 2 / var))
+        assert np.abs(jl).max() <= th.jl_error_bound(q_sq.max(), d_sq, T, D.n, W.m, beta)
+    assert failure_rate(np.concatenate(noise_max), 1.0).consistent_with(beta / 2)
+    assert np.mean(ratios) <= 1.0
+
+
+def test_noise_part_does_not_depend_on_T_and_scales_with_epsilon(setting):
+    D, W = setting
+    rms = {}
+    for T, eps in [(128, 1.0), (1024, 1.0), (1024, 0.5)]:
+        rel = sparse_project(D, epsilon=eps, delta=1e-5, beta=0.1, m=10, k=W.m, n=D.n, T=T, r=8, trials=100, rng=3)
+        rms[T, eps] = float(np.sqrt(np.mean(error_decomposition(rel, D, W).noise ** 2)))
+    assert 0.85 < rms[128, 1.0] / rms[1024, 1.0] < 1.15
+    assert 1.8 < rms[1024, 0.5] / rms[1024, 1.0] < 2.2
+
+
+# --------------------------------------------------------------------------- privacy
+
+def test_ledger_composes_to_the_claim(setting):
+    """S1-Thm1: T steps of σ/sqrt(T) compose (advanced composition, slack δ) to at most ε; the Gaussian variant
+    spends (ε, δ) once; the broken twin's ledger does not compose to its claim."""
+    from dpbook.broken.sparse_project import sparse_project_no_composition
+    from dpbook.theory.composition import advanced_composition
+    D, _ = setting
+    for T, eps, delta in [(256, 1.0, 1e-5), (4096, 0.3, 1e-3), (16, 0.9, 0.5)]:
+        rel = sparse_project(D, epsilon=eps, delta=delta, beta=0.1, m=10, k=10, n=D.n, T=T, r=4, rng=0)
+        steps = {s.epsilon for s in rel.ledger}
+        assert len(rel.ledger) == T and len(steps) == 1 and sum(s.delta for s in rel.ledger) == 0.0
+        composed, slack = advanced_composition(steps.pop(), T, delta)
+        assert eps / 2 <= composed <= eps and slack == delta
+        assert composed <= eps / 2 + eps ** 2 / (4 * math.log(1 / delta)) + 1e-12
+        bad = sparse_project_no_composition(D, epsilon=eps, delta=delta, beta=0.1, m=10, k=10, n=D.n, T=T, r=4, rng=0)
+        assert advanced_composition(bad.ledger[0].epsilon, T, delta)[0] > eps
+    gauss = sparse_project_gaussian(D, epsilon=0.9, delta=1e-5, beta=0.1, m=10, k=10, n=D.n, T=64, r=4, rng=0)
+    assert sum(s.epsilon for s in gauss.ledger) == 0.9 and sum(s.delta for s in gauss.ledger) == 1e-5
+    assert gauss.noise_scale == pytest.approx(math.sqrt(2 * math.log(1.25 / 1e-5)) / 0.9)
+
+
+def test_one_dimensional_audit_of_the_release():
+    """⟨A e_x, y - A D⟩ on D vs D + e_x: SparseProject passes, the twin without sqrt(8 ln 1/δ) is caught."""
+    from dpbook.audit import audit, audit_cases
+    cases = {c.name: c for c in audit_cases(names=["sparse_project", "sparse_project_no_composition",
+                                                    "sparse_project_gaussian"])}
+    for name, case in cases.items():
+        res = audit(case.sample, case.sample_prime, case.events, trials=400_000, delta=case.delta, rng=11)
+        if case.kind == "mechanism":
+            assert res.epsilon_lb <= case.epsilon, (name, res)
+        else:
+            assert res.epsilon_lb > case.epsilon, (name, res)
+
+
+def test_privacy_does_not_depend_on_the_hash():
+    """The statistic ⟨a, v⟩ has the same law for every hash: ‖A e_x‖₂ = 1 exactly, whatever r, T, f."""
+    for r, T in [(2, 3), (4, 16), (8, 100)]:
+        f = PolynomialSignHash.sample(r, T, N32, rng=T)
+        a = f.matrix(np.array([1, 2, 3]))
+        assert np.allclose(np.linalg.norm(a, axis=0), 1.0)
+
+
+# --------------------------------------------------------------------------- bad input
+
+def _D():
+    return SparseHistogram(N32, np.array([1, 5]), np.array([2, 1]))
+
+
+def test_sparse_project_rejects_bad_input():
+    ok = dict(epsilon=1.0, delta=1e-5, beta=0.1, m=10, k=10, n=3, T=16, r=4)
+    for fn in (sparse_project, sparse_project_gaussian):
+        base = dict(ok, epsilon=0.9) if fn is sparse_project_gaussian else ok
+        fn(_D(), **base)
+        for key, bad, exc in [("epsilon", 0.0, ValueError), ("epsilon", math.nan, ValueError), ("epsilon", "1", TypeError),
+                              ("delta", 0.0, ValueError), ("delta", 1.0, ValueError), ("delta", -0.1, ValueError),
+                              ("beta", 0.0, ValueError), ("beta", 1.0, ValueError), ("m", 0, ValueError),
+                              ("k", 0, ValueError), ("k", 1.5, TypeError), ("n", 0, ValueError), ("T", 0, ValueError),
+                              ("T", 1 << 30, ValueError), ("r", 1, ValueError), ("trials", 0, ValueError),
+                              ("trials", 1 << 24, ValueError)]:
+            with pytest.raises(exc, match=key):
+                fn(_D(), **dict(base, **{key: bad}))
+        with pytest.raises(TypeError, match="D"):
+            fn(np.array([1, 2]), **base)
+        with pytest.raises(ValueError, match="power of two"):
+            fn(SparseHistogram(1000, np.array([1]), np.array([1])), **base)
+        with pytest.raises(ValueError, match="T"):
+            fn(_D(), **dict(base, T=None, n=1000))                     # S1-Alg's T = 9e15 cannot be allocated
+        with pytest.raises(TypeError, match="sampler"):
+            fn(_D(), **dict(base, sampler="laplace"))
+        with pytest.raises(TypeError, match="rng"):
+            fn(_D(), **dict(base, rng="seed"))
+    with pytest.raises(ValueError, match="epsilon"):
+        sparse_project(_D(), **dict(ok, epsilon=30.0, delta=0.5))       # ε > 2 ln(1/δ): the composition fails
+    with pytest.raises(ValueError, match="epsilon"):
+        sparse_project_gaussian(_D(), **dict(ok, epsilon=1.0))          # classic Gaussian needs ε < 1
+    tiny = sparse_project(SparseHistogram(8, np.array([1]), np.array([1])), epsilon=1.0, delta=1e-3, beta=0.5, m=1,
+                          k=1, n=1, rng=0)
+    assert tiny.T == math.ceil(th.sparse_project_T(1, 1, 1, 0.5))      # the theoretical T when it fits
+
+
+def test_evaluate_rejects_queries_outside_the_budget():
+    rel = sparse_project(_D(), epsilon=1.0, delta=1e-5, beta=0.1, m=2, k=2, n=3, T=16, r=4, rng=0)
+    with pytest.raises(ValueError, match="m"):
+        rel.evaluate(SparseQueryWorkload(N32, [[(1, 1.0), (2, 1.0), (3, 1.0)]]))    # 3 non-zeros > m = 2
+    with pytest.raises(ValueError, match="k"):
+        rel.evaluate(SparseQueryWorkload(N32, [[(1, 1.0)]] * 3))
+    with pytest.raises(TypeError, match="workload"):
+        rel.evaluate(np.ones((1, 4)))
+    with pytest.raises(ValueError, match="N"):
+        rel.evaluate(SparseQueryWorkload(1 << 20, [[(1, 1.0)]]))
+
+
+def test_workload_rejects_bad_queries():
+    with pytest.raises(ValueError, match="sparsity"):
+        SparseQueryWorkload(N32, [[(1, 1.0), (2, 1.0)]], sparsity=1)           # more than m non-zeros
+    with pytest.raises(ValueError, match="outside \\[0, 1\\]"):
+        SparseQueryWorkload(N32, [[(1, 1.5)]])
+    with pytest.raises(ValueError, match="outside \\[0, 1\\]"):
+        SparseQueryWorkload(N32, [[(1, -0.1)]])
+    with pytest.raises(ValueError, match="outside \\[0, 1\\]"):
+        SparseQueryWorkload(N32, [[(1, math.nan)]])
+    with pytest.raises(TypeError, match="weight"):
+        SparseQueryWorkload(N32, [[(1, "1")]])
+    with pytest.raises(ValueError, match="element"):
+        SparseQueryWorkload(N32, [[(N32, 1.0)]])
+    with pytest.raises(TypeError, match="element"):
+        SparseQueryWorkload(N32, [[(1.5, 1.0)]])
+    with pytest.raises(ValueError, match="repeats"):
+        SparseQueryWorkload(N32, [[(1, 0.5), (1, 0.5)]])
+    with pytest.raises(ValueError, match="queries"):
+        SparseQueryWorkload(N32, [])
+    with pytest.raises(TypeError, match="queries"):
+        SparseQueryWorkload(N32, "abc")
+    with pytest.raises(ValueError, match="indptr"):
+        SparseQueryWorkload.from_arrays(N32, [1, 0], [1], [1.0])
+    with pytest.raises(ValueError, match="k"):
+        SparseQueryWorkload(N32, [[(1, 1.0)]]).head(2)
+    with pytest.raises(ValueError, match="k"):
+        random_sparse_queries(0, 3, N32)
+    with pytest.raises(ValueError, match="m"):
+        random_sparse_queries(3, 20, 16)
+    with pytest.raises(ValueError, match="weights"):
+        random_sparse_queries(3, 2, 16, weights="gaussian")
+    with pytest.raises(ValueError, match="pool"):
+        random_sparse_queries(3, 2, 16, pool=np.array([20]))
+    with pytest.raises(ValueError, match="pool_share"):
+        random_sparse_queries(3, 2, 16, pool=np.array([2]), pool_share=1.5)
+
+
+def test_helpers_reject_bad_input():
+    pool = record_pool(4, 8, rng=0)
+    for kwargs, exc, key in [(dict(n=0), ValueError, "n"), (dict(pool=np.array([])), ValueError, "pool"),
+                             (dict(pool=np.array([300])), ValueError, "pool"), (dict(pool_share=2.0), ValueError, "pool_share"),
+                             (dict(zipf=-1.0), ValueError, "zipf"), (dict(bits=0), ValueError, "bits")]:
+        with pytest.raises(exc, match=key):
+            synthetic_records(**dict(dict(n=10, pool=pool, bits=8), **kwargs))
+    with pytest.raises(ValueError, match="size"):
+        record_pool(300, 8)
+    rel = sparse_project(_D(), epsilon=1.0, delta=1e-5, beta=0.1, m=2, k=2, n=3, T=16, r=4, rng=0)
+    with pytest.raises(TypeError, match="f"):
+        project_database(_D(), "hash")
+    with pytest.raises(ValueError, match="N"):
+        project_database(SparseHistogram(8, np.array([1]), np.array([1])), rel.f)
+    with pytest.raises(TypeError, match="release"):
+        error_decomposition("release", _D(), SparseQueryWorkload(N32, [[(1, 1.0)]]))
+    with pytest.raises(TypeError, match="workload"):
+        laplace_sparse_queries(_D(), np.ones((1, 4)), epsilon=1.0, n=3)
+    with pytest.raises(ValueError, match="epsilon"):
+        laplace_sparse_queries(_D(), SparseQueryWorkload(N32, [[(1, 1.0)]]), epsilon=-1.0, n=3)
+    with pytest.raises(ValueError, match="n"):
+        laplace_sparse_queries(_D(), SparseQueryWorkload(N32, [[(1, 1.0)]]), epsilon=1.0, n=0)
+    from dpbook.broken.sparse_project import sparse_project_no_composition
+    with pytest.raises(ValueError, match="delta"):
+        sparse_project_no_composition(_D(), epsilon=1.0, delta=0.0, beta=0.1, m=2, k=2, n=3, T=16)
+
+
+def test_field_functions_reject_bad_input():
+    with pytest.raises(ValueError, match="s"):
+        gf_mul(np.array([1]), np.array([1]), 64)
+    with pytest.raises(ValueError, match="left"):
+        gf_mul(np.array([8]), np.array([1]), 3)
+    with pytest.raises(TypeError, match="right"):
+        gf_mul(np.array([1]), np.array([1.5]), 3)
+    with pytest.raises(ValueError, match="left"):
+        gf_mul_reference(-1, 1, 3)
+    with pytest.raises(ValueError, match="right"):
+        gf_mul_reference(1, 8, 3)
+    with pytest.raises(TypeError, match="left"):
+        clmul_reference(1.5, 1)
+    with pytest.raises(ValueError, match="coefficients"):
+        gf_poly_eval([], np.array([1]), 3)
+    with pytest.raises(ValueError, match="points"):
+        gf_poly_eval([1], np.array([9]), 3)
+    with pytest.raises(ValueError, match="coefficients"):
+        gf_poly_eval_reference([9], 1, 3)
+    with pytest.raises(ValueError, match="coefficients"):
+        gf_poly_eval_reference([], 1, 3)
+    with pytest.raises(ValueError, match="modulus"):
+        is_irreducible_reference(1)
+    with pytest.raises(ValueError, match="power of two"):
+        PolynomialSignHash.sample(4, 8, 1000)
+    with pytest.raises(ValueError, match="exceeds"):
+        PolynomialSignHash.sample(4, 1 << 20, 1 << 48)
+    with pytest.raises(ValueError, match="coefficients"):
+        PolynomialSignHash(2, 4, 3, (1,))
+    f = PolynomialSignHash.sample(2, 4, 8, rng=0)
+    with pytest.raises(ValueError, match="rows"):
+        f.bits(np.array([4]), np.array([0]))
+    with pytest.raises(ValueError, match="cols"):
+        f.bits(np.array([0]), np.array([8]))
+    with pytest.raises(TypeError, match="cols"):
+        f.matrix(np.array([0.5]))
+
+
+def test_theory_functions_reject_bad_input():
+    with pytest.raises(ValueError, match="q_sq_norm"):
+        th.jl_variance(-1.0, 1.0, 4)
+    with pytest.raises(ValueError, match="d_sq_norm"):
+        th.jl_variance(1.0, math.inf, 4)
+    with pytest.raises(ValueError, match="T"):
+        th.jl_variance(1.0, 1.0, 0)
+    with pytest.raises(ValueError, match="beta"):
+        th.jl_error_bound(1.0, 1.0, 4, 10, 3, 0.0)
+    with pytest.raises(ValueError, match="aq_norm"):
+        th.noise_error_bound(np.array([math.nan]), np.array([1.0]), 1.0, 1e-5, 10, 3, 0.1)
+    with pytest.raises(ValueError, match="delta"):
+        th.noise_error_bound(1.0, 0.1, 1.0, 0.0, 10, 3, 0.1)
+    with pytest.raises(ValueError, match="support"):
+        th.memory_words(4, -1, 2)
+    with pytest.raises(ValueError, match="r"):
+        th.memory_words(4, 1, 0)
+
+
+# --------------------------------------------------------------------------- hand-computed bounds
+
+def test_hand_computed_bounds():
+    # THEOREMS.md §13: T = 9.25e15 for n = 1e3, m = 100, k = 1e3, β = .05; 2.2e12 for n = 100, m = 10, k = 100, β = .1
+    assert th.sparse_project_T(1000, 100, 1000, 0.05) == pytest.approx(9.25e15, rel=1e-3)
+    assert th.sparse_project_T(100, 10, 100, 0.1) == pytest.approx(2 * 4096 * math.log(4000) * 10010 ** 2 / math.sqrt(10))
+    for args in [(1000, 100, 1000, 0.05), (7, 3, 2, 0.5), (1, 1, 1, 0.9)]:
+        assert th.sparse_project_T_seed_form(*args) == pytest.approx(th.sparse_project_T(*args), rel=1e-12)
+    assert th.sparse_project_tau(0.05, 1000) == 0.05 / 4000
+    assert th.sparse_project_sigma(1.0, 1e-5) == pytest.approx(1 / math.sqrt(8 * math.log(1e5)))
+    assert th.hash_independence(1000, 9_250_000_000_000_000, 0.05) == 92          # "r ≈ 92" in §13
+    assert th.hash_independence(1, 1, 1.0) == 2
+    eps0 = th.sparse_project_sigma(1.0, 1e-5) / math.sqrt(1024)
+    assert th.sparse_project_epsilon(1.0, 1e-5, 1024) == pytest.approx(
+        math.sqrt(2 * 1024 * math.log(1e5)) * eps0 + 1024 * eps0 * math.expm1(eps0))
+    assert th.thm2_alpha(1000, 10, 100, 0.1, 1.0, 1e-5) == pytest.approx(
+        math.log(1000) * math.sqrt(10 * math.log(1e5)) / 1000 * math.log(1010))
+    assert th.jl_variance(3.0, 100.0, 50) == 12.0
+    assert th.jl_error_bound(3.0, 100.0, 50, 10, 5, 0.1) == pytest.approx(math.sqrt(12.0 * 100) / 10)
+    b = math.sqrt(8 * math.log(1e5))
+    assert th.noise_error_bound(2.0, 0.1, 1.0, 1e-5, 100, 10, 0.1) == pytest.approx(b * 2 * math.sqrt(6 * math.log(400)) / 100)
+    big = math.sqrt(3) * b * 1.0 * (math.log(400) + 0.5)                                # outside the quadratic regime
+    assert th.noise_error_bound(1.0, 1.0, 1.0, 1e-5, 1, 10, 0.1) == pytest.approx(big)
+    assert th.laplace_direct_error_bound(100, 0.1, 5.0, 0.5, 1000) == pytest.approx(math.log(1000) * 10 / 1000)
+    assert th.memory_words(1024, 800, 8) == 1024 + 8 + 1600
+    assert th.histogram_memory_bytes(1 << 32) == 32 * 2 ** 30
+
+
+def test_results_registry_entries():
+    from dpbook.theory.registry import all_results
+    ids = {r.id for r in all_results() if r.chapter == "11_sparse_queries"}
+    assert {"S1-Def6", "S1-Alg", "S1-Thm1", "S1-Thm2", "S1-E7", "S1-E9"} <= ids
+
+
+# --------------------------------------------------------------------------- determinism, explorer
+
+def test_determinism(setting):
+    D, W = setting
+    run = lambda seed: sparse_project(D, epsilon=1.0, delta=1e-5, beta=0.1, m=10, k=200, n=D.n, T=32, r=4, rng=seed)
+    a, b, c = run(5), run(5), run(6)
+    assert np.array_equal(a.y, b.y) and a.f == b.f and np.array_equal(a.evaluate(W), b.evaluate(W))
+    assert not np.array_equal(a.y, c.y) and a.f != c.f
+    assert np.array_equal(random_sparse_queries(5, 3, N32, rng=1).indices, random_sparse_queries(5, 3, N32, rng=1).indices)
+    pool = record_pool(10, 32, rng=3)
+    assert np.array_equal(synthetic_records(50, pool, rng=2).counts, synthetic_records(50, pool, rng=2).counts)
+    g = lambda seed: sparse_project_gaussian(D, epsilon=0.5, delta=1e-5, beta=0.1, m=10, k=5, n=D.n, T=16, r=4, rng=seed).y
+    assert np.array_equal(g(1), g(1)) and not np.array_equal(g(1), g(2))
+
+
+def test_explorer_is_pure_and_valid():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from dpbook.explorers.sparse_project import explore_sparse_project, plot_column_products
+    fig = explore_sparse_project(k=50, T=64, trials=5)
+    fig2 = explore_sparse_project(k=50, T=64, trials=5)
+    assert len(fig.axes) == 2
+    a = [line.get_ydata() for line in fig.axes[0].get_lines()]
+    b = [line.get_ydata() for line in fig2.axes[0].get_lines()]
+    assert all(np.array_equal(x, y) for x, y in zip(a, b))
+    plt.close("all")
+    with pytest.raises(ValueError, match="epsilon"):
+        explore_sparse_project(epsilon=0.0)
+    assert len(plot_column_products(T=64, support=20).axes) == 1
+    plt.close("all")
