@@ -60,7 +60,7 @@ def explore_randomized_response(epsilon=1.0, num_vertices=10, density=0.5, beta=
     err = cut_norm_exact(noisy.adjacency() - g.adjacency()).value
     bound, bound_disjoint = rr_cut_error_bound(V, epsilon, beta), gru_cut_error_bound(V, epsilon, beta)
 
-    fig, axes = new_figure(3, width=12)
+    fig, axes = new_figure(3, width=13, height=4.8)
     draw_graph(axes[0], g.adjacency(), title=f"G({V}, {density:.2g}): {g.num_edges} edges")
     draw_graph(axes[1], adjacency_from_weights(noisy.weights[0], V), color=EXTRA[3],
                title=f"one release (ε={epsilon:.2g}), pairs with ŵ > 1/2")
@@ -72,7 +72,7 @@ def explore_randomized_response(epsilon=1.0, num_vertices=10, density=0.5, beta=
     ax.set_xlabel("edges (counts)")
     ax.set_ylabel("releases")
     ax.set_title(f"{trials} releases, β={beta:.2g}", fontsize=10)
-    ax.legend(fontsize=8, loc="upper right")
+    ax.legend(fontsize=10, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
     return fig
 
 
@@ -101,7 +101,7 @@ def explore_online(epsilon=0.9, num_vertices=24, density=0.5, idc="both", *, alp
     rules = {"MW": MultiplicativeWeightsIDC(g.N, alpha), "FK": FriezeKannanIDC(g.N, alpha, n=n, sq_norm=n)}
     chosen = ["MW", "FK"] if idc == "both" else [idc]
     colours = {"MW": EMPIRICAL, "FK": EXTRA[0]}
-    fig, (left, right) = new_figure(2, width=11)
+    fig, (left, right) = new_figure(2, width=11, height=5.2)
     for name in chosen:
         run = drive_with_oracle(rules[name], x, W, max_updates=2000)
         left.plot(np.arange(run.max_errors.size), run.max_errors * n, color=colours[name],
@@ -113,9 +113,9 @@ def explore_online(epsilon=0.9, num_vertices=24, density=0.5, idc="both", *, alp
     left.set_xlabel("updates (oracle shows the worst cut, exact answer)")
     left.set_ylabel("max cut error (edges)")
     left.set_title(f"planted partition, V={V}, |E|={n}, N={g.N}", fontsize=10)
-    left.legend(fontsize=8)
+    left.legend(fontsize=10, loc="upper center", bbox_to_anchor=(0.5, -0.2))
     right.set_xlabel("query")
     right.set_ylabel("error of the released answer (edges)")
     right.set_title(f"IDC-Alg1-SV, ε={epsilon:.2g}, c=20", fontsize=10)
-    right.legend(fontsize=8)
+    right.legend(fontsize=10, loc="upper center", bbox_to_anchor=(0.5, -0.2))
     return fig
