@@ -530,19 +530,20 @@ def cut_norm_local_search(matrix, *, scale="uniform", starts=32, rng=None, max_r
         S0.append(rng.random((starts, V)) < 0.5)
     S = np.concatenate(S0).astype(np.float64)
     S = S[S.sum(axis=1) > 0]
-    value = np.full(S.shape[0], -np.inf)
-    T = np.zeros_like(S, dtype=bool)
+    best = (-np.inf, None, None)
+    previous = np.full(S.shape[0], -np.inf)
     for _ in range(max_rounds):
-        vT, T = _best_T(S @ M, S.sum(axis=1).astype(np.int64), g)
-        vS, S_new = _best_T(T.astype(np.float64) @ M.T, T.sum(axis=1).astype(np.int64), g.T)
-        improved = vS > value * (1 + 1e-12) + 1e-12
-        value = np.maximum(value, np.maximum(vT, vS))
+        vT, T = _best_T(S @ M, S.sum(axis=1).astype(np.int64), g)          # best T given S
+        vS, S_new = _best_T(T.astype(np.float64) @ M.T, T.sum(axis=1).astype(np.int64), g.T)   # best S given T
+        j = int(np.argmax(vS))
+        if vS[j] > best[0]:
+            best = (float(vS[j]), S_new[j].copy(), T[j].copy())
+        improved = vS > previous * (1 + 1e-12) + 1e-12
+        previous = vS
         if not improved.any():
             break
         S = S_new.astype(np.float64)
-    vT, T = _best_T(S @ M, S.sum(axis=1).astype(np.int64), g)
-    j = int(np.argmax(vT))
-    return CutNorm(float(vT[j]), S[j] > 0, T[j], False)
+    return CutNorm(best[0], best[1], best[2], False)
 
 
 def _svd_top(M, k):
