@@ -439,3 +439,17 @@ def test_explorers_are_pure_and_validate():
             explore_online(**kw)
     with pytest.raises(ValueError, match="num_vertices"):
         circle_layout(0)
+
+
+def test_variance_proxy_of_a_cut_used_by_the_bounds():
+    """IDC §6.1 derivation: a cut's coefficients satisfy Σ q_e² = |S||T| + k² - 2k (k = |S ∩ T|) <= min(2|S||T|, 4N)."""
+    rng = np.random.default_rng(10)
+    V = 9
+    for _ in range(200):
+        S, T = np.flatnonzero(rng.random(V) < 0.5), np.flatnonzero(rng.random(V) < 0.5)
+        if not (S.size and T.size):
+            continue
+        q = cut_workload(V, [(S, T)]).query(0)
+        s, t, k = S.size, T.size, np.intersect1d(S, T).size
+        assert (q ** 2).sum() == s * t + k * k - 2 * k <= min(2 * s * t, 4 * th.num_pairs(V))
+        assert q.max() <= 2 and (k >= 2 or q.max() <= 1)
