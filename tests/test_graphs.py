@@ -1,0 +1,455 @@
+"""Chapter 10: graph cuts (IDC §2, §6.1, Lem6.2, Rem6.3, §6.2, Rem4.11/5.3)."""
+import math
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+from dpbook.audit import audit_cases
+from dpbook.broken.graphs import adjacency_randomized_response
+from dpbook.experiments import failure_rate
+from dpbook.graphs import (GraphDatabase, NoisyGraph, RankOneWorkload, SyntheticGraph, adjacency_from_weights,
+                           cut_norm_exact, cut_norm_local_search, cut_norm_reference, cut_workload, edge_pairs,
+                           from_graph, graph_database, graph_randomized_response, load_graph, planted_partition,
+                           random_cuts, random_graph, round_graph, spectral_cut, synthetic_graph, top_singular_value)
+from dpbook.idc import FixedStream, FriezeKannanIDC, MultiplicativeWeightsIDC, online_idc_sv
+from dpbook.noise import discrete_laplace, gaussian
+from dpbook.theory import graphs as th
+
+BETA = 0.05
+
+
+def _sym(rng, V):
+    M = rng.standard_normal((V, V))
+    M = M + M.T
+    np.fill_diagonal(M, 0.0)
+    return M
+
+
+# --- graphs and cut queries ---------------------------------------------------------------------------------
+
+def test_graph_database_round_trip_and_loaders():
+    g = graph_database([[0, 2], [3, 1]], 4)
+    assert g.N == 6 and g.num_edges == 2 and g.is_unweighted
+    u, v = edge_pairs(4)
+    assert set(zip(u[g.weights > 0], v[g.weights > 0])) == {(0, 2), (1, 3)}
+    A = g.adjacency()
+    assert A[0, 2] == A[2, 0] == 1 and A[1, 3] == 1 and A.sum() == 4 and np.all(np.diag(A) == 0)
+    assert g.edges().tolist() == [[0, 2], [1, 3]]
+    karate, lesmis = load_graph("karate"), load_graph("lesmis")
+    assert (karate.num_vertices, karate.num_edges) == (34, 78) and (lesmis.num_vertices, lesmis.num_edges) == (77, 254)
+    assert karate.histogram().sum() == 78
+
+
+def test_cut_answers_match_brute_force():
+    rng = np.random.default_rng(0)
+    g = random_graph(9, 0.4, rng)
+    W = random_cuts(9, 40, rng, disjoint=False)
+    A = g.adjacency()
+    brute = np.array([sum(A[a, b] for a in range(9) for b in range(9) if W.U[i, a] and W.W[i, b])
+                      for i in range(W.m)])
+    assert np.array_equal(W.counts(g.weights), brute)
+    assert np.allclose(W.matrix() @ g.weights, brute)                    # the universe form (small V)
+    assert np.allclose([W.query(i) @ g.weights for i in range(W.m)], brute)
+    # rank-1 queries, batched, noisy (signed) vectors
+    R = RankOneWorkload(rng.random((5, 9)), rng.random((5, 9)))
+    P = rng.standard_normal((3, g.N))
+    assert np.allclose(R.apply(P), P @ R.matrix().T)
+    assert np.allclose(R.counts_from_adjacency(adjacency_from_weights(P, 9)), P @ R.matrix().T)
+
+
+def test_exact_sensitivities_match_the_matrix():
+    rng = np.random.default_rng(1)
+    for W in (random_cuts(7, 30, rng, disjoint=False), random_cuts(7, 30, rng),
+              RankOneWorkload(rng.random((6, 7)), rng.random((6, 7)))):
+        Q = W.matrix()
+        assert W.l1_sensitivity() == pytest.approx(np.abs(Q).sum(axis=0).max())
+        assert W.l2_sensitivity() == pytest.approx(np.sqrt((Q ** 2).sum(axis=0).max()))
+        assert W.l0_sensitivity() == (Q != 0).sum(axis=0).max()
+    assert random_cuts(7, 5, rng).is_integral() and not RankOneWorkload(np.full((1, 3), .5), np.ones((1, 3))).is_integral()
+    overlap = cut_workload(4, [([0, 1], [0, 1])])                        # IDC-E5: coefficient 2 inside S ∩ T
+    assert overlap.query(0).max() == 2.0
+
+
+def test_cut_norm_exact_matches_brute_force():
+    rng = np.random.default_rng(2)
+    for V in (3, 5, 8):
+        M = _sym(rng, V)
+        res = cut_norm_exact(M)
+        assert res.value == pytest.approx(cut_norm_reference(M))
+        assert abs(res.S.astype(float) @ M @ res.T.astype(float)) == pytest.approx(res.value)
+        S = ((np.arange(1, 1 << V)[:, None] >> np.arange(V)) & 1).astype(float)
+        sizes = S.sum(axis=1)
+        brute_norm = (np.abs(S @ M @ S.T) / np.sqrt(np.outer(sizes, sizes))).max()
+        assert cut_norm_exact(M, scale="normalized").value == pytest.approx(brute_norm)
+        assert brute_norm <= top_singular_value(M) + 1e-12                 # IDC §6.2, Eq. (4), left inequality
+    batch = np.stack([_sym(rng, 6) for _ in range(3)])
+    assert np.allclose(cut_norm_exact(batch).value, [cut_norm_reference(b) for b in batch])
+
+
+def test_heuristics_are_true_cuts_and_close_to_exact():
+    rng = np.random.default_rng(3)
+    ratios = []
+    for _ in range(20):
+        M = _sym(rng, 12)
+        exact = cut_norm_exact(M).value
+        for res in (cut_norm_local_search(M, rng=0), spectral_cut(M, scale="uniform")):
+            assert abs(res.S.astype(float) @ M @ res.T.astype(float)) == pytest.approx(res.value)
+            assert res.value <= exact * (1 + 1e-12)
+        ratios.append(cut_norm_local_search(M, rng=0).value / exact)
+    assert min(ratios) >= 0.95
+
+
+def test_oracle_finds_a_violated_cut_whenever_brute_force_does():
+    """Separation: for random W - Â and thresholds on both sides of the true maximum, the exact oracle (through
+    synthetic_graph's first iteration) reports a violated cut iff brute force over all 4^V cuts finds one."""
+    rng = np.random.default_rng(4)
+    for _ in range(10):
+        V = 6
+        g = random_graph(V, 0.5, rng)
+        noisy = graph_randomized_response(g, epsilon=1.0, rng=rng)
+        res = synthetic_graph(noisy, max_iter=1)                           # one LP (the full cut only)
+        R = res.adjacency() - noisy.adjacency()
+        brute = cut_norm_reference(R)
+        assert res.oracle_value == pytest.approx(brute)
+        assert (brute > res.lp_value * (1 + 1e-6) + 1e-6) == (not res.converged)
+
+
+def test_lp_solution_is_feasible_and_optimal_over_all_cuts():
+    rng = np.random.default_rng(5)
+    g = random_graph(8, 0.5, rng)
+    noisy = graph_randomized_response(g, epsilon=0.5, rng=rng)
+    for scale in ("uniform", "normalized"):
+        syn = synthetic_graph(noisy, scale=scale, E=th.rr_cut_error_bound(8, 0.5, BETA))
+        assert syn.converged and np.all((syn.weights >= 0) & (syn.weights <= 1))
+        # the exact maximum over all cuts of |W - Â|/g is the LP value, within the tolerance
+        worst = cut_norm_exact(syn.adjacency() - noisy.adjacency(), scale=scale).value
+        assert worst <= syn.lp_value * (1 + 1e-6) + 1e-6
+        assert syn.feasible and syn.epsilon == noisy.epsilon and syn.ledger == noisy.ledger
+    spec = synthetic_graph(noisy, oracle="spectral", scale="normalized")
+    assert spec.converged and np.all((spec.weights >= 0) & (spec.weights <= 1))
+    assert cut_norm_exact(spec.adjacency() - noisy.adjacency(), scale="normalized").value <= \
+        top_singular_value(spec.adjacency() - noisy.adjacency()) + 1e-9
+
+
+# --- accuracy vs theory (false alarm <= 1e-6) ---------------------------------------------------------------
+
+def test_randomized_response_error_bounds_hold_at_beta():
+    V, eps, trials = 8, 1.0, 400
+    g = random_graph(V, 0.5, 6)
+    noisy = graph_randomized_response(g, epsilon=eps, trials=trials, rng=7)
+    diff = noisy.adjacency() - g.adjacency()
+    err = cut_norm_exact(diff).value
+    assert failure_rate(err, th.rr_cut_error_bound(V, eps, BETA)).consistent_with(BETA)
+    ratio = cut_norm_exact(diff, scale=th.rr_size_error_table(V, eps, BETA)).value   # worst error/bound(|S|,|T|)
+    assert failure_rate(ratio, 1.0).consistent_with(BETA)
+    assert noisy.error_bound(BETA) == th.rr_cut_error_bound(V, eps, BETA)
+
+
+def test_rounding_and_synthetic_bounds_hold():
+    V = 8
+    g = random_graph(V, 0.5, 8)
+    noisy = graph_randomized_response(g, epsilon=1.0, rng=9)
+    syn = synthetic_graph(noisy)
+    err = [cut_norm_exact(round_graph(syn, r).adjacency() - syn.adjacency()).value for r in range(200)]
+    assert failure_rate(np.array(err), th.rounding_error_bound(V, BETA)).consistent_with(BETA)
+    E = th.rr_cut_error_bound(V, 1.0, BETA)
+    assert cut_norm_exact(syn.adjacency() - g.adjacency()).value <= th.synthetic_error_bound(E)
+
+
+# --- bounds: hand-computed values ----------------------------------------------------------------------------
+
+def test_bounds_hand_computed():
+    L = 10 * math.log(4) + math.log(2 / 0.05)                                # V = 10, β = 0.05
+    assert th.num_pairs(10) == 45 and th.union_log_term(10, 0.05) == pytest.approx(L)
+    assert th.rr_cut_error_bound(10, 1.0, 0.05) == pytest.approx(2 * math.sqrt(6 * 45 * L))   # L <= 3N/4
+    assert th.rr_cut_error_bound(10, 1.0, 0.05, "replace-one") == pytest.approx(4 * math.sqrt(6 * 45 * L))
+    assert th.gru_cut_error_bound(10, 2.0, 0.05) == pytest.approx(math.sqrt(6 * 45 * L) / 2)
+    # V = 5: L > 2N/3, Lemma 6.1's general case
+    L5 = 5 * math.log(4) + math.log(40)
+    assert th.gru_cut_error_bound(5, 1.0, 0.05) == pytest.approx(math.log(400) * math.sqrt(20 * (L5 + math.log(2))))
+    # linear regime of the Chernoff optimum: t = 1/(√2 q b)
+    assert th.laplace_sum_deviation(1.0, 2.0, 1.0, 50.0) == pytest.approx(2 * math.sqrt(2) * (50 + 1.5 / 8))
+    assert th.laplace_sum_deviation(100.0, 1.0, 1.0, 2.0) == pytest.approx(math.sqrt(6 * 100 * 2))
+    assert th.rr_size_error_bound(np.array([10]), np.array([10]), 10, 1.0, 0.05)[0] == \
+        pytest.approx(math.sqrt(12 * 100 * L))
+    assert th.rounding_error_bound(10, 0.05) == pytest.approx(math.sqrt(90 * L))
+    assert th.synthetic_error_bound(3.0) == 6.0 and th.synthetic_error_bound(3.0, 0.5) == 9.0
+    assert th.rr_rate(16, 2.0) == 32.0
+    assert th.mw_cut_rate(100, 16, 1.0, math.exp(-1)) == pytest.approx(40 * math.log(16) ** 0.25)
+    assert th.fk_cut_rate(16, 10, 4.0, math.exp(-16)) == pytest.approx(2 * 10 * 2 / 2)
+    assert th.fk_wins_edges(math.e ** 2 and 7) == pytest.approx(49 / math.log(7))
+    assert th.mw_cut_updates(0.5, 10) == pytest.approx(16 * math.log(45))
+    assert th.fk_cut_updates(0.5, 10, 9) == pytest.approx(45 / 9 * 4)
+    table = th.rr_size_error_table(4, 1.0, 0.05)
+    assert table.shape == (5, 5) and np.isinf(table[0]).all() and table[2, 3] == table[3, 2]
+
+
+# --- privacy ---------------------------------------------------------------------------------------------------
+
+def test_audit_of_edge_level_randomized_response_and_its_broken_twin():
+    (ok,) = audit_cases(names=["graph_randomized_response"])
+    (bad,) = audit_cases(names=["adjacency_randomized_response"])
+    assert ok.target.endswith("graph_randomized_response") and "adjacency_randomized_response" in bad.target
+    r_ok, r_bad = ok.run(11, trials=400_000), bad.run(12, trials=100_000)
+    assert r_ok.epsilon_lb <= 1.0 < r_bad.epsilon_lb
+    assert r_ok.epsilon_lb >= 0.7
+
+
+def test_ledger_and_claims():
+    g = random_graph(6, 0.5, 0)
+    rel = graph_randomized_response(g, epsilon=0.7, rng=0)
+    assert sum(s.epsilon for s in rel.ledger) == rel.epsilon == 0.7 and rel.delta == 0.0
+    assert rel.noise_scale == pytest.approx(1 / 0.7) and rel.neighbours == "add/remove"
+    assert graph_randomized_response(g, epsilon=0.7, neighbours="replace-one", rng=0).noise_scale == pytest.approx(2 / 0.7)
+    ints = graph_randomized_response(g, epsilon=0.7, sampler=discrete_laplace, rng=0).weights
+    assert np.all(ints == np.round(ints))                                  # 0/1 cells: lattice noise is exact
+
+
+def test_online_loop_runs_on_cut_workloads():
+    """The book's online loop (dpbook.idc.online_idc_sv) takes a cut workload unchanged; disjoint cuts only."""
+    g = planted_partition(12, 0.9, 0.1, 0)
+    x, n = g.histogram(), g.num_edges
+    W = random_cuts(12, 20, 1)
+    for rule in (MultiplicativeWeightsIDC(g.N, 0.1), FriezeKannanIDC(g.N, 0.1, n=n, sq_norm=n)):
+        rel = online_idc_sv(x, rule, FixedStream(W), epsilon=0.5, delta=1e-6, c=5, trials=3, rng=0)
+        assert rel.answers.shape == (3, 20) and sum(s.epsilon for s in rel.ledger) == pytest.approx(10 * rel.params["epsilon0"])
+    with pytest.raises(ValueError, match="workload queries must lie in"):
+        online_idc_sv(x, MultiplicativeWeightsIDC(g.N, 0.1), FixedStream(random_cuts(12, 5, 1, disjoint=False)),
+                      epsilon=0.5, delta=1e-6, c=5, rng=0)
+
+
+# --- bad input ------------------------------------------------------------------------------------------------
+
+def test_bad_graphs_are_rejected():
+    with pytest.raises(ValueError, match="self-loop"):
+        graph_database([[0, 1], [2, 2]], 3)
+    with pytest.raises(ValueError, match="weights"):
+        graph_database([[0, 1]], 3, weights=[1.5])
+    with pytest.raises(ValueError, match="weights"):
+        graph_database([[0, 1]], 3, weights=[-0.1])
+    with pytest.raises(ValueError, match="weights"):
+        graph_database([[0, 1]], 3, weights=[np.nan])
+    with pytest.raises(TypeError, match="weights"):
+        graph_database([[0, 1]], 3, weights=["a"])
+    with pytest.raises(ValueError, match="vertex 3"):
+        graph_database([[0, 3]], 3)
+    with pytest.raises(ValueError, match="twice"):
+        graph_database([[0, 1], [1, 0]], 3)
+    with pytest.raises(ValueError, match="edges"):
+        graph_database([[0, 1, 2]], 3)
+    with pytest.raises(TypeError, match="edges"):
+        graph_database([["a", "b"]], 3)
+    with pytest.raises(ValueError, match="num_vertices"):
+        graph_database([[0, 1]], 1)
+    with pytest.raises(TypeError, match="num_vertices"):
+        graph_database([[0, 1]], 2.5)
+    from dpbook.data import load_lesmis
+    with pytest.raises(ValueError, match="weights"):                       # co-appearance counts are not in [0, 1]
+        from_graph(load_lesmis(), weighted=True)
+    with pytest.raises(TypeError, match="graph"):
+        from_graph("karate")
+    with pytest.raises(ValueError, match="name"):
+        load_graph("facebook")
+    with pytest.raises(ValueError, match="density"):
+        random_graph(5, 1.5)
+    with pytest.raises(ValueError, match="p_in"):
+        planted_partition(5, -0.1, 0.2)
+    with pytest.raises(ValueError, match="histogram"):
+        GraphDatabase(3, np.array([0.5, 0.0, 1.0])).histogram()
+    with pytest.raises(ValueError, match="weights"):
+        adjacency_from_weights(np.zeros(5), 4)
+    with pytest.raises(ValueError, match="num_vertices"):
+        edge_pairs(0)
+
+
+def test_bad_queries_are_rejected():
+    with pytest.raises(ValueError, match="S .cut 0. contains vertex 5"):
+        cut_workload(4, [([0, 5], [1])])
+    with pytest.raises(ValueError, match="T .cut 1. contains vertex -1"):
+        cut_workload(4, [([0], [1]), ([2], [-1])])
+    with pytest.raises(TypeError, match="S"):
+        cut_workload(4, [([0.5], [1])])
+    with pytest.raises(ValueError, match="cuts"):
+        cut_workload(4, [])
+    with pytest.raises(ValueError, match="U"):
+        RankOneWorkload(np.full((2, 3), 1.5), np.ones((2, 3)))
+    with pytest.raises(ValueError, match="W"):
+        RankOneWorkload(np.ones((2, 3)), np.full((2, 3), np.nan))
+    with pytest.raises(ValueError, match="same shape"):
+        RankOneWorkload(np.ones((2, 3)), np.ones((2, 4)))
+    with pytest.raises(TypeError, match="U"):
+        RankOneWorkload(np.full((2, 3), "a"), np.ones((2, 3)))
+    with pytest.raises(ValueError, match="m"):
+        random_cuts(5, 0)
+    W = random_cuts(5, 3, 0)
+    with pytest.raises(ValueError, match="A must be"):
+        W.counts_from_adjacency(np.zeros((4, 4)))
+    with pytest.raises(ValueError, match="i"):
+        W.query(3)
+
+
+def test_bad_mechanism_and_oracle_input_is_rejected():
+    g = random_graph(6, 0.5, 0)
+    for bad, exc in [(0.0, ValueError), (-1.0, ValueError), (np.nan, ValueError), ("1", TypeError)]:
+        with pytest.raises(exc, match="epsilon"):
+            graph_randomized_response(g, epsilon=bad)
+        with pytest.raises(exc, match="epsilon"):
+            adjacency_randomized_response(g, epsilon=bad)
+    with pytest.raises(TypeError, match="graph"):
+        graph_randomized_response(g.weights, epsilon=1.0)
+    with pytest.raises(TypeError, match="graph"):
+        adjacency_randomized_response(g.weights, epsilon=1.0)
+    with pytest.raises(ValueError, match="neighbours"):
+        graph_randomized_response(g, epsilon=1.0, neighbours="node")
+    with pytest.raises(ValueError, match="trials"):
+        graph_randomized_response(g, epsilon=1.0, trials=0)
+    with pytest.raises(TypeError, match="rng"):
+        graph_randomized_response(g, epsilon=1.0, rng="seed")
+    with pytest.raises(ValueError, match="sampler"):
+        graph_randomized_response(g, epsilon=1.0, sampler=gaussian)
+    weighted = graph_database([[0, 1]], 3, weights=[0.5])
+    with pytest.raises(ValueError, match="sampler .*lattice"):              # fractional cells are not on a lattice
+        graph_randomized_response(weighted, epsilon=1.0, sampler=discrete_laplace)
+    with pytest.raises(TypeError, match="sampler"):
+        graph_randomized_response(g, epsilon=1.0, sampler=lambda s, n, r: np.zeros(n))
+    noisy = graph_randomized_response(g, epsilon=1.0, rng=0)
+    with pytest.raises(TypeError, match="workload"):
+        noisy.counts(np.ones((2, 15)))
+    with pytest.raises(ValueError, match="vertices"):
+        noisy.counts(random_cuts(5, 2, 0))
+    with pytest.raises(TypeError, match="noisy"):
+        synthetic_graph(g)
+    with pytest.raises(ValueError, match="one release"):
+        synthetic_graph(graph_randomized_response(g, epsilon=1.0, trials=2, rng=0))
+    for kw, name in [(dict(oracle="sdp"), "oracle"), (dict(scale="log"), "scale"), (dict(E=-1.0), "E"),
+                     (dict(max_iter=0), "max_iter"), (dict(cuts_per_iter=0), "cuts_per_iter"), (dict(tol=0.0), "tol")]:
+        with pytest.raises(ValueError, match=name):
+            synthetic_graph(noisy, **kw)
+    with pytest.raises(ValueError, match="V .21. must be <= 20"):
+        synthetic_graph(graph_randomized_response(random_graph(21, 0.5, 0), epsilon=1.0, rng=0))
+    with pytest.raises(TypeError, match="synthetic"):
+        round_graph(noisy)
+    with pytest.raises(ValueError, match="matrix"):
+        cut_norm_exact(np.zeros((21, 21)))
+    with pytest.raises(ValueError, match="matrix"):
+        cut_norm_exact(np.full((3, 3), np.inf))
+    with pytest.raises(ValueError, match="matrix"):
+        cut_norm_exact(np.zeros((3, 4)))
+    with pytest.raises(TypeError, match="matrix"):
+        cut_norm_exact(np.full((3, 3), "a"))
+    with pytest.raises(ValueError, match="scale"):
+        cut_norm_exact(np.zeros((3, 3)), scale=np.zeros((4, 4)))
+    with pytest.raises(ValueError, match="matrix"):
+        cut_norm_reference(np.zeros((11, 11)))
+    with pytest.raises(ValueError, match="matrix"):
+        cut_norm_local_search(np.zeros((2, 3, 3)))
+    with pytest.raises(ValueError, match="starts"):
+        cut_norm_local_search(np.zeros((3, 3)), starts=-1)
+    with pytest.raises(ValueError, match="matrix"):
+        top_singular_value(np.zeros((2, 3, 3)))
+    with pytest.raises(ValueError, match="matrix"):
+        spectral_cut(np.full((3, 3), np.nan))
+
+
+def test_bad_bound_input_is_rejected():
+    with pytest.raises(ValueError, match="num_vertices"):
+        th.num_pairs(1)
+    with pytest.raises(ValueError, match="beta"):
+        th.union_log_term(5, 1.5)
+    with pytest.raises(ValueError, match="sigma2"):
+        th.laplace_sum_deviation(0.0, 1.0, 1.0, 1.0)
+    with pytest.raises(ValueError, match="log_term"):
+        th.laplace_sum_deviation(1.0, 1.0, 1.0, np.nan)
+    with pytest.raises(ValueError, match="q_max"):
+        th.laplace_sum_deviation(1.0, 0.0, 1.0, 1.0)
+    with pytest.raises(ValueError, match="epsilon"):
+        th.rr_cut_error_bound(5, 0.0, 0.05)
+    with pytest.raises(ValueError, match="neighbours"):
+        th.rr_cut_error_bound(5, 1.0, 0.05, "node")
+    with pytest.raises(ValueError, match="beta"):
+        th.gru_cut_error_bound(5, 1.0, 0.0)
+    with pytest.raises(ValueError, match="s must"):
+        th.rr_size_error_bound(np.array([0]), np.array([1]), 5, 1.0, 0.05)
+    with pytest.raises(ValueError, match="t must"):
+        th.rr_size_error_bound(np.array([1]), np.array([6]), 5, 1.0, 0.05)
+    with pytest.raises(ValueError, match="epsilon"):
+        th.rr_size_error_table(5, np.inf, 0.05)
+    with pytest.raises(ValueError, match="epsilon"):
+        th.rr_rate(5, -1.0)
+    with pytest.raises(ValueError, match="beta"):
+        th.rounding_error_bound(5, 2.0)
+    with pytest.raises(ValueError, match="rho"):
+        th.synthetic_error_bound(1.0, 1.5)
+    with pytest.raises(ValueError, match="E"):
+        th.synthetic_error_bound(0.0)
+    with pytest.raises(ValueError, match="delta"):
+        th.mw_cut_rate(10, 5, 1.0, 0.0)
+    with pytest.raises(ValueError, match="num_edges"):
+        th.fk_cut_rate(0, 5, 1.0, 1e-6)
+    with pytest.raises(TypeError, match="num_vertices"):
+        th.fk_wins_edges("5")
+    with pytest.raises(ValueError, match="alpha"):
+        th.mw_cut_updates(0.0, 5)
+    with pytest.raises(ValueError, match="num_edges"):
+        th.fk_cut_updates(0.1, 5, -1)
+
+
+# --- determinism ------------------------------------------------------------------------------------------------
+
+def test_determinism():
+    g1, g2 = random_graph(10, 0.3, 5), random_graph(10, 0.3, 5)
+    assert np.array_equal(g1.weights, g2.weights) and not np.array_equal(g1.weights, random_graph(10, 0.3, 6).weights)
+    assert np.array_equal(planted_partition(10, .8, .1, 1).weights, planted_partition(10, .8, .1, 1).weights)
+    assert np.array_equal(random_cuts(10, 5, 3).U, random_cuts(10, 5, 3).U)
+    a, b = (graph_randomized_response(g1, epsilon=1.0, trials=3, rng=7).weights for _ in range(2))
+    assert np.array_equal(a, b)
+    assert not np.array_equal(a, graph_randomized_response(g1, epsilon=1.0, trials=3, rng=8).weights)
+    assert np.array_equal(adjacency_randomized_response(g1, epsilon=1.0, rng=1).weights,
+                          adjacency_randomized_response(g1, epsilon=1.0, rng=1).weights)
+    noisy = graph_randomized_response(g1, epsilon=1.0, rng=7)
+    s1, s2 = synthetic_graph(noisy, max_iter=5), synthetic_graph(noisy, max_iter=5)
+    assert np.array_equal(s1.weights, s2.weights) and s1.history == s2.history
+    assert np.array_equal(round_graph(s1, 4).weights, round_graph(s1, 4).weights)
+    M = _sym(np.random.default_rng(0), 14)
+    assert cut_norm_local_search(M, rng=3).value == cut_norm_local_search(M, rng=3).value
+    assert spectral_cut(M).value == spectral_cut(M).value
+    assert isinstance(s1, SyntheticGraph) and isinstance(noisy, NoisyGraph)
+
+
+# --- widgets ------------------------------------------------------------------------------------------------------
+
+def test_explorers_are_pure_and_validate():
+    from dpbook.explorers.graphs import circle_layout, draw_graph, explore_online, explore_randomized_response
+    lines = lambda fig: [np.asarray(l.get_ydata(), dtype=float).tolist() for ax in fig.axes for l in ax.lines]
+    heights = lambda fig: [p.get_height() for p in fig.axes[2].patches]
+    assert heights(explore_randomized_response(trials=10)) == heights(explore_randomized_response(trials=10))
+    assert lines(explore_online(k=20)) == lines(explore_online(k=20))
+    assert np.allclose(np.linalg.norm(circle_layout(7), axis=1), 1.0)
+    fig, ax = plt.subplots()
+    draw_graph(ax, np.ones((4, 4)) - np.eye(4), highlight=[True, False, False, True])
+    plt.close("all")
+    for kw, name in [(dict(epsilon=0), "epsilon"), (dict(num_vertices=30), "num_vertices"),
+                     (dict(density=2.0), "density"), (dict(beta=0.0), "beta")]:
+        with pytest.raises(ValueError, match=name):
+            explore_randomized_response(**kw)
+    for kw, name in [(dict(idc="Median"), "idc"), (dict(num_vertices=3), "num_vertices"), (dict(k=5), "k"),
+                     (dict(density=0.0), "density")]:
+        with pytest.raises(ValueError, match=name):
+            explore_online(**kw)
+    with pytest.raises(ValueError, match="num_vertices"):
+        circle_layout(0)
+
+
+def test_variance_proxy_of_a_cut_used_by_the_bounds():
+    """IDC §6.1 derivation: a cut's coefficients satisfy Σ q_e² = |S||T| + k² - 2k (k = |S ∩ T|) <= min(2|S||T|, 4N)."""
+    rng = np.random.default_rng(10)
+    V = 9
+    for _ in range(200):
+        S, T = np.flatnonzero(rng.random(V) < 0.5), np.flatnonzero(rng.random(V) < 0.5)
+        if not (S.size and T.size):
+            continue
+        q = cut_workload(V, [(S, T)]).query(0)
+        s, t, k = S.size, T.size, np.intersect1d(S, T).size
+        assert (q ** 2).sum() == s * t + k * k - 2 * k <= min(2 * s * t, 4 * th.num_pairs(V))
+        assert q.max() <= 2 and (k >= 2 or q.max() <= 1)
