@@ -13,7 +13,7 @@ from .data import bootstrap
 from .experiments import errors, failure_rate, with_public_n
 from .noise import as_generator, as_noise, discrete_gaussian_delta, gaussian, laplace, round_to_grid
 from .queries import as_workload, check_database
-from .release import Release, Spend
+from .release import Ledger, Release, Spend
 from .theory.composition import laplace_per_query_scale
 from .theory.gaussian import analytic_gaussian_sigma, gaussian_sigma
 from .validation import (check_alpha, check_beta, check_delta, check_epsilon, check_histogram, check_int,
@@ -128,7 +128,8 @@ def composed_laplace_mechanism(x, workload, *, epsilon, n=None, delta=0.0, neigh
     answers = (counts + noise.sample(b, shape, rng, step=step)) / n
     rule = "basic" if delta == 0.0 else "advanced"
     return Release(answers, epsilon, delta, f"laplace per query ({rule} composition)", noise_scale=b / n,
-                   ledger=tuple(Spend(f"laplace query {i}", epsilon_q) for i in range(W.m)), neighbours=neighbours,
+                   ledger=Ledger((Spend(f"laplace query {i}", epsilon_q) for i in range(W.m)), rule=rule,
+                                 delta_prime=delta), neighbours=neighbours,
                    trace={"rule": rule, "epsilon_q": epsilon_q})
 
 

@@ -49,7 +49,7 @@ from .experiments import Errors
 from .multiplicative_weights import idc_mw_update, kl_potential, uniform_hypothesis
 from .noise import as_generator, as_noise, laplace
 from .queries import Workload, as_workload
-from .release import Release, Spend
+from .release import Ledger, Release, Spend
 from .theory.sparse_vector import numeric_sparse_composed_epsilon, numeric_sparse_sigma, numeric_sparse_split
 from .theory.idc import (alg1_threshold, dr_online_mw_threshold, fk_bound, fk_step, ic_epsilon0, ic_privacy_epsilon, median_bound,
                          mw_bound, sv_alpha_l, sv_alpha_sv, sv_epsilon0, sv_error_bound, sv_privacy_epsilon,
@@ -605,8 +605,9 @@ def online_idc_sv(x, rule, stream, *, epsilon, delta, beta=0.05, n=None, c=None,
         T_hat = np.where(top, T_thr + fresh, T_hat)
         updates += top
         answers[:, i], queries[:, i], updated[:, i] = a, idx, top
-    ledger = tuple([Spend("AboveThreshold (sparse vector run)", epsilon0)] * c
-                   + [Spend("Laplace release at an update", epsilon0)] * c)
+    ledger = Ledger([Spend("AboveThreshold (sparse vector run)", epsilon0)] * c
+                    + [Spend("Laplace release at an update", epsilon0)] * c,
+                    rule="basic" if delta == 0.0 else "advanced", delta_prime=delta)
     params = dict(alpha_u=rule.alpha, B=B, c=c, c_theory=c_theory, capped=c < c_theory, epsilon0=epsilon0,
                   T_thr=T_thr, alpha_sv=alpha_sv, alpha_l=alpha_l, error_bound=sv_error_bound(rule.alpha, alpha_sv),
                   b_threshold=b_threshold, b_query=b_query, b_release=b_release, n=n, k=k, beta=beta,
@@ -799,7 +800,8 @@ def iterative_construction(x, workload, *, rule, epsilon, delta, n=None, rounds=
         if upd.size:
             state[upd] = rule.update(state[upd], Q[picks[go]], a_hat[go])
     answers = rule.answers(state, Q)
-    ledger = tuple([Spend("exponential mechanism (distinguisher)", epsilon0), Spend("Laplace answer", epsilon0)] * B)
+    ledger = Ledger([Spend("exponential mechanism (distinguisher)", epsilon0), Spend("Laplace answer", epsilon0)] * B,
+                    rule="basic" if delta == 0.0 else "advanced", delta_prime=delta)
     trace = {"rounds_used": rounds_used, "stopped_early": ~running, "hypothesis": state, "B": B, "B_theory": B_theory,
              "epsilon0": epsilon0, "stop_threshold": stop, "composed_epsilon": ic_privacy_epsilon(epsilon0, B, delta)}
     if trials is None:

@@ -22,7 +22,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from .noise import as_generator, laplace
+from .noise import as_generator, as_noise, laplace
 from .release import Spend
 from .theory.smooth import jackson_multipliers, summary_degree, summary_noise_scale
 from .validation import check_epsilon, check_int, check_real, check_real_array
@@ -161,8 +161,7 @@ def _noisy_moments(points, epsilon, K, t, trials, rng, sampler, scale_of):
     epsilon = check_epsilon(epsilon)
     K = check_int("K", K, low=1, high=64)
     t = summary_degree(n, d, K) if t is None else _check_t(t, d)
-    if not callable(sampler):
-        raise TypeError(f"sampler must be callable as sampler(scale, size, rng), got {type(sampler).__name__}")
+    sampler = as_noise(sampler, family="laplace", lattice_ok=False)  # Chebyshev moments are reals
     if trials is not None:
         trials = check_int("trials", trials, low=1)
         if trials * t ** d > _MAX_ENTRIES * 8:
@@ -461,6 +460,7 @@ def per_query_laplace(points, queries, *, epsilon, B=1.0, trials=None, rng=None,
         raise TypeError("queries must be a non-empty list of callables (e.g. SmoothQuery)")
     epsilon = check_epsilon(epsilon)
     B = check_real("B", B, low=0.0, low_open=True)
+    sampler = as_noise(sampler, family="laplace", lattice_ok=False)  # query means are reals
     k = len(queries)
     shape = (k,) if trials is None else (check_int("trials", trials, low=1), k)
     b = 2.0 * B * k / (n * epsilon)                                     # budget ε/k per query

@@ -24,9 +24,9 @@ import numpy as np
 
 from .data import SparseHistogram
 from .hashing import MAX_S, PolynomialSignHash, field_bits
-from .noise import as_generator, gaussian, laplace
+from .noise import as_generator, as_noise, gaussian, laplace
 from .queries import Workload
-from .release import Release, Spend
+from .release import Ledger, Release, Spend
 from .theory.gaussian import gaussian_sigma
 from .theory.laplace import laplace_scale
 from .theory.sparse_project import (hash_independence, sparse_project_epsilon, sparse_project_sigma,
@@ -394,8 +394,7 @@ def sparse_project(D, *, epsilon, delta, beta, m, k, n, T=None, r=None, trials=N
     where that exceeds ``ε`` (``ε > 2 ln(1/δ)``, roughly) is refused.
     """
     D, epsilon, delta, beta, m, k, n, T, r, shape, trace = _setup(D, epsilon, delta, beta, m, k, n, T, r, trials)
-    if not callable(sampler):
-        raise TypeError(f"sampler must be callable as sampler(scale, size, rng), got {type(sampler).__name__}")
+    sampler = as_noise(sampler, family="laplace", lattice_ok=False)   # u is real (±1/sqrt(T) steps): off any lattice
     sigma = sparse_project_sigma(epsilon, delta)                # inverse scale: v_i ~ Lap(1/σ)
     epsilon_coordinate = sigma / math.sqrt(T)                   # one record moves u_i by ±1/sqrt(T)
     achieved = sparse_project_epsilon(epsilon, delta, T)
@@ -406,7 +405,8 @@ def sparse_project(D, *, epsilon, delta, beta, m, k, n, T=None, r=None, trials=N
     f = PolynomialSignHash.sample(r, T, D.N, rng)
     u = project_database(D, f)
     v = sampler(1.0 / sigma, shape, rng)
-    ledger = tuple(Spend(f"laplace on coordinate {i + 1} of the projection", epsilon_coordinate) for i in range(T))
+    ledger = Ledger((Spend(f"laplace on coordinate {i + 1} of the projection", epsilon_coordinate) for i in range(T)),
+                    rule="advanced", delta_prime=delta, label="S1-Thm1: T coordinates by DR-Thm3.20")
     return SparseProjectRelease(u + v, f, n, m, k, epsilon, delta, "sparse_project", 1.0 / sigma, ledger,
                                 dict(trace, sigma=sigma, epsilon_coordinate=epsilon_coordinate,
                                      epsilon_composed=achieved))
@@ -418,8 +418,7 @@ def sparse_project_gaussian(D, *, epsilon, delta, beta, m, k, n, T=None, r=None,
     ``A e_x``, of ℓ2 norm exactly 1, so ``N(0, 2 ln(1.25/δ)/ε²)`` per coordinate is ``(ε, δ)``-DP (DR-Gauss,
     classic calibration, ``ε < 1``).  Same parameters and release as :func:`sparse_project`."""
     D, epsilon, delta, beta, m, k, n, T, r, shape, trace = _setup(D, epsilon, delta, beta, m, k, n, T, r, trials)
-    if not callable(sampler):
-        raise TypeError(f"sampler must be callable as sampler(scale, size, rng), got {type(sampler).__name__}")
+    sampler = as_noise(sampler, family="gaussian", lattice_ok=False)  # u is real: off any lattice
     sigma_gauss = gaussian_sigma(1.0, epsilon, delta)          # ℓ2 sensitivity of u: ‖A e_x‖₂ = 1 exactly
     rng = as_generator(rng)
     f = PolynomialSignHash.sample(r, T, D.N, rng)
@@ -439,8 +438,7 @@ def laplace_sparse_queries(D, workload, *, epsilon, n, trials=None, rng=None, sa
     if not isinstance(workload, SparseQueryWorkload):
         raise TypeError(f"workload must be a SparseQueryWorkload, got {type(workload).__name__}")
     epsilon, n = check_epsilon(epsilon), check_int("n", n, low=1)
-    if not callable(sampler):
-        raise TypeError(f"sampler must be callable as sampler(scale, size, rng), got {type(sampler).__name__}")
+    sampler = as_noise(sampler, family="laplace", lattice_ok=False)   # weights in [0,1]: counts off any lattice
     shape = (workload.m,) if trials is None else (check_int("trials", trials, low=1), workload.m)
     b = laplace_scale(workload.l1_sensitivity(), epsilon)
     answers = (workload.counts(D) + sampler(b, shape, as_generator(rng))) / n

@@ -33,7 +33,7 @@ import numpy as np
 
 from .noise import as_generator, as_noise, laplace
 from .queries import check_database
-from .release import Spend
+from .release import Ledger, Spend
 from .theory.sparse_vector import (above_threshold_scales, numeric_sparse_composed_epsilon, numeric_sparse_sigma,
                                    numeric_sparse_split, sparse_composed_epsilon, sparse_per_run_epsilon,
                                    sparse_sigma)
@@ -238,7 +238,8 @@ def sparse_vector_stream(f, *, T, c, epsilon, delta=0.0, sensitivity=1.0, trials
     sigma = sparse_sigma(epsilon, c, delta) * sensitivity                   # = 2Δ/ε_run
     _require(sparse_composed_epsilon(epsilon, c, delta), epsilon, delta)
     answers = run_sparse(f, T, c, sigma, 2.0 * sigma, trials or 1, as_generator(rng), sampler)
-    ledger = tuple(Spend(f"above_threshold run {j + 1}", epsilon_run) for j in range(c))
+    ledger = Ledger((Spend(f"above_threshold run {j + 1}", epsilon_run) for j in range(c)),
+                    rule="basic" if delta == 0.0 else "advanced", delta_prime=delta)
     return SparseVectorRelease(_finish(answers, trials), epsilon, delta, "sparse_vector", T, c, sigma,
                                2.0 * sigma, ledger=ledger)
 
@@ -266,8 +267,11 @@ def numeric_sparse_stream(f, *, T, c, epsilon, delta=0.0, sensitivity=1.0, trial
     rng = as_generator(rng)
     answers = run_sparse(f, T, c, sigma1, 2.0 * sigma1, trials or 1, rng, sampler)
     values = np.where(answers == TOP, f + sampler(sigma2, answers.shape, rng), np.nan)
-    ledger = tuple(Spend(f"above_threshold run {j + 1}", 2.0 * sensitivity / sigma1) for j in range(c)) + \
-        tuple(Spend(f"laplace value {j + 1}", sensitivity / sigma2) for j in range(c))
+    rule = "basic" if delta == 0.0 else "advanced"          # each group at δ/2, the two groups added (DR-Thm3.27)
+    ledger = (Ledger((Spend(f"above_threshold run {j + 1}", 2.0 * sensitivity / sigma1) for j in range(c)),
+                     rule=rule, delta_prime=delta / 2, label="Sparse part"),
+              Ledger((Spend(f"laplace value {j + 1}", sensitivity / sigma2) for j in range(c)),
+                     rule=rule, delta_prime=delta / 2, label="numeric values"))
     return SparseVectorRelease(_finish(answers, trials), epsilon, delta, "numeric_sparse", T, c, sigma1,
                                2.0 * sigma1, sigma2, _finish(values, trials), ledger)
 

@@ -5,6 +5,7 @@ import math
 import numpy as np
 import pytest
 
+from dpbook.noise import Noise
 from dpbook.data import SparseHistogram
 from dpbook.hashing import (IRREDUCIBLE, PolynomialSignHash, clmul_reference, field_bits, gf_mul, gf_mul_reference,
                             gf_poly_eval, gf_poly_eval_reference, irreducible_polynomial, is_irreducible_reference)
@@ -17,8 +18,7 @@ from dpbook.theory import sparse_project as th
 N32 = 1 << 32
 
 
-def _zero(scale, size, rng):
-    return np.zeros(size)
+_zero = Noise("zero (no noise: to test the evaluation identities)", "laplace", None, lambda scale, size, rng: np.zeros(size))
 
 
 @pytest.fixture(scope="module")

@@ -12,6 +12,7 @@ import pytest
 from dpbook.broken import sparse_vector as broken
 from dpbook.broken.sparse_vector import CATCHING_PAIRS, CATCHING_TRIALS, StreamPair, halting_pair, stream_audit_case
 from dpbook.audit import audit
+from dpbook.release import compose
 from dpbook.data import load_cancer
 from dpbook.experiments import failure_rate
 from dpbook.queries import MatrixWorkload, conjunctions
@@ -193,18 +194,19 @@ def test_ledgers_add_up_to_the_claim():
     f = np.zeros(5)
     assert sum(s.epsilon for s in above_threshold_stream(f, T=0, epsilon=0.7).ledger) == pytest.approx(0.7)
     r = sparse_vector_stream(f, T=0, c=4, epsilon=0.7)
-    assert len(r.ledger) == 4 and sum(s.epsilon for s in r.ledger) == pytest.approx(0.7)
+    assert len(r.ledger) == 4 and compose(r.ledger) == pytest.approx((0.7, 0.0))
     r = numeric_sparse_stream(f, T=0, c=4, epsilon=0.9)
-    assert len(r.ledger) == 8 and sum(s.epsilon for s in r.ledger) == pytest.approx(0.9)
-    # δ > 0: the c equal runs compose (advanced composition at δ) to at most ε
+    assert [len(group) for group in r.ledger] == [4, 4] and compose(r.ledger) == pytest.approx((0.9, 0.0))
+    # δ > 0: the c equal runs compose (advanced composition at δ) to at most ε, and the ledger says so
     r = sparse_vector_stream(f, T=0, c=50, epsilon=0.9, delta=1e-5)
     eps_run = r.ledger[0].epsilon
     assert all(s.epsilon == eps_run for s in r.ledger) and r.delta == 1e-5
-    assert min(50 * eps_run, advanced_composition(eps_run, 50, 1e-5)[0]) <= 0.9
+    assert r.ledger.rule == "advanced" and compose(r.ledger) == pytest.approx(advanced_composition(eps_run, 50, 1e-5))
+    assert compose(r.ledger)[0] <= 0.9
     r = numeric_sparse_stream(f, T=0, c=50, epsilon=0.9, delta=1e-5)
-    at, vals = r.ledger[0].epsilon, r.ledger[-1].epsilon
+    at, vals = r.ledger[0][0].epsilon, r.ledger[1][0].epsilon
     total = advanced_composition(at, 50, 5e-6)[0] + advanced_composition(vals, 50, 5e-6)[0]
-    assert total <= 0.9
+    assert compose(r.ledger) == pytest.approx((total, 1e-5)) and total <= 0.9
 
 
 def test_database_version_equals_stream_on_normalised_answers():
