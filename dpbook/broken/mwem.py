@@ -31,7 +31,8 @@ def mwem_no_round_split(x, workload, *, epsilon, T, n=None, trials=None, rng=Non
     epsilon = check_epsilon(epsilon)
     epsilon_select = epsilon_measure = epsilon / 2           # the bug: should be epsilon / (2 * T)
     out = _rounds(x, W, T=T, n=n, replay=0, R=R, rng=rng, sampler=sampler,
-                  select=lambda scores, g: _select(scores, epsilon_select, g), measure_scale=1.0 / epsilon_measure)
+                  select=lambda scores, i, allowed, g: _select(scores, epsilon_select, g),
+                  measure_scale=[1.0 / epsilon_measure] * T)
     return _release(out, trials, "broken mwem (no round split)", epsilon, 1.0 / (epsilon_measure * n),
                     _ledger(T, epsilon_select, epsilon_measure), T=T, n=n)
 
@@ -42,7 +43,8 @@ def mwem_argmax_select(x, workload, *, epsilon, T, n=None, trials=None, rng=None
     epsilon = check_epsilon(epsilon)
     epsilon_select = epsilon_measure = epsilon / (2 * T)
     out = _rounds(x, W, T=T, n=n, replay=0, R=R, rng=rng, sampler=sampler,
-                  select=lambda scores, g: np.argmax(scores, axis=1), measure_scale=1.0 / epsilon_measure)
+                  select=lambda scores, i, allowed, g: np.argmax(scores, axis=1),
+                  measure_scale=[1.0 / epsilon_measure] * T)
     return _release(out, trials, "broken mwem (argmax selection)", epsilon, 1.0 / (epsilon_measure * n),
                     _ledger(T, epsilon_select, epsilon_measure), T=T, n=n)
 
@@ -53,7 +55,8 @@ def mwem_wrong_sign(x, workload, *, epsilon, T, n=None, trials=None, rng=None, s
     epsilon = check_epsilon(epsilon)
     epsilon_select = epsilon_measure = epsilon / (2 * T)
     out = _rounds(x, W, T=T, n=n, replay=0, R=R, rng=rng, sampler=sampler,
-                  select=lambda scores, g: _select(scores, epsilon_select, g), measure_scale=1.0 / epsilon_measure,
+                  select=lambda scores, i, allowed, g: _select(scores, epsilon_select, g),
+                  measure_scale=[1.0 / epsilon_measure] * T,
                   sign=-1.0)
     return _release(out, trials, "broken mwem (wrong sign)", epsilon, 1.0 / (epsilon_measure * n),
                     _ledger(T, epsilon_select, epsilon_measure), T=T, n=n)
