@@ -161,6 +161,14 @@ def mwem_practical(x, workload, *, epsilon, T, n=None, measure="marginal", outpu
     indices), ``units`` (their cell indices, ``-1`` padded), ``measurements`` (``(T, g)`` per run, counts),
     ``replay_sweeps`` and the budget split.
     """
+    return _practical(x, workload, epsilon=epsilon, T=T, n=n, measure=measure, output=output, replay=replay,
+                      exclude_measured=exclude_measured, select_share=select_share, round_weights=round_weights,
+                      neighbours=neighbours, trials=trials, rng=rng, sampler=sampler, name="mwem (practical)")
+
+
+def _practical(x, workload, *, epsilon, T, n, measure, output, replay, exclude_measured, select_share, round_weights,
+               neighbours, trials, rng, sampler, name, charged_sensitivity=None) -> Release:
+    """The body of :func:`mwem_practical`; ``charged_sensitivity`` exists only for the broken twin."""
     x, W, T, n, _, R, rng, sampler = _check_inputs(x, workload, T, n, 0, trials, rng, sampler)
     epsilon = check_epsilon(epsilon)
     measure = _check_choice("measure", measure, ("marginal", "cell"))
@@ -183,6 +191,8 @@ def mwem_practical(x, workload, *, epsilon, T, n=None, measure="marginal", outpu
                           for u in range(units.shape[0])) if isinstance(W, MarginalWorkload) else 1.0
     else:
         sensitivity = 2.0 if sizes.max() >= 2 else 1.0
+    if charged_sensitivity is not None:
+        sensitivity = charged_sensitivity
     # ---- the budget: round i gets epsilon * w_i, split between selection and measurement; they sum to ε
     epsilon_round = epsilon * weights
     epsilon_select = select_share * epsilon_round
@@ -203,7 +213,7 @@ def mwem_practical(x, workload, *, epsilon, T, n=None, measure="marginal", outpu
     ledger = tuple(Spend(f"round {i + 1}: {step}", float(eps)) for i in range(T)
                    for step, eps in ((f"exponential mechanism (select {unit}, Δ={sensitivity:g})", epsilon_select[i]),
                                      (f"laplace (measure {unit}, Δ={sensitivity:g})", epsilon_measure[i])))
-    return _release(out, trials, "mwem (practical)", epsilon, sensitivity / (float(epsilon_measure.min()) * n),
+    return _release(out, trials, name, epsilon, sensitivity / (float(epsilon_measure.min()) * n),
                     ledger, neighbours=neighbours, T=T, n=n, measure=measure, output=output, replay=replay,
                     exclude_measured=bool(exclude_measured), units=units, sensitivity=sensitivity,
                     epsilon_select=epsilon_select, epsilon_measure=epsilon_measure)

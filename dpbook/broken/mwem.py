@@ -4,6 +4,10 @@
   by ``T``) yet claims ``ε``: really ``T·ε``-DP.  The transcript audit catches it.
 * :func:`mwem_argmax_select` — selects the worst query by exact argmax (no exponential mechanism) yet
   claims ``ε``: not DP at all.  The selection audit catches it.
+* :func:`mwem_marginal_cell_sensitivity` — :func:`dpbook.mwem.mwem_practical` measuring whole marginals but
+  charging one cell's sensitivity (``Δ = 1``) under replace-one neighbours, where a marginal's L1 sensitivity
+  is 2 (a replaced row leaves one cell and enters another): the measurements cost twice what the ledger says.
+  The whole-marginal audit catches it.
 * :func:`mwem_wrong_sign` — private, but updates with the sign flipped (moves mass *away* from the
   measurement): the control showing the accuracy test can fail.
 """
@@ -11,12 +15,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..mwem import _check_inputs, _release, _rounds, _select
+from ..mwem import _check_inputs, _practical, _release, _rounds, _select
 from ..noise import laplace
 from ..release import Spend
 from ..validation import check_epsilon
 
-__all__ = ["mwem_no_round_split", "mwem_argmax_select", "mwem_wrong_sign"]
+__all__ = ["mwem_no_round_split", "mwem_argmax_select", "mwem_wrong_sign", "mwem_marginal_cell_sensitivity"]
 
 
 def _ledger(T, epsilon_select, epsilon_measure):
@@ -60,3 +64,13 @@ def mwem_wrong_sign(x, workload, *, epsilon, T, n=None, trials=None, rng=None, s
                   sign=-1.0)
     return _release(out, trials, "broken mwem (wrong sign)", epsilon, 1.0 / (epsilon_measure * n),
                     _ledger(T, epsilon_select, epsilon_measure), T=T, n=n)
+
+
+def mwem_marginal_cell_sensitivity(x, workload, *, epsilon, T, n=None, select_share=0.5, neighbours="replace-one",
+                                   trials=None, rng=None, sampler=laplace):
+    """WRONG: whole-marginal MWEM (last iterate, replay to convergence, never re-select) charged ``Δ = 1`` (one
+    cell) whatever the neighbours; under replace-one a marginal's L1 sensitivity is 2.  Claims ``ε``."""
+    return _practical(x, workload, epsilon=epsilon, T=T, n=n, measure="marginal", output="last", replay="converge",
+                      exclude_measured=True, select_share=select_share, round_weights=None, neighbours=neighbours,
+                      trials=trials, rng=rng, sampler=sampler, name="broken mwem (marginal charged one cell)",
+                      charged_sensitivity=1.0)
