@@ -351,6 +351,27 @@ class _Layout:
             self.away.append(tuple(1 + t for t in range(len(shape)) if t not in keep))
             self.fshapes.append(tuple(2 if t in keep else 1 for t in range(len(shape))))
         self.width = 1 << max(len(S) for S in self.sets)
+        self.real = [self.flat[u][self.flat[u] >= 0] for u in range(len(self.sets))]       # one run's fast path
+        self.away1 = [tuple(t - 1 for t in away) for away in self.away]
+
+    def step_one(self, p, u, measured, n):
+        """:meth:`tables` + :meth:`update` for a single run ``p`` (shape ``(N,)``) on unit ``u``, in place, with
+        the fewest numpy calls (replay makes thousands of these); returns the cell answers before the update."""
+        cube = p.reshape(self.shapes[u])
+        table = cube.sum(axis=self.away1[u]).ravel()
+        here = table[self.real[u]]
+        grid = np.zeros(table.size)
+        grid[self.real[u]] = (measured - n * here) / (2.0 * n)
+        grid -= grid.max()
+        factor = np.exp(grid)
+        total = table @ factor
+        if not total > 1e-250:                                   # underflow guard (tiny ε only)
+            cube *= factor.reshape(self.fshapes[u])
+            p[...] = _log_space_renormalise(p)
+            return here
+        factor /= total
+        cube *= factor.reshape(self.fshapes[u])
+        return here
 
     def tables(self, P, picks):
         """Each run's marginal table of ``P`` on its picked unit's ``S``: ``(R, 2^|S|)`` (flattened grid)."""
@@ -423,7 +444,17 @@ def _replay(P, W, selected, measured, n, replay=0, layout=None, tol=0.0):
         return 0
     limit = _MAX_SWEEPS if replay == "converge" else replay
     previous = None
+    one = layout is not None and P.shape[0] == 1
+    if one:                                                   # one run: the per-measurement fast path
+        p, units = P[0], selected[0]
+        real = [measured[0, s][layout.flat[u] >= 0] for s, u in enumerate(units)]
     for sweep in range(1, limit + 1):
+        if one:
+            answers = np.concatenate([layout.step_one(p, u, real[s], n) for s, u in enumerate(units)])
+            if replay == "converge" and previous is not None and np.max(np.abs(answers - previous)) <= tol:
+                return sweep
+            previous = answers
+            continue
         answers = []
         for s in range(selected.shape[1]):                    # all trials at once, measurement by measurement
             picks = selected[:, s]
