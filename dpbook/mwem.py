@@ -315,7 +315,7 @@ def _rounds(x, W, *, T, n, R, rng, sampler, select, measure_scale, groups=None, 
     out = {"answers": answers_sum / T, "answers_last": hyp, "synthetic": P_sum / T, "synthetic_last": P,
            "selected": selected, "measurements": measurements[:, :, 0] if groups is None else measurements}
     if groups is not None:
-        out["replay_sweeps"] = np.broadcast_to(np.array(sweeps), (R, T)).copy()
+        out["replay_sweeps"] = np.column_stack(sweeps)
     return out
 
 
@@ -357,8 +357,7 @@ class _Layout:
     def step_one(self, p, u, measured, n):
         """:meth:`tables` + :meth:`update` for a single run ``p`` (shape ``(N,)``) on unit ``u``, in place, with
         the fewest numpy calls (replay makes thousands of these); returns the cell answers before the update."""
-        cube = p.reshape(self.shapes[u])
-        table = cube.sum(axis=self.away1[u]).ravel()
+        table = _marginal_sum(p, self.shapes[u], self.away1[u])
         here = table[self.real[u]]
         grid = np.zeros(table.size)
         grid[self.real[u]] = (measured - n * here) / (2.0 * n)
@@ -366,12 +365,27 @@ class _Layout:
         factor = np.exp(grid)
         total = table @ factor
         if not total > 1e-250:                                   # underflow guard (tiny ε only)
-            cube *= factor.reshape(self.fshapes[u])
+            self._scale(p, u, factor)
             p[...] = _log_space_renormalise(p)
             return here
         factor /= total
-        cube *= factor.reshape(self.fshapes[u])
+        self._scale(p, u, factor)
         return here
+
+    def _scale(self, p, u, factor):
+        """``p *= factor[x_S]`` in one pass.  Broadcasting a ``(.., 2, .., 2)`` factor over short trailing axes is
+        slow in numpy, so the factor is laid out over the whole suffix from ``S``'s first axis on when that
+        suffix is small (``<= 2^16``), and the cube multiplied row by row."""
+        shape, fshape = self.shapes[u], self.fshapes[u]
+        t0 = fshape.index(2)
+        suffix = int(np.prod(shape[t0:]))
+        if suffix <= 1 << 16:
+            tile = np.broadcast_to(factor.reshape(fshape[t0:]), shape[t0:]).reshape(-1)
+            if suffix < 4096 and p.size >= 4096:          # short rows: repeat the tile to rows of 4096
+                tile, suffix = np.tile(tile, 4096 // suffix), 4096
+            p.reshape(-1, suffix)[...] *= tile
+        else:
+            p.reshape(shape)[...] *= factor.reshape(fshape)
 
     def tables(self, P, picks):
         """Each run's marginal table of ``P`` on its picked unit's ``S``: ``(R, 2^|S|)`` (flattened grid)."""
@@ -416,6 +430,35 @@ class _Layout:
                 P[t] = _log_space_renormalise(P[t])
 
 
+def _marginal_sum(p, shape, away) -> np.ndarray:
+    """The flattened table of ``p`` (viewed with ``shape``) summed over the axes ``away`` — the same numbers as
+    ``p.reshape(shape).sum(axis=away).ravel()``, which numpy computes up to 100x slower than a copy when the kept
+    axes are short and innermost.  Here each reduction is a sum over the leading axis of a C-contiguous block
+    whose rows are made at least 512 long."""
+    arr, pre = p.reshape(1, -1), 1
+    for t, size in enumerate(shape):
+        if t not in away:
+            pre *= size                                   # a kept axis: it joins the leading (kept) part
+            arr = arr.reshape(pre, -1)
+            continue
+        after = arr.shape[1] // size
+        arr = np.stack([_sum_leading(block.reshape(size, after)) for block in arr])
+    return arr.reshape(-1)
+
+
+def _sum_leading(block) -> np.ndarray:
+    M, B = block.shape
+    if M <= 16:                                           # few long rows: add them (numpy's reduce is slow here)
+        out = block[0].copy()
+        for row in block[1:]:
+            out += row
+        return out
+    if B >= 512:
+        return block.sum(axis=0)
+    r = min(M, 512 // B)                                  # powers of two: r divides M
+    return block.reshape(M // r, r * B).sum(axis=0).reshape(r, B).sum(axis=0)
+
+
 def _apply(P, W, picks, cells, coefficient, layout) -> None:
     """The MW update of every run on its picked unit: one cell (the theorem) or a whole marginal."""
     if layout is None:
@@ -438,37 +481,31 @@ def _replay(P, W, selected, measured, n, replay=0, layout=None, tol=0.0):
     """Sweeps of the MW update over every measurement so far (HLM12's practical variant; post-processing).
 
     ``replay`` sweeps, or ``"converge"``: sweep until no measured answer (normalised) moves by more than
-    ``tol`` in a sweep, at most ``_MAX_SWEEPS``.  Returns the number of sweeps made.
+    ``tol`` in a sweep, at most ``_MAX_SWEEPS``.  Whole marginals replay run by run (each run converges on its
+    own, with the one-run kernel :meth:`_Layout.step_one`); returns the sweeps made, per run.
     """
+    R = P.shape[0]
     if replay == 0:
-        return 0
+        return np.zeros(R, dtype=np.int64)
     limit = _MAX_SWEEPS if replay == "converge" else replay
-    previous = None
-    one = layout is not None and P.shape[0] == 1
-    if one:                                                   # one run: the per-measurement fast path
-        p, units = P[0], selected[0]
-        real = [measured[0, s][layout.flat[u] >= 0] for s, u in enumerate(units)]
-    for sweep in range(1, limit + 1):
-        if one:
-            answers = np.concatenate([layout.step_one(p, u, real[s], n) for s, u in enumerate(units)])
-            if replay == "converge" and previous is not None and np.max(np.abs(answers - previous)) <= tol:
-                return sweep
-            previous = answers
-            continue
-        answers = []
-        for s in range(selected.shape[1]):                    # all trials at once, measurement by measurement
+    if layout is not None:
+        return np.array([_replay_one(P[t], selected[t], measured[t], n, limit, replay == "converge", layout, tol)
+                         for t in range(R)])
+    for _ in range(limit):                                    # cells: all trials at once, measurement by measurement
+        for s in range(selected.shape[1]):
             picks = selected[:, s]
-            if layout is None:
-                here = _picked_answers(W, P, picks)
-                _update(P, W, picks, (measured[:, s] - n * here) / (2.0 * n))
-            else:
-                tables = layout.tables(P, picks)
-                here = layout.cell_answers(tables, picks)
-                coefficient = np.where(layout.flat[picks] >= 0, (measured[:, s] - n * here) / (2.0 * n), 0.0)
-                layout.update(P, picks, coefficient, tables)
-            answers.append(np.reshape(here, (P.shape[0], -1)))
-        answers = np.concatenate(answers, axis=1)
-        if replay == "converge" and previous is not None and np.max(np.abs(answers - previous)) <= tol:
+            here = _picked_answers(W, P, picks)
+            _update(P, W, picks, (measured[:, s] - n * here) / (2.0 * n))
+    return np.full(R, limit)
+
+
+def _replay_one(p, units, measured, n, limit, converge, layout, tol) -> int:
+    """One run's sweeps over its measured marginals (``units[s]`` measured as ``measured[s]``), in place."""
+    real = [measured[s][layout.flat[u] >= 0] for s, u in enumerate(units)]
+    previous = None
+    for sweep in range(1, limit + 1):
+        answers = np.concatenate([layout.step_one(p, u, real[s], n) for s, u in enumerate(units)])
+        if converge and previous is not None and np.max(np.abs(answers - previous)) <= tol:
             return sweep
         previous = answers
     return limit

@@ -408,19 +408,19 @@ def test_broken_twin_claims_what_it_does_not_pay():
     assert mwem_practical(CANCER.x, W2, epsilon=1.0, T=3, neighbours="replace-one", rng=0).trace["sensitivity"] == 2.0
 
 
-def test_single_run_replay_fast_path_matches_the_batched_path():
-    """The one-run replay kernel (Layout.step_one) and the batched one (tables + update) give the same hypothesis."""
-    from dpbook.mwem import _replay
+def test_one_run_kernel_matches_the_batched_update():
+    """Layout.step_one (one run, fewest numpy calls; replay uses it) equals tables + update (the rounds use it)."""
     W = k_way_marginals(6, 2)
     layout = _Layout(W, _units(W, "marginal"))
     rng = np.random.default_rng(2)
     p = rng.random(64) + 0.05
     p /= p.sum()
-    selected = np.array([[3, 0, 11, 3]])
-    measured = rng.normal(50, 20, size=(1, 4, 4))
-    one, two = p[None].copy(), np.stack([p, p])
-    s1 = _replay(one, W, selected, measured, 200, 7, layout)
-    s2 = _replay(two, W, np.repeat(selected, 2, axis=0), np.repeat(measured, 2, axis=0), 200, 7, layout)
-    assert s1 == s2 == 7
-    np.testing.assert_allclose(one[0], two[0], rtol=1e-12)
-    np.testing.assert_allclose(two[0], two[1], rtol=0)
+    one, two = p.copy(), np.stack([p, p])
+    for u in (3, 0, 11, 3):
+        measured = rng.normal(50, 20, size=4)
+        here = layout.step_one(one, u, measured, 200)
+        picks = np.array([u, u])
+        tables = layout.tables(two, picks)
+        np.testing.assert_allclose(here, layout.cell_answers(tables, picks)[0], rtol=1e-12)
+        layout.update(two, picks, np.tile((measured - 200 * here) / 400, (2, 1)), tables)
+        np.testing.assert_allclose(one, two[0], rtol=1e-12)

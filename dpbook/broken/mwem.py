@@ -67,10 +67,10 @@ def mwem_wrong_sign(x, workload, *, epsilon, T, n=None, trials=None, rng=None, s
 
 
 def mwem_marginal_cell_sensitivity(x, workload, *, epsilon, T, n=None, select_share=0.5, neighbours="replace-one",
-                                   trials=None, rng=None, sampler=laplace):
+                                   replay="converge", trials=None, rng=None, sampler=laplace):
     """WRONG: whole-marginal MWEM (last iterate, replay to convergence, never re-select) charged ``Δ = 1`` (one
     cell) whatever the neighbours; under replace-one a marginal's L1 sensitivity is 2.  Claims ``ε``."""
-    return _practical(x, workload, epsilon=epsilon, T=T, n=n, measure="marginal", output="last", replay="converge",
+    return _practical(x, workload, epsilon=epsilon, T=T, n=n, measure="marginal", output="last", replay=replay,
                       exclude_measured=True, select_share=select_share, round_weights=None, neighbours=neighbours,
                       trials=trials, rng=rng, sampler=sampler, name="broken mwem (marginal charged one cell)",
                       charged_sensitivity=1.0)
