@@ -353,14 +353,19 @@ class _Layout:
         self.width = 1 << max(len(S) for S in self.sets)
         self.real = [self.flat[u][self.flat[u] >= 0] for u in range(len(self.sets))]       # one run's fast path
         self.away1 = [tuple(t - 1 for t in away) for away in self.away]
+        self.ordered = [np.array_equal(r, np.arange(1 << len(S))) for r, S in zip(self.real, self.sets)]
 
     def step_one(self, p, u, measured, n):
         """:meth:`tables` + :meth:`update` for a single run ``p`` (shape ``(N,)``) on unit ``u``, in place, with
         the fewest numpy calls (replay makes thousands of these); returns the cell answers before the update."""
         table = _marginal_sum(p, self.shapes[u], self.away1[u])
-        here = table[self.real[u]]
-        grid = np.zeros(table.size)
-        grid[self.real[u]] = (measured - n * here) / (2.0 * n)
+        if self.ordered[u]:                                       # the unit is the whole grid, in order
+            here = table
+            grid = (measured - n * here) / (2.0 * n)
+        else:
+            here = table[self.real[u]]
+            grid = np.zeros(table.size)
+            grid[self.real[u]] = (measured - n * here) / (2.0 * n)
         grid -= grid.max()
         factor = np.exp(grid)
         total = table @ factor
@@ -377,6 +382,9 @@ class _Layout:
         slow in numpy, so the factor is laid out over the whole suffix from ``S``'s first axis on when that
         suffix is small (``<= 2^16``), and the cube multiplied row by row."""
         shape, fshape = self.shapes[u], self.fshapes[u]
+        if p.size <= 1 << 14:
+            p.reshape(shape)[...] *= factor.reshape(fshape)
+            return
         t0 = fshape.index(2)
         suffix = int(np.prod(shape[t0:]))
         if suffix <= 1 << 16:
@@ -434,7 +442,10 @@ def _marginal_sum(p, shape, away) -> np.ndarray:
     """The flattened table of ``p`` (viewed with ``shape``) summed over the axes ``away`` — the same numbers as
     ``p.reshape(shape).sum(axis=away).ravel()``, which numpy computes up to 100x slower than a copy when the kept
     axes are short and innermost.  Here each reduction is a sum over the leading axis of a C-contiguous block
-    whose rows are made at least 512 long."""
+    whose rows are made at least 512 long.  Small universes (``<= 2^14``) take numpy's sum: there the cost is
+    the call overhead, not memory."""
+    if p.size <= 1 << 14:
+        return p.reshape(shape).sum(axis=away).reshape(-1)
     arr, pre = p.reshape(1, -1), 1
     for t, size in enumerate(shape):
         if t not in away:
