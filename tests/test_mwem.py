@@ -424,3 +424,23 @@ def test_one_run_kernel_matches_the_batched_update():
         np.testing.assert_allclose(here, layout.cell_answers(tables, picks)[0], rtol=1e-12)
         layout.update(two, picks, np.tile((measured - 200 * here) / 400, (2, 1)), tables)
         np.testing.assert_allclose(one, two[0], rtol=1e-12)
+
+
+@pytest.mark.parametrize("d", [3, 15, 16])
+def test_marginal_sum_and_scale_match_numpy(d):
+    """The blockwise marginal sum and the tiled slab scaling (fast kernels at 2^16 and up) equal numpy's reference
+    ``p.reshape(shape).sum(axis)`` and broadcast multiply, for every 2-way (3-way at d=3) attribute set."""
+    from dpbook.mwem import _marginal_sum
+    W = k_way_marginals(d, 3 if d == 3 else 2)
+    layout = _Layout(W, _units(W, "marginal"))
+    rng = np.random.default_rng(d)
+    p = rng.random(1 << d)
+    for u in range(0, len(layout.sets), 1 if d == 3 else 5):
+        ref = p.reshape(layout.shapes[u]).sum(axis=layout.away1[u]).ravel()
+        np.testing.assert_allclose(_marginal_sum(p, layout.shapes[u], layout.away1[u]), ref, rtol=1e-12)
+        f = rng.random(ref.size)
+        expected = p.copy()
+        expected.reshape(layout.shapes[u])[...] *= f.reshape(layout.fshapes[u])
+        got = p.copy()
+        layout._scale(got, u, f)
+        np.testing.assert_array_equal(got, expected)
