@@ -124,8 +124,9 @@ def mwem(x, workload, *, epsilon, T, n=None, replay=0, trials=None, rng=None, sa
 def mwem_practical(x, workload, *, epsilon, T, n=None, measure="marginal", output="last", replay="converge",
                    exclude_measured=True, select_share=0.5, round_weights=None, neighbours="add/remove",
                    trials=None, rng=None, sampler=laplace) -> Release:
-    """MWEM as people run it (Hardt, Ligett, McSherry, NeurIPS 2012, §3 practical improvements; THEOREMS.md MWEM
-    (Hardt–Ligett–McSherry 2012) [RECALLED]): the same loop as :func:`mwem`, with five switches.
+    """MWEM as people run it (THEOREMS.md "MWEM (Hardt–Ligett–McSherry 2012)" [RECALLED] and the practical
+    improvements of Hardt, Ligett, McSherry, "A Simple and Practical Algorithm for Differentially Private Data
+    Release", NeurIPS 2012): the same loop as :func:`mwem`, with five switches.
 
     * ``measure="marginal"``: a *unit* is one marginal — every cell of the workload with the same attribute
       set ``S``.  Round ``i`` selects a unit with the exponential mechanism on its L1 error
@@ -134,8 +135,8 @@ def mwem_practical(x, workload, *, epsilon, T, n=None, measure="marginal", outpu
     * ``output``: ``"last"`` releases the last hypothesis ``A_T``; ``"average"`` the theorem's ``Ā``.
     * ``replay``: sweeps of the update over every measurement so far after each round (``0``, an int, or
       ``"converge"``: until no measured answer moves in a sweep by more than 1% of the smallest measurement
-      noise scale ``Δ/(ε_measure,i n)`` — far below the noise, so further sweeps only fit noise — at most
-      50 sweeps).
+      noise scale ``Δ/(ε_measure,i n)``, a movement negligible next to the noise; at most 50 sweeps).  With
+      ``trials``, each run replays on its own (one by one).
     * ``exclude_measured``: the exponential mechanism only ranges over units not measured yet (``T`` may not
       exceed the number of units).
     * ``select_share`` and ``round_weights``: round ``i`` gets ``ε_i = ε · w_i`` (``w`` = ``round_weights``
