@@ -25,6 +25,7 @@ only the small dpbook setting stored in the results file (what tests/test_bench_
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import math
 import os
@@ -153,6 +154,13 @@ class _Npz(dict):
         return list(self.keys())
 
 
+def _defaults(fn) -> dict:
+    """The keyword defaults a dpbook method runs with (its settings, unless the row overrides them)."""
+    skip = {"n", "trials", "rng", "sampler"}
+    return {k: p.default for k, p in inspect.signature(fn).parameters.items()
+            if p.default is not inspect.Parameter.empty and k not in skip}
+
+
 def run_row(spec, repeats, peer, tmp):
     name, data, k, epsilon, T = spec
     rows, x = load(data)
@@ -163,7 +171,7 @@ def run_row(spec, repeats, peer, tmp):
     np.save(rows_path, rows)
     split = SPLIT if d >= SPLIT_FROM_D else None
     methods = {m: {"seconds": [], "max_error": [], "mean_error": []} for m in list(DPBOOK_METHODS) + ["smartnoise-synth 1.0.8 MWEM"]}
-    settings = {m: {"call": f"{fn.__module__}.{fn.__name__}", **kw, "epsilon": epsilon, "T": T}
+    settings = {m: {"call": f"{fn.__module__}.{fn.__name__}", **_defaults(fn), **kw, "epsilon": epsilon, "T": T}
                 for m, (fn, kw) in DPBOOK_METHODS.items()}
     for r in range(repeats):                                       # interleaved: every method once per repeat
         for m in DPBOOK_METHODS:
@@ -244,6 +252,26 @@ def table(result) -> str:
     return "\n".join(lines)
 
 
+def ratios(result) -> str:
+    """smartnoise ÷ dpbook ``mwem_practical`` per row: time (median of within-repeat ratios), max and mean error
+    (ratio of medians; > 1 means dpbook's error is lower)."""
+    lines = ["| row | time ratio | max-error ratio | mean-error ratio |", "|---|---|---|---|"]
+    for row in result["rows"]:
+        p, s = row["methods"]["dpbook mwem_practical"], row["methods"]["smartnoise-synth 1.0.8 MWEM"]
+        lines.append(f"| {row['name']} | ×{s['median_time_ratio_to_practical']:.3g} "
+                     f"| {s['median_max_error'] / p['median_max_error']:.3g} "
+                     f"| {s['median_mean_error'] / p['median_mean_error']:.3g} |")
+    return "\n".join(lines)
+
+
+def settings(result) -> str:
+    lines = []
+    for name, m in result["rows"][-1]["methods"].items():
+        lines.append(f"{name}: " + ", ".join(f"{k}={v}" for k, v in m["settings"].items()
+                                              if k not in ("epsilon", "T", "iterations")))
+    return "\n".join(lines)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
@@ -271,6 +299,11 @@ def main(argv=None):
               "small": small_setting()}
     pathlib.Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
     print(table(result))
+    if peer is not None:
+        print("\nsmartnoise ÷ dpbook mwem_practical (> 1: dpbook faster / more accurate)")
+        print(ratios(result))
+    print("\nsettings (last row; epsilon and T as in the row):")
+    print(settings(result))
 
 
 if __name__ == "__main__":
