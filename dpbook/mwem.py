@@ -207,7 +207,6 @@ def _practical(x, workload, *, epsilon, T, n, measure, output, replay, exclude_m
                   exclude=bool(exclude_measured), tol=_TOL_SHARE * sensitivity / (float(epsilon_measure.max()) * n))
     if measure == "cell":
         out["measurements"] = out["measurements"][..., None]
-        out["replay_sweeps"] = np.zeros((R, T), dtype=np.int64)
     if output == "last":
         out["answers_average"], out["answers"] = out["answers"], out["answers_last"]
     unit = "a marginal" if measure == "marginal" else "a cell"
@@ -313,11 +312,9 @@ def _rounds(x, W, *, T, n, R, rng, sampler, select, measure_scale, groups=None, 
         hyp = W.counts(P)
         answers_sum += hyp
         P_sum += P
-    out = {"answers": answers_sum / T, "answers_last": hyp, "synthetic": P_sum / T, "synthetic_last": P,
-           "selected": selected, "measurements": measurements[:, :, 0] if groups is None else measurements}
-    if groups is not None:
-        out["replay_sweeps"] = np.column_stack(sweeps)
-    return out
+    return {"answers": answers_sum / T, "answers_last": hyp, "synthetic": P_sum / T, "synthetic_last": P,
+            "selected": selected, "measurements": measurements[:, :, 0] if groups is None else measurements,
+            "replay_sweeps": np.column_stack(sweeps)}
 
 
 # --------------------------------------------------------------------------- updates on whole marginals
@@ -503,11 +500,16 @@ def _replay(P, W, selected, measured, n, replay=0, layout=None, tol=0.0):
     if layout is not None:
         return np.array([_replay_one(P[t], selected[t], measured[t], n, limit, replay == "converge", layout, tol)
                          for t in range(R)])
-    for _ in range(limit):                                    # cells: all trials at once, measurement by measurement
+    previous = None
+    for sweep in range(1, limit + 1):                         # cells: all trials at once, measurement by measurement
+        answers = np.empty(selected.shape)
         for s in range(selected.shape[1]):
             picks = selected[:, s]
-            here = _picked_answers(W, P, picks)
+            answers[:, s] = here = _picked_answers(W, P, picks)
             _update(P, W, picks, (measured[:, s] - n * here) / (2.0 * n))
+        if replay == "converge" and previous is not None and np.max(np.abs(answers - previous)) <= tol:
+            return np.full(R, sweep)                          # (cells converge jointly over the trials)
+        previous = answers
     return np.full(R, limit)
 
 
