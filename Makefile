@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.dpbook-installed
 ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
-.PHONY: lab test unit notebooks benchmarks docs data clean
+.PHONY: lab test unit notebooks benchmarks bench-peers docs data clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || \
@@ -35,6 +35,10 @@ benchmarks: $(STAMP)  ## print the timing tables of benchmarks/
 
 docs: $(STAMP)  ## regenerate docs/theorems.md from the theorem registry (dpbook/theory/*.py RESULTS)
 	$(BIN)/python -m dpbook.theory.reference
+
+bench-peers: $(STAMP)  ## MWEM vs smartnoise-synth 1.0.8, built in its own venv (benchmarks/peers/.venv); ~10 min
+	benchmarks/peers/setup.sh
+	$(BIN)/python -m benchmarks.peers.run
 
 data:  ## rebuild data/ from the registry packages (needs scikit-learn and networkx)
 	$(PYTHON) data/make_datasets.py

@@ -10,7 +10,10 @@ scipy's logsumexp measures ~50x).  Rows:
   (that one calls ``exp`` on every element: bounded by libm's exp speed, see the ``np.exp`` row);
 * the naive log-space version with ``scipy.special.logsumexp`` (the reference the issue quotes);
 * answering all 2-way marginals of a hypothesis with ``W.counts`` (the superset-sum transform);
-* a full MWEM run at d = 20 (synthetic correlated binary data, n = 100,000, all 2-way marginals);
+* a full MWEM run at d = 20 (synthetic correlated binary data, n = 100,000, all 2-way marginals), and the
+  practical variant (:func:`dpbook.mwem.mwem_practical`) with and without replay to convergence;
+* one marginal table at 2^20 for the attribute set (1, 18): numpy's multi-axis sum against the blockwise sum the
+  replay kernel uses;
 * chapter 07's widget callback ``explore_mwem()`` at its defaults (budget: 100 ms).
 """
 import matplotlib
@@ -24,7 +27,7 @@ from benchmarks._timing import best_time  # noqa: E402
 from dpbook.data import histogram  # noqa: E402
 from dpbook.multiplicative_weights import marginal_cell_update, multiplicative_weights_update  # noqa: E402
 from dpbook.explorers.mwem import explore_mwem  # noqa: E402
-from dpbook.mwem import mwem  # noqa: E402
+from dpbook.mwem import _Layout, _marginal_sum, _units, mwem, mwem_practical  # noqa: E402
 from dpbook.queries import k_way_marginals  # noqa: E402
 
 D = 20
@@ -87,6 +90,16 @@ def main():
     release = mwem(x, W, epsilon=1.0, T=T, rng=0)
     error = float(np.abs(release.answers - W.counts(x.astype(float)) / x.sum()).max())
     rows.append((f"MWEM run, |X|=2^20, n={x.sum()}, m={W.m}, T={T}, eps=1 (max err {error:.3f})", run_time))
+
+    for replay in (0, "converge"):
+        t = best_time(lambda: mwem_practical(x, W, n=int(x.sum()), epsilon=1.0, T=10, replay=replay, rng=0), repeat=1, number=1)
+        rows.append((f"mwem_practical, whole marginals, last iterate, replay={replay!r}, T=10", t))
+    layout = _Layout(W, _units(W, "marginal"))
+    u = layout.sets.index((1, 18))                      # the slowest layout for numpy's multi-axis sum
+    rows.append(("marginal table on (1, 18): numpy p.reshape(..).sum(axes)",
+                 best_time(lambda: p.reshape(layout.shapes[u]).sum(axis=layout.away1[u]))))
+    rows.append(("marginal table on (1, 18): dpbook.mwem._marginal_sum",
+                 best_time(lambda: _marginal_sum(p, layout.shapes[u], layout.away1[u]))))
 
     plt.close(explore_mwem())
     rows.append(("explore_mwem() at defaults (widget callback)", best_time(lambda: plt.close(explore_mwem()))))

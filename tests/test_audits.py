@@ -141,8 +141,8 @@ def _composite_releases():
     """One release of every composite mechanism with δ = 0 (basic composition: the parts must sum to ε)."""
     from dpbook.gaussian import composed_laplace_mechanism
     from dpbook.idc import FixedStream, MultiplicativeWeightsIDC, iterative_construction, online_idc_sv
-    from dpbook.mwem import mwem
-    from dpbook.queries import conjunctions
+    from dpbook.mwem import mwem, mwem_practical
+    from dpbook.queries import conjunctions, k_way_marginals
     from dpbook.sparse_vector import numeric_sparse_stream, sparse_vector_stream
     W = conjunctions(4, 2)
     x = np.random.default_rng(0).integers(0, 20, size=16)
@@ -150,6 +150,8 @@ def _composite_releases():
     f = np.linspace(-3, 3, 12)
     return {
         "mwem T=5": mwem(x, W, epsilon=0.7, T=5, rng=1),
+        "mwem_practical T=5, uneven rounds": mwem_practical(x, k_way_marginals(4, 2), n=int(x.sum()), epsilon=0.7, T=5, select_share=0.3,
+                                                            round_weights=[1, 2, 3, 4, 5], rng=1),
         "composed laplace m=24": composed_laplace_mechanism(x, W, n=int(x.sum()), epsilon=0.7, rng=1),
         "sparse c=3": sparse_vector_stream(f, T=0.0, c=3, epsilon=0.7, rng=1),
         "numeric sparse c=3": numeric_sparse_stream(f, T=0.0, c=3, epsilon=0.7, rng=1),

@@ -276,3 +276,171 @@ def test_explore_callback_is_seeded_and_validates():
                               (dict(n=1.5), TypeError, "n"), (dict(replay=-1), ValueError, "replay")]:
         with pytest.raises(exc, match=name):
             explore_mwem(**kwargs)
+
+
+# --------------------------------------------------------------------------- the practical variants
+
+from dpbook.broken.mwem import mwem_marginal_cell_sensitivity  # noqa: E402
+from dpbook.mwem import _Layout, _units, mwem_practical  # noqa: E402
+
+
+def test_theorem_is_the_practical_special_case():
+    """cell units, average, no replay, re-selection allowed, even split: the same transcript and answers."""
+    a = mwem(CANCER.x, W2, epsilon=0.8, T=6, trials=3, rng=4)
+    b = mwem_practical(CANCER.x, W2, n=int(np.sum(CANCER.x)), epsilon=0.8, T=6, measure="cell", output="average", replay=0,
+                       exclude_measured=False, trials=3, rng=4)
+    assert np.array_equal(a.trace["selected"], b.trace["selected"])
+    assert np.array_equal(a.trace["measurements"], b.trace["measurements"][..., 0])
+    assert np.array_equal(a.answers, b.answers)
+
+
+@pytest.mark.parametrize("kwargs", [dict(), dict(measure="cell"), dict(select_share=0.2, round_weights=np.arange(1, 8)),
+                                    dict(neighbours="replace-one", output="average", replay=3)])
+def test_practical_ledger_adds_up_to_the_claim(kwargs):
+    r = mwem_practical(CANCER.x, W2, epsilon=0.7, T=7, rng=0, **({"n": int(CANCER.n)} | kwargs))
+    assert len(r.ledger) == 14 and r.delta == 0.0 and r.neighbours == kwargs.get("neighbours", "add/remove")
+    assert math.isclose(math.fsum(s.epsilon for s in r.ledger), 0.7, rel_tol=1e-12)
+    share = kwargs.get("select_share", 0.5)
+    w = np.asarray(kwargs.get("round_weights", np.ones(7)), dtype=float)
+    expected = [e for wi in w / w.sum() for e in (0.7 * wi * share, 0.7 * wi * (1 - share))]
+    np.testing.assert_allclose([s.epsilon for s in r.ledger], expected, rtol=1e-12)
+    # the charged sensitivity is the unit's exact L1 sensitivity: 1 for a cell or (add/remove) a marginal,
+    # 2 for a marginal's 4 cells under replace-one
+    whole = kwargs.get("measure", "marginal") == "marginal"
+    assert r.trace["sensitivity"] == (2.0 if whole and kwargs.get("neighbours") == "replace-one" else 1.0)
+
+
+def test_practical_never_reselects_and_records_units():
+    r = mwem_practical(CANCER.x, W2, n=int(np.sum(CANCER.x)), epsilon=1.0, T=55, trials=2, rng=1)       # every 2-way marginal once
+    for row in r.trace["selected"]:
+        assert sorted(row) == list(range(55))
+    assert r.trace["units"].shape == (55, 4) and r.trace["measurements"].shape == (2, 55, 4)
+    with pytest.raises(ValueError, match="T"):
+        mwem_practical(CANCER.x, W2, n=int(np.sum(CANCER.x)), epsilon=1.0, T=56, rng=1)
+    assert mwem_practical(CANCER.x, W2, n=int(np.sum(CANCER.x)), epsilon=1.0, T=56, exclude_measured=False, replay=0, rng=1).answers.shape == (W2.m,)
+
+
+def test_practical_outputs_are_distributions_and_last_or_average():
+    r = mwem_practical(CANCER.x, W2, n=int(np.sum(CANCER.x)), epsilon=1.0, T=8, trials=2, rng=3)
+    np.testing.assert_allclose(r.trace["synthetic_last"].sum(axis=1), 1.0, rtol=1e-12)
+    np.testing.assert_allclose(r.answers, W2.counts(r.trace["synthetic_last"]), atol=1e-12)
+    np.testing.assert_allclose(r.trace["answers_average"], W2.counts(r.trace["synthetic"]), atol=1e-12)
+    avg = mwem_practical(CANCER.x, W2, n=int(np.sum(CANCER.x)), epsilon=1.0, T=8, trials=2, rng=3, output="average")
+    np.testing.assert_allclose(avg.answers, r.trace["answers_average"], atol=1e-15)
+    assert np.all(r.trace["replay_sweeps"] >= 1)
+
+
+def test_group_update_matches_the_reference_rule():
+    """The one-pass whole-marginal update equals p ∝ p · exp(Σ_c coefficient_c · q_c) built from full query vectors."""
+    W = k_way_marginals(5, 2)
+    units = _units(W, "marginal")
+    layout = _Layout(W, units)
+    rng = np.random.default_rng(0)
+    P = rng.random((3, 32)) + 0.1
+    P /= P.sum(axis=1, keepdims=True)
+    picks = np.array([0, 7, 7])
+    c = rng.normal(size=(3, 4)) * 0.7
+    ref = P.copy()
+    for t in range(3):
+        log_factor = sum(c[t, s] * W.query(int(j)) for s, j in enumerate(units[picks[t]]))
+        ref[t] *= np.exp(log_factor)
+        ref[t] /= ref[t].sum()
+    layout.update(P, picks, c, layout.tables(P, picks))
+    np.testing.assert_allclose(P, ref, rtol=1e-12)
+    # and the tables are the marginals
+    np.testing.assert_allclose(layout.cell_answers(layout.tables(P, picks), picks),
+                               W.counts(P)[np.arange(3)[:, None], units[picks]], rtol=1e-12)
+
+
+def test_practical_beats_the_uniform_guess_and_the_theorem_at_eps_1():
+    """Accuracy (sanity, not a theorem: no bound covers the practical variants): at ε = 1, T = 10 on cancer's
+    2-way marginals, whole-marginal + last + replay has a lower mean error than the theorem's MWEM and the
+    uniform guess in every one of 10 runs."""
+    true = W2.answers(CANCER.x)
+    p = np.abs(mwem_practical(CANCER.x, W2, n=int(np.sum(CANCER.x)), epsilon=1.0, T=10, trials=10, rng=5).answers - true).mean(axis=1)
+    t = np.abs(mwem(CANCER.x, W2, epsilon=1.0, T=10, trials=10, rng=5).answers - true).mean(axis=1)
+    uniform = np.abs(W2.counts(np.full(CANCER.N, 1 / CANCER.N)) - true).mean()
+    assert np.all(p < t) and np.all(p < uniform)
+
+
+def test_practical_audits_and_broken_twin():
+    from dpbook.audit import audit_cases, run_audits
+    results = dict((c.name, r) for c, r in run_audits(audit_cases(names=[
+        "mwem_practical_measure", "mwem_practical_select", "mwem_marginal_cell_sensitivity"])))
+    assert results["MWEM (practical): whole-marginal measurement"].epsilon_lb <= 1.0
+    assert results["MWEM (practical): whole-marginal measurement"].epsilon_lb > 0.8      # tight (true 0.9)
+    assert results["MWEM (practical): marginal selection"].epsilon_lb <= 1.0
+    assert results["MWEM (practical) charging one cell's sensitivity"].epsilon_lb > 1.0
+
+
+def test_practical_determinism_and_extremes():
+    a = mwem_practical(CANCER.x, W2, n=int(np.sum(CANCER.x)), epsilon=1.0, T=5, trials=2, rng=7)
+    b = mwem_practical(CANCER.x, W2, n=int(np.sum(CANCER.x)), epsilon=1.0, T=5, trials=2, rng=7)
+    c = mwem_practical(CANCER.x, W2, n=int(np.sum(CANCER.x)), epsilon=1.0, T=5, trials=2, rng=8)
+    assert np.array_equal(a.answers, b.answers) and not np.array_equal(a.answers, c.answers)
+    for epsilon in (1e-6, 1e6):
+        r = mwem_practical(CANCER.x, W2, n=int(np.sum(CANCER.x)), epsilon=epsilon, T=5, trials=2, rng=0)
+        assert np.all(np.isfinite(r.answers))
+        np.testing.assert_allclose(r.trace["synthetic_last"].sum(axis=1), 1.0, rtol=1e-9)
+
+
+@pytest.mark.parametrize("kwargs, exc, name", [
+    (dict(measure="slab"), ValueError, "measure"), (dict(measure=1), TypeError, "measure"),
+    (dict(output="best"), ValueError, "output"), (dict(replay="forever"), TypeError, "replay"),
+    (dict(replay=-1), ValueError, "replay"), (dict(exclude_measured="yes"), TypeError, "exclude_measured"),
+    (dict(select_share=0.0), ValueError, "select_share"), (dict(select_share=1.0), ValueError, "select_share"),
+    (dict(select_share=np.nan), ValueError, "select_share"), (dict(round_weights=[1, 2]), ValueError, "round_weights"),
+    (dict(round_weights=[1, 1, 1, 1, -1]), ValueError, "round_weights"),
+    (dict(round_weights=["a"] * 5), TypeError, "round_weights"), (dict(neighbours="swap"), ValueError, "neighbours"),
+    (dict(epsilon=0.0), ValueError, "epsilon"), (dict(T=0), ValueError, "T"), (dict(trials=0), ValueError, "trials"),
+])
+def test_practical_bad_parameters(kwargs, exc, name):
+    call = dict(epsilon=1.0, T=5, n=int(CANCER.n), rng=0) | kwargs
+    with pytest.raises(exc, match=name):
+        mwem_practical(CANCER.x, W2, **call)
+    with pytest.raises(TypeError, match="MarginalWorkload"):
+        mwem_practical(CANCER.x, random_queries(5, CANCER.N, rng=0), n=int(np.sum(CANCER.x)), epsilon=1.0, T=2)
+
+
+def test_broken_twin_claims_what_it_does_not_pay():
+    r = mwem_marginal_cell_sensitivity(CANCER.x, W2, n=int(np.sum(CANCER.x)), epsilon=1.0, T=3, rng=0)
+    assert r.trace["sensitivity"] == 1.0 and r.neighbours == "replace-one"
+    assert mwem_practical(CANCER.x, W2, epsilon=1.0, T=3, neighbours="replace-one", rng=0).trace["sensitivity"] == 2.0
+
+
+def test_one_run_kernel_matches_the_batched_update():
+    """Layout.step_one (one run, fewest numpy calls; replay uses it) equals tables + update (the rounds use it)."""
+    W = k_way_marginals(6, 2)
+    layout = _Layout(W, _units(W, "marginal"))
+    rng = np.random.default_rng(2)
+    p = rng.random(64) + 0.05
+    p /= p.sum()
+    one, two = p.copy(), np.stack([p, p])
+    for u in (3, 0, 11, 3):
+        measured = rng.normal(50, 20, size=4)
+        here = layout.step_one(one, u, measured, 200)
+        picks = np.array([u, u])
+        tables = layout.tables(two, picks)
+        np.testing.assert_allclose(here, layout.cell_answers(tables, picks)[0], rtol=1e-12)
+        layout.update(two, picks, np.tile((measured - 200 * here) / 400, (2, 1)), tables)
+        np.testing.assert_allclose(one, two[0], rtol=1e-12)
+
+
+@pytest.mark.parametrize("d", [3, 15, 16])
+def test_marginal_sum_and_scale_match_numpy(d):
+    """The blockwise marginal sum and the tiled slab scaling (fast kernels at 2^16 and up) equal numpy's reference
+    ``p.reshape(shape).sum(axis)`` and broadcast multiply, for every 2-way (3-way at d=3) attribute set."""
+    from dpbook.mwem import _marginal_sum
+    W = k_way_marginals(d, 3 if d == 3 else 2)
+    layout = _Layout(W, _units(W, "marginal"))
+    rng = np.random.default_rng(d)
+    p = rng.random(1 << d)
+    for u in range(0, len(layout.sets), 1 if d == 3 else 5):
+        ref = p.reshape(layout.shapes[u]).sum(axis=layout.away1[u]).ravel()
+        np.testing.assert_allclose(_marginal_sum(p, layout.shapes[u], layout.away1[u]), ref, rtol=1e-12)
+        f = rng.random(ref.size)
+        expected = p.copy()
+        expected.reshape(layout.shapes[u])[...] *= f.reshape(layout.fshapes[u])
+        got = p.copy()
+        layout._scale(got, u, f)
+        np.testing.assert_array_equal(got, expected)
