@@ -89,6 +89,28 @@ class Workload(ABC):
         idx = np.flatnonzero(q)
         return idx, q[idx]
 
+    def _check_columns(self, indices) -> np.ndarray:
+        idx = np.asarray(indices)
+        if idx.ndim != 1 or not (np.issubdtype(idx.dtype, np.integer) or idx.size == 0):
+            raise TypeError("indices must be a 1-D integer array of universe elements")
+        idx = idx.astype(np.int64)
+        if idx.size and (idx.min() < 0 or idx.max() >= self.N):
+            raise ValueError(f"indices must lie in [0, {self.N})")
+        return idx
+
+    def columns(self, indices) -> np.ndarray:
+        """``Q[:, indices]``: the answer vectors ``Q(r)`` of single rows ``r`` (PROJ-Def2's points of ``S_Q``),
+        an ``(m, k)`` array, without an ``N``-vector per column."""
+        idx = self._check_columns(indices)
+        return self._columns(idx)
+
+    def _columns(self, idx: np.ndarray) -> np.ndarray:
+        """Generic: one single-row :class:`~dpbook.data.SparseHistogram` per column."""
+        out = np.empty((self.m, idx.size))
+        for c, u in enumerate(idx):
+            out[:, c] = self._counts_sparse(SparseHistogram(self.N, np.array([u]), np.array([1])))
+        return out
+
     def _rmatvec_reference(self, Y: np.ndarray) -> np.ndarray:
         """``Qᵀ y`` for every row of a validated ``(trials, m)`` array, query by query through
         :meth:`query_support` (the readable reference the fast overrides are tested against)."""
@@ -232,6 +254,10 @@ class MatrixWorkload(Workload):
     def _rmatvec_many(self, Y):
         return np.asarray(self.Q.T @ Y.T, dtype=np.float64).T
 
+    def _columns(self, idx):
+        cols = self.Q[:, idx]
+        return cols.toarray() if sp.issparse(cols) else np.array(cols, dtype=np.float64)
+
     def l1_sensitivity(self):
         """Exact: the largest column sum of ``|Q|`` (repeated rows count as often as they appear)."""
         return float(np.asarray(abs(self.Q).sum(axis=0)).max())
@@ -329,6 +355,14 @@ class MarginalWorkload(Workload):
 
     def _rmatvec_many(self, Y):
         return self.subset_sums(np.asarray(self.corner_matrix().T @ Y.T).T)
+
+    def _columns(self, idx):
+        """Row ``u`` is in cell ``(S, v)`` iff ``u & mask(S) == pattern(v)``: an ``(m, k)`` comparison."""
+        if getattr(self, "_masks", None) is None:
+            self._masks = np.array([sum(1 << (self.d - 1 - a) for a in S) for S, _ in self.cells], dtype=np.int64)
+            self._patterns = np.array([sum(b << (self.d - 1 - a) for a, b in zip(S, v)) for S, v in self.cells],
+                                      dtype=np.int64)
+        return ((idx[None, :] & self._masks[:, None]) == self._patterns[:, None]).astype(np.float64)
 
     def _counts(self, x):
         return self._counts_many(x[None])[0]
@@ -435,6 +469,10 @@ class RangeWorkload(Workload):
     def query_support(self, i):
         a, b = self.intervals[self._check_i(i)]
         return np.arange(a, b + 1, dtype=np.int64), np.ones(int(b - a + 1))
+
+    def _columns(self, idx):
+        lo, hi = self.intervals[:, :1], self.intervals[:, 1:]
+        return ((lo <= idx[None, :]) & (idx[None, :] <= hi)).astype(np.float64)
 
     def _rmatvec_many(self, Y):
         """Difference array then cumulative sum: ``+y_j`` at ``a_j``, ``−y_j`` at ``b_j + 1``."""

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.sparse.linalg import LinearOperator, lsqr, svds
 
-from dpbook.queries import (MarginalWorkload, MatrixWorkload, RangeWorkload, k_way_marginals, random_queries,
+from dpbook.queries import (MarginalWorkload, MatrixWorkload, RangeWorkload, Workload, k_way_marginals, random_queries,
                             range_queries, threshold_queries)
 
 SMALL = [
@@ -75,6 +75,24 @@ def test_linear_operator_view(make):
     top = svds(A, k=1, return_singular_vectors=False, solver="arpack",
                random_state=0)[0]
     assert np.isclose(top, np.linalg.norm(Q, 2), rtol=1e-6)
+
+
+@pytest.mark.parametrize("make", SMALL)
+def test_columns_are_the_single_row_answers(make):
+    W = make()
+    Q = _dense(W)
+    idx = np.array([0, W.N - 1, W.N // 2, 1])
+    np.testing.assert_allclose(W.columns(idx), Q[:, idx])
+    np.testing.assert_allclose(W.columns(idx), Workload._columns(W, idx))   # generic reference
+    assert W.columns(np.array([], dtype=np.int64)).shape == (W.m, 0)
+
+
+def test_columns_validate():
+    W = k_way_marginals(4, 2)
+    with pytest.raises(ValueError, match="indices"):
+        W.columns(np.array([16]))
+    with pytest.raises(TypeError, match="indices"):
+        W.columns(np.array([0.5]))
 
 
 def test_rmatvec_validates():
