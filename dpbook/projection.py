@@ -122,17 +122,20 @@ def _fista(G, b, lam, gap_tol, max_steps):
 
 
 def _affine_minimiser(K, rhs):
-    """Solve the bordered KKT system; LU when it is well posed, least squares when the atoms are affinely
-    dependent (singular ``K``)."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", scipy.linalg.LinAlgWarning)    # ill-conditioned: use lstsq
-            sol = scipy.linalg.solve(K, rhs, assume_a="sym", check_finite=False)
-        if np.all(np.isfinite(sol)) and np.linalg.norm(K @ sol - rhs) <= 1e-9 * (1.0 + np.linalg.norm(rhs)):
-            return sol
-    except (np.linalg.LinAlgError, scipy.linalg.LinAlgWarning, ValueError):
-        pass
-    return np.linalg.lstsq(K, rhs, rcond=None)[0]
+    """Solve the bordered KKT system ``[[G, 1], [1ᵀ, 0]] [μ; ν] = [b; 1]``: LU when it is well posed; when the
+    atoms are affinely dependent (``K`` singular) add a tiny ridge ``τ I`` to ``G`` (a minimiser up to ``τ||μ||²``
+    — enough for a descent direction; the outer duality gap certifies the end result)."""
+    for ridge in (0.0, 1e-14 * max(1.0, float(np.trace(K)) / max(K.shape[0] - 1, 1))):
+        A = K if ridge == 0.0 else K + np.diag(np.append(np.full(K.shape[0] - 1, ridge), 0.0))
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error" if ridge == 0.0 else "ignore", scipy.linalg.LinAlgWarning)
+                sol = scipy.linalg.solve(A, rhs, assume_a="sym", check_finite=False)
+            if np.all(np.isfinite(sol)) and np.linalg.norm(A @ sol - rhs) <= 1e-8 * (1.0 + np.linalg.norm(rhs)):
+                return sol
+        except (np.linalg.LinAlgError, scipy.linalg.LinAlgWarning, ValueError):
+            pass
+    return scipy.linalg.lstsq(K, rhs, lapack_driver="gelsy", check_finite=False)[0]
 
 
 def _polish(G, b, lam, gap_tol, max_rounds=100):
@@ -182,11 +185,12 @@ def _polish(G, b, lam, gap_tol, max_rounds=100):
 
 def _solve_on_active_set(B: np.ndarray, y: np.ndarray, lam: np.ndarray, gap_tol: float, max_steps: int):
     """``min_{λ ∈ Δ_k} ½ ||B λ − y||²`` on the active columns ``B``, warm-started at ``λ``: FISTA to find the
-    support, then Wolfe's active-set cycles to solve it exactly; the better of the two is kept."""
+    support (when there are more than 16 atoms), then Wolfe's active-set cycles to solve it exactly; the better
+    of the two is kept."""
     G = B.T @ B
     b = B.T @ y
     obj = lambda v: 0.5 * v @ G @ v - b @ v
-    fast = _fista(G, b, lam, gap_tol, max_steps)
+    fast = _fista(G, b, lam, gap_tol, max_steps) if B.shape[1] > 16 else lam   # small: the cycles alone
     exact = _polish(G, b, fast, gap_tol)
     return exact if obj(exact) <= obj(fast) else fast
 
@@ -224,6 +228,7 @@ def project_onto_hull(y_tilde, workload, *, tol=1e-4, max_iter=200, batch=None) 
         r = z - y
         g = W.rmatvec(r)                                            # the Frank–Wolfe oracle: one pass over X
         gap = max(float(r @ z - g.min()), 0.0)
+        solved = (J, lam)                                           # the state the gap certifies
         if gap <= gap_target:
             break
         k = min(batch, W.N)
@@ -237,6 +242,7 @@ def project_onto_hull(y_tilde, workload, *, tol=1e-4, max_iter=200, batch=None) 
         J = np.concatenate([J, new])
         lam = np.concatenate([lam, np.zeros(new.size)])
         B = np.hstack([B, W.columns(new)])
+    J, lam = solved
     order = np.argsort(J)
     return Projection(answers=z, support=J[order], weights=lam[order], gap=gap,
                       certified_distance=math.sqrt(2.0 * gap), iterations=iterations,
