@@ -354,3 +354,25 @@ def test_theory_bad_reals():
         thm5_sample_size(0.1, 1.5, 1e-6, 16)
     with pytest.raises(ValueError, match="delta"):
         thm5_rms_bound(0.5, 1.0, 10, 16)
+
+
+# ------------------------------------------------------------------------------------------------- widget
+
+def test_explore_projection_pure_and_valid():
+    import matplotlib.pyplot as plt
+    from dpbook.explorers.projection import WORKLOADS, explore_projection, picture_workload
+    a, b = explore_projection(), explore_projection()
+    lines = lambda fig: [ln.get_xydata().tolist() for ax in fig.axes for ln in ax.get_lines()]
+    assert lines(a) == lines(b)
+    assert lines(a) != lines(explore_projection(seed=1))
+    for name in WORKLOADS:
+        assert len(explore_projection(m=3, workload=name).axes) >= 3
+    plt.close("all")
+    for kw, err, name in [(dict(epsilon=0.0), ValueError, "epsilon"), (dict(epsilon=1.5), ValueError, "epsilon"),
+                          (dict(delta=1.0), ValueError, "delta"), (dict(n=0), ValueError, "n"),
+                          (dict(m=4), ValueError, "m"), (dict(workload="cuts"), ValueError, "workload"),
+                          (dict(draws=0), ValueError, "draws")]:
+        with pytest.raises(err, match=name):
+            explore_projection(**kw)
+    with pytest.raises(ValueError, match="workload"):
+        picture_workload("cuts", 2)
