@@ -185,3 +185,27 @@ def test_property_matrix_sensitivity_is_the_brute_force_max(rows, repeat, sparse
     W = MatrixWorkload(sp.csr_matrix(Q) if sparse else Q)
     l1, l2 = _brute(W)
     assert np.isclose(W.l1_sensitivity(), l1) and np.isclose(W.l2_sensitivity(), l2)
+
+
+def test_regression_duplicated_attribute_sets_audit():
+    """Issue: `k_way_marginals(…, attribute_sets=[(0,), (0,)])` reported L1 = 1, so the Laplace mechanism on it
+    leaked 2ε (ε_lb ≈ 1.97 at a claimed 1).  With the exact L1 = 2 the audit passes; the old calibration —
+    Lap(1/ε) on each copy, reproduced by releasing the one-set workload twice — is caught."""
+    from dpbook.audit import audit
+    from dpbook.laplace import laplace_mechanism
+    W = k_way_marginals(3, 1, attribute_sets=[(0,), (0,)])       # cells (0)=0, (0)=1, (0)=0, (0)=1
+    once = k_way_marginals(3, 1, attribute_sets=[(0,)])
+    assert W.l1_sensitivity() == 2.0 and once.l1_sensitivity() == 1.0
+    x = np.eye(1, 8, 0, dtype=int)[0]                             # one row with attribute 0 = 0
+    x_prime = x + np.eye(1, 8, 4, dtype=int)[0]                   # add a row with attribute 0 = 1 (n public = 1)
+    event = {"both copies of cell (0)=1 >= 1": lambda a: (a[:, 1] >= 1) & (a[:, 3] >= 1)}
+
+    def now(x_):
+        return lambda t, rng: laplace_mechanism(x_, W, epsilon=1.0, n=1, trials=t, rng=rng).answers
+
+    def old(x_):
+        return lambda t, rng: np.hstack([laplace_mechanism(x_, once, epsilon=1.0, n=1, trials=t, rng=rng).answers
+                                         for _ in range(2)])
+
+    assert audit(now(x), now(x_prime), event, trials=200_000, rng=2026).epsilon_lb <= 1.0
+    assert audit(old(x), old(x_prime), event, trials=200_000, rng=2026).epsilon_lb > 1.0
