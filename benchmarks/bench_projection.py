@@ -6,6 +6,10 @@ of {0,1}^12 (m = 1760), each at three noise levels in answer units: a realistic 
 database.  Columns: seconds (best of 2), oracle calls (``rmatvec`` passes over the universe), support size of the
 synthetic distribution, and the certified RMS distance to the exact projection ``sqrt(2 gap / m)``.  Plus the
 widget callback ``explore_projection()`` at its defaults (budget 100 ms).  Timings on a shared 2-core machine.
+
+Known slow case (not in the table, it takes minutes): 3-way marginals of {0,1}^16 (m = 4480) at σ = 0.03 needs
+about 700 active rows, and each of Wolfe's active-set cycles re-solves a dense ~700×700 system (measured 14–114 s
+depending on the machine's load; 0.5 s at σ = 0.3).  Rank-one updates of that factorisation are the fix.
 """
 import math
 
