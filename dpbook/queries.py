@@ -8,9 +8,9 @@ Every workload is a :class:`Workload`: it knows ``m`` and ``N``, its ``counts(x)
 ``answers(x) = Q @ x / ||x||_1``, the adjoint ``rmatvec(y) = Qᵀ y``, a query's non-zeros
 (``query_support(i)``), one query as a vector over the universe (``query(i)``), a
 ``scipy.sparse.linalg.LinearOperator`` view (``as_linear_operator()``) and its sensitivities — exact, or a
-proven upper bound where the docstring says so, whatever queries (repeated, overlapping) the caller passed.  :class:`MatrixWorkload` holds an explicit dense or ``scipy.sparse`` matrix; the implicit
-forms (:class:`MarginalWorkload`, :class:`RangeWorkload`) answer by reshaping, summing and cumulative
-sums, never through an ``m×|X|`` matrix, so they scale to ``|X| = 2^20`` and beyond.  Later chapters add
+proven upper bound where the docstring says so, whatever queries (repeated, overlapping) the caller passed.
+:class:`MatrixWorkload` holds an explicit dense or ``scipy.sparse`` matrix; the implicit forms
+(:class:`MarginalWorkload`, :class:`RangeWorkload`) answer by reshaping, summing and cumulative sums, never through an ``m×|X|`` matrix, so they scale to ``|X| = 2^20`` and beyond.  Later chapters add
 their own implicit forms (sparse queries over 2^32 elements, cut queries, smooth functions) on the same
 interface.
 """
