@@ -183,14 +183,13 @@ def _polish(G, b, lam, gap_tol, max_rounds=100):
     return lam
 
 
-def _solve_on_active_set(B: np.ndarray, y: np.ndarray, lam: np.ndarray, gap_tol: float, max_steps: int):
-    """``min_{λ ∈ Δ_k} ½ ||B λ − y||²`` on the active columns ``B``, warm-started at ``λ``: FISTA to find the
+def _solve_on_active_set(G: np.ndarray, b: np.ndarray, lam: np.ndarray, gap_tol: float, max_steps: int):
+    """``min_{λ ∈ Δ_k} ½ ||B λ − y||²`` on the active columns ``B`` (given as ``G = BᵀB``, ``b = Bᵀy``),
+    warm-started at ``λ``: FISTA to find the
     support (when there are more than 16 atoms), then Wolfe's active-set cycles to solve it exactly; the better
     of the two is kept."""
-    G = B.T @ B
-    b = B.T @ y
     obj = lambda v: 0.5 * v @ G @ v - b @ v
-    fast = _fista(G, b, lam, gap_tol, max_steps) if B.shape[1] > 16 else lam   # small: the cycles alone
+    fast = _fista(G, b, lam, gap_tol, max_steps) if G.shape[0] > 16 else lam   # small: the cycles alone
     exact = _polish(G, b, fast, gap_tol)
     return exact if obj(exact) <= obj(fast) else fast
 
@@ -219,11 +218,13 @@ def project_onto_hull(y_tilde, workload, *, tol=1e-4, max_iter=200, batch=None) 
     J = np.sort(np.argpartition(g, min(batch, W.N) - 1)[:min(batch, W.N)])
     lam = np.full(J.size, 1.0 / J.size)
     B = W.columns(J)
+    G, c = B.T @ B, B.T @ y                                         # the small problem's Gram matrix, kept up to date
     gap, iterations, inner_steps = math.inf, 0, 300
     for iterations in range(1, max_iter + 1):
-        lam = _solve_on_active_set(B, y, lam, 0.1 * gap_target, inner_steps)
+        lam = _solve_on_active_set(G, c, lam, 0.1 * gap_target, inner_steps)
         keep = lam > 0
         J, lam, B = J[keep], lam[keep] / lam[keep].sum(), B[:, keep]
+        G, c = G[np.ix_(keep, keep)], c[keep]
         z = B @ lam
         r = z - y
         g = W.rmatvec(r)                                            # the Frank–Wolfe oracle: one pass over X
@@ -241,7 +242,11 @@ def project_onto_hull(y_tilde, workload, *, tol=1e-4, max_iter=200, batch=None) 
             continue
         J = np.concatenate([J, new])
         lam = np.concatenate([lam, np.zeros(new.size)])
-        B = np.hstack([B, W.columns(new)])
+        B_new = W.columns(new)
+        cross = B.T @ B_new
+        G = np.block([[G, cross], [cross.T, B_new.T @ B_new]])
+        c = np.concatenate([c, B_new.T @ y])
+        B = np.hstack([B, B_new])
     J, lam = solved
     order = np.argsort(J)
     return Projection(answers=z, support=J[order], weights=lam[order], gap=gap,
