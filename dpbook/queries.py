@@ -5,10 +5,12 @@ under add/remove) and its answer is the normalised ``q(x) = <q, x> / n``.  A wor
 a matrix ``Q ∈ [0,1]^{m×|X|}`` answered as ``Q @ x / n``.
 
 Every workload is a :class:`Workload`: it knows ``m`` and ``N``, its ``counts(x) = Q @ x``, its
-``answers(x) = Q @ x / ||x||_1``, one query as a vector over the universe (``query(i)``) and its exact
-sensitivities.  :class:`MatrixWorkload` holds an explicit dense or ``scipy.sparse`` matrix; the implicit
-forms (:class:`MarginalWorkload`, :class:`RangeWorkload`) answer by reshaping, summing and cumulative
-sums, never through an ``m×|X|`` matrix, so they scale to ``|X| = 2^20`` and beyond.  Later chapters add
+``answers(x) = Q @ x / ||x||_1``, the adjoint ``rmatvec(y) = Qᵀ y``, a query's non-zeros
+(``query_support(i)``), one query as a vector over the universe (``query(i)``), a
+``scipy.sparse.linalg.LinearOperator`` view (``as_linear_operator()``) and its sensitivities — exact, or a
+proven upper bound where the docstring says so, whatever queries (repeated, overlapping) the caller passed.
+:class:`MatrixWorkload` holds an explicit dense or ``scipy.sparse`` matrix; the implicit forms
+(:class:`MarginalWorkload`, :class:`RangeWorkload`) answer by reshaping, summing and cumulative sums, never through an ``m×|X|`` matrix, so they scale to ``|X| = 2^20`` and beyond.  Later chapters add
 their own implicit forms (sparse queries over 2^32 elements, cut queries, smooth functions) on the same
 interface.
 """
@@ -46,6 +48,20 @@ def _check_vector(x, N: int, name: str = "x", *, signed: bool = False) -> np.nda
     return arr.astype(np.float64, copy=False)
 
 
+def _check_dual(y, m: int, name: str = "y") -> np.ndarray:
+    """A finite real vector over the queries, ``(m,)``, or a batch ``(trials, m)`` (any sign)."""
+    arr = np.asarray(y)
+    if arr.dtype == object or not np.issubdtype(arr.dtype, np.number) or arr.dtype == bool \
+            or np.iscomplexobj(arr):
+        raise TypeError(f"{name} must be a real numeric vector over the queries, got dtype {arr.dtype}")
+    if arr.ndim not in (1, 2) or arr.shape[-1] != m:
+        raise ValueError(f"{name} must have shape ({m},) or (trials, {m}) to match the workload's queries, "
+                         f"got {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or inf; it must be finite")
+    return arr.astype(np.float64, copy=False)
+
+
 class Workload(ABC):
     """``m`` linear queries over a universe of ``N`` elements (values in ``[0, 1]``)."""
 
@@ -63,6 +79,76 @@ class Workload(ABC):
     @abstractmethod
     def query(self, i: int) -> np.ndarray:
         """Query ``i`` as a dense vector in ``[0,1]^N``."""
+
+    def query_support(self, i: int) -> tuple[np.ndarray, np.ndarray]:
+        """Query ``i``'s non-zeros: ``(indices, values)``, indices sorted, values in ``(0, 1]``.
+
+        Generic version through :meth:`query`; implicit forms override it without building an ``N``-vector.
+        """
+        q = self.query(i)
+        idx = np.flatnonzero(q)
+        return idx, q[idx]
+
+    def _check_columns(self, indices) -> np.ndarray:
+        idx = np.asarray(indices)
+        if idx.ndim != 1 or not (np.issubdtype(idx.dtype, np.integer) or idx.size == 0):
+            raise TypeError("indices must be a 1-D integer array of universe elements")
+        idx = idx.astype(np.int64)
+        if idx.size and (idx.min() < 0 or idx.max() >= self.N):
+            raise ValueError(f"indices must lie in [0, {self.N})")
+        return idx
+
+    def columns(self, indices) -> np.ndarray:
+        """``Q[:, indices]``: the answer vectors ``Q(r)`` of single rows ``r`` (PROJ-Def2's points of ``S_Q``),
+        an ``(m, k)`` array, without an ``N``-vector per column."""
+        idx = self._check_columns(indices)
+        return self._columns(idx)
+
+    def _columns(self, idx: np.ndarray) -> np.ndarray:
+        """Generic: one single-row :class:`~dpbook.data.SparseHistogram` per column."""
+        out = np.empty((self.m, idx.size))
+        for c, u in enumerate(idx):
+            out[:, c] = self._counts_sparse(SparseHistogram(self.N, np.array([u]), np.array([1])))
+        return out
+
+    def _rmatvec_reference(self, Y: np.ndarray) -> np.ndarray:
+        """``Qᵀ y`` for every row of a validated ``(trials, m)`` array, query by query through
+        :meth:`query_support` (the readable reference the fast overrides are tested against)."""
+        out = np.zeros((Y.shape[0], self.N))
+        for i in range(self.m):
+            idx, val = self.query_support(i)
+            out[:, idx] += Y[:, i:i + 1] * val
+        return out
+
+    def _rmatvec_many(self, Y: np.ndarray) -> np.ndarray:
+        """``Qᵀ Y[t]`` for every row of a validated ``(trials, m)`` array; concrete forms override this."""
+        return self._rmatvec_reference(Y)
+
+    def rmatvec(self, y) -> np.ndarray:
+        """The adjoint ``Qᵀ y``: ``(m,)`` → ``(N,)``, ``(trials, m)`` → ``(trials, N)`` (PROJ-Def1).
+
+        For any finite real ``y`` (e.g. a residual ``Q w − ŷ`` in the projection mechanism's gradient).
+        """
+        Y = _check_dual(y, self.m)
+        out = np.asarray(self._rmatvec_many(Y if Y.ndim == 2 else Y[None]), dtype=np.float64)
+        return out if Y.ndim == 2 else out[0]
+
+    def as_linear_operator(self):
+        """This workload as a ``scipy.sparse.linalg.LinearOperator`` of shape ``(m, N)`` (matvec = ``Q x``,
+        rmatvec = ``Qᵀ y``), so scipy's iterative solvers and norm estimators work on it without a matrix."""
+        from scipy.sparse.linalg import LinearOperator
+
+        def matmat(X):
+            return self._apply(np.asarray(X, dtype=np.float64).T).T
+
+        def rmatmat(Y):
+            return np.asarray(self._rmatvec_many(np.asarray(Y, dtype=np.float64).T), dtype=np.float64).T
+
+        return LinearOperator(
+            (self.m, self.N), dtype=np.float64,
+            matvec=lambda x: self._apply(np.asarray(x, dtype=np.float64).ravel()),
+            rmatvec=lambda y: self._rmatvec_many(np.asarray(y, dtype=np.float64).reshape(1, -1))[0],
+            matmat=matmat, rmatmat=rmatmat)
 
     @abstractmethod
     def l1_sensitivity(self) -> float:
@@ -164,10 +250,30 @@ class MatrixWorkload(Workload):
         row = self.Q[self._check_i(i)]
         return row.toarray().ravel() if sp.issparse(row) else np.array(row, dtype=np.float64)
 
+    def query_support(self, i):
+        i = self._check_i(i)
+        if sp.issparse(self.Q):
+            row = self.Q.getrow(i).tocsr()
+            row.sum_duplicates()
+            row.eliminate_zeros()
+            order = np.argsort(row.indices)
+            return row.indices[order].astype(np.int64), np.asarray(row.data[order], dtype=np.float64)
+        idx = np.flatnonzero(self.Q[i])
+        return idx, np.asarray(self.Q[i, idx], dtype=np.float64)
+
+    def _rmatvec_many(self, Y):
+        return np.asarray(self.Q.T @ Y.T, dtype=np.float64).T
+
+    def _columns(self, idx):
+        cols = self.Q[:, idx]
+        return cols.toarray() if sp.issparse(cols) else np.array(cols, dtype=np.float64)
+
     def l1_sensitivity(self):
+        """Exact: the largest column sum of ``|Q|`` (repeated rows count as often as they appear)."""
         return float(np.asarray(abs(self.Q).sum(axis=0)).max())
 
     def l2_sensitivity(self):
+        """Exact: the largest column norm of ``Q``."""
         sq = self.Q.multiply(self.Q) if sp.issparse(self.Q) else self.Q ** 2
         return float(np.sqrt(np.asarray(sq.sum(axis=0)).max()))
 
@@ -191,9 +297,16 @@ class MarginalWorkload(Workload):
     bit sets) takes ``d`` in-place pairwise sums along the axes of the reshaped ``(2,)*d`` cube; then each
     cell is ``Σ_{Z ⊆ zeros(v)} (−1)^{|Z|} g[ones(v) ∪ Z]`` — inclusion–exclusion over its ``2^{|S|}`` corners,
     a sparse product (:meth:`corner_matrix`).  About ``d/2`` passes over ``x`` whatever ``m`` is, batched over
-    trials (0.01 s for every 2-way cell at ``d = 20``).  Each row lies in exactly one cell of each attribute
-    set, so the L1 sensitivity is the number of distinct attribute sets that appear.
+    trials (0.01 s for every 2-way cell at ``d = 20``).  The adjoint ``Qᵀ y = Gᵀ (Cᵀ y)`` is the transpose
+    of that: the sparse ``Cᵀ y`` followed by the *subset-sum* transform ``Σ_{z ⊆ u}`` (:meth:`subset_sums`).
+
+    Sensitivity: one row ``u`` changes cell ``j``'s count by ``1[u ∈ cell_j]``, so ``Δ1 = max_u Σ_j 1[u ∈ cell_j]``
+    (the largest column sum of ``Q``, counting repeated cells and repeated attribute sets as often as they
+    are listed) and ``Δ2 = sqrt(Δ1)`` (entries are 0/1).  Computed exactly for ``d <= 20`` (as ``max Qᵀ 1``),
+    otherwise a proven upper bound — see :meth:`l1_sensitivity`.
     """
+
+    EXACT_SENSITIVITY_MAX_D = 20
 
     def __init__(self, d: int, cells):
         self.d = check_int("d", d, low=1, high=40)
@@ -210,6 +323,7 @@ class MarginalWorkload(Workload):
             raise ValueError("cells must not be empty")
         self.m = len(self.cells)
         self._corners = None
+        self._coverage = None
 
     def corner_matrix(self) -> sp.csr_matrix:
         """The sparse ``m × N`` matrix ``C`` with ``Q x = C g`` for the superset sums ``g`` of ``x``: ``±1`` at
@@ -229,7 +343,7 @@ class MarginalWorkload(Workload):
 
     def superset_sums(self, P) -> np.ndarray:
         """``g[t, z] = Σ_{y ⊇ z} P[t, y]`` for each row of ``P`` (``(N,)`` or ``(trials, N)``; a new array)."""
-        g = np.array(P, dtype=np.float64, ndmin=2)            # a copy: the transform is in place
+        g = np.array(P, dtype=np.float64, ndmin=2, order="C")  # a C-ordered copy: the transform is in place
         for a in range(self.d):                               # axis a: g[.., 0, ..] += g[.., 1, ..]
             block = 1 << (self.d - 1 - a)                     # contiguous run below axis a
             if 1 < block <= 8:                                # short runs: `block` strided column adds
@@ -241,8 +355,33 @@ class MarginalWorkload(Workload):
                 np.add(view[:, 0, :], view[:, 1, :], out=view[:, 0, :])
         return g
 
+    def subset_sums(self, W) -> np.ndarray:
+        """``h[t, u] = Σ_{z ⊆ u} W[t, z]`` for each row of ``W`` (the transpose of :meth:`superset_sums`)."""
+        h = np.array(W, dtype=np.float64, ndmin=2, order="C")  # a C-ordered copy: the transform is in place
+        for a in range(self.d):                               # axis a: h[.., 1, ..] += h[.., 0, ..]
+            block = 1 << (self.d - 1 - a)
+            if 1 < block <= 8:
+                cols = h.reshape(-1, 2 * block)
+                for j in range(block):
+                    np.add(cols[:, block + j], cols[:, j], out=cols[:, block + j])
+            else:
+                view = h.reshape(-1, 2, block)
+                np.add(view[:, 1, :], view[:, 0, :], out=view[:, 1, :])
+        return h
+
     def _counts_many(self, P):
         return np.asarray(self.corner_matrix() @ self.superset_sums(P).T).T
+
+    def _rmatvec_many(self, Y):
+        return self.subset_sums(np.asarray(self.corner_matrix().T @ Y.T).T)
+
+    def _columns(self, idx):
+        """Row ``u`` is in cell ``(S, v)`` iff ``u & mask(S) == pattern(v)``: an ``(m, k)`` comparison."""
+        if getattr(self, "_masks", None) is None:
+            self._masks = np.array([sum(1 << (self.d - 1 - a) for a in S) for S, _ in self.cells], dtype=np.int64)
+            self._patterns = np.array([sum(b << (self.d - 1 - a) for a, b in zip(S, v)) for S, v in self.cells],
+                                      dtype=np.int64)
+        return ((idx[None, :] & self._masks[:, None]) == self._patterns[:, None]).astype(np.float64)
 
     def _counts(self, x):
         return self._counts_many(x[None])[0]
@@ -265,11 +404,52 @@ class MarginalWorkload(Workload):
             keep &= ((u >> (self.d - 1 - a)) & 1) == b
         return keep.astype(np.float64)
 
+    def query_support(self, i):
+        """The ``2^{d−|S|}`` elements of cell ``i`` (sorted), all with value 1 — no ``N``-vector."""
+        S, v = self.cells[self._check_i(i)]
+        if self.d - len(S) > 26:
+            raise ValueError(f"cell {i} has 2^{self.d - len(S)} elements; too many to list")
+        fixed = sum(1 << (self.d - 1 - a) for a, b in zip(S, v) if b == 1)
+        free = [1 << (self.d - 1 - a) for a in range(self.d) if a not in S]
+        idx = np.full(1, fixed, dtype=np.int64)
+        for bit in free:
+            idx = np.concatenate([idx, idx + bit])
+        idx.sort()
+        return idx, np.ones(idx.size)
+
+    def _cell_multiplicity(self) -> int:
+        """``Σ_S max_v mult(S, v)`` over distinct attribute *sets* ``S``: an upper bound on ``max_u Σ_j
+        1[u ∈ cell_j]``, because ``u`` lies in exactly one cell per attribute set (cells are compared as
+        sets of (attribute, value) pairs, so ``((0, 1), (1, 0))`` and ``((1, 0), (0, 1))`` are one cell)."""
+        from collections import Counter
+        mult = Counter(frozenset(zip(S, v)) for S, v in self.cells)
+        best = {}
+        for cell, c in mult.items():
+            key = frozenset(a for a, _ in cell)
+            best[key] = max(best.get(key, 0), c)
+        return int(sum(best.values()))
+
+    def _coverage_max(self) -> tuple[int, bool]:
+        """``(max_u Σ_j 1[u ∈ cell_j], exact?)``: exact as ``max Qᵀ 1`` for ``d <= 20``, else the upper bound."""
+        if self._coverage is None:
+            if self.d <= self.EXACT_SENSITIVITY_MAX_D:
+                self._coverage = (int(round(float(self._rmatvec_many(np.ones((1, self.m)))[0].max()))), True)
+            else:
+                self._coverage = (self._cell_multiplicity(), False)
+        return self._coverage
+
     def l1_sensitivity(self):
-        return float(len({S for S, _ in self.cells}))
+        """``Δ1 = max_u Σ_j 1[u ∈ cell_j]`` (DR-Def3.1), repeated cells and attribute sets counted as listed.
+
+        Exact for ``d <= 20`` (the largest entry of ``Qᵀ 1``, one subset-sum transform over the ``2^d``
+        elements); for larger ``d`` the proven upper bound ``Σ_S max_v mult(S, v)`` (one cell per distinct
+        attribute set contains any given row), which is exact when no cell is repeated within a set.
+        """
+        return float(self._coverage_max()[0])
 
     def l2_sensitivity(self):
-        return float(np.sqrt(len({S for S, _ in self.cells})))
+        """``Δ2 = sqrt(Δ1)`` (entries are 0/1); exact or the same proven upper bound as :meth:`l1_sensitivity`."""
+        return float(np.sqrt(self._coverage_max()[0]))
 
     def is_integral(self):
         return True                                      # 0/1 cell indicators
@@ -290,6 +470,7 @@ class RangeWorkload(Workload):
             raise ValueError(f"intervals [a, b] need 0 <= a <= b < N ({self.N})")
         self.intervals = arr
         self.m = arr.shape[0]
+        self._edges = None
 
     def _counts(self, x):
         return self._counts_many(x[None])[0]
@@ -310,6 +491,25 @@ class RangeWorkload(Workload):
         q[a:b + 1] = 1.0
         return q
 
+    def query_support(self, i):
+        a, b = self.intervals[self._check_i(i)]
+        return np.arange(a, b + 1, dtype=np.int64), np.ones(int(b - a + 1))
+
+    def _columns(self, idx):
+        lo, hi = self.intervals[:, :1], self.intervals[:, 1:]
+        return ((lo <= idx[None, :]) & (idx[None, :] <= hi)).astype(np.float64)
+
+    def _rmatvec_many(self, Y):
+        """Difference array then cumulative sum: ``+y_j`` at ``a_j``, ``−y_j`` at ``b_j + 1``."""
+        if self._edges is None:
+            j = np.arange(self.m)
+            self._edges = sp.csr_matrix(
+                (np.concatenate([np.ones(self.m), -np.ones(self.m)]),
+                 (np.concatenate([self.intervals[:, 0], self.intervals[:, 1] + 1]), np.concatenate([j, j]))),
+                shape=(self.N + 1, self.m))
+        diff = np.asarray(self._edges @ Y.T).T                 # (trials, N + 1)
+        return np.cumsum(diff, axis=1)[:, :-1]
+
     def _coverage(self):
         cover = np.zeros(self.N + 1, dtype=np.int64)
         np.add.at(cover, self.intervals[:, 0], 1)
@@ -317,9 +517,11 @@ class RangeWorkload(Workload):
         return np.cumsum(cover)[:-1]
 
     def l1_sensitivity(self):
+        """Exact: the largest number of listed intervals (repeats included) that cover one element."""
         return float(self._coverage().max())
 
     def l2_sensitivity(self):
+        """Exact: ``sqrt`` of the same coverage (entries are 0/1)."""
         return float(np.sqrt(self._coverage().max()))
 
     def is_integral(self):

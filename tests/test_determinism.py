@@ -9,6 +9,7 @@ import inspect
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 from test_api_coverage import EXEMPT_FUNCTIONS, FUNCTIONS, _valid_call
 
@@ -37,6 +38,8 @@ def _same(a, b) -> bool:
     """Exact equality of nested outputs: arrays (NaN == NaN), dataclasses, mappings, sequences, scalars."""
     if isinstance(a, np.random.Generator):
         return isinstance(b, np.random.Generator) and _same(a.random(4), b.random(4))
+    if sp.issparse(a) or sp.issparse(b):
+        return sp.issparse(a) and sp.issparse(b) and a.shape == b.shape and (a != b).nnz == 0
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         a, b = np.asarray(a), np.asarray(b)
         return a.shape == b.shape and a.dtype == b.dtype and bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))

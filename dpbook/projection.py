@@ -1,0 +1,338 @@
+"""The projection mechanism (chapter 09; PROJ-Alg1, PROJ-Thm3, Nikolov–Talwar–Zhang STOC 2013).
+
+1. ``ỹ = Q(x) + W``: the Gaussian mechanism on the ``m`` normalised answers (:func:`dpbook.gaussian.gaussian_mechanism`,
+   its calibration, with the workload's exact L2 sensitivity under the stated neighbours);
+2. ``ŷ = argmin_{z ∈ K_Q} ||ỹ − z||_2`` with ``K_Q = conv{Q(r) : r ∈ X}`` (PROJ-Def2): post-processing.
+
+Step 2 is a least-squares problem over the probability simplex of ``|X|`` weights,
+``min_{w ∈ Δ_N} f(w) = ½ ||Q w − ỹ||²`` (``Q w`` are the answers of the fractional database ``w``).
+:func:`project_onto_hull` solves it with *simplicial decomposition* (a fully corrective Frank–Wolfe method):
+
+* the Frank–Wolfe oracle is one adjoint product ``g = Qᵀ (Q w − ỹ)`` and an argmin over the universe — the
+  workload's ``rmatvec``, never an ``m × |X|`` matrix;
+* the weights live on a small active set ``J`` of universe elements; each round adds the elements with the
+  most negative ``g`` and re-solves the small problem over ``conv{Q(r) : r ∈ J}`` exactly enough (an
+  accelerated projected gradient with exact projection onto the simplex);
+* the round's *Frank–Wolfe duality gap* ``gap(w) = ⟨g, w⟩ − min_r g_r`` certifies the answer: ``f(w) − f* <= gap``
+  and, since ``f`` is 1-strongly convex in ``z = Q w``, ``||Q w − ŷ||_2 <= sqrt(2 gap)`` for the exact
+  projection ``ŷ``.  The solver stops when ``sqrt(2 gap / m) <= tol`` (a certified RMS distance to the exact
+  projection) and always reports the gap it reached.
+
+:func:`project_reference` is the readable reference (plain Frank–Wolfe with exact line search, the three lines
+of PROJ-Alg1's algorithm box) that the tests compare against.
+"""
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg
+import scipy.sparse as sp
+
+from .gaussian import gaussian_mechanism
+from .noise import gaussian
+from .queries import as_workload, check_database
+from .release import NEIGHBOURS, Release, Spend
+from .validation import check_int, check_real
+
+__all__ = ["projection_mechanism", "project_onto_hull", "project_reference", "replace_one_l2_sensitivity",
+           "Projection"]
+
+
+@dataclass(frozen=True)
+class Projection:
+    """The result of projecting one point ``ỹ`` onto ``K_Q``.
+
+    ``answers = Q w`` (``(m,)``); ``support``/``weights``: the fractional database ``w`` (a distribution over
+    the universe, stored by its support); ``gap``: the Frank–Wolfe duality gap at ``w`` (``f(w) − f* <= gap``);
+    ``certified_distance = sqrt(2 gap)`` bounds ``||answers − Π_K(ỹ)||_2``; ``iterations``: oracle calls
+    (``rmatvec`` passes over the universe); ``converged``: the tolerance was met.
+    """
+
+    answers: np.ndarray
+    support: np.ndarray
+    weights: np.ndarray
+    gap: float
+    certified_distance: float
+    iterations: int
+    converged: bool
+
+
+def replace_one_l2_sensitivity(workload) -> float:
+    """A proven upper bound on ``max ||Q e_u − Q e_u'||_2`` over two rows ``u, u'`` (PROJ-R1, replace-one).
+
+    ``min(sqrt(2) Δ2, sqrt(m))`` with ``Δ2 = max_u ||Q e_u||_2`` the add/remove sensitivity: entries lie in
+    ``[0, 1]``, so ``|a_i − b_i| <= max(a_i, b_i)`` and ``Σ max(a_i, b_i)² <= ||a||² + ||b||² <= 2 Δ2²``; and
+    ``|a_i − b_i| <= 1`` gives ``sqrt(m)`` (PROJ-R1's value).  Exact for marginals whose attribute sets are
+    distinct (two rows that differ everywhere share no cell).
+    """
+    W = as_workload(workload)
+    return min(math.sqrt(2.0) * W.l2_sensitivity(), math.sqrt(W.m))
+
+
+def _check_point(y, m, name="y_tilde"):
+    arr = np.asarray(y)
+    if arr.dtype == object or not np.issubdtype(arr.dtype, np.number) or arr.dtype == bool or np.iscomplexobj(arr):
+        raise TypeError(f"{name} must be a real numeric vector, got dtype {arr.dtype}")
+    if arr.shape != (m,):
+        raise ValueError(f"{name} must have shape ({m},) to match the workload's {m} queries, got {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or inf; it must be finite")
+    return arr.astype(np.float64)
+
+
+def _simplex_projection(v: np.ndarray) -> np.ndarray:
+    """Euclidean projection of ``v`` onto ``{λ >= 0, Σ λ = 1}`` (exact; sort-based, O(k log k))."""
+    u = np.sort(v)[::-1]
+    css = np.cumsum(u) - 1.0
+    ks = np.arange(1, v.size + 1)
+    rho = np.nonzero(u - css / ks > 0)[0][-1]
+    return np.maximum(v - css[rho] / (rho + 1), 0.0)
+
+
+def _fista(G, b, lam, gap_tol, max_steps):
+    """``min_{λ ∈ Δ_k} ½ λᵀGλ − bᵀλ`` by FISTA with backtracking and adaptive restart, warm-started at ``λ``;
+    stops when the Frank–Wolfe gap ``⟨∇, λ⟩ − min ∇`` is below ``gap_tol`` (identifies the support fast)."""
+    L = max(float(np.abs(G).sum(axis=1).max()) / 8.0, 1e-12)      # a guess; backtracking raises it if needed
+    obj = lambda v: 0.5 * v @ G @ v - b @ v
+    x, z, t = lam.copy(), lam.copy(), 1.0
+    fx = obj(x)
+    for _ in range(max_steps):
+        grad_z = G @ z - b
+        f_z = obj(z)
+        while True:
+            x_new = _simplex_projection(z - grad_z / L)
+            step = x_new - z
+            f_new = obj(x_new)
+            if f_new <= f_z + grad_z @ step + 0.5 * L * step @ step + 1e-12 * (1.0 + abs(f_new)):
+                break
+            L *= 2.0
+        if f_new > fx:                                           # adaptive restart (O'Donoghue–Candès)
+            z, t = x.copy(), 1.0
+            continue
+        t_new = 0.5 * (1.0 + math.sqrt(1.0 + 4.0 * t * t))
+        z = x_new + ((t - 1.0) / t_new) * (x_new - x)
+        x, fx, t = x_new, f_new, t_new
+        grad = G @ x - b
+        if grad @ x - grad.min() <= gap_tol:
+            break
+    return x
+
+
+def _affine_minimiser(K, rhs):
+    """Solve the bordered KKT system ``[[G, 1], [1ᵀ, 0]] [μ; ν] = [b; 1]``: LU when it is well posed; when the
+    atoms are affinely dependent (``K`` singular) add a tiny ridge ``τ I`` to ``G`` (a minimiser up to ``τ||μ||²``
+    — enough for a descent direction; the outer duality gap certifies the end result)."""
+    for ridge in (0.0, 1e-14 * max(1.0, float(np.trace(K)) / max(K.shape[0] - 1, 1))):
+        A = K if ridge == 0.0 else K + np.diag(np.append(np.full(K.shape[0] - 1, ridge), 0.0))
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error" if ridge == 0.0 else "ignore", scipy.linalg.LinAlgWarning)
+                sol = scipy.linalg.solve(A, rhs, assume_a="sym", check_finite=False)
+            if np.all(np.isfinite(sol)) and np.linalg.norm(A @ sol - rhs) <= 1e-8 * (1.0 + np.linalg.norm(rhs)):
+                return sol
+        except (np.linalg.LinAlgError, scipy.linalg.LinAlgWarning, ValueError):
+            pass
+    return scipy.linalg.lstsq(K, rhs, lapack_driver="gelsy", check_finite=False)[0]
+
+
+def _polish(G, b, lam, gap_tol, max_rounds=100):
+    """Wolfe's active-set cycles (the minimum-norm-point method) on the small problem: move towards the
+    minimiser of the quadratic on the affine hull of the current support, dropping atoms whose weight hits
+    zero; then let in the atoms with negative reduced gradient.  Exact up to rounding, finite."""
+    lam = np.where(lam > 1e-6 * lam.max(), lam, 0.0)           # FISTA's dust: let the cycles start lean
+    lam /= lam.sum()
+    S = lam > 0
+    for _ in range(max_rounds):
+        for _ in range(G.shape[0] + 1):                           # minor cycles: each drops >= 1 atom
+            idx = np.flatnonzero(S)
+            k = idx.size
+            K = np.zeros((k + 1, k + 1))
+            K[:k, :k] = G[np.ix_(idx, idx)]
+            K[:k, k] = K[k, :k] = 1.0
+            mu = _affine_minimiser(K, np.append(b[idx], 1.0))[:k]
+            if np.all(mu > 0):
+                lam[:] = 0.0
+                lam[idx] = mu / mu.sum()
+                break
+            cur = lam[idx]
+            neg = mu <= 0
+            stuck = neg & (cur <= 0)
+            if stuck.any():                                        # a new atom the affine minimiser rejects
+                S[idx[stuck]] = False
+                continue
+            ratios = cur[neg] / (cur[neg] - mu[neg])
+            theta = float(ratios.min())
+            new = cur + theta * (mu - cur)
+            new[np.flatnonzero(neg)[np.argmin(ratios)]] = 0.0
+            new = np.maximum(new, 0.0)
+            lam[:] = 0.0
+            lam[idx] = new / new.sum()
+            S = lam > 0
+        grad = G @ lam - b
+        level = grad @ lam
+        if level - grad.min() <= gap_tol:
+            break
+        enter = np.flatnonzero(~S & (grad < level))
+        if enter.size == 0:
+            break
+        enter = enter[np.argsort(grad[enter])[:max(1, S.sum() // 4)]]
+        S[enter] = True
+    return lam
+
+
+def _solve_on_active_set(G: np.ndarray, b: np.ndarray, lam: np.ndarray, gap_tol: float, max_steps: int):
+    """``min_{λ ∈ Δ_k} ½ ||B λ − y||²`` on the active columns ``B`` (given as ``G = BᵀB``, ``b = Bᵀy``),
+    warm-started at ``λ``: FISTA to find the
+    support (when there are more than 16 atoms), then Wolfe's active-set cycles to solve it exactly; the better
+    of the two is kept."""
+    obj = lambda v: 0.5 * v @ G @ v - b @ v
+    fast = _fista(G, b, lam, gap_tol, max_steps) if G.shape[0] > 16 else lam   # small: the cycles alone
+    exact = _polish(G, b, fast, gap_tol)
+    return exact if obj(exact) <= obj(fast) else fast
+
+
+def project_onto_hull(y_tilde, workload, *, tol=1e-4, max_iter=200, batch=None) -> Projection:
+    """The Euclidean projection of ``ỹ`` onto ``K_Q = conv{Q(r)}`` (PROJ-Alg1 step 2, PROJ-Def2), certified.
+
+    Simplicial decomposition (fully corrective Frank–Wolfe): each of at most ``max_iter`` rounds calls the
+    oracle ``g = Qᵀ(Q w − ỹ)`` once (``workload.rmatvec``), stops if the duality gap certifies
+    ``sqrt(2 gap / m) <= tol`` (RMS distance of the answers to the exact projection), else adds the ``batch``
+    universe elements with the most negative ``g`` (default ``max(8, m // 4)``) to the active set and re-solves
+    the small problem on it.  Memory is ``O(N)`` for ``g`` and ``O(m k)`` for the active columns.  Far outside
+    ``K_Q`` (enormous noise) the projection lands on a low-dimensional face and few rounds suffice.
+    When ``max_iter`` runs out, the result is still returned with its honest gap and ``converged=False``.
+    """
+    W = as_workload(workload)
+    y = _check_point(y_tilde, W.m)
+    tol = check_real("tol", tol, low=0.0, low_open=True)
+    max_iter = check_int("max_iter", max_iter, low=1, high=100_000)
+    batch = max(8, W.m // 4) if batch is None else check_int("batch", batch, low=1)
+    scale = 1.0 + float(np.abs(y).max())
+    # the target gap, floored where floating point cannot certify less (|ỹ| enormous)
+    gap_target = max(0.5 * W.m * tol * tol, 1e-13 * scale * W.m)
+
+    g = W.rmatvec(W.apply(np.full(W.N, 1.0 / W.N)) - y)            # oracle at the uniform database
+    J = np.sort(np.argpartition(g, min(batch, W.N) - 1)[:min(batch, W.N)])
+    lam = np.full(J.size, 1.0 / J.size)
+    B = W.columns(J)
+    G, c = B.T @ B, B.T @ y                                         # the small problem's Gram matrix, kept up to date
+    gap, iterations, inner_steps = math.inf, 0, 300
+    for iterations in range(1, max_iter + 1):
+        lam = _solve_on_active_set(G, c, lam, 0.1 * gap_target, inner_steps)
+        keep = lam > 0
+        J, lam, B = J[keep], lam[keep] / lam[keep].sum(), B[:, keep]
+        G, c = G[np.ix_(keep, keep)], c[keep]
+        z = B @ lam
+        r = z - y
+        g = W.rmatvec(r)                                            # the Frank–Wolfe oracle: one pass over X
+        gap = max(float(r @ z - g.min()), 0.0)
+        solved = (J, lam)                                           # the state the gap certifies
+        if gap <= gap_target:
+            break
+        k = min(batch, W.N)
+        new = np.argpartition(g, k - 1)[:k]
+        new = new[(g[new] < r @ z) & ~np.isin(new, J)]             # only descent directions not yet active
+        if new.size == 0:                    # the active set suffices: solve the small problem harder
+            inner_steps *= 4
+            if inner_steps > 100_000:
+                break
+            continue
+        J = np.concatenate([J, new])
+        lam = np.concatenate([lam, np.zeros(new.size)])
+        B_new = W.columns(new)
+        cross = B.T @ B_new
+        G = np.block([[G, cross], [cross.T, B_new.T @ B_new]])
+        c = np.concatenate([c, B_new.T @ y])
+        B = np.hstack([B, B_new])
+    J, lam = solved
+    order = np.argsort(J)
+    return Projection(answers=z, support=J[order], weights=lam[order], gap=gap,
+                      certified_distance=math.sqrt(2.0 * gap), iterations=iterations,
+                      converged=gap <= gap_target)
+
+
+def project_reference(y_tilde, workload, *, iterations=20_000) -> Projection:
+    """Readable reference (PROJ-Alg1): Frank–Wolfe over the simplex with exact line search.
+
+    ``g = Qᵀ(Q w − ỹ)``; ``j* = argmin_j g_j``; ``w <- (1 − γ) w + γ e_{j*}`` with the ``γ ∈ [0, 1]`` that
+    minimises ``||Q w − ỹ||²`` on the segment.  Dense ``w``: small universes only (tests).
+    """
+    W = as_workload(workload)
+    y = _check_point(y_tilde, W.m)
+    iterations = check_int("iterations", iterations, low=1, high=10_000_000)
+    w = np.zeros(W.N)
+    w[0] = 1.0
+    z = W.apply(w)
+    gap = math.inf
+    for _ in range(iterations):
+        g = W.rmatvec(z - y)
+        j = int(np.argmin(g))
+        gap = float(g @ w - g[j])
+        d = W.columns(np.array([j]))[:, 0] - z
+        gamma = 0.0 if d @ d == 0 else min(max(-(z - y) @ d / (d @ d), 0.0), 1.0)
+        w *= 1.0 - gamma
+        w[j] += gamma
+        z = z + gamma * d
+    support = np.flatnonzero(w)
+    return Projection(z, support, w[support], max(gap, 0.0), math.sqrt(2.0 * max(gap, 0.0)), iterations, True)
+
+
+def projection_mechanism(x, workload, *, epsilon, delta, n=None, neighbours="replace-one", calibration="classic",
+                         tol=1e-4, max_iter=200, trials=None, rng=None, sampler=gaussian) -> Release:
+    """The projection mechanism (PROJ-Alg1): Gaussian noise on the answers, then the projection onto ``K_Q``.
+
+    (ε, δ)-DP (PROJ-Thm3; the projection is post-processing of the Gaussian release, erratum PROJ-E6) under
+    ``neighbours``:
+
+    * ``"replace-one"`` (PROJ's convention, the default): ``n = ||x||_1`` is public; the Gaussian step is
+      calibrated on :func:`replace_one_l2_sensitivity` (``<= sqrt(m)``, PROJ-R1's value);
+    * ``"add/remove"``: ``n`` (the public row count that normalises the answers) must be passed; the step is
+      calibrated on the counts' exact ``Δ2 = max_u ||Q e_u||_2``.
+
+    ``calibration``, ``trials``, ``rng`` and ``sampler`` go to :func:`dpbook.gaussian.gaussian_mechanism`
+    (``"classic"`` needs ``ε < 1``).  ``tol``/``max_iter``: the solver's (:func:`project_onto_hull`).
+    Returns a :class:`~dpbook.release.Release` with the projected answers; its trace holds the noisy answers
+    ``ỹ`` (``"noisy"``), the synthetic distributions (``"weights"``, a sparse ``(trials, N)`` matrix), and per
+    trial the solver's ``"gap"``, ``"certified_distance"`` and ``"iterations"``.
+    """
+    x, W = check_database(x, workload)
+    if neighbours not in NEIGHBOURS:
+        raise ValueError(f"neighbours ({neighbours!r}) must be one of {NEIGHBOURS}")
+    rows = int(x.sum())
+    if rows < 1:
+        raise ValueError("x must hold at least one row")
+    if neighbours == "replace-one":
+        if n is not None and check_int("n", n, low=1) != rows:
+            raise ValueError(f"n ({n!r}) must equal the number of rows of x ({rows}) under replace-one neighbours")
+        n, sensitivity = rows, replace_one_l2_sensitivity(W)
+    else:
+        if n is None:
+            raise ValueError("n must be given (the public row count) under add/remove neighbours")
+        n, sensitivity = check_int("n", n, low=1), W.l2_sensitivity()
+    tol = check_real("tol", tol, low=0.0, low_open=True)
+    max_iter = check_int("max_iter", max_iter, low=1, high=100_000)
+    # step 1: the Gaussian mechanism spends the whole (ε, δ)
+    noisy = gaussian_mechanism(x, W, epsilon=epsilon, delta=delta, sensitivity=sensitivity, calibration=calibration,
+                               n=n, trials=trials, rng=rng, sampler=sampler)
+    # step 2: post-processing — the projection uses only the public workload
+    Y = np.atleast_2d(noisy.answers)
+    results = [project_onto_hull(y, W, tol=tol, max_iter=max_iter) for y in Y]
+    answers = np.stack([p.answers for p in results])
+    weights = sp.csr_matrix((np.concatenate([p.weights for p in results]),
+                             np.concatenate([p.support for p in results]),
+                             np.concatenate([[0], np.cumsum([p.support.size for p in results])])),
+                            shape=(len(results), W.N))
+    trace = {"noisy": noisy.answers, "weights": weights, "sensitivity": sensitivity,
+             "sigma_counts": noisy.trace["sigma_counts"], "calibration": calibration,
+             "gap": np.array([p.gap for p in results]),
+             "certified_distance": np.array([p.certified_distance for p in results]),
+             "iterations": np.array([p.iterations for p in results]),
+             "converged": np.array([p.converged for p in results])}
+    if trials is None:
+        answers = answers[0]
+    return Release(answers, noisy.epsilon, noisy.delta, "projection", noise_scale=noisy.noise_scale,
+                   ledger=noisy.ledger + (Spend("projection onto K_Q (post-processing)", 0.0, 0.0),),
+                   trace=trace, neighbours=neighbours)
