@@ -20,7 +20,7 @@ import numpy as np
 
 from .noise import as_generator
 from .stats import clopper_pearson
-from .validation import check_delta, check_int, check_probability, check_real
+from .validation import check_epsilon, check_delta, check_int, check_probability, check_real, check_trials
 
 __all__ = ["epsilon_lower_bound", "AuditResult", "audit"]
 
@@ -32,8 +32,8 @@ def epsilon_lower_bound(k, trials, k_prime, trials_prime, *, delta=0.0, alpha=1e
     both ``S`` and its complement.  Returns 0.0 when the counts give no evidence of privacy loss.
     The bound is wrong (exceeds the true ε of an (ε, δ)-DP mechanism) with probability <= ``alpha``.
     """
-    trials = check_int("trials", trials, low=1)
-    trials_prime = check_int("trials_prime", trials_prime, low=1)
+    trials = check_trials(trials)
+    trials_prime = check_trials(trials_prime, name="trials_prime")
     k = check_int("k", k, low=0, high=trials)
     k_prime = check_int("k_prime", k_prime, low=0, high=trials_prime)
     delta = check_delta(delta)
@@ -73,7 +73,7 @@ def audit(sample, sample_prime, events, *, trials, delta=0.0, alpha=1e-6, rng=No
     ``outputs -> bool array (trials,)``.  The level ``alpha`` is split evenly over the events
     (Bonferroni), so the whole audit has false-alarm probability at most ``alpha``.
     """
-    trials = check_int("trials", trials, low=1)
+    trials = check_trials(trials)
     delta = check_delta(delta)
     alpha = check_probability(alpha, "alpha", open_low=True, open_high=True)
     if not events:
@@ -148,7 +148,7 @@ class AuditCase:
     min_trials: int = 1
 
     def __post_init__(self):
-        check_real("epsilon", self.epsilon, low=0.0, low_open=True)
+        check_epsilon(self.epsilon)
         check_delta(self.delta)
         check_int("trials", self.trials, low=1)
         check_int("min_trials", self.min_trials, low=1)
@@ -188,7 +188,7 @@ def audit_cases(which: str = "all", *, epsilon=None, names=None) -> list[AuditCa
     if which != "all" and which not in KINDS:
         raise ValueError(f"which ({which!r}) must be 'all' or one of {KINDS}")
     if epsilon is not None:
-        epsilon = check_real("epsilon", epsilon, low=0.0, low_open=True)
+        epsilon = check_epsilon(epsilon)
     keys = list(_FACTORIES) if names is None else list(names)
     unknown = [k for k in keys if k not in _FACTORIES]
     if unknown:
@@ -222,7 +222,7 @@ def epsilon_lb_ceiling(trials, *, alpha=1e-6, events=1) -> float:
     A mechanism with infinite privacy loss scores about ``ln(trials / ln(4·events/alpha))``: an audit
     measures evidence, and evidence is bounded by the sample size.
     """
-    trials = check_int("trials", trials, low=1)
+    trials = check_trials(trials)
     events = check_int("events", events, low=1)
     alpha = check_probability(alpha, "alpha", open_low=True, open_high=True)
     return epsilon_lower_bound(trials, trials, 0, trials, alpha=alpha / events)

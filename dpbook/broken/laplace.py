@@ -12,7 +12,7 @@ import numpy as np
 from ..noise import as_generator, laplace
 from ..queries import check_database
 from ..release import Release, Spend
-from ..validation import check_epsilon, check_int, check_public_n, check_sensitivity
+from ..validation import check_epsilon, check_int, check_public_n, check_sensitivity, check_trials
 
 __all__ = ["laplace_halved_sensitivity", "laplace_scale_epsilon", "laplace_no_noise"]
 
@@ -23,7 +23,7 @@ def _release(x, workload, epsilon, n, sensitivity, trials, rng, scale_of, sample
     epsilon = check_epsilon(epsilon)
     n, _ = check_public_n(n, x, require=True)
     sensitivity = W.l1_sensitivity() if sensitivity is None else check_sensitivity(sensitivity)
-    shape = (W.m,) if trials is None else (check_int("trials", trials, low=1), W.m)
+    shape = (W.m,) if trials is None else (check_trials(trials, W.m), W.m)
     b = scale_of(sensitivity, epsilon)
     rng = as_generator(rng)
     noise = np.zeros(shape) if b == 0 else sampler(b, shape, rng)

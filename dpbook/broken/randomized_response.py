@@ -9,7 +9,7 @@ import numpy as np
 from ..noise import as_generator
 from ..randomized_response import RRReports, _check_reports, check_bits
 from ..release import Spend
-from ..validation import check_epsilon, check_int
+from ..validation import check_epsilon, check_int, check_trials
 
 __all__ = ["randomized_response_wrong_p", "debias_seed_formula"]
 
@@ -23,7 +23,7 @@ def randomized_response_wrong_p(bits, *, epsilon, trials=None, rng=None) -> RRRe
     bits = check_bits(bits)
     epsilon = check_epsilon(epsilon)
     p = 1.0 - np.exp(-epsilon) / 2.0                    # WRONG: should be e^ε / (1 + e^ε)
-    shape = bits.shape if trials is None else (check_int("trials", trials, low=1), bits.size)
+    shape = bits.shape if trials is None else (check_trials(trials, bits.size), bits.size)
     keep = as_generator(rng).random(shape) < p
     reports = np.where(keep, bits, 1 - bits).astype(np.int8)
     return RRReports(reports, epsilon, float(p), mechanism="randomized response (BROKEN: wrong p)",

@@ -21,7 +21,7 @@ import math
 import numpy as np
 from scipy.stats import binom
 
-from ..validation import check_delta, check_epsilon, check_int, check_real
+from ..validation import check_work, check_delta, check_epsilon, check_int, check_real
 from .registry import DRV, DWORK_ROTH, GRU, THIS_BOOK, Result
 
 __all__ = [
@@ -57,7 +57,7 @@ def advanced_per_step_epsilon(epsilon_total, k, delta_prime) -> float:
     and DR-Thm3.20 gives 6.2; erratum DR-E2).  So the result is checked against :func:`advanced_composition` and refused
     (ValueError naming ``delta_prime``) when it does not reach the target.
     """
-    epsilon_total = check_real("epsilon_total", epsilon_total, low=0.0, high=1.0, low_open=True, high_open=True)
+    epsilon_total = check_epsilon(epsilon_total, "epsilon_total", high=1.0)
     k = check_int("k", k, low=1)
     delta_prime = check_delta(delta_prime, "delta_prime", positive=True)
     epsilon = epsilon_total / (2.0 * math.sqrt(2.0 * k * math.log(1.0 / delta_prime)))
@@ -100,6 +100,7 @@ def laplace_kl(shift, b) -> float:
 
 def _rr_losses(epsilon, k):
     """The k-fold randomized-response pair: ``P[j agreements] = Bin(k, p)``, loss ``ε(2j - k)``."""
+    check_work(k=k + 1, bytes_per_cell=64)                 # a handful of (k+1)-arrays
     p = math.exp(epsilon) / (1.0 + math.exp(epsilon)) if epsilon < 700 else 1.0
     j = np.arange(k + 1)
     return binom.pmf(j, k, p), epsilon * (2 * j - k)
@@ -108,7 +109,7 @@ def _rr_losses(epsilon, k):
 def randomized_response_composition_delta(epsilon_total, epsilon, k) -> float:
     """*Extra*: the exact ``δ(ε') = E[(1 - e^{ε' - L})_+]`` of ``k``-fold ε-randomized response (``L`` = its
     privacy loss ``ε(2B - k)``, ``B ~ Bin(k, e^ε/(1+e^ε))``)."""
-    epsilon_total = check_real("epsilon_total", epsilon_total, low=0.0)
+    epsilon_total = check_epsilon(epsilon_total, "epsilon_total", allow_zero=True)
     epsilon = check_epsilon(epsilon)
     k = check_int("k", k, low=1)
     pmf, loss = _rr_losses(epsilon, k)
