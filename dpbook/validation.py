@@ -91,14 +91,17 @@ def check_real(name: str, value, *, low=None, high=None, low_open=False, high_op
     return value
 
 
-def check_epsilon(epsilon, name: str = "epsilon", *, allow_zero: bool = False, high: float | None = None) -> float:
-    """The privacy parameter: a finite number in [1e-12, 1e12] (:data:`EPSILON_RANGE`), or below ``high``;
-    ``allow_zero`` for a privacy curve delta(epsilon), defined at 0."""
+def check_epsilon(epsilon, name: str = "epsilon", *, allow_zero: bool = False, high: float | None = None,
+                  high_open: bool = False) -> float:
+    """The privacy parameter: a finite number in [1e-12, 1e12] (:data:`EPSILON_RANGE`), or up to ``high``
+    (excluded with ``high_open``); ``allow_zero`` for a privacy curve delta(epsilon), defined at 0."""
     value = check_real(name, epsilon, low=0.0, low_open=not allow_zero)
     top = EPSILON_RANGE[1] if high is None else min(high, EPSILON_RANGE[1])
-    if not (EPSILON_RANGE[0] <= value <= top or (allow_zero and value == 0.0)):
+    below_top = value < top if high_open and high is not None else value <= top
+    if not ((EPSILON_RANGE[0] <= value and below_top) or (allow_zero and value == 0.0)):
         zero = "0 or " if allow_zero else ""
-        raise ValueError(f"{name} ({value!r}) must be {zero}in [{EPSILON_RANGE[0]:g}, {top:g}] "
+        close = ")" if high_open and high is not None else "]"
+        raise ValueError(f"{name} ({value!r}) must be {zero}in [{EPSILON_RANGE[0]:g}, {top:g}{close} "
                          "(outside it the noise scale or e^epsilon is not a meaningful float64)")
     return value
 
@@ -201,12 +204,14 @@ def as_array(name: str, value) -> np.ndarray:
     return arr
 
 
-def check_int(name: str, value, *, low: int | None = None, high: int | None = None) -> int:
-    """Return ``int(value)`` for an integer (Python or numpy, not bool) within [low, high]."""
+def check_int(name: str, value, *, low: int | None = None, high: int | None = None, exact: bool = True) -> int:
+    """Return ``int(value)`` for an integer (Python or numpy, not bool) within [low, high]; with ``exact`` (the
+    default) also ``|value| <= 2^53`` (:data:`MAX_INT`).  ``exact=False`` for a size that is only used through
+    its logarithm (a range of ``C(N+s-1, s)`` candidate databases, an exact Python int)."""
     if not isinstance(value, (numbers.Integral, np.integer)) or isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be an integer, got {type(value).__name__} ({value!r})")
     value = int(value)
-    if abs(value) > MAX_INT:
+    if exact and abs(value) > MAX_INT:
         raise ValueError(f"{name} ({_short(value)}) must be an integer of magnitude <= 2^53 (exact in float64)")
     if (low is not None and value < low) or (high is not None and value > high):
         rng = f">= {low}" if high is None else (f"<= {high}" if low is None else f"in [{low}, {high}]")

@@ -160,7 +160,7 @@ def test_sensitivity_and_scale_ranges(fn, name, low, high):
 
 
 def test_integers_beyond_2_53_are_refused():
-    assert check_int("n", 2 ** 53) == 2 ** 53
+    assert check_int("n", 2 ** 53) == 2 ** 53 and check_int("range_size", 10 ** 400, exact=False) == 10 ** 400
     for bad in (2 ** 53 + 1, 2 ** 63, 10 ** 100, -(2 ** 63)):
         with pytest.raises(ValueError, match=r"^n \("):
             check_int("n", bad)

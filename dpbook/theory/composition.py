@@ -57,7 +57,7 @@ def advanced_per_step_epsilon(epsilon_total, k, delta_prime) -> float:
     and DR-Thm3.20 gives 6.2; erratum DR-E2).  So the result is checked against :func:`advanced_composition` and refused
     (ValueError naming ``delta_prime``) when it does not reach the target.
     """
-    epsilon_total = check_epsilon(epsilon_total, "epsilon_total", high=1.0)
+    epsilon_total = check_epsilon(epsilon_total, "epsilon_total", high=1.0, high_open=True)
     k = check_int("k", k, low=1)
     delta_prime = check_delta(delta_prime, "delta_prime", positive=True)
     epsilon = epsilon_total / (2.0 * math.sqrt(2.0 * k * math.log(1.0 / delta_prime)))
