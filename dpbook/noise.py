@@ -28,7 +28,7 @@ def as_generator(rng=None) -> np.random.Generator:
     if rng is None:
         return np.random.default_rng()
     if isinstance(rng, (numbers.Integral, np.integer)) and not isinstance(rng, (bool, np.bool_)):
-        return np.random.default_rng(check_int("rng", rng, low=0))
+        return np.random.default_rng(check_int("rng", rng, low=0, exact=False))
     raise TypeError(
         f"rng must be a numpy.random.Generator, a non-negative int seed or None, got {type(rng).__name__}")
 
