@@ -13,7 +13,7 @@ import numbers
 
 import numpy as np
 
-from .validation import (as_array, check_epsilon, check_int, check_real, check_scale, check_sensitivity, check_trials,
+from .validation import (EPSILON_EXP_MAX, as_array, check_epsilon, check_int, check_real, check_scale, check_sensitivity, check_trials,
                          check_work)
 
 __all__ = ["as_generator", "laplace", "gaussian", "check_size"]
@@ -250,6 +250,8 @@ def discrete_laplace_pmf(k, scale) -> np.ndarray:
 
 
 def _gaussian_normaliser(sigma: float) -> float:
+    if sigma > 1e4:      # Poisson summation: Σ_j e^{-j²/2σ²} = σ sqrt(2π) (1 + 2Σ_k e^{-2π²σ²k²}), exact in float64
+        return sigma * math.sqrt(2.0 * math.pi)
     half = int(math.ceil(12 * sigma)) + 2                   # the mass beyond 12σ is below 1e-31
     j = np.arange(-half, half + 1, dtype=np.float64)
     return float(np.exp(-j ** 2 / (2 * sigma ** 2)).sum())
@@ -262,14 +264,21 @@ def discrete_gaussian_pmf(k, scale) -> np.ndarray:
     return np.exp(-k.astype(np.float64) ** 2 / (2 * sigma ** 2)) / _gaussian_normaliser(sigma)
 
 
+#: The most support points :func:`discrete_gaussian_delta` sums (about 24σ of them).
+MAX_DELTA_POINTS = 10 ** 8
+
+
 def discrete_gaussian_delta(epsilon, scale, sensitivity=1) -> float:
     """The smallest δ with ``q + Z`` (ε, δ)-DP for ``Z`` discrete Gaussian and an integer query of
     sensitivity ``Δ`` (CKS20 Thm 7): ``δ = Σ_k max(0, P[Z = k] - e^ε P[Z = k - Δ])``, summed exactly
     over ``|k| <= 12σ + Δ`` (the rest is below 1e-30)."""
-    epsilon = check_epsilon(epsilon, allow_zero=True)
+    epsilon = check_epsilon(epsilon, allow_zero=True, high=EPSILON_EXP_MAX)
     sigma = _check_discrete_scale(scale)
     delta_q = check_int("sensitivity", sensitivity, low=1)
     half = int(math.ceil(12 * sigma)) + 2 * delta_q + 2
+    if 2 * half + 1 > MAX_DELTA_POINTS:
+        raise ValueError(f"scale ({sigma!r}) and sensitivity ({delta_q}) need {2 * half + 1:.3g} points summed exactly; "
+                         f"at most {MAX_DELTA_POINTS:.0e} (a few seconds)")
     k = np.arange(-half, half + 1, dtype=np.int64)
     p, q = discrete_gaussian_pmf(k, sigma), discrete_gaussian_pmf(k - delta_q, sigma)
     return float(np.maximum(p - math.exp(epsilon) * q, 0.0).sum())

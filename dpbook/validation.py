@@ -10,7 +10,8 @@ NaN and inf are always rejected.  Booleans are not numbers here (``epsilon=True`
 
 Hostile input (issue 10) is refused at the boundary, by the parameter the caller passed, with these ranges:
 
-* ``epsilon`` in [1e-12, 1e12] (:data:`EPSILON_RANGE`).  The book uses 1e-9 (a test of the ⊥-answer) up to
+* ``epsilon`` in [1e-12, 1e12] (:data:`EPSILON_RANGE`); at most 100 (:data:`EPSILON_EXP_MAX`) in a formula
+  with ``e^epsilon`` (composition theorems, privacy curves, Laplace-tail quadratures).  The book uses 1e-9 (a test of the ⊥-answer) up to
   1e12 (the deterministic limit of report-noisy-max); outside this range Δ/ε, ε·Δu and e^{-ε} stop being
   meaningful in float64 (5e-324 and 1e-320 are subnormal, 1/1e-320 overflows; 1e308 overflows any product).
 * a positive ``delta`` in [1e-100, 1) (:data:`DELTA_MIN`): far below any δ used in practice (2^-128 ≈ 3e-39)
@@ -40,6 +41,9 @@ __all__ = [
 
 #: The privacy parameter's range (module docstring: why).
 EPSILON_RANGE = (1e-12, 1e12)
+#: The largest epsilon of a formula with e^epsilon in it (composition theorems, privacy curves): e^100 ≈ 2.7e43
+#: keeps its products with counts up to 2^53 finite, and beyond it such bounds are vacuous anyway.
+EPSILON_EXP_MAX = 100.0
 #: The smallest positive delta.
 DELTA_MIN = 1e-100
 #: An L1/L2 sensitivity's range, and a noise scale's (sensitivity / epsilon).
@@ -173,7 +177,7 @@ def check_split(epsilon: float, parts: int, *, parts_name: str, name: str = "eps
     (:data:`EPSILON_RANGE`) — the message names the caller's ``parts_name``, not an internal per-step epsilon."""
     share = epsilon / parts
     if share < EPSILON_RANGE[0]:
-        raise ValueError(f"{parts_name} ({parts}) splits {name} ({epsilon!r}) into {share:.3g} per step, below the "
+        raise ValueError(f"{parts_name} ({parts if isinstance(parts, int) else format(parts, '.4g')}) splits {name} ({epsilon!r}) into {share:.3g} per step, below the "
                          f"smallest epsilon {EPSILON_RANGE[0]:g}; make {parts_name} smaller")
     return share
 

@@ -219,11 +219,15 @@ def _hostile_values(name, value):
         out += [("complex", 1 + 1j, (TypeError,))]
         if name in EPSILONS:
             out += [("5e-324", 5e-324, (ValueError,)), ("1e-320", 1e-320, (ValueError,)),
-                    ("1e308", 1e308, (ValueError,))]
+                    ("1e308", 1e308, (ValueError,)),
+                    # the ends of the documented range: valid, so the call must work (no overflow warning,
+                    # no hang) or refuse by the caller's name (e.g. a per-step share below the range)
+                    ("1e-12 (edge)", 1e-12, ACCEPT_OR_REJECT), ("1e12 (edge)", 1e12, ACCEPT_OR_REJECT)]
         if name in DELTAS:
             out += [("5e-324", 5e-324, (ValueError,)), ("1e-320", 1e-320, (ValueError,))]
         if name in NOISE_SCALES:
-            out += [("1e308", 1e308, (ValueError,)), ("5e-324", 5e-324, (ValueError,))]
+            out += [("1e308", 1e308, (ValueError,)), ("5e-324", 5e-324, (ValueError,)),
+                    ("1e-12 (edge)", 1e-12, ACCEPT_OR_REJECT), ("1e12 (edge)", 1e12, ACCEPT_OR_REJECT)]
     elif isinstance(value, int):
         out += [("complex", 1 + 1j, (TypeError,)), ("2**63", 2 ** 63, (ValueError,)),
                 ("10**100", 10 ** 100, (ValueError,))]
@@ -312,6 +316,8 @@ NOT_APPLICABLE = {
     ("dpbook.theory.exponential.exponential_tail_bound", "range_size", "10**100"): "|R| enters through ln|R|",
     ("dpbook.theory.smalldb.net_error_bound", "net_size", "2**63"): "|net| enters through ln|net|",
     ("dpbook.theory.smalldb.net_error_bound", "net_size", "10**100"): "|net| enters through ln|net|",
+    ("dpbook.theory.sparse_project.hash_independence", "T", "2**63"): "T is astronomical in S1 (9.25e15); via ln",
+    ("dpbook.theory.sparse_project.hash_independence", "T", "10**100"): "T enters only through ln(kT/2β)",
     ("dpbook.theory.idc.azuma_bound", "K", "2**63"): "K0 is a real bound: 2^63 rounds is a finite real",
     ("dpbook.theory.idc.azuma_bound", "K", "10**100"): "K0 is a real bound: 1e100 is a finite real",
     ("dpbook.theory.idc.ic_gamma", "B", "2**63"): "B(α) is a real bound: any finite value",

@@ -38,5 +38,5 @@ def debias_seed_formula(reports, epsilon) -> np.ndarray:
     test must catch it, not an audit.
     """
     Y = _check_reports(reports)
-    p = np.exp(check_epsilon(epsilon)) / (1.0 + np.exp(epsilon))
+    p = 1.0 / (1.0 + np.exp(-check_epsilon(epsilon)))          # e^ε/(1+e^ε), without overflow
     return 0.5 + (Y - 0.5) / 2.0 ** (p - 1.0)         # WRONG: should divide by 2p - 1

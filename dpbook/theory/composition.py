@@ -21,7 +21,7 @@ import math
 import numpy as np
 from scipy.stats import binom
 
-from ..validation import check_work, check_delta, check_epsilon, check_int, check_real
+from ..validation import check_split, EPSILON_EXP_MAX, check_work, check_delta, check_epsilon, check_int, check_real
 from .registry import DRV, DWORK_ROTH, GRU, THIS_BOOK, Result
 
 __all__ = [
@@ -41,7 +41,7 @@ def advanced_composition(epsilon, k, delta_prime, delta=0.0) -> tuple[float, flo
     """DR-Thm3.20: ``k`` adaptive (ε, δ)-DP steps are ``(ε', kδ + δ')``-DP for every ``δ' ∈ (0, 1)``, with
     ``ε' = sqrt(2k ln(1/δ')) ε + k ε (e^ε - 1)``.  Returns ``(ε', kδ + δ')``.
     """
-    epsilon = check_epsilon(epsilon)
+    epsilon = check_epsilon(epsilon, high=EPSILON_EXP_MAX)
     k = check_int("k", k, low=1)
     delta_prime = check_delta(delta_prime, "delta_prime", positive=True)
     delta = check_delta(delta)
@@ -60,7 +60,8 @@ def advanced_per_step_epsilon(epsilon_total, k, delta_prime) -> float:
     epsilon_total = check_epsilon(epsilon_total, "epsilon_total", high=1.0, high_open=True)
     k = check_int("k", k, low=1)
     delta_prime = check_delta(delta_prime, "delta_prime", positive=True)
-    epsilon = epsilon_total / (2.0 * math.sqrt(2.0 * k * math.log(1.0 / delta_prime)))
+    epsilon = check_split(epsilon_total, 2.0 * math.sqrt(2.0 * k * math.log(1.0 / delta_prime)),
+                          parts_name="2 sqrt(2 k ln(1/delta_prime))", name="epsilon_total")
     reached, _ = advanced_composition(epsilon, k, delta_prime)
     if reached > epsilon_total:
         raise ValueError(f"delta_prime ({delta_prime!r}) is too large for DR-Cor3.21: its per-step epsilon "
@@ -85,7 +86,7 @@ def laplace_per_query_scale(k, epsilon, delta=0.0) -> float:
 def kl_bound(epsilon) -> float:
     """IDC-Thm2.4 ≡ DR-Lemma3.18: if ``sup_o |ln μ(o)/ν(o)| <= ε`` then ``KL(μ‖ν) <= ε(e^ε - 1)``
     (``<= 2ε²`` for ``ε <= 1``)."""
-    epsilon = check_epsilon(epsilon)
+    epsilon = check_epsilon(epsilon, high=EPSILON_EXP_MAX)
     return epsilon * math.expm1(epsilon)
 
 

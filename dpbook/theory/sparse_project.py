@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from ..validation import check_beta, check_delta, check_epsilon, check_int, check_real
+from ..validation import EPSILON_EXP_MAX, check_beta, check_delta, check_epsilon, check_int, check_real
 from .composition import advanced_composition
 from .registry import Result
 
@@ -63,7 +63,8 @@ def sparse_project_epsilon(epsilon, delta, T) -> float:
     """The ε SparseProject actually achieves (S1-Thm1's proof): ``T`` coordinates, each ``σ/sqrt(T)``-DP (one
     record moves ``u_i`` by ``±1/sqrt(T)``, noise ``Lap(1/σ)``), composed by advanced composition (DR-Thm3.20)
     with slack ``δ``.  At most ``ε/2 + ε²/(4 ln(1/δ))``, which is ``<= ε`` when ``ε <= 2 ln(1/δ)``."""
-    epsilon0 = sparse_project_sigma(epsilon, delta) / math.sqrt(check_int("T", T, low=1, exact=False))
+    check_epsilon(epsilon, high=EPSILON_EXP_MAX)
+    epsilon0 = sparse_project_sigma(epsilon, delta) / math.sqrt(check_int("T", T, low=1))
     return advanced_composition(epsilon0, T, delta)[0]
 
 

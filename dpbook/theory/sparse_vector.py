@@ -23,7 +23,7 @@ import math
 import numpy as np
 from scipy import integrate
 
-from ..validation import check_scale, check_sensitivity, check_beta, check_delta, check_epsilon, check_int, check_real, check_real_array
+from ..validation import EPSILON_EXP_MAX, check_scale, check_sensitivity, check_beta, check_delta, check_epsilon, check_int, check_real, check_real_array
 from .composition import advanced_composition
 from .registry import DWORK_ROTH, LECTURE3, LYU_SU_LI, THIS_BOOK, Result
 
@@ -218,7 +218,7 @@ def laplace_difference_cdf(t, b1, b2):
     return np.where(t <= 0, lower, 1.0 - lower)
 
 
-#: Beyond 10^7 queries the quadrature of ``F^k`` loses its tolerance (scipy's roundoff warning): refused.
+#: Beyond 10^7 queries (or outside epsilon in [1e-4, 100]) the quadrature of ``F^k`` loses its tolerance (scipy's roundoff warning): refused.
 MAX_K_QUADRATURE = 10 ** 7
 
 
@@ -232,7 +232,9 @@ def first_k_bottom_probability(k, epsilon, shift=0.0, variant="correct") -> floa
     The LEC3-3.6 measure compares ``shift = 0`` (database D) with ``shift = 1`` (its neighbour D').
     """
     k = check_int("k", k, low=0, high=MAX_K_QUADRATURE)
-    epsilon = check_epsilon(epsilon)
+    epsilon = check_epsilon(epsilon, high=EPSILON_EXP_MAX)
+    if epsilon < 1e-4:                     # Laplace scales beyond 1e4: the quadrature no longer converges
+        raise ValueError(f"epsilon ({epsilon!r}) must be in [0.0001, {EPSILON_EXP_MAX:g}] for this quadrature")
     shift = check_real("shift", shift)
     if variant not in ("correct", "renoise"):
         raise ValueError(f"variant ({variant!r}) must be 'correct' or 'renoise'")
