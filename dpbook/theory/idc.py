@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 
-from ..validation import EPSILON_EXP_MAX, check_alpha, check_beta, check_delta, check_epsilon, check_int, check_real
+from ..validation import EPSILON_EXP_MAX, EPSILON_RANGE, check_alpha, check_beta, check_delta, check_epsilon, check_int, check_real
 from .composition import advanced_composition
 from .mwem import mw_bound, mw_initial_potential_bound, mw_potential_drop
 from .sparse_vector import numeric_sparse_alpha_corrected
@@ -170,6 +170,8 @@ def thm41_epsilon0(epsilon, b_max, delta, c_star=2.0) -> float:
     lo = 0.0
     for _ in range(200):
         mid = 0.5 * (lo + hi)
+        if mid < EPSILON_RANGE[0]:                    # below the smallest epsilon0: "too small" (below)
+            break
         if thm41_epsilon(mid, b_max, delta, c_star) <= epsilon:
             lo = mid
         else:
