@@ -19,7 +19,8 @@ Hostile input (issue 10) is refused at the boundary, by the parameter the caller
   finite.  δ = 0 stays allowed where the function allows it.
 * a ``sensitivity`` in [1e-12, 1e12] (:data:`SENSITIVITY_RANGE`) and a noise ``scale`` / ``sigma`` in
   [1e-24, 1e24] (:data:`SCALE_RANGE`, the quotients of the two ranges): noise of scale 1e308 draws inf.
-* every integer parameter |value| <= 2^53 (:data:`MAX_INT`): beyond it a count is not exact in float64.
+* every integer parameter |value| <= 2^53 (:data:`MAX_INT`): beyond it a count is not exact in float64; a
+  row count that answers are divided by, n <= 1e12 (:data:`MAX_PUBLIC_N`: 1/n is then a valid sensitivity).
 * counts (histogram entries) < 2^53 each and in total (a histogram of 2^62s overflows int64 when summed).
 * work: :func:`check_work` refuses a call whose arrays would exceed :data:`MAX_WORK_BYTES` (24 GiB), naming
   the parameters the caller passed and the size they imply.
@@ -52,6 +53,8 @@ SCALE_RANGE = (1e-24, 1e24)
 #: The largest integer parameter and the largest count (entry or total) of a histogram: exact in float64.
 MAX_INT = 2 ** 53
 MAX_COUNT = 2 ** 53
+#: The largest row count answers are divided by: 1/n must stay in :data:`SENSITIVITY_RANGE`.
+MAX_PUBLIC_N = 10 ** 12
 #: The most memory one call may ask for.
 MAX_WORK_BYTES = 24 * 2 ** 30
 
@@ -328,9 +331,13 @@ def check_public_n(n, x, *, require: bool = False) -> tuple[int, str]:
     its own sensitivity); a clear error otherwise.
     """
     if n is not None:
-        return check_int("n", n, low=1), "add/remove"
+        return check_int("n", n, low=1, high=MAX_PUBLIC_N), "add/remove"
     if require:
         raise ValueError("n (None) must be the public number of rows: dividing by the private ||x||_1 would "
                          "reveal it under add/remove neighbours. Pass n=..., or neighbours='replace-one' "
                          "(n is then read from the data and the sensitivity is the replace-one one)")
-    return int(np.asarray(x).sum()), "replace-one"
+    total = int(np.asarray(x).sum())
+    if total > MAX_PUBLIC_N:
+        raise ValueError(f"x sums to {total:.3g} rows; normalised answers need n <= {MAX_PUBLIC_N:.0e} (a row's "
+                         "weight 1/n must stay in the sensitivity range)")
+    return total, "replace-one"

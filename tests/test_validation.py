@@ -261,3 +261,15 @@ def test_property_histograms(entries):
         return
     assert x.dtype == np.int64 and x.ndim == 1 and x.min() >= 0 and 0 < x.sum() < 2 ** 53
     assert [int(v) for v in x] == [int(v.real if isinstance(v, complex) else v) for v in entries]
+
+
+def test_public_n_keeps_one_rows_weight_in_range():
+    from dpbook.sparse_vector import above_threshold
+    from dpbook.validation import check_public_n
+    assert check_public_n(10 ** 12, None) == (10 ** 12, "add/remove")
+    with pytest.raises(ValueError, match=r"^n \(2000000000000\) must be an integer in \[1, 1000000000000\]"):
+        check_public_n(2 * 10 ** 12, None)
+    with pytest.raises(ValueError, match="x sums to 2e\\+12 rows"):
+        check_public_n(None, np.array([10 ** 12, 10 ** 12]))
+    with pytest.raises(ValueError, match=r"^n \("):             # not an internal "sensitivity (5e-13)"
+        above_threshold(np.array([3, 1]), np.array([[0.0, 1.0]]), T=0.5, epsilon=1.0, n=2 * 10 ** 12)
