@@ -13,8 +13,8 @@ import numbers
 
 import numpy as np
 
-from .validation import (EPSILON_EXP_MAX, as_array, check_epsilon, check_int, check_real, check_scale, check_sensitivity, check_trials,
-                         check_work)
+from .validation import (EPSILON_EXP_MAX, as_array, check_epsilon, check_int, check_noise_scale, check_real,
+                         check_scale, check_sensitivity, check_trials, check_work)
 
 __all__ = ["as_generator", "laplace", "gaussian", "check_size"]
 
@@ -347,10 +347,15 @@ def grid_laplace_release(values, *, sensitivity, epsilon, trials=None, rng=None,
         raise ValueError(f"values must be a non-empty 1-D array, got shape {arr.shape}")
     sensitivity = check_sensitivity(sensitivity)
     epsilon = check_epsilon(epsilon)
+    check_noise_scale(sensitivity, epsilon, high=MAX_DISCRETE_SCALE / 2)    # the lattice sampler's largest scale
     granularity = grid_granularity(sensitivity / epsilon, bits)
     scale = (sensitivity + granularity) / epsilon                   # rounding adds at most Λ to Δ
     shape = arr.shape if trials is None else (check_trials(trials, arr.size),) + arr.shape
-    steps = round_to_grid(arr, granularity) / granularity            # exact integers (as floats)
+    try:
+        steps = round_to_grid(arr, granularity) / granularity        # exact integers (as floats)
+    except ValueError as err:                                        # the grid of a tiny Δ/ε: say which inputs
+        raise ValueError(f"{err}: the grid step follows sensitivity ({sensitivity!r}) / epsilon ({epsilon!r}); "
+                         "make that ratio larger or the values smaller") from None
     noise = discrete_laplace(scale / granularity, shape, rng)
     return (steps + noise) * granularity
 

@@ -37,7 +37,7 @@ import scipy.sparse as sp
 __all__ = [
     "check_real", "check_epsilon", "check_delta", "check_beta", "check_alpha", "check_sensitivity",
     "check_int", "check_histogram", "check_matrix_workload", "check_probability", "check_real_array",
-    "check_scale", "check_work", "check_trials", "check_split", "as_array",
+    "check_scale", "check_work", "check_trials", "check_split", "check_noise_scale", "as_array",
 ]
 
 #: The privacy parameter's range (module docstring: why).
@@ -155,6 +155,21 @@ def check_scale(scale, name: str = "scale", *, high: float | None = None) -> flo
         raise ValueError(f"{name} ({value!r}) must be in [{SCALE_RANGE[0]:g}, {top:g}] "
                          "(noise of a larger scale draws inf; a smaller one is subnormal)")
     return value
+
+
+def check_noise_scale(sensitivity, epsilon, *, factor: float = 1.0, high: float | None = None,
+                      names: tuple[str, str] = ("sensitivity", "epsilon")) -> float:
+    """The noise scale ``factor * sensitivity / epsilon`` (each checked first), refused — naming the
+    caller's two parameters, not an internal "scale" — when it leaves :data:`SCALE_RANGE` (or exceeds ``high``,
+    e.g. the largest scale a lattice sampler takes)."""
+    sensitivity, epsilon = check_sensitivity(sensitivity, names[0]), check_epsilon(epsilon, names[1])
+    factor = check_real("factor", factor, low=0.0, low_open=True)
+    scale = factor * sensitivity / epsilon
+    top = SCALE_RANGE[1] if high is None else min(high, SCALE_RANGE[1])
+    if not SCALE_RANGE[0] <= scale <= top:
+        raise ValueError(f"{names[0]} ({sensitivity!r}) / {names[1]} ({epsilon!r}) gives the noise scale {scale:.3g}, "
+                         f"outside [{SCALE_RANGE[0]:g}, {top:g}]; make {names[0]} / {names[1]} less extreme")
+    return scale
 
 
 def check_work(*, bytes_per_cell: int = 8, **sizes) -> None:

@@ -430,6 +430,42 @@ def test_the_guard_catches_hangs_and_huge_allocations():
             np.ones(8 << 30)
 
 
+# Extreme but individually valid combinations (issue 10: "sensitivities that make the noise scale infinite"):
+# each value is inside its documented range, together they may not be; the call must work or refuse naming one
+# of the parameters the caller set — never an internal "scale (2e+24)".
+EXTREME_COMBINATIONS = [dict(epsilon=1e-12, sensitivity=1e12), dict(epsilon=1e12, sensitivity=1e-12),
+                        dict(epsilon=1e-12, sensitivity=1e12, delta=1e-100), dict(epsilon=1e12, delta=0.9),
+                        dict(epsilon=1e-12, delta=1e-100), dict(epsilon=1e-12, sigma=1e12),
+                        dict(epsilon=1e-12, scale=1e12), dict(epsilon=1e12, sensitivity=1e12),
+                        dict(epsilon=1e-12, sensitivity=1e-12)]
+
+
+def _extreme_cases():
+    cases = []
+    for qualname, fn in FUNCTIONS.items():
+        kwargs = None if qualname in EXEMPT_FUNCTIONS else _valid_call(qualname, fn)
+        if kwargs is None:
+            continue
+        for combo in EXTREME_COMBINATIONS:
+            sub = {k: v for k, v in combo.items() if isinstance(kwargs.get(k), float)}
+            if len(sub) == len(combo):
+                cases.append(pytest.param(qualname, sub, id=f"{qualname.removeprefix('dpbook.')}:{sub}"))
+    return cases
+
+
+EXTREME_CASES = _extreme_cases()
+
+
+@pytest.mark.parametrize("qualname, combo", EXTREME_CASES)
+def test_extreme_combinations_work_or_are_refused_by_name(qualname, combo):
+    fn = FUNCTIONS[qualname]
+    try:
+        with _bounded():
+            fn(**dict(_valid_call(qualname, fn), **combo))
+    except (ValueError, TypeError) as err:
+        assert any(name in str(err) for name in combo), f"{qualname}: names none of {list(combo)}: {err}"
+
+
 # --- coverage -------------------------------------------------------------------------------------------------
 
 def _names_under_raises() -> set[str]:

@@ -273,3 +273,13 @@ def test_public_n_keeps_one_rows_weight_in_range():
         check_public_n(None, np.array([10 ** 12, 10 ** 12]))
     with pytest.raises(ValueError, match=r"^n \("):             # not an internal "sensitivity (5e-13)"
         above_threshold(np.array([3, 1]), np.array([[0.0, 1.0]]), T=0.5, epsilon=1.0, n=2 * 10 ** 12)
+
+
+def test_noise_scale_names_the_callers_parameters():
+    from dpbook.validation import check_noise_scale
+    assert check_noise_scale(2.0, 0.5) == 4.0 and check_noise_scale(1.0, 1.0, factor=2.0) == 2.0
+    with pytest.raises(ValueError, match=r"^sensitivity \(1000000000000\.0\) / epsilon \(1e-12\) gives the noise "
+                                         r"scale 2e\+24, outside \[1e-24, 1e\+24\]"):
+        check_noise_scale(1e12, 1e-12, factor=2.0)
+    with pytest.raises(ValueError, match=r"^sensitivity \(1\.0\) / epsilon \(0\.001\) gives .* outside \[1e-24, 10\]"):
+        check_noise_scale(1.0, 1e-3, high=10.0)

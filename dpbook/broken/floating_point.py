@@ -24,8 +24,8 @@ import math
 
 import numpy as np
 
-from ..noise import as_generator, discrete_laplace, grid_granularity
-from ..validation import check_scale, check_epsilon, check_int, check_real, check_real_array, check_sensitivity, check_trials
+from ..noise import MAX_DISCRETE_SCALE, as_generator, discrete_laplace, grid_granularity
+from ..validation import check_noise_scale, check_scale, check_epsilon, check_int, check_real, check_real_array, check_sensitivity, check_trials
 
 __all__ = ["numpy_laplace_image", "textbook_noisy_count", "unrounded_grid_release"]
 
@@ -109,7 +109,7 @@ def unrounded_grid_release(values, *, sensitivity, epsilon, trials=None, rng=Non
         raise ValueError(f"values must be a non-empty 1-D array, got shape {arr.shape}")
     sensitivity = check_sensitivity(sensitivity)
     epsilon = check_epsilon(epsilon)
-    scale = sensitivity / epsilon
+    scale = check_noise_scale(sensitivity, epsilon, high=MAX_DISCRETE_SCALE / 2)
     granularity = grid_granularity(scale)
     shape = arr.shape if trials is None else (check_trials(trials, arr.size),) + arr.shape
     return arr + granularity * discrete_laplace(scale / granularity, shape, rng).astype(np.float64)

@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-from ..validation import check_beta, check_epsilon, check_int, check_sensitivity, check_real_array
+from ..validation import check_noise_scale, check_beta, check_epsilon, check_int, check_sensitivity, check_real_array
 from .registry import DWORK_ROTH, MCSHERRY_TALWAR, Result
 
 __all__ = ["exponential_utility_gap", "exponential_tail_bound", "report_noisy_max_scale", "report_noisy_max_gap"]
@@ -51,7 +51,7 @@ def report_noisy_max_scale(epsilon, sensitivity, *, monotone: bool = False) -> f
     sensitivity = check_sensitivity(sensitivity)
     if not isinstance(monotone, (bool, np.bool_)):
         raise TypeError(f"monotone must be a bool, got {type(monotone).__name__} ({monotone!r})")
-    return (1.0 if monotone else 2.0) * sensitivity / epsilon
+    return check_noise_scale(sensitivity, epsilon, factor=1.0 if monotone else 2.0)
 
 
 def report_noisy_max_gap(range_size, epsilon, sensitivity, beta, *, monotone: bool = False) -> float:
