@@ -11,6 +11,13 @@ Two parts.
    a count (``k``, ``m``, ``n``, ``trials`` …): 0 or -1; an array: NaN inside, the wrong number of dimensions,
    empty, strings; ``rng``: a string and a negative seed — and the call must raise ``ValueError`` or
    ``TypeError`` with the parameter's name in the message.
+   Plus the hostile inputs of issue 10 (:func:`_hostile_values`): complex numbers, integers of 2^63 and 10^100,
+   ε and δ that underflow (5e-324, 1e-320) or overflow (1e308), sensitivities and scales of 1e308 and 5e-324,
+   ragged lists and complex arrays, count arrays whose entries are 2^62 (the sum overflows int64), 2^64 or 2.0^53,
+   and 10^12 for every integer that sizes work — the last, and ε / sensitivity at the ends of their documented
+   ranges, must either run or be refused by name; every hostile call runs under :func:`_bounded` (an alarm and
+   an address-space cap), so a hang or a huge allocation fails the test instead of the machine.  Extreme but
+   individually valid combinations (ε = 1e-12 with sensitivity 1e12, …) get the same treatment.
 2. A coverage test: each public function is either swept here or called inside ``pytest.raises`` in some test
    (or explicitly exempt below, with the reason).  A new function without bad-input tests fails it.
 """
