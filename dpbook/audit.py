@@ -20,7 +20,7 @@ import numpy as np
 
 from .noise import as_generator
 from .stats import clopper_pearson
-from .validation import check_delta, check_int, check_probability, check_real
+from .validation import check_epsilon, check_delta, check_int, check_probability, check_real, check_trials
 
 __all__ = ["epsilon_lower_bound", "AuditResult", "audit"]
 
@@ -32,8 +32,8 @@ def epsilon_lower_bound(k, trials, k_prime, trials_prime, *, delta=0.0, alpha=1e
     both ``S`` and its complement.  Returns 0.0 when the counts give no evidence of privacy loss.
     The bound is wrong (exceeds the true ε of an (ε, δ)-DP mechanism) with probability <= ``alpha``.
     """
-    trials = check_int("trials", trials, low=1)
-    trials_prime = check_int("trials_prime", trials_prime, low=1)
+    trials = check_trials(trials)
+    trials_prime = check_trials(trials_prime, name="trials_prime")
     k = check_int("k", k, low=0, high=trials)
     k_prime = check_int("k_prime", k_prime, low=0, high=trials_prime)
     delta = check_delta(delta)
@@ -73,7 +73,7 @@ def audit(sample, sample_prime, events, *, trials, delta=0.0, alpha=1e-6, rng=No
     ``outputs -> bool array (trials,)``.  The level ``alpha`` is split evenly over the events
     (Bonferroni), so the whole audit has false-alarm probability at most ``alpha``.
     """
-    trials = check_int("trials", trials, low=1)
+    trials = check_trials(trials)
     delta = check_delta(delta)
     alpha = check_probability(alpha, "alpha", open_low=True, open_high=True)
     if not events:
@@ -148,7 +148,7 @@ class AuditCase:
     min_trials: int = 1
 
     def __post_init__(self):
-        check_real("epsilon", self.epsilon, low=0.0, low_open=True)
+        check_epsilon(self.epsilon)
         check_delta(self.delta)
         check_int("trials", self.trials, low=1)
         check_int("min_trials", self.min_trials, low=1)
@@ -188,7 +188,7 @@ def audit_cases(which: str = "all", *, epsilon=None, names=None) -> list[AuditCa
     if which != "all" and which not in KINDS:
         raise ValueError(f"which ({which!r}) must be 'all' or one of {KINDS}")
     if epsilon is not None:
-        epsilon = check_real("epsilon", epsilon, low=0.0, low_open=True)
+        epsilon = check_epsilon(epsilon)
     keys = list(_FACTORIES) if names is None else list(names)
     unknown = [k for k in keys if k not in _FACTORIES]
     if unknown:
@@ -222,7 +222,7 @@ def epsilon_lb_ceiling(trials, *, alpha=1e-6, events=1) -> float:
     A mechanism with infinite privacy loss scores about ``ln(trials / ln(4·events/alpha))``: an audit
     measures evidence, and evidence is bounded by the sample size.
     """
-    trials = check_int("trials", trials, low=1)
+    trials = check_trials(trials)
     events = check_int("events", events, low=1)
     alpha = check_probability(alpha, "alpha", open_low=True, open_high=True)
     return epsilon_lower_bound(trials, trials, 0, trials, alpha=alpha / events)
@@ -1496,3 +1496,65 @@ def _case_projection_broken(epsilon=0.9, delta=1e-5):
     s = lambda x: _first(projection_single_query_sensitivity, x, _COPIES, epsilon=epsilon, delta=delta)
     return AuditCase("projection with the one-query σ", "dpbook.broken.projection.projection_single_query_sensitivity",
                      epsilon, delta, s(_X), s(_X_SWAP), _projection_events(), 4_000, _PAIR_PROJ, "control")
+
+
+# --- API misuse lessons (chapter 13) -------------------------------------------------------------------------
+# Two calls an API must refuse or account for (issue 10): a workload that repeats a query, and a lattice sampler
+# used in normalised units.  Each broken twin is a control; the fix is audited as a mechanism on the same pair.
+
+_DUP_X, _DUP_X_PRIME = np.array([1, 0]), np.array([1, 1])     # d = 1: one row with bit 0 = 0; then add one with 1
+_PAIR_DUP = ("x=(1,0) vs x'=(1,1), the 1-way marginal of attribute 0 asked twice: the cell 'bit 0 = 1' counts 0 "
+             "vs 1 in both copies")
+
+
+def _duplicate_sets_case(name, fn, epsilon, kind, true_epsilon, **kwargs):
+    from .queries import k_way_marginals
+    W = k_way_marginals(1, 1, attribute_sets=[(0,), (0,)])
+    copies = [i for i, (S, v) in enumerate(W.cells) if v == (1,)]            # the two copies of the moving cell
+
+    def s(x):
+        return lambda t, rng: fn(x, W, epsilon=epsilon, n=1, trials=t, rng=rng, **kwargs).answers[:, copies]
+    return AuditCase(name, f"{fn.__module__}.{fn.__name__}", epsilon, 0.0, s(_DUP_X), s(_DUP_X_PRIME),
+                     {"both copies <= 0": lambda y: np.all(y <= 0, axis=1)}, 400_000, _PAIR_DUP, kind, true_epsilon)
+
+
+@_register("duplicate_sets_deduplicated_sensitivity")
+def _case_duplicate_sets_broken(epsilon=1.0):
+    """Both copies <= 0: P = 1/4 vs (e^{-ε}/2)^2 — ratio e^{2ε} at a claimed ε."""
+    from .broken.laplace import laplace_deduplicated_sensitivity
+    return _duplicate_sets_case("Laplace, repeated marginal, Δ of the distinct sets (1)",
+                                laplace_deduplicated_sensitivity, epsilon, "control", 2 * epsilon)
+
+
+@_register("duplicate_sets_exact_sensitivity")
+def _case_duplicate_sets_exact(epsilon=1.0):
+    """The fix: the exact Δ1 = 2 (every query counted): P = 1/4 vs (e^{-ε/2}/2)^2 — ratio exactly e^ε."""
+    from .laplace import laplace_mechanism
+    return _duplicate_sets_case("Laplace, repeated marginal, exact Δ = 2", laplace_mechanism, epsilon, "mechanism",
+                                epsilon, sensitivity=2.0)
+
+
+_UNITS_X, _UNITS_X_PRIME, _UNITS_N = np.array([99, 0]), np.array([99, 1]), 100
+_PAIR_UNITS = "x=(99,0) vs x'=(99,1), public n=100, one counting query: answers 0 vs 0.01"
+
+
+@_register("normalised_discrete_laplace")
+def _case_normalised_discrete_laplace(epsilon=1.0):
+    """discrete_laplace(0.01) is 0 with probability 1 - 2e^{-100}: answers 0 vs 0.01 exactly, y <= 0 separates."""
+    from .broken.laplace import normalised_discrete_laplace
+    s = lambda x: (lambda t, rng: normalised_discrete_laplace(x, _ONE_COUNT, epsilon=epsilon, n=_UNITS_N, trials=t,
+                                                              rng=rng).answers[:, 0])
+    return AuditCase("normalised answers + discrete_laplace(Δ/(εn)) (wrong units)",
+                     "dpbook.broken.laplace.normalised_discrete_laplace", epsilon, 0.0, s(_UNITS_X),
+                     s(_UNITS_X_PRIME), {"y <= 0": _leq0}, 100_000, _PAIR_UNITS, "control", math.inf)
+
+
+@_register("discrete_laplace_on_counts")
+def _case_discrete_laplace_on_counts(epsilon=1.0):
+    """The fix: integer noise on the counts, then divide by the public n: P[Z <= 0] vs P[Z <= -1], ratio e^ε."""
+    from .laplace import laplace_mechanism
+    from .noise import discrete_laplace
+    s = lambda x: (lambda t, rng: laplace_mechanism(x, _ONE_COUNT, epsilon=epsilon, n=_UNITS_N, trials=t, rng=rng,
+                                                    sampler=discrete_laplace).answers[:, 0])
+    return AuditCase("counts + discrete_laplace(Δ/ε), then / n", "dpbook.laplace.laplace_mechanism", epsilon, 0.0,
+                     s(_UNITS_X), s(_UNITS_X_PRIME), {"y <= 0": _leq0}, 400_000, _PAIR_UNITS, "mechanism", epsilon)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .noise import as_generator
-from .validation import check_histogram, check_int
+from .validation import check_work, as_array, check_histogram, check_int
 
 __all__ = [
     "BinaryUniverse", "Dataset", "PointDataset", "Graph", "SparseHistogram", "histogram", "rows_from_histogram",
@@ -173,7 +173,8 @@ class SparseHistogram:
 def histogram(indices, N: int) -> np.ndarray:
     """Table → histogram: count how many rows take each universe index (LEC3-3.1)."""
     N = check_int("N", N, low=1)
-    indices = np.asarray(indices)
+    check_work(N=N)
+    indices = as_array("indices", indices)
     if indices.ndim != 1 or indices.size == 0:
         raise ValueError(f"indices must be a non-empty 1-D array of universe indices (one per row), got shape "
                          f"{indices.shape}")

@@ -13,7 +13,7 @@ import numpy as np
 
 from .queries import as_workload
 from .stats import clopper_pearson, clopper_pearson_lower
-from .validation import check_int, check_probability, check_real, check_real_array
+from .validation import check_int, check_probability, check_real, check_real_array, check_trials
 
 __all__ = ["Errors", "errors", "run_trials", "with_public_n", "FailureRate", "failure_rate"]
 
@@ -75,7 +75,7 @@ def run_trials(mechanism, x, workload, *, trials: int, rng=None, **params) -> Er
         raise TypeError(f"mechanism must be callable as mechanism(x, workload, trials=..., rng=..., ...), "
                         f"got {type(mechanism).__name__}")
     W = as_workload(workload)
-    trials = check_int("trials", trials, low=1)
+    trials = check_trials(trials)
     params = with_public_n(mechanism, x, params)
     release = mechanism(x, W, trials=trials, rng=rng, **params)
     return errors(release.answers, W.answers(x))

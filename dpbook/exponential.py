@@ -19,7 +19,7 @@ from scipy.special import softmax
 
 from .noise import as_generator, as_noise, laplace
 from .theory.exponential import report_noisy_max_scale
-from .validation import check_epsilon, check_int, check_sensitivity
+from .validation import check_work, as_array, check_epsilon, check_int, check_sensitivity, check_trials
 
 __all__ = ["exponential_mechanism", "exponential_probabilities", "exponential_sample", "report_noisy_max",
            "check_scores"]
@@ -28,7 +28,7 @@ __all__ = ["exponential_mechanism", "exponential_probabilities", "exponential_sa
 def check_scores(scores, name: str = "scores", *, batch: bool = False) -> np.ndarray:
     """A utility vector: a non-empty 1-D array of finite real numbers (``TypeError`` / ``ValueError`` otherwise);
     with ``batch``, also a 2-D ``(trials, |R|)`` array of them, one utility vector per row."""
-    arr = np.asarray(scores)
+    arr = as_array(name, scores)
     if arr.dtype == object or arr.dtype == bool or not np.issubdtype(arr.dtype, np.number) \
             or np.issubdtype(arr.dtype, np.complexfloating):
         raise TypeError(f"{name} must be a 1-D array of real numbers, got dtype {arr.dtype}")
@@ -68,7 +68,7 @@ def exponential_mechanism(scores, *, epsilon, sensitivity, trials=None, rng=None
         if trials is not None:
             raise ValueError(f"trials ({trials!r}) must be None when scores is 2-D (one pick per row)")
         return np.argmax(logits + as_generator(rng).gumbel(size=u.shape), axis=-1)
-    shape = (u.size,) if trials is None else (check_int("trials", trials, low=1), u.size)
+    shape = (u.size,) if trials is None else (check_trials(trials, u.size), u.size)
     picks = np.argmax(logits + as_generator(rng).gumbel(size=shape), axis=-1)
     return int(picks) if trials is None else picks
 
@@ -90,6 +90,7 @@ def exponential_sample(scores, *, epsilon, sensitivity, size, rng=None) -> np.nd
     """
     p = exponential_probabilities(scores, epsilon=epsilon, sensitivity=sensitivity)
     size = check_int("size", size, low=1)
+    check_work(size=size)
     return as_generator(rng).choice(p.size, size=size, p=p)
 
 
@@ -109,6 +110,6 @@ def report_noisy_max(scores, *, epsilon, sensitivity, monotone: bool = False, tr
     u = check_scores(scores)
     sampler = as_noise(sampler, family="laplace", lattice_ok=False)        # scores are reals, off any lattice
     b = report_noisy_max_scale(epsilon, sensitivity, monotone=monotone)     # the whole budget ε, one pick
-    shape = (u.size,) if trials is None else (check_int("trials", trials, low=1), u.size)
+    shape = (u.size,) if trials is None else (check_trials(trials, u.size), u.size)
     picks = np.argmax(u + sampler(b, shape, as_generator(rng)), axis=-1)
     return int(picks) if trials is None else picks

@@ -17,7 +17,7 @@ from .release import Ledger, Release, Spend
 from .theory.composition import laplace_per_query_scale
 from .theory.gaussian import analytic_gaussian_sigma, gaussian_sigma
 from .validation import (check_alpha, check_beta, check_delta, check_epsilon, check_histogram, check_int,
-                         check_neighbours, check_sensitivity, check_public_n)
+                         check_neighbours, check_sensitivity, check_public_n, check_trials)
 
 __all__ = ["gaussian_mechanism", "composed_laplace_mechanism", "required_n", "CALIBRATIONS"]
 
@@ -30,7 +30,7 @@ def _check_inputs(x, workload):
 
 
 def _shape(trials, m):
-    return (m,) if trials is None else (check_int("trials", trials, low=1), m)
+    return (m,) if trials is None else (check_trials(trials, m), m)
 
 
 def gaussian_mechanism(x, workload, *, epsilon, delta, n=None, sensitivity=None, calibration="classic",
@@ -149,7 +149,7 @@ def required_n(mechanism, x, workload, *, alpha, beta, n_grid, trials, rng=None,
     x = check_histogram(x)
     W = as_workload(workload)
     alpha, beta = check_alpha(alpha), check_beta(beta)
-    trials = check_int("trials", trials, low=1)
+    trials = check_trials(trials)
     grid = np.unique(np.asarray(n_grid))
     if grid.size == 0 or not np.issubdtype(grid.dtype, np.integer) or grid[0] < 1:
         raise ValueError("n_grid must be a non-empty sequence of integers >= 1")

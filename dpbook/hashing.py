@@ -70,7 +70,7 @@ def field_bits(T, N) -> int:
 
 def clmul_reference(left: int, right: int) -> int:
     """Carry-less product of two non-negative integers (polynomials over GF(2)), bit by bit."""
-    a, b = check_int("left", left, low=0), check_int("right", right, low=0)
+    a, b = check_int("left", left, low=0, exact=False), check_int("right", right, low=0, exact=False)
     out = 0
     while b:
         if b & 1:
@@ -90,8 +90,8 @@ def _poly_mod(a: int, p: int) -> int:
 def gf_mul_reference(left: int, right: int, s: int) -> int:
     """``left·right`` in ``GF(2^s)``: carry-less multiply, reduce by :func:`irreducible_polynomial` (definition)."""
     s = _check_s(s)
-    a = check_int("left", left, low=0, high=(1 << s) - 1)
-    b = check_int("right", right, low=0, high=(1 << s) - 1)
+    a = check_int("left", left, low=0, high=(1 << s) - 1, exact=False)
+    b = check_int("right", right, low=0, high=(1 << s) - 1, exact=False)
     return _poly_mod(clmul_reference(a, b), irreducible_polynomial(s))
 
 
@@ -102,7 +102,7 @@ def gf_poly_eval_reference(coefficients, point: int, s: int) -> int:
         raise ValueError("coefficients must not be empty")
     out = 0
     for c in reversed(coefficients):
-        out = gf_mul_reference(out, point, s) ^ check_int("coefficients", c, low=0, high=(1 << s) - 1)
+        out = gf_mul_reference(out, point, s) ^ check_int("coefficients", c, low=0, high=(1 << s) - 1, exact=False)
     return out
 
 
@@ -115,7 +115,7 @@ def _gcd(a: int, b: int) -> int:
 def is_irreducible_reference(modulus: int) -> bool:
     """Ben-Or's test: ``p`` of degree ``d`` is irreducible over GF(2) iff ``t^(2^d) ≡ t (mod p)`` and
     ``gcd(t^(2^(d/q)) - t, p) = 1`` for every prime ``q | d``."""
-    p = check_int("modulus", modulus, low=2)
+    p = check_int("modulus", modulus, low=2, exact=False)
     d = p.bit_length() - 1
 
     def t_pow_2k(k):

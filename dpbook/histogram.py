@@ -14,7 +14,7 @@ from .noise import as_generator, as_noise, laplace
 from .queries import as_workload, check_database
 from .release import Release, Spend
 from .theory.histogram import histogram_scale
-from .validation import check_epsilon, check_histogram, check_int, check_neighbours, check_public_n
+from .validation import check_epsilon, check_histogram, check_int, check_neighbours, check_public_n, check_trials
 
 __all__ = [
     "NoisyHistogram", "noisy_histogram", "histogram_mechanism", "pixels_histogram",
@@ -59,7 +59,7 @@ class NoisyHistogram:
 
 
 def _shape(N, trials):
-    return (N,) if trials is None else (check_int("trials", trials, low=1), N)
+    return (N,) if trials is None else (check_trials(trials, N), N)
 
 
 def noisy_histogram(x, *, epsilon, n=None, neighbours: str = "add/remove", trials=None, rng=None,

@@ -54,7 +54,7 @@ from .theory.sparse_vector import numeric_sparse_composed_epsilon, numeric_spars
 from .theory.idc import (alg1_threshold, dr_online_mw_threshold, fk_bound, fk_step, ic_epsilon0, ic_privacy_epsilon, median_bound,
                          mw_bound, sv_alpha_l, sv_alpha_sv, sv_epsilon0, sv_error_bound, sv_privacy_epsilon,
                          sv_threshold, sv_updates, thm41_epsilon, thm41_epsilon0)
-from .validation import check_alpha, check_beta, check_delta, check_epsilon, check_histogram, check_int, check_real
+from .validation import check_alpha, check_beta, check_delta, check_epsilon, check_histogram, check_int, check_real, check_trials
 
 __all__ = [
     "IDC", "MultiplicativeWeightsIDC", "MedianIDC", "FriezeKannanIDC",
@@ -132,7 +132,7 @@ class MultiplicativeWeightsIDC(IDC):
         self.eta = self.alpha / 2.0
 
     def initial(self, trials=1):
-        return np.tile(uniform_hypothesis(self.N), (check_int("trials", trials, low=1), 1))
+        return np.tile(uniform_hypothesis(self.N), (check_trials(trials), 1))
 
     def evaluate(self, state, q):
         return np.einsum("tn,tn->t", state, np.broadcast_to(q, state.shape)) if np.ndim(q) == 2 else state @ q
@@ -167,7 +167,7 @@ class FriezeKannanIDC(IDC):
         self.eta = fk_step(self.alpha, self.N)         # normalised step α/N
 
     def initial(self, trials=1):
-        return np.zeros((check_int("trials", trials, low=1), self.N))
+        return np.zeros((check_trials(trials, self.N), self.N))
 
     def evaluate(self, state, q):
         return np.einsum("tn,tn->t", state, np.broadcast_to(q, state.shape)) if np.ndim(q) == 2 else state @ q
@@ -225,7 +225,7 @@ class MedianIDC(IDC):
         return self.databases.shape[0]
 
     def initial(self, trials=1):
-        return np.ones((check_int("trials", trials, low=1), self.size), dtype=bool)
+        return np.ones((check_trials(trials, self.size), self.size), dtype=bool)
 
     def _values(self, q):
         return q @ self.points.T                       # (|C0|,) or (trials, |C0|)
@@ -389,7 +389,7 @@ def _setup(x, rule, stream, n):
 
 
 def _trials(trials):
-    return 1 if trials is None else check_int("trials", trials, low=1)
+    return 1 if trials is None else check_trials(trials)
 
 
 def _check_sampler(sampler):

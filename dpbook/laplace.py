@@ -5,7 +5,7 @@ from .noise import as_noise, laplace, round_to_grid
 from .queries import check_database
 from .release import Release, Spend
 from .theory.laplace import laplace_scale
-from .validation import check_epsilon, check_int, check_neighbours, check_public_n, check_sensitivity
+from .validation import check_epsilon, check_int, check_neighbours, check_public_n, check_sensitivity, check_trials
 
 __all__ = ["laplace_mechanism"]
 
@@ -40,7 +40,7 @@ def laplace_mechanism(x, workload, *, epsilon, n=None, sensitivity=None, neighbo
     rows_changed = 1 if neighbours == "add/remove" else 2     # replace-one: one row out, one row in
     sensitivity = rows_changed * sensitivity
     noise = as_noise(sampler, family="laplace")
-    shape = (W.m,) if trials is None else (check_int("trials", trials, low=1), W.m)
+    shape = (W.m,) if trials is None else (check_trials(trials, W.m), W.m)
     step = noise.step(sensitivity / epsilon)         # None: real noise; 1: integers; Λ: a power-of-two grid
     if step is not None and not W.is_integral():     # Q x is off the lattice: round it, pay a step per count
         sensitivity = sensitivity + step * rows_changed * W.l0_sensitivity()

@@ -38,7 +38,7 @@ from __future__ import annotations
 import numpy as np
 
 from .theory.mwem import mw_bound
-from .validation import check_int, check_real
+from .validation import check_work, as_array, check_int, check_real
 
 __all__ = ["multiplicative_weights_update", "marginal_cell_update", "idc_mw_update", "kl_potential", "mw_bound", "uniform_hypothesis"]
 
@@ -50,7 +50,7 @@ _TINY = 1e-15                 # below this unnormalised mass, redo the row in lo
 
 def _check_distribution(p, name: str = "p") -> np.ndarray:
     """A probability vector (or a ``(trials, N)`` stack of them): finite, >= 0, each row sums to 1."""
-    arr = np.asarray(p)
+    arr = as_array(name, p)
     if arr.dtype == object or arr.dtype == bool or not np.issubdtype(arr.dtype, np.number):
         raise TypeError(f"{name} must be a float probability vector, got dtype {arr.dtype}")
     if arr.ndim not in (1, 2) or arr.shape[-1] == 0:
@@ -69,7 +69,7 @@ def _check_distribution(p, name: str = "p") -> np.ndarray:
 
 def _check_query(query, N: int, batch: tuple, name: str = "query") -> np.ndarray:
     """A linear query in ``[0,1]^N`` (float) or an indicator (bool); shape ``(N,)`` or ``batch + (N,)``."""
-    q = np.asarray(query)
+    q = as_array(name, query)
     if q.dtype == object or not (np.issubdtype(q.dtype, np.number) or q.dtype == bool):
         raise TypeError(f"{name} must be a numeric vector in [0,1]^N or a boolean indicator, got dtype {q.dtype}")
     if q.shape not in ((N,), batch + (N,)):
@@ -89,7 +89,7 @@ def _check_batch_real(name: str, value, batch: tuple, **bounds) -> np.ndarray | 
     """A scalar (validated by check_real) or, for a batch, an array of shape ``batch`` of such values."""
     if np.ndim(value) == 0:
         return check_real(name, value.item() if isinstance(value, np.ndarray) else value, **bounds)
-    arr = np.asarray(value)
+    arr = as_array(name, value)
     if arr.dtype == object or arr.dtype == bool or not np.issubdtype(arr.dtype, np.number):
         raise TypeError(f"{name} must be a real number or an array of them, got dtype {arr.dtype}")
     if arr.shape != batch:
@@ -104,11 +104,9 @@ def _check_batch_real(name: str, value, batch: tuple, **bounds) -> np.ndarray | 
 
 def uniform_hypothesis(N: int) -> np.ndarray:
     """``D^0 = U(⊥)``: the uniform distribution ``1/N`` over the universe (IDC-AlgA.2)."""
-    if not isinstance(N, (int, np.integer)) or isinstance(N, bool):
-        raise TypeError(f"N must be an integer, got {type(N).__name__} ({N!r})")
-    if N < 1:
-        raise ValueError(f"N ({N}) must be an integer >= 1")
-    return np.full(int(N), 1.0 / N)
+    N = check_int("N", N, low=1)
+    check_work(N=N)
+    return np.full(N, 1.0 / N)
 
 
 def multiplicative_weights_update(p, query, coefficient, *, out=None, check: bool = True) -> np.ndarray:

@@ -32,7 +32,7 @@ from .multiplicative_weights import _SLAB_SAFE, marginal_cell_update, multiplica
 from .noise import as_generator, as_noise, laplace
 from .queries import MarginalWorkload, check_database
 from .release import Release, Spend
-from .validation import check_epsilon, check_int, check_public_n, check_real
+from .validation import check_epsilon, check_int, check_public_n, check_real, check_trials, check_work
 
 __all__ = ["mwem", "mwem_practical"]
 
@@ -270,7 +270,8 @@ def _check_inputs(x, workload, T, n, replay, trials, rng, sampler):
     T = check_int("T", T, low=1)
     n = int(x.sum()) if n is None else check_int("n", n, low=1)
     replay = check_int("replay", replay, low=0)
-    R = 1 if trials is None else check_int("trials", trials, low=1)
+    R = 1 if trials is None else check_trials(trials)
+    check_work(trials=R, T=T, **{"m + N": W.m + W.N})      # T rounds over (R, m) answers and (R, N) hypotheses
     noise = as_noise(sampler, family="laplace", lattice_ok=False)   # measured counts of fractional queries
     return x, W, T, n, replay, R, as_generator(rng), noise
 

@@ -13,7 +13,8 @@ import numbers
 
 import numpy as np
 
-from .validation import check_int, check_real
+from .validation import (EPSILON_EXP_MAX, as_array, check_epsilon, check_int, check_noise_scale, check_real,
+                         check_scale, check_sensitivity, check_trials, check_work)
 
 __all__ = ["as_generator", "laplace", "gaussian", "check_size"]
 
@@ -27,7 +28,7 @@ def as_generator(rng=None) -> np.random.Generator:
     if rng is None:
         return np.random.default_rng()
     if isinstance(rng, (numbers.Integral, np.integer)) and not isinstance(rng, (bool, np.bool_)):
-        return np.random.default_rng(check_int("rng", rng, low=0))
+        return np.random.default_rng(check_int("rng", rng, low=0, exact=False))
     raise TypeError(
         f"rng must be a numpy.random.Generator, a non-negative int seed or None, got {type(rng).__name__}")
 
@@ -37,19 +38,33 @@ def check_size(size) -> tuple[int, ...]:
         size = (size,)
     if not isinstance(size, tuple):
         raise TypeError(f"size must be an int or a tuple of ints, got {type(size).__name__}")
-    return tuple(check_int("size", s, low=0) for s in size)
+    shape = tuple(check_int("size", s, low=0) for s in size)
+    check_work(size=math.prod(shape))
+    return shape
+
+
+#: The most draws one call of an exact (pure-Python, a few µs a draw) sampler may ask for: 10^7 ≈ a minute.
+MAX_EXACT_DRAWS = 10 ** 7
+
+
+def _check_exact_size(size) -> tuple[int, ...]:
+    shape = check_size(size)
+    if math.prod(shape) > MAX_EXACT_DRAWS:
+        raise ValueError(f"size ({size}) asks for {math.prod(shape):.3g} draws; an exact sampler (a Python loop) "
+                         f"takes at most {MAX_EXACT_DRAWS:.0e} per call")
+    return shape
 
 def laplace(scale, size, rng=None) -> np.ndarray:
     """Draw i.i.d. ``Lap(scale)`` noise, density ``exp(-|z|/scale) / (2 scale)`` (S1-Def5, DR-Def3.2).
 
     Uses numpy's floating-point sampler; see chapter 13 for why a careful library rounds its output.
     """
-    scale = check_real("scale", scale, low=0.0, low_open=True)
+    scale = check_scale(scale)
     return as_generator(rng).laplace(0.0, scale, size=check_size(size))
 
 def gaussian(scale, size, rng=None) -> np.ndarray:
     """Draw i.i.d. ``N(0, scale^2)`` noise (DR-Gauss; ``scale`` is the standard deviation sigma)."""
-    scale = check_real("scale", scale, low=0.0, low_open=True)
+    scale = check_scale(scale)
     return as_generator(rng).normal(0.0, scale, size=check_size(size))
 
 
@@ -90,7 +105,7 @@ GRID_BITS = 40                      # the grid is 2^-40 of the noise scale (capp
 
 
 def _check_discrete_scale(scale) -> float:
-    return check_real("scale", scale, low=0.0, high=MAX_DISCRETE_SCALE, low_open=True)
+    return check_scale(scale, high=MAX_DISCRETE_SCALE)
 
 
 def discrete_laplace(scale, size, rng=None) -> np.ndarray:
@@ -202,7 +217,7 @@ def discrete_laplace_exact(scale, size, rng=None) -> np.ndarray:
     ``P[k] ∝ exp(-|k|/scale)``.  A Python loop (a few µs a sample): for moderate sizes.  Returns int64.
     """
     t, s = Fraction(_check_discrete_scale(scale)).as_integer_ratio()
-    shape = check_size(size)
+    shape = _check_exact_size(size)
     coins = _Coins(as_generator(rng))
     draws = [coins.discrete_laplace(t, s) for _ in range(math.prod(shape))]
     return np.array(draws, dtype=np.int64).reshape(shape)
@@ -211,7 +226,7 @@ def discrete_laplace_exact(scale, size, rng=None) -> np.ndarray:
 def discrete_gaussian_exact(scale, size, rng=None) -> np.ndarray:
     """:func:`discrete_gaussian`, sampled exactly (CKS20 Algorithm 3 in integer arithmetic)."""
     sigma2 = Fraction(_check_discrete_scale(scale)) ** 2
-    shape = check_size(size)
+    shape = _check_exact_size(size)
     coins = _Coins(as_generator(rng))
     a, b = sigma2.as_integer_ratio()
     draws = [coins.discrete_gaussian(a, b) for _ in range(math.prod(shape))]
@@ -235,6 +250,8 @@ def discrete_laplace_pmf(k, scale) -> np.ndarray:
 
 
 def _gaussian_normaliser(sigma: float) -> float:
+    if sigma > 1e4:      # Poisson summation: Σ_j e^{-j²/2σ²} = σ sqrt(2π) (1 + 2Σ_k e^{-2π²σ²k²}), exact in float64
+        return sigma * math.sqrt(2.0 * math.pi)
     half = int(math.ceil(12 * sigma)) + 2                   # the mass beyond 12σ is below 1e-31
     j = np.arange(-half, half + 1, dtype=np.float64)
     return float(np.exp(-j ** 2 / (2 * sigma ** 2)).sum())
@@ -247,14 +264,21 @@ def discrete_gaussian_pmf(k, scale) -> np.ndarray:
     return np.exp(-k.astype(np.float64) ** 2 / (2 * sigma ** 2)) / _gaussian_normaliser(sigma)
 
 
+#: The most support points :func:`discrete_gaussian_delta` sums (about 24σ of them).
+MAX_DELTA_POINTS = 10 ** 8
+
+
 def discrete_gaussian_delta(epsilon, scale, sensitivity=1) -> float:
     """The smallest δ with ``q + Z`` (ε, δ)-DP for ``Z`` discrete Gaussian and an integer query of
     sensitivity ``Δ`` (CKS20 Thm 7): ``δ = Σ_k max(0, P[Z = k] - e^ε P[Z = k - Δ])``, summed exactly
     over ``|k| <= 12σ + Δ`` (the rest is below 1e-30)."""
-    epsilon = check_real("epsilon", epsilon, low=0.0)
+    epsilon = check_epsilon(epsilon, allow_zero=True, high=EPSILON_EXP_MAX)
     sigma = _check_discrete_scale(scale)
     delta_q = check_int("sensitivity", sensitivity, low=1)
     half = int(math.ceil(12 * sigma)) + 2 * delta_q + 2
+    if 2 * half + 1 > MAX_DELTA_POINTS:
+        raise ValueError(f"scale ({sigma!r}) and sensitivity ({delta_q}) need {2 * half + 1:.3g} points summed exactly; "
+                         f"at most {MAX_DELTA_POINTS:.0e} (a few seconds)")
     k = np.arange(-half, half + 1, dtype=np.int64)
     p, q = discrete_gaussian_pmf(k, sigma), discrete_gaussian_pmf(k - delta_q, sigma)
     return float(np.maximum(p - math.exp(epsilon) * q, 0.0).sum())
@@ -267,7 +291,7 @@ def grid_granularity(scale, bits=GRID_BITS) -> float:
 
     Multiples of a power of two are exact doubles, and ``kΛ`` is exact for ``|k| < 2^53``.
     """
-    scale = check_real("scale", scale, low=0.0, high=MAX_DISCRETE_SCALE, low_open=True)
+    scale = check_scale(scale, high=MAX_DISCRETE_SCALE)
     bits = check_int("bits", bits, low=1, high=50)
     mantissa, exponent = math.frexp(scale)                  # scale = mantissa · 2^exponent, mantissa in [.5, 1)
     ceil_log2 = exponent - 1 if mantissa == 0.5 else exponent
@@ -280,7 +304,7 @@ def round_to_grid(values, granularity) -> np.ndarray:
     mantissa, _ = math.frexp(granularity)
     if mantissa != 0.5:
         raise ValueError(f"granularity ({granularity!r}) must be a power of two")
-    values = np.asarray(values)
+    values = as_array("values", values)
     if values.dtype == object or values.dtype == bool or not np.issubdtype(values.dtype, np.number) \
             or np.issubdtype(values.dtype, np.complexfloating):
         raise TypeError(f"values must be real numbers, got dtype {values.dtype}")
@@ -315,18 +339,23 @@ def grid_laplace_release(values, *, sensitivity, epsilon, trials=None, rng=None,
     ``Λ`` — the support no longer depends on the true values.  ``values`` is a 1-D array of the ``m``
     query values; the result has shape ``(m,)`` or ``(trials, m)``.
     """
-    arr = np.asarray(values)
+    arr = as_array("values", values)
     if arr.dtype == object or arr.dtype == bool or not np.issubdtype(arr.dtype, np.number) \
             or np.issubdtype(arr.dtype, np.complexfloating):
         raise TypeError(f"values must be real numbers, got dtype {arr.dtype}")
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"values must be a non-empty 1-D array, got shape {arr.shape}")
-    sensitivity = check_real("sensitivity", sensitivity, low=0.0, low_open=True)
-    epsilon = check_real("epsilon", epsilon, low=0.0, low_open=True)
+    sensitivity = check_sensitivity(sensitivity)
+    epsilon = check_epsilon(epsilon)
+    check_noise_scale(sensitivity, epsilon, high=MAX_DISCRETE_SCALE / 2)    # the lattice sampler's largest scale
     granularity = grid_granularity(sensitivity / epsilon, bits)
     scale = (sensitivity + granularity) / epsilon                   # rounding adds at most Λ to Δ
-    shape = arr.shape if trials is None else (check_int("trials", trials, low=1),) + arr.shape
-    steps = round_to_grid(arr, granularity) / granularity            # exact integers (as floats)
+    shape = arr.shape if trials is None else (check_trials(trials, arr.size),) + arr.shape
+    try:
+        steps = round_to_grid(arr, granularity) / granularity        # exact integers (as floats)
+    except ValueError as err:                                        # the grid of a tiny Δ/ε: say which inputs
+        raise ValueError(f"{err}: the grid step follows sensitivity ({sensitivity!r}) / epsilon ({epsilon!r}); "
+                         "make that ratio larger or the values smaller") from None
     noise = discrete_laplace(scale / granularity, shape, rng)
     return (steps + noise) * granularity
 
@@ -386,7 +415,7 @@ class Noise:
     def sample(self, scale, size, rng=None, *, step=None) -> np.ndarray:
         """``size`` draws at ``scale`` (value units) as float64 multiples of ``step`` (default :meth:`step`);
         every draw is checked: an ndarray of the requested shape, real, finite."""
-        scale = check_real("scale", scale, low=0.0, low_open=True)
+        scale = check_scale(scale)
         shape = check_size(size)
         if self.lattice is None:
             draws, unit = self.steps(scale, shape, rng), 1.0

@@ -34,7 +34,7 @@ from .experiments import FailureRate, failure_rate
 from .idc import IDC, AdversarialStream, FixedStream, as_stream, online_idc, public_n
 from .noise import laplace
 from .theory.idc import azuma_bound, k0, p0
-from .validation import check_histogram, check_real
+from .validation import as_array, check_histogram, check_real, check_scale
 
 __all__ = [
     "R0", "R1", "RSTAR", "HALTED", "CLASS_NAMES",
@@ -49,7 +49,7 @@ CLASS_NAMES = {R0: "R0 (never updates)", R1: "R1 (updates under both)", RSTAR: "
 
 def _values(name, value, *, allow_nan=False):
     """A finite real scalar or array (at most 2-D, non-empty); NaN only where it encodes ``⊥`` (``allow_nan``)."""
-    arr = np.asarray(value)
+    arr = as_array(name, value)
     if arr.dtype == object or arr.dtype == bool or not np.issubdtype(arr.dtype, np.number) \
             or np.issubdtype(arr.dtype, np.complexfloating):
         raise TypeError(f"{name} must be a real number or an array of them, got dtype {arr.dtype}")
@@ -64,7 +64,7 @@ def _values(name, value, *, allow_nan=False):
 def log_interval_probability(lo, hi, b):
     """``ln P[lo < Z < hi]`` for ``Z ~ Lap(0, b)``, stable in both tails (``lo < hi`` elementwise)."""
     lo, hi = np.broadcast_arrays(_values("lo", lo), _values("hi", hi))
-    b = check_real("b", b, low=0.0, low_open=True)
+    b = check_scale(b, "b")
     if np.any(~(lo < hi)):
         raise ValueError("lo must be < hi elementwise")
     width = np.log(-np.expm1(-(hi - lo) / b))                  # ln(1 - e^{-(hi-lo)/b})
@@ -82,7 +82,7 @@ def round_log_likelihood(v, mu, a, T, b):
     """
     v, mu, a = np.broadcast_arrays(_values("v", v, allow_nan=True), _values("mu", mu), _values("a", a))
     T = check_real("T", T, low=0.0, low_open=True)
-    b = check_real("b", b, low=0.0, low_open=True)
+    b = check_scale(b, "b")
     bottom = np.isnan(v)
     d = a - mu
     log_bottom = log_interval_probability(d - T, d + T, b)

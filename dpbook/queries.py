@@ -24,7 +24,7 @@ import scipy.sparse as sp
 
 from .data import SparseHistogram
 from .noise import as_generator
-from .validation import check_histogram, check_int, check_matrix_workload
+from .validation import check_histogram, check_int, check_matrix_workload, check_work
 
 __all__ = [
     "Workload", "MatrixWorkload", "MarginalWorkload", "RangeWorkload", "as_workload", "check_database",
@@ -556,6 +556,7 @@ def random_queries(m: int, N: int, rng=None, *, kind: str = "binary", density: f
     With ``density`` (in (0, 1]) the matrix is scipy.sparse with that fraction of non-zeros.
     """
     m, N = check_int("m", m, low=1), check_int("N", N, low=1)
+    check_work(m=m, N=N)                                   # the m x N matrix (dense; sparse stores at most that)
     rng = as_generator(rng)
     if kind not in ("binary", "uniform"):
         raise ValueError(f"kind ({kind!r}) must be 'binary' or 'uniform'")
@@ -587,16 +588,36 @@ def conjunctions(d: int, k: int) -> MarginalWorkload:
 def threshold_queries(N: int, thresholds=None) -> RangeWorkload:
     """Threshold queries ``q_t(u) = 1[u <= t]`` on the ordered universe ``0..N-1`` (all ``t`` by default)."""
     N = check_int("N", N, low=1)
+    if thresholds is None:
+        check_work(N=N, bytes_per_cell=16)                 # one (0, t) interval per element
     t = np.arange(N) if thresholds is None else np.asarray(thresholds, dtype=np.int64)
     return RangeWorkload(N, np.column_stack([np.zeros_like(t), t]))
 
 
 def range_queries(N: int, m: int | None = None, rng=None) -> RangeWorkload:
     """All ``N(N+1)/2`` ranges ``[a, b]`` of ``0..N-1``, or ``m`` of them drawn uniformly at random."""
-    N = check_int("N", N, low=1)
-    a, b = np.triu_indices(N)
-    if m is not None:
-        m = check_int("m", m, low=1)
-        pick = as_generator(rng).choice(a.size, size=m, replace=m > a.size)
-        a, b = a[pick], b[pick]
+    N = check_int("N", N, low=1, high=2 ** 31)             # N(N+1)/2 ranges stay within int64
+    total = N * (N + 1) // 2
+    if m is None:
+        check_work(**{"N (N + 1) / 2 ranges": total}, bytes_per_cell=16)
+        a, b = np.triu_indices(N)
+        return RangeWorkload(N, np.column_stack([a, b]))
+    m = check_int("m", m, low=1)
+    check_work(m=m, bytes_per_cell=16)
+    k = as_generator(rng).choice(total, size=m, replace=m > total)    # flat indices into the ranges, row by row
+    a = _triu_row(k, N)
+    b = a + (k - (a * (2 * N - a + 1)) // 2)
     return RangeWorkload(N, np.column_stack([a, b]))
+
+
+def _triu_row(k: np.ndarray, N: int) -> np.ndarray:
+    """The row ``a`` of the ``k``-th entry of the upper triangle of an ``N x N`` matrix, row by row (``start(a) =
+    a (2N - a + 1)/2``): the float formula, then corrected in integers so it is exact for every ``N <= 2^31``."""
+    k = np.asarray(k, dtype=np.int64)
+    a = np.floor(((2 * N + 1) - np.sqrt(float(2 * N + 1) ** 2 - 8.0 * k)) / 2).astype(np.int64)
+    a = np.clip(a, 0, N - 1)
+    start = lambda r: (r * (2 * N - r + 1)) // 2
+    for _ in range(3):                                       # at most a step or two off after rounding
+        a = np.where(start(a) > k, a - 1, a)
+        a = np.where((a + 1 < N) & (start(a + 1) <= k), a + 1, a)
+    return a

@@ -28,7 +28,7 @@ from .noise import as_generator
 from .queries import MarginalWorkload, check_database
 from .release import Release, Spend
 from .theory.randomized_response import rr_bias_factor, rr_keep_probability
-from .validation import check_epsilon, check_histogram, check_int, check_matrix_workload
+from .validation import as_array, check_epsilon, check_histogram, check_int, check_matrix_workload, check_trials
 
 __all__ = [
     "RRReports", "check_bits", "randomized_response", "debias", "rr_linear_queries", "rr_histogram",
@@ -40,7 +40,7 @@ NEIGHBOURS = "one person's private bit changes"
 
 def check_bits(bits, name: str = "bits") -> np.ndarray:
     """A non-empty 1-D array of private bits in ``{0, 1}`` (ints, whole floats or booleans); returns ``int8``."""
-    arr = np.asarray(bits)
+    arr = as_array(name, bits)
     if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
         raise TypeError(f"{name} must be an array of 0/1 bits, got dtype {arr.dtype}")
     if arr.ndim != 1:
@@ -79,7 +79,7 @@ def randomized_response(bits, *, epsilon, trials=None, rng=None) -> RRReports:
     bits = check_bits(bits)
     epsilon = check_epsilon(epsilon)
     p = rr_keep_probability(epsilon)               # the whole budget goes to each person's own bit
-    shape = bits.shape if trials is None else (check_int("trials", trials, low=1), bits.size)
+    shape = bits.shape if trials is None else (check_trials(trials, bits.size), bits.size)
     keep = as_generator(rng).random(shape) < p
     reports = np.where(keep, bits, 1 - bits).astype(np.int8)
     return RRReports(reports, epsilon, p, ledger=(Spend("randomized response, one report per person", epsilon),))
@@ -92,7 +92,7 @@ def debias(reports, epsilon) -> np.ndarray:
 
 def _check_reports(reports) -> np.ndarray:
     """Randomized responses: a non-empty array (any shape) of 0/1 values, as float64."""
-    Y = np.asarray(reports)
+    Y = as_array("reports", reports)
     if Y.dtype == object or not (np.issubdtype(Y.dtype, np.number) or Y.dtype == bool):
         raise TypeError(f"reports must be an array of 0/1 reports, got dtype {Y.dtype}")
     if Y.size == 0 or not np.all(np.isin(Y, (0, 1))):
@@ -144,7 +144,7 @@ def rr_histogram(x, *, epsilon, bit, trials=None, rng=None) -> NoisyHistogram:
     u1 = u0 | mask                                                 # the same public cells, private bit 1
     u0, u1 = u0[x[u0] + x[u1] > 0], u1[x[u0] + x[u1] > 0]          # empty public cells stay exactly 0
     c1, c0 = x[u1], x[u0]
-    lead = () if trials is None else (check_int("trials", trials, low=1),)
+    lead = () if trials is None else (check_trials(trials),)
     said_one = rng.binomial(c1, p, size=lead + u0.shape) + rng.binomial(c0, 1.0 - p, size=lead + u0.shape)
     c = (c0 + c1).astype(np.float64)
     ones = c / 2 + (said_one - c / 2) / two_p_minus_1             # sum of x̂_i over the cell (LEC3-3.4)

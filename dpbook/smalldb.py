@@ -33,7 +33,7 @@ from .noise import as_generator
 from .queries import as_workload, check_database
 from .release import Spend
 from .theory.smalldb import range_size, smalldb_size
-from .validation import check_epsilon, check_int, check_real
+from .validation import MAX_COUNT, as_array, check_epsilon, check_int, check_real, check_trials
 
 __all__ = [
     "SyntheticDatabase", "smalldb", "net_mechanism", "multisets", "candidate_errors", "exact_error_distribution",
@@ -104,13 +104,15 @@ def multisets(N, s, *, max_range_size=MAX_RANGE_SIZE) -> np.ndarray:
 
 
 def _check_net(net, N: int) -> np.ndarray:
-    arr = np.asarray(net)
+    arr = as_array("net", net)
     if arr.dtype == object or arr.dtype == bool or not np.issubdtype(arr.dtype, np.number):
         raise TypeError(f"net must be a numeric (|net|, N) array of candidate databases, got dtype {arr.dtype}")
     if arr.ndim != 2 or arr.shape[0] == 0 or arr.shape[1] != N:
         raise ValueError(f"net must have shape (|net| >= 1, {N}) to match the universe, got {arr.shape}")
     if not np.all(np.isfinite(arr)) or np.any(arr < 0):
         raise ValueError("net must hold finite non-negative counts (or weights)")
+    if arr.max() >= MAX_COUNT:
+        raise ValueError(f"net has an entry ({float(arr.max()):.3g}) >= 2^53: counts must be exact in float64")
     if np.any(arr.sum(axis=1) <= 0):
         raise ValueError("every candidate in net must have positive total mass")
     return arr
@@ -153,7 +155,7 @@ def net_mechanism(x, workload, net, *, epsilon, trials=None, rng=None) -> Synthe
         pick = exponential_mechanism(-err, epsilon=epsilon, sensitivity=sensitivity, rng=rng)
     else:
         pick = exponential_sample(-err, epsilon=epsilon, sensitivity=sensitivity,
-                                  size=check_int("trials", trials, low=1), rng=rng)
+                                  size=check_trials(trials), rng=rng)
     return SyntheticDatabase(np.array(net[pick]), answers[pick], epsilon, 0.0, "net", 0, int(net.shape[0]),
                              (Spend("exponential", epsilon),))
 
@@ -195,7 +197,7 @@ def subsample_errors(x, workload, s, *, trials, rng=None) -> np.ndarray:
     The lemma's proof bounds ``P[error > α] <= 2|Q| e^{-2sα²}`` (``theory.smalldb.sampling_failure_bound``).
     """
     x, W = _prepare(x, workload)
-    s, trials = check_int("s", s, low=1), check_int("trials", trials, low=1)
+    s, trials = check_int("s", s, low=1), check_trials(trials)
     Y = as_generator(rng).multinomial(s, x / x.sum(), size=trials)           # (trials, N) samples
     return np.abs(Y @ W.matrix().T / s - W.answers(x)).max(axis=1)
 

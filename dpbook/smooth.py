@@ -25,7 +25,7 @@ import numpy as np
 from .noise import as_generator, as_noise, laplace
 from .release import Spend
 from .theory.smooth import jackson_multipliers, summary_degree, summary_noise_scale
-from .validation import check_epsilon, check_int, check_real, check_real_array
+from .validation import check_epsilon, check_int, check_real, check_real_array, check_trials
 
 __all__ = ["SmoothQuery", "SmoothSummary", "check_points", "synthetic_points", "chebyshev_basis",
            "chebyshev_moments", "chebyshev_moments_reference", "smooth_summary", "chebyshev_coefficients",
@@ -163,7 +163,7 @@ def _noisy_moments(points, epsilon, K, t, trials, rng, sampler, scale_of):
     t = summary_degree(n, d, K) if t is None else _check_t(t, d)
     sampler = as_noise(sampler, family="laplace", lattice_ok=False)  # Chebyshev moments are reals
     if trials is not None:
-        trials = check_int("trials", trials, low=1)
+        trials = check_trials(trials)
         if trials * t ** d > _MAX_ENTRIES * 8:
             raise ValueError(f"trials ({trials}) x t^d ({t ** d}) moments is too large; use fewer trials")
     rng = as_generator(rng)
@@ -462,7 +462,7 @@ def per_query_laplace(points, queries, *, epsilon, B=1.0, trials=None, rng=None,
     B = check_real("B", B, low=0.0, low_open=True)
     sampler = as_noise(sampler, family="laplace", lattice_ok=False)  # query means are reals
     k = len(queries)
-    shape = (k,) if trials is None else (check_int("trials", trials, low=1), k)
+    shape = (k,) if trials is None else (check_trials(trials, k), k)
     b = 2.0 * B * k / (n * epsilon)                                     # budget ε/k per query
     # clip every value to [-B, B] (NaN -> 0): each mean then moves by <= 2B/n whatever the callable returns
     exact = np.array([np.clip(np.nan_to_num(np.asarray(q(X), dtype=float), nan=0.0, posinf=B, neginf=-B), -B, B)

@@ -31,7 +31,7 @@ from .theory.gaussian import gaussian_sigma
 from .theory.laplace import laplace_scale
 from .theory.sparse_project import (hash_independence, sparse_project_epsilon, sparse_project_sigma,
                                     sparse_project_T)
-from .validation import check_beta, check_delta, check_epsilon, check_int, check_probability
+from .validation import check_work, check_beta, check_delta, check_epsilon, check_int, check_probability, check_trials
 
 __all__ = [
     "SparseQueryWorkload", "SparseProjectRelease", "ErrorParts", "random_sparse_queries", "record_pool", "synthetic_records",
@@ -220,6 +220,7 @@ def random_sparse_queries(k, m, N, rng=None, *, pool=None, pool_share=0.5, weigh
     (when given; shared records make the queries overlap, so their L1 sensitivity grows with ``k``), the rest
     uniform in ``[0, N)``; weights ``"uniform"`` in ``(0, 1]`` or ``"binary"`` (all 1)."""
     k, m, N = check_int("k", k, low=1), check_int("m", m, low=1), check_int("N", N, low=1)
+    check_work(k=k, m=m)                                   # the (k, m) index array
     if weights not in ("uniform", "binary"):
         raise ValueError(f"weights ({weights!r}) must be 'uniform' or 'binary'")
     rng = as_generator(rng)
@@ -369,7 +370,7 @@ def _setup(D, epsilon, delta, beta, m, k, n, T, r, trials):
         raise ValueError(f"T ({T}) · N ({D.N}) exceeds 2^{MAX_S}: choose a smaller T")
     r_theory = hash_independence(k, T, beta)
     r = r_theory if r is None else check_int("r", r, low=2)
-    shape = (T,) if trials is None else (check_int("trials", trials, low=1), T)
+    shape = (T,) if trials is None else (check_trials(trials, T), T)
     if math.prod(shape) > MAX_OUTPUT:
         raise ValueError(f"trials ({trials}) × T ({T}) noise values exceed {MAX_OUTPUT} (1 GiB); use fewer trials")
     trace = dict(T_theory=T_theory, T=T, r_theory=r_theory, r=r, tau=beta / (4 * k), s=field_bits(T, D.N),
@@ -439,7 +440,7 @@ def laplace_sparse_queries(D, workload, *, epsilon, n, trials=None, rng=None, sa
         raise TypeError(f"workload must be a SparseQueryWorkload, got {type(workload).__name__}")
     epsilon, n = check_epsilon(epsilon), check_int("n", n, low=1)
     sampler = as_noise(sampler, family="laplace", lattice_ok=False)   # weights in [0,1]: counts off any lattice
-    shape = (workload.m,) if trials is None else (check_int("trials", trials, low=1), workload.m)
+    shape = (workload.m,) if trials is None else (check_trials(trials, workload.m), workload.m)
     b = laplace_scale(workload.l1_sensitivity(), epsilon)
     answers = (workload.counts(D) + sampler(b, shape, as_generator(rng))) / n
     return Release(answers, epsilon, 0.0, "laplace (sparse queries)", noise_scale=b / n,

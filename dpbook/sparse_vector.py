@@ -37,7 +37,7 @@ from .release import Ledger, Spend
 from .theory.sparse_vector import (above_threshold_scales, numeric_sparse_composed_epsilon, numeric_sparse_sigma,
                                    numeric_sparse_split, sparse_composed_epsilon, sparse_per_run_epsilon,
                                    sparse_sigma)
-from .validation import check_delta, check_epsilon, check_int, check_public_n, check_real
+from .validation import check_split, check_work, check_sensitivity, check_delta, check_epsilon, check_int, check_public_n, check_real, check_trials
 
 __all__ = [
     "TOP", "BOTTOM", "UNANSWERED", "SparseVectorRelease",
@@ -137,7 +137,7 @@ def check_stream(f, name: str = "f") -> np.ndarray:
 
 def _check_common(T, trials, sampler, *, T_low=None, T_high=None):
     T = check_real("T", T, low=T_low, high=T_high)
-    trials = None if trials is None else check_int("trials", trials, low=1)
+    trials = None if trials is None else check_trials(trials)
     noise = as_noise(sampler, family="laplace", lattice_ok=False)   # answers are normalised reals, off any lattice
     return T, trials, noise
 
@@ -233,7 +233,9 @@ def sparse_vector_stream(f, *, T, c, epsilon, delta=0.0, sensitivity=1.0, trials
     c = check_int("c", c, low=1)
     delta = check_delta(delta)
     T, trials, sampler = _check_common(T, trials, sampler)
-    sensitivity = check_real("sensitivity", sensitivity, low=0.0, low_open=True)
+    check_work(trials=trials or 1, c=c)                   # c thresholds per trial
+    check_split(epsilon, c, parts_name="c")
+    sensitivity = check_sensitivity(sensitivity)
     epsilon_run = sparse_per_run_epsilon(epsilon, c, delta)                # ε/c or ε/sqrt(8c ln(1/δ))
     sigma = sparse_sigma(epsilon, c, delta) * sensitivity                   # = 2Δ/ε_run
     _require(sparse_composed_epsilon(epsilon, c, delta), epsilon, delta)
@@ -259,7 +261,9 @@ def numeric_sparse_stream(f, *, T, c, epsilon, delta=0.0, sensitivity=1.0, trial
     c = check_int("c", c, low=1)
     delta = check_delta(delta)
     T, trials, sampler = _check_common(T, trials, sampler)
-    sensitivity = check_real("sensitivity", sensitivity, low=0.0, low_open=True)
+    check_work(trials=trials or 1, c=c)                   # c thresholds per trial
+    check_split(epsilon, c, parts_name="c")
+    sensitivity = check_sensitivity(sensitivity)
     epsilon1, epsilon2 = numeric_sparse_split(epsilon, delta)              # Sparse, numeric values
     sigma1 = numeric_sparse_sigma(epsilon1, c, delta) * sensitivity          # thresholds Lap(σ1), queries Lap(2σ1)
     sigma2 = numeric_sparse_sigma(epsilon2, c, delta) * sensitivity          # numeric answers Lap(σ2)

@@ -8,13 +8,13 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from .validation import check_int, check_probability
+from .validation import check_int, check_probability, check_trials
 
 __all__ = ["clopper_pearson_lower", "clopper_pearson_upper", "clopper_pearson"]
 
 
 def _check(k, trials, level):
-    trials = check_int("trials", trials, low=1)
+    trials = check_trials(trials)
     k = check_int("k", k, low=0, high=trials)
     level = check_probability(level, "level", open_low=True, open_high=True)
     return k, trials, level

@@ -7,6 +7,24 @@ Every public function of dpbook validates eagerly and fails closed:
   ``"epsilon (-1.0) must be a finite number > 0"``.
 
 NaN and inf are always rejected.  Booleans are not numbers here (``epsilon=True`` is a ``TypeError``).
+
+Hostile input (issue 10) is refused at the boundary, by the parameter the caller passed, with these ranges:
+
+* ``epsilon`` in [1e-12, 1e12] (:data:`EPSILON_RANGE`); at most 100 (:data:`EPSILON_EXP_MAX`) in a formula
+  with ``e^epsilon`` (composition theorems, privacy curves, Laplace-tail quadratures).  The book uses 1e-9 (a test of the ⊥-answer) up to
+  1e12 (the deterministic limit of report-noisy-max); outside this range Δ/ε, ε·Δu and e^{-ε} stop being
+  meaningful in float64 (5e-324 and 1e-320 are subnormal, 1/1e-320 overflows; 1e308 overflows any product).
+* a positive ``delta`` in [1e-100, 1) (:data:`DELTA_MIN`): far below any δ used in practice (2^-128 ≈ 3e-39)
+  and far enough above the subnormal range that 1/δ, ln(1/δ) and the Gaussian tails δ is compared with are
+  finite.  δ = 0 stays allowed where the function allows it.
+* a ``sensitivity`` in [1e-12, 1e12] (:data:`SENSITIVITY_RANGE`) and a noise ``scale`` / ``sigma`` in
+  [1e-24, 1e24] (:data:`SCALE_RANGE`, the quotients of the two ranges): noise of scale 1e308 draws inf.
+* every integer parameter |value| <= 2^53 (:data:`MAX_INT`): beyond it a count is not exact in float64; a
+  row count that answers are divided by, n <= 1e12 (:data:`MAX_PUBLIC_N`: 1/n is then a valid sensitivity).
+* counts (histogram entries) < 2^53 each and in total (a histogram of 2^62s overflows int64 when summed).
+* work: :func:`check_work` refuses a call whose arrays would exceed :data:`MAX_WORK_BYTES` (24 GiB), naming
+  the parameters the caller passed and the size they imply.
+* complex numbers and ragged nested lists are ``TypeError`` / ``ValueError`` naming the parameter.
 """
 from __future__ import annotations
 
@@ -19,7 +37,34 @@ import scipy.sparse as sp
 __all__ = [
     "check_real", "check_epsilon", "check_delta", "check_beta", "check_alpha", "check_sensitivity",
     "check_int", "check_histogram", "check_matrix_workload", "check_probability", "check_real_array",
+    "check_scale", "check_work", "check_trials", "check_split", "check_noise_scale", "as_array",
 ]
+
+#: The privacy parameter's range (module docstring: why).
+EPSILON_RANGE = (1e-12, 1e12)
+#: The largest epsilon of a formula with e^epsilon in it (composition theorems, privacy curves): e^100 ≈ 2.7e43
+#: keeps its products with counts up to 2^53 finite, and beyond it such bounds are vacuous anyway.
+EPSILON_EXP_MAX = 100.0
+#: The smallest positive delta.
+DELTA_MIN = 1e-100
+#: An L1/L2 sensitivity's range, and a noise scale's (sensitivity / epsilon).
+SENSITIVITY_RANGE = (1e-12, 1e12)
+SCALE_RANGE = (1e-24, 1e24)
+#: The largest integer parameter and the largest count (entry or total) of a histogram: exact in float64.
+MAX_INT = 2 ** 53
+MAX_COUNT = 2 ** 53
+#: The largest row count answers are divided by: 1/n must stay in :data:`SENSITIVITY_RANGE`.
+MAX_PUBLIC_N = 10 ** 12
+#: The most memory one call may ask for.
+MAX_WORK_BYTES = 24 * 2 ** 30
+
+
+def _short(value: int) -> str:
+    """A huge integer in 3 significant digits without converting it to float (which overflows beyond 1e308)."""
+    digits = str(abs(int(value)))
+    if len(digits) <= 6:
+        return str(int(value))
+    return f"{'-' if value < 0 else ''}{digits[0]}.{digits[1:3]}e+{len(digits) - 1:02d}"
 
 
 def _is_real(value) -> bool:
@@ -40,7 +85,11 @@ def check_real(name: str, value, *, low=None, high=None, low_open=False, high_op
     """Return ``float(value)`` if it is a finite real number in the given interval, else raise."""
     if not _is_real(value):
         raise TypeError(f"{name} must be a real number, got {type(value).__name__} ({value!r})")
-    value = float(value)
+    try:
+        value = float(value)
+    except OverflowError:                       # a Python int beyond float64
+        raise ValueError(f"{name} ({_short(value)}) must be a finite number "
+                         f"{_interval(low, high, low_open, high_open)}".rstrip()) from None
     bad = not math.isfinite(value)
     bad = bad or (low is not None and (value <= low if low_open else value < low))
     bad = bad or (high is not None and (value >= high if high_open else value > high))
@@ -49,14 +98,29 @@ def check_real(name: str, value, *, low=None, high=None, low_open=False, high_op
     return value
 
 
-def check_epsilon(epsilon, name: str = "epsilon") -> float:
-    """The privacy parameter: a finite number > 0."""
-    return check_real(name, epsilon, low=0.0, low_open=True)
+def check_epsilon(epsilon, name: str = "epsilon", *, allow_zero: bool = False, high: float | None = None,
+                  high_open: bool = False) -> float:
+    """The privacy parameter: a finite number in [1e-12, 1e12] (:data:`EPSILON_RANGE`), or up to ``high``
+    (excluded with ``high_open``); ``allow_zero`` for a privacy curve delta(epsilon), defined at 0."""
+    value = check_real(name, epsilon, low=0.0, low_open=not allow_zero)
+    top = EPSILON_RANGE[1] if high is None else min(high, EPSILON_RANGE[1])
+    below_top = value < top if high_open and high is not None else value <= top
+    if not ((EPSILON_RANGE[0] <= value and below_top) or (allow_zero and value == 0.0)):
+        zero = "0 or " if allow_zero else ""
+        close = ")" if high_open and high is not None else "]"
+        raise ValueError(f"{name} ({value!r}) must be {zero}in [{EPSILON_RANGE[0]:g}, {top:g}{close} "
+                         "(outside it the noise scale or e^epsilon is not a meaningful float64)")
+    return value
 
 
 def check_delta(delta, name: str = "delta", *, positive: bool = False) -> float:
-    """The DP slack delta in [0, 1) (in (0, 1) when ``positive``, e.g. for the Gaussian mechanism)."""
-    return check_real(name, delta, low=0.0, high=1.0, low_open=positive, high_open=True)
+    """The DP slack delta in [0, 1) (in (0, 1) when ``positive``, e.g. for the Gaussian mechanism); a positive
+    delta is at least 1e-100 (:data:`DELTA_MIN`: 1/delta and ln(1/delta) finite)."""
+    value = check_real(name, delta, low=0.0, high=1.0, low_open=positive, high_open=True)
+    if 0.0 < value < DELTA_MIN:
+        raise ValueError(f"{name} ({value!r}) must be 0 or in [{DELTA_MIN:g}, 1) (a smaller delta underflows: "
+                         "1/delta and the Gaussian tails are not finite)")
+    return value
 
 
 def check_beta(beta, name: str = "beta") -> float:
@@ -74,15 +138,103 @@ def check_alpha(alpha, name: str = "alpha") -> float:
 
 
 def check_sensitivity(sensitivity, name: str = "sensitivity") -> float:
-    """An L1 or L2 sensitivity: finite and > 0."""
-    return check_real(name, sensitivity, low=0.0, low_open=True)
+    """An L1 or L2 sensitivity: finite, in [1e-12, 1e12] (:data:`SENSITIVITY_RANGE`: the noise scale
+    sensitivity / epsilon stays finite and non-zero)."""
+    value = check_real(name, sensitivity, low=0.0, low_open=True)
+    if not SENSITIVITY_RANGE[0] <= value <= SENSITIVITY_RANGE[1]:
+        raise ValueError(f"{name} ({value!r}) must be in [{SENSITIVITY_RANGE[0]:g}, {SENSITIVITY_RANGE[1]:g}] "
+                         "(the noise scale sensitivity/epsilon must be a finite non-zero float64)")
+    return value
 
 
-def check_int(name: str, value, *, low: int | None = None, high: int | None = None) -> int:
-    """Return ``int(value)`` for an integer (Python or numpy, not bool) within [low, high]."""
+def check_scale(scale, name: str = "scale", *, high: float | None = None) -> float:
+    """A noise scale (Laplace b, Gaussian sigma): in [1e-24, 1e24] (:data:`SCALE_RANGE`), or ``high``."""
+    top = SCALE_RANGE[1] if high is None else min(high, SCALE_RANGE[1])
+    value = check_real(name, scale, low=0.0, low_open=True)
+    if not SCALE_RANGE[0] <= value <= top:
+        raise ValueError(f"{name} ({value!r}) must be in [{SCALE_RANGE[0]:g}, {top:g}] "
+                         "(noise of a larger scale draws inf; a smaller one is subnormal)")
+    return value
+
+
+def check_noise_scale(sensitivity, epsilon, *, factor: float = 1.0, high: float | None = None,
+                      names: tuple[str, str] = ("sensitivity", "epsilon")) -> float:
+    """The noise scale ``factor * sensitivity / epsilon`` (each checked first), refused — naming the
+    caller's two parameters, not an internal "scale" — when it leaves :data:`SCALE_RANGE` (or exceeds ``high``,
+    e.g. the largest scale a lattice sampler takes)."""
+    sensitivity, epsilon = check_sensitivity(sensitivity, names[0]), check_epsilon(epsilon, names[1])
+    factor = check_real("factor", factor, low=0.0, low_open=True)
+    scale = factor * sensitivity / epsilon
+    top = SCALE_RANGE[1] if high is None else min(high, SCALE_RANGE[1])
+    if not SCALE_RANGE[0] <= scale <= top:
+        raise ValueError(f"{names[0]} ({sensitivity!r}) / {names[1]} ({epsilon!r}) gives the noise scale {scale:.3g}, "
+                         f"outside [{SCALE_RANGE[0]:g}, {top:g}]; make {names[0]} / {names[1]} less extreme")
+    return scale
+
+
+def check_work(*, bytes_per_cell: int = 8, **sizes) -> None:
+    """Refuse a call whose arrays would need more than :data:`MAX_WORK_BYTES` (24 GiB): ``sizes`` are the
+    caller's parameters (name=value) whose product is the number of cells, e.g.
+    ``check_work(trials=trials, m=m)``.  The message names them and the memory they imply."""
+    cells = 1
+    for value in sizes.values():
+        cells *= max(int(value), 1)
+    need = cells * bytes_per_cell
+    if need > MAX_WORK_BYTES:
+        what = " x ".join(f"{k} ({v})" for k, v in sizes.items())
+        try:
+            gib = f"{need / 2 ** 30:.3g}"
+        except OverflowError:
+            gib = _short(need // 2 ** 30)
+        raise ValueError(f"{what} = {_short(cells) if cells > 1e300 else f'{cells:.3g}'} cells would need {gib} GiB, more than the "
+                         f"{MAX_WORK_BYTES / 2 ** 30:g} GiB limit; make {' or '.join(sizes)} smaller")
+
+
+def check_split(epsilon: float, parts: int, *, parts_name: str, name: str = "epsilon") -> float:
+    """``epsilon / parts`` (a budget split over ``parts`` steps), refused when it falls below the smallest epsilon
+    (:data:`EPSILON_RANGE`) — the message names the caller's ``parts_name``, not an internal per-step epsilon."""
+    share = epsilon / parts
+    if share < EPSILON_RANGE[0]:
+        raise ValueError(f"{parts_name} ({parts if isinstance(parts, int) else format(parts, '.4g')}) splits {name} ({epsilon!r}) into {share:.3g} per step, below the "
+                         f"smallest epsilon {EPSILON_RANGE[0]:g}; make {parts_name} smaller")
+    return share
+
+
+def check_trials(trials, per_trial: int = 1, *, name: str = "trials") -> int:
+    """A number of independent repetitions: an integer >= 1 such that ``trials`` rows of ``per_trial`` float64
+    cells fit in :data:`MAX_WORK_BYTES` (:func:`check_work`)."""
+    trials = check_int(name, trials, low=1)
+    check_work(**{name: trials, "cells per trial": per_trial})
+    return trials
+
+
+def as_array(name: str, value) -> np.ndarray:
+    """``np.asarray(value)``, with a ragged nested list (numpy's 'inhomogeneous shape') or a scipy.sparse
+    matrix turned into an error that names the parameter, and complex numbers refused."""
+    if sp.issparse(value):
+        raise TypeError(f"{name} must be a dense array, got a scipy.sparse matrix")
+    try:
+        arr = np.asarray(value)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"{name} must be a rectangular array of numbers (not a ragged list): {exc}") from None
+    if np.issubdtype(arr.dtype, np.complexfloating):
+        raise TypeError(f"{name} must hold real numbers, got complex dtype {arr.dtype}")
+    if arr.dtype == object and arr.size and all(isinstance(v, numbers.Integral) and not isinstance(v, bool)
+                                               for v in arr.flat):
+        big = max(arr.flat, key=abs)
+        raise ValueError(f"{name} has an integer ({_short(big)}) beyond int64; entries must be < 2^53")
+    return arr
+
+
+def check_int(name: str, value, *, low: int | None = None, high: int | None = None, exact: bool = True) -> int:
+    """Return ``int(value)`` for an integer (Python or numpy, not bool) within [low, high]; with ``exact`` (the
+    default) also ``|value| <= 2^53`` (:data:`MAX_INT`).  ``exact=False`` for a size that is only used through
+    its logarithm (a range of ``C(N+s-1, s)`` candidate databases, an exact Python int)."""
     if not isinstance(value, (numbers.Integral, np.integer)) or isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be an integer, got {type(value).__name__} ({value!r})")
     value = int(value)
+    if exact and abs(value) > MAX_INT:
+        raise ValueError(f"{name} ({_short(value)}) must be an integer of magnitude <= 2^53 (exact in float64)")
     if (low is not None and value < low) or (high is not None and value > high):
         rng = f">= {low}" if high is None else (f"<= {high}" if low is None else f"in [{low}, {high}]")
         raise ValueError(f"{name} ({value}) must be an integer {rng}")
@@ -95,12 +247,7 @@ def check_histogram(x, name: str = "x", *, allow_empty: bool = False) -> np.ndar
     Returns an ``int64`` copy-free view when possible.  Floats that are whole numbers are accepted
     (``np.array([1., 0.])``); fractional, negative, NaN or inf counts are not.
     """
-    if sp.issparse(x):
-        raise TypeError(f"{name} must be a dense 1-D array of counts, got a scipy.sparse matrix")
-    try:
-        arr = np.asarray(x)
-    except Exception as exc:  # pragma: no cover - numpy raises for ragged input
-        raise TypeError(f"{name} must be array-like of counts: {exc}") from None
+    arr = as_array(name, x)
     if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
         raise TypeError(f"{name} must hold numbers, got dtype {arr.dtype}")
     if arr.dtype == bool:
@@ -119,6 +266,12 @@ def check_histogram(x, name: str = "x", *, allow_empty: bool = False) -> np.ndar
         if np.any(frac):
             i = int(np.argmax(frac))
             raise ValueError(f"{name}[{i}] ({arr[i].item()!r}) must be a non-negative integer count")
+    if arr.max() >= MAX_COUNT:
+        i = int(np.argmax(arr))
+        raise ValueError(f"{name}[{i}] ({arr[i].item():.3g}) must be a count < 2^53 (exact in float64)")
+    if float(arr.sum(dtype=np.float64)) >= MAX_COUNT:
+        raise ValueError(f"{name} sums to {float(arr.sum(dtype=np.float64)):.3g} rows; the total must be "
+                         "< 2^53 (exact in float64, no int64 overflow)")
     arr = arr.astype(np.int64, copy=False)
     if not allow_empty and arr.sum() == 0:
         raise ValueError(f"{name} must contain at least one row (sum of counts is 0)")
@@ -136,7 +289,7 @@ def check_matrix_workload(Q, name: str = "Q", *, low: float = 0.0, high: float =
         if has_implicit_zero and not (low <= 0.0 <= high):
             raise ValueError(f"{name} has implicit zeros but its values must lie in [{low:g}, {high:g}]")
     else:
-        arr = np.asarray(Q)
+        arr = as_array(name, Q)
         if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
             raise TypeError(f"{name} must be a numeric matrix, got dtype {arr.dtype}")
         if arr.ndim != 2:
@@ -157,7 +310,7 @@ def check_matrix_workload(Q, name: str = "Q", *, low: float = 0.0, high: float =
 def check_real_array(name: str, value, *, low=None, low_open=False) -> np.ndarray:
     """A scalar or array of finite real numbers as a float64 array (``TypeError`` for strings, booleans and
     other non-numbers — ``np.asarray(..., dtype=float)`` would silently accept the string ``"1"``)."""
-    arr = np.asarray(value)
+    arr = as_array(name, value)
     if arr.dtype == object or arr.dtype == bool or not np.issubdtype(arr.dtype, np.number) \
             or np.issubdtype(arr.dtype, np.complexfloating):
         raise TypeError(f"{name} must be a real number or an array of them, got dtype {arr.dtype}")
@@ -193,9 +346,13 @@ def check_public_n(n, x, *, require: bool = False) -> tuple[int, str]:
     its own sensitivity); a clear error otherwise.
     """
     if n is not None:
-        return check_int("n", n, low=1), "add/remove"
+        return check_int("n", n, low=1, high=MAX_PUBLIC_N), "add/remove"
     if require:
         raise ValueError("n (None) must be the public number of rows: dividing by the private ||x||_1 would "
                          "reveal it under add/remove neighbours. Pass n=..., or neighbours='replace-one' "
                          "(n is then read from the data and the sensitivity is the replace-one one)")
-    return int(np.asarray(x).sum()), "replace-one"
+    total = int(np.asarray(x).sum())
+    if total > MAX_PUBLIC_N:
+        raise ValueError(f"x sums to {total:.3g} rows; normalised answers need n <= {MAX_PUBLIC_N:.0e} (a row's "
+                         "weight 1/n must stay in the sensitivity range)")
+    return total, "replace-one"

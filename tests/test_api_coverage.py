@@ -11,15 +11,25 @@ Two parts.
    a count (``k``, ``m``, ``n``, ``trials`` …): 0 or -1; an array: NaN inside, the wrong number of dimensions,
    empty, strings; ``rng``: a string and a negative seed — and the call must raise ``ValueError`` or
    ``TypeError`` with the parameter's name in the message.
+   Plus the hostile inputs of issue 10 (:func:`_hostile_values`): complex numbers, integers of 2^63 and 10^100,
+   ε and δ that underflow (5e-324, 1e-320) or overflow (1e308), sensitivities and scales of 1e308 and 5e-324,
+   ragged lists and complex arrays, count arrays whose entries are 2^62 (the sum overflows int64), 2^64 or 2.0^53,
+   and 10^12 for every integer that sizes work — the last, and ε / sensitivity at the ends of their documented
+   ranges, must either run or be refused by name; every hostile call runs under :func:`_bounded` (an alarm and
+   an address-space cap), so a hang or a huge allocation fails the test instead of the machine.  Extreme but
+   individually valid combinations (ε = 1e-12 with sensitivity 1e12, …) get the same treatment.
 2. A coverage test: each public function is either swept here or called inside ``pytest.raises`` in some test
    (or explicitly exempt below, with the reason).  A new function without bad-input tests fails it.
 """
 import ast
+import contextlib
 import importlib
 import inspect
 import math
 import pathlib
 import pkgutil
+import resource
+import signal
 
 import numpy as np
 import pytest
@@ -196,6 +206,56 @@ POSITIVE_INT = {"k", "m", "n", "N", "T", "c", "s", "d", "B", "K", "M", "trials",
 NONNEG_INT = {"b_max", "size", "replay", "k_prime", "i", "j"}
 
 
+EPSILONS = {"epsilon", "epsilon0", "epsilon_total", "epsilon_star"}
+DELTAS = {"delta", "delta_prime"}
+NOISE_SCALES = {"sensitivity", "sigma", "scale", "b", "b1", "b2"}
+# Integers that size the work (a loop count, an allocation): 10**12 of them must be refused with a named error
+# or cost nothing (e.g. a public n that is only divided by) — never a MemoryError or a hang.
+WORK_INT = POSITIVE_INT | NONNEG_INT
+
+#: Marker for "either returns or raises ValueError/TypeError naming the parameter" (a value that may be valid).
+ACCEPT_OR_REJECT = None
+
+
+def _ragged(value):
+    """A ragged nested list shaped like ``value`` (numpy would raise its own 'inhomogeneous shape' message)."""
+    return [[0, 1], [0]] if value.ndim == 1 else [[[0, 1], [0]]] * value.shape[0]
+
+
+def _hostile_values(name, value):
+    """The issue-10 hostile inputs: overflow, underflow, complex, ragged, work that exhausts memory or hangs."""
+    out = []
+    if isinstance(value, bool) or value is None:
+        return out
+    if isinstance(value, float):
+        out += [("complex", 1 + 1j, (TypeError,))]
+        if name in EPSILONS:
+            out += [("5e-324", 5e-324, (ValueError,)), ("1e-320", 1e-320, (ValueError,)),
+                    ("1e308", 1e308, (ValueError,)),
+                    # the ends of the documented range: valid, so the call must work (no overflow warning,
+                    # no hang) or refuse by the caller's name (e.g. a per-step share below the range)
+                    ("1e-12 (edge)", 1e-12, ACCEPT_OR_REJECT), ("1e12 (edge)", 1e12, ACCEPT_OR_REJECT)]
+        if name in DELTAS:
+            out += [("5e-324", 5e-324, (ValueError,)), ("1e-320", 1e-320, (ValueError,))]
+        if name in NOISE_SCALES:
+            out += [("1e308", 1e308, (ValueError,)), ("5e-324", 5e-324, (ValueError,)),
+                    ("1e-12 (edge)", 1e-12, ACCEPT_OR_REJECT), ("1e12 (edge)", 1e12, ACCEPT_OR_REJECT)]
+    elif isinstance(value, int):
+        out += [("complex", 1 + 1j, (TypeError,)), ("2**63", 2 ** 63, (ValueError,)),
+                ("10**100", 10 ** 100, (ValueError,))]
+        if name in WORK_INT:
+            out += [("10**12", 10 ** 12, ACCEPT_OR_REJECT)]
+    elif isinstance(value, np.ndarray) and value.dtype.kind in "fiu" and value.size:
+        out += [("complex array", value.astype(complex) + 1j, (TypeError, ValueError)),
+                ("ragged list", _ragged(value), (TypeError, ValueError))]
+        if value.dtype.kind in "iu":
+            out += [("entries 2**62 (sum overflows int64)", np.full(value.shape, 2 ** 62, dtype=np.int64),
+                     (ValueError,)),
+                    ("entries 2**64 (beyond int64)", np.full(value.shape, 2 ** 64, dtype=object), (TypeError, ValueError)),
+                    ("entries 2.0**53 (beyond exact floats)", np.full(value.shape, 2.0 ** 53), (TypeError, ValueError))]
+    return out
+
+
 def _bad_values(name, value):
     """(label, bad value, expected exception types) for one parameter, by its kind and its name."""
     if name == "rng":
@@ -224,7 +284,7 @@ def _bad_values(name, value):
                 ("strings", np.full(value.shape, "a"), (TypeError, ValueError)),
                 ("empty", np.zeros((0,) * value.ndim), (ValueError,)),
                 ("extra dimension", value[None, None], (ValueError,))]
-    return out
+    return out + _hostile_values(name, value)
 
 
 # Parameters (or single bad values) whose convention does not apply, with the reason.
@@ -260,6 +320,22 @@ NOT_APPLICABLE = {
     ("dpbook.noise.discrete_gaussian_pmf", "k"): "vectorised integer points; an empty array is valid",
     ("dpbook.audit.audit_cases", "names"): "a list of catalogue keys (checked by name)",
     ("dpbook.privacy_loss.round_loss", "v", "nan"): "NaN encodes ⊥ (no released value) by design",
+    ("dpbook.theory.exponential.exponential_utility_gap", "range_size", "2**63"): "|R| enters through ln|R|",
+    ("dpbook.theory.exponential.exponential_utility_gap", "range_size", "10**100"): "|R| enters through ln|R|",
+    ("dpbook.theory.exponential.report_noisy_max_gap", "range_size", "2**63"): "|R| enters via ln|R|",
+    ("dpbook.theory.exponential.report_noisy_max_gap", "range_size", "10**100"): "|R| enters via ln|R|",
+    ("dpbook.theory.exponential.exponential_tail_bound", "range_size", "2**63"): "|R| enters through ln|R|",
+    ("dpbook.theory.exponential.exponential_tail_bound", "range_size", "10**100"): "|R| enters through ln|R|",
+    ("dpbook.theory.smalldb.net_error_bound", "net_size", "2**63"): "|net| enters through ln|net|",
+    ("dpbook.theory.smalldb.net_error_bound", "net_size", "10**100"): "|net| enters through ln|net|",
+    ("dpbook.theory.sparse_project.hash_independence", "T", "2**63"): "T is astronomical in S1 (9.25e15); via ln",
+    ("dpbook.theory.sparse_project.hash_independence", "T", "10**100"): "T enters only through ln(kT/2β)",
+    ("dpbook.theory.idc.azuma_bound", "K", "2**63"): "K0 is a real bound: 2^63 rounds is a finite real",
+    ("dpbook.theory.idc.azuma_bound", "K", "10**100"): "K0 is a real bound: 1e100 is a finite real",
+    ("dpbook.theory.idc.ic_gamma", "B", "2**63"): "B(α) is a real bound: any finite value",
+    ("dpbook.theory.idc.ic_gamma", "B", "10**100"): "B(α) is a real bound: any finite value",
+    ("dpbook.theory.idc.sv_updates", "B", "2**63"): "B(α) is real; sv_updates floors it (exact Python int)",
+    ("dpbook.theory.idc.sv_updates", "B", "10**100"): "B(α) is real; sv_updates floors it (exact Python int)",
     ("dpbook.privacy_loss.round_log_likelihood", "v", "nan"): "NaN encodes ⊥ (no released value) by design",
 }
 
@@ -267,7 +343,7 @@ NOT_APPLICABLE = {
 # Gaps this sweep found in modules owned by other chapters (reported to their owners): (function, parameter) ->
 # (reason, the bad values that are not rejected properly).  Strict xfail: a fix makes the case XPASS, which
 # fails until the entry is removed.
-KNOWN_GAPS = {}          # (qualname, parameter) -> (reason, labels): none left; a new gap goes here with its owner
+KNOWN_GAPS = {}           # (qualname, parameter) -> (reason, labels); each with its owner (none open now)
 
 
 def _cases():
@@ -302,13 +378,96 @@ def test_the_valid_call_works(qualname):
     FUNCTIONS[qualname](**_valid_call(qualname, FUNCTIONS[qualname]))
 
 
+class _TookTooLong(BaseException):
+    """Raised by the alarm in :func:`_bounded` (a BaseException, so ``except Exception`` cannot swallow it)."""
+
+
+@contextlib.contextmanager
+def _bounded(seconds: float = 10.0, spare_bytes: int = 3 << 30):
+    """Run a hostile call with a wall-clock alarm and an address-space cap a few GiB above what is in use, so a
+    call that would hang or exhaust memory fails the test (``_TookTooLong`` / ``MemoryError``) instead of the
+    machine."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    with open("/proc/self/statm") as f:
+        in_use = int(f.read().split()[0]) * resource.getpagesize()
+    cap = in_use + spare_bytes if hard == resource.RLIM_INFINITY else min(hard, in_use + spare_bytes)
+
+    def alarm(signum, frame):
+        raise _TookTooLong(f"still running after {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, alarm)
+    resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
 @pytest.mark.parametrize("qualname, param, bad, exc", CASES)
 def test_bad_input_is_rejected_naming_the_parameter(qualname, param, bad, exc):
     fn = FUNCTIONS[qualname]
     kwargs = dict(_valid_call(qualname, fn), **{param: bad})
+    if exc is ACCEPT_OR_REJECT:                    # a value that may be valid: cheap, or refused by name
+        try:
+            with _bounded():
+                fn(**kwargs)
+        except (ValueError, TypeError) as err:
+            assert param in str(err), f"{qualname}: the message does not name {param!r}: {err}"
+        return
     with pytest.raises(exc) as info:
-        fn(**kwargs)
+        with _bounded():
+            fn(**kwargs)
     assert param in str(info.value), f"{qualname}: the message does not name {param!r}: {info.value}"
+
+
+def test_the_guard_catches_hangs_and_huge_allocations():
+    """The bound in the sweep can fail: a loop that does not end and an allocation of 64 GiB are stopped."""
+    with pytest.raises(_TookTooLong):
+        with _bounded(seconds=0.2):
+            while True:
+                pass
+    with pytest.raises(MemoryError):
+        with _bounded():
+            np.ones(8 << 30)
+
+
+# Extreme but individually valid combinations (issue 10: "sensitivities that make the noise scale infinite"):
+# each value is inside its documented range, together they may not be; the call must work or refuse naming one
+# of the parameters the caller set — never an internal "scale (2e+24)".
+EXTREME_COMBINATIONS = [dict(epsilon=1e-12, sensitivity=1e12), dict(epsilon=1e12, sensitivity=1e-12),
+                        dict(epsilon=1e-12, sensitivity=1e12, delta=1e-100), dict(epsilon=1e12, delta=0.9),
+                        dict(epsilon=1e-12, delta=1e-100), dict(epsilon=1e-12, sigma=1e12),
+                        dict(epsilon=1e-12, scale=1e12), dict(epsilon=1e12, sensitivity=1e12),
+                        dict(epsilon=1e-12, sensitivity=1e-12)]
+
+
+def _extreme_cases():
+    cases = []
+    for qualname, fn in FUNCTIONS.items():
+        kwargs = None if qualname in EXEMPT_FUNCTIONS else _valid_call(qualname, fn)
+        if kwargs is None:
+            continue
+        for combo in EXTREME_COMBINATIONS:
+            sub = {k: v for k, v in combo.items() if isinstance(kwargs.get(k), float)}
+            if len(sub) == len(combo):
+                cases.append(pytest.param(qualname, sub, id=f"{qualname.removeprefix('dpbook.')}:{sub}"))
+    return cases
+
+
+EXTREME_CASES = _extreme_cases()
+
+
+@pytest.mark.parametrize("qualname, combo", EXTREME_CASES)
+def test_extreme_combinations_work_or_are_refused_by_name(qualname, combo):
+    fn = FUNCTIONS[qualname]
+    try:
+        with _bounded():
+            fn(**dict(_valid_call(qualname, fn), **combo))
+    except (ValueError, TypeError) as err:
+        assert any(name in str(err) for name in combo), f"{qualname}: names none of {list(combo)}: {err}"
 
 
 # --- coverage -------------------------------------------------------------------------------------------------

@@ -209,3 +209,18 @@ def test_regression_duplicated_attribute_sets_audit():
 
     assert audit(now(x), now(x_prime), event, trials=200_000, rng=2026).epsilon_lb <= 1.0
     assert audit(old(x), old(x_prime), event, trials=200_000, rng=2026).epsilon_lb > 1.0
+
+
+def test_random_ranges_are_uniform_over_all_ranges_without_enumerating_them():
+    """range_queries(N, m) draws from the N(N+1)/2 ranges by index, exactly as choosing from np.triu_indices(N)
+    would (same draws for the same seed), without allocating the N² list (N up to 2^31)."""
+    from dpbook.queries import _triu_row, range_queries
+    for N in (1, 2, 7, 300):
+        a, b = np.triu_indices(N)
+        k = np.arange(a.size)
+        row = _triu_row(k, N)
+        assert np.array_equal(row, a) and np.array_equal(row + k - row * (2 * N - row + 1) // 2, b)
+        pick = np.random.default_rng(3).choice(a.size, size=5, replace=5 > a.size)
+        assert np.array_equal(range_queries(N, m=5, rng=3).intervals, np.column_stack([a[pick], b[pick]]))
+    big = range_queries(2 ** 31, m=4, rng=1).intervals
+    assert big.shape == (4, 2) and np.all(big[:, 0] <= big[:, 1]) and big.max() < 2 ** 31

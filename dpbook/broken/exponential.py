@@ -6,7 +6,7 @@ from ..noise import Noise, laplace
 from ..smalldb import SyntheticDatabase, _check_net, _errors, _prepare, multisets, MAX_RANGE_SIZE
 from ..release import Spend
 from ..theory.smalldb import smalldb_size
-from ..validation import check_epsilon, check_int, check_real
+from ..validation import check_epsilon, check_int, check_real, check_trials
 
 __all__ = ["exponential_mechanism_no_half", "report_noisy_max_half_noise", "smalldb_no_half"]
 
@@ -44,6 +44,6 @@ def smalldb_no_half(x, workload, *, epsilon, alpha, trials=None, rng=None) -> Sy
         pick = exponential_mechanism_no_half(-err, epsilon=epsilon, sensitivity=1.0 / x.sum(), rng=rng)
     else:
         pick = exponential_sample(-err, epsilon=2 * epsilon, sensitivity=1.0 / x.sum(),
-                                  size=check_int("trials", trials, low=1), rng=rng)
+                                  size=check_trials(trials), rng=rng)
     return SyntheticDatabase(net[pick].copy(), answers[pick], epsilon, 0.0, "smalldb (BROKEN: no 1/2)", s,
                              int(net.shape[0]), (Spend("exponential (BROKEN)", epsilon),))

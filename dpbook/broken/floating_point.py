@@ -24,8 +24,8 @@ import math
 
 import numpy as np
 
-from ..noise import as_generator, discrete_laplace, grid_granularity
-from ..validation import check_epsilon, check_int, check_real, check_real_array, check_sensitivity
+from ..noise import MAX_DISCRETE_SCALE, as_generator, discrete_laplace, grid_granularity
+from ..validation import check_noise_scale, check_scale, check_epsilon, check_int, check_real, check_real_array, check_sensitivity, check_trials
 
 __all__ = ["numpy_laplace_image", "textbook_noisy_count", "unrounded_grid_release"]
 
@@ -62,7 +62,7 @@ def numpy_laplace_image(values, scale) -> np.ndarray:
     SIMD ``log`` numpy dispatches to on this CPU.  Returns a boolean array of the values' shape.
     """
     y = _check_values(values)
-    b = check_real("scale", scale, low=0.0, low_open=True)
+    b = check_scale(scale)
     flat, inverse = np.unique(y.ravel(), return_inverse=True)       # integer outputs repeat a lot
     negative = flat < 0
     with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
@@ -92,7 +92,7 @@ def textbook_noisy_count(count, *, epsilon, sensitivity=1.0, trials=None, rng=No
     count = check_real("count", count)
     epsilon = check_epsilon(epsilon)
     sensitivity = check_sensitivity(sensitivity)
-    size = None if trials is None else check_int("trials", trials, low=1)
+    size = None if trials is None else check_trials(trials)
     noise = as_generator(rng).laplace(0.0, sensitivity / epsilon, size=size)
     return count + noise
 
@@ -109,7 +109,7 @@ def unrounded_grid_release(values, *, sensitivity, epsilon, trials=None, rng=Non
         raise ValueError(f"values must be a non-empty 1-D array, got shape {arr.shape}")
     sensitivity = check_sensitivity(sensitivity)
     epsilon = check_epsilon(epsilon)
-    scale = sensitivity / epsilon
+    scale = check_noise_scale(sensitivity, epsilon, high=MAX_DISCRETE_SCALE / 2)
     granularity = grid_granularity(scale)
-    shape = arr.shape if trials is None else (check_int("trials", trials, low=1),) + arr.shape
+    shape = arr.shape if trials is None else (check_trials(trials, arr.size),) + arr.shape
     return arr + granularity * discrete_laplace(scale / granularity, shape, rng).astype(np.float64)

@@ -10,7 +10,7 @@ import math
 from ..noise import as_generator, gaussian
 from ..queries import as_workload
 from ..release import Release, Spend
-from ..validation import check_delta, check_epsilon, check_histogram, check_int, check_public_n
+from ..validation import check_delta, check_epsilon, check_histogram, check_int, check_public_n, check_trials
 
 __all__ = ["gaussian_forgets_log_factor", "gaussian_single_query_sensitivity", "gaussian_classic_any_epsilon"]
 
@@ -19,7 +19,7 @@ def _release(x, workload, sigma, epsilon, delta, n, trials, rng, name):
     x = check_histogram(x)
     W = as_workload(workload)
     n, _ = check_public_n(n, x, require=True)            # like the real mechanism: n is public
-    shape = (W.m,) if trials is None else (check_int("trials", trials, low=1), W.m)
+    shape = (W.m,) if trials is None else (check_trials(trials, W.m), W.m)
     answers = (W.counts(x) + gaussian(sigma, shape, as_generator(rng))) / n
     return Release(answers, epsilon, delta, name, noise_scale=sigma / n, ledger=(Spend(name, epsilon, delta),))
 

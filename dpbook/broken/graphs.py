@@ -9,7 +9,7 @@ import numpy as np
 from ..graphs import GraphDatabase, NoisyGraph
 from ..noise import as_generator, laplace
 from ..release import Spend
-from ..validation import check_epsilon, check_int
+from ..validation import check_epsilon, check_int, check_trials
 
 __all__ = ["adjacency_randomized_response"]
 
@@ -27,7 +27,7 @@ def adjacency_randomized_response(graph, *, epsilon, trials=None, rng=None) -> N
     epsilon = check_epsilon(epsilon)
     b = 1.0 / epsilon                                   # WRONG: one edge moves two entries, Δ1 = 2
     A = graph.adjacency().ravel()
-    shape = A.shape if trials is None else (check_int("trials", trials, low=1), A.size)
+    shape = A.shape if trials is None else (check_trials(trials, A.size), A.size)
     noisy = A + laplace(b, shape, as_generator(rng))
     return NoisyGraph(noisy, graph.num_vertices, epsilon, 0.0, "adjacency randomized response (BROKEN)",
                       "add/remove", b, (Spend("Laplace on every matrix entry (BROKEN)", epsilon),))

@@ -7,7 +7,7 @@ from __future__ import annotations
 from ..histogram import NoisyHistogram
 from ..noise import as_generator, laplace
 from ..release import Spend
-from ..validation import check_epsilon, check_histogram, check_int
+from ..validation import check_epsilon, check_histogram, check_int, check_trials
 
 __all__ = ["noisy_histogram_replace_one_unit_scale"]
 
@@ -22,7 +22,7 @@ def noisy_histogram_replace_one_unit_scale(x, *, epsilon, trials=None, rng=None)
     x = check_histogram(x)
     epsilon = check_epsilon(epsilon)
     b = 1.0 / epsilon                                   # WRONG for replace-one: should be 2/ε
-    shape = (x.size,) if trials is None else (check_int("trials", trials, low=1), x.size)
+    shape = (x.size,) if trials is None else (check_trials(trials, x.size), x.size)
     counts = x + laplace(b, shape, as_generator(rng))
     return NoisyHistogram(counts, int(x.sum()), epsilon, 0.0, "noisy histogram (BROKEN: replace-one at scale 1/ε)",
                           "replace-one", noise_scale=b, ledger=(Spend("laplace histogram (BROKEN)", epsilon),))

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..noise import as_generator, laplace
+from ..noise import as_generator, discrete_laplace, laplace
 from ..queries import check_database
 from ..release import Release, Spend
-from ..validation import check_epsilon, check_int, check_public_n, check_sensitivity
+from ..validation import check_epsilon, check_int, check_public_n, check_sensitivity, check_trials
 
-__all__ = ["laplace_halved_sensitivity", "laplace_scale_epsilon", "laplace_no_noise"]
+__all__ = ["laplace_halved_sensitivity", "laplace_scale_epsilon", "laplace_no_noise", "laplace_deduplicated_sensitivity",
+           "normalised_discrete_laplace"]
 
 
 def _release(x, workload, epsilon, n, sensitivity, trials, rng, scale_of, sampler, name) -> Release:
@@ -23,7 +24,7 @@ def _release(x, workload, epsilon, n, sensitivity, trials, rng, scale_of, sample
     epsilon = check_epsilon(epsilon)
     n, _ = check_public_n(n, x, require=True)
     sensitivity = W.l1_sensitivity() if sensitivity is None else check_sensitivity(sensitivity)
-    shape = (W.m,) if trials is None else (check_int("trials", trials, low=1), W.m)
+    shape = (W.m,) if trials is None else (check_trials(trials, W.m), W.m)
     b = scale_of(sensitivity, epsilon)
     rng = as_generator(rng)
     noise = np.zeros(shape) if b == 0 else sampler(b, shape, rng)
@@ -56,3 +57,46 @@ def laplace_no_noise(x, workload, *, epsilon, n=None, sensitivity=None, trials=N
     """BROKEN: releases the exact answers (``sampler`` is ignored).  True privacy loss: infinite."""
     return _release(x, workload, epsilon, n, sensitivity, trials, rng, lambda d, e: 0.0, sampler,
                     "laplace (no noise)")
+
+
+# --- API misuse lessons (chapter 13, issue 10) ------------------------------------------------------------------
+
+def deduplicated_l1_sensitivity(W) -> float:
+    """The WRONG sensitivity of lesson 1: the column-L1 maximum of the workload with repeated queries removed
+    (for marginals: the number of *distinct* attribute sets).  The exact one counts every query passed."""
+    rows = np.unique(np.asarray(W.matrix(), dtype=np.float64), axis=0)
+    return float(np.abs(rows).sum(axis=0).max())
+
+
+def laplace_deduplicated_sensitivity(x, workload, *, epsilon, n=None, trials=None, rng=None,
+                                     sampler=laplace) -> Release:
+    """BROKEN (chapter 13, lesson 1): Laplace calibrated to the sensitivity of the workload *without its repeats*.
+
+    ``k_way_marginals(d, 1, attribute_sets=[(0,), (0,)])`` asks the same marginal twice: one added row moves
+    both copies, so the exact L1 sensitivity (DR-Def3.1) is 2, but counting each attribute set once gives 1.
+    The released copies are independent ``Lap(1/ε)`` draws around the same count, so their pair reveals
+    the count with loss ``2ε`` (event "both copies <= 0": ``1/4`` vs ``e^{-2ε}/4``) while claiming ε.
+    """
+    x, W = check_database(x, workload)
+    return _release(x, W, epsilon, n, deduplicated_l1_sensitivity(W), trials, rng, lambda d, e: d / e, sampler,
+                    "laplace (sensitivity of the deduplicated workload)")
+
+
+def normalised_discrete_laplace(x, workload, *, epsilon, n=None, trials=None, rng=None) -> Release:
+    """BROKEN (chapter 13, lesson 2): a secure integer sampler used in the wrong units.
+
+    The answers are normalised (``Qx/n``, sensitivity ``Δ/n``), so the noise is drawn as
+    ``discrete_laplace(Δ/(εn))`` and added to them.  But the discrete Laplace lives on the *integers*: at a scale
+    far below one lattice step (``Δ/(εn) = 0.01`` for ``n = 100``) it returns 0 with probability ``1 - 2e^{-100}``,
+    so the exact answers are released (true loss: infinite).  The fix: integer noise on the *counts*, then divide
+    (``laplace_mechanism(..., sampler=discrete_laplace)``); ``above_threshold(..., sampler=discrete_laplace)``,
+    whose answers are normalised reals, refuses the lattice sampler.
+    """
+    x, W = check_database(x, workload)
+    epsilon = check_epsilon(epsilon)
+    n, _ = check_public_n(n, x, require=True)
+    shape = (W.m,) if trials is None else (check_trials(trials, W.m), W.m)
+    b = W.l1_sensitivity() / epsilon / n                          # the right scale, in units of 1/n ...
+    noise = discrete_laplace(b, shape, as_generator(rng))        # ... BUG: but drawn on the integer lattice
+    return Release(W.counts(x) / n + noise, epsilon, 0.0, "normalised answers + discrete_laplace (wrong units)",
+                   noise_scale=b, ledger=(Spend("discrete laplace in units of 1/n (BROKEN)", epsilon),))

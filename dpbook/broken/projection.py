@@ -13,7 +13,7 @@ from ..noise import as_generator, gaussian
 from ..projection import project_onto_hull
 from ..queries import check_database
 from ..release import Release, Spend
-from ..validation import check_delta, check_epsilon, check_int
+from ..validation import check_delta, check_epsilon, check_int, check_trials
 
 __all__ = ["projection_single_query_sensitivity"]
 
@@ -24,7 +24,7 @@ def projection_single_query_sensitivity(x, workload, *, epsilon, delta, trials=N
     sensitivity is ``sqrt(m)``, so σ is ``sqrt(m)`` times too small; projecting afterwards does not help."""
     x, W = check_database(x, workload)
     epsilon, delta = check_epsilon(epsilon), check_delta(delta, positive=True)
-    shape = (W.m,) if trials is None else (check_int("trials", trials, low=1), W.m)
+    shape = (W.m,) if trials is None else (check_trials(trials, W.m), W.m)
     n = float(x.sum())
     sigma = math.sqrt(2.0 * math.log(1.25 / delta)) / epsilon
     noisy = (W.counts(x) + gaussian(sigma, shape, as_generator(rng))) / n

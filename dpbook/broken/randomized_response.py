@@ -9,7 +9,7 @@ import numpy as np
 from ..noise import as_generator
 from ..randomized_response import RRReports, _check_reports, check_bits
 from ..release import Spend
-from ..validation import check_epsilon, check_int
+from ..validation import check_epsilon, check_int, check_trials
 
 __all__ = ["randomized_response_wrong_p", "debias_seed_formula"]
 
@@ -23,7 +23,7 @@ def randomized_response_wrong_p(bits, *, epsilon, trials=None, rng=None) -> RRRe
     bits = check_bits(bits)
     epsilon = check_epsilon(epsilon)
     p = 1.0 - np.exp(-epsilon) / 2.0                    # WRONG: should be e^ε / (1 + e^ε)
-    shape = bits.shape if trials is None else (check_int("trials", trials, low=1), bits.size)
+    shape = bits.shape if trials is None else (check_trials(trials, bits.size), bits.size)
     keep = as_generator(rng).random(shape) < p
     reports = np.where(keep, bits, 1 - bits).astype(np.int8)
     return RRReports(reports, epsilon, float(p), mechanism="randomized response (BROKEN: wrong p)",
@@ -38,5 +38,5 @@ def debias_seed_formula(reports, epsilon) -> np.ndarray:
     test must catch it, not an audit.
     """
     Y = _check_reports(reports)
-    p = np.exp(check_epsilon(epsilon)) / (1.0 + np.exp(epsilon))
+    p = 1.0 / (1.0 + np.exp(-check_epsilon(epsilon)))          # e^ε/(1+e^ε), without overflow
     return 0.5 + (Y - 0.5) / 2.0 ** (p - 1.0)         # WRONG: should divide by 2p - 1

@@ -18,7 +18,7 @@ from ..noise import as_generator, laplace
 from ..release import Spend
 from ..sparse_vector import BOTTOM, TOP, UNANSWERED, SparseVectorRelease, check_stream, run_sparse
 from ..theory.sparse_vector import above_threshold_scales
-from ..validation import check_epsilon, check_int, check_real
+from ..validation import check_work, check_epsilon, check_int, check_real, check_trials
 
 __all__ = [
     "above_threshold_renoise_threshold", "above_threshold_outputs_value", "above_threshold_no_query_noise",
@@ -31,7 +31,7 @@ def _setup(f, T, epsilon, sensitivity, trials, sampler):
     f = check_stream(f)
     epsilon = check_epsilon(epsilon)
     T = check_real("T", T)
-    trials = None if trials is None else check_int("trials", trials, low=1)
+    trials = None if trials is None else check_trials(trials)
     if not callable(sampler):
         raise TypeError(f"sampler must be callable as sampler(scale, size, rng), got {type(sampler).__name__}")
     threshold_scale, query_scale = above_threshold_scales(epsilon, sensitivity)
@@ -112,6 +112,7 @@ def sparse_vector_unscaled_noise(f, *, T, c, epsilon, sensitivity=1.0, trials=No
     """
     f, epsilon, T, trials, b_rho, b_nu = _setup(f, T, epsilon, sensitivity, trials, sampler)
     c = check_int("c", c, low=1)
+    check_work(trials=trials or 1, c=c)
     answers = run_sparse(f, T, c, b_rho, b_nu, trials or 1, as_generator(rng), sampler)   # BUG: scales of ε, not ε/c
     return _release(answers, trials, epsilon, "noise not scaled with c", T, c, b_rho, b_nu)
 
@@ -178,7 +179,7 @@ def _first_bottoms(j):
 def halting_pair(m: int) -> StreamPair:
     """DR-Thm3.23's proof pattern: ``m`` queries at ``T`` then one at ``T`` (D) against ``m`` at ``T + 1`` then one at
     ``T - 1`` (D'); events "halts at index j" for every j and "never halts" (THEOREMS.md: PA(ii) on halting)."""
-    m = check_int("m", m, low=1)
+    m = check_int("m", m, low=1, high=10 ** 5)           # one event (a Python closure) per query
     events = {f"halts at {j + 1}": (lambda rel, j=j: rel.answers[:, j] == TOP) for j in range(m + 1)}
     events["never halts"] = lambda rel: ~np.any(rel.answers == TOP, axis=1)
     return StreamPair(f"{m} queries at T+0/+1 then one at T+0/-1", np.zeros(m + 1), np.r_[np.ones(m), -1.0], events,

@@ -21,7 +21,7 @@ import math
 import numpy as np
 from scipy.stats import binom
 
-from ..validation import check_delta, check_epsilon, check_int, check_real
+from ..validation import check_split, EPSILON_EXP_MAX, check_work, check_delta, check_epsilon, check_int, check_real
 from .registry import DRV, DWORK_ROTH, GRU, THIS_BOOK, Result
 
 __all__ = [
@@ -41,7 +41,7 @@ def advanced_composition(epsilon, k, delta_prime, delta=0.0) -> tuple[float, flo
     """DR-Thm3.20: ``k`` adaptive (ε, δ)-DP steps are ``(ε', kδ + δ')``-DP for every ``δ' ∈ (0, 1)``, with
     ``ε' = sqrt(2k ln(1/δ')) ε + k ε (e^ε - 1)``.  Returns ``(ε', kδ + δ')``.
     """
-    epsilon = check_epsilon(epsilon)
+    epsilon = check_epsilon(epsilon, high=EPSILON_EXP_MAX)
     k = check_int("k", k, low=1)
     delta_prime = check_delta(delta_prime, "delta_prime", positive=True)
     delta = check_delta(delta)
@@ -57,10 +57,11 @@ def advanced_per_step_epsilon(epsilon_total, k, delta_prime) -> float:
     and DR-Thm3.20 gives 6.2; erratum DR-E2).  So the result is checked against :func:`advanced_composition` and refused
     (ValueError naming ``delta_prime``) when it does not reach the target.
     """
-    epsilon_total = check_real("epsilon_total", epsilon_total, low=0.0, high=1.0, low_open=True, high_open=True)
+    epsilon_total = check_epsilon(epsilon_total, "epsilon_total", high=1.0, high_open=True)
     k = check_int("k", k, low=1)
     delta_prime = check_delta(delta_prime, "delta_prime", positive=True)
-    epsilon = epsilon_total / (2.0 * math.sqrt(2.0 * k * math.log(1.0 / delta_prime)))
+    epsilon = check_split(epsilon_total, 2.0 * math.sqrt(2.0 * k * math.log(1.0 / delta_prime)),
+                          parts_name="2 sqrt(2 k ln(1/delta_prime))", name="epsilon_total")
     reached, _ = advanced_composition(epsilon, k, delta_prime)
     if reached > epsilon_total:
         raise ValueError(f"delta_prime ({delta_prime!r}) is too large for DR-Cor3.21: its per-step epsilon "
@@ -85,7 +86,7 @@ def laplace_per_query_scale(k, epsilon, delta=0.0) -> float:
 def kl_bound(epsilon) -> float:
     """IDC-Thm2.4 ≡ DR-Lemma3.18: if ``sup_o |ln μ(o)/ν(o)| <= ε`` then ``KL(μ‖ν) <= ε(e^ε - 1)``
     (``<= 2ε²`` for ``ε <= 1``)."""
-    epsilon = check_epsilon(epsilon)
+    epsilon = check_epsilon(epsilon, high=EPSILON_EXP_MAX)
     return epsilon * math.expm1(epsilon)
 
 
@@ -100,6 +101,7 @@ def laplace_kl(shift, b) -> float:
 
 def _rr_losses(epsilon, k):
     """The k-fold randomized-response pair: ``P[j agreements] = Bin(k, p)``, loss ``ε(2j - k)``."""
+    check_work(k=k + 1, bytes_per_cell=64)                 # a handful of (k+1)-arrays
     p = math.exp(epsilon) / (1.0 + math.exp(epsilon)) if epsilon < 700 else 1.0
     j = np.arange(k + 1)
     return binom.pmf(j, k, p), epsilon * (2 * j - k)
@@ -108,7 +110,7 @@ def _rr_losses(epsilon, k):
 def randomized_response_composition_delta(epsilon_total, epsilon, k) -> float:
     """*Extra*: the exact ``δ(ε') = E[(1 - e^{ε' - L})_+]`` of ``k``-fold ε-randomized response (``L`` = its
     privacy loss ``ε(2B - k)``, ``B ~ Bin(k, e^ε/(1+e^ε))``)."""
-    epsilon_total = check_real("epsilon_total", epsilon_total, low=0.0)
+    epsilon_total = check_epsilon(epsilon_total, "epsilon_total", allow_zero=True)
     epsilon = check_epsilon(epsilon)
     k = check_int("k", k, low=1)
     pmf, loss = _rr_losses(epsilon, k)

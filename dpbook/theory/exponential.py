@@ -5,14 +5,14 @@ import math
 
 import numpy as np
 
-from ..validation import check_beta, check_epsilon, check_int, check_sensitivity, check_real_array
+from ..validation import check_noise_scale, check_beta, check_epsilon, check_int, check_sensitivity, check_real_array
 from .registry import DWORK_ROTH, MCSHERRY_TALWAR, Result
 
 __all__ = ["exponential_utility_gap", "exponential_tail_bound", "report_noisy_max_scale", "report_noisy_max_gap"]
 
 
 def _check_sizes(range_size, opt_size):
-    range_size = check_int("range_size", range_size, low=1)
+    range_size = check_int("range_size", range_size, low=1, exact=False)
     opt_size = check_int("opt_size", opt_size, low=1, high=range_size)
     return range_size, opt_size
 
@@ -51,7 +51,7 @@ def report_noisy_max_scale(epsilon, sensitivity, *, monotone: bool = False) -> f
     sensitivity = check_sensitivity(sensitivity)
     if not isinstance(monotone, (bool, np.bool_)):
         raise TypeError(f"monotone must be a bool, got {type(monotone).__name__} ({monotone!r})")
-    return (1.0 if monotone else 2.0) * sensitivity / epsilon
+    return check_noise_scale(sensitivity, epsilon, factor=1.0 if monotone else 2.0)
 
 
 def report_noisy_max_gap(range_size, epsilon, sensitivity, beta, *, monotone: bool = False) -> float:
@@ -60,9 +60,9 @@ def report_noisy_max_gap(range_size, epsilon, sensitivity, beta, *, monotone: bo
     With probability ``1-β`` all ``|R|`` Laplace noises satisfy ``|Z_r| < b ln(|R|/β)``; then the pick beats
     the optimum's noisy score, so its utility is within ``2 b ln(|R|/β)`` of OPT.  Returns that gap.
     """
-    range_size = check_int("range_size", range_size, low=1)
+    range_size = check_int("range_size", range_size, low=1, exact=False)
     b = report_noisy_max_scale(epsilon, sensitivity, monotone=monotone)
-    return 2.0 * b * math.log(range_size / check_beta(beta))
+    return 2.0 * b * (math.log(range_size) - math.log(check_beta(beta)))     # ln of a Python int: no overflow
 
 
 # --- the results chapter 06 states and checks (the book's theorem registry, docs/theorems.md) --------------------

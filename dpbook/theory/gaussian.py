@@ -62,7 +62,7 @@ def gaussian_delta(sigma, epsilon, sensitivity=1.0) -> float:
     The second term is evaluated as ``exp(ε + log Φ(·))`` so it neither overflows nor underflows.
     """
     sigma = check_sensitivity(sigma, "sigma")
-    epsilon = check_real("epsilon", epsilon, low=0.0)
+    epsilon = check_epsilon(epsilon, allow_zero=True)
     r = check_sensitivity(sensitivity) / sigma
     a, b = r / 2 - epsilon / r, -r / 2 - epsilon / r
     value = float(ndtr(a) - math.exp(epsilon + log_ndtr(b)))
@@ -120,7 +120,7 @@ def gaussian_privacy_loss(outputs, center, center_prime, sigma) -> np.ndarray:
 
 def privacy_loss_tail(epsilon, sigma, sensitivity=1.0) -> float:
     """``P[L > ε]`` for ``L ~ N(μ, 2μ)``, ``μ = Δ²/(2σ²)`` (DR-Gauss, PA(i)); ``<= δ`` suffices for (ε, δ)-DP."""
-    epsilon = check_real("epsilon", epsilon, low=0.0)
+    epsilon = check_epsilon(epsilon, allow_zero=True)
     mu = privacy_loss_mean(sensitivity, sigma)
     return float(norm.sf((epsilon - mu) / math.sqrt(2.0 * mu)))
 

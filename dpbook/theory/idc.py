@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 
-from ..validation import check_alpha, check_beta, check_delta, check_epsilon, check_int, check_real
+from ..validation import EPSILON_EXP_MAX, EPSILON_RANGE, check_alpha, check_beta, check_delta, check_epsilon, check_int, check_real
 from .composition import advanced_composition
 from .mwem import mw_bound, mw_initial_potential_bound, mw_potential_drop
 from .sparse_vector import numeric_sparse_alpha_corrected
@@ -123,7 +123,7 @@ def alg1_accuracy_alpha(k, beta, epsilon0, n) -> float:
 
 def p0(epsilon0) -> float:
     """IDC-Claim4.5 [RECON]: ``P[R¹_t | R¹_t ∪ R*_t] >= p0 = ½ e^{-2ε0}`` (Laplace tail memorylessness)."""
-    return 0.5 * math.exp(-2.0 * check_epsilon(epsilon0, "epsilon0"))
+    return 0.5 * math.exp(-2.0 * check_epsilon(epsilon0, "epsilon0", high=EPSILON_EXP_MAX))
 
 
 def k0(b_max, delta, epsilon0) -> float:
@@ -137,7 +137,7 @@ def azuma_bound(K, epsilon_star, delta) -> float:
     """IDC-Claim4.7 [RECON]: the privacy loss of ``K`` non-R⁰ rounds, each ``|L_t| <= ε*``, exceeds
     ``K ε*(e^{ε*}-1) + 2ε* sqrt(2K ln(2/δ))`` with probability ``<= δ/2`` (Azuma; drift from IDC-Thm2.4)."""
     K = check_real("K", K, low=0.0)
-    epsilon_star = check_epsilon(epsilon_star, "epsilon_star")
+    epsilon_star = check_epsilon(epsilon_star, "epsilon_star", high=2 * EPSILON_EXP_MAX)
     delta = check_delta(delta, positive=True)
     return K * epsilon_star * math.expm1(epsilon_star) + 2.0 * epsilon_star * math.sqrt(2.0 * K * math.log(2.0 / delta))
 
@@ -148,8 +148,11 @@ def thm41_epsilon(epsilon0, b_max, delta, c_star=2.0) -> float:
 
     ``c*`` (Claim 4.3) was not recovered; THEOREMS.md uses ``c* = 2`` for illustration.
     """
-    epsilon0 = check_epsilon(epsilon0, "epsilon0")
+    epsilon0 = check_epsilon(epsilon0, "epsilon0", high=EPSILON_EXP_MAX)
     c_star = check_real("c_star", c_star, low=0.0, low_open=True)
+    if c_star * epsilon0 > 2 * EPSILON_EXP_MAX:
+        raise ValueError(f"c_star ({c_star!r}) x epsilon0 ({epsilon0!r}) = eps* must be <= {2 * EPSILON_EXP_MAX:g} "
+                         "(the bound has e^eps* in it)")
     return azuma_bound(k0(b_max, delta, epsilon0), c_star * epsilon0, delta)
 
 
@@ -167,6 +170,8 @@ def thm41_epsilon0(epsilon, b_max, delta, c_star=2.0) -> float:
     lo = 0.0
     for _ in range(200):
         mid = 0.5 * (lo + hi)
+        if mid < EPSILON_RANGE[0]:                    # below the smallest epsilon0: "too small" (below)
+            break
         if thm41_epsilon(mid, b_max, delta, c_star) <= epsilon:
             lo = mid
         else:
@@ -302,7 +307,7 @@ def sv_epsilon0(epsilon, delta, c) -> float:
 
 def sv_privacy_epsilon(epsilon0, c, delta) -> float:
     """The ε that ``2c`` ε0-DP steps compose to: ``2c ε0`` (δ = 0) or DR-Thm3.20 with ``δ' = δ``."""
-    epsilon0, c, delta = check_epsilon(epsilon0, "epsilon0"), check_int("c", c, low=1), check_delta(delta)
+    epsilon0, c, delta = check_epsilon(epsilon0, "epsilon0", high=EPSILON_EXP_MAX), check_int("c", c, low=1), check_delta(delta)
     if delta == 0.0:
         return 2 * c * epsilon0
     return advanced_composition(epsilon0, 2 * c, delta)[0]
@@ -430,7 +435,7 @@ def ic_epsilon0(epsilon, delta, B) -> float:
 def ic_privacy_epsilon(epsilon0, B, delta) -> float:
     """IDC-Thm7.2: ``2B`` ε0-DP accesses are ``(ε', δ)``-DP with
     ``ε' = sqrt(4B ln(1/δ)) ε0 + 2B ε0 (e^{ε0} - 1)`` (DR-Thm3.20); ``2Bε0`` when ``δ = 0``."""
-    epsilon0, B, delta = check_epsilon(epsilon0, "epsilon0"), check_int("B", B, low=1), check_delta(delta)
+    epsilon0, B, delta = check_epsilon(epsilon0, "epsilon0", high=EPSILON_EXP_MAX), check_int("B", B, low=1), check_delta(delta)
     if delta == 0.0:
         return 2 * B * epsilon0
     return math.sqrt(4 * B * math.log(1 / delta)) * epsilon0 + 2 * B * epsilon0 * math.expm1(epsilon0)

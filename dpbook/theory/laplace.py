@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..validation import check_alpha, check_beta, check_epsilon, check_int, check_real, check_sensitivity, check_real_array
+from ..validation import check_split, check_alpha, check_beta, check_epsilon, check_int, check_real, check_sensitivity, check_real_array
 from .registry import BLUM_ROTH, DWORK_ROTH, GRU, LECTURE3, Result
 
 __all__ = [
@@ -55,7 +55,7 @@ def laplace_failure_probability(alpha, k, sensitivity, epsilon) -> float:
 
 def per_query_epsilon(epsilon, k) -> float:
     """Basic-composition budget split (LEC3-3.3.2): ``ε_q = ε / k`` for each of ``k`` queries."""
-    return check_epsilon(epsilon) / check_int("k", k, low=1)
+    return check_split(check_epsilon(epsilon), check_int("k", k, low=1), parts_name="k")
 
 
 def k_query_error_bound(k, beta, epsilon, n=None) -> float:

@@ -88,8 +88,10 @@ def thm5_sample_size(alpha, epsilon, delta, N) -> float:
 
 
 def simplex_gaussian_width(m) -> float:
-    """Exact ``ℓ*`` of the simplex ``conv{e_1, …, e_m}``: ``E max_i g_i = ∫ t · m φ(t) Φ(t)^{m−1} dt``."""
-    m = check_int("m", m, low=1)
+    """Exact ``ℓ*`` of the simplex ``conv{e_1, …, e_m}``: ``E max_i g_i = ∫ t · m φ(t) Φ(t)^{m−1} dt``
+    (``m <= 10^6``: beyond, the integrand's peak is too narrow for the quadrature; ``sqrt(2 ln m)`` is then the value
+    to first order)."""
+    m = check_int("m", m, low=1, high=10 ** 6)
     f = lambda t: t * m * np.exp(-t * t / 2) / math.sqrt(2 * math.pi) * ndtr(t) ** (m - 1)
     return float(integrate.quad(f, -40, 40, limit=200)[0])
 

@@ -76,7 +76,7 @@ def rr_error_bound_small_epsilon(n, beta, epsilon, k: int = 1) -> float:
 
     Returns ``RR_SMALL_EPSILON_CONSTANT · sqrt(ln(2k/β)) / (ε sqrt(n))``; the seed's ``1/sqrt(nε)`` is wrong.
     """
-    epsilon = check_real("epsilon", epsilon, low=0.0, high=1.0, low_open=True)
+    epsilon = check_epsilon(epsilon, high=1.0)
     n = check_int("n", n, low=1)
     k = check_int("k", k, low=1)
     beta = check_beta(beta)

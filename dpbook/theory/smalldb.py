@@ -68,7 +68,7 @@ def net_error_bound(alpha, net_size, epsilon, n, beta) -> float:
     ``alpha`` (``>= 0``) to get the sharpest form of the guarantee for that ``x``.
     """
     alpha = check_real("alpha", alpha, low=0.0)
-    net_size = check_int("net_size", net_size, low=1)
+    net_size = check_int("net_size", net_size, low=1, exact=False)
     epsilon, beta, n = check_epsilon(epsilon), check_beta(beta), check_int("n", n, low=1)
     return alpha + 2.0 * (math.log(net_size) + math.log(1.0 / beta)) / (epsilon * n)
 

@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from ..validation import check_beta, check_delta, check_epsilon, check_int, check_real
+from ..validation import EPSILON_EXP_MAX, check_beta, check_delta, check_epsilon, check_int, check_real
 from .composition import advanced_composition
 from .registry import Result
 
@@ -55,7 +55,7 @@ def sparse_project_sigma(epsilon, delta) -> float:
 
 def hash_independence(k, T, beta) -> int:
     """``r = ⌈2 ln(kT/(2β))⌉`` (S1-Alg; the seed's log base is unstated, we read it as ``ln``), at least 2."""
-    k, T, beta = check_int("k", k, low=1), check_int("T", T, low=1), check_beta(beta)
+    k, T, beta = check_int("k", k, low=1), check_int("T", T, low=1, exact=False), check_beta(beta)
     return max(2, math.ceil(2.0 * math.log(k * T / (2.0 * beta))))
 
 
@@ -63,6 +63,7 @@ def sparse_project_epsilon(epsilon, delta, T) -> float:
     """The ε SparseProject actually achieves (S1-Thm1's proof): ``T`` coordinates, each ``σ/sqrt(T)``-DP (one
     record moves ``u_i`` by ``±1/sqrt(T)``, noise ``Lap(1/σ)``), composed by advanced composition (DR-Thm3.20)
     with slack ``δ``.  At most ``ε/2 + ε²/(4 ln(1/δ))``, which is ``<= ε`` when ``ε <= 2 ln(1/δ)``."""
+    check_epsilon(epsilon, high=EPSILON_EXP_MAX)
     epsilon0 = sparse_project_sigma(epsilon, delta) / math.sqrt(check_int("T", T, low=1))
     return advanced_composition(epsilon0, T, delta)[0]
 
@@ -79,7 +80,7 @@ def jl_variance(q_sq_norm, d_sq_norm, T) -> float:
     """Bound on ``Var⟨AQ, AD⟩`` for 4-wise independent signs: ``2‖Q‖²‖D‖²/T`` (counts², S1-Thm2 [DERIVED])."""
     q = check_real("q_sq_norm", q_sq_norm, low=0.0)
     d = check_real("d_sq_norm", d_sq_norm, low=0.0)
-    return 2.0 * q * d / check_int("T", T, low=1)
+    return 2.0 * q * d / check_int("T", T, low=1, exact=False)
 
 
 def jl_error_bound(q_sq_norm, d_sq_norm, T, n, k, beta) -> float:
@@ -124,7 +125,7 @@ def memory_words(T, support, r) -> int:
     """Words held by a SparseProject release and its build: ``u + v`` (``T``), the hash (``r``), the
     database (``2·|support|``): ``O(T + n + r)``; the build streams ``A`` in blocks (``O(T·r·s/64)`` words of
     bits), never ``T·|X|``."""
-    T, support, r = check_int("T", T, low=1), check_int("support", support, low=0), check_int("r", r, low=1)
+    T, support, r = check_int("T", T, low=1, exact=False), check_int("support", support, low=0), check_int("r", r, low=1)
     return T + r + 2 * support
 
 

@@ -23,7 +23,7 @@ import math
 import numpy as np
 from scipy import integrate
 
-from ..validation import check_beta, check_delta, check_epsilon, check_int, check_real, check_real_array
+from ..validation import EPSILON_EXP_MAX, check_scale, check_sensitivity, check_beta, check_delta, check_epsilon, check_int, check_real, check_real_array
 from .composition import advanced_composition
 from .registry import DWORK_ROTH, LECTURE3, LYU_SU_LI, THIS_BOOK, Result
 
@@ -50,7 +50,7 @@ def above_threshold_scales(epsilon, sensitivity=1.0) -> tuple[float, float]:
     Returns ``(threshold_scale, query_scale)``; ``Δ = 1`` for counts, ``1/n`` for normalised answers.
     """
     epsilon = check_epsilon(epsilon)
-    sensitivity = check_real("sensitivity", sensitivity, low=0.0, low_open=True)
+    sensitivity = check_sensitivity(sensitivity)
     return 2.0 * sensitivity / epsilon, 4.0 * sensitivity / epsilon
 
 
@@ -207,8 +207,8 @@ def laplace_difference_cdf(t, b1, b2):
     ``(b1² e^{t/b1} - b2² e^{t/b2}) / (2(b1² - b2²))``, and ``1 - cdf(-t)`` for ``t > 0``;
     ``e^{-|t|/b}(2 + |t|/b)/4`` for the tail when ``b1 = b2 = b``.
     """
-    b1 = check_real("b1", b1, low=0.0, low_open=True)
-    b2 = check_real("b2", b2, low=0.0, low_open=True)
+    b1 = check_scale(b1, "b1")
+    b2 = check_scale(b2, "b2")
     t = check_real_array("t", t)
     u = -np.abs(t)                                    # the lower tail at -|t|
     if math.isclose(b1, b2, rel_tol=1e-9):
@@ -216,6 +216,10 @@ def laplace_difference_cdf(t, b1, b2):
     else:
         lower = (b1 ** 2 * np.exp(u / b1) - b2 ** 2 * np.exp(u / b2)) / (2.0 * (b1 ** 2 - b2 ** 2))
     return np.where(t <= 0, lower, 1.0 - lower)
+
+
+#: Beyond 10^7 queries (or outside epsilon in [1e-4, 100]) the quadrature of ``F^k`` loses its tolerance (scipy's roundoff warning): refused.
+MAX_K_QUADRATURE = 10 ** 7
 
 
 def first_k_bottom_probability(k, epsilon, shift=0.0, variant="correct") -> float:
@@ -227,8 +231,10 @@ def first_k_bottom_probability(k, epsilon, shift=0.0, variant="correct") -> floa
     answers independent, ``P = G(-shift)^k`` with ``G`` the CDF of ``ν - ρ``.
     The LEC3-3.6 measure compares ``shift = 0`` (database D) with ``shift = 1`` (its neighbour D').
     """
-    k = check_int("k", k, low=0)
-    epsilon = check_epsilon(epsilon)
+    k = check_int("k", k, low=0, high=MAX_K_QUADRATURE)
+    epsilon = check_epsilon(epsilon, high=EPSILON_EXP_MAX)
+    if epsilon < 1e-4:                     # Laplace scales beyond 1e4: the quadrature no longer converges
+        raise ValueError(f"epsilon ({epsilon!r}) must be in [0.0001, {EPSILON_EXP_MAX:g}] for this quadrature")
     shift = check_real("shift", shift)
     if variant not in ("correct", "renoise"):
         raise ValueError(f"variant ({variant!r}) must be 'correct' or 'renoise'")
