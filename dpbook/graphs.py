@@ -556,7 +556,7 @@ def _svd_top(M, k):
         return u[:, :max(k, 1)], s[:max(k, 1)], vt[:max(k, 1)]
     v0 = np.random.default_rng(0).standard_normal(V)
     u, s, vt = scipy.sparse.linalg.svds(M, k=k, v0=v0)
-    order = np.argsort(-s)
+    order = np.argsort(-s, kind="stable")
     return u[:, order], s[order], vt[order]
 
 

@@ -178,7 +178,7 @@ def _polish(G, b, lam, gap_tol, max_rounds=100):
         enter = np.flatnonzero(~S & (grad < level))
         if enter.size == 0:
             break
-        enter = enter[np.argsort(grad[enter])[:max(1, S.sum() // 4)]]
+        enter = enter[np.argsort(grad[enter], kind="stable")[:max(1, S.sum() // 4)]]
         S[enter] = True
     return lam
 
