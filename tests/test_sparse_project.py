@@ -505,3 +505,16 @@ def test_explorer_is_pure_and_valid():
         explore_sparse_project(epsilon=0.0)
     assert len(plot_column_products(T=64, support=20).axes) == 1
     plt.close("all")
+
+
+def test_widget_cache_reproduces_the_error_decomposition():
+    """The widget caches the hash-dependent parts (Q̂, u, JL) across ε/δ moves; they must equal what
+    error_decomposition computes from the release the widget draws (same seed → same hash)."""
+    from dpbook.explorers.sparse_project import _hash_parts, sparse_data, sparse_workload
+    D, W = sparse_data(500), sparse_workload(50, 4)
+    rel = sparse_project(D, epsilon=0.7, delta=1e-5, beta=0.1, m=4, k=50, n=500, T=64, r=8, trials=3, rng=5)
+    jl, noise, Q_hat = error_decomposition(rel, D, W)
+    f, Q_cached, u, jl_cached = _hash_parts(500, 50, 4, 64, 8, 5)
+    assert rel.f == f
+    np.testing.assert_allclose(jl_cached, jl, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose((rel.y - u) @ Q_cached.T / 500, noise, rtol=1e-12, atol=1e-15)

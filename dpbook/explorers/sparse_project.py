@@ -7,8 +7,8 @@ import numpy as np
 
 from ..hashing import PolynomialSignHash
 from ..plots import BOUND, EMPIRICAL, EXTRA, new_figure
-from ..sparse_project import (error_decomposition, laplace_sparse_queries, random_sparse_queries, record_pool,
-                              sparse_project, synthetic_records)
+from ..sparse_project import (error_decomposition, laplace_sparse_queries, project_database, random_sparse_queries,
+                              record_pool, sparse_project, synthetic_records)
 from ..theory.sparse_project import jl_error_bound, noise_error_bound, thm2_alpha
 from ..validation import check_beta, check_delta, check_epsilon, check_int
 
@@ -35,6 +35,18 @@ def sparse_workload(k: int, m: int, bits: int = BITS, seed: int = 11):
     return random_sparse_queries(k, m, 1 << bits, rng=seed, pool=catalogue(bits))
 
 
+@functools.lru_cache(maxsize=8)
+def _hash_parts(n: int, k: int, m: int, T: int, r: int, seed: int):
+    """What the ε and δ sliders do not change: the hash ``f`` that SparseProject draws first from ``rng = seed``
+    (it does not depend on ε, δ or β), the projected queries ``Q̂ = A Q``, the projected database ``u = A D`` and
+    the JL part of the error (:func:`dpbook.sparse_project.error_decomposition` on one release).  Cached so that
+    moving ε or δ redraws only the noise: the expensive projections run once per ``(n, k, m, T, r, seed)``."""
+    D, W = sparse_data(n), sparse_workload(k, m)
+    reference = sparse_project(D, epsilon=1.0, delta=1e-5, beta=0.1, m=m, k=k, n=n, T=T, r=r, rng=seed)
+    jl, _, Q_hat = error_decomposition(reference, D, W)
+    return reference.f, Q_hat, project_database(D, reference.f), jl
+
+
 def explore_sparse_project(epsilon=1.0, delta=1e-5, m=10, k=1000, T=512, n=2000, *, r=8, beta=0.1, trials=30,
                            seed=2026):
     """SparseProject (one hash, ``trials`` noise draws) against the Laplace mechanism on the ``k`` counts.
@@ -51,7 +63,10 @@ def explore_sparse_project(epsilon=1.0, delta=1e-5, m=10, k=1000, T=512, n=2000,
     true = W.answers(D)
     release = sparse_project(D, epsilon=epsilon, delta=delta, beta=beta, m=m, k=k, n=n, T=T, r=r, trials=trials,
                              rng=seed)
-    jl, noise, Q_hat = error_decomposition(release, D, W)
+    f, Q_hat, u, jl = _hash_parts(n, k, m, T, r, seed)
+    if release.f != f:                                      # the cache is only valid for the same hash
+        raise RuntimeError("SparseProject drew a different hash for the same seed: the widget's cache is stale")
+    noise = (release.y - u) @ Q_hat.T / n                  # error_decomposition's noise part, reusing Q̂ and u
     err_sp = np.abs(jl + noise).max(axis=1)
     laplace = laplace_sparse_queries(D, W, epsilon=epsilon, n=n, trials=trials, rng=seed + 1)
     err_lap = np.abs(laplace.answers - true).max(axis=1)
