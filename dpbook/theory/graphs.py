@@ -221,6 +221,8 @@ def ic_cut_error_bound(num_vertices, num_edges, epsilon, delta, beta) -> float:
     distinguisher over all cuts) is within ``2 |E| α*`` edges of the true graph on **every** cut ``(S, T)``,
     ``α* =`` :func:`ic_mw_cut_alpha` (the 2 undoes the halving; ``n = |E|`` turns normalised into counts).
     ``(ε, δ)``-DP by IDC-Thm7.2 (``ε < 1`` when ``δ > 0``); ``Õ(sqrt(|E|)(ln|V| ln(1/δ))^{1/4} sqrt(|V|/ε))``.
+    The uniform graph with ``|E|`` edges (IC's start) is within ``2|E|`` for free, so the bound says something
+    only when ``α* < 1``.
     """
     return 2.0 * check_int("num_edges", num_edges, low=1) * ic_mw_cut_alpha(num_vertices, num_edges, epsilon,
                                                                              delta, beta)
