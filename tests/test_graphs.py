@@ -453,3 +453,52 @@ def test_variance_proxy_of_a_cut_used_by_the_bounds():
         s, t, k = S.size, T.size, np.intersect1d(S, T).size
         assert (q ** 2).sum() == s * t + k * k - 2 * k <= min(2 * s * t, 4 * th.num_pairs(V))
         assert q.max() <= 2 and (k >= 2 or q.max() <= 1)
+
+
+# --------------------------------------------------------------------------- IDC-Cor7.4 and IDC-Table1
+
+def test_ic_cut_error_bound_by_hand():
+    # |V| = 8, |E| = 14, ε = 1, δ = 0: α* is so large that B(α*/2) = 1, ε0 = ε/2, and the distinguisher term
+    # 8F = 16 (8 ln 4 + ln(2/β))/(ε0 n) dominates the noise term 8 ln(2/β)/(ε0 n): bound = 2n α* = 64 (8 ln 4 + ln 40)/ε
+    assert th.ic_cut_error_bound(8, 14, 1.0, 0.0, 0.05) == pytest.approx(64 * (8 * math.log(4) + math.log(40)), rel=1e-9)
+    assert th.ic_mw_cut_alpha(8, 14, 1.0, 0.0, 0.05) == pytest.approx(32 * (8 * math.log(4) + math.log(40)) / 14,
+                                                                      rel=1e-9)
+    # a large dense graph: B(α*/2) = 18 rounds; α* is the crossing of Thm 7.3's condition (fixed point, from above)
+    a = th.ic_mw_cut_alpha(1000, 249750, 1.0, 0.0, 0.05)
+    assert math.floor(16 * math.log(th.num_pairs(1000)) / a ** 2) == 18
+    assert th._ic_condition(a, 1000, 249750, 1.0, 0.0, 0.05) <= a
+    assert th._ic_condition(a * 0.999, 1000, 249750, 1.0, 0.0, 0.05) > a * 0.999
+    with pytest.raises(ValueError, match="epsilon"):
+        th.ic_cut_error_bound(10, 20, 1.0, 1e-6, 0.05)         # Thm 7.2's advanced composition needs ε < 1
+    with pytest.raises(ValueError, match="num_edges"):
+        th.ic_cut_error_bound(10, 46, 0.5, 0.0, 0.05)
+
+
+def test_ic_synthetic_graph_within_cor74_bound():
+    # IDC-Cor7.4 on |V| = 6 (all 4^6 halved cuts), pure DP, fixed seed: with probability >= 1-β (β = 0.05) every
+    # run's largest cut error is within the bound; the halved workload's error, doubled, is the exact cut norm.
+    from dpbook.idc import iterative_construction
+    g = random_graph(6, 0.5, 11)
+    x, n, N = g.histogram(), g.num_edges, th.num_pairs(6)
+    masks = ((np.arange(64)[:, None] >> np.arange(6)) & 1).astype(float)
+    W = RankOneWorkload(np.repeat(masks, 64, axis=0) / 2, np.tile(masks, (64, 1)))
+    rel = iterative_construction(x, W, rule=MultiplicativeWeightsIDC(N, 0.15), epsilon=1.0, delta=0.0, rounds=4,
+                                 trials=10, rng=5)
+    err = 2 * n * np.abs(rel.answers - W.counts(x) / n).max(axis=1)
+    assert np.all(err <= th.ic_cut_error_bound(6, n, 1.0, 0.0, 0.05))
+    D = adjacency_from_weights(n * rel.trace["hypothesis"], 6) - g.adjacency()
+    assert np.allclose(cut_norm_exact(D).value, err)
+    assert rel.neighbours == "replace-one"
+
+
+def test_cut_bound_rows():
+    rows = th.cut_bound_rows([(12, 33, 1.0), (1000, 4000, 1.0)], 0.05)
+    r = rows[0]
+    assert r["trivial"] == 132 and r["rr"] == th.rr_cut_error_bound(12, 1.0, 0.05)
+    assert r["lp"] == 2 * r["rr"] and r["rounded"] == pytest.approx(2 * r["rr"] + th.rounding_error_bound(12, 0.05))
+    assert r["ic"] == th.ic_cut_error_bound(12, 33, 1.0, 0.0, 0.05)
+    assert rows[1]["ic"] < rows[1]["rr"]                        # sparse and large: the IC bound is the smallest
+    with pytest.raises(ValueError, match="num_vertices"):
+        th.cut_bound_rows([(1, 1, 1.0)], 0.05)
+    with pytest.raises(ValueError, match="beta"):
+        th.cut_bound_rows([(12, 33, 1.0)], 1.5)
