@@ -9,7 +9,11 @@ widget callback ``explore_projection()`` at its defaults (budget 100 ms).  Timin
 
 Known slow case (not in the table, it takes minutes): 3-way marginals of {0,1}^16 (m = 4480) at σ = 0.03 needs
 about 700 active rows, and each of Wolfe's active-set cycles re-solves a dense ~700×700 system (measured 14–114 s
-depending on the machine's load; 0.5 s at σ = 0.3).  Rank-one updates of that factorisation are the fix.
+depending on the machine's load; 0.5 s at σ = 0.3).  Rank-one Cholesky updates of ``G_S + 11ᵀ`` alone do
+not fix it (tried, 35 s -> 38 s on a loaded machine): the affine hull of K_Q has dimension 16 + 120 + 560 = 696
+here and the support 694, so most of Wolfe's cycles meet affinely dependent atoms (567 of 982 bordered systems
+rank-deficient, measured) and fall back to the dense ridge/least-squares solve.  A rank-revealing update (QR
+with column deletion, or a null-space step when the atoms are dependent) is what is needed.
 """
 import math
 
