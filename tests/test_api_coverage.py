@@ -95,10 +95,10 @@ def _values():
 
 
 OVERRIDES = {
-    "dpbook.audit.epsilon_lower_bound": dict(k=5, trials=10),
-    "dpbook.audit.run_audits": dict(cases=[], trials_factor=0.5),
-    "dpbook.audit.audit_cases": dict(names=["laplace_no_noise"]),
-    "dpbook.audit.epsilon_lb_ceiling": dict(trials=1000),
+    "dpbook.audit.engine.epsilon_lower_bound": dict(k=5, trials=10),
+    "dpbook.audit.catalogue.run_audits": dict(cases=[], trials_factor=0.5),
+    "dpbook.audit.catalogue.audit_cases": dict(names=["laplace_no_noise"]),
+    "dpbook.audit.catalogue.epsilon_lb_ceiling": dict(trials=1000),
     "dpbook.noise.grid_granularity": dict(bits=10),
     "dpbook.noise.grid_laplace": dict(bits=10),
     "dpbook.noise.grid_laplace_release": dict(bits=10),
@@ -289,8 +289,8 @@ def _bad_values(name, value):
 
 # Parameters (or single bad values) whose convention does not apply, with the reason.
 NOT_APPLICABLE = {
-    ("dpbook.audit.epsilon_lower_bound", "k", "0"): "a hit count: 0 hits is a valid observation",
-    ("dpbook.audit.epsilon_lower_bound", "k_prime", "0"): "a hit count: 0 hits is a valid observation",
+    ("dpbook.audit.engine.epsilon_lower_bound", "k", "0"): "a hit count: 0 hits is a valid observation",
+    ("dpbook.audit.engine.epsilon_lower_bound", "k_prime", "0"): "a hit count: 0 hits is a valid observation",
     ("dpbook.stats.clopper_pearson", "k", "0"): "a success count: 0 is valid",
     ("dpbook.stats.clopper_pearson_lower", "k", "0"): "a success count: 0 is valid",
     ("dpbook.stats.clopper_pearson_upper", "k", "0"): "a success count: 0 is valid",
@@ -318,7 +318,7 @@ NOT_APPLICABLE = {
     ("dpbook.theory.laplace.laplace_tail", "t"): "vectorised; checked for NaN but an empty array is valid",
     ("dpbook.noise.discrete_laplace_pmf", "k"): "vectorised integer points; an empty array is valid",
     ("dpbook.noise.discrete_gaussian_pmf", "k"): "vectorised integer points; an empty array is valid",
-    ("dpbook.audit.audit_cases", "names"): "a list of catalogue keys (checked by name)",
+    ("dpbook.audit.catalogue.audit_cases", "names"): "a list of catalogue keys (checked by name)",
     ("dpbook.privacy_loss.round_loss", "v", "nan"): "NaN encodes ⊥ (no released value) by design",
     ("dpbook.theory.exponential.exponential_utility_gap", "range_size", "2**63"): "|R| enters through ln|R|",
     ("dpbook.theory.exponential.exponential_utility_gap", "range_size", "10**100"): "|R| enters through ln|R|",

@@ -19,7 +19,7 @@ RANDOM = sorted(q for q, fn in FUNCTIONS.items()
 # Functions with ``rng`` whose output does not depend on it for these arguments, with the reason.
 DETERMINISTIC = {
     "dpbook.broken.laplace.laplace_no_noise": "the control adds no noise at all",
-    "dpbook.audit.run_audits": "called with an empty list of cases",
+    "dpbook.audit.catalogue.run_audits": "called with an empty list of cases",
 }
 
 

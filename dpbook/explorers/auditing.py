@@ -6,7 +6,8 @@ import textwrap
 
 import numpy as np
 
-from ..audit import _count, audit_cases, epsilon_lb_ceiling, epsilon_lower_bound
+from ..audit import audit_cases, epsilon_lb_ceiling, epsilon_lower_bound
+from ..audit.engine import count_event
 from ..plots import BOUND, EMPIRICAL, EXTRA, new_figure
 from ..stats import clopper_pearson
 from ..validation import check_int
@@ -30,7 +31,7 @@ def explore_audit(case="laplace", epsilon=1.0, trials=20_000, *, seed=2026):
     fig, (left, right) = new_figure(2, width=9.6, height=3.9)
     lbs = []
     for i, name in enumerate(names):
-        k, kp = (_count(c.events[name](o), trials, name) for o in (out, out_prime))
+        k, kp = (count_event(c.events[name](o), trials, name) for o in (out, out_prime))
         for j, (hits, col, lab) in enumerate(((k, EMPIRICAL, "x"), (kp, EXTRA[0], "x'"))):
             lo, hi = clopper_pearson(hits, trials, level)
             left.errorbar(i + (j - 0.5) * 0.25, hits / trials, yerr=[[hits / trials - lo], [hi - hits / trials]],
