@@ -10,10 +10,18 @@ import matplotlib as mpl
 import matplotlib.pyplot as plt
 import numpy as np
 
-__all__ = ["STYLE", "use_style", "new_figure", "accuracy_vs_theory", "EMPIRICAL", "BOUND"]
+__all__ = ["STYLE", "use_style", "new_figure", "accuracy_vs_theory", "legend_outside", "EMPIRICAL", "BOUND",
+           "BASELINE", "UNIFORM", "CONTROL", "ROLE_COLOURS", "EXTRA"]
 
-EMPIRICAL = "#1f6fb4"   # measured: blue dots and band
-BOUND = "#c0392b"       # theory: red line
+# One meaning, one colour, in every chapter (issue: "the same colour for the same meaning everywhere").
+EMPIRICAL = "#1f6fb4"   # measured (the mechanism the section is about): blue dots and band
+BOUND = "#c0392b"       # the theorem's bound: red line
+BASELINE = "#2e8b57"    # the baseline mechanism (noisy histogram / per-query Laplace): green
+UNIFORM = "#7f7f7f"     # the uniform (data-free) guess: grey, dashed
+CONTROL = "#d68910"     # a broken twin or perturbed control: orange
+ROLE_COLOURS = {"measured": EMPIRICAL, "bound": BOUND, "baseline": BASELINE, "uniform": UNIFORM,
+                "control": CONTROL}
+# Further series that carry no book-wide meaning (a second mechanism, a parameter sweep).
 EXTRA = ["#2e8b57", "#8e44ad", "#d68910", "#555555"]
 
 STYLE = {
@@ -26,7 +34,9 @@ STYLE = {
     "axes.spines.right": False,
     "axes.titlesize": 11,
     "axes.labelsize": 10,
-    "legend.fontsize": 9,
+    "legend.fontsize": 10,
+    "xtick.labelsize": 10,
+    "ytick.labelsize": 10,
     "legend.frameon": False,
     "font.size": 10,
     "lines.linewidth": 1.8,
@@ -46,6 +56,15 @@ def new_figure(ncols: int = 1, *, width: float | None = None, height: float | No
     h = height if height is not None else STYLE["figure.figsize"][1]
     fig, axes = plt.subplots(1, ncols, figsize=(w, h), layout="constrained")
     return fig, axes
+
+
+def legend_outside(ax, *, where: str = "right", ncols: int = 1):
+    """Put ``ax``'s legend outside the data (``where`` = "right" or "below"), so no marker is hidden."""
+    if where == "right":
+        return ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, ncols=ncols)
+    if where == "below":
+        return ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), borderaxespad=0.0, ncols=ncols)
+    raise ValueError(f"where ({where!r}) must be 'right' or 'below'")
 
 
 def accuracy_vs_theory(x, empirical, bound, *, lower=None, upper=None, ax=None, xlabel="", ylabel="",
