@@ -6,7 +6,7 @@ import numpy as np
 from ..data import bootstrap, load_cancer
 from ..experiments import failure_rate, run_trials
 from ..laplace import laplace_mechanism
-from ..plots import BOUND, EMPIRICAL, accuracy_vs_theory, new_figure
+from ..plots import BOUND, EMPIRICAL, UNIFORM, accuracy_vs_theory, legend_outside, new_figure
 from ..queries import MarginalWorkload, conjunctions
 from ..theory.laplace import k_query_error_bound
 from ..validation import check_beta, check_epsilon, check_int
@@ -37,14 +37,16 @@ def explore_laplace(epsilon=1.0, n=569, k=55, beta=0.05, *, trials=2000, seed=20
     max_err = run_trials(laplace_mechanism, x, W, trials=trials, rng=rng, epsilon=epsilon, sensitivity=k).max
     bound = k_query_error_bound(k, beta, epsilon, n=n)
 
-    fig, (left, right) = new_figure(2)
+    fig, (left, right) = new_figure(2, width=9.6, height=4.6)
     left.hist(max_err, bins=40, histtype="stepfilled", color=EMPIRICAL, alpha=0.7, label="measured max error")
     left.axvline(bound, color=BOUND, label=f"bound at β={beta:.3g}")
     left.axvline(np.quantile(max_err, 1 - beta), color=EMPIRICAL, ls="--", label=f"measured {1 - beta:.3g}-quantile")
+    if max(bound, max_err.max()) >= 1:      # answers lie in [0, 1]: an error beyond 1 is worse than any guess
+        left.axvline(1, color=UNIFORM, ls=":", lw=1.5, label="error 1 (answers lie in [0, 1])")
     left.set_xlabel("max error over the k queries (fraction of n)")
     left.set_ylabel("trials")
     left.set_title(f"ε={epsilon:.3g}, n={n}, k={k}")
-    left.legend()
+    legend_outside(left, where="below")
 
     betas = np.geomspace(0.01, 0.9, 12)
     rates = [failure_rate(max_err, k_query_error_bound(k, b, epsilon, n=n)) for b in betas]
@@ -52,4 +54,5 @@ def explore_laplace(epsilon=1.0, n=569, k=55, beta=0.05, *, trials=2000, seed=20
                        upper=[r.upper for r in rates], ax=right, logx=True, logy=True,
                        xlabel="β", ylabel="P[max error ≥ bound(β)]", bound_label="β (DR-Thm3.8)",
                        empirical_label="measured failure rate")
+    legend_outside(right, where="below")
     return fig
