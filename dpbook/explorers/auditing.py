@@ -8,7 +8,7 @@ import numpy as np
 
 from ..audit import audit_cases, epsilon_lb_ceiling, epsilon_lower_bound
 from ..audit.engine import count_event
-from ..plots import BOUND, EMPIRICAL, EXTRA, new_figure
+from ..plots import BOUND, CONTROL, EMPIRICAL, EXTRA, UNIFORM, new_figure
 from ..stats import clopper_pearson
 from ..validation import check_int
 
@@ -28,31 +28,35 @@ def explore_audit(case="laplace", epsilon=1.0, trials=20_000, *, seed=2026):
     out, out_prime = c.sample(trials, rng), c.sample_prime(trials, rng)
     names = list(c.events)
     level = 1e-6 / len(names)
-    fig, (left, right) = new_figure(2, width=9.6, height=3.9)
+    fig, (left, right) = new_figure(2, width=10.4, height=5.0)
     lbs = []
     for i, name in enumerate(names):
         k, kp = (count_event(c.events[name](o), trials, name) for o in (out, out_prime))
-        for j, (hits, col, lab) in enumerate(((k, EMPIRICAL, "x"), (kp, EXTRA[0], "x'"))):
+        for j, (hits, col, lab) in enumerate(((k, EMPIRICAL, "x"), (kp, EXTRA[1], "x'"))):
             lo, hi = clopper_pearson(hits, trials, level)
             left.errorbar(i + (j - 0.5) * 0.25, hits / trials, yerr=[[hits / trials - lo], [hi - hits / trials]],
                           fmt="o", color=col, capsize=3, label=f"P[M({lab}) ∈ S]" if i == 0 else None)
         lbs.append(epsilon_lower_bound(k, trials, kp, trials, delta=c.delta, alpha=level))
     labels = [textwrap.fill(n, 18) for n in names]
-    left.set_xticks(range(len(names)), labels, fontsize=8)
+    left.set_xticks(range(len(names)), labels)
     left.set_xlim(-0.6, len(names) - 0.4)
     left.set_ylim(-0.03, 1.03)
     left.set_ylabel("probability of the event")
-    left.set_title(textwrap.shorten(c.name, 52), fontsize=10)
-    left.legend()
-    colors = [BOUND if lb > c.epsilon else EMPIRICAL for lb in lbs]
+    left.set_title(textwrap.fill(c.name, 44))
+    left.legend(loc="upper center", bbox_to_anchor=(0.5, -0.24), ncols=2)
+    colors = [CONTROL if lb > c.epsilon else EMPIRICAL for lb in lbs]
     right.bar(range(len(names)), lbs, color=colors, alpha=0.8)
-    right.axhline(c.epsilon, color="black", ls="--", label=f"claimed ε = {c.epsilon:.3g}")
+    for i, lb in enumerate(lbs):
+        if lb < 0.1 * c.epsilon:       # an empty bar is no evidence: say so instead of drawing nothing
+            right.text(i, 1.15 * c.epsilon, "ε_lb ≈ 0:\nshows nothing", ha="center", va="bottom", color="dimgrey")
+    right.axhline(c.epsilon, color=BOUND, ls="--", label=f"claimed ε = {c.epsilon:.3g}")
     if c.true_epsilon is not None and math.isfinite(c.true_epsilon):
-        right.axhline(c.true_epsilon, color=EXTRA[1], ls="-.", label=f"true loss of the pair = {c.true_epsilon:.3g}")
-    right.axhline(epsilon_lb_ceiling(trials, events=len(names)), color="grey", ls=":",
+        right.axhline(c.true_epsilon, color="k", ls="-.", label=f"true loss of the pair = {c.true_epsilon:.3g}")
+    right.axhline(epsilon_lb_ceiling(trials, events=len(names)), color=UNIFORM, ls=":",
                   label=f"ceiling for N = {trials}")
-    right.set_xticks(range(len(names)), labels, fontsize=8)
+    right.set_xticks(range(len(names)), labels)
     right.set_ylabel("ε lower bound (level 1e-6)")
-    right.set_title("caught: ε_lb > ε" if max(lbs) > c.epsilon else "no evidence against the claim", fontsize=10)
-    right.legend(fontsize=8)
+    right.set_title("caught: ε_lb > ε" if max(lbs) > c.epsilon else
+                    "ε_lb ≈ 0: this audit shows nothing" if max(lbs) < 0.1 * c.epsilon else "no evidence against the claim")
+    right.legend(loc="upper center", bbox_to_anchor=(0.5, -0.24))
     return fig

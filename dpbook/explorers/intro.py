@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..noise import laplace
-from ..plots import BOUND, EMPIRICAL, new_figure
+from ..plots import BOUND, EMPIRICAL, EXTRA, new_figure
 from ..theory.laplace import laplace_scale
 from ..validation import check_epsilon, check_int, check_sensitivity
 
@@ -25,18 +25,18 @@ def explore_noise(epsilon=1.0, sensitivity=1.0, *, samples=2000, seed=2026):
     p_prime = np.exp(-np.abs(y - sensitivity) / b) / (2 * b)
     draws = laplace(b, samples, seed)
 
-    fig, (left, right) = new_figure(2)
+    fig, (left, right) = new_figure(2, width=9.6, height=4.4)
     left.hist(draws, bins=50, density=True, histtype="stepfilled", color=EMPIRICAL, alpha=0.3,
               label=f"{samples} draws of M(x)")
     left.plot(y, p, color=EMPIRICAL, label="density of M(x), answer 0")
-    left.plot(y, p_prime, color=BOUND, label=f"density of M(x'), answer {sensitivity:g}")
+    left.plot(y, p_prime, color=EXTRA[1], label=f"density of M(x'), answer {sensitivity:g}")
     left.set_xlabel("released answer y")
     left.set_title(f"Lap(b = Δf/ε = {b:.3g})")
-    left.legend(loc="upper right")
+    left.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2))
     right.plot(y, np.log(p / p_prime), color="k", label="ln p(y) / p'(y)")
     right.axhline(epsilon, color=BOUND, ls="--", label="±ε")
     right.axhline(-epsilon, color=BOUND, ls="--")
     right.set_xlabel("released answer y")
     right.set_title("privacy loss at each output")
-    right.legend(loc="upper right")
+    right.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2))
     return fig
