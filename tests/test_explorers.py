@@ -51,3 +51,52 @@ def test_explore_audit_pure_and_valid():
         explore_audit("laplace", trials=10)
     with pytest.raises(ValueError):
         explore_audit("no such case")
+
+
+# --- chapters 00, 01, 02, 13: figures readable on a projector, exact sensitivities, empty bars explained ----------
+
+def _texts(fig):
+    """Every piece of text a figure shows: titles, labels, tick labels, legend entries, annotations."""
+    out = list(fig.legends)
+    for ax in fig.axes:
+        out += [ax.title, ax.xaxis.label, ax.yaxis.label, *ax.get_xticklabels(), *ax.get_yticklabels(), *ax.texts]
+        if ax.get_legend() is not None:
+            out += ax.get_legend().get_texts()
+    return [t for t in out if hasattr(t, "get_fontsize") and t.get_text()]
+
+
+@pytest.mark.parametrize("make", [
+    lambda: __import__("dpbook.explorers.intro", fromlist=["x"]).explore_noise(samples=200),
+    lambda: __import__("dpbook.explorers.laplace", fromlist=["x"]).explore_laplace(k=10, trials=200),
+    lambda: __import__("dpbook.explorers.randomized_response", fromlist=["x"]).explore_rr(k=20, trials=40),
+    lambda: __import__("dpbook.explorers.auditing", fromlist=["x"]).explore_audit("sparse_vector_stream", trials=2000),
+])
+def test_chapter_explorers_use_projector_font_sizes(make):
+    fig = make()
+    small = [(t.get_text(), t.get_fontsize()) for t in _texts(fig) if t.get_fontsize() < 10]
+    plt.close(fig)
+    assert not small, f"text below 10 pt: {small[:5]}"
+
+
+def test_prefix_sensitivities_are_the_exact_sensitivities():
+    from dpbook.explorers.randomized_response import prefix_sensitivities
+    from dpbook.queries import MatrixWorkload
+    from dpbook.randomized_response import subgroup_workload
+
+    W = subgroup_workload()
+    delta = prefix_sensitivities(W)
+    Q = np.asarray(W.matrix())
+    assert delta.shape == (W.m,) and np.all(np.diff(delta) >= 0)
+    for k in (1, 2, 11, 100, W.m):
+        assert delta[k - 1] == MatrixWorkload(Q[:k]).l1_sensitivity()
+    assert delta[0] == 1 and delta[-1] == 1 + 10 + 45 + 120      # one cell of each attribute set of size <= 3
+    with pytest.raises(TypeError, match="workload"):
+        prefix_sensitivities(Q)
+
+
+def test_explore_audit_says_when_an_audit_shows_nothing():
+    from dpbook.explorers.auditing import explore_audit
+    fig = explore_audit("sparse_vector_stream", trials=2000)     # the exact stream pattern: ε_lb = 0 at this size
+    right = fig.axes[1]
+    assert "shows nothing" in right.get_title() and any("shows nothing" in t.get_text() for t in right.texts)
+    plt.close(fig)
