@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 
-from ..noise import as_generator, gaussian
+from ..noise import as_generator, gaussian_noise
 from ..queries import as_workload
 from ..release import Release, Spend
 from ..validation import check_delta, check_epsilon, check_histogram, check_int, check_public_n, check_trials
@@ -20,7 +20,7 @@ def _release(x, workload, sigma, epsilon, delta, n, trials, rng, name):
     W = as_workload(workload)
     n, _ = check_public_n(n, x, require=True)            # like the real mechanism: n is public
     shape = (W.m,) if trials is None else (check_trials(trials, W.m), W.m)
-    answers = (W.counts(x) + gaussian(sigma, shape, as_generator(rng))) / n
+    answers = (W.counts(x) + gaussian_noise(sigma, shape, as_generator(rng))) / n
     return Release(answers, epsilon, delta, name, noise_scale=sigma / n, ledger=(Spend(name, epsilon, delta),))
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..graphs import GraphDatabase, NoisyGraph
-from ..noise import as_generator, laplace
+from ..noise import as_generator, laplace_noise
 from ..release import Spend
 from ..validation import check_epsilon, check_int, check_trials
 
@@ -28,6 +28,6 @@ def adjacency_randomized_response(graph, *, epsilon, trials=None, rng=None) -> N
     b = 1.0 / epsilon                                   # WRONG: one edge moves two entries, Δ1 = 2
     A = graph.adjacency().ravel()
     shape = A.shape if trials is None else (check_trials(trials, A.size), A.size)
-    noisy = A + laplace(b, shape, as_generator(rng))
+    noisy = A + laplace_noise(b, shape, as_generator(rng))
     return NoisyGraph(noisy, graph.num_vertices, epsilon, 0.0, "adjacency randomized response (BROKEN)",
                       "add/remove", b, (Spend("Laplace on every matrix entry (BROKEN)", epsilon),))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..noise import as_generator, discrete_laplace, laplace
+from ..noise import as_generator, discrete_laplace, laplace_noise
 from ..queries import check_database
 from ..release import Release, Spend
 from ..validation import check_epsilon, check_int, check_public_n, check_sensitivity, check_trials
@@ -33,7 +33,7 @@ def _release(x, workload, epsilon, n, sensitivity, trials, rng, scale_of, sample
 
 
 def laplace_halved_sensitivity(x, workload, *, epsilon, n=None, sensitivity=None, trials=None, rng=None,
-                               sampler=laplace) -> Release:
+                               sampler=laplace_noise) -> Release:
     """BROKEN: noise ``Lap(Δ/(2ε))`` — the sensitivity halved (e.g. "a count changes by 1/2 on average").
 
     True privacy loss ``2ε``: on counts ``0`` vs ``Δ`` and ``S = {y <= 0}`` the ratio is ``e^{2ε}``.
@@ -43,7 +43,7 @@ def laplace_halved_sensitivity(x, workload, *, epsilon, n=None, sensitivity=None
 
 
 def laplace_scale_epsilon(x, workload, *, epsilon, n=None, sensitivity=None, trials=None, rng=None,
-                          sampler=laplace) -> Release:
+                          sampler=laplace_noise) -> Release:
     """BROKEN: noise ``Lap(ε)`` instead of ``Lap(Δ/ε)`` — the scale and its inverse confused.
 
     True privacy loss ``Δ/ε``: right only when ``ε = sqrt(Δ)``; for ``ε = 0.5, Δ = 1`` it is 2, not 0.5.
@@ -53,7 +53,7 @@ def laplace_scale_epsilon(x, workload, *, epsilon, n=None, sensitivity=None, tri
 
 
 def laplace_no_noise(x, workload, *, epsilon, n=None, sensitivity=None, trials=None, rng=None,
-                     sampler=laplace) -> Release:
+                     sampler=laplace_noise) -> Release:
     """BROKEN: releases the exact answers (``sampler`` is ignored).  True privacy loss: infinite."""
     return _release(x, workload, epsilon, n, sensitivity, trials, rng, lambda d, e: 0.0, sampler,
                     "laplace (no noise)")
@@ -69,7 +69,7 @@ def deduplicated_l1_sensitivity(W) -> float:
 
 
 def laplace_deduplicated_sensitivity(x, workload, *, epsilon, n=None, trials=None, rng=None,
-                                     sampler=laplace) -> Release:
+                                     sampler=laplace_noise) -> Release:
     """BROKEN (chapter 13, lesson 1): Laplace calibrated to the sensitivity of the workload *without its repeats*.
 
     ``k_way_marginals(d, 1, attribute_sets=[(0,), (0,)])`` asks the same marginal twice: one added row moves

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..noise import as_generator
-from ..randomized_response import RRReports, _check_reports, check_bits
+from ..randomized_response import RRReports, check_bits, check_reports
 from ..release import Spend
 from ..validation import check_epsilon, check_int, check_trials
 
@@ -37,6 +37,6 @@ def debias_seed_formula(reports, epsilon) -> np.ndarray:
     is biased and its error does not vanish as ``n`` grows.  Post-processing, so still private — an accuracy
     test must catch it, not an audit.
     """
-    Y = _check_reports(reports)
+    Y = check_reports(reports)
     p = 1.0 / (1.0 + np.exp(-check_epsilon(epsilon)))          # e^ε/(1+e^ε), without overflow
     return 0.5 + (Y - 0.5) / 2.0 ** (p - 1.0)         # WRONG: should divide by 2p - 1

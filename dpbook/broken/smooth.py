@@ -7,15 +7,15 @@ Never use these to release data.
 """
 from __future__ import annotations
 
-from ..noise import Noise, as_noise, laplace
+from ..noise import Noise, as_noise, laplace_noise
 from ..release import Spend
-from ..smooth import SmoothSummary, _noisy_moments
+from ..smooth import SmoothSummary, noisy_moments
 from ..theory.smooth import paper_noise_scale
 
 __all__ = ["smooth_summary_paper_scale", "per_query_laplace_no_split"]
 
 
-def smooth_summary_paper_scale(points, *, epsilon, K, t=None, trials=None, rng=None, sampler=laplace) -> SmoothSummary:
+def smooth_summary_paper_scale(points, *, epsilon, K, t=None, trials=None, rng=None, sampler=laplace_noise) -> SmoothSummary:
     """BROKEN (erratum SMOOTH-E1): SMOOTH-Alg1 as printed — every moment, the constant one included, plus
     ``Lap(t^d/(nε))``.
 
@@ -26,13 +26,14 @@ def smooth_summary_paper_scale(points, *, epsilon, K, t=None, trials=None, rng=N
     def printed(n, t, d, epsilon):
         return paper_noise_scale(n, t, d, epsilon), True
 
-    noisy, exact, n, d, t, K, b, epsilon = _noisy_moments(points, epsilon, K, t, trials, rng, sampler, printed)
+    noisy, exact, n, d, t, K, b, epsilon = noisy_moments(points, epsilon=epsilon, K=K, t=t, trials=trials, rng=rng,
+                                                         sampler=sampler, scale_of=printed)
     return SmoothSummary(noisy, t, d, K, n, epsilon, 0.0, "smooth_summary_paper_scale", b,
                          ledger=(Spend(f"laplace on all {t ** d} Chebyshev moments (paper's scale)", epsilon),),
                          trace={"exact_moments": exact, "sensitivity": t ** d / n})
 
 
-def per_query_laplace_no_split(points, queries, *, epsilon, B=1.0, trials=None, rng=None, sampler=laplace):
+def per_query_laplace_no_split(points, queries, *, epsilon, B=1.0, trials=None, rng=None, sampler=laplace_noise):
     """BROKEN: the per-query Laplace baseline with noise ``Lap(2B/(nε))`` on each of the ``k`` answers — the full
     budget spent on every query, no composition.  True privacy loss ``k ε`` (two identical queries: ``2ε``)."""
     from ..release import Release

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..data import bootstrap, load_cancer
-from ..noise import laplace
+from ..noise import laplace_noise
 from ..plots import BOUND, EMPIRICAL, new_figure
 from ..randomized_response import rr_histogram, subgroup_workload
 from ..theory.laplace import k_query_error_bound, laplace_scale
@@ -37,7 +37,7 @@ def explore_rr(epsilon=1.0, n=569, k=100, beta=0.05, *, trials=200, seed=2026):
     rr_q = np.quantile(np.maximum.accumulate(rr_err, axis=1)[:, ks - 1], 1 - beta, axis=0)   # every prefix at once
     # laplace_mechanism(x, first kk queries, sensitivity=kk) errs by exactly Lap(kk/ε)^kk / n: draw Lap(1) once
     # and rescale per kk (the same noise the mechanism adds; tests check the identity)
-    unit = np.maximum.accumulate(np.abs(laplace(1.0, (trials, W_all.m), rng)), axis=1)[:, ks - 1]
+    unit = np.maximum.accumulate(np.abs(laplace_noise(1.0, (trials, W_all.m), rng)), axis=1)[:, ks - 1]
     lap_q = np.quantile(unit, 1 - beta, axis=0) * np.array([laplace_scale(kk, epsilon) for kk in ks]) / n
     fig, ax = new_figure()
     ax.plot(ks, [k_query_error_bound(int(kk), beta, epsilon, n=n) for kk in ks], "-", color=BOUND,
