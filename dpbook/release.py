@@ -169,8 +169,12 @@ _CLAIM = ("epsilon", "delta", "mechanism", "neighbours", "ledger", "trace")
 def _claim(epsilon, delta, mechanism, neighbours, ledger, trace) -> dict:
     if neighbours not in NEIGHBOURS:
         raise ValueError(f"neighbours ({neighbours!r}) must be one of {NEIGHBOURS}")
-    return dict(epsilon=float(epsilon), delta=float(delta), mechanism=str(mechanism), neighbours=neighbours,
-                ledger=as_ledger(ledger), trace=trace)
+    if not isinstance(mechanism, str):
+        raise TypeError(f"mechanism must be a name (str), got {type(mechanism).__name__}")
+    if trace is not None and not isinstance(trace, Mapping):
+        raise TypeError(f"trace must be a mapping or None, got {type(trace).__name__}")
+    return dict(epsilon=check_real("epsilon", epsilon, low=0.0), delta=check_delta(delta), mechanism=mechanism,
+                neighbours=neighbours, ledger=as_ledger(ledger), trace=trace)
 
 
 class ReleasedIndex(int):

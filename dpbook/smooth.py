@@ -25,13 +25,13 @@ import numpy as np
 from .noise import as_generator, laplace_noise
 from .release import ReleaseRecord, Spend
 from .theory.smooth import jackson_multipliers, summary_degree, summary_noise_scale
-from .validation import check_int, check_real, check_real_array, mechanism_prologue
+from .validation import check_int, check_real, check_real_array, check_trials, mechanism_prologue
 
 __all__ = ["SmoothQuery", "SmoothSummary", "check_points", "synthetic_points", "chebyshev_basis",
            "chebyshev_moments", "chebyshev_moments_reference", "smooth_summary", "chebyshev_coefficients",
            "chebyshev_evaluate", "jackson_coefficients", "answer_query", "true_answer", "approximation_error", "smooth_norm",
            "smooth_query", "cosine_query", "gaussian_bump", "sigmoid_query", "polynomial_query", "kink_query",
-           "box_query", "per_query_laplace", "noisy_moments"]
+           "box_query", "per_query_laplace", "summary_inputs"]
 
 _MAX_D = 6              # d is a constant of the theory; t^d moments must fit in memory
 _MAX_ENTRIES = 2 ** 22  # t^d (and trials * t^d) cap: absurd sizes are refused, not allocated
@@ -159,27 +159,20 @@ class SmoothSummary(ReleaseRecord):
         return self.moments.reshape(k) if self.trials is None else self.moments.reshape(self.trials, k)
 
 
-def noisy_moments(points, *, epsilon, K, t, trials, rng, sampler, scale_of):
-    """SMOOTH-Alg1's body for a given noise rule, shared by :func:`smooth_summary` and its broken twin
-    (``dpbook.broken.smooth``): the mechanisms' prologue (ε, rng, sampler, trials), the ``t^d`` exact Chebyshev
-    moments, and noise of scale ``b`` where ``scale_of(n, t, d, epsilon) -> (b, noisy_constant)`` (the constant
-    moment is published exactly unless ``noisy_constant``).  Returns ``(noisy, exact, n, d, t, K, b, epsilon)``."""
+def summary_inputs(points, *, K, t=None, trials=None):
+    """SMOOTH-Alg1's public inputs, checked: the rows ``X`` (``n × d`` in ``[-1, 1]^d``), the smoothness ``K``, the
+    degree ``t`` (``floor(n^{1/(2d+K)})`` unless given, then chosen without looking at the data) and ``trials``;
+    ``t^d`` moments and ``trials · t^d`` noise values must fit.  Shared by :func:`smooth_summary` and its broken
+    twin (``dpbook.broken.smooth``).  Returns ``(X, t, K)``."""
     X = check_points(points)
     n, d = X.shape
-    p = mechanism_prologue(epsilon=epsilon, rng=rng, sampler=sampler, trials=trials, neighbours="replace-one",
-                           family="laplace", lattice_ok=False)   # Chebyshev moments are reals
-    epsilon, trials, rng, sampler = p.epsilon, p.trials, p.rng, p.noise
     K = check_int("K", K, low=1, high=64)
     t = summary_degree(n, d, K) if t is None else _check_t(t, d)
-    if trials is not None and trials * t ** d > _MAX_ENTRIES * 8:
-        raise ValueError(f"trials ({trials}) x t^d ({t ** d}) moments is too large; use fewer trials")
-    exact = chebyshev_moments(X, t)
-    shape = (t,) * d if trials is None else (trials,) + (t,) * d
-    b, noisy_constant = scale_of(n, t, d, epsilon)
-    noise = np.zeros(shape) if t ** d == 1 and not noisy_constant else sampler(b, shape, rng)
-    if not noisy_constant:
-        noise[(Ellipsis,) + (0,) * d] = 0.0                # the constant moment is public: published exactly
-    return exact + noise, exact, n, d, t, K, b, epsilon
+    if trials is not None:
+        trials = check_trials(trials)
+        if trials * t ** d > _MAX_ENTRIES * 8:
+            raise ValueError(f"trials ({trials}) x t^d ({t ** d}) moments is too large; use fewer trials")
+    return X, t, K
 
 
 def smooth_summary(points, *, epsilon, K, t=None, trials=None, rng=None, sampler=laplace_noise) -> SmoothSummary:
@@ -190,11 +183,16 @@ def smooth_summary(points, *, epsilon, K, t=None, trials=None, rng=None, sampler
     then be chosen without looking at the data).  ``n`` (the number of rows) is public.  Time ``O(n t^d)``.
     ``trials`` draws that many independent releases of the same moments (noise batch; moments computed once).
     """
-    def corrected(n, t, d, epsilon):
-        return (summary_noise_scale(n, t, d, epsilon) if t ** d > 1 else 0.0), False
-
-    noisy, exact, n, d, t, K, b, epsilon = noisy_moments(points, epsilon=epsilon, K=K, t=t, trials=trials, rng=rng,
-                                                         sampler=sampler, scale_of=corrected)
+    X, t, K = summary_inputs(points, K=K, t=t, trials=trials)
+    n, d = X.shape
+    p = mechanism_prologue(epsilon=epsilon, rng=rng, sampler=sampler, trials=trials, neighbours="replace-one",
+                           per_release=(t,) * d, family="laplace", lattice_ok=False)   # Chebyshev moments are reals
+    epsilon = p.epsilon
+    b = summary_noise_scale(n, t, d, epsilon) if t ** d > 1 else 0.0     # Lap(2(t^d - 1)/(nε)), SMOOTH-E1
+    exact = chebyshev_moments(X, t)
+    noise = np.zeros(p.shape) if t ** d == 1 else p.noise(b, p.shape, p.rng)
+    noise[(Ellipsis,) + (0,) * d] = 0.0                    # the constant moment is public: published exactly
+    noisy = exact + noise
     return SmoothSummary(noisy, t, d, K, n, epsilon, 0.0, "smooth_summary", b,
                          ledger=(Spend(f"laplace on the {t ** d - 1} non-constant Chebyshev moments", epsilon),),
                          trace={"exact_moments": exact, "sensitivity": 2.0 * (t ** d - 1) / n})

@@ -22,7 +22,7 @@ from typing import Any, Mapping, NamedTuple
 
 import numpy as np
 
-from .data import SparseHistogram
+from .data import SparseHistogram, record_pool, synthetic_records  # noqa: F401 - re-exported (chapter 11)
 from .hashing import MAX_S, PolynomialSignHash, field_bits
 from .noise import as_generator, gaussian_noise, laplace_noise
 from .queries import Workload
@@ -31,12 +31,12 @@ from .theory.gaussian import gaussian_sigma
 from .theory.laplace import laplace_scale
 from .theory.sparse_project import (hash_independence, sparse_project_epsilon, sparse_project_sigma,
                                     sparse_project_T)
-from .validation import check_beta, check_int, check_probability, check_work, mechanism_prologue
+from .validation import check_beta, check_int, check_probability, check_trials, check_work, mechanism_prologue
 
 __all__ = [
     "SparseQueryWorkload", "SparseProjectRelease", "ErrorParts", "random_sparse_queries", "record_pool", "synthetic_records",
     "project_database", "error_decomposition", "sparse_project", "sparse_project_gaussian", "laplace_sparse_queries", "MAX_T",
-    "SparseProjectSetup", "sparse_project_setup",
+    "SparseProjectParameters", "sparse_project_parameters",
 ]
 
 #: The largest projection dimension we allocate (``T`` floats per release, per trial).
@@ -179,43 +179,6 @@ class SparseQueryWorkload(Workload):
 
 # --------------------------------------------------------------------------- synthetic data
 
-def record_pool(size, bits=32, rng=None) -> np.ndarray:
-    """``size`` distinct public ``bits``-bit records (sorted): the "catalogue" both data and queries draw from.
-
-    Data-independent (drawn from its own seed), so queries may use it without touching privacy.
-    """
-    size, bits = check_int("size", size, low=1), check_int("bits", bits, low=1, high=62)
-    if size > (1 << bits):
-        raise ValueError(f"size ({size}) must be <= 2^bits ({1 << bits})")
-    rng = as_generator(rng)
-    out = np.unique(rng.integers(0, 1 << bits, size=size, dtype=np.int64))
-    while out.size < size:
-        out = np.unique(np.concatenate([out, rng.integers(0, 1 << bits, size=size - out.size, dtype=np.int64)]))
-    return out
-
-
-def synthetic_records(n, pool, *, bits=32, pool_share=0.7, zipf=1.1, rng=None) -> SparseHistogram:
-    """A seeded database of ``n`` records over ``N = 2^bits``: a share ``pool_share`` of them drawn from
-    ``pool`` with Zipf(``zipf``) popularity (heavy hitters), the rest uniformly random ``bits``-bit strings
-    (almost all distinct).  Returned as a :class:`~dpbook.data.SparseHistogram`."""
-    n, bits = check_int("n", n, low=1), check_int("bits", bits, low=1, high=62)
-    pool = np.asarray(pool)
-    if pool.ndim != 1 or pool.size == 0 or not np.issubdtype(pool.dtype, np.integer):
-        raise ValueError("pool must be a non-empty 1-D integer array of records")
-    if pool.min() < 0 or pool.max() >= (1 << bits):
-        raise ValueError(f"pool must hold records in [0, 2^{bits})")
-    share = check_probability(pool_share, "pool_share")
-    zipf = float(zipf)
-    if not (math.isfinite(zipf) and zipf > 0):
-        raise ValueError(f"zipf ({zipf!r}) must be a finite number > 0")
-    rng = as_generator(rng)
-    from_pool = rng.binomial(n, share)
-    p = 1.0 / np.arange(1, pool.size + 1) ** zipf
-    rows = np.concatenate([pool[rng.choice(pool.size, size=from_pool, p=p / p.sum())],
-                           rng.integers(0, 1 << bits, size=n - from_pool, dtype=np.int64)])
-    return SparseHistogram.from_rows(rows, 1 << bits)
-
-
 def random_sparse_queries(k, m, N, rng=None, *, pool=None, pool_share=0.5, weights="uniform") -> SparseQueryWorkload:
     """``k`` random ``m``-sparse queries over ``N`` elements: ``round(m·pool_share)`` elements from ``pool``
     (when given; shared records make the queries overlap, so their L1 sensitivity grows with ``k``), the rest
@@ -356,29 +319,22 @@ def _check_database(D) -> SparseHistogram:
     return D
 
 
-class SparseProjectSetup(NamedTuple):
-    """What :func:`sparse_project_setup` checked and derived: the database, the prologue's ``epsilon``, ``delta``,
-    ``rng``, ``noise`` and batch ``shape`` (``(T,)`` or ``(trials, T)``), the public parameters and the trace."""
+class SparseProjectParameters(NamedTuple):
+    """S1-Alg's public parameters, checked (:func:`sparse_project_parameters`), and the trace they go into."""
     D: SparseHistogram
-    epsilon: float
-    delta: float
     beta: float
     m: int
     k: int
     n: int
     T: int
     r: int
-    rng: np.random.Generator
-    noise: Any
-    shape: tuple
     trace: dict
 
 
-def sparse_project_setup(D, *, epsilon, delta, beta, m, k, n, T, r, trials, rng, sampler,
-                         family="laplace") -> SparseProjectSetup:
-    """S1-Alg's first line, shared by every SparseProject variant (and the broken twin): validate the inputs (the
-    mechanisms' prologue for ε, δ, rng, sampler and trials) and derive ``T`` and ``r`` (S1-Alg's values unless
-    given).  The noise is of ``family`` and continuous (``u`` moves in ±1/sqrt(T) steps: off any lattice)."""
+def sparse_project_parameters(D, *, beta, m, k, n, T=None, r=None, trials=None) -> SparseProjectParameters:
+    """S1-Alg's first line, shared by every SparseProject variant (and the broken twin): check the database and
+    the public parameters and derive ``T`` and ``r`` (S1-Alg's values unless given); ``trials × T`` noise values
+    must fit.  Nothing private: the mechanisms' prologue checks ε, δ, rng, sampler and trials."""
     D = _check_database(D)
     beta = check_beta(beta)
     if beta >= 1.0:
@@ -391,17 +347,22 @@ def sparse_project_setup(D, *, epsilon, delta, beta, m, k, n, T, r, trials, rng,
                              "T= (privacy does not depend on T, S1-Thm1)")
         T = math.ceil(T_theory)
     T = check_int("T", T, low=1, high=MAX_T)
-    p = mechanism_prologue(epsilon=epsilon, delta=delta, rng=rng, sampler=sampler, trials=trials, per_release=(T,),
-                           positive_delta=True, family=family, lattice_ok=False)
     if field_bits(T, D.N) > MAX_S:
         raise ValueError(f"T ({T}) · N ({D.N}) exceeds 2^{MAX_S}: choose a smaller T")
     r_theory = hash_independence(k, T, beta)
     r = r_theory if r is None else check_int("r", r, low=2)
-    if math.prod(p.shape) > MAX_OUTPUT:
+    if trials is not None and check_trials(trials, T) * T > MAX_OUTPUT:
         raise ValueError(f"trials ({trials}) × T ({T}) noise values exceed {MAX_OUTPUT} (1 GiB); use fewer trials")
     trace = dict(T_theory=T_theory, T=T, r_theory=r_theory, r=r, tau=beta / (4 * k), s=field_bits(T, D.N),
                  support=int(D.indices.size))
-    return SparseProjectSetup(D, p.epsilon, p.delta, beta, m, k, n, T, r, p.rng, p.noise, p.shape, trace)
+    return SparseProjectParameters(D, beta, m, k, n, T, r, trace)
+
+
+def _prologue(epsilon, delta, rng, sampler, trials, T, family):
+    """The mechanisms' prologue for SparseProject: continuous noise (``u`` moves in ±1/sqrt(T) steps: off any
+    lattice), one noise vector of length ``T`` per release."""
+    return mechanism_prologue(epsilon=epsilon, delta=delta, rng=rng, sampler=sampler, trials=trials,
+                              per_release=(T,), positive_delta=True, family=family, lattice_ok=False)
 
 
 def sparse_project(D, *, epsilon, delta, beta, m, k, n, T=None, r=None, trials=None, rng=None,
@@ -420,8 +381,9 @@ def sparse_project(D, *, epsilon, delta, beta, m, k, n, T=None, r=None, trials=N
     composition with slack ``δ`` (:func:`dpbook.theory.sparse_project.sparse_project_epsilon`); a combination
     where that exceeds ``ε`` (``ε > 2 ln(1/δ)``, roughly) is refused.
     """
-    D, epsilon, delta, beta, m, k, n, T, r, rng, noise, shape, trace = sparse_project_setup(
-        D, epsilon=epsilon, delta=delta, beta=beta, m=m, k=k, n=n, T=T, r=r, trials=trials, rng=rng, sampler=sampler)
+    D, beta, m, k, n, T, r, trace = sparse_project_parameters(D, beta=beta, m=m, k=k, n=n, T=T, r=r, trials=trials)
+    p = _prologue(epsilon, delta, rng, sampler, trials, T, "laplace")
+    epsilon, delta, rng, noise, shape = p.epsilon, p.delta, p.rng, p.noise, p.shape
     sigma = sparse_project_sigma(epsilon, delta)                # inverse scale: v_i ~ Lap(1/σ)
     epsilon_coordinate = sigma / math.sqrt(T)                   # one record moves u_i by ±1/sqrt(T)
     achieved = sparse_project_epsilon(epsilon, delta, T)
@@ -444,9 +406,9 @@ def sparse_project_gaussian(D, *, epsilon, delta, beta, m, k, n, T=None, r=None,
     """SparseProject with Gaussian noise (S1-Thm1's "cleaner alternative"): one record moves ``u`` by the column
     ``A e_x``, of ℓ2 norm exactly 1, so ``N(0, 2 ln(1.25/δ)/ε²)`` per coordinate is ``(ε, δ)``-DP (DR-Gauss,
     classic calibration, ``ε < 1``).  Same parameters and release as :func:`sparse_project`."""
-    D, epsilon, delta, beta, m, k, n, T, r, rng, noise, shape, trace = sparse_project_setup(
-        D, epsilon=epsilon, delta=delta, beta=beta, m=m, k=k, n=n, T=T, r=r, trials=trials, rng=rng, sampler=sampler,
-        family="gaussian")
+    D, beta, m, k, n, T, r, trace = sparse_project_parameters(D, beta=beta, m=m, k=k, n=n, T=T, r=r, trials=trials)
+    p = _prologue(epsilon, delta, rng, sampler, trials, T, "gaussian")
+    epsilon, delta, rng, noise, shape = p.epsilon, p.delta, p.rng, p.noise, p.shape
     sigma_gauss = gaussian_sigma(1.0, epsilon, delta)          # ℓ2 sensitivity of u: ‖A e_x‖₂ = 1 exactly
     f = PolynomialSignHash.sample(r, T, D.N, rng)
     u = project_database(D, f)

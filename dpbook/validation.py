@@ -363,7 +363,7 @@ def check_public_n(n, x, *, require: bool = False) -> tuple[int, str]:
 from dataclasses import dataclass  # noqa: E402
 from typing import Any  # noqa: E402
 
-__all__ += ["check_neighbours", "check_public_n", "Prologue", "mechanism_prologue", "N_RULES"]
+__all__ += ["Prologue", "mechanism_prologue", "N_RULES"]
 
 #: How a mechanism uses the row count ``n``: not at all (None); ``"public"`` — answers are divided by it, so
 #: it is required under add/remove and read from the data under replace-one (:func:`check_public_n`);
@@ -398,7 +398,8 @@ def mechanism_prologue(*, epsilon, delta=None, rng=None, sampler=None, n=None, t
     ``rng``: :func:`dpbook.noise.as_generator`.  ``sampler``: :func:`dpbook.noise.as_noise` with ``family`` and
     ``lattice_ok`` (None: the mechanism draws no additive noise).  ``neighbours``: :func:`check_neighbours`
     (randomized response's local relation is not a database relation: pass None to skip).  ``n`` by
-    ``n_rule`` (:data:`N_RULES`; ``x`` is the histogram it is read from).  ``trials``: :func:`check_trials` for
+    ``n_rule`` (:data:`N_RULES`; ``x`` is the histogram it is read from; with no rule, a given ``n`` is checked
+    as a row count in [1, 1e12]).  ``trials``: :func:`check_trials` for
     ``per_release`` cells per release (a tuple: the shape of one release's noise).  Every error names the
     caller's parameter: "epsilon (-1.0) must be ...".
     """
@@ -415,6 +416,8 @@ def mechanism_prologue(*, epsilon, delta=None, rng=None, sampler=None, n=None, t
         n, _ = check_public_n(n, x, require=neighbours == "add/remove")
     elif n_rule == "required":
         n, _ = check_public_n(n, x, require=True)
+    elif n is not None:                                    # a row count the mechanism takes as given
+        n = check_int("n", n, low=1, high=MAX_PUBLIC_N)
     per_release = tuple(int(s) for s in per_release)
     cells = 1
     for s in per_release:

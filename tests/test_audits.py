@@ -85,8 +85,6 @@ def _audited_in_other_tests() -> set[str]:
 NOT_MECHANISMS = {
     "dpbook.privacy_loss.replay_alg1": "an analysis tool: replays dpbook.idc.online_idc (audited here) and "
                                        "computes its exact privacy loss (chapter 08's PA(i) check)",
-    "dpbook.validation.mechanism_prologue": "the checks every mechanism starts with (epsilon, delta, rng, sampler, "
-                                            "n, trials); it releases nothing",
 }
 # Broken variants that are private (accuracy controls): an audit must NOT catch them; their own tests show
 # the accuracy check failing.

@@ -186,9 +186,10 @@ def test_spend_rejects_bad_input(kwargs, exc, match):
 def _protocol_calls():
     """Every public mechanism (the sweep's conventional calls, broken twins included: a false claim still states
     its relation and a ledger that composes to it) and the ones the sweep cannot call."""
+    from dpbook.audit import broken_mechanisms, public_mechanisms
     from test_audits import NOT_MECHANISMS
     calls = {}
-    for qualname in MECHANISMS:
+    for qualname in sorted(set(public_mechanisms()) | set(broken_mechanisms())):
         if qualname in NOT_MECHANISMS:
             continue
         fn = FUNCTIONS[qualname]

@@ -12,8 +12,9 @@ import math
 
 from ..noise import laplace_noise
 from ..release import Spend
-from ..sparse_project import SparseProjectRelease, project_database, sparse_project_setup
+from ..sparse_project import SparseProjectRelease, project_database, sparse_project_parameters
 from ..hashing import PolynomialSignHash
+from ..validation import mechanism_prologue
 
 __all__ = ["sparse_project_no_composition"]
 
@@ -21,8 +22,10 @@ __all__ = ["sparse_project_no_composition"]
 def sparse_project_no_composition(D, *, epsilon, delta, beta, m, k, n, T=None, r=None, trials=None, rng=None,
                                   sampler=laplace_noise) -> SparseProjectRelease:
     """WRONG: noise ``Lap(1/ε)`` per coordinate (no ``sqrt(8 ln(1/δ))``); claims ``(ε, δ)`` (S1-Thm1 violated)."""
-    D, epsilon, delta, beta, m, k, n, T, r, rng, noise, shape, trace = sparse_project_setup(
-        D, epsilon=epsilon, delta=delta, beta=beta, m=m, k=k, n=n, T=T, r=r, trials=trials, rng=rng, sampler=sampler)
+    D, beta, m, k, n, T, r, trace = sparse_project_parameters(D, beta=beta, m=m, k=k, n=n, T=T, r=r, trials=trials)
+    p = mechanism_prologue(epsilon=epsilon, delta=delta, rng=rng, sampler=sampler, trials=trials, per_release=(T,),
+                           positive_delta=True, family="laplace", lattice_ok=False)
+    epsilon, delta, rng, noise, shape = p.epsilon, p.delta, p.rng, p.noise, p.shape
     sigma = epsilon                                   # the bug: should be epsilon / sqrt(8 ln(1/delta))
     f = PolynomialSignHash.sample(r, T, D.N, rng)
     u = project_database(D, f)
