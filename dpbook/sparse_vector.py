@@ -221,7 +221,7 @@ def above_threshold_stream(f, *, T, epsilon, sensitivity=1.0, trials=None, rng=N
     Accuracy: DR-Thm3.24, ``α = 8(ln k + ln(2/β))Δ/ε`` (:func:`dpbook.theory.sparse_vector.above_threshold_alpha`).
     """
     f = check_stream(f)
-    p = _prologue(epsilon, None, rng, sampler, trials)
+    p = _prologue(epsilon, 0.0, rng, sampler, trials)
     epsilon, trials = p.epsilon, p.trials
     T = check_real("T", T)
     threshold_scale, query_scale = above_threshold_scales(epsilon, sensitivity)   # 2Δ/ε once, 4Δ/ε per query

@@ -363,7 +363,7 @@ def check_public_n(n, x, *, require: bool = False) -> tuple[int, str]:
 from dataclasses import dataclass  # noqa: E402
 from typing import Any  # noqa: E402
 
-__all__ += ["Prologue", "mechanism_prologue", "N_RULES"]
+__all__ += ["Prologue", "mechanism_prologue", "N_RULES", "NO_SAMPLER"]
 
 #: How a mechanism uses the row count ``n``: not at all (None); ``"public"`` — answers are divided by it, so
 #: it is required under add/remove and read from the data under replace-one (:func:`check_public_n`);
@@ -388,15 +388,20 @@ class Prologue:
     shape: tuple[int, ...]
 
 
-def mechanism_prologue(*, epsilon, delta=None, rng=None, sampler=None, n=None, trials=None,
+#: ``sampler=`` default of :func:`mechanism_prologue`: the mechanism draws no additive noise (``None`` passed by a
+#: caller is a ``TypeError``, like any other value that is not a sampler).
+NO_SAMPLER = type("NoSampler", (), {"__repr__": lambda self: "NO_SAMPLER"})()
+
+
+def mechanism_prologue(*, epsilon, delta=0.0, rng=None, sampler=NO_SAMPLER, n=None, trials=None,
                        neighbours="add/remove", x=None, n_rule=None, per_release=(), positive_delta=False,
                        epsilon_high=None, family=None, lattice_ok=True) -> Prologue:
     """The checks every mechanism starts with, in one order: ε, δ, rng, sampler, public n, batch shape.
 
     ``epsilon``: :func:`check_epsilon` (at most ``epsilon_high`` when given, e.g. 1 for the classic Gaussian).
-    ``delta``: None for a pure mechanism (δ = 0), else :func:`check_delta` (``positive_delta``: in (0, 1)).
+    ``delta``: :func:`check_delta` (``positive_delta``: in (0, 1)); a pure mechanism leaves it at 0.
     ``rng``: :func:`dpbook.noise.as_generator`.  ``sampler``: :func:`dpbook.noise.as_noise` with ``family`` and
-    ``lattice_ok`` (None: the mechanism draws no additive noise).  ``neighbours``: :func:`check_neighbours`
+    ``lattice_ok`` (left at :data:`NO_SAMPLER` when the mechanism draws no additive noise; ``noise`` is then None).  ``neighbours``: :func:`check_neighbours`
     (randomized response's local relation is not a database relation: pass None to skip).  ``n`` by
     ``n_rule`` (:data:`N_RULES`; ``x`` is the histogram it is read from; with no rule, a given ``n`` is checked
     as a row count in [1, 1e12]).  ``trials``: :func:`check_trials` for
@@ -405,9 +410,9 @@ def mechanism_prologue(*, epsilon, delta=None, rng=None, sampler=None, n=None, t
     """
     from .noise import as_generator, as_noise             # noise imports this module: import at call time
     epsilon = check_epsilon(epsilon, high=epsilon_high)
-    delta = 0.0 if delta is None else check_delta(delta, positive=positive_delta)
+    delta = check_delta(delta, positive=positive_delta)
     rng = as_generator(rng)
-    noise = None if sampler is None else as_noise(sampler, family=family, lattice_ok=lattice_ok)
+    noise = None if sampler is NO_SAMPLER else as_noise(sampler, family=family, lattice_ok=lattice_ok)
     if neighbours is not None:
         neighbours = check_neighbours(neighbours)
     if n_rule not in N_RULES:

@@ -84,7 +84,7 @@ def test_the_corollary_rule_by_hand():
 def test_mechanism_prologue_by_hand():
     x = np.array([3, 1, 0, 2])
     p = mechanism_prologue(epsilon=0.5, rng=1, trials=7, per_release=(4,), x=x, n_rule="public", n=None,
-                           neighbours="replace-one", sampler=None)
+                           neighbours="replace-one")
     assert (p.epsilon, p.delta, p.n, p.neighbours, p.trials, p.shape, p.noise) == (0.5, 0.0, 6, "replace-one", 7,
                                                                                    (7, 4), None)
     assert isinstance(p.rng, np.random.Generator)
