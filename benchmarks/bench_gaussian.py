@@ -9,7 +9,8 @@ import numpy as np
 
 from benchmarks._timing import best_time
 from dpbook.data import load_cancer
-from dpbook.gaussian import composed_laplace_mechanism, gaussian_mechanism, required_n
+from dpbook.experiments import required_n
+from dpbook.gaussian import composed_laplace_mechanism, gaussian_mechanism
 from dpbook.queries import k_way_marginals, random_queries
 from dpbook.theory.composition import randomized_response_composition_epsilon
 from dpbook.theory.gaussian import analytic_gaussian_sigma

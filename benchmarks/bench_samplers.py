@@ -11,13 +11,14 @@ from dpbook.audit import audit_cases  # noqa: E402
 from dpbook.explorers.auditing import explore_audit  # noqa: E402
 from dpbook.broken.floating_point import numpy_laplace_image  # noqa: E402
 from dpbook.noise import (discrete_gaussian, discrete_gaussian_exact, discrete_laplace, discrete_laplace_exact,  # noqa: E402
-                          gaussian, grid_laplace, grid_laplace_release, laplace)
+                          gaussian_noise, grid_laplace, laplace_noise)
+from dpbook.laplace import grid_laplace_release  # noqa: E402
 
 
 def main():
     rows = []
-    for name, sampler, n in [("laplace (numpy, textbook)", laplace, 100_000),
-                             ("gaussian (numpy)", gaussian, 100_000),
+    for name, sampler, n in [("laplace (numpy, textbook)", laplace_noise, 100_000),
+                             ("gaussian (numpy)", gaussian_noise, 100_000),
                              ("discrete_laplace (numpy geometric)", discrete_laplace, 100_000),
                              ("grid_laplace", grid_laplace, 100_000),
                              ("discrete_gaussian (vectorised CKS20)", discrete_gaussian, 100_000),

@@ -12,18 +12,21 @@ The loaders read the small real datasets shipped in ``data/`` (provenance in ``d
 from __future__ import annotations
 
 import csv
+import functools
+import math
 import pathlib
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .noise import as_generator
-from .validation import check_work, as_array, check_histogram, check_int
+from .validation import as_array, check_histogram, check_int, check_probability, check_work
 
 __all__ = [
     "BinaryUniverse", "Dataset", "PointDataset", "Graph", "SparseHistogram", "histogram", "rows_from_histogram",
     "add_row", "remove_row", "replace_row", "random_neighbour", "bootstrap",
     "load_cancer", "load_digits", "load_diabetes", "load_karate", "load_lesmis", "DATA_DIR",
+    "record_pool", "synthetic_records", "record_catalogue", "sparse_database",
 ]
 
 DATA_DIR = pathlib.Path(__file__).resolve().parent.parent / "data"
@@ -293,3 +296,67 @@ def load_lesmis() -> Graph:
     arr = np.array(rows, dtype=np.int64)
     return Graph("lesmis", len(names), arr[:, :2].copy(), arr[:, 2].copy(), tuple(n for _, n in names),
                  source="Knuth 1993 (Stanford GraphBase) via networkx")
+
+
+# --------------------------------------------------------------------- sparse records over 2^bits (chapter 11)
+
+def record_pool(size, bits=32, rng=None) -> np.ndarray:
+    """``size`` distinct public ``bits``-bit records (sorted): the "catalogue" both data and queries draw from.
+
+    Data-independent (drawn from its own seed), so queries may use it without touching privacy.
+    """
+    size, bits = check_int("size", size, low=1), check_int("bits", bits, low=1, high=62)
+    if size > (1 << bits):
+        raise ValueError(f"size ({size}) must be <= 2^bits ({1 << bits})")
+    rng = as_generator(rng)
+    out = np.unique(rng.integers(0, 1 << bits, size=size, dtype=np.int64))
+    while out.size < size:
+        out = np.unique(np.concatenate([out, rng.integers(0, 1 << bits, size=size - out.size, dtype=np.int64)]))
+    return out
+
+
+def synthetic_records(n, pool, *, bits=32, pool_share=0.7, zipf=1.1, rng=None) -> SparseHistogram:
+    """A seeded database of ``n`` records over ``N = 2^bits``: a share ``pool_share`` of them drawn from
+    ``pool`` with Zipf(``zipf``) popularity (heavy hitters), the rest uniformly random ``bits``-bit strings
+    (almost all distinct).  Returned as a :class:`~dpbook.data.SparseHistogram`."""
+    n, bits = check_int("n", n, low=1), check_int("bits", bits, low=1, high=62)
+    pool = np.asarray(pool)
+    if pool.ndim != 1 or pool.size == 0 or not np.issubdtype(pool.dtype, np.integer):
+        raise ValueError("pool must be a non-empty 1-D integer array of records")
+    if pool.min() < 0 or pool.max() >= (1 << bits):
+        raise ValueError(f"pool must hold records in [0, 2^{bits})")
+    share = check_probability(pool_share, "pool_share")
+    zipf = float(zipf)
+    if not (math.isfinite(zipf) and zipf > 0):
+        raise ValueError(f"zipf ({zipf!r}) must be a finite number > 0")
+    rng = as_generator(rng)
+    from_pool = rng.binomial(n, share)
+    p = 1.0 / np.arange(1, pool.size + 1) ** zipf
+    rows = np.concatenate([pool[rng.choice(pool.size, size=from_pool, p=p / p.sum())],
+                           rng.integers(0, 1 << bits, size=n - from_pool, dtype=np.int64)])
+    return SparseHistogram.from_rows(rows, 1 << bits)
+
+
+def record_catalogue(bits: int = 32, size: int = 256, seed: int = 7) -> np.ndarray:
+    """Chapter 11's public catalogue: ``size`` popular ``bits``-bit records (:func:`record_pool` with its own
+    seed: data-independent)."""
+    args = check_int("bits", bits, low=1, high=62), check_int("size", size, low=1), check_int("seed", seed, low=0)
+    return _record_catalogue(*args).copy()
+
+
+def sparse_database(n: int, bits: int = 32, seed: int = 2026) -> SparseHistogram:
+    """Chapter 11's seeded database: ``n`` records, 70% from :func:`record_catalogue` (Zipf 1.1), 30% random
+    ``bits``-bit strings (:func:`synthetic_records`).  Cached per ``(n, bits, seed)``."""
+    args = check_int("n", n, low=1), check_int("bits", bits, low=1, high=62), check_int("seed", seed, low=0)
+    check_work(n=args[0])
+    return _sparse_database(*args)
+
+
+@functools.lru_cache(maxsize=None)
+def _record_catalogue(bits, size, seed):
+    return record_pool(size, bits, rng=seed)
+
+
+@functools.lru_cache(maxsize=None)
+def _sparse_database(n, bits, seed):
+    return synthetic_records(n, _record_catalogue(bits, 256, 7), bits=bits, rng=seed)

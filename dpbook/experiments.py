@@ -11,11 +11,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .data import bootstrap
+from .noise import as_generator
 from .queries import as_workload
 from .stats import clopper_pearson, clopper_pearson_lower
-from .validation import check_int, check_probability, check_real, check_real_array, check_trials
+from .validation import (check_alpha, check_beta, check_histogram, check_int, check_probability, check_real,
+                         check_real_array, check_trials)
 
-__all__ = ["Errors", "errors", "run_trials", "with_public_n", "FailureRate", "failure_rate"]
+__all__ = ["Errors", "errors", "run_trials", "with_public_n", "FailureRate", "failure_rate", "required_n"]
 
 
 @dataclass(frozen=True)
@@ -109,3 +112,43 @@ def failure_rate(values, threshold) -> FailureRate:
     k = int(np.count_nonzero(values >= threshold))
     lo, hi = clopper_pearson(k, values.size, 0.05)
     return FailureRate(k, int(values.size), lo, hi)
+
+
+def required_n(mechanism, x, workload, *, alpha, beta, n_grid, trials, rng=None, **params) -> int | None:
+    """PROJ-Def1's figure of merit: the smallest ``n`` in ``n_grid`` at which ACC(α, β) passes
+    (chapter 04 runs it on :func:`dpbook.gaussian.gaussian_mechanism` and
+    :func:`dpbook.gaussian.composed_laplace_mechanism`).
+
+    For each candidate ``n`` the database is ``dpbook.data.bootstrap(x, n)`` (the real data resampled to
+    ``n`` rows) and ``mechanism(x_n, workload, trials=trials, **params)`` is run with the *same* noise seed
+    at every ``n`` (common random numbers).  ACC passes when the fraction of trials with
+    ``max_q |a_q - q(x_n)| >= α`` is at most β (THEOREMS.md template).  For an additive-noise mechanism
+    (Gaussian, Laplace) the noise on the counts does not depend on ``n``, so with common random numbers the
+    failure rate is non-increasing in ``n`` and a bisection over the sorted grid finds the same ``n`` as a
+    scan.  Returns ``None`` when even the largest ``n`` fails.
+    """
+    if not callable(mechanism):
+        raise TypeError(f"mechanism must be callable, got {type(mechanism).__name__}")
+    x = check_histogram(x)
+    W = as_workload(workload)
+    alpha, beta = check_alpha(alpha), check_beta(beta)
+    trials = check_trials(trials)
+    grid = np.unique(np.asarray(n_grid))
+    if grid.size == 0 or not np.issubdtype(grid.dtype, np.integer) or grid[0] < 1:
+        raise ValueError("n_grid must be a non-empty sequence of integers >= 1")
+    rng = as_generator(rng)
+    data_seed, noise_seed = (int(s) for s in rng.integers(0, 2**63 - 1, size=2))
+
+    def passes(n):
+        x_n = bootstrap(x, int(n), np.random.default_rng([data_seed, int(n)]))
+        release = mechanism(x_n, W, trials=trials, rng=noise_seed, **with_public_n(mechanism, x_n, params))
+        return failure_rate(errors(release.answers, W.answers(x_n)).max, alpha).rate <= beta
+
+    if not passes(grid[-1]):
+        return None
+    lo, hi = -1, grid.size - 1                                          # grid[hi] passes; grid[lo] fails
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if passes(grid[mid]) else (mid, hi)
+    return int(grid[hi])
+

@@ -3,38 +3,26 @@ PROJ-R1) and per-query Laplace noise under basic or advanced composition (LEC3-3
 
 Both mirror :func:`dpbook.laplace.laplace_mechanism`: they add noise to the counts ``Q x`` (add/remove
 neighbours, so the sensitivities are those of the counts) and release ``(Q x + noise) / n``.
-:func:`required_n` runs PROJ-Def1's experiment: the smallest ``n`` on a grid at which ACC(α, β) passes.
+PROJ-Def1's experiment (the smallest ``n`` at which ACC(α, β) passes) is :func:`dpbook.experiments.required_n`.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .data import bootstrap
-from .experiments import errors, failure_rate, with_public_n
-from .noise import as_generator, as_noise, discrete_gaussian_delta, gaussian, laplace, round_to_grid
-from .queries import as_workload, check_database
+from .noise import discrete_gaussian_delta, gaussian_noise, laplace_noise, round_to_grid
+from .queries import check_database
 from .release import Ledger, Release, Spend
 from .theory.composition import laplace_per_query_scale
 from .theory.gaussian import analytic_gaussian_sigma, gaussian_sigma
-from .validation import (check_alpha, check_beta, check_delta, check_epsilon, check_histogram, check_int,
-                         check_neighbours, check_sensitivity, check_public_n, check_trials)
+from .validation import check_sensitivity, mechanism_prologue
 
-__all__ = ["gaussian_mechanism", "composed_laplace_mechanism", "required_n", "CALIBRATIONS"]
+__all__ = ["gaussian_mechanism", "composed_laplace_mechanism", "CALIBRATIONS"]
 
 CALIBRATIONS = ("classic", "analytic")
 
 
-def _check_inputs(x, workload):
-    x, W = check_database(x, workload)
-    return x, W
-
-
-def _shape(trials, m):
-    return (m,) if trials is None else (check_trials(trials, m), m)
-
-
 def gaussian_mechanism(x, workload, *, epsilon, delta, n=None, sensitivity=None, calibration="classic",
-                       neighbours="add/remove", trials=None, rng=None, sampler=gaussian) -> Release:
+                       neighbours="add/remove", trials=None, rng=None, sampler=gaussian_noise) -> Release:
     """Release ``Q x / n + N(0, σ² I_m) / n`` — (ε, δ)-DP under add/remove neighbours (DR-Gauss, PROJ-R1).
 
     ``calibration="classic"``: ``σ = sqrt(2 ln(1.25/δ)) Δ2 / ε`` (DR-Gauss), which is a theorem only for
@@ -47,11 +35,11 @@ def gaussian_mechanism(x, workload, *, epsilon, delta, n=None, sensitivity=None,
     ``neighbours="replace-one"``: ``n`` may be omitted, and the L2 sensitivity is ``sqrt(2)·Δ2``
     (``||Q(e_u - e_v)||_2^2 <= ||Q e_u||^2 + ||Q e_v||^2`` for non-negative entries).
     """
-    x, W = _check_inputs(x, workload)
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta, positive=True)
-    neighbours = check_neighbours(neighbours)
-    n, _ = check_public_n(n, x, require=neighbours == "add/remove")
+    x, W = check_database(x, workload)
+    p = mechanism_prologue(epsilon=epsilon, delta=delta, rng=rng, sampler=sampler, n=n, trials=trials,
+                           neighbours=neighbours, x=x, n_rule="public", per_release=(W.m,), positive_delta=True,
+                           family="gaussian")
+    epsilon, delta, n, neighbours, noise = p.epsilon, p.delta, p.n, p.neighbours, p.noise
     exact = W.l2_sensitivity()
     sensitivity = exact if sensitivity is None else check_sensitivity(sensitivity)
     if sensitivity < exact:
@@ -60,9 +48,6 @@ def gaussian_mechanism(x, workload, *, epsilon, delta, n=None, sensitivity=None,
         sensitivity = np.sqrt(2.0) * sensitivity
     if calibration not in CALIBRATIONS:
         raise ValueError(f"calibration ({calibration!r}) must be one of {CALIBRATIONS}")
-    noise = as_noise(sampler, family="gaussian")
-    shape = _shape(trials, W.m)
-    rng = as_generator(rng)
     # one Gaussian step spends the whole (ε, δ):
     calibrate = gaussian_sigma if calibration == "classic" else analytic_gaussian_sigma
     sigma = calibrate(sensitivity, epsilon, delta)                          # noise std on the counts
@@ -73,7 +58,7 @@ def gaussian_mechanism(x, workload, *, epsilon, delta, n=None, sensitivity=None,
         sigma, sensitivity, calibration = _discrete_gaussian_sigma(W, sensitivity, epsilon, delta, sigma)
         step = 1.0
         counts = round_to_grid(counts, step)
-    answers = (counts + noise.sample(sigma, shape, rng, step=step)) / n
+    answers = (counts + noise.sample(sigma, p.shape, p.rng, step=step)) / n
     return Release(answers, epsilon, delta, "gaussian", noise_scale=sigma / n,
                    ledger=(Spend("gaussian", epsilon, delta),), neighbours=neighbours,
                    trace={"calibration": calibration, "sensitivity": sensitivity, "sigma_counts": sigma,
@@ -100,7 +85,7 @@ def _discrete_gaussian_sigma(W, sensitivity, epsilon, delta, sigma_continuous):
 
 
 def composed_laplace_mechanism(x, workload, *, epsilon, n=None, delta=0.0, neighbours="add/remove", trials=None,
-                               rng=None, sampler=laplace) -> Release:
+                               rng=None, sampler=laplace_noise) -> Release:
     """Answer each of the ``m`` queries with its own ``Lap(1/ε_q)`` count noise (LEC3-3.3.2).
 
     The budget split is a composition rule: ``δ = 0`` — basic, ``ε_q = ε/m`` (ε-DP); ``δ > 0`` — advanced,
@@ -110,14 +95,10 @@ def composed_laplace_mechanism(x, workload, *, epsilon, n=None, delta=0.0, neigh
     (required under add/remove).  Under replace-one each count still moves by at most 1 (entries in
     ``[0, 1]``), so the split is the same.
     """
-    x, W = _check_inputs(x, workload)
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta)
-    neighbours = check_neighbours(neighbours)
-    n, _ = check_public_n(n, x, require=neighbours == "add/remove")
-    noise = as_noise(sampler, family="laplace")
-    shape = _shape(trials, W.m)
-    rng = as_generator(rng)
+    x, W = check_database(x, workload)
+    p = mechanism_prologue(epsilon=epsilon, delta=delta, rng=rng, sampler=sampler, n=n, trials=trials,
+                           neighbours=neighbours, x=x, n_rule="public", per_release=(W.m,), family="laplace")
+    epsilon, delta, n, neighbours, noise = p.epsilon, p.delta, p.n, p.neighbours, p.noise
     b = laplace_per_query_scale(W.m, epsilon, delta)                      # per-query scale on the counts
     epsilon_q = 1.0 / b                                                   # budget of each of the m steps
     counts, step = W.counts(x), noise.step(b)
@@ -125,47 +106,10 @@ def composed_laplace_mechanism(x, workload, *, epsilon, n=None, delta=0.0, neigh
         if not W.is_integral():                       # ... can move one more step: sensitivity 1 + step
             b = b * (1.0 + step)
         counts = round_to_grid(counts, step)
-    answers = (counts + noise.sample(b, shape, rng, step=step)) / n
+    answers = (counts + noise.sample(b, p.shape, p.rng, step=step)) / n
     rule = "basic" if delta == 0.0 else "advanced"
     return Release(answers, epsilon, delta, f"laplace per query ({rule} composition)", noise_scale=b / n,
-                   ledger=Ledger((Spend(f"laplace query {i}", epsilon_q) for i in range(W.m)), rule=rule,
+                   ledger=Ledger((Spend(f"laplace query {i}", epsilon_q) for i in range(W.m)),
+                                 rule="basic" if delta == 0.0 else "advanced-corollary",   # DR-Cor3.21's split
                                  delta_prime=delta), neighbours=neighbours,
                    trace={"rule": rule, "epsilon_q": epsilon_q})
-
-
-def required_n(mechanism, x, workload, *, alpha, beta, n_grid, trials, rng=None, **params) -> int | None:
-    """PROJ-Def1's figure of merit: the smallest ``n`` in ``n_grid`` at which ACC(α, β) passes.
-
-    For each candidate ``n`` the database is ``dpbook.data.bootstrap(x, n)`` (the real data resampled to
-    ``n`` rows) and ``mechanism(x_n, workload, trials=trials, **params)`` is run with the *same* noise seed
-    at every ``n`` (common random numbers).  ACC passes when the fraction of trials with
-    ``max_q |a_q - q(x_n)| >= α`` is at most β (THEOREMS.md template).  For an additive-noise mechanism
-    (Gaussian, Laplace) the noise on the counts does not depend on ``n``, so with common random numbers the
-    failure rate is non-increasing in ``n`` and a bisection over the sorted grid finds the same ``n`` as a
-    scan.  Returns ``None`` when even the largest ``n`` fails.
-    """
-    if not callable(mechanism):
-        raise TypeError(f"mechanism must be callable, got {type(mechanism).__name__}")
-    x = check_histogram(x)
-    W = as_workload(workload)
-    alpha, beta = check_alpha(alpha), check_beta(beta)
-    trials = check_trials(trials)
-    grid = np.unique(np.asarray(n_grid))
-    if grid.size == 0 or not np.issubdtype(grid.dtype, np.integer) or grid[0] < 1:
-        raise ValueError("n_grid must be a non-empty sequence of integers >= 1")
-    rng = as_generator(rng)
-    data_seed, noise_seed = (int(s) for s in rng.integers(0, 2**63 - 1, size=2))
-
-    def passes(n):
-        x_n = bootstrap(x, int(n), np.random.default_rng([data_seed, int(n)]))
-        release = mechanism(x_n, W, trials=trials, rng=noise_seed, **with_public_n(mechanism, x_n, params))
-        return failure_rate(errors(release.answers, W.answers(x_n)).max, alpha).rate <= beta
-
-    if not passes(grid[-1]):
-        return None
-    lo, hi = -1, grid.size - 1                                          # grid[hi] passes; grid[lo] fails
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        lo, hi = (lo, mid) if passes(grid[mid]) else (mid, hi)
-    return int(grid[hi])
-

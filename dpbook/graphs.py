@@ -25,17 +25,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any, Mapping
 
 import numpy as np
 import scipy.optimize
 import scipy.sparse.linalg
 
-from .noise import as_generator, as_noise, laplace
+from .noise import as_generator, laplace_noise
 from .queries import Workload
-from .release import NEIGHBOURS, Spend
+from .release import ReleaseRecord, Spend
 from .theory.graphs import rr_cut_error_bound
 from .theory.histogram import histogram_scale
-from .validation import check_epsilon, check_int, check_probability, check_real
+from .validation import check_int, check_probability, check_real, mechanism_prologue
 
 __all__ = [
     "GraphDatabase", "graph_database", "from_graph", "load_graph", "random_graph", "planted_partition",
@@ -337,7 +338,7 @@ def random_cuts(num_vertices, m, rng=None, *, disjoint=True) -> RankOneWorkload:
 # =========================================================================== randomized response (IDC §6.1)
 
 @dataclass(frozen=True)
-class NoisyGraph:
+class NoisyGraph(ReleaseRecord):
     """The noisy pairs ``ŵ = w + Lap(b)^N`` (IDC §6.1): ``weights`` of shape ``(N,)`` or ``(trials, N)``.
 
     Everything computed from it is post-processing: cuts and rank-1 answers (:meth:`counts`), the synthetic graph.
@@ -353,6 +354,12 @@ class NoisyGraph:
     neighbours: str
     noise_scale: float
     ledger: tuple[Spend, ...] = ()
+    trace: Mapping[str, Any] | None = field(default=None, repr=False)
+
+    @property
+    def released(self) -> np.ndarray:
+        """The noisy pair weights: cuts and the synthetic graph are computed from them."""
+        return self.weights
 
     def adjacency(self) -> np.ndarray:
         return adjacency_from_weights(self.weights, self.num_vertices)
@@ -377,7 +384,7 @@ def _check_graph(graph) -> GraphDatabase:
 
 
 def graph_randomized_response(graph, *, epsilon, neighbours="add/remove", trials=None, rng=None,
-                              sampler=laplace) -> NoisyGraph:
+                              sampler=laplace_noise) -> NoisyGraph:
     """IDC §6.1 — randomized response for graphs: ``ŵ_e = w_e + Lap(b)`` on every pair ``e`` of the universe.
 
     The vector of pair weights has L1 sensitivity 1 under edge-level add/remove (one weight moves by at most 1)
@@ -387,14 +394,13 @@ def graph_randomized_response(graph, *, epsilon, neighbours="add/remove", trials
     fractional weights need continuous noise.
     """
     graph = _check_graph(graph)
-    epsilon = check_epsilon(epsilon)
-    if neighbours not in NEIGHBOURS:
-        raise ValueError(f"neighbours ({neighbours!r}) must be one of {NEIGHBOURS}")
+    if trials is not None:
+        check_int("trials", trials, low=1, high=10**8 // graph.N)     # the book's cap for graphs: 1e8 noisy cells
+    p = mechanism_prologue(epsilon=epsilon, rng=rng, sampler=sampler, trials=trials, neighbours=neighbours,
+                           per_release=(graph.N,), family="laplace", lattice_ok=graph.is_unweighted)
+    epsilon, neighbours = p.epsilon, p.neighbours
     b = histogram_scale(epsilon, neighbours)                        # Δ1 = 1 (add/remove) or 2 (replace-one)
-    noise = as_noise(sampler, family="laplace", lattice_ok=graph.is_unweighted)
-    shape = (graph.N,) if trials is None else (check_int("trials", trials, low=1, high=10**8 // graph.N), graph.N)
-    rng = as_generator(rng)
-    weights = graph.weights + noise.sample(b, shape, rng)
+    weights = graph.weights + p.noise.sample(b, p.shape, p.rng)
     return NoisyGraph(weights, graph.num_vertices, epsilon, 0.0, "graph randomized response", neighbours, b,
                       (Spend("Laplace on every pair (edge-level)", epsilon),))
 
@@ -604,7 +610,7 @@ def spectral_cut(matrix, *, scale="normalized") -> CutNorm:
 # =========================================================================== synthetic graph (IDC-Lem6.2, §6.2)
 
 @dataclass(frozen=True)
-class SyntheticGraph:
+class SyntheticGraph(ReleaseRecord):
     """A weighted graph ``w ∈ [0,1]^N`` whose cuts match the noisy release (IDC-Lem6.2), and the LP's record.
 
     ``lp_value``: the LP optimum ``s`` (max over the LP's cuts of ``|w(S,T) - Â(S,T)|/g``); ``oracle_value``: the
@@ -629,6 +635,13 @@ class SyntheticGraph:
     delta: float
     neighbours: str
     ledger: tuple[Spend, ...] = ()
+    trace: Mapping[str, Any] | None = field(default=None, repr=False)
+    mechanism: str = "synthetic graph (post-processing of graph randomized response)"
+
+    @property
+    def released(self) -> np.ndarray:
+        """The synthetic graph's pair weights (computed from the noisy release only)."""
+        return self.weights
 
     def adjacency(self) -> np.ndarray:
         return adjacency_from_weights(self.weights, self.num_vertices)

@@ -7,21 +7,22 @@ computed from it is post-processing: any number of linear queries, no further bu
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any, Mapping
 
 import numpy as np
 
-from .noise import as_generator, as_noise, laplace
+from .noise import laplace_noise
 from .queries import as_workload, check_database
-from .release import Release, Spend
+from .release import Release, ReleaseRecord, Spend
 from .theory.histogram import histogram_scale
-from .validation import check_epsilon, check_histogram, check_int, check_neighbours, check_public_n, check_trials
+from .validation import check_histogram, check_int, mechanism_prologue
 
 __all__ = [
     "NoisyHistogram", "noisy_histogram", "histogram_mechanism", "pixels_histogram",
 ]
 
 @dataclass(frozen=True)
-class NoisyHistogram:
+class NoisyHistogram(ReleaseRecord):
     """A private estimate of the histogram (LEC3-3.5): ``counts`` of shape ``(N,)`` or ``(trials, N)``.
 
     Cells may be negative or fractional; the release is the whole vector, so answering any workload from it
@@ -38,6 +39,12 @@ class NoisyHistogram:
     neighbours: str
     noise_scale: float | None = None
     ledger: tuple[Spend, ...] = ()
+    trace: Mapping[str, Any] | None = field(default=None, repr=False)
+
+    @property
+    def released(self) -> np.ndarray:
+        """The noisy histogram(s): every answer is computed from it (post-processing)."""
+        return self.counts
 
     @property
     def N(self) -> int:
@@ -58,12 +65,8 @@ class NoisyHistogram:
                        ledger=self.ledger, trace={"histogram": self.counts}, neighbours=self.neighbours)
 
 
-def _shape(N, trials):
-    return (N,) if trials is None else (check_trials(trials, N), N)
-
-
 def noisy_histogram(x, *, epsilon, n=None, neighbours: str = "add/remove", trials=None, rng=None,
-                    sampler=laplace) -> NoisyHistogram:
+                    sampler=laplace_noise) -> NoisyHistogram:
     """Release ``ĥ = x + Lap(b)^N`` — ε-DP (LEC3-3.5, IDC §6).
 
     ``b = 1/ε`` for add/remove neighbours and ``2/ε`` for replace-one (the histogram's sensitivity is 1,
@@ -73,20 +76,17 @@ def noisy_histogram(x, *, epsilon, n=None, neighbours: str = "add/remove", trial
     reveal a private ``||x||_1``); under replace-one it defaults to ``||x||_1``.
     """
     x = check_histogram(x)
-    epsilon = check_epsilon(epsilon)
-    neighbours = check_neighbours(neighbours)
-    n, _ = check_public_n(n, x, require=neighbours == "add/remove")
+    p = mechanism_prologue(epsilon=epsilon, rng=rng, sampler=sampler, n=n, trials=trials, neighbours=neighbours,
+                           x=x, n_rule="public", per_release=(x.size,), family="laplace")
+    epsilon, n, neighbours = p.epsilon, p.n, p.neighbours
     b = histogram_scale(epsilon, neighbours)       # one ε for the whole histogram: Δ = 1 (add/remove) or 2
-    shape = _shape(x.size, trials)
-    rng = as_generator(rng)
-    noise = as_noise(sampler, family="laplace")     # x is integral: on every lattice the noise can use
-    counts = x + noise.sample(b, shape, rng)
+    counts = x + p.noise.sample(b, p.shape, p.rng)  # x is integral: on every lattice the noise can use
     return NoisyHistogram(counts, n, epsilon, 0.0, "noisy histogram", neighbours, noise_scale=b,
                           ledger=(Spend("laplace histogram", epsilon),))
 
 
 def histogram_mechanism(x, workload, *, epsilon, n=None, neighbours: str = "add/remove", trials=None, rng=None,
-                        sampler=laplace) -> Release:
+                        sampler=laplace_noise) -> Release:
     """Answer ``workload`` from one noisy histogram: ``Q (x + Lap(b)^N) / n`` — ε-DP for any number of queries.
 
     IDC-Lem6.1: with probability ``1 - β`` all ``m`` errors are at most ``sqrt(6N ln(2m/β)) b / n``

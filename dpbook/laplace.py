@@ -1,17 +1,21 @@
-"""The Laplace mechanism for a workload of linear queries (IDC-Thm2.3 / DR-Thm3.6, chapter 01)."""
+"""The Laplace mechanism for a workload of linear queries (IDC-Thm2.3 / DR-Thm3.6, chapter 01), and its
+floating-point-safe release of real values on a power-of-two grid (chapter 13)."""
 from __future__ import annotations
 
-from .noise import as_noise, laplace, round_to_grid
-from .queries import check_database
-from .release import Release, Spend
-from .theory.laplace import laplace_scale
-from .validation import check_epsilon, check_int, check_neighbours, check_public_n, check_sensitivity, check_trials
+import numpy as np
 
-__all__ = ["laplace_mechanism"]
+from .noise import (GRID_BITS, MAX_DISCRETE_SCALE, discrete_laplace, grid_granularity, laplace_noise,
+                    round_to_grid)
+from .queries import check_database
+from .release import Release, Spend, with_claim
+from .theory.laplace import laplace_scale
+from .validation import as_array, check_noise_scale, check_sensitivity, mechanism_prologue
+
+__all__ = ["laplace_mechanism", "grid_laplace_release"]
 
 
 def laplace_mechanism(x, workload, *, epsilon, n=None, sensitivity=None, neighbours="add/remove", trials=None,
-                      rng=None, sampler=laplace) -> Release:
+                      rng=None, sampler=laplace_noise) -> Release:
     """Release ``Q x / n + Lap(Δf/ε)^m / n`` — ε-DP (IDC-Thm2.3, DR-Thm3.6).
 
     ``n`` is the **public** number of rows the counts are divided by; it is required under the default
@@ -30,23 +34,54 @@ def laplace_mechanism(x, workload, *, epsilon, n=None, sensitivity=None, neighbo
     pays for it (``Δ + step · L0``).  Any other callable, and Gaussian noise, are refused.
     """
     x, W = check_database(x, workload)
-    epsilon = check_epsilon(epsilon)
-    neighbours = check_neighbours(neighbours)
-    n, _ = check_public_n(n, x, require=neighbours == "add/remove")
+    p = mechanism_prologue(epsilon=epsilon, rng=rng, sampler=sampler, n=n, trials=trials, neighbours=neighbours,
+                           x=x, n_rule="public", per_release=(W.m,), family="laplace")
+    epsilon, n, neighbours, noise = p.epsilon, p.n, p.neighbours, p.noise
     exact = W.l1_sensitivity()
     sensitivity = exact if sensitivity is None else check_sensitivity(sensitivity)
     if sensitivity < exact:
         raise ValueError(f"sensitivity ({sensitivity!r}) must be >= the workload's L1 sensitivity ({exact!r})")
     rows_changed = 1 if neighbours == "add/remove" else 2     # replace-one: one row out, one row in
     sensitivity = rows_changed * sensitivity
-    noise = as_noise(sampler, family="laplace")
-    shape = (W.m,) if trials is None else (check_trials(trials, W.m), W.m)
     step = noise.step(sensitivity / epsilon)         # None: real noise; 1: integers; Λ: a power-of-two grid
     if step is not None and not W.is_integral():     # Q x is off the lattice: round it, pay a step per count
         sensitivity = sensitivity + step * rows_changed * W.l0_sensitivity()
     b = laplace_scale(sensitivity, epsilon)                        # noise scale on the counts
     counts = W.counts(x) if step is None else round_to_grid(W.counts(x), step)
-    answers = (counts + noise.sample(b, shape, rng, step=step)) / n
+    answers = (counts + noise.sample(b, p.shape, p.rng, step=step)) / n
     return Release(answers, epsilon, 0.0, "laplace", noise_scale=b / n,
                    ledger=(Spend("laplace", epsilon),), neighbours=neighbours,
                    trace={"noise": noise.name, "sensitivity": sensitivity, "lattice_step": step})
+
+
+def grid_laplace_release(values, *, sensitivity, epsilon, trials=None, rng=None, bits=GRID_BITS) -> np.ndarray:
+    """ε-DP release of real-valued queries: round to the grid ``Λ``, then add ``Λ·discrete_laplace``.
+
+    The approach of Google's and OpenDP's libraries for floats.  Rounding moves each value by at most
+    ``Λ/2``, so neighbouring rounded vectors differ by at most ``Δ + Λ`` in L1 and the noise scale is
+    ``(Δ + Λ)/ε`` (``Λ = grid_granularity(Δ/ε)``, a 2^-40 relative cost).  Output: exact multiples of
+    ``Λ`` — the support no longer depends on the true values.  ``values`` is a 1-D array of the ``m``
+    query values; the result has shape ``(m,)`` or ``(trials, m)``: an ndarray that carries its claim
+    (:class:`dpbook.release.ReleasedArray`; ε under the relation for which ``sensitivity`` bounds the change).
+    """
+    arr = as_array("values", values)
+    if arr.dtype == object or arr.dtype == bool or not np.issubdtype(arr.dtype, np.number) \
+            or np.issubdtype(arr.dtype, np.complexfloating):
+        raise TypeError(f"values must be real numbers, got dtype {arr.dtype}")
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"values must be a non-empty 1-D array, got shape {arr.shape}")
+    sensitivity = check_sensitivity(sensitivity)
+    p = mechanism_prologue(epsilon=epsilon, rng=rng, trials=trials, per_release=arr.shape)
+    epsilon = p.epsilon
+    check_noise_scale(sensitivity, epsilon, high=MAX_DISCRETE_SCALE / 2)    # the lattice sampler's largest scale
+    granularity = grid_granularity(sensitivity / epsilon, bits)
+    scale = (sensitivity + granularity) / epsilon                   # rounding adds at most Λ to Δ
+    try:
+        steps = round_to_grid(arr, granularity) / granularity        # exact integers (as floats)
+    except ValueError as err:                                        # the grid of a tiny Δ/ε: say which inputs
+        raise ValueError(f"{err}: the grid step follows sensitivity ({sensitivity!r}) / epsilon ({epsilon!r}); "
+                         "make that ratio larger or the values smaller") from None
+    noise = discrete_laplace(scale / granularity, p.shape, p.rng)
+    return with_claim((steps + noise) * granularity, epsilon=epsilon, mechanism="grid laplace release",
+                      ledger=(Spend("grid laplace", epsilon),),
+                      trace={"granularity": granularity, "scale": scale})

@@ -20,18 +20,18 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
+from typing import Any, Mapping
 
 import numpy as np
 
 from .histogram import NoisyHistogram
-from .noise import as_generator
 from .queries import MarginalWorkload, check_database
-from .release import Release, Spend
+from .release import Release, ReleaseRecord, Spend
 from .theory.randomized_response import rr_bias_factor, rr_keep_probability
-from .validation import as_array, check_epsilon, check_histogram, check_int, check_matrix_workload, check_trials
+from .validation import as_array, check_histogram, check_int, check_matrix_workload, mechanism_prologue
 
 __all__ = [
-    "RRReports", "check_bits", "randomized_response", "debias", "rr_linear_queries", "rr_histogram",
+    "RRReports", "check_bits", "check_reports", "randomized_response", "debias", "rr_linear_queries", "rr_histogram",
     "rr_mechanism", "attribute_index", "person_bits", "subgroup_workload",
 ]
 
@@ -55,7 +55,7 @@ def check_bits(bits, name: str = "bits") -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class RRReports:
+class RRReports(ReleaseRecord):
     """The released reports ``Y`` (``int8`` 0/1, shape ``(n,)`` or ``(trials, n)``) and the claim behind them."""
 
     reports: np.ndarray = field(repr=False)
@@ -65,6 +65,12 @@ class RRReports:
     mechanism: str = "randomized response"
     neighbours: str = NEIGHBOURS
     ledger: tuple[Spend, ...] = ()
+    trace: Mapping[str, Any] | None = field(default=None, repr=False)
+
+    @property
+    def released(self) -> np.ndarray:
+        """The reports themselves (each person's randomized bit)."""
+        return self.reports
 
     def estimate(self) -> np.ndarray:
         """The unbiased estimate ``x̂ = 1/2 + (Y - 1/2)/(2p - 1)`` (LEC3-3.4), same shape as ``reports``."""
@@ -77,21 +83,22 @@ def randomized_response(bits, *, epsilon, trials=None, rng=None) -> RRReports:
     ``trials`` draws that many independent report vectors at once (shape ``(trials, n)``).
     """
     bits = check_bits(bits)
-    epsilon = check_epsilon(epsilon)
+    pro = mechanism_prologue(epsilon=epsilon, rng=rng, trials=trials, neighbours=None, per_release=bits.shape)
+    epsilon = pro.epsilon
     p = rr_keep_probability(epsilon)               # the whole budget goes to each person's own bit
-    shape = bits.shape if trials is None else (check_trials(trials, bits.size), bits.size)
-    keep = as_generator(rng).random(shape) < p
+    keep = pro.rng.random(pro.shape) < p
     reports = np.where(keep, bits, 1 - bits).astype(np.int8)
     return RRReports(reports, epsilon, p, ledger=(Spend("randomized response, one report per person", epsilon),))
 
 
 def debias(reports, epsilon) -> np.ndarray:
     """``x̂ = 1/2 + (Y - 1/2)/tanh(ε/2)``: ``E[x̂_i] = x_i`` (LEC3-3.4; erratum LEC3-E4).  Any shape of 0/1 ``Y``."""
-    return 0.5 + (_check_reports(reports) - 0.5) / rr_bias_factor(epsilon)
+    return 0.5 + (check_reports(reports) - 0.5) / rr_bias_factor(epsilon)
 
 
-def _check_reports(reports) -> np.ndarray:
-    """Randomized responses: a non-empty array (any shape) of 0/1 values, as float64."""
+def check_reports(reports) -> np.ndarray:
+    """Randomized responses: a non-empty array (any shape) of 0/1 values, as float64 (``TypeError`` /
+    ``ValueError`` naming ``reports`` otherwise; LEC3-3.4's ``Y``)."""
     Y = as_array("reports", reports)
     if Y.dtype == object or not (np.issubdtype(Y.dtype, np.number) or Y.dtype == bool):
         raise TypeError(f"reports must be an array of 0/1 reports, got dtype {Y.dtype}")
@@ -115,7 +122,7 @@ def rr_linear_queries(bits, Q, *, epsilon, trials=None, rng=None) -> Release:
     X_hat = np.atleast_2d(released.estimate())
     answers = np.asarray(Q @ X_hat.T).T / bits.size
     return Release(answers[0] if trials is None else answers, released.epsilon, 0.0, released.mechanism,
-                   ledger=released.ledger)
+                   ledger=released.ledger, neighbours=released.neighbours)
 
 
 def _dimension(N: int) -> int:
@@ -134,17 +141,17 @@ def rr_histogram(x, *, epsilon, bit, trials=None, rng=None) -> NoisyHistogram:
     ``R ~ Bin(c1, p) + Bin(c0, 1-p)`` exactly as if each person reported separately.
     """
     x = check_histogram(x)
-    epsilon = check_epsilon(epsilon)
+    pro = mechanism_prologue(epsilon=epsilon, rng=rng, trials=trials, neighbours=None)
+    epsilon, rng, trials = pro.epsilon, pro.rng, pro.trials
     d = _dimension(x.size)
     bit = check_int("bit", bit, low=0, high=d - 1)
     p, two_p_minus_1 = rr_keep_probability(epsilon), rr_bias_factor(epsilon)   # the whole ε on each bit
-    rng = as_generator(rng)
     mask = 1 << (d - 1 - bit)
     u0 = np.flatnonzero((np.arange(x.size) & mask) == 0)           # public cells, private bit 0
     u1 = u0 | mask                                                 # the same public cells, private bit 1
     u0, u1 = u0[x[u0] + x[u1] > 0], u1[x[u0] + x[u1] > 0]          # empty public cells stay exactly 0
     c1, c0 = x[u1], x[u0]
-    lead = () if trials is None else (check_trials(trials),)
+    lead = () if trials is None else (trials,)
     said_one = rng.binomial(c1, p, size=lead + u0.shape) + rng.binomial(c0, 1.0 - p, size=lead + u0.shape)
     c = (c0 + c1).astype(np.float64)
     ones = c / 2 + (said_one - c / 2) / two_p_minus_1             # sum of x̂_i over the cell (LEC3-3.4)

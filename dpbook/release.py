@@ -1,14 +1,14 @@
 """What a mechanism returns: a small frozen record of the release and of what it spent."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Mapping, Protocol, runtime_checkable
 
 import numpy as np
 
-import math
-
-__all__ = ["Release", "Spend", "Ledger", "compose", "RULES", "NEIGHBOURS"]
+__all__ = ["Release", "Spend", "Ledger", "compose", "RULES", "NEIGHBOURS", "PrivateResult", "ReleaseRecord",
+           "as_ledger", "ReleasedArray", "ReleasedIndex", "with_claim"]
 
 from .validation import NEIGHBOURS as _DATABASE_RELATIONS
 from .validation import check_delta, check_real
@@ -31,15 +31,17 @@ class Spend:
         check_delta(self.delta)
 
 
-RULES = ("basic", "advanced")
+RULES = ("basic", "advanced", "advanced-corollary")
 
 
 class Ledger(tuple):
     """The private steps of a release and the rule that composes them: a tuple of :class:`Spend` (or nested
-    ledgers) with ``rule`` — ``"basic"`` (DR-Thm3.16: the ε and δ add up) or ``"advanced"`` (DR-Thm3.20 with
+    ledgers) with ``rule`` — ``"basic"`` (DR-Thm3.16: the ε and δ add up), ``"advanced"`` (DR-Thm3.20 with
     its ``delta_prime``: ``ε' = sqrt(2 ln(1/δ') Σ ε_i²) + Σ ε_i (e^{ε_i} - 1)`` and ``δ' + Σ δ_i``, the same proof
-    with each step's own ε).  A plain tuple of ``Spend`` is a basic ledger.  :func:`compose` gives the (ε, δ)
-    the steps prove; a mechanism's claim must be at least that.
+    with each step's own ε) or ``"advanced-corollary"`` (DR-Cor3.21, the form a mechanism splits its budget
+    by: ``ε' = 2 sqrt(2 ln(1/δ') Σ ε_i²)``, which bounds DR-Thm3.20's value when ``ε' < 1``; where it does not,
+    :func:`compose` gives the theorem's value).  A plain tuple of ``Spend`` is a basic ledger.  :func:`compose`
+    gives the (ε, δ) the steps prove; a mechanism's claim is exactly that.
     """
 
     def __new__(cls, entries=(), *, rule: str = "basic", delta_prime: float = 0.0, label: str = ""):
@@ -49,20 +51,23 @@ class Ledger(tuple):
                 raise TypeError(f"entries must be Spend records or ledgers, got {type(e).__name__}")
         if rule not in RULES:
             raise ValueError(f"rule ({rule!r}) must be one of {RULES}")
-        delta_prime = check_delta(delta_prime, "delta_prime", positive=rule == "advanced")
+        delta_prime = check_delta(delta_prime, "delta_prime", positive=rule != "basic")
         obj = super().__new__(cls, entries)
         obj.rule, obj.delta_prime, obj.label = rule, delta_prime, label
         return obj
 
     def __repr__(self):
-        extra = f", delta_prime={self.delta_prime:g}" if self.rule == "advanced" else ""
+        extra = f", delta_prime={self.delta_prime:g}" if self.rule != "basic" else ""
         return f"Ledger({len(self)} steps, rule={self.rule!r}{extra}{', ' + self.label if self.label else ''})"
 
 
 def compose(ledger) -> tuple[float, float]:
     """The (ε, δ) a ledger proves: a :class:`Spend` is its own (ε, δ); a plain tuple or a basic
     :class:`Ledger` adds them (DR-Thm3.16); an advanced ledger applies DR-Thm3.20 with its ``delta_prime``
-    (for steps with different ε_i, the same Azuma argument gives ``sqrt(2 ln(1/δ') Σ ε_i²) + Σ ε_i(e^{ε_i}-1)``)."""
+    (for steps with different ε_i, the same Azuma argument gives ``sqrt(2 ln(1/δ') Σ ε_i²) + Σ ε_i(e^{ε_i}-1)``);
+    an ``"advanced-corollary"`` ledger states DR-Cor3.21's ``2 sqrt(2 ln(1/δ') Σ ε_i²)`` — for ``k`` steps of
+    ``ε/(2 sqrt(2k ln(1/δ')))`` exactly the ε they were split from — or the theorem's value where that is larger
+    (the corollary needs its ε' < 1)."""
     if isinstance(ledger, Spend):
         return float(ledger.epsilon), float(ledger.delta)
     if not isinstance(ledger, tuple):
@@ -73,13 +78,65 @@ def compose(ledger) -> tuple[float, float]:
     if getattr(ledger, "rule", "basic") == "basic":
         return math.fsum(eps), delta
     dp = ledger.delta_prime
-    epsilon = math.sqrt(2.0 * math.log(1.0 / dp) * math.fsum(e * e for e in eps)) + math.fsum(e * math.expm1(e) for e in eps)
+    root = math.sqrt(2.0 * math.log(1.0 / dp) * math.fsum(e * e for e in eps))
+    epsilon = root + math.fsum(e * math.expm1(e) for e in eps)                 # DR-Thm3.20
+    if ledger.rule == "advanced-corollary":
+        epsilon = max(2.0 * root, epsilon)                                     # DR-Cor3.21 (≥ the theorem's if < 1)
     return epsilon, delta + dp
 
 
+def as_ledger(ledger) -> Ledger:
+    """``ledger`` as a :class:`Ledger`: a Ledger as is, a :class:`Spend` or a plain tuple of them as a basic
+    ledger (DR-Thm3.16) — the same steps, so :func:`compose` gives the same (ε, δ)."""
+    if isinstance(ledger, Ledger):
+        return ledger
+    if isinstance(ledger, Spend):
+        return Ledger((ledger,))
+    if not isinstance(ledger, (tuple, list)):
+        raise TypeError(f"ledger must be a Spend, a Ledger or a tuple of them, got {type(ledger).__name__}")
+    return Ledger(ledger)
+
+
+# --------------------------------------------------------------------------------------- the protocol
+
+@runtime_checkable
+class PrivateResult(Protocol):
+    """What every mechanism of the book returns, whatever it releases (answers, a histogram, reports, a
+    synthetic database, a summary, an index).
+
+    ``epsilon``, ``delta``: the claim, for one release (a batched run of ``trials`` releases claims it for each).
+    ``neighbours``: the relation the claim is made under, one of :data:`NEIGHBOURS` (``"add/remove"``,
+    ``"replace-one"``, or randomized response's local relation).  ``mechanism``: its name.  ``ledger``: a
+    :class:`Ledger` of every primitive private step; ``compose(ledger)`` reproduces ``(epsilon, delta)``.
+    ``trace``: extra data for plots and audits (a mapping, or None), never used to answer queries.
+    ``released``: exactly what was released — everything else a caller computes from it is post-processing.
+    """
+
+    epsilon: float
+    delta: float
+    neighbours: str
+    mechanism: str
+    ledger: Ledger
+    trace: Mapping[str, Any] | None
+
+    @property
+    def released(self) -> Any: ...
+
+
+class ReleaseRecord:
+    """Base of the book's frozen result dataclasses: on construction the claim's ``neighbours`` is checked and
+    the ``ledger`` becomes a :class:`Ledger` (:func:`as_ledger`), so every record satisfies
+    :class:`PrivateResult` once it defines ``released``."""
+
+    def __post_init__(self):
+        if self.neighbours not in NEIGHBOURS:
+            raise ValueError(f"neighbours ({self.neighbours!r}) must be one of {NEIGHBOURS}")
+        object.__setattr__(self, "ledger", as_ledger(self.ledger))
+
+
 @dataclass(frozen=True)
-class Release:
-    """A private release.
+class Release(ReleaseRecord):
+    """A private release of answers (a :class:`PrivateResult`; ``released`` is ``answers``).
 
     ``answers``: the released normalised answers, shape ``(m,)`` or ``(trials, m)`` for batched runs
     (never the true answers).  ``epsilon``/``delta``: the guarantee claimed for one release.
@@ -99,6 +156,76 @@ class Release:
     trace: Mapping[str, Any] | None = field(default=None, repr=False)
     neighbours: str = "add/remove"
 
-    def __post_init__(self):
-        if self.neighbours not in NEIGHBOURS:
-            raise ValueError(f"neighbours ({self.neighbours!r}) must be one of {NEIGHBOURS}")
+    @property
+    def released(self) -> np.ndarray:
+        return self.answers
+
+
+# ------------------------------------------------- a released index or array that carries its claim
+
+_CLAIM = ("epsilon", "delta", "mechanism", "neighbours", "ledger", "trace")
+
+
+def _claim(epsilon, delta, mechanism, neighbours, ledger, trace) -> dict:
+    if neighbours not in NEIGHBOURS:
+        raise ValueError(f"neighbours ({neighbours!r}) must be one of {NEIGHBOURS}")
+    if not isinstance(mechanism, str):
+        raise TypeError(f"mechanism must be a name (str), got {type(mechanism).__name__}")
+    if trace is not None and not isinstance(trace, Mapping):
+        raise TypeError(f"trace must be a mapping or None, got {type(trace).__name__}")
+    return dict(epsilon=check_real("epsilon", epsilon, low=0.0), delta=check_delta(delta), mechanism=mechanism,
+                neighbours=neighbours, ledger=as_ledger(ledger), trace=trace)
+
+
+class ReleasedIndex(int):
+    """An int (a selection: the exponential mechanism's or report-noisy-max's pick) that carries its claim.
+
+    It is the int everywhere (indexing, arithmetic, printing); ``released`` is the plain int and the claim is a
+    :class:`PrivateResult`.  Arithmetic on it gives plain ints (post-processing keeps no claim)."""
+
+    def __new__(cls, value, *, epsilon, delta=0.0, mechanism, neighbours="add/remove", ledger=(), trace=None):
+        obj = super().__new__(cls, int(value))
+        obj.__dict__.update(_claim(epsilon, delta, mechanism, neighbours, ledger, trace))
+        return obj
+
+    def __repr__(self):
+        return int.__repr__(self)
+
+    @property
+    def released(self) -> int:
+        return int(self)
+
+
+class ReleasedArray(np.ndarray):
+    """An ndarray (picks, or noisy values) that carries its claim: a :class:`PrivateResult` whose ``released``
+    is the plain array.  Slices and views keep the claim; arithmetic and reductions give plain arrays."""
+
+    def __new__(cls, values, *, epsilon, delta=0.0, mechanism, neighbours="add/remove", ledger=(), trace=None):
+        obj = np.asarray(values).view(cls)
+        obj.__dict__.update(_claim(epsilon, delta, mechanism, neighbours, ledger, trace))
+        return obj
+
+    def __array_finalize__(self, obj):
+        for name in _CLAIM:
+            setattr(self, name, getattr(obj, name, None))
+
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        out = np.asarray(array).view(np.ndarray)
+        return out[()] if return_scalar else out
+
+    def __repr__(self):
+        return repr(self.view(np.ndarray))
+
+    @property
+    def released(self) -> np.ndarray:
+        return self.view(np.ndarray)
+
+
+def with_claim(value, *, epsilon, delta=0.0, mechanism, neighbours="add/remove", ledger=(), trace=None):
+    """``value`` (an int, or an array of picks or noisy values) as a :class:`ReleasedIndex` /
+    :class:`ReleasedArray` carrying the claim: how a mechanism that releases a bare index or array satisfies
+    :class:`PrivateResult` while staying an int / an ndarray for its callers."""
+    claim = dict(epsilon=epsilon, delta=delta, mechanism=mechanism, neighbours=neighbours, ledger=ledger, trace=trace)
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return ReleasedIndex(value, **claim)
+    return ReleasedArray(value, **claim)

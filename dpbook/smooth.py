@@ -22,16 +22,16 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from .noise import as_generator, as_noise, laplace
-from .release import Spend
+from .noise import as_generator, laplace_noise
+from .release import ReleaseRecord, Spend
 from .theory.smooth import jackson_multipliers, summary_degree, summary_noise_scale
-from .validation import check_epsilon, check_int, check_real, check_real_array, check_trials
+from .validation import check_int, check_real, check_real_array, check_trials, mechanism_prologue
 
 __all__ = ["SmoothQuery", "SmoothSummary", "check_points", "synthetic_points", "chebyshev_basis",
            "chebyshev_moments", "chebyshev_moments_reference", "smooth_summary", "chebyshev_coefficients",
            "chebyshev_evaluate", "jackson_coefficients", "answer_query", "true_answer", "approximation_error", "smooth_norm",
            "smooth_query", "cosine_query", "gaussian_bump", "sigmoid_query", "polynomial_query", "kink_query",
-           "box_query", "per_query_laplace"]
+           "box_query", "per_query_laplace", "summary_inputs"]
 
 _MAX_D = 6              # d is a constant of the theory; t^d moments must fit in memory
 _MAX_ENTRIES = 2 ** 22  # t^d (and trials * t^d) cap: absurd sizes are refused, not allocated
@@ -124,7 +124,7 @@ def chebyshev_moments_reference(points, t) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class SmoothSummary:
+class SmoothSummary(ReleaseRecord):
     """SMOOTH-Alg1's release: the noisy moments ``moments`` of shape ``(t,)*d`` (or ``(trials,) + (t,)*d``), the
     constant moment exactly 1.  Release-like: ``epsilon``, ``delta`` (0), ``neighbours`` ("replace-one"),
     ``noise_scale`` (Laplace ``b`` per non-constant moment), ``ledger``; ``t, d, K, n`` are public parameters.
@@ -145,6 +145,11 @@ class SmoothSummary:
     neighbours: str = "replace-one"
 
     @property
+    def released(self) -> np.ndarray:
+        """The noisy Chebyshev moments: every query's answer is computed from them (SMOOTH-Alg2)."""
+        return self.moments
+
+    @property
     def trials(self) -> int | None:
         return None if self.moments.ndim == self.d else self.moments.shape[0]
 
@@ -154,29 +159,23 @@ class SmoothSummary:
         return self.moments.reshape(k) if self.trials is None else self.moments.reshape(self.trials, k)
 
 
-def _noisy_moments(points, epsilon, K, t, trials, rng, sampler, scale_of):
-    """Shared body of the summary and of its broken twin: validate, compute the moments, add noise."""
+def summary_inputs(points, *, K, t=None, trials=None):
+    """SMOOTH-Alg1's public inputs, checked: the rows ``X`` (``n × d`` in ``[-1, 1]^d``), the smoothness ``K``, the
+    degree ``t`` (``floor(n^{1/(2d+K)})`` unless given, then chosen without looking at the data) and ``trials``;
+    ``t^d`` moments and ``trials · t^d`` noise values must fit.  Shared by :func:`smooth_summary` and its broken
+    twin (``dpbook.broken.smooth``).  Returns ``(X, t, K)``."""
     X = check_points(points)
     n, d = X.shape
-    epsilon = check_epsilon(epsilon)
     K = check_int("K", K, low=1, high=64)
     t = summary_degree(n, d, K) if t is None else _check_t(t, d)
-    sampler = as_noise(sampler, family="laplace", lattice_ok=False)  # Chebyshev moments are reals
     if trials is not None:
         trials = check_trials(trials)
         if trials * t ** d > _MAX_ENTRIES * 8:
             raise ValueError(f"trials ({trials}) x t^d ({t ** d}) moments is too large; use fewer trials")
-    rng = as_generator(rng)
-    exact = chebyshev_moments(X, t)
-    shape = (t,) * d if trials is None else (trials,) + (t,) * d
-    b, noisy_constant = scale_of(n, t, d, epsilon)
-    noise = np.zeros(shape) if t ** d == 1 and not noisy_constant else sampler(b, shape, rng)
-    if not noisy_constant:
-        noise[(Ellipsis,) + (0,) * d] = 0.0                # the constant moment is public: published exactly
-    return exact + noise, exact, n, d, t, K, b, epsilon
+    return X, t, K
 
 
-def smooth_summary(points, *, epsilon, K, t=None, trials=None, rng=None, sampler=laplace) -> SmoothSummary:
+def smooth_summary(points, *, epsilon, K, t=None, trials=None, rng=None, sampler=laplace_noise) -> SmoothSummary:
     """SMOOTH-Alg1 (corrected per SMOOTH-E1): the ``t^d`` Chebyshev moments of the rows, each non-constant one
     plus ``Lap(2 (t^d - 1)/(n ε))``, the constant one (= 1) exact.  ε-DP under replace-one neighbours.
 
@@ -184,10 +183,16 @@ def smooth_summary(points, *, epsilon, K, t=None, trials=None, rng=None, sampler
     then be chosen without looking at the data).  ``n`` (the number of rows) is public.  Time ``O(n t^d)``.
     ``trials`` draws that many independent releases of the same moments (noise batch; moments computed once).
     """
-    def corrected(n, t, d, epsilon):
-        return (summary_noise_scale(n, t, d, epsilon) if t ** d > 1 else 0.0), False
-
-    noisy, exact, n, d, t, K, b, epsilon = _noisy_moments(points, epsilon, K, t, trials, rng, sampler, corrected)
+    X, t, K = summary_inputs(points, K=K, t=t, trials=trials)
+    n, d = X.shape
+    p = mechanism_prologue(epsilon=epsilon, rng=rng, sampler=sampler, trials=trials, neighbours="replace-one",
+                           per_release=(t,) * d, family="laplace", lattice_ok=False)   # Chebyshev moments are reals
+    epsilon = p.epsilon
+    b = summary_noise_scale(n, t, d, epsilon) if t ** d > 1 else 0.0     # Lap(2(t^d - 1)/(nε)), SMOOTH-E1
+    exact = chebyshev_moments(X, t)
+    noise = np.zeros(p.shape) if t ** d == 1 else p.noise(b, p.shape, p.rng)
+    noise[(Ellipsis,) + (0,) * d] = 0.0                    # the constant moment is public: published exactly
+    noisy = exact + noise
     return SmoothSummary(noisy, t, d, K, n, epsilon, 0.0, "smooth_summary", b,
                          ledger=(Spend(f"laplace on the {t ** d - 1} non-constant Chebyshev moments", epsilon),),
                          trace={"exact_moments": exact, "sensitivity": 2.0 * (t ** d - 1) / n})
@@ -445,7 +450,7 @@ def box_query(lo, hi, d) -> SmoothQuery:
 
 # --- the baseline ------------------------------------------------------------------------------------------
 
-def per_query_laplace(points, queries, *, epsilon, B=1.0, trials=None, rng=None, sampler=laplace):
+def per_query_laplace(points, queries, *, epsilon, B=1.0, trials=None, rng=None, sampler=laplace_noise):
     """The baseline of chapter 12: each of the ``k`` query means (values clipped to ``[-B, B]``, NaN to 0, so each mean has
     replace-one sensitivity ``2B/n``) plus ``Lap(2Bk/(nε))`` — basic composition, ε-DP (DR-Thm3.6).  The error
     grows linearly with ``k``; the smooth summary's does not depend on ``k``.  Returns a
@@ -458,16 +463,16 @@ def per_query_laplace(points, queries, *, epsilon, B=1.0, trials=None, rng=None,
     queries = list(queries)
     if not queries or not all(callable(q) for q in queries):
         raise TypeError("queries must be a non-empty list of callables (e.g. SmoothQuery)")
-    epsilon = check_epsilon(epsilon)
-    B = check_real("B", B, low=0.0, low_open=True)
-    sampler = as_noise(sampler, family="laplace", lattice_ok=False)  # query means are reals
     k = len(queries)
-    shape = (k,) if trials is None else (check_trials(trials, k), k)
+    p = mechanism_prologue(epsilon=epsilon, rng=rng, sampler=sampler, trials=trials, neighbours="replace-one",
+                           per_release=(k,), family="laplace", lattice_ok=False)   # query means are reals
+    epsilon = p.epsilon
+    B = check_real("B", B, low=0.0, low_open=True)
     b = 2.0 * B * k / (n * epsilon)                                     # budget ε/k per query
     # clip every value to [-B, B] (NaN -> 0): each mean then moves by <= 2B/n whatever the callable returns
     exact = np.array([np.clip(np.nan_to_num(np.asarray(q(X), dtype=float), nan=0.0, posinf=B, neginf=-B), -B, B)
                       .mean() for q in queries])
-    answers = exact + sampler(b, shape, as_generator(rng))
+    answers = exact + p.noise(b, p.shape, p.rng)
     return Release(answers, epsilon, 0.0, "per_query_laplace", noise_scale=b,
                    ledger=tuple(Spend(f"laplace query {i}", epsilon / k) for i in range(k)),
                    trace={"exact": exact}, neighbours="replace-one")

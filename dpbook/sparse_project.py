@@ -22,20 +22,21 @@ from typing import Any, Mapping, NamedTuple
 
 import numpy as np
 
-from .data import SparseHistogram
+from .data import SparseHistogram, record_pool, synthetic_records  # noqa: F401 - re-exported (chapter 11)
 from .hashing import MAX_S, PolynomialSignHash, field_bits
-from .noise import as_generator, as_noise, gaussian, laplace
+from .noise import as_generator, gaussian_noise, laplace_noise
 from .queries import Workload
-from .release import Ledger, Release, Spend
+from .release import Ledger, Release, ReleaseRecord, Spend
 from .theory.gaussian import gaussian_sigma
 from .theory.laplace import laplace_scale
 from .theory.sparse_project import (hash_independence, sparse_project_epsilon, sparse_project_sigma,
                                     sparse_project_T)
-from .validation import check_work, check_beta, check_delta, check_epsilon, check_int, check_probability, check_trials
+from .validation import check_beta, check_int, check_probability, check_trials, check_work, mechanism_prologue
 
 __all__ = [
     "SparseQueryWorkload", "SparseProjectRelease", "ErrorParts", "random_sparse_queries", "record_pool", "synthetic_records",
     "project_database", "error_decomposition", "sparse_project", "sparse_project_gaussian", "laplace_sparse_queries", "MAX_T",
+    "SparseProjectParameters", "sparse_project_parameters",
 ]
 
 #: The largest projection dimension we allocate (``T`` floats per release, per trial).
@@ -178,43 +179,6 @@ class SparseQueryWorkload(Workload):
 
 # --------------------------------------------------------------------------- synthetic data
 
-def record_pool(size, bits=32, rng=None) -> np.ndarray:
-    """``size`` distinct public ``bits``-bit records (sorted): the "catalogue" both data and queries draw from.
-
-    Data-independent (drawn from its own seed), so queries may use it without touching privacy.
-    """
-    size, bits = check_int("size", size, low=1), check_int("bits", bits, low=1, high=62)
-    if size > (1 << bits):
-        raise ValueError(f"size ({size}) must be <= 2^bits ({1 << bits})")
-    rng = as_generator(rng)
-    out = np.unique(rng.integers(0, 1 << bits, size=size, dtype=np.int64))
-    while out.size < size:
-        out = np.unique(np.concatenate([out, rng.integers(0, 1 << bits, size=size - out.size, dtype=np.int64)]))
-    return out
-
-
-def synthetic_records(n, pool, *, bits=32, pool_share=0.7, zipf=1.1, rng=None) -> SparseHistogram:
-    """A seeded database of ``n`` records over ``N = 2^bits``: a share ``pool_share`` of them drawn from
-    ``pool`` with Zipf(``zipf``) popularity (heavy hitters), the rest uniformly random ``bits``-bit strings
-    (almost all distinct).  Returned as a :class:`~dpbook.data.SparseHistogram`."""
-    n, bits = check_int("n", n, low=1), check_int("bits", bits, low=1, high=62)
-    pool = np.asarray(pool)
-    if pool.ndim != 1 or pool.size == 0 or not np.issubdtype(pool.dtype, np.integer):
-        raise ValueError("pool must be a non-empty 1-D integer array of records")
-    if pool.min() < 0 or pool.max() >= (1 << bits):
-        raise ValueError(f"pool must hold records in [0, 2^{bits})")
-    share = check_probability(pool_share, "pool_share")
-    zipf = float(zipf)
-    if not (math.isfinite(zipf) and zipf > 0):
-        raise ValueError(f"zipf ({zipf!r}) must be a finite number > 0")
-    rng = as_generator(rng)
-    from_pool = rng.binomial(n, share)
-    p = 1.0 / np.arange(1, pool.size + 1) ** zipf
-    rows = np.concatenate([pool[rng.choice(pool.size, size=from_pool, p=p / p.sum())],
-                           rng.integers(0, 1 << bits, size=n - from_pool, dtype=np.int64)])
-    return SparseHistogram.from_rows(rows, 1 << bits)
-
-
 def random_sparse_queries(k, m, N, rng=None, *, pool=None, pool_share=0.5, weights="uniform") -> SparseQueryWorkload:
     """``k`` random ``m``-sparse queries over ``N`` elements: ``round(m·pool_share)`` elements from ``pool``
     (when given; shared records make the queries overlap, so their L1 sensitivity grows with ``k``), the rest
@@ -258,7 +222,7 @@ def random_sparse_queries(k, m, N, rng=None, *, pool=None, pool_share=0.5, weigh
 # --------------------------------------------------------------------------- the release
 
 @dataclass(frozen=True)
-class SparseProjectRelease:
+class SparseProjectRelease(ReleaseRecord):
     """What SparseProject releases: ``y = u + v`` (``(T,)``, or ``(trials, T)`` for batched runs) and the hash
     ``f`` (S1-Def6).  Answers come from :meth:`evaluate`; the claim is ``(epsilon, delta)`` under
     ``neighbours``; ``ledger`` lists the primitive private steps; ``trace`` holds the parameters (theoretical and
@@ -276,6 +240,11 @@ class SparseProjectRelease:
     ledger: tuple[Spend, ...] = field(repr=False)
     trace: Mapping[str, Any] | None = field(default=None, repr=False)
     neighbours: str = "add/remove"
+
+    @property
+    def released(self) -> np.ndarray:
+        """The noisy projection ``y = u + v`` (the hash ``f`` beside it is drawn independently of the data)."""
+        return self.y
 
     @property
     def T(self) -> int:
@@ -350,11 +319,23 @@ def _check_database(D) -> SparseHistogram:
     return D
 
 
-def _setup(D, epsilon, delta, beta, m, k, n, T, r, trials):
-    """Shared validation and parameters of the two variants (S1-Alg's first line)."""
+class SparseProjectParameters(NamedTuple):
+    """S1-Alg's public parameters, checked (:func:`sparse_project_parameters`), and the trace they go into."""
+    D: SparseHistogram
+    beta: float
+    m: int
+    k: int
+    n: int
+    T: int
+    r: int
+    trace: dict
+
+
+def sparse_project_parameters(D, *, beta, m, k, n, T=None, r=None, trials=None) -> SparseProjectParameters:
+    """S1-Alg's first line, shared by every SparseProject variant (and the broken twin): check the database and
+    the public parameters and derive ``T`` and ``r`` (S1-Alg's values unless given); ``trials × T`` noise values
+    must fit.  Nothing private: the mechanisms' prologue checks ε, δ, rng, sampler and trials."""
     D = _check_database(D)
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta, positive=True)
     beta = check_beta(beta)
     if beta >= 1.0:
         raise ValueError(f"beta ({beta!r}) must be < 1")
@@ -370,16 +351,22 @@ def _setup(D, epsilon, delta, beta, m, k, n, T, r, trials):
         raise ValueError(f"T ({T}) · N ({D.N}) exceeds 2^{MAX_S}: choose a smaller T")
     r_theory = hash_independence(k, T, beta)
     r = r_theory if r is None else check_int("r", r, low=2)
-    shape = (T,) if trials is None else (check_trials(trials, T), T)
-    if math.prod(shape) > MAX_OUTPUT:
+    if trials is not None and check_trials(trials, T) * T > MAX_OUTPUT:
         raise ValueError(f"trials ({trials}) × T ({T}) noise values exceed {MAX_OUTPUT} (1 GiB); use fewer trials")
     trace = dict(T_theory=T_theory, T=T, r_theory=r_theory, r=r, tau=beta / (4 * k), s=field_bits(T, D.N),
                  support=int(D.indices.size))
-    return D, epsilon, delta, beta, m, k, n, T, r, shape, trace
+    return SparseProjectParameters(D, beta, m, k, n, T, r, trace)
+
+
+def _prologue(epsilon, delta, rng, sampler, trials, T, family):
+    """The mechanisms' prologue for SparseProject: continuous noise (``u`` moves in ±1/sqrt(T) steps: off any
+    lattice), one noise vector of length ``T`` per release."""
+    return mechanism_prologue(epsilon=epsilon, delta=delta, rng=rng, sampler=sampler, trials=trials,
+                              per_release=(T,), positive_delta=True, family=family, lattice_ok=False)
 
 
 def sparse_project(D, *, epsilon, delta, beta, m, k, n, T=None, r=None, trials=None, rng=None,
-                   sampler=laplace) -> SparseProjectRelease:
+                   sampler=laplace_noise) -> SparseProjectRelease:
     """SparseProject(D, ε, δ, β, m, k) (S1-Alg): ``(ε, δ)``-DP under add/remove neighbours (S1-Thm1).
 
     ``D``: a :class:`~dpbook.data.SparseHistogram` over ``N = 2^b`` records.  ``n``: the **public** database
@@ -394,43 +381,44 @@ def sparse_project(D, *, epsilon, delta, beta, m, k, n, T=None, r=None, trials=N
     composition with slack ``δ`` (:func:`dpbook.theory.sparse_project.sparse_project_epsilon`); a combination
     where that exceeds ``ε`` (``ε > 2 ln(1/δ)``, roughly) is refused.
     """
-    D, epsilon, delta, beta, m, k, n, T, r, shape, trace = _setup(D, epsilon, delta, beta, m, k, n, T, r, trials)
-    sampler = as_noise(sampler, family="laplace", lattice_ok=False)   # u is real (±1/sqrt(T) steps): off any lattice
+    D, beta, m, k, n, T, r, trace = sparse_project_parameters(D, beta=beta, m=m, k=k, n=n, T=T, r=r, trials=trials)
+    p = _prologue(epsilon, delta, rng, sampler, trials, T, "laplace")
+    epsilon, delta, rng, noise, shape = p.epsilon, p.delta, p.rng, p.noise, p.shape
     sigma = sparse_project_sigma(epsilon, delta)                # inverse scale: v_i ~ Lap(1/σ)
     epsilon_coordinate = sigma / math.sqrt(T)                   # one record moves u_i by ±1/sqrt(T)
     achieved = sparse_project_epsilon(epsilon, delta, T)
     if achieved > epsilon * (1 + 1e-12):
         raise ValueError(f"epsilon ({epsilon!r}) and delta ({delta!r}): the noise Lap(sqrt(8 ln(1/δ))/ε) composes "
                          f"to {achieved:.4g} > epsilon over T ({T}) coordinates; S1-Thm1 needs ε <= 2 ln(1/δ)")
-    rng = as_generator(rng)
     f = PolynomialSignHash.sample(r, T, D.N, rng)
     u = project_database(D, f)
-    v = sampler(1.0 / sigma, shape, rng)
+    v = noise(1.0 / sigma, shape, rng)
     ledger = Ledger((Spend(f"laplace on coordinate {i + 1} of the projection", epsilon_coordinate) for i in range(T)),
-                    rule="advanced", delta_prime=delta, label="S1-Thm1: T coordinates by DR-Thm3.20")
+                    rule="advanced-corollary", delta_prime=delta,
+                    label="S1-Thm1: T coordinates by DR-Cor3.21")
     return SparseProjectRelease(u + v, f, n, m, k, epsilon, delta, "sparse_project", 1.0 / sigma, ledger,
                                 dict(trace, sigma=sigma, epsilon_coordinate=epsilon_coordinate,
                                      epsilon_composed=achieved))
 
 
 def sparse_project_gaussian(D, *, epsilon, delta, beta, m, k, n, T=None, r=None, trials=None, rng=None,
-                            sampler=gaussian) -> SparseProjectRelease:
+                            sampler=gaussian_noise) -> SparseProjectRelease:
     """SparseProject with Gaussian noise (S1-Thm1's "cleaner alternative"): one record moves ``u`` by the column
     ``A e_x``, of ℓ2 norm exactly 1, so ``N(0, 2 ln(1.25/δ)/ε²)`` per coordinate is ``(ε, δ)``-DP (DR-Gauss,
     classic calibration, ``ε < 1``).  Same parameters and release as :func:`sparse_project`."""
-    D, epsilon, delta, beta, m, k, n, T, r, shape, trace = _setup(D, epsilon, delta, beta, m, k, n, T, r, trials)
-    sampler = as_noise(sampler, family="gaussian", lattice_ok=False)  # u is real: off any lattice
+    D, beta, m, k, n, T, r, trace = sparse_project_parameters(D, beta=beta, m=m, k=k, n=n, T=T, r=r, trials=trials)
+    p = _prologue(epsilon, delta, rng, sampler, trials, T, "gaussian")
+    epsilon, delta, rng, noise, shape = p.epsilon, p.delta, p.rng, p.noise, p.shape
     sigma_gauss = gaussian_sigma(1.0, epsilon, delta)          # ℓ2 sensitivity of u: ‖A e_x‖₂ = 1 exactly
-    rng = as_generator(rng)
     f = PolynomialSignHash.sample(r, T, D.N, rng)
     u = project_database(D, f)
-    v = sampler(sigma_gauss, shape, rng)
+    v = noise(sigma_gauss, shape, rng)
     return SparseProjectRelease(u + v, f, n, m, k, epsilon, delta, "sparse_project_gaussian", sigma_gauss,
                                 (Spend("gaussian on the projection (l2 sensitivity 1)", epsilon, delta),),
                                 dict(trace, sigma_gauss=sigma_gauss))
 
 
-def laplace_sparse_queries(D, workload, *, epsilon, n, trials=None, rng=None, sampler=laplace) -> Release:
+def laplace_sparse_queries(D, workload, *, epsilon, n, trials=None, rng=None, sampler=laplace_noise) -> Release:
     """The baseline: the Laplace mechanism on the ``k`` counts ``⟨Q_j, D⟩`` of a sparse workload, noise
     ``Lap(Δ/ε)`` with ``Δ`` the workload's exact L1 sensitivity (IDC-Thm2.3 / DR-Thm3.6), answers divided by the
     public ``n``.  ε-DP under add/remove neighbours.  (``dpbook.laplace.laplace_mechanism`` needs a dense
@@ -438,10 +426,11 @@ def laplace_sparse_queries(D, workload, *, epsilon, n, trials=None, rng=None, sa
     D = _check_database(D)
     if not isinstance(workload, SparseQueryWorkload):
         raise TypeError(f"workload must be a SparseQueryWorkload, got {type(workload).__name__}")
-    epsilon, n = check_epsilon(epsilon), check_int("n", n, low=1)
-    sampler = as_noise(sampler, family="laplace", lattice_ok=False)   # weights in [0,1]: counts off any lattice
-    shape = (workload.m,) if trials is None else (check_trials(trials, workload.m), workload.m)
+    n = check_int("n", n, low=1)
+    p = mechanism_prologue(epsilon=epsilon, rng=rng, sampler=sampler, trials=trials, per_release=(workload.m,),
+                           family="laplace", lattice_ok=False)         # weights in [0,1]: counts off any lattice
+    epsilon = p.epsilon
     b = laplace_scale(workload.l1_sensitivity(), epsilon)
-    answers = (workload.counts(D) + sampler(b, shape, as_generator(rng))) / n
+    answers = (workload.counts(D) + p.noise(b, p.shape, p.rng)) / n
     return Release(answers, epsilon, 0.0, "laplace (sparse queries)", noise_scale=b / n,
                    ledger=(Spend("laplace", epsilon),))

@@ -28,16 +28,18 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from typing import Any, Mapping
 
 import numpy as np
 
-from .noise import as_generator, as_noise, laplace
+from .noise import laplace_noise
 from .queries import check_database
-from .release import Ledger, Spend
+from .release import Ledger, ReleaseRecord, Spend
 from .theory.sparse_vector import (above_threshold_scales, numeric_sparse_composed_epsilon, numeric_sparse_sigma,
                                    numeric_sparse_split, sparse_composed_epsilon, sparse_per_run_epsilon,
                                    sparse_sigma)
-from .validation import check_split, check_work, check_sensitivity, check_delta, check_epsilon, check_int, check_public_n, check_real, check_trials
+from .validation import (check_int, check_public_n, check_real, check_sensitivity, check_split, check_work,
+                         mechanism_prologue)
 
 __all__ = [
     "TOP", "BOTTOM", "UNANSWERED", "SparseVectorRelease",
@@ -50,7 +52,7 @@ TOP, BOTTOM, UNANSWERED = 1, 0, -1          # ⊤, ⊥, and "not asked: the mech
 
 
 @dataclass(frozen=True)
-class SparseVectorRelease:
+class SparseVectorRelease(ReleaseRecord):
     """What a sparse-vector mechanism releases, and what it spent.
 
     ``answers``: int8 array ``(k,)`` or ``(trials, k)`` of ``TOP`` (1, ⊤), ``BOTTOM`` (0, ⊥) and
@@ -73,6 +75,12 @@ class SparseVectorRelease:
     values: np.ndarray | None = field(default=None, repr=False)
     ledger: tuple[Spend, ...] = ()
     neighbours: str = "add/remove"
+    trace: Mapping[str, Any] | None = field(default=None, repr=False)
+
+    @property
+    def released(self) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+        """The ⊤/⊥ answers, and NumericSparse's released values beside them."""
+        return self.answers if self.values is None else (self.answers, self.values)
 
     @property
     def k(self) -> int:
@@ -135,16 +143,16 @@ def check_stream(f, name: str = "f") -> np.ndarray:
     return arr.astype(np.float64)
 
 
-def _check_common(T, trials, sampler, *, T_low=None, T_high=None):
-    T = check_real("T", T, low=T_low, high=T_high)
-    trials = None if trials is None else check_trials(trials)
-    noise = as_noise(sampler, family="laplace", lattice_ok=False)   # answers are normalised reals, off any lattice
-    return T, trials, noise
+def _prologue(epsilon, delta, rng, sampler, trials):
+    """The mechanisms' prologue (:func:`dpbook.validation.mechanism_prologue`) for a stream: Laplace noise on
+    real query values (normalised answers are off any lattice: lattice noise is refused)."""
+    return mechanism_prologue(epsilon=epsilon, delta=delta, rng=rng, sampler=sampler, trials=trials,
+                              family="laplace", lattice_ok=False)
 
 
 # ------------------------------------------------------------------------------------- the engine
 
-def run_sparse(f, T, c, threshold_scale, query_scale, trials, rng, sampler=laplace) -> np.ndarray:
+def run_sparse(f, T, c, threshold_scale, query_scale, trials, rng, sampler=laplace_noise) -> np.ndarray:
     """DR-Alg2's loop for validated inputs: ``(trials, k)`` int8 answers.
 
     The query noise ``ν ~ Lap(query_scale)`` is one ``(trials, k)`` array (each query is compared once);
@@ -206,48 +214,49 @@ def _finish(answers, trials):
 # ------------------------------------------------------------------------------------- stream mechanisms
 
 def above_threshold_stream(f, *, T, epsilon, sensitivity=1.0, trials=None, rng=None,
-                           sampler=laplace) -> SparseVectorRelease:
+                           sampler=laplace_noise) -> SparseVectorRelease:
     """DR-Alg1 AboveThreshold on query values ``f`` of the given sensitivity — ε-DP (DR-Thm3.23).
 
     ``T̂ = T + Lap(2Δ/ε)`` once; ``⊤`` at the first ``i`` with ``f_i + Lap(4Δ/ε) >= T̂``, then halt.
     Accuracy: DR-Thm3.24, ``α = 8(ln k + ln(2/β))Δ/ε`` (:func:`dpbook.theory.sparse_vector.above_threshold_alpha`).
     """
     f = check_stream(f)
-    epsilon = check_epsilon(epsilon)
-    T, trials, sampler = _check_common(T, trials, sampler)
+    p = _prologue(epsilon, 0.0, rng, sampler, trials)
+    epsilon, trials = p.epsilon, p.trials
+    T = check_real("T", T)
     threshold_scale, query_scale = above_threshold_scales(epsilon, sensitivity)   # 2Δ/ε once, 4Δ/ε per query
-    answers = run_sparse(f, T, 1, threshold_scale, query_scale, trials or 1, as_generator(rng), sampler)
+    answers = run_sparse(f, T, 1, threshold_scale, query_scale, trials or 1, p.rng, p.noise)
     return SparseVectorRelease(_finish(answers, trials), epsilon, 0.0, "above_threshold", T, 1,
                                threshold_scale, query_scale, ledger=(Spend("above_threshold", epsilon),))
 
 
 def sparse_vector_stream(f, *, T, c, epsilon, delta=0.0, sensitivity=1.0, trials=None, rng=None,
-                         sampler=laplace) -> SparseVectorRelease:
+                         sampler=laplace_noise) -> SparseVectorRelease:
     """DR-Alg2 Sparse: up to ``c`` ``⊤`` answers, a new threshold after each — (ε, δ)-DP (DR-Thm3.25).
 
     ``σ = 2cΔ/ε`` (``δ = 0``) or ``sqrt(32c ln(1/δ))Δ/ε`` (``δ > 0``); thresholds ``T + Lap(σ)``, query noise
     ``Lap(2σ)``: ``c`` AboveThreshold runs at ``ε' = ε/c`` or ``ε/sqrt(8c ln(1/δ))``.  Accuracy: DR-Thm3.26.
     """
     f = check_stream(f)
-    epsilon = check_epsilon(epsilon)
+    p = _prologue(epsilon, delta, rng, sampler, trials)
+    epsilon, delta, trials = p.epsilon, p.delta, p.trials
     c = check_int("c", c, low=1)
-    delta = check_delta(delta)
-    T, trials, sampler = _check_common(T, trials, sampler)
+    T = check_real("T", T)
     check_work(trials=trials or 1, c=c)                   # c thresholds per trial
     check_split(epsilon, c, parts_name="c")
     sensitivity = check_sensitivity(sensitivity)
     epsilon_run = sparse_per_run_epsilon(epsilon, c, delta)                # ε/c or ε/sqrt(8c ln(1/δ))
     sigma = sparse_sigma(epsilon, c, delta) * sensitivity                   # = 2Δ/ε_run
     _require(sparse_composed_epsilon(epsilon, c, delta), epsilon, delta)
-    answers = run_sparse(f, T, c, sigma, 2.0 * sigma, trials or 1, as_generator(rng), sampler)
+    answers = run_sparse(f, T, c, sigma, 2.0 * sigma, trials or 1, p.rng, p.noise)
     ledger = Ledger((Spend(f"above_threshold run {j + 1}", epsilon_run) for j in range(c)),
-                    rule="basic" if delta == 0.0 else "advanced", delta_prime=delta)
+                    rule="basic" if delta == 0.0 else "advanced-corollary", delta_prime=delta)   # DR-Cor3.21
     return SparseVectorRelease(_finish(answers, trials), epsilon, delta, "sparse_vector", T, c, sigma,
                                2.0 * sigma, ledger=ledger)
 
 
 def numeric_sparse_stream(f, *, T, c, epsilon, delta=0.0, sensitivity=1.0, trials=None, rng=None,
-                          sampler=laplace) -> SparseVectorRelease:
+                          sampler=laplace_noise) -> SparseVectorRelease:
     """DR-Alg3 NumericSparse: Sparse at ``σ(ε1)`` plus ``f_i + Lap(σ(ε2))`` at each ``⊤`` — (ε, δ)-DP
     (DR-Thm3.27).
 
@@ -257,10 +266,10 @@ def numeric_sparse_stream(f, *, T, c, epsilon, delta=0.0, sensitivity=1.0, trial
     :func:`dpbook.theory.sparse_vector.numeric_sparse_alpha_corrected`).
     """
     f = check_stream(f)
-    epsilon = check_epsilon(epsilon)
+    p = _prologue(epsilon, delta, rng, sampler, trials)
+    epsilon, delta, trials, rng, sampler = p.epsilon, p.delta, p.trials, p.rng, p.noise
     c = check_int("c", c, low=1)
-    delta = check_delta(delta)
-    T, trials, sampler = _check_common(T, trials, sampler)
+    T = check_real("T", T)
     check_work(trials=trials or 1, c=c)                   # c thresholds per trial
     check_split(epsilon, c, parts_name="c")
     sensitivity = check_sensitivity(sensitivity)
@@ -268,10 +277,9 @@ def numeric_sparse_stream(f, *, T, c, epsilon, delta=0.0, sensitivity=1.0, trial
     sigma1 = numeric_sparse_sigma(epsilon1, c, delta) * sensitivity          # thresholds Lap(σ1), queries Lap(2σ1)
     sigma2 = numeric_sparse_sigma(epsilon2, c, delta) * sensitivity          # numeric answers Lap(σ2)
     _require(numeric_sparse_composed_epsilon(epsilon, c, delta), epsilon, delta)
-    rng = as_generator(rng)
     answers = run_sparse(f, T, c, sigma1, 2.0 * sigma1, trials or 1, rng, sampler)
     values = np.where(answers == TOP, f + sampler(sigma2, answers.shape, rng), np.nan)
-    rule = "basic" if delta == 0.0 else "advanced"          # each group at δ/2, the two groups added (DR-Thm3.27)
+    rule = "basic" if delta == 0.0 else "advanced-corollary"   # each group at δ/2 (DR-Cor3.21), the two added (DR-Thm3.27)
     ledger = (Ledger((Spend(f"above_threshold run {j + 1}", 2.0 * sensitivity / sigma1) for j in range(c)),
                      rule=rule, delta_prime=delta / 2, label="Sparse part"),
               Ledger((Spend(f"laplace value {j + 1}", sensitivity / sigma2) for j in range(c)),
@@ -303,7 +311,7 @@ def _normalised_stream(x, workload, T, n):
 
 
 def above_threshold(x, workload, *, T, epsilon, n=None, trials=None, rng=None,
-                    sampler=laplace) -> SparseVectorRelease:
+                    sampler=laplace_noise) -> SparseVectorRelease:
     """AboveThreshold (DR-Alg1) on the normalised answers ``Q x / n`` with threshold ``T ∈ [0, 1]`` — ε-DP.
 
     Noise ``Lap(2/ε)/n`` on the threshold (once) and ``Lap(4/ε)/n`` on each query; halts at the first ``⊤``.
@@ -316,7 +324,7 @@ def above_threshold(x, workload, *, T, epsilon, n=None, trials=None, rng=None,
 
 
 def sparse_vector(x, workload, *, T, c, epsilon, delta=0.0, n=None, trials=None, rng=None,
-                  sampler=laplace) -> SparseVectorRelease:
+                  sampler=laplace_noise) -> SparseVectorRelease:
     """Sparse (DR-Alg2) on the normalised answers ``Q x / n``, threshold ``T ∈ [0, 1]``, at most ``c`` ``⊤``
     (``n`` as in :func:`above_threshold`)."""
     f, n, neighbours, T = _normalised_stream(x, workload, T, n)
@@ -326,7 +334,7 @@ def sparse_vector(x, workload, *, T, c, epsilon, delta=0.0, n=None, trials=None,
 
 
 def numeric_sparse(x, workload, *, T, c, epsilon, delta=0.0, n=None, trials=None, rng=None,
-                   sampler=laplace) -> SparseVectorRelease:
+                   sampler=laplace_noise) -> SparseVectorRelease:
     """NumericSparse (DR-Alg3) on ``Q x / n``: ``⊤/⊥`` plus a normalised noisy value at each ``⊤``
     (``n`` as in :func:`above_threshold`: the released values would reveal a private ``||x||_1`` under
     add/remove, so with ``n`` read from the data the claim is made under replace-one)."""

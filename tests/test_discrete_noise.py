@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpbook.laplace import laplace_mechanism
+from dpbook.laplace import grid_laplace_release, laplace_mechanism
 from dpbook.noise import (GRID_BITS, discrete_gaussian, discrete_gaussian_delta, discrete_gaussian_exact,
                           discrete_gaussian_pmf, discrete_laplace, discrete_laplace_exact, discrete_laplace_pmf,
-                          grid_granularity, grid_laplace, grid_laplace_release, round_to_grid)
+                          grid_granularity, grid_laplace, round_to_grid)
 
 LEVEL = 1e-6
 SAMPLERS = [discrete_laplace, discrete_laplace_exact, discrete_gaussian, discrete_gaussian_exact, grid_laplace]

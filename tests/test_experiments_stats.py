@@ -64,11 +64,11 @@ def test_with_public_n_adds_the_databases_size_only_where_taken():
     import numpy as np
     from dpbook.experiments import with_public_n
     from dpbook.laplace import laplace_mechanism
-    from dpbook.noise import laplace
+    from dpbook.noise import laplace_noise
     x = np.array([2, 3])
     assert with_public_n(laplace_mechanism, x, {"epsilon": 1.0}) == {"epsilon": 1.0, "n": 5}
     assert with_public_n(laplace_mechanism, x, {"n": 9}) == {"n": 9}
-    assert with_public_n(laplace, x, {}) == {}                   # takes no n
+    assert with_public_n(laplace_noise, x, {}) == {}                   # takes no n
     with pytest.raises(TypeError, match="params"):
         with_public_n(laplace_mechanism, x, [("n", 3)])
     with pytest.raises(TypeError, match="mechanism"):

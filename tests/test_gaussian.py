@@ -12,8 +12,8 @@ from dpbook.audit import audit
 from dpbook.broken.gaussian import (gaussian_classic_any_epsilon, gaussian_forgets_log_factor,
                                     gaussian_single_query_sensitivity)
 from dpbook.data import bootstrap, load_cancer, replace_row
-from dpbook.experiments import failure_rate, run_trials
-from dpbook.gaussian import composed_laplace_mechanism, gaussian_mechanism, required_n
+from dpbook.experiments import failure_rate, required_n, run_trials
+from dpbook.gaussian import composed_laplace_mechanism, gaussian_mechanism
 from dpbook.queries import MatrixWorkload, k_way_marginals, random_queries
 from dpbook.stats import clopper_pearson, clopper_pearson_upper
 from dpbook.theory.composition import advanced_composition, advanced_per_step_epsilon

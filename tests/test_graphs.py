@@ -13,7 +13,7 @@ from dpbook.graphs import (GraphDatabase, NoisyGraph, RankOneWorkload, Synthetic
                            from_graph, graph_database, graph_randomized_response, load_graph, planted_partition,
                            random_cuts, random_graph, round_graph, spectral_cut, synthetic_graph, top_singular_value)
 from dpbook.idc import FixedStream, FriezeKannanIDC, MultiplicativeWeightsIDC, online_idc_sv
-from dpbook.noise import discrete_laplace, gaussian
+from dpbook.noise import discrete_laplace, gaussian_noise
 from dpbook.theory import graphs as th
 
 BETA = 0.05
@@ -307,7 +307,7 @@ def test_bad_mechanism_and_oracle_input_is_rejected():
     with pytest.raises(TypeError, match="rng"):
         graph_randomized_response(g, epsilon=1.0, rng="seed")
     with pytest.raises(ValueError, match="sampler"):
-        graph_randomized_response(g, epsilon=1.0, sampler=gaussian)
+        graph_randomized_response(g, epsilon=1.0, sampler=gaussian_noise)
     weighted = graph_database([[0, 1]], 3, weights=[0.5])
     with pytest.raises(ValueError, match="sampler .*lattice"):              # fractional cells are not on a lattice
         graph_randomized_response(weighted, epsilon=1.0, sampler=discrete_laplace)

@@ -14,7 +14,7 @@ from dpbook.experiments import errors, failure_rate
 from dpbook.histogram import (
     histogram_mechanism, noisy_histogram, pixels_histogram,
 )
-from dpbook.noise import Noise, laplace
+from dpbook.noise import Noise, laplace_noise
 from dpbook.queries import MatrixWorkload, conjunctions
 from dpbook.theory.histogram import (
     histogram_error_bound, histogram_error_bound_condition, histogram_error_bound_general, histogram_scale,
@@ -108,7 +108,7 @@ def test_noise_is_laplace_at_the_claimed_scale():
     """The noise of the histogram equals the sampler's draw for the same seed, at scale 1/ε resp. 2/ε."""
     for neighbours, b in (("add/remove", 1 / 0.7), ("replace-one", 2 / 0.7)):
         H = noisy_histogram(X, n=int(X.sum()), epsilon=0.7, neighbours=neighbours, trials=2, rng=5)
-        assert np.allclose(H.counts - X, laplace(b, (2, N), 5))
+        assert np.allclose(H.counts - X, laplace_noise(b, (2, N), 5))
 
 
 def test_custom_sampler_is_used():
@@ -149,7 +149,7 @@ def test_accuracy_single_query_lec3_3_5():
             assert failure_rate(err, bound).consistent_with(beta)
     # the check can fail: twice the noise (Lap(2/ε) released under an add/remove claim) breaks the bound
     err = errors(histogram_mechanism(X, q, n=int(X.sum()), epsilon=0.5, trials=4000, rng=43,
-                                     sampler=Noise("double", "laplace", None, lambda s, size, r: laplace(2 * s, size, r))).answers, q.answers(X)).max
+                                     sampler=Noise("double", "laplace", None, lambda s, size, r: laplace_noise(2 * s, size, r))).answers, q.answers(X)).max
     assert not failure_rate(err, histogram_error_bound(N, 1, 0.01, 0.5, n=X.sum())).consistent_with(0.01)
 
 
@@ -168,7 +168,7 @@ def test_weighted_laplace_sum_tail_thm_6_5(M):
     rng = np.random.default_rng(43 + M)
     b, T = 1.5, 400_000
     lams = np.linspace(0, 4 * M * b, 25)[1:]                      # both regimes: the switch is at 2Mb
-    Z = laplace(b, (T, M), rng)
+    Z = laplace_noise(b, (T, M), rng)
     assert _tail_checks(Z.sum(axis=1), M, b, lams)                 # q = 1: the worst case
     q = rng.random(M)                                              # weights in [0, 1]
     assert _tail_checks(Z @ q, M, b, lams)
@@ -179,7 +179,7 @@ def test_weighted_laplace_sum_tail_thm_6_5(M):
 def test_tail_check_catches_wrong_scale():
     """The same check fails when the X_i have scale 2b but the bound is evaluated at b (the test can fail)."""
     M, b = 64, 1.0
-    Y = laplace(2 * b, (400_000, M), 50).sum(axis=1)
+    Y = laplace_noise(2 * b, (400_000, M), 50).sum(axis=1)
     assert not _tail_checks(Y, M, b, np.linspace(0, 4 * M * b, 25)[1:])
 
 

@@ -179,3 +179,52 @@ def test_compose_rejects_bad_input(bad, exc):
 def test_spend_rejects_bad_input(kwargs, exc, match):
     with pytest.raises(exc, match=match):
         Spend(**kwargs)
+
+
+# ------------------------------------------------------------------ one protocol for every mechanism's result
+
+def _protocol_calls():
+    """Every public mechanism (the sweep's conventional calls, broken twins included: a false claim still states
+    its relation and a ledger that composes to it) and the ones the sweep cannot call."""
+    from dpbook.audit import broken_mechanisms, public_mechanisms
+    from test_audits import NOT_MECHANISMS
+    calls = {}
+    for qualname in sorted(set(public_mechanisms()) | set(broken_mechanisms())):
+        if qualname in NOT_MECHANISMS:
+            continue
+        fn = FUNCTIONS[qualname]
+        kwargs = _valid_call(qualname, fn)
+        if kwargs is not None:
+            calls[qualname] = (lambda fn=fn, kwargs=kwargs: fn(**kwargs))
+    calls.update({f"other:{k}": v for k, v in OTHERS.items()})
+    calls.update({f"advanced:{k}": v for k, v in ADVANCED.items()})
+    return calls
+
+
+PROTOCOL_CALLS = _protocol_calls()
+
+
+def _size(released) -> int:
+    if isinstance(released, (tuple, list)):
+        return sum(_size(r) for r in released)
+    return int(np.size(released))
+
+
+@pytest.mark.parametrize("name", sorted(PROTOCOL_CALLS))
+def test_every_result_satisfies_the_release_protocol(name):
+    """``dpbook.release.PrivateResult``: the claim (ε, δ, neighbours), the mechanism's name, a Ledger that
+    composes to exactly the claim, a trace (mapping or None), and a non-empty ``released``."""
+    from collections.abc import Mapping
+
+    from dpbook.release import NEIGHBOURS, PrivateResult
+
+    rel = PROTOCOL_CALLS[name]()
+    assert isinstance(rel, PrivateResult), f"{name} returns {type(rel).__name__}, not a PrivateResult"
+    assert rel.neighbours in NEIGHBOURS, (name, rel.neighbours)
+    assert isinstance(rel.mechanism, str) and rel.mechanism
+    assert isinstance(rel.ledger, Ledger) and len(rel.ledger) > 0, (name, rel.ledger)
+    assert rel.trace is None or isinstance(rel.trace, Mapping), (name, type(rel.trace))
+    eps, dlt = compose(rel.ledger)
+    assert eps == pytest.approx(rel.epsilon, rel=1e-9), (name, "epsilon", eps, rel.epsilon)
+    assert dlt == pytest.approx(rel.delta, rel=1e-9, abs=1e-15), (name, "delta", dlt, rel.delta)
+    assert _size(rel.released) > 0, f"{name} released nothing"

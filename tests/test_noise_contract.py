@@ -13,8 +13,8 @@ from dpbook.idc import online_idc_sv
 from dpbook.laplace import laplace_mechanism
 from dpbook.mwem import mwem
 from dpbook.noise import (DISCRETE_LAPLACE, GRID_LAPLACE, LAPLACE, NOISES, Noise, as_noise, discrete_gaussian,
-                          discrete_gaussian_delta, discrete_laplace, discrete_laplace_exact, gaussian, grid_laplace,
-                          laplace)
+                          discrete_gaussian_delta, discrete_laplace, discrete_laplace_exact, gaussian_noise, grid_laplace,
+                          laplace_noise)
 from dpbook.queries import MatrixWorkload, k_way_marginals
 from dpbook.sparse_vector import above_threshold, sparse_vector
 
@@ -98,8 +98,8 @@ def test_lattice_noise_in_online_idc_and_mwem_is_refused():
 
 
 @pytest.mark.parametrize("mechanism, sampler", [
-    (laplace_mechanism, discrete_gaussian), (laplace_mechanism, gaussian), (noisy_histogram, gaussian),
-    (gaussian_mechanism, laplace), (gaussian_mechanism, discrete_laplace),
+    (laplace_mechanism, discrete_gaussian), (laplace_mechanism, gaussian_noise), (noisy_histogram, gaussian_noise),
+    (gaussian_mechanism, laplace_noise), (gaussian_mechanism, discrete_laplace),
 ])
 def test_a_sampler_of_another_family_is_refused(mechanism, sampler):
     """Violation 3: ``noisy_histogram`` with discrete Gaussian noise had ε_lb 2.4 at a claimed 1."""
@@ -158,21 +158,21 @@ def test_discrete_gaussian_claim_is_its_exact_delta():
 
 
 def test_each_library_noise_is_recognised_from_its_sampler():
-    for sampler, noise in [(laplace, LAPLACE), (discrete_laplace, DISCRETE_LAPLACE), (grid_laplace, GRID_LAPLACE)]:
+    for sampler, noise in [(laplace_noise, LAPLACE), (discrete_laplace, DISCRETE_LAPLACE), (grid_laplace, GRID_LAPLACE)]:
         assert as_noise(sampler) is noise and as_noise(noise) is noise
     assert set(NOISES) == {"laplace", "discrete_laplace", "discrete_laplace_exact", "grid_laplace", "gaussian",
                            "discrete_gaussian", "discrete_gaussian_exact"}
     # a Noise is a sampler with the same law as its function, seed for seed
     assert np.array_equal(GRID_LAPLACE(3.0, 5, 7), grid_laplace(3.0, 5, 7))
-    assert np.array_equal(LAPLACE(3.0, 5, 7), laplace(3.0, 5, 7))
+    assert np.array_equal(LAPLACE(3.0, 5, 7), laplace_noise(3.0, 5, 7))
 
 
 @pytest.mark.parametrize("kwargs, exc, match", [
     (dict(sampler="laplace"), TypeError, "sampler"),
     (dict(sampler=3), TypeError, "sampler"),
     (dict(sampler=lambda s, z, r: z), TypeError, "sampler"),
-    (dict(sampler=laplace, family="cauchy"), ValueError, "gaussian|laplace"),
-    (dict(sampler=gaussian, family="laplace"), ValueError, "sampler"),
+    (dict(sampler=laplace_noise, family="cauchy"), ValueError, "gaussian|laplace"),
+    (dict(sampler=gaussian_noise, family="laplace"), ValueError, "sampler"),
     (dict(sampler=discrete_laplace, lattice_ok=False), ValueError, "lattice"),
 ])
 def test_as_noise_rejects_bad_input(kwargs, exc, match):
@@ -186,7 +186,7 @@ def test_as_noise_rejects_bad_input(kwargs, exc, match):
     (dict(steps=3), TypeError, "steps"),
 ])
 def test_noise_rejects_bad_declarations(kwargs, exc, match):
-    args = {**dict(name="x", family="laplace", lattice=None, steps=laplace), **kwargs}
+    args = {**dict(name="x", family="laplace", lattice=None, steps=laplace_noise), **kwargs}
     with pytest.raises(exc, match=match):
         Noise(**args)
 

@@ -12,7 +12,7 @@ from dpbook.data import bootstrap, load_cancer, replace_row
 from dpbook.experiments import errors, failure_rate
 from dpbook.explorers.randomized_response import explore_rr
 from dpbook.laplace import laplace_mechanism
-from dpbook.noise import laplace
+from dpbook.noise import laplace_noise
 from dpbook.queries import MatrixWorkload, conjunctions
 from dpbook.randomized_response import (
     attribute_index, debias, person_bits, randomized_response, rr_histogram, rr_linear_queries,
@@ -242,7 +242,7 @@ def test_laplace_split_error_is_the_rescaled_noise():
     k, eps = 30, 0.7
     Wk = MatrixWorkload(W.matrix()[:k])
     rel = laplace_mechanism(X, Wk, n=int(X.sum()), epsilon=eps, sensitivity=k, trials=5, rng=8)
-    assert np.allclose(rel.answers - Wk.answers(X), laplace(laplace_scale(k, eps), (5, k), 8) / X.sum())
+    assert np.allclose(rel.answers - Wk.answers(X), laplace_noise(laplace_scale(k, eps), (5, k), 8) / X.sum())
 
 
 # --------------------------------------------------------------------------- privacy audits

@@ -1,12 +1,15 @@
 """BROKEN exponential-mechanism family: positive controls for the chapter 06 audits.  Never release with these."""
 from __future__ import annotations
 
+import numpy as np
+
 from ..exponential import exponential_mechanism, exponential_sample, report_noisy_max
-from ..noise import Noise, laplace
-from ..smalldb import SyntheticDatabase, _check_net, _errors, _prepare, multisets, MAX_RANGE_SIZE
-from ..release import Spend
+from ..noise import Noise, laplace_noise
+from ..queries import check_database
+from ..release import Spend, with_claim
+from ..smalldb import MAX_RANGE_SIZE, SyntheticDatabase, candidate_errors, multisets
 from ..theory.smalldb import smalldb_size
-from ..validation import check_epsilon, check_int, check_real, check_trials
+from ..validation import check_epsilon, check_real, check_trials
 
 __all__ = ["exponential_mechanism_no_half", "report_noisy_max_half_noise", "smalldb_no_half"]
 
@@ -18,13 +21,15 @@ def exponential_mechanism_no_half(scores, *, epsilon, sensitivity, trials=None, 
     happens to be ε-DP, so an audit on a monotone pair cannot see the bug; on a non-monotone pair its
     privacy loss approaches ``2ε``.
     """
-    return exponential_mechanism(scores, epsilon=2 * check_epsilon(epsilon), sensitivity=sensitivity,
-                                 trials=trials, rng=rng)
+    epsilon = check_epsilon(epsilon)
+    picks = exponential_mechanism(scores, epsilon=2 * epsilon, sensitivity=sensitivity, trials=trials, rng=rng)
+    return with_claim(picks.released, epsilon=epsilon, mechanism="exponential mechanism (BROKEN: no 1/2)",
+                      ledger=(Spend("exponential (BROKEN)", epsilon),))            # the false claim: ε
 
 
 def report_noisy_max_half_noise(scores, *, epsilon, sensitivity, monotone=False, trials=None, rng=None):
     """BROKEN: report-noisy-max with half the Laplace scale (``Δu/(2ε)`` for monotone utilities): 2ε-DP."""
-    half = lambda scale, size, r: laplace(scale / 2, size, r)               # noqa: E731 - the bug
+    half = lambda scale, size, r: laplace_noise(scale / 2, size, r)               # noqa: E731 - the bug
     return report_noisy_max(scores, epsilon=epsilon, sensitivity=sensitivity, monotone=monotone,
                             trials=trials, rng=rng, sampler=Noise("BROKEN half-scale laplace", "laplace", None, half))
 
@@ -35,15 +40,16 @@ def smalldb_no_half(x, workload, *, epsilon, alpha, trials=None, rng=None) -> Sy
     SmallDB's utility is non-monotone (candidates on either side of ``x`` move in opposite directions),
     so the audit catches this.
     """
-    x, W = _prepare(x, workload)
+    x, W = check_database(x, workload)
     epsilon = check_epsilon(epsilon)
     s = smalldb_size(W.m, check_real("alpha", alpha, low=0.0, high=1.0, low_open=True))
-    net = _check_net(multisets(W.N, s, max_range_size=MAX_RANGE_SIZE), W.N)
-    answers, err = _errors(x, W, net)
+    net = multisets(W.N, s, max_range_size=MAX_RANGE_SIZE)
+    err = candidate_errors(x, W, net)
     if trials is None:
         pick = exponential_mechanism_no_half(-err, epsilon=epsilon, sensitivity=1.0 / x.sum(), rng=rng)
     else:
         pick = exponential_sample(-err, epsilon=2 * epsilon, sensitivity=1.0 / x.sum(),
                                   size=check_trials(trials), rng=rng)
-    return SyntheticDatabase(net[pick].copy(), answers[pick], epsilon, 0.0, "smalldb (BROKEN: no 1/2)", s,
+    y = np.array(net[pick])
+    return SyntheticDatabase(y, W.answers(y), epsilon, 0.0, "smalldb (BROKEN: no 1/2)", s,
                              int(net.shape[0]), (Spend("exponential (BROKEN)", epsilon),))

@@ -25,6 +25,7 @@ import math
 import numpy as np
 
 from ..noise import MAX_DISCRETE_SCALE, as_generator, discrete_laplace, grid_granularity
+from ..release import Spend, with_claim
 from ..validation import check_noise_scale, check_scale, check_epsilon, check_int, check_real, check_real_array, check_sensitivity, check_trials
 
 __all__ = ["numpy_laplace_image", "textbook_noisy_count", "unrounded_grid_release"]
@@ -86,7 +87,7 @@ def numpy_laplace_image(values, scale) -> np.ndarray:
 def textbook_noisy_count(count, *, epsilon, sensitivity=1.0, trials=None, rng=None) -> np.ndarray:
     """BROKEN in floating point: ``count + numpy's Lap(Δ/ε)``, the textbook Laplace mechanism.
 
-    Exactly what DR-Thm3.6 prescribes and what ``dpbook.noise.laplace`` draws; ε-DP over the reals, not
+    Exactly what DR-Thm3.6 prescribes and what ``dpbook.noise.laplace_noise`` draws; ε-DP over the reals, not
     over the doubles (module docstring).  Returns one value, or an array of ``trials`` values.
     """
     count = check_real("count", count)
@@ -94,7 +95,8 @@ def textbook_noisy_count(count, *, epsilon, sensitivity=1.0, trials=None, rng=No
     sensitivity = check_sensitivity(sensitivity)
     size = None if trials is None else check_trials(trials)
     noise = as_generator(rng).laplace(0.0, sensitivity / epsilon, size=size)
-    return count + noise
+    return with_claim(count + noise, epsilon=epsilon, mechanism="textbook noisy count (BROKEN in floating point)",
+                      ledger=(Spend("laplace (numpy floating point)", epsilon),))
 
 
 def unrounded_grid_release(values, *, sensitivity, epsilon, trials=None, rng=None) -> np.ndarray:
@@ -102,7 +104,7 @@ def unrounded_grid_release(values, *, sensitivity, epsilon, trials=None, rng=Non
 
     The noise is exact, but ``values + ΛZ`` keeps each value's position between grid points
     (``values mod Λ``), so two inputs that are not congruent modulo ``Λ`` have disjoint supports.
-    ``dpbook.noise.grid_laplace_release`` rounds first and pays ``Δ + Λ`` for it.
+    ``dpbook.laplace.grid_laplace_release`` rounds first and pays ``Δ + Λ`` for it.
     """
     arr = _check_values(values)
     if arr.ndim != 1 or arr.size == 0:
@@ -112,4 +114,6 @@ def unrounded_grid_release(values, *, sensitivity, epsilon, trials=None, rng=Non
     scale = check_noise_scale(sensitivity, epsilon, high=MAX_DISCRETE_SCALE / 2)
     granularity = grid_granularity(scale)
     shape = arr.shape if trials is None else (check_trials(trials, arr.size),) + arr.shape
-    return arr + granularity * discrete_laplace(scale / granularity, shape, rng).astype(np.float64)
+    noisy = arr + granularity * discrete_laplace(scale / granularity, shape, rng).astype(np.float64)
+    return with_claim(noisy, epsilon=epsilon, mechanism="grid noise without rounding (BROKEN)",
+                      ledger=(Spend("grid laplace (BROKEN: values off the grid)", epsilon),))

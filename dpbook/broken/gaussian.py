@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import math
 
-from ..noise import as_generator, gaussian
+from ..noise import gaussian_noise
 from ..queries import as_workload
 from ..release import Release, Spend
-from ..validation import check_delta, check_epsilon, check_histogram, check_int, check_public_n, check_trials
+from ..validation import check_delta, check_epsilon, check_histogram, mechanism_prologue
 
 __all__ = ["gaussian_forgets_log_factor", "gaussian_single_query_sensitivity", "gaussian_classic_any_epsilon"]
 
@@ -18,9 +18,9 @@ __all__ = ["gaussian_forgets_log_factor", "gaussian_single_query_sensitivity", "
 def _release(x, workload, sigma, epsilon, delta, n, trials, rng, name):
     x = check_histogram(x)
     W = as_workload(workload)
-    n, _ = check_public_n(n, x, require=True)            # like the real mechanism: n is public
-    shape = (W.m,) if trials is None else (check_trials(trials, W.m), W.m)
-    answers = (W.counts(x) + gaussian(sigma, shape, as_generator(rng))) / n
+    p = mechanism_prologue(epsilon=epsilon, delta=delta, rng=rng, n=n, trials=trials, x=x, n_rule="required",
+                           per_release=(W.m,), positive_delta=True)        # like the real mechanism: n is public
+    answers = (W.counts(x) + gaussian_noise(sigma, p.shape, p.rng)) / p.n
     return Release(answers, epsilon, delta, name, noise_scale=sigma / n, ledger=(Spend(name, epsilon, delta),))
 
 

@@ -4,12 +4,10 @@ Never use this to release data.
 """
 from __future__ import annotations
 
-import numpy as np
-
 from ..graphs import GraphDatabase, NoisyGraph
-from ..noise import as_generator, laplace
+from ..noise import laplace_noise
 from ..release import Spend
-from ..validation import check_epsilon, check_int, check_trials
+from ..validation import mechanism_prologue
 
 __all__ = ["adjacency_randomized_response"]
 
@@ -24,10 +22,10 @@ def adjacency_randomized_response(graph, *, epsilon, trials=None, rng=None) -> N
     """
     if not isinstance(graph, GraphDatabase):
         raise TypeError(f"graph must be a GraphDatabase, got {type(graph).__name__}")
-    epsilon = check_epsilon(epsilon)
-    b = 1.0 / epsilon                                   # WRONG: one edge moves two entries, Δ1 = 2
     A = graph.adjacency().ravel()
-    shape = A.shape if trials is None else (check_trials(trials, A.size), A.size)
-    noisy = A + laplace(b, shape, as_generator(rng))
+    p = mechanism_prologue(epsilon=epsilon, rng=rng, trials=trials, per_release=A.shape)
+    epsilon = p.epsilon
+    b = 1.0 / epsilon                                   # WRONG: one edge moves two entries, Δ1 = 2
+    noisy = A + laplace_noise(b, p.shape, p.rng)
     return NoisyGraph(noisy, graph.num_vertices, epsilon, 0.0, "adjacency randomized response (BROKEN)",
                       "add/remove", b, (Spend("Laplace on every matrix entry (BROKEN)", epsilon),))

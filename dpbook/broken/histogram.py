@@ -5,9 +5,9 @@ Never use this to release data.
 from __future__ import annotations
 
 from ..histogram import NoisyHistogram
-from ..noise import as_generator, laplace
+from ..noise import laplace_noise
 from ..release import Spend
-from ..validation import check_epsilon, check_histogram, check_int, check_trials
+from ..validation import check_histogram, mechanism_prologue
 
 __all__ = ["noisy_histogram_replace_one_unit_scale"]
 
@@ -20,9 +20,9 @@ def noisy_histogram_replace_one_unit_scale(x, *, epsilon, trials=None, rng=None)
     uses ``Lap(2/ε)``.)
     """
     x = check_histogram(x)
-    epsilon = check_epsilon(epsilon)
+    p = mechanism_prologue(epsilon=epsilon, rng=rng, trials=trials, per_release=(x.size,))
+    epsilon = p.epsilon
     b = 1.0 / epsilon                                   # WRONG for replace-one: should be 2/ε
-    shape = (x.size,) if trials is None else (check_trials(trials, x.size), x.size)
-    counts = x + laplace(b, shape, as_generator(rng))
+    counts = x + laplace_noise(b, p.shape, p.rng)
     return NoisyHistogram(counts, int(x.sum()), epsilon, 0.0, "noisy histogram (BROKEN: replace-one at scale 1/ε)",
                           "replace-one", noise_scale=b, ledger=(Spend("laplace histogram (BROKEN)", epsilon),))

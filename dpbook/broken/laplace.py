@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..noise import as_generator, discrete_laplace, laplace
+from ..noise import discrete_laplace, laplace_noise
 from ..queries import check_database
 from ..release import Release, Spend
-from ..validation import check_epsilon, check_int, check_public_n, check_sensitivity, check_trials
+from ..validation import check_sensitivity, mechanism_prologue
 
 __all__ = ["laplace_halved_sensitivity", "laplace_scale_epsilon", "laplace_no_noise", "laplace_deduplicated_sensitivity",
            "normalised_discrete_laplace"]
@@ -21,19 +21,17 @@ __all__ = ["laplace_halved_sensitivity", "laplace_scale_epsilon", "laplace_no_no
 def _release(x, workload, epsilon, n, sensitivity, trials, rng, scale_of, sampler, name) -> Release:
     """Shared body: validate like the real mechanism, then add noise of the (wrong) scale ``scale_of(Δ, ε)``."""
     x, W = check_database(x, workload)
-    epsilon = check_epsilon(epsilon)
-    n, _ = check_public_n(n, x, require=True)
+    p = mechanism_prologue(epsilon=epsilon, rng=rng, n=n, trials=trials, x=x, n_rule="required", per_release=(W.m,))
+    epsilon, n, shape = p.epsilon, p.n, p.shape
     sensitivity = W.l1_sensitivity() if sensitivity is None else check_sensitivity(sensitivity)
-    shape = (W.m,) if trials is None else (check_trials(trials, W.m), W.m)
     b = scale_of(sensitivity, epsilon)
-    rng = as_generator(rng)
-    noise = np.zeros(shape) if b == 0 else sampler(b, shape, rng)
+    noise = np.zeros(shape) if b == 0 else sampler(b, shape, p.rng)
     return Release((W.counts(x) + noise) / n, epsilon, 0.0, name, noise_scale=b / n,
                    ledger=(Spend(name, epsilon),))
 
 
 def laplace_halved_sensitivity(x, workload, *, epsilon, n=None, sensitivity=None, trials=None, rng=None,
-                               sampler=laplace) -> Release:
+                               sampler=laplace_noise) -> Release:
     """BROKEN: noise ``Lap(Δ/(2ε))`` — the sensitivity halved (e.g. "a count changes by 1/2 on average").
 
     True privacy loss ``2ε``: on counts ``0`` vs ``Δ`` and ``S = {y <= 0}`` the ratio is ``e^{2ε}``.
@@ -43,7 +41,7 @@ def laplace_halved_sensitivity(x, workload, *, epsilon, n=None, sensitivity=None
 
 
 def laplace_scale_epsilon(x, workload, *, epsilon, n=None, sensitivity=None, trials=None, rng=None,
-                          sampler=laplace) -> Release:
+                          sampler=laplace_noise) -> Release:
     """BROKEN: noise ``Lap(ε)`` instead of ``Lap(Δ/ε)`` — the scale and its inverse confused.
 
     True privacy loss ``Δ/ε``: right only when ``ε = sqrt(Δ)``; for ``ε = 0.5, Δ = 1`` it is 2, not 0.5.
@@ -53,7 +51,7 @@ def laplace_scale_epsilon(x, workload, *, epsilon, n=None, sensitivity=None, tri
 
 
 def laplace_no_noise(x, workload, *, epsilon, n=None, sensitivity=None, trials=None, rng=None,
-                     sampler=laplace) -> Release:
+                     sampler=laplace_noise) -> Release:
     """BROKEN: releases the exact answers (``sampler`` is ignored).  True privacy loss: infinite."""
     return _release(x, workload, epsilon, n, sensitivity, trials, rng, lambda d, e: 0.0, sampler,
                     "laplace (no noise)")
@@ -69,7 +67,7 @@ def deduplicated_l1_sensitivity(W) -> float:
 
 
 def laplace_deduplicated_sensitivity(x, workload, *, epsilon, n=None, trials=None, rng=None,
-                                     sampler=laplace) -> Release:
+                                     sampler=laplace_noise) -> Release:
     """BROKEN (chapter 13, lesson 1): Laplace calibrated to the sensitivity of the workload *without its repeats*.
 
     ``k_way_marginals(d, 1, attribute_sets=[(0,), (0,)])`` asks the same marginal twice: one added row moves
@@ -93,10 +91,9 @@ def normalised_discrete_laplace(x, workload, *, epsilon, n=None, trials=None, rn
     whose answers are normalised reals, refuses the lattice sampler.
     """
     x, W = check_database(x, workload)
-    epsilon = check_epsilon(epsilon)
-    n, _ = check_public_n(n, x, require=True)
-    shape = (W.m,) if trials is None else (check_trials(trials, W.m), W.m)
+    p = mechanism_prologue(epsilon=epsilon, rng=rng, n=n, trials=trials, x=x, n_rule="required", per_release=(W.m,))
+    epsilon, n = p.epsilon, p.n
     b = W.l1_sensitivity() / epsilon / n                          # the right scale, in units of 1/n ...
-    noise = discrete_laplace(b, shape, as_generator(rng))        # ... BUG: but drawn on the integer lattice
+    noise = discrete_laplace(b, p.shape, p.rng)                   # ... BUG: but drawn on the integer lattice
     return Release(W.counts(x) / n + noise, epsilon, 0.0, "normalised answers + discrete_laplace (wrong units)",
                    noise_scale=b, ledger=(Spend("discrete laplace in units of 1/n (BROKEN)", epsilon),))

@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from ..noise import as_generator, gaussian
+from ..noise import as_generator, gaussian_noise
 from ..projection import project_onto_hull
 from ..queries import check_database
 from ..release import Release, Spend
@@ -27,7 +27,7 @@ def projection_single_query_sensitivity(x, workload, *, epsilon, delta, trials=N
     shape = (W.m,) if trials is None else (check_trials(trials, W.m), W.m)
     n = float(x.sum())
     sigma = math.sqrt(2.0 * math.log(1.25 / delta)) / epsilon
-    noisy = (W.counts(x) + gaussian(sigma, shape, as_generator(rng))) / n
+    noisy = (W.counts(x) + gaussian_noise(sigma, shape, as_generator(rng))) / n
     answers = np.stack([project_onto_hull(y, W).answers for y in np.atleast_2d(noisy)])
     return Release(answers if trials is not None else answers[0], epsilon, delta,
                    "broken: projection with one-query sensitivity", noise_scale=sigma / n,

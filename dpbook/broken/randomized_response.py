@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..noise import as_generator
-from ..randomized_response import RRReports, _check_reports, check_bits
+from ..randomized_response import RRReports, check_bits, check_reports
 from ..release import Spend
-from ..validation import check_epsilon, check_int, check_trials
+from ..validation import check_epsilon, mechanism_prologue
 
 __all__ = ["randomized_response_wrong_p", "debias_seed_formula"]
 
@@ -21,10 +20,10 @@ def randomized_response_wrong_p(bits, *, epsilon, trials=None, rng=None) -> RRRe
     ``p/(1-p) = 2e^ε - 1 > e^ε``: the true privacy loss is ``ln(2e^ε - 1)`` (1.49 at ε = 1), yet it claims ε.
     """
     bits = check_bits(bits)
-    epsilon = check_epsilon(epsilon)
+    pro = mechanism_prologue(epsilon=epsilon, rng=rng, trials=trials, neighbours=None, per_release=bits.shape)
+    epsilon = pro.epsilon
     p = 1.0 - np.exp(-epsilon) / 2.0                    # WRONG: should be e^ε / (1 + e^ε)
-    shape = bits.shape if trials is None else (check_trials(trials, bits.size), bits.size)
-    keep = as_generator(rng).random(shape) < p
+    keep = pro.rng.random(pro.shape) < p
     reports = np.where(keep, bits, 1 - bits).astype(np.int8)
     return RRReports(reports, epsilon, float(p), mechanism="randomized response (BROKEN: wrong p)",
                      ledger=(Spend("randomized response (BROKEN)", epsilon),))
@@ -37,6 +36,6 @@ def debias_seed_formula(reports, epsilon) -> np.ndarray:
     is biased and its error does not vanish as ``n`` grows.  Post-processing, so still private — an accuracy
     test must catch it, not an audit.
     """
-    Y = _check_reports(reports)
+    Y = check_reports(reports)
     p = 1.0 / (1.0 + np.exp(-check_epsilon(epsilon)))          # e^ε/(1+e^ε), without overflow
     return 0.5 + (Y - 0.5) / 2.0 ** (p - 1.0)         # WRONG: should divide by 2p - 1

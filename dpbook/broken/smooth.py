@@ -7,15 +7,16 @@ Never use these to release data.
 """
 from __future__ import annotations
 
-from ..noise import Noise, as_noise, laplace
+from ..noise import Noise, as_noise, laplace_noise
 from ..release import Spend
-from ..smooth import SmoothSummary, _noisy_moments
+from ..smooth import SmoothSummary, chebyshev_moments, summary_inputs
 from ..theory.smooth import paper_noise_scale
+from ..validation import mechanism_prologue
 
 __all__ = ["smooth_summary_paper_scale", "per_query_laplace_no_split"]
 
 
-def smooth_summary_paper_scale(points, *, epsilon, K, t=None, trials=None, rng=None, sampler=laplace) -> SmoothSummary:
+def smooth_summary_paper_scale(points, *, epsilon, K, t=None, trials=None, rng=None, sampler=laplace_noise) -> SmoothSummary:
     """BROKEN (erratum SMOOTH-E1): SMOOTH-Alg1 as printed — every moment, the constant one included, plus
     ``Lap(t^d/(nε))``.
 
@@ -23,16 +24,20 @@ def smooth_summary_paper_scale(points, *, epsilon, K, t=None, trials=None, rng=N
     ``t = 10`` the rows ``x = 1`` and ``x' = cos(0.4734)`` move the moments by ``11.58/n`` in L1, so the true privacy
     loss is ``1.158 ε`` (and tends to about ``1.22 ε`` as ``t`` grows; up to ``2ε`` in higher ``d``).
     """
-    def printed(n, t, d, epsilon):
-        return paper_noise_scale(n, t, d, epsilon), True
-
-    noisy, exact, n, d, t, K, b, epsilon = _noisy_moments(points, epsilon, K, t, trials, rng, sampler, printed)
+    X, t, K = summary_inputs(points, K=K, t=t, trials=trials)
+    n, d = X.shape
+    p = mechanism_prologue(epsilon=epsilon, rng=rng, sampler=sampler, trials=trials, neighbours="replace-one",
+                           per_release=(t,) * d, family="laplace", lattice_ok=False)
+    epsilon = p.epsilon
+    b = paper_noise_scale(n, t, d, epsilon)                  # WRONG: t^d/(nε), on every moment
+    exact = chebyshev_moments(X, t)
+    noisy = exact + p.noise(b, p.shape, p.rng)
     return SmoothSummary(noisy, t, d, K, n, epsilon, 0.0, "smooth_summary_paper_scale", b,
                          ledger=(Spend(f"laplace on all {t ** d} Chebyshev moments (paper's scale)", epsilon),),
                          trace={"exact_moments": exact, "sensitivity": t ** d / n})
 
 
-def per_query_laplace_no_split(points, queries, *, epsilon, B=1.0, trials=None, rng=None, sampler=laplace):
+def per_query_laplace_no_split(points, queries, *, epsilon, B=1.0, trials=None, rng=None, sampler=laplace_noise):
     """BROKEN: the per-query Laplace baseline with noise ``Lap(2B/(nε))`` on each of the ``k`` answers — the full
     budget spent on every query, no composition.  True privacy loss ``k ε`` (two identical queries: ``2ε``)."""
     from ..release import Release

@@ -10,23 +10,26 @@ from __future__ import annotations
 
 import math
 
-from ..noise import as_generator, laplace
+from ..noise import laplace_noise
 from ..release import Spend
-from ..sparse_project import SparseProjectRelease, _setup, project_database
+from ..sparse_project import SparseProjectRelease, project_database, sparse_project_parameters
 from ..hashing import PolynomialSignHash
+from ..validation import mechanism_prologue
 
 __all__ = ["sparse_project_no_composition"]
 
 
 def sparse_project_no_composition(D, *, epsilon, delta, beta, m, k, n, T=None, r=None, trials=None, rng=None,
-                                  sampler=laplace) -> SparseProjectRelease:
+                                  sampler=laplace_noise) -> SparseProjectRelease:
     """WRONG: noise ``Lap(1/ε)`` per coordinate (no ``sqrt(8 ln(1/δ))``); claims ``(ε, δ)`` (S1-Thm1 violated)."""
-    D, epsilon, delta, beta, m, k, n, T, r, shape, trace = _setup(D, epsilon, delta, beta, m, k, n, T, r, trials)
+    D, beta, m, k, n, T, r, trace = sparse_project_parameters(D, beta=beta, m=m, k=k, n=n, T=T, r=r, trials=trials)
+    p = mechanism_prologue(epsilon=epsilon, delta=delta, rng=rng, sampler=sampler, trials=trials, per_release=(T,),
+                           positive_delta=True, family="laplace", lattice_ok=False)
+    epsilon, delta, rng, noise, shape = p.epsilon, p.delta, p.rng, p.noise, p.shape
     sigma = epsilon                                   # the bug: should be epsilon / sqrt(8 ln(1/delta))
-    rng = as_generator(rng)
     f = PolynomialSignHash.sample(r, T, D.N, rng)
     u = project_database(D, f)
-    v = sampler(1.0 / sigma, shape, rng)
+    v = noise(1.0 / sigma, shape, rng)
     ledger = tuple(Spend(f"laplace on coordinate {i + 1} of the projection", sigma / math.sqrt(T)) for i in range(T))
     return SparseProjectRelease(u + v, f, n, m, k, epsilon, delta, "broken sparse_project (no composition)",
                                 1.0 / sigma, ledger, dict(trace, sigma=sigma))

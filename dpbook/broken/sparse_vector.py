@@ -14,7 +14,7 @@ from typing import Callable, Mapping
 import numpy as np
 
 from ..audit import AuditCase
-from ..noise import as_generator, laplace
+from ..noise import as_generator, laplace_noise
 from ..release import Spend
 from ..sparse_vector import BOTTOM, TOP, UNANSWERED, SparseVectorRelease, check_stream, run_sparse
 from ..theory.sparse_vector import above_threshold_scales
@@ -55,7 +55,7 @@ def _release(answers, trials, epsilon, name, T, c, threshold_scale, query_scale,
                                values=values, ledger=(Spend(f"BROKEN {name} (claimed)", epsilon),))
 
 
-def above_threshold_renoise_threshold(f, *, T, epsilon, sensitivity=1.0, trials=None, rng=None, sampler=laplace):
+def above_threshold_renoise_threshold(f, *, T, epsilon, sensitivity=1.0, trials=None, rng=None, sampler=laplace_noise):
     """WRONG: draws a fresh threshold ``T + Lap(2Δ/ε)`` at *every* check (Lecture 3's "applying Laplace noise
     to the threshold (at each check)", erratum LEC3-E10).
 
@@ -71,7 +71,7 @@ def above_threshold_renoise_threshold(f, *, T, epsilon, sensitivity=1.0, trials=
     return _release(answers, trials, epsilon, "re-noised threshold", T, 1, b_rho, b_nu)
 
 
-def above_threshold_outputs_value(f, *, T, epsilon, sensitivity=1.0, trials=None, rng=None, sampler=laplace):
+def above_threshold_outputs_value(f, *, T, epsilon, sensitivity=1.0, trials=None, rng=None, sampler=laplace_noise):
     """WRONG: at the ``⊤`` it also releases the noisy value ``f_i + ν_i`` it compared with the threshold
     (Lyu–Su–Li Alg. 3, from Roth's 2011 lecture notes; Lecture 3's "add Laplace noise to the value and return
     that").
@@ -90,7 +90,7 @@ def above_threshold_outputs_value(f, *, T, epsilon, sensitivity=1.0, trials=None
     return _release(answers, trials, epsilon, "outputs noisy value", T, 1, b_rho, b_nu, values)
 
 
-def above_threshold_no_query_noise(f, *, T, epsilon, sensitivity=1.0, trials=None, rng=None, sampler=laplace):
+def above_threshold_no_query_noise(f, *, T, epsilon, sensitivity=1.0, trials=None, rng=None, sampler=laplace_noise):
     """WRONG: adds no noise to the queries, only to the threshold (Lyu–Su–Li Alg. 5, Stoddard et al. 2014).
 
     With ``f(D) = (0, 1)`` and ``f(D') = (1, 0)`` at ``T = 0``, the answers ``(⊥, ⊤)`` need
@@ -103,7 +103,7 @@ def above_threshold_no_query_noise(f, *, T, epsilon, sensitivity=1.0, trials=Non
     return _release(answers, trials, epsilon, "no query noise", T, 1, b_rho, 0.0)
 
 
-def sparse_vector_unscaled_noise(f, *, T, c, epsilon, sensitivity=1.0, trials=None, rng=None, sampler=laplace):
+def sparse_vector_unscaled_noise(f, *, T, c, epsilon, sensitivity=1.0, trials=None, rng=None, sampler=laplace_noise):
     """WRONG: Sparse with ``c`` positives but AboveThreshold's noise for the *whole* ε in each run
     (thresholds ``Lap(2Δ/ε)``, queries ``Lap(4Δ/ε)`` instead of ``Lap(2cΔ/ε)``, ``Lap(4cΔ/ε)``).
 
@@ -117,7 +117,7 @@ def sparse_vector_unscaled_noise(f, *, T, c, epsilon, sensitivity=1.0, trials=No
     return _release(answers, trials, epsilon, "noise not scaled with c", T, c, b_rho, b_nu)
 
 
-def above_threshold_no_halt(f, *, T, epsilon, sensitivity=1.0, trials=None, rng=None, sampler=laplace):
+def above_threshold_no_halt(f, *, T, epsilon, sensitivity=1.0, trials=None, rng=None, sampler=laplace_noise):
     """WRONG: keeps answering after the first ``⊤`` with the same noisy threshold (Lyu–Su–Li Alg. 6,
     Chen et al. 2015: no cut-off ``c``).
 

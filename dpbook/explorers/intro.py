@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..noise import laplace
+from ..noise import laplace_noise
 from ..plots import BOUND, EMPIRICAL, EXTRA, new_figure
 from ..theory.laplace import laplace_scale
 from ..validation import check_epsilon, check_int, check_sensitivity
@@ -23,7 +23,7 @@ def explore_noise(epsilon=1.0, sensitivity=1.0, *, samples=2000, seed=2026):
     y = np.linspace(-6 * b, sensitivity + 6 * b, 600)
     p = np.exp(-np.abs(y) / b) / (2 * b)
     p_prime = np.exp(-np.abs(y - sensitivity) / b) / (2 * b)
-    draws = laplace(b, samples, seed)
+    draws = laplace_noise(b, samples, seed)
 
     fig, (left, right) = new_figure(2, width=9.6, height=4.4)
     left.hist(draws, bins=50, density=True, histtype="stepfilled", color=EMPIRICAL, alpha=0.3,

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..data import bootstrap, load_cancer
-from ..noise import laplace
+from ..noise import laplace_noise
 from ..plots import BASELINE, BOUND, EMPIRICAL, EXTRA, UNIFORM, legend_outside, new_figure
 from ..queries import MarginalWorkload
 from ..randomized_response import rr_histogram, subgroup_workload
@@ -60,7 +60,7 @@ def explore_rr(epsilon=1.0, n=569, k=100, beta=0.05, *, trials=200, seed=2026):
     rr_q = np.quantile(np.maximum.accumulate(rr_err, axis=1)[:, ks - 1], 1 - beta, axis=0)   # every prefix at once
     # laplace_mechanism(x, first kk queries, sensitivity=Δ_kk) errs by exactly Lap(Δ_kk/ε)^kk / n: draw Lap(1) once
     # and rescale per kk (the same law the mechanism draws from)
-    unit = np.maximum.accumulate(np.abs(laplace(1.0, (trials, W_all.m), rng)), axis=1)[:, ks - 1]
+    unit = np.maximum.accumulate(np.abs(laplace_noise(1.0, (trials, W_all.m), rng)), axis=1)[:, ks - 1]
     lap_q = np.quantile(unit, 1 - beta, axis=0) * np.array([laplace_scale(delta[kk - 1], epsilon) for kk in ks]) / n
     lap_bound = [laplace_max_error_bound(int(kk), beta, float(delta[kk - 1]), epsilon) / n for kk in ks]
     rr_bound = [rr_error_bound(n, beta, epsilon, int(kk)) for kk in ks]

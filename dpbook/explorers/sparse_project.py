@@ -7,26 +7,15 @@ import numpy as np
 
 from ..hashing import PolynomialSignHash
 from ..plots import BOUND, EMPIRICAL, EXTRA, new_figure
+from ..data import record_catalogue as catalogue, sparse_database as sparse_data  # the chapter's data (dpbook.data)
 from ..sparse_project import (error_decomposition, laplace_sparse_queries, project_database, random_sparse_queries,
-                              record_pool, sparse_project, synthetic_records)
+                              sparse_project)
 from ..theory.sparse_project import jl_error_bound, noise_error_bound, thm2_alpha
 from ..validation import check_beta, check_delta, check_epsilon, check_int
 
 __all__ = ["catalogue", "sparse_data", "sparse_workload", "explore_sparse_project", "plot_column_products"]
 
 BITS = 32
-
-
-@functools.lru_cache(maxsize=None)
-def catalogue(bits: int = BITS, size: int = 256, seed: int = 7) -> np.ndarray:
-    """The public catalogue of ``size`` popular ``bits``-bit records (data-independent, its own seed)."""
-    return record_pool(size, bits, rng=seed)
-
-
-@functools.lru_cache(maxsize=None)
-def sparse_data(n: int, bits: int = BITS, seed: int = 2026):
-    """The chapter's seeded database: ``n`` records, 70% from the catalogue (Zipf 1.1), 30% random strings."""
-    return synthetic_records(n, catalogue(bits), bits=bits, rng=seed)
 
 
 @functools.lru_cache(maxsize=None)

@@ -163,7 +163,7 @@ RESULTS = (
                      r"$\sigma\ge\sqrt{2\ln(1.25/\delta)}\,\Delta_2f/\varepsilon$ is $(\varepsilon,\delta)$-DP, where $\Delta_2f$ "
                      r"is the $\ell_2$-sensitivity; the privacy loss is Gaussian with mean $\Delta_2^2/(2\sigma^2)$ and "
                      r"twice that variance.",
-           implemented_by=("dpbook.gaussian.gaussian_mechanism", "dpbook.noise.gaussian",
+           implemented_by=("dpbook.gaussian.gaussian_mechanism", "dpbook.noise.gaussian_noise",
                            "dpbook.queries.Workload.l2_sensitivity"),
            bounds=("dpbook.theory.gaussian.gaussian_sigma", "dpbook.theory.gaussian.gaussian_delta",
                    "dpbook.theory.gaussian.privacy_loss_mean", "dpbook.theory.gaussian.privacy_loss_tail",
@@ -197,7 +197,7 @@ RESULTS = (
            section="How many rows? Laplace against Gaussian",
            statement=r"Release all $m$ normalised linear queries within α under privacy; a mechanism's figure of merit is the "
                      r"smallest $n$ at which it is $(\alpha,\beta)$-accurate.",
-           implemented_by=("dpbook.gaussian.required_n",),
+           implemented_by=("dpbook.experiments.required_n",),
            source=PROJECTION_NOTES),
     Result(id="PROJ-R2", title="Laplace mechanism for m normalised queries", chapter=_CH,
            section="How many rows? Laplace against Gaussian",

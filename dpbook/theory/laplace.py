@@ -120,7 +120,7 @@ RESULTS = (
            aliases=("S1-Def5",),
            statement="$\\mathrm{Lap}(b)$ has density $e^{-|z|/b}/(2b)$; its CDF is $\\tfrac12e^{z/b}$ left of 0 and "
                      "$1-\\tfrac12e^{-z/b}$ right of it, so $\\Pr[|Z|\\ge tb]=e^{-t}$.",
-           implemented_by=("dpbook.noise.laplace",),
+           implemented_by=("dpbook.noise.laplace_noise",),
            bounds=("dpbook.theory.laplace.laplace_cdf", "dpbook.theory.laplace.laplace_tail"),
            source=f"{DWORK_ROTH}, Def. 3.2; {BLUM_ROTH}, Def. 5"),
     Result(id="LEC3-E1", title="Erratum: the Laplace CDF left of the centre", chapter=_CH,

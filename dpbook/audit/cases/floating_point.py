@@ -78,9 +78,9 @@ def _grid_events(epsilon):
 @register("grid_laplace_release")
 def _case_grid_release(epsilon=1.0):
     """Rounded to the grid, 1-2^-42 becomes 1: the pair is tight at S = {y <= 0} (loss ε·Δ/(Δ+Λ))."""
-    from ...noise import grid_laplace_release
+    from ...laplace import grid_laplace_release
     s = lambda q: first_sample(grid_laplace_release, np.array([q]), sensitivity=1.0, epsilon=epsilon)
-    return AuditCase("grid_laplace_release (round, then grid noise)", "dpbook.noise.grid_laplace_release",
+    return AuditCase("grid_laplace_release (round, then grid noise)", "dpbook.laplace.grid_laplace_release",
                      epsilon, 0.0, s(0.0), s(1.0 - 2.0 ** -42), _grid_events(epsilon), 200_000, _GRID_PAIR,
                      "mechanism", epsilon)
 
