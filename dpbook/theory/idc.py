@@ -34,7 +34,10 @@ __all__ = [
     "best_alpha", "alg1_best_alpha", "mw_online_alpha", "median_online_alpha", "fk_online_alpha_counts",
     # IDC-Alg1-SV (provable)
     "sv_updates", "sv_epsilon0", "sv_alpha_sv", "sv_alpha_l", "sv_threshold", "sv_error_bound",
-    "sv_privacy_epsilon",
+    "sv_privacy_epsilon", "sv_epsilon0_tight", "sv_best_error_bound",
+    # the privacy-loss picture: correct accounting of Algorithm 1 (erratum IDC-E6)
+    "alg1_basic_epsilon", "alg1_azuma_epsilon", "alg1_round_second_moment_bound", "alg1_update_mass_bound",
+    "alg1_freedman_epsilon", "alg1_freedman_epsilon0",
     # DR-Alg6
     "dr_online_mw_threshold", "dr_alg6_alpha_ns", "dr_alg6_error_bound", "dr_alg6_conditions", "dr_alg6_parameters",
     # offline IC (GRU §7)
@@ -335,6 +338,153 @@ def sv_threshold(alpha_u, alpha_sv) -> float:
 def sv_error_bound(alpha_u, alpha_sv) -> float:
     """IDC-Alg1-SV: with probability ``>= 1-β`` every answer has error ``<= α_U + 2 α_SV``."""
     return check_alpha(alpha_u, "alpha_u") + 2.0 * check_alpha(alpha_sv, "alpha_sv")
+
+
+def sv_epsilon0_tight(epsilon, delta, c) -> float:
+    """IDC-Alg1-SV with the whole budget: the largest ``ε0`` whose ``2c`` steps compose, by DR-Thm3.20 itself
+    (not the slack of DR-Cor3.21), to ``ε``: the root of ``sqrt(4c ln(1/δ)) ε0 + 2c ε0 (e^{ε0} - 1) = ε``.
+
+    :func:`sv_epsilon0` uses Cor 3.21's closed form ``ε/(4 sqrt(c ln(1/δ)))``, which composes to about half of
+    ``ε`` (the corollary bounds the drift term by ``ε/2`` and loses a factor ``√2`` in the square root).  The
+    left-hand side increases in ``ε0``, so bisection finds the root; ``δ = 0``: basic composition, ``ε/(2c)``.
+    Unlike the corollary this needs no ``ε < 1``.
+    """
+    epsilon, delta = check_epsilon(epsilon), check_delta(delta)
+    c = check_int("c", c, low=1)
+    if delta == 0.0:
+        return epsilon / (2 * c)
+    lo, hi = 0.0, min(epsilon / (2.0 * math.sqrt(c * math.log(1.0 / delta))), EPSILON_EXP_MAX)
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if mid <= 0.0 or hi - lo <= 1e-15 * hi:
+            break
+        lo, hi = (mid, hi) if sv_privacy_epsilon(mid, c, delta) <= epsilon else (lo, mid)
+    if lo <= 0.0:
+        raise ValueError(f"epsilon ({epsilon!r}) is too small for 2c = {2 * c} composed steps")
+    return lo
+
+
+def sv_best_error_bound(N, k, beta, epsilon, delta, n, *, tight=False) -> tuple[float, float]:
+    """IDC-Alg1-SV with the MW IDC, best guarantee: ``min over α_U`` of ``α_U + 2 α_SV(α_U)`` with
+    ``c = floor(4 ln N/α_U²)`` and ``ε0`` from :func:`sv_epsilon0` (or :func:`sv_epsilon0_tight` if ``tight``).
+
+    Returns ``(α_U*, bound)``.  A log-grid search (α_U in [1e-3, 2], 400 points) refined by golden section; the
+    bound is ``α_U + O(sqrt(ln N ln(1/δ)) ln(kc/β)/(α_U ε n))``, minimised near ``α_U ∝ n^{-1/2}``.
+    """
+    N, k, n = check_int("N", N, low=2), check_int("k", k, low=1), check_int("n", n, low=1)
+    beta, epsilon, delta = check_beta(beta), check_epsilon(epsilon), check_delta(delta)
+    if delta > 0 and not tight and epsilon >= 1.0:
+        raise ValueError(f"epsilon ({epsilon!r}) must be < 1 for DR-Cor3.21 (or pass tight=True)")
+    step = sv_epsilon0_tight if tight else sv_epsilon0
+
+    def bound(log_a):
+        a = math.exp(log_a)
+        c = sv_updates(mw_bound(a, N))
+        return a + 2.0 * sv_alpha_sv(c, k, beta, step(epsilon, delta, c), n)
+
+    grid = [math.log(1e-3) + i * (math.log(2.0) - math.log(1e-3)) / 399 for i in range(400)]
+    i = min(range(400), key=lambda j: bound(grid[j]))
+    lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, 399)]
+    g = (math.sqrt(5) - 1) / 2
+    for _ in range(60):
+        m1, m2 = hi - g * (hi - lo), lo + g * (hi - lo)
+        lo, hi = (lo, m2) if bound(m1) <= bound(m2) else (m1, hi)
+    best = min((lo, hi, grid[i]), key=bound)
+    return math.exp(best), bound(best)
+
+
+# --------------------------------------------------------------------------- Algorithm 1, correct accounting
+
+def alg1_basic_epsilon(rounds, epsilon0) -> float:
+    """Basic composition over every round Algorithm 1 has run: ``t ε0``.
+
+    Every round's exact loss, ⊥ rounds included, has ``|L_t| <= ε0`` (a Laplace density ratio, or the ratio of
+    the probabilities of one interval shifted by at most ``1/n``; erratum IDC-E6), so this is a valid bound.
+    """
+    rounds = check_real("rounds", rounds, low=0.0)
+    return rounds * check_epsilon(epsilon0, "epsilon0")
+
+
+def alg1_azuma_epsilon(rounds, epsilon0, delta) -> float:
+    """Advanced composition (Azuma) over every round: ``t ε0 (e^{ε0} - 1) + ε0 sqrt(2 t ln(1/δ))``.
+
+    The loss ``Σ L_t`` minus its drift is a martingale whose increments lie in an interval of length ``2ε0``
+    (``|L_t| <= ε0`` for every round, ⊥ included; IDC-E6), and each round's drift is a KL divergence
+    ``<= ε0 (e^{ε0} - 1)`` (IDC-Thm2.4), so ``P[L > bound] <= δ`` (DR-Thm3.20's argument).  It grows like
+    ``√t``: without charging ⊥ rounds through their update probability nothing stops it growing with the stream.
+    """
+    rounds = check_real("rounds", rounds, low=0.0)
+    epsilon0 = check_epsilon(epsilon0, "epsilon0", high=EPSILON_EXP_MAX)
+    delta = check_delta(delta, positive=True)
+    return rounds * epsilon0 * math.expm1(epsilon0) + epsilon0 * math.sqrt(2.0 * rounds * math.log(1.0 / delta))
+
+
+def alg1_round_second_moment_bound(epsilon0, u) -> float:
+    """One round of Algorithm 1 with update probability ``u`` (under the data the transcript comes from):
+    ``E[L_t²] <= 4 ε0² u``, for ``ε0 <= 1/2`` (the book's lemma behind :func:`alg1_freedman_epsilon`).
+
+    Proof: a numeric output costs ``|ℓ| <= ε0`` and has probability ``u``.  A ⊥ costs ``|ln((1-u)/(1-u'))|`` where
+    ``u'`` is the update probability under the neighbour; the update event is an interval shifted by ``<= 1/n``,
+    so ``|u - u'| <= (e^{ε0} - 1) u``.  If ``u <= 1/4`` then ``1 - u' >= 1 - e^{1/2}/4 > 0.58`` and
+    ``|ℓ(⊥)| <= 1.3 ε0 u/0.58 <= 2.21 ε0 u``, so ``ℓ(⊥)² <= 4.9 ε0² u² <= 1.23 ε0² u``; if ``u > 1/4`` then
+    ``ℓ(⊥)² <= ε0² < 4 ε0² u``.  Adding the numeric part ``u ε0²``: ``E L² <= 4 ε0² u`` in both cases.
+    """
+    epsilon0 = check_epsilon(epsilon0, "epsilon0", high=0.5)
+    u = check_real("u", u, low=0.0, high=1.0)
+    return 4.0 * epsilon0 ** 2 * u
+
+
+def alg1_update_mass_bound(b_max, delta) -> float:
+    """``U0 = (B_max + 1 + ln(2/δ))/(1 - 1/e)``: w.p. ``>= 1 - δ/2`` the update probabilities of one run of
+    Algorithm 1 sum to at most ``U0``.
+
+    Proof: with ``N_t`` the number of updates and ``u_t`` their conditional probabilities,
+    ``exp(-N_t + (1 - 1/e) Σ_{s<=t} u_s)`` is a supermartingale (``E[e^{-X}] <= exp(-(1 - 1/e) u)`` for a
+    Bernoulli(u) ``X``); Algorithm 1 stops after ``B_max + 1`` updates, so Markov's inequality at the end gives
+    ``P[(1 - 1/e) Σ u_t > B_max + 1 + ln(2/δ)] <= δ/2``.
+    """
+    b_max = check_int("b_max", b_max, low=0)
+    delta = check_delta(delta, positive=True)
+    return (b_max + 1.0 + math.log(2.0 / delta)) / (1.0 - math.exp(-1.0))
+
+
+def alg1_freedman_epsilon(epsilon0, b_max, delta) -> float:
+    """The book's variance-sensitive privacy bound for Algorithm 1 (correcting IDC-Thm4.1; erratum IDC-E6):
+    for ``ε0 <= 1/2`` Algorithm 1 is ``(ε, δ)``-DP with, ``U0`` from :func:`alg1_update_mass_bound` and ``ℓ = ln(2/δ)``,
+
+        ``ε = 2 e^{ε0} ε0² U0 + 2 ε0 sqrt(2 U0 ℓ) + (2/3) ε0 ℓ``.
+
+    Proof: ``L = Σ L_t``.  The drift ``E_t L_t`` is a KL divergence ``<= (e^{ε0}/2) E_t L_t²`` (from
+    ``E_P[e^{-L}] = 1`` and ``e^{-x} - 1 + x <= x² e^{|x|}/2``), and ``E_t L_t² <= 4 ε0² u_t``
+    (:func:`alg1_round_second_moment_bound`): a ⊥ round is charged through its update probability ``u_t``.  So
+    the drift is ``<= 2 e^{ε0} ε0² Σ u_t`` and the martingale part has increments ``<= ε0`` and predictable variance
+    ``<= 4 ε0² Σ u_t``.  On ``Σ u_t <= U0`` (probability ``>= 1 - δ/2``), Freedman's inequality bounds the martingale
+    by ``sqrt(2 V ℓ) + (2/3) ε0 ℓ`` with ``V = 4 ε0² U0``, except w.p. ``δ/2``.  ``P[L > ε] <= δ`` for every
+    neighbouring pair and every adaptive stream then gives ``(ε, δ)``-DP.  Unlike :func:`alg1_azuma_epsilon` it does
+    not grow with the number of rounds.
+    """
+    epsilon0 = check_epsilon(epsilon0, "epsilon0", high=0.5)
+    U0 = alg1_update_mass_bound(b_max, delta)
+    ell = math.log(2.0 / check_delta(delta, positive=True))
+    return (2.0 * math.exp(epsilon0) * epsilon0 ** 2 * U0 + 2.0 * epsilon0 * math.sqrt(2.0 * U0 * ell)
+            + 2.0 / 3.0 * epsilon0 * ell)
+
+
+def alg1_freedman_epsilon0(epsilon, b_max, delta) -> float:
+    """The largest ``ε0 <= 1/2`` with :func:`alg1_freedman_epsilon` ``<= ε`` (bisection; it increases in ``ε0``)."""
+    epsilon = check_epsilon(epsilon)
+    b_max, delta = check_int("b_max", b_max, low=0), check_delta(delta, positive=True)
+    if alg1_freedman_epsilon(0.5, b_max, delta) <= epsilon:
+        return 0.5
+    lo, hi = 0.0, 0.5
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if mid < EPSILON_RANGE[0] or hi - lo <= 1e-14 * hi:
+            break
+        lo, hi = (mid, hi) if alg1_freedman_epsilon(mid, b_max, delta) <= epsilon else (lo, mid)
+    if lo <= 0.0:
+        raise ValueError(f"epsilon ({epsilon!r}) is too small for the Freedman bound at b_max={b_max}, delta={delta}")
+    return lo
 
 
 # --------------------------------------------------------------------------- DR-Alg6 (OnlineMW)
