@@ -702,7 +702,8 @@ RESULTS = (
            implemented_by=("dpbook.idc.online_idc_sv",),
            bounds=("dpbook.theory.idc.sv_updates", "dpbook.theory.idc.sv_epsilon0", "dpbook.theory.idc.sv_privacy_epsilon",
                    "dpbook.theory.idc.sv_alpha_sv", "dpbook.theory.idc.sv_alpha_l", "dpbook.theory.idc.sv_threshold",
-                   "dpbook.theory.idc.sv_error_bound"),
+                   "dpbook.theory.idc.sv_error_bound", "dpbook.theory.idc.sv_epsilon0_tight",
+                   "dpbook.theory.idc.sv_best_error_bound"),
            source=f"derived in this book from {DWORK_ROTH}, Algorithms 2, 3 and 6, and {GRU}, Algorithm 1"),
     Result(id="IDC-Thm4.1", title="Privacy of Algorithm 1 (reconstructed condition)", chapter=_CH, section=_S5,
            statement=r"Algorithm 1 is claimed $(\varepsilon,\delta)$-DP for $\varepsilon_0=\Theta(\varepsilon/\sqrt{B\ln(1/\delta)})$; "
@@ -713,7 +714,9 @@ RESULTS = (
            source=f"{GRU}, Thm. 4.1 {_RECON}; {HARDT_ROTHBLUM}"),
     Result(id="IDC-Claim4.2", title="R⁰ rounds output ⊥ under both databases", chapter=_CH, section=_S5,
            statement=r"When the round's noise lies more than $1/n$ inside the threshold band, the output is ⊥ under $D$ and "
-                     r"$D'$ alike; the proof counts such rounds as free (see erratum IDC-E6 for why that needs care).",
+                     r"$D'$ alike. The reconstruction concludes that such rounds cost no privacy; that is false as a "
+                     r"statement about the loss (erratum IDC-E6): ⊥ has different probabilities under $D$ and $D'$, and "
+                     r"an R⁰ round's loss can reach $\pm\varepsilon_0$.",
            implemented_by=("dpbook.privacy_loss.classify_rounds", "dpbook.privacy_loss.round_loss"),
            source=f"{GRU}, Claim 4.2 {_RECON}"),
     Result(id="IDC-Claim4.3", title="An R* round loses at most ε*", chapter=_CH, section=_S5,
@@ -749,12 +752,27 @@ RESULTS = (
            implemented_by=("dpbook.privacy_loss.round_loss",),
            source=f"{GRU}, Claim 4.8 {_RECON}"),
     Result(id="IDC-E6", title="Erratum: R⁰ rounds are not free", chapter=_CH, section=_S5,
-           statement=r"Correction: a ⊥ round's loss $\ln(p_D(\bot)/p_{D'}(\bot))$ can reach $\pm\varepsilon_0$; Claim 4.2 is a "
-                     r"coupling statement, so applying Azuma only to the non-R⁰ rounds leaves the reconstructed Thm 4.1 "
-                     r"unproved for every $c_*$. Privacy claims therefore use IDC-Alg1-SV, and the chapter shows the true, "
-                     r"small, non-zero cost of ⊥ rounds.",
-           implemented_by=("dpbook.privacy_loss.round_loss", "dpbook.privacy_loss.replay_alg1"),
-           source=THIS_BOOK),
+           statement=r"Correction: an R⁰ round's loss $\ln(p_D(\bot)/p_{D'}(\bot))$ can reach $\pm\varepsilon_0$ (e.g. $d=T$, "
+                     r"$Z=T$), so the reconstructed Claim 4.2 is wrong as a loss statement and the reconstructed Thm 4.1, "
+                     r"which applies Azuma only to the non-R⁰ rounds, is unproved for every $c_*$. The book proves a "
+                     r"replacement: every round has $|L_t|\le\varepsilon_0$ and $\mathbb E_tL_t^2\le4\varepsilon_0^2u_t$ "
+                     r"($u_t$ its update probability), the update probabilities sum to at most "
+                     r"$U_0=(B_{\max}+1+\ln\frac2\delta)/(1-e^{-1})$ w.p. $1-\delta/2$, and Freedman's inequality gives "
+                     r"$(\varepsilon,\delta)$-DP with $\varepsilon=2e^{\varepsilon_0}\varepsilon_0^2U_0+2\varepsilon_0"
+                     r"\sqrt{2U_0\ln(2/\delta)}+\frac23\varepsilon_0\ln(2/\delta)$ for $\varepsilon_0\le\frac12$. Privacy claims "
+                     r"of the chapter still use IDC-Alg1-SV.",
+           implemented_by=("dpbook.privacy_loss.round_loss", "dpbook.privacy_loss.replay_alg1",
+                           "dpbook.privacy_loss.update_probability", "dpbook.privacy_loss.round_moments"),
+           bounds=("dpbook.theory.idc.alg1_round_second_moment_bound", "dpbook.theory.idc.alg1_update_mass_bound",
+                   "dpbook.theory.idc.alg1_freedman_epsilon", "dpbook.theory.idc.alg1_freedman_epsilon0",
+                   "dpbook.theory.idc.alg1_azuma_epsilon", "dpbook.theory.idc.alg1_basic_epsilon"),
+           source=f"{THIS_BOOK}; Freedman's inequality: D. A. Freedman, *On Tail Probabilities for Martingales*, "
+                  f"The Annals of Probability 3(1), 1975"),
+    Result(id="IDC-E2", title="Erratum: answers are produced in step 2", chapter=_CH, section=_S2,
+           statement=r"Correction: the proof of Thm 4.9 says answers are given “in step 3”; they are produced in step 2 "
+                     r"(step 3 is the termination test).",
+           implemented_by=("dpbook.idc.online_idc",),
+           source=f"{GRU}, proof of Thm. 4.9 {_RECON}"),
     Result(id="IDC-Def7.1", title="Private distinguisher", chapter=_CH, section=_S6,
            statement=r"An ε-DP procedure that, given the data and a hypothesis, returns a query on which they differ by nearly "
                      r"the most (within $F(\varepsilon)$, except w.p. γ); the exponential mechanism with score "
