@@ -376,7 +376,7 @@ def run_bounds(rep, epsilon0, delta, b_max) -> dict:
     t = np.arange(1, rep.loss.shape[1] + 1, dtype=float)
     return {
         "basic": t * epsilon0,
-        "azuma": np.array([alg1_azuma_epsilon(tt, epsilon0, delta) for tt in t]),
+        "azuma": np.array([alg1_azuma_epsilon(int(tt), epsilon0, delta) for tt in t]),
         "freedman": np.full(t.shape, alg1_freedman_epsilon(epsilon0, b_max, delta)),
         "sv": np.full(t.shape, sv_privacy_epsilon(epsilon0, b_max + 1, delta)),
         "claim42": rep.running_K * epsilon0 * np.expm1(epsilon0)

@@ -405,7 +405,7 @@ def alg1_basic_epsilon(rounds, epsilon0) -> float:
     Every round's exact loss, ⊥ rounds included, has ``|L_t| <= ε0`` (a Laplace density ratio, or the ratio of
     the probabilities of one interval shifted by at most ``1/n``; erratum IDC-E6), so this is a valid bound.
     """
-    rounds = check_real("rounds", rounds, low=0.0)
+    rounds = check_int("rounds", rounds, low=1)
     return rounds * check_epsilon(epsilon0, "epsilon0")
 
 
@@ -417,7 +417,7 @@ def alg1_azuma_epsilon(rounds, epsilon0, delta) -> float:
     ``<= ε0 (e^{ε0} - 1)`` (IDC-Thm2.4), so ``P[L > bound] <= δ`` (DR-Thm3.20's argument).  It grows like
     ``√t``: without charging ⊥ rounds through their update probability nothing stops it growing with the stream.
     """
-    rounds = check_real("rounds", rounds, low=0.0)
+    rounds = check_int("rounds", rounds, low=1)
     epsilon0 = check_epsilon(epsilon0, "epsilon0", high=EPSILON_EXP_MAX)
     delta = check_delta(delta, positive=True)
     return rounds * epsilon0 * math.expm1(epsilon0) + epsilon0 * math.sqrt(2.0 * rounds * math.log(1.0 / delta))
