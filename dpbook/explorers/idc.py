@@ -1,4 +1,8 @@
-"""Chapter 08's widgets: online IDC accuracy against IDC-Alg1-SV's bound, and the privacy-loss picture.
+"""Chapter 08's widgets: online IDC accuracy against IDC-Alg1-SV's bound, the large-universe regime (digits,
+``N = 2^16``: :func:`digits16`), and the privacy-loss picture of the IDC proof in three views — one round close up
+(:func:`explore_round`), the whole run against basic / Azuma / Freedman-type / Alg1-SV bounds and the widget that
+makes R* rounds frequent or rare (:func:`explore_run`, cached replays from :func:`privacy_loss_run`).  The older
+four-panel picture (:func:`explore_privacy_loss`) is kept for the benchmarks; the chapter no longer shows it.
 
 The running example is the cancer data projected to six attributes (``N = 64``) with all 160 three-way
 marginal cells as the query class; each patient is counted ``scale`` times (``n = 569·scale``) because the
@@ -317,7 +321,7 @@ def explore_round(n=20, epsilon0=0.5, gap=1.0, alpha=0.6, *, seed=2026):
     draw = mu + float(np.random.default_rng(seed).laplace(0.0, b))
     u = float(update_probability(mu, a, T, b))
     ell_bot = float(round_loss(np.nan, mu, mu_p, a, T, b))
-    m1, m2 = round_moments(mu, mu_p, a, T, b, points=20_001)
+    m1, m2 = round_moments(mu, mu_p, a, T, b, points=4_001)
     with mpl.rc_context(STYLE):
         fig, (top, bot) = plt.subplots(2, 1, figsize=(11, 6.6), sharex=True, layout="constrained",
                                        height_ratios=(1.15, 1))
