@@ -118,7 +118,7 @@ def explore_online(epsilon=0.9, alpha_u=0.1, scale=2000, k=60, idc="MW", analyst
     err = rel.errors(x).max
     p = rel.params
     start = float(np.abs(rule.answers(rule.initial(1), W.matrix()) - W.answers(x)).max())
-    fig, (left, right) = new_figure(2)
+    fig, (left, right) = new_figure(2, width=11, height=5)
     edges = np.linspace(0.0, 1.05 * max(start, p["error_bound"], float(err.max())), 80)
     left.hist(err, bins=edges, color=EMPIRICAL, alpha=0.8, label="measured max error per run")
     left.axvline(p["error_bound"], color=BOUND, label="bound α_U + 2α_SV")
@@ -126,14 +126,14 @@ def explore_online(epsilon=0.9, alpha_u=0.1, scale=2000, k=60, idc="MW", analyst
     left.axvline(start, color="k", ls="--", label="error of the start D¹")
     left.set_xlabel("max |answer − truth| over the stream")
     left.set_ylabel("runs")
-    left.set_title(f"{rule.name}, {analyst}: n={int(x.sum()):,}, ε={epsilon:.3g}, k={k}", fontsize=9)
-    left.legend(fontsize=7)
+    left.set_title(f"{rule.name}: n = 569·{scale:,} (duplicated), ε = {epsilon:.3g}, k = {k}")
+    legend_outside(left, where="below")
     right.hist(rel.updates, bins=np.arange(rel.updates.max() + 2) - 0.5, color=EMPIRICAL, alpha=0.7,
                label="updates per run")
     right.set_xlabel(f"number of updates (cap c = {p['c']})")
     right.set_ylabel("runs")
     right.set_title(f"ε0 = {p['epsilon0']:.3g}, T_thr = {p['T_thr']:.3g}")
-    right.legend(fontsize=7)
+    right.legend(loc="upper left")
     return fig
 
 
@@ -395,7 +395,8 @@ def fraction_above(rep, bounds) -> dict:
 
 
 def explore_run(n=1000, b_max=30, epsilon=1.0, delta=1e-6, alpha=0.6, *, rounds=400, runs=300, seed=2026, shown=60):
-    """Views 2 and 3 — the whole run: how often each proof class occurs (left) and the cumulative privacy loss
+    """Views 2 and 3 — the whole run: how often each proof class occurs among the rounds that touch the data
+    (left; the rest come after the update cap, "halted") and the cumulative privacy loss
     of ``runs`` runs against the bounds (right): basic ``t ε0``, advanced composition / Azuma over every round
     (``√t``), the book's Freedman-type bound (flat in ``t``: ⊥ rounds paid through their update probability), and
     what IDC-Alg1-SV would claim with the same ``ε0`` and ``c = B_max + 1``.  The legend gives the fraction of
@@ -408,13 +409,13 @@ def explore_run(n=1000, b_max=30, epsilon=1.0, delta=1e-6, alpha=0.6, *, rounds=
     t = np.arange(1, k + 1)
     with mpl.rc_context(STYLE):
         fig, (left, right) = plt.subplots(1, 2, figsize=(12.5, 6.2), layout="constrained", width_ratios=(1, 2.8))
-    shares = [float(np.mean(rep.cls == c)) for c in (R0, RSTAR, R1, HALTED)]
-    labels = ["R⁰", "R*", "R¹", "halted"]
-    bars = left.barh(labels[::-1], shares[::-1], color=[R_COLORS[c] for c in (HALTED, R1, RSTAR, R0)], edgecolor="k")
+    active = rep.cls != HALTED
+    shares = [float(np.mean(rep.cls[active] == c)) for c in (R0, RSTAR, R1)]
+    bars = left.barh(["R¹", "R*", "R⁰"], shares[::-1], color=[R_COLORS[c] for c in (R1, RSTAR, R0)], edgecolor="k")
     for bar, share in zip(bars, shares[::-1]):
         left.text(min(share, 0.62) + 0.02, bar.get_y() + bar.get_height() / 2, f"{share:.1%}", va="center")
     left.set_xlim(0, 1)
-    left.set_xlabel(f"share of {runs}×{k} rounds")
+    left.set_xlabel(f"share of active rounds ({1 - active.mean():.0%} halted)")
     left.set_title(f"round classes, ε0 = {eps0:.2g}")
     segs = np.stack([np.broadcast_to(t, (min(shown, rep.runs), k)), rep.running[:shown]], axis=-1)
     right.add_collection(LineCollection(segs, colors=EMPIRICAL, alpha=0.25, lw=1))
@@ -425,7 +426,7 @@ def explore_run(n=1000, b_max=30, epsilon=1.0, delta=1e-6, alpha=0.6, *, rounds=
     for name, (ls, label) in styles.items():
         right.plot(t, bounds[name], color=BOUND, ls=ls, lw=2, label=f"{label}: {above[name]:.0%} above")
     right.plot([], [], " ", label=f"R⁰ counted free (erratum): {above['claim42']:.0%} above")
-    top = 1.15 * max(bounds["freedman"][0], bounds["azuma"][-1], bounds["sv"][0])
+    top = 1.25 * max(bounds["freedman"][0], bounds["sv"][0], rep.running.max())
     right.set_ylim(min(-0.05 * top, 1.1 * rep.running.min()), top)
     right.set_xlim(0, k)
     right.set_xlabel("round t")
