@@ -18,6 +18,11 @@ is **R⁰** if ``|Z_t - d_t| < T - s`` (no noise value near it could cause an up
 Claim 4.6 bounds it by ``K0`` w.p. ``1 - δ/2``; Claim 4.7 bounds the loss by the Azuma expression
 ``K ε*(e^{ε*}-1) + 2ε* sqrt(2K ln(2/δ))``.
 
+The correct accounting (erratum IDC-E6, the book's Freedman-type bound
+:func:`dpbook.theory.idc.alg1_freedman_epsilon`) charges every round, ⊥ included, through its update probability
+``u_t`` (:func:`update_probability`): ``E[L_t²] <= 4 ε0² u_t``.  :func:`round_moments` computes a round's exact
+``E[L_t]`` and ``E[L_t²]`` for the tests and the one-round picture.
+
 What the exact numbers show (and the chapter discusses): every ``|L_t| <= ε0`` (a Laplace density ratio or
 an interval probability shifted by at most ``s = 1/n``), so ``c* = 1`` would do for the realised loss; and
 the exact loss of an R⁰ round is *not* zero — it is ``ln p_D(⊥)/p_{D'}(⊥)``, tiny when the hypothesis is
@@ -39,7 +44,7 @@ from .validation import as_array, check_histogram, check_real, check_scale
 __all__ = [
     "R0", "R1", "RSTAR", "HALTED", "CLASS_NAMES",
     "log_interval_probability", "round_log_likelihood", "round_loss", "classify_rounds",
-    "PrivacyLossReplay", "replay_alg1",
+    "update_probability", "round_moments", "PrivacyLossReplay", "replay_alg1",
 ]
 
 R0, R1, RSTAR, HALTED = 0, 1, 2, 3
@@ -105,6 +110,34 @@ def classify_rounds(Z, d, T, s):
     return np.where(gap < T - s, R0, np.where(gap >= T + s, R1, RSTAR)).astype(np.int8)
 
 
+def update_probability(mu, a, T, b):
+    """``u = P_D[update] = 1 - p_D(⊥)`` of one round of Algorithm 1 (``mu = Q_t(D)``, ``a = Q_t(D^t)``)."""
+    mu, a = np.broadcast_arrays(_values("mu", mu), _values("a", a))
+    T = check_real("T", T, low=0.0, low_open=True)
+    b = check_scale(b, "b")
+    return -np.expm1(log_interval_probability(a - mu - T, a - mu + T, b))
+
+
+def round_moments(mu, mu_prime, a, T, b, *, points: int = 200_001) -> tuple[float, float]:
+    """The exact ``(E[L_t], E[L_t²])`` of one round under ``D`` (scalars): the ⊥ part in closed form, the numeric
+    part by the trapezoid rule on ``points`` nodes over ``±(T + 40 b)`` around the centres (the rest has mass
+    ``< e^{-40}``).  ``E[L_t]`` is the round's KL divergence ``KL(P_D ‖ P_D')``."""
+    mu, mu_prime, a = (float(check_real(name, v)) for name, v in (("mu", mu), ("mu_prime", mu_prime), ("a", a)))
+    T = check_real("T", T, low=0.0, low_open=True)
+    b = check_scale(b, "b")
+    points = int(check_real("points", points, low=1001, high=10_000_001))
+    ell_bottom = float(round_loss(np.nan, mu, mu_prime, a, T, b))
+    p_bottom = float(np.exp(log_interval_probability(a - mu - T, a - mu + T, b)))
+    lo, hi = min(mu, mu_prime, a) - T - 40 * b, max(mu, mu_prime, a) + T + 40 * b
+    y = np.linspace(lo, hi, points)
+    outside = np.abs(y - a) >= T
+    density = np.where(outside, np.exp(-np.abs(y - mu) / b) / (2 * b), 0.0)
+    ell = (np.abs(y - mu_prime) - np.abs(y - mu)) / b
+    first = p_bottom * ell_bottom + np.trapezoid(density * ell, y)
+    second = p_bottom * ell_bottom ** 2 + np.trapezoid(density * ell ** 2, y)
+    return float(first), float(second)
+
+
 @dataclass(frozen=True)
 class PrivacyLossReplay:
     """Algorithm 1 replayed on ``D`` with every round's exact loss against ``D'`` (arrays ``(runs, k)``).
@@ -167,6 +200,11 @@ class PrivacyLossReplay:
     def exceedance(self) -> FailureRate:
         """How often ``L(v) > ε``: count, rate and 95% Clopper–Pearson interval (compare with ``δ``)."""
         return failure_rate(self.total, np.nextafter(self.epsilon, np.inf))
+
+    @property
+    def update_probability(self) -> np.ndarray:
+        """Each round's update probability ``u_t`` under ``D`` given the past (0 after termination), ``(runs, k)``."""
+        return np.where(self.cls != HALTED, update_probability(self.mu, self.hyp, self.T, self.b), 0.0)
 
     def class_counts(self) -> dict:
         return {CLASS_NAMES[c]: int(np.sum(self.cls == c)) for c in (R0, R1, RSTAR, HALTED)}

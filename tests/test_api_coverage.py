@@ -153,6 +153,8 @@ OVERRIDES = {
                                                                values=(1,), coefficient=0.3),
     "dpbook.privacy_loss.round_loss": dict(T=0.1),
     "dpbook.privacy_loss.round_log_likelihood": dict(T=0.1),
+    "dpbook.privacy_loss.update_probability": dict(T=0.1),
+    "dpbook.privacy_loss.round_moments": dict(T=0.1),
     "dpbook.theory.idc.best_alpha": dict(bound=lambda alpha: 4 * math.log(16) / alpha ** 2),
     "dpbook.theory.idc.alg1_best_alpha": dict(bound=lambda alpha: 4 * math.log(16) / alpha ** 2),
     "dpbook.theory.smooth.summary_sensitivity": dict(t=10),      # t: the summary's degree, an integer

@@ -1,4 +1,8 @@
-"""Chapter 08's widgets: online IDC accuracy against IDC-Alg1-SV's bound, and the privacy-loss picture.
+"""Chapter 08's widgets: online IDC accuracy against IDC-Alg1-SV's bound, the large-universe regime (digits,
+``N = 2^16``: :func:`digits16`), and the privacy-loss picture of the IDC proof in three views — one round close up
+(:func:`explore_round`), the whole run against basic / Azuma / Freedman-type / Alg1-SV bounds and the widget that
+makes R* rounds frequent or rare (:func:`explore_run`, cached replays from :func:`privacy_loss_run`).  The older
+four-panel picture (:func:`explore_privacy_loss`) is kept for the benchmarks; the chapter no longer shows it.
 
 The running example is the cancer data projected to six attributes (``N = 64``) with all 160 three-way
 marginal cells as the query class; each patient is counted ``scale`` times (``n = 569·scale``) because the
@@ -14,17 +18,22 @@ import matplotlib as mpl
 import matplotlib.pyplot as plt
 import numpy as np
 
-from ..data import add_row, load_cancer
+from matplotlib.collections import LineCollection
+
+from ..data import add_row, bootstrap, load_cancer, load_digits
 from ..idc import (AdversarialStream, FixedStream, FriezeKannanIDC, MedianIDC, MultiplicativeWeightsIDC,
                    online_idc_sv, project_histogram)
-from ..plots import BOUND, EMPIRICAL, EXTRA, STYLE, new_figure
-from ..privacy_loss import CLASS_NAMES, HALTED, R0, R1, RSTAR, replay_alg1
+from ..plots import BOUND, EMPIRICAL, EXTRA, STYLE, legend_outside, new_figure
+from ..privacy_loss import CLASS_NAMES, HALTED, R0, R1, RSTAR, replay_alg1, round_loss, round_moments, update_probability
 from ..queries import MatrixWorkload, k_way_marginals
-from ..theory.idc import sv_alpha_sv, sv_epsilon0, sv_threshold, sv_updates
-from ..validation import check_alpha, check_delta, check_epsilon, check_int
+from ..theory.idc import (alg1_azuma_epsilon, alg1_freedman_epsilon, alg1_freedman_epsilon0, alg1_threshold,
+                          sv_alpha_sv, sv_epsilon0, sv_privacy_epsilon, sv_threshold, sv_updates)
+from ..validation import check_alpha, check_delta, check_epsilon, check_int, check_real
 
 __all__ = ["ATTRIBUTES6", "ATTRIBUTES3", "ANALYSTS", "cancer6", "cancer3", "make_rule", "parameter_table",
-           "th_sv_threshold_for", "explore_online", "explore_privacy_loss", "privacy_loss_replay"]
+           "th_sv_threshold_for", "explore_online", "explore_privacy_loss", "privacy_loss_replay",
+           "digits16", "uniform_guess_error", "explore_round", "privacy_loss_run", "run_bounds", "fraction_above",
+           "explore_run"]
 
 ATTRIBUTES6 = (0, 1, 2, 3, 4, 10)          # radius, texture, perimeter, area, smoothness, malignant
 ATTRIBUTES3 = (0, 3, 10)                   # radius, area, malignant
@@ -109,7 +118,7 @@ def explore_online(epsilon=0.9, alpha_u=0.1, scale=2000, k=60, idc="MW", analyst
     err = rel.errors(x).max
     p = rel.params
     start = float(np.abs(rule.answers(rule.initial(1), W.matrix()) - W.answers(x)).max())
-    fig, (left, right) = new_figure(2)
+    fig, (left, right) = new_figure(2, width=11, height=5)
     edges = np.linspace(0.0, 1.05 * max(start, p["error_bound"], float(err.max())), 80)
     left.hist(err, bins=edges, color=EMPIRICAL, alpha=0.8, label="measured max error per run")
     left.axvline(p["error_bound"], color=BOUND, label="bound α_U + 2α_SV")
@@ -117,14 +126,14 @@ def explore_online(epsilon=0.9, alpha_u=0.1, scale=2000, k=60, idc="MW", analyst
     left.axvline(start, color="k", ls="--", label="error of the start D¹")
     left.set_xlabel("max |answer − truth| over the stream")
     left.set_ylabel("runs")
-    left.set_title(f"{rule.name}, {analyst}: n={int(x.sum()):,}, ε={epsilon:.3g}, k={k}", fontsize=9)
-    left.legend(fontsize=7)
+    left.set_title(f"{rule.name}: n = 569·{scale:,} (duplicated), ε = {epsilon:.3g}, k = {k}")
+    legend_outside(left, where="below")
     right.hist(rel.updates, bins=np.arange(rel.updates.max() + 2) - 0.5, color=EMPIRICAL, alpha=0.7,
                label="updates per run")
     right.set_xlabel(f"number of updates (cap c = {p['c']})")
     right.set_ylabel("runs")
     right.set_title(f"ε0 = {p['epsilon0']:.3g}, T_thr = {p['T_thr']:.3g}")
-    right.legend(fontsize=7)
+    right.legend(loc="upper left")
     return fig
 
 
@@ -251,3 +260,177 @@ def _draw_histogram(ax, rep):
     ax.set_title(f"P[L > ε] = {ex.failures}/{ex.trials} (95% CI ≤ {ex.upper:.2g}) vs δ = {rep.delta:.2g}; "
                  f"max L = {total.max():.2g}", fontsize=9)
     ax.legend(fontsize=7, loc="upper left")
+
+
+# =========================================================================== a large universe: digits, d = 16
+
+@lru_cache(maxsize=1)
+def _digits_marginal_matrix():
+    d = 16
+    bits = ((np.arange(1 << d)[None, :] >> (d - 1 - np.arange(d))[:, None]) & 1).astype(np.float64)
+    values = np.stack([1.0 - bits, bits])                          # values[v, j] = [x_j == v] over the universe
+    rows = [values[v, j] for j in range(d) for v in (0, 1)]
+    rows += [values[v, i] * values[w, j] for i in range(d) for j in range(i + 1, d) for v in (0, 1) for w in (0, 1)]
+    Q = np.stack(rows)
+    Q.setflags(write=False)
+    return Q
+
+
+def digits16(scale: int = 1, rows: int | None = None):
+    """``(x, W)``: the 1797 digits as 4×4 binary pixels (``N = 2^16``) and every 1- and 2-way marginal cell of
+    the 16 pixels (``m = 32 + 480 = 512`` counting queries).
+
+    ``scale`` counts every image ``scale`` times (``n = 1797·scale``: duplication, said in every figure title that
+    uses it); ``rows`` instead resamples that many images with replacement (seeded, to go *below* n = 1797).
+    """
+    scale = check_int("scale", scale, low=1)
+    x = load_digits().x
+    if rows is not None:
+        x = bootstrap(x, check_int("rows", rows, low=1), rng=2026)
+    return x * scale, MatrixWorkload(_digits_marginal_matrix())
+
+
+def uniform_guess_error(x, W) -> float:
+    """The largest error of the data-free answer ``Q(uniform)`` on ``W`` (the uniform guess, the start of MW)."""
+    Q = W.matrix()
+    return float(np.abs(W.answers(x) - Q.mean(axis=1)).max())
+
+
+# =========================================================================== the privacy-loss picture, redesigned
+
+R_COLORS = {R0: "#bdbdbd", RSTAR: EXTRA[1], R1: "#f4c7c3", HALTED: "#eeeeee"}
+
+
+def explore_round(n=20, epsilon0=0.5, gap=1.0, alpha=0.6, *, seed=2026):
+    """View 1 — one round of Algorithm 1, close up (the privacy-loss picture of IDC-Thm4.1, erratum IDC-E6).
+
+    ``μ = Q(D) = 0.3``, ``μ' = Q(D') = μ + 1/n`` (``D'`` has one more row inside the query), the hypothesis answer
+    ``a = μ + gap·T`` with ``T = 2α/3``, noise ``Lap(1/(ε0 n))``.  Top: the densities of the noisy answer under
+    ``D`` and ``D'`` with the proof's regions R⁰ / R* / R¹ shaded (classified by the noise, as the proof does)
+    and one seeded draw.  Bottom: the loss of every possible output — the numeric outputs' Laplace ratio, and
+    the one value ``ℓ(⊥)`` every draw in the ⊥ window shares, whatever its class — against ``±ε0``.
+    """
+    n = check_int("n", n, low=1, high=10**9)
+    epsilon0 = check_epsilon(epsilon0, "epsilon0", high=0.5)
+    gap = check_real("gap", gap, low=-5.0, high=5.0)
+    alpha = check_alpha(alpha)
+    T, s, b, mu = alg1_threshold(alpha), 1.0 / n, 1.0 / (epsilon0 * n), 0.3
+    mu_p, a = mu + s, mu + gap * alg1_threshold(alpha)
+    lo, hi = min(mu, a - T) - 5 * b, max(mu_p, a + T) + 5 * b
+    y = np.linspace(lo, hi, 1201)
+    draw = mu + float(np.random.default_rng(seed).laplace(0.0, b))
+    u = float(update_probability(mu, a, T, b))
+    ell_bot = float(round_loss(np.nan, mu, mu_p, a, T, b))
+    m1, m2 = round_moments(mu, mu_p, a, T, b, points=4_001)
+    with mpl.rc_context(STYLE):
+        fig, (top, bot) = plt.subplots(2, 1, figsize=(11, 6.6), sharex=True, layout="constrained",
+                                       height_ratios=(1.15, 1))
+    dist = np.abs(y - a)
+    for lo_, hi_, cls in ((0, T - s, R0), (T - s, T + s, RSTAR), (T + s, np.inf, R1)):
+        top.fill_between(y, 0, 1, where=(dist >= lo_) & (dist < hi_), color=R_COLORS[cls],
+                         transform=top.get_xaxis_transform(), alpha=0.9, lw=0, label=CLASS_NAMES[cls])
+    top.plot(y, np.exp(-np.abs(y - mu) / b) / (2 * b), color=EMPIRICAL, lw=2.5, label="density under D")
+    top.plot(y, np.exp(-np.abs(y - mu_p) / b) / (2 * b), color="k", lw=1.5, ls="--", label="density under D′ (+1/n)")
+    top.axvline(draw, color=EMPIRICAL, lw=1.5, ls=":")
+    top.set_ylabel("density of Q(D) + Z")
+    top.set_title(f"one round, n = {n}, ε0 = {epsilon0:.2g}: hypothesis off by {gap:.2g}·T (T = {T:.2g}, "
+                  f"noise scale {b:.2g})")
+    legend_outside(top)
+    bottom_window = dist < T
+    ell_num = np.where(bottom_window, np.nan, (np.abs(y - mu_p) - np.abs(y - mu)) / b)
+    bot.plot(y, ell_num, color=EMPIRICAL, lw=2.5, label="loss of a released number y")
+    bot.plot(np.where(bottom_window, y, np.nan), np.full_like(y, ell_bot), color=EMPIRICAL, lw=5, alpha=0.5,
+             label=f"loss of ⊥ (R⁰ or R*): {ell_bot / epsilon0:+.2f} ε0")
+    for sgn in (1, -1):
+        bot.axhline(sgn * epsilon0, color=BOUND, lw=1.5, ls="--", label="±ε0: bound for every round" if sgn > 0 else None)
+    out_bot = abs(draw - a) < T
+    realised = ell_bot if out_bot else (abs(draw - mu_p) - abs(draw - mu)) / b
+    bot.plot([draw], [realised], "o", color=EMPIRICAL, ms=10, mec="k",
+             label=f"this draw ({'⊥' if out_bot else 'a number'}): {realised / epsilon0:+.2f} ε0")
+    bot.set_ylim(-1.35 * epsilon0, 1.35 * epsilon0)
+    bot.set_xlabel("noisy answer Q(D) + Z")
+    bot.set_ylabel("privacy loss ℓ")
+    bot.set_title(f"P[update] u = {u:.2g};  E[L] = {m1 / epsilon0 ** 2:.2g} ε0²;  "
+                  f"E[L²] = {m2 / epsilon0 ** 2:.2g} ε0² ≤ 4u ε0² = {4 * u:.2g} ε0²")
+    legend_outside(bot)
+    return fig
+
+
+@lru_cache(maxsize=32)
+def privacy_loss_run(n=1000, b_max=30, epsilon=1.0, delta=1e-6, alpha=0.6, *, rounds=400, runs=300, seed=2026):
+    """IDC-Alg1 with the MW rule at ``α/3`` on ``n`` cancer patients resampled on three attributes (``N = 8``), a
+    seeded random order of the 255 counting queries, replayed against ``D' = D +`` one more copy of the commonest
+    row, with ``ε0`` from the book's Freedman-type bound (:func:`~dpbook.theory.idc.alg1_freedman_epsilon0`).
+    Returns ``(replay, ε0)``.  Cached: the callbacks redraw only."""
+    n, b_max = check_int("n", n, low=1, high=10**7), check_int("b_max", b_max, low=0, high=10**4)
+    epsilon, delta, alpha = check_epsilon(epsilon), check_delta(delta, positive=True), check_alpha(alpha)
+    rounds, runs = check_int("rounds", rounds, low=1, high=10**4), check_int("runs", runs, low=2, high=10**5)
+    x3, W8 = cancer3()
+    x = bootstrap(x3, n, rng=seed)
+    eps0 = alg1_freedman_epsilon0(epsilon, b_max, delta)
+    order = np.random.default_rng(seed).integers(0, W8.m, rounds)
+    rep = replay_alg1(x, add_row(x, int(np.argmax(x))), MultiplicativeWeightsIDC(8, alpha / 3), FixedStream(W8, order),
+                      delta=delta, epsilon0=eps0, b_max=b_max, n=n, runs=runs, rng=seed)
+    return rep, eps0
+
+
+def run_bounds(rep, epsilon0, delta, b_max) -> dict:
+    """The bounds of the whole-run view at every round ``t`` (arrays over ``t = 1..k``), and the erratum's
+    accounting per run (Azuma over the realised non-R⁰ rounds only, R⁰ counted free), shape ``(runs, k)``."""
+    t = np.arange(1, rep.loss.shape[1] + 1, dtype=float)
+    return {
+        "basic": t * epsilon0,
+        "azuma": np.array([alg1_azuma_epsilon(int(tt), epsilon0, delta) for tt in t]),
+        "freedman": np.full(t.shape, alg1_freedman_epsilon(epsilon0, b_max, delta)),
+        "sv": np.full(t.shape, sv_privacy_epsilon(epsilon0, b_max + 1, delta)),
+        "claim42": rep.running_K * epsilon0 * np.expm1(epsilon0)
+                   + 2 * epsilon0 * np.sqrt(2 * rep.running_K * np.log(2 / delta)),
+    }
+
+
+def fraction_above(rep, bounds) -> dict:
+    """The fraction of runs whose running loss ever exceeds each bound curve."""
+    running = rep.running
+    return {name: float(np.mean(np.any(running > curve, axis=1))) for name, curve in bounds.items()}
+
+
+def explore_run(n=1000, b_max=30, epsilon=1.0, delta=1e-6, alpha=0.6, *, rounds=400, runs=300, seed=2026, shown=60):
+    """Views 2 and 3 — the whole run: how often each proof class occurs among the rounds that touch the data
+    (left; the rest come after the update cap, "halted") and the cumulative privacy loss
+    of ``runs`` runs against the bounds (right): basic ``t ε0``, advanced composition / Azuma over every round
+    (``√t``), the book's Freedman-type bound (flat in ``t``: ⊥ rounds paid through their update probability), and
+    what IDC-Alg1-SV would claim with the same ``ε0`` and ``c = B_max + 1``.  The legend gives the fraction of
+    runs whose loss ever crosses each curve, and for the erratum's accounting (R⁰ rounds free).
+    """
+    rep, eps0 = privacy_loss_run(n, b_max, epsilon, delta, alpha, rounds=rounds, runs=runs, seed=seed)
+    bounds = run_bounds(rep, eps0, delta, b_max)
+    above = fraction_above(rep, bounds)
+    k = rep.loss.shape[1]
+    t = np.arange(1, k + 1)
+    with mpl.rc_context(STYLE):
+        fig, (left, right) = plt.subplots(1, 2, figsize=(12.5, 6.2), layout="constrained", width_ratios=(1, 2.8))
+    active = rep.cls != HALTED
+    shares = [float(np.mean(rep.cls[active] == c)) for c in (R0, RSTAR, R1)]
+    bars = left.barh(["R¹", "R*", "R⁰"], shares[::-1], color=[R_COLORS[c] for c in (R1, RSTAR, R0)], edgecolor="k")
+    for bar, share in zip(bars, shares[::-1]):
+        left.text(min(share, 0.62) + 0.02, bar.get_y() + bar.get_height() / 2, f"{share:.1%}", va="center")
+    left.set_xlim(0, 1)
+    left.set_xlabel(f"share of active rounds ({1 - active.mean():.0%} halted)")
+    left.set_title(f"round classes, ε0 = {eps0:.2g}")
+    segs = np.stack([np.broadcast_to(t, (min(shown, rep.runs), k)), rep.running[:shown]], axis=-1)
+    right.add_collection(LineCollection(segs, colors=EMPIRICAL, alpha=0.25, lw=1))
+    right.plot(t, rep.running.max(axis=0), color=EMPIRICAL, lw=2.5,
+               label=f"measured: max of {rep.runs} runs (thin: {min(shown, rep.runs)} runs)")
+    styles = {"basic": (":", "basic: t·ε0"), "azuma": ("--", "Azuma, all rounds: ∝ √t"),
+              "freedman": ("-", "Freedman-type (book)"), "sv": ("-.", f"Alg1-SV, same ε0, c = {b_max + 1}")}
+    for name, (ls, label) in styles.items():
+        right.plot(t, bounds[name], color=BOUND, ls=ls, lw=2, label=f"{label}: {above[name]:.0%} above")
+    right.plot([], [], " ", label=f"R⁰ counted free (erratum): {above['claim42']:.0%} above")
+    top = 1.25 * max(bounds["freedman"][0], bounds["sv"][0], rep.running.max())
+    right.set_ylim(min(-0.05 * top, 1.1 * rep.running.min()), top)
+    right.set_xlim(0, k)
+    right.set_xlabel("round t")
+    right.set_ylabel("cumulative privacy loss Σ L_s")
+    right.set_title(f"n = {n}, B_max = {b_max}, ε = {epsilon:.3g}, δ = {delta:.0e}, α = {alpha:.2g}")
+    right.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+    return fig

@@ -34,7 +34,10 @@ __all__ = [
     "best_alpha", "alg1_best_alpha", "mw_online_alpha", "median_online_alpha", "fk_online_alpha_counts",
     # IDC-Alg1-SV (provable)
     "sv_updates", "sv_epsilon0", "sv_alpha_sv", "sv_alpha_l", "sv_threshold", "sv_error_bound",
-    "sv_privacy_epsilon",
+    "sv_privacy_epsilon", "sv_epsilon0_tight", "sv_best_error_bound",
+    # the privacy-loss picture: correct accounting of Algorithm 1 (erratum IDC-E6)
+    "alg1_basic_epsilon", "alg1_azuma_epsilon", "alg1_round_second_moment_bound", "alg1_update_mass_bound",
+    "alg1_freedman_epsilon", "alg1_freedman_epsilon0",
     # DR-Alg6
     "dr_online_mw_threshold", "dr_alg6_alpha_ns", "dr_alg6_error_bound", "dr_alg6_conditions", "dr_alg6_parameters",
     # offline IC (GRU §7)
@@ -337,6 +340,157 @@ def sv_error_bound(alpha_u, alpha_sv) -> float:
     return check_alpha(alpha_u, "alpha_u") + 2.0 * check_alpha(alpha_sv, "alpha_sv")
 
 
+def sv_epsilon0_tight(epsilon, delta, c) -> float:
+    """IDC-Alg1-SV with the whole budget: the largest ``ε0`` whose ``2c`` steps compose, by DR-Thm3.20 itself
+    (not the slack of DR-Cor3.21), to ``ε``: the root of ``sqrt(4c ln(1/δ)) ε0 + 2c ε0 (e^{ε0} - 1) = ε``.
+
+    :func:`sv_epsilon0` uses Cor 3.21's closed form ``ε/(4 sqrt(c ln(1/δ)))``, which composes to about half of
+    ``ε`` (the corollary bounds the drift term by ``ε/2`` and loses a factor ``√2`` in the square root).  The
+    left-hand side increases in ``ε0``, so bisection finds the root; ``δ = 0``: basic composition, ``ε/(2c)``.
+    Unlike the corollary this needs no ``ε < 1``.
+    """
+    epsilon, delta = check_epsilon(epsilon), check_delta(delta)
+    c = check_int("c", c, low=1)
+    if delta == 0.0:
+        return epsilon / (2 * c)
+    A, k = math.sqrt(4.0 * c * math.log(1.0 / delta)), 2.0 * c
+    x = min(epsilon / A, EPSILON_EXP_MAX)             # >= the root: the drift term is >= 0
+    for _ in range(100):                              # Newton on a convex increasing function, from the right
+        f = A * x + k * x * math.expm1(x) - epsilon
+        step = f / (A + k * (math.expm1(x) + x * math.exp(x)))
+        x -= step
+        if abs(step) <= 1e-15 * x:
+            break
+    while x > 0 and sv_privacy_epsilon(x, c, delta) > epsilon:   # never above ε after rounding
+        x = math.nextafter(x, 0.0)
+    if not x > 0.0:
+        raise ValueError(f"epsilon ({epsilon!r}) is too small for 2c = {2 * c} composed steps")
+    return x
+
+
+def sv_best_error_bound(N, k, beta, epsilon, delta, n, *, tight=False) -> tuple[float, float]:
+    """IDC-Alg1-SV with the MW IDC, best guarantee: ``min over α_U`` of ``α_U + 2 α_SV(α_U)`` with
+    ``c = floor(4 ln N/α_U²)`` and ``ε0`` from :func:`sv_epsilon0` (or :func:`sv_epsilon0_tight` if ``tight``).
+
+    Returns ``(α_U*, bound)``.  A log-grid search (α_U in [1e-3, 2], 100 points) refined by golden section; the
+    bound is ``α_U + O(sqrt(ln N ln(1/δ)) ln(kc/β)/(α_U ε n))``, minimised near ``α_U ∝ n^{-1/2}``.
+    """
+    N, k, n = check_int("N", N, low=2), check_int("k", k, low=1), check_int("n", n, low=1)
+    beta, epsilon, delta = check_beta(beta), check_epsilon(epsilon), check_delta(delta)
+    if delta > 0 and not tight and epsilon >= 1.0:
+        raise ValueError(f"epsilon ({epsilon!r}) must be < 1 for DR-Cor3.21 (or pass tight=True)")
+    step = sv_epsilon0_tight if tight else sv_epsilon0
+
+    def bound(log_a):
+        a = math.exp(log_a)
+        c = sv_updates(mw_bound(a, N))
+        return a + 2.0 * sv_alpha_sv(c, k, beta, step(epsilon, delta, c), n)
+
+    grid = [math.log(1e-3) + i * (math.log(2.0) - math.log(1e-3)) / 99 for i in range(100)]
+    i = min(range(100), key=lambda j: bound(grid[j]))
+    lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, 99)]
+    g = (math.sqrt(5) - 1) / 2
+    for _ in range(40):
+        m1, m2 = hi - g * (hi - lo), lo + g * (hi - lo)
+        lo, hi = (lo, m2) if bound(m1) <= bound(m2) else (m1, hi)
+    best = min((lo, hi, grid[i]), key=bound)
+    return math.exp(best), bound(best)
+
+
+# --------------------------------------------------------------------------- Algorithm 1, correct accounting
+
+def alg1_basic_epsilon(rounds, epsilon0) -> float:
+    """Basic composition over every round Algorithm 1 has run: ``t ε0``.
+
+    Every round's exact loss, ⊥ rounds included, has ``|L_t| <= ε0`` (a Laplace density ratio, or the ratio of
+    the probabilities of one interval shifted by at most ``1/n``; erratum IDC-E6), so this is a valid bound.
+    """
+    rounds = check_int("rounds", rounds, low=1)
+    return rounds * check_epsilon(epsilon0, "epsilon0")
+
+
+def alg1_azuma_epsilon(rounds, epsilon0, delta) -> float:
+    """Advanced composition (Azuma) over every round: ``t ε0 (e^{ε0} - 1) + ε0 sqrt(2 t ln(1/δ))``.
+
+    The loss ``Σ L_t`` minus its drift is a martingale whose increments lie in an interval of length ``2ε0``
+    (``|L_t| <= ε0`` for every round, ⊥ included; IDC-E6), and each round's drift is a KL divergence
+    ``<= ε0 (e^{ε0} - 1)`` (IDC-Thm2.4), so ``P[L > bound] <= δ`` (DR-Thm3.20's argument).  It grows like
+    ``√t``: without charging ⊥ rounds through their update probability nothing stops it growing with the stream.
+    """
+    rounds = check_int("rounds", rounds, low=1)
+    epsilon0 = check_epsilon(epsilon0, "epsilon0", high=EPSILON_EXP_MAX)
+    delta = check_delta(delta, positive=True)
+    return rounds * epsilon0 * math.expm1(epsilon0) + epsilon0 * math.sqrt(2.0 * rounds * math.log(1.0 / delta))
+
+
+def alg1_round_second_moment_bound(epsilon0, u) -> float:
+    """One round of Algorithm 1 with update probability ``u`` (under the data the transcript comes from):
+    ``E[L_t²] <= 4 ε0² u``, for ``ε0 <= 1/2`` (the book's lemma behind :func:`alg1_freedman_epsilon`).
+
+    Proof: a numeric output costs ``|ℓ| <= ε0`` and has probability ``u``.  A ⊥ costs ``|ln((1-u)/(1-u'))|`` where
+    ``u'`` is the update probability under the neighbour; the update event is an interval shifted by ``<= 1/n``,
+    so ``|u - u'| <= (e^{ε0} - 1) u``.  If ``u <= 1/4`` then ``1 - u' >= 1 - e^{1/2}/4 > 0.58`` and
+    ``|ℓ(⊥)| <= 1.3 ε0 u/0.58 <= 2.21 ε0 u``, so ``ℓ(⊥)² <= 4.9 ε0² u² <= 1.23 ε0² u``; if ``u > 1/4`` then
+    ``ℓ(⊥)² <= ε0² < 4 ε0² u``.  Adding the numeric part ``u ε0²``: ``E L² <= 4 ε0² u`` in both cases.
+    """
+    epsilon0 = check_epsilon(epsilon0, "epsilon0", high=0.5)
+    u = check_real("u", u, low=0.0, high=1.0)
+    return 4.0 * epsilon0 ** 2 * u
+
+
+def alg1_update_mass_bound(b_max, delta) -> float:
+    """``U0 = (B_max + 1 + ln(2/δ))/(1 - 1/e)``: w.p. ``>= 1 - δ/2`` the update probabilities of one run of
+    Algorithm 1 sum to at most ``U0``.
+
+    Proof: with ``N_t`` the number of updates and ``u_t`` their conditional probabilities,
+    ``exp(-N_t + (1 - 1/e) Σ_{s<=t} u_s)`` is a supermartingale (``E[e^{-X}] <= exp(-(1 - 1/e) u)`` for a
+    Bernoulli(u) ``X``); Algorithm 1 stops after ``B_max + 1`` updates, so Markov's inequality at the end gives
+    ``P[(1 - 1/e) Σ u_t > B_max + 1 + ln(2/δ)] <= δ/2``.
+    """
+    b_max = check_int("b_max", b_max, low=0)
+    delta = check_delta(delta, positive=True)
+    return (b_max + 1.0 + math.log(2.0 / delta)) / (1.0 - math.exp(-1.0))
+
+
+def alg1_freedman_epsilon(epsilon0, b_max, delta) -> float:
+    """The book's variance-sensitive privacy bound for Algorithm 1 (correcting IDC-Thm4.1; erratum IDC-E6):
+    for ``ε0 <= 1/2`` Algorithm 1 is ``(ε, δ)``-DP with, ``U0`` from :func:`alg1_update_mass_bound` and ``ℓ = ln(2/δ)``,
+
+        ``ε = 2 e^{ε0} ε0² U0 + 2 ε0 sqrt(2 U0 ℓ) + (2/3) ε0 ℓ``.
+
+    Proof: ``L = Σ L_t``.  The drift ``E_t L_t`` is a KL divergence ``<= (e^{ε0}/2) E_t L_t²`` (from
+    ``E_P[e^{-L}] = 1`` and ``e^{-x} - 1 + x <= x² e^{|x|}/2``), and ``E_t L_t² <= 4 ε0² u_t``
+    (:func:`alg1_round_second_moment_bound`): a ⊥ round is charged through its update probability ``u_t``.  So
+    the drift is ``<= 2 e^{ε0} ε0² Σ u_t`` and the martingale part has increments ``<= ε0`` and predictable variance
+    ``<= 4 ε0² Σ u_t``.  On ``Σ u_t <= U0`` (probability ``>= 1 - δ/2``), Freedman's inequality bounds the martingale
+    by ``sqrt(2 V ℓ) + (2/3) ε0 ℓ`` with ``V = 4 ε0² U0``, except w.p. ``δ/2``.  ``P[L > ε] <= δ`` for every
+    neighbouring pair and every adaptive stream then gives ``(ε, δ)``-DP.  Unlike :func:`alg1_azuma_epsilon` it does
+    not grow with the number of rounds.
+    """
+    epsilon0 = check_epsilon(epsilon0, "epsilon0", high=0.5)
+    U0 = alg1_update_mass_bound(b_max, delta)
+    ell = math.log(2.0 / check_delta(delta, positive=True))
+    return (2.0 * math.exp(epsilon0) * epsilon0 ** 2 * U0 + 2.0 * epsilon0 * math.sqrt(2.0 * U0 * ell)
+            + 2.0 / 3.0 * epsilon0 * ell)
+
+
+def alg1_freedman_epsilon0(epsilon, b_max, delta) -> float:
+    """The largest ``ε0 <= 1/2`` with :func:`alg1_freedman_epsilon` ``<= ε`` (bisection; it increases in ``ε0``)."""
+    epsilon = check_epsilon(epsilon)
+    b_max, delta = check_int("b_max", b_max, low=0), check_delta(delta, positive=True)
+    if alg1_freedman_epsilon(0.5, b_max, delta) <= epsilon:
+        return 0.5
+    lo, hi = 0.0, 0.5
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if mid < EPSILON_RANGE[0] or hi - lo <= 1e-14 * hi:
+            break
+        lo, hi = (mid, hi) if alg1_freedman_epsilon(mid, b_max, delta) <= epsilon else (lo, mid)
+    if lo <= 0.0:
+        raise ValueError(f"epsilon ({epsilon!r}) is too small for the Freedman bound at b_max={b_max}, delta={delta}")
+    return lo
+
+
 # --------------------------------------------------------------------------- DR-Alg6 (OnlineMW)
 
 def dr_online_mw_threshold(c, epsilon, delta, k, beta, n) -> float:
@@ -548,7 +702,8 @@ RESULTS = (
            implemented_by=("dpbook.idc.online_idc_sv",),
            bounds=("dpbook.theory.idc.sv_updates", "dpbook.theory.idc.sv_epsilon0", "dpbook.theory.idc.sv_privacy_epsilon",
                    "dpbook.theory.idc.sv_alpha_sv", "dpbook.theory.idc.sv_alpha_l", "dpbook.theory.idc.sv_threshold",
-                   "dpbook.theory.idc.sv_error_bound"),
+                   "dpbook.theory.idc.sv_error_bound", "dpbook.theory.idc.sv_epsilon0_tight",
+                   "dpbook.theory.idc.sv_best_error_bound"),
            source=f"derived in this book from {DWORK_ROTH}, Algorithms 2, 3 and 6, and {GRU}, Algorithm 1"),
     Result(id="IDC-Thm4.1", title="Privacy of Algorithm 1 (reconstructed condition)", chapter=_CH, section=_S5,
            statement=r"Algorithm 1 is claimed $(\varepsilon,\delta)$-DP for $\varepsilon_0=\Theta(\varepsilon/\sqrt{B\ln(1/\delta)})$; "
@@ -559,7 +714,9 @@ RESULTS = (
            source=f"{GRU}, Thm. 4.1 {_RECON}; {HARDT_ROTHBLUM}"),
     Result(id="IDC-Claim4.2", title="R⁰ rounds output ⊥ under both databases", chapter=_CH, section=_S5,
            statement=r"When the round's noise lies more than $1/n$ inside the threshold band, the output is ⊥ under $D$ and "
-                     r"$D'$ alike; the proof counts such rounds as free (see erratum IDC-E6 for why that needs care).",
+                     r"$D'$ alike. The reconstruction concludes that such rounds cost no privacy; that is false as a "
+                     r"statement about the loss (erratum IDC-E6): ⊥ has different probabilities under $D$ and $D'$, and "
+                     r"an R⁰ round's loss can reach $\pm\varepsilon_0$.",
            implemented_by=("dpbook.privacy_loss.classify_rounds", "dpbook.privacy_loss.round_loss"),
            source=f"{GRU}, Claim 4.2 {_RECON}"),
     Result(id="IDC-Claim4.3", title="An R* round loses at most ε*", chapter=_CH, section=_S5,
@@ -595,12 +752,27 @@ RESULTS = (
            implemented_by=("dpbook.privacy_loss.round_loss",),
            source=f"{GRU}, Claim 4.8 {_RECON}"),
     Result(id="IDC-E6", title="Erratum: R⁰ rounds are not free", chapter=_CH, section=_S5,
-           statement=r"Correction: a ⊥ round's loss $\ln(p_D(\bot)/p_{D'}(\bot))$ can reach $\pm\varepsilon_0$; Claim 4.2 is a "
-                     r"coupling statement, so applying Azuma only to the non-R⁰ rounds leaves the reconstructed Thm 4.1 "
-                     r"unproved for every $c_*$. Privacy claims therefore use IDC-Alg1-SV, and the chapter shows the true, "
-                     r"small, non-zero cost of ⊥ rounds.",
-           implemented_by=("dpbook.privacy_loss.round_loss", "dpbook.privacy_loss.replay_alg1"),
-           source=THIS_BOOK),
+           statement=r"Correction: an R⁰ round's loss $\ln(p_D(\bot)/p_{D'}(\bot))$ can reach $\pm\varepsilon_0$ (e.g. $d=T$, "
+                     r"$Z=T$), so the reconstructed Claim 4.2 is wrong as a loss statement and the reconstructed Thm 4.1, "
+                     r"which applies Azuma only to the non-R⁰ rounds, is unproved for every $c_*$. The book proves a "
+                     r"replacement: every round has $|L_t|\le\varepsilon_0$ and $\mathbb E_tL_t^2\le4\varepsilon_0^2u_t$ "
+                     r"($u_t$ its update probability), the update probabilities sum to at most "
+                     r"$U_0=(B_{\max}+1+\ln\frac2\delta)/(1-e^{-1})$ w.p. $1-\delta/2$, and Freedman's inequality gives "
+                     r"$(\varepsilon,\delta)$-DP with $\varepsilon=2e^{\varepsilon_0}\varepsilon_0^2U_0+2\varepsilon_0"
+                     r"\sqrt{2U_0\ln(2/\delta)}+\frac23\varepsilon_0\ln(2/\delta)$ for $\varepsilon_0\le\frac12$. Privacy claims "
+                     r"of the chapter still use IDC-Alg1-SV.",
+           implemented_by=("dpbook.privacy_loss.round_loss", "dpbook.privacy_loss.replay_alg1",
+                           "dpbook.privacy_loss.update_probability", "dpbook.privacy_loss.round_moments"),
+           bounds=("dpbook.theory.idc.alg1_round_second_moment_bound", "dpbook.theory.idc.alg1_update_mass_bound",
+                   "dpbook.theory.idc.alg1_freedman_epsilon", "dpbook.theory.idc.alg1_freedman_epsilon0",
+                   "dpbook.theory.idc.alg1_azuma_epsilon", "dpbook.theory.idc.alg1_basic_epsilon"),
+           source=f"{THIS_BOOK}; Freedman's inequality: D. A. Freedman, *On Tail Probabilities for Martingales*, "
+                  f"The Annals of Probability 3(1), 1975"),
+    Result(id="IDC-E2", title="Erratum: answers are produced in step 2", chapter=_CH, section=_S2,
+           statement=r"Correction: the proof of Thm 4.9 says answers are given “in step 3”; they are produced in step 2 "
+                     r"(step 3 is the termination test).",
+           implemented_by=("dpbook.idc.online_idc",),
+           source=f"{GRU}, proof of Thm. 4.9 {_RECON}"),
     Result(id="IDC-Def7.1", title="Private distinguisher", chapter=_CH, section=_S6,
            statement=r"An ε-DP procedure that, given the data and a hypothesis, returns a query on which they differ by nearly "
                      r"the most (within $F(\varepsilon)$, except w.p. γ); the exponential mechanism with score "
