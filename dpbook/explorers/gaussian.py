@@ -8,7 +8,7 @@ import numpy as np
 from ..data import load_cancer
 from ..experiments import run_trials
 from ..gaussian import composed_laplace_mechanism, gaussian_mechanism
-from ..plots import EXTRA, new_figure
+from ..plots import BASELINE, EMPIRICAL, legend_outside, new_figure
 from ..queries import random_queries
 from ..theory.gaussian import gaussian_max_error_bound, gaussian_sample_complexity, gaussian_sigma
 from ..theory.laplace import k_query_sample_complexity, laplace_max_error_bound
@@ -31,14 +31,14 @@ def explore_gaussian(epsilon=0.5, delta=1e-6, m=64, *, alpha=0.05, beta=0.05, tr
     x, n = data.x, data.n
     r = np.random.default_rng(seed)
     ms = np.unique(np.round(np.geomspace(1, 4096, 60)).astype(int))
-    fig, (left, right) = new_figure(2)
-    left.plot(ms, [k_query_sample_complexity(int(k), beta, epsilon, alpha) for k in ms], color=EXTRA[2],
+    fig, (left, right) = new_figure(2, width=10, height=4.8)
+    left.plot(ms, [k_query_sample_complexity(int(k), beta, epsilon, alpha) for k in ms], color=BASELINE,
               label="Laplace m ln(m/β)/(αε)")
-    left.plot(ms, [gaussian_sample_complexity(int(k), beta, epsilon, delta, alpha) for k in ms], color=EXTRA[1],
+    left.plot(ms, [gaussian_sample_complexity(int(k), beta, epsilon, delta, alpha) for k in ms], color=EMPIRICAL,
               label="Gaussian σ_εδ sqrt(2m ln(2m/β))/α")
     left.axvline(m, color="k", ls=":")
     left.set_xscale("log"); left.set_yscale("log"); left.set_xlabel("m"); left.set_ylabel("rows n needed")
-    left.legend(loc="upper left"); left.set_title(f"ε = {epsilon:.3g}, δ = {delta:.2g}")
+    legend_outside(left, where="below"); left.set_title(f"ε = {epsilon:.3g}, δ = {delta:.2g}")
     Wm = random_queries(m, data.N, r)
     e_l = run_trials(composed_laplace_mechanism, x, Wm, trials=trials, rng=r, epsilon=epsilon).max
     e_g = run_trials(gaussian_mechanism, x, Wm, trials=trials, rng=r, epsilon=epsilon, delta=delta,
@@ -46,10 +46,10 @@ def explore_gaussian(epsilon=0.5, delta=1e-6, m=64, *, alpha=0.05, beta=0.05, tr
     b_l = laplace_max_error_bound(m, beta, m, epsilon) / n
     b_g = gaussian_max_error_bound(m, beta, gaussian_sigma(math.sqrt(m), epsilon, delta) / n)
     bins = np.linspace(0, max(e_l.max(), e_g.max(), b_l, b_g), 60)
-    right.hist(e_l, bins=bins, histtype="stepfilled", color=EXTRA[2], alpha=0.6, label="Laplace")
-    right.hist(e_g, bins=bins, histtype="stepfilled", color=EXTRA[1], alpha=0.6, label="Gaussian")
-    right.axvline(b_l, color=EXTRA[2], lw=2, label="Laplace bound")
-    right.axvline(b_g, color=EXTRA[1], lw=2, ls="--", label="Gaussian bound")
+    right.hist(e_l, bins=bins, histtype="stepfilled", color=BASELINE, alpha=0.6, label="Laplace")
+    right.hist(e_g, bins=bins, histtype="stepfilled", color=EMPIRICAL, alpha=0.6, label="Gaussian")
+    right.axvline(b_l, color=BASELINE, lw=2, label="Laplace bound")
+    right.axvline(b_g, color=EMPIRICAL, lw=2, ls="--", label="Gaussian bound")
     right.set_xlabel(f"max error over m = {m} queries (n = {n})")
-    right.set_ylabel("releases"); right.legend(fontsize=8)
+    right.set_ylabel("releases"); legend_outside(right, where="below", ncols=2)
     return fig

@@ -5,7 +5,7 @@ import numpy as np
 
 from ..data import bootstrap
 from ..histogram import histogram_mechanism, pixels_histogram
-from ..plots import BOUND, EMPIRICAL, new_figure
+from ..plots import BOUND, EMPIRICAL, EXTRA, legend_outside, new_figure
 from ..queries import random_queries
 from ..theory.histogram import histogram_error_bound
 from ..validation import check_beta, check_epsilon, check_int
@@ -22,7 +22,7 @@ def explore_histogram(epsilon=1.0, d=10, n=1797, beta=0.05, *, k=100, trials=200
     one release, with the band ``± bound``: how useful the answers are at this ``(ε, |X|, n)``.
     """
     epsilon, beta = check_epsilon(epsilon), check_beta(beta)
-    d = check_int("d", d, low=1, high=16)
+    d = check_int("d", d, low=4, high=16)   # below 4 pixels IDC-Lem6.1's condition fails for k = 100 queries
     n, k, trials = check_int("n", n, low=1), check_int("k", k, low=1), check_int("trials", trials, low=20)
     rng = np.random.default_rng(seed)
     x = pixels_histogram(d)
@@ -33,17 +33,17 @@ def explore_histogram(epsilon=1.0, d=10, n=1797, beta=0.05, *, k=100, trials=200
     one_bound = histogram_error_bound(x.size, 1, beta, epsilon, n=n)
     all_bound = histogram_error_bound(x.size, k, beta, epsilon, n=n)
 
-    fig, (left, right) = new_figure(2)
+    fig, (left, right) = new_figure(2, width=9.5, height=4.6)
     bins = np.linspace(0, max(all_bound, err.max()) * 1.02, 50)
     left.hist(err[:, 0], bins=bins, color=EMPIRICAL, histtype="stepfilled", alpha=0.5, label="one query")
-    left.hist(err.max(axis=1), bins=bins, color="#2e8b57", histtype="stepfilled", alpha=0.5,
+    left.hist(err.max(axis=1), bins=bins, color=EXTRA[1], histtype="stepfilled", alpha=0.5,
               label=f"max over k={k}")
     left.axvline(one_bound, color=BOUND, ls="--", label="bound, one query (LEC3-3.5)")
     left.axvline(all_bound, color=BOUND, label=f"bound, k={k} (IDC-Lem6.1)")
     left.set_xlabel("error (fraction of n)")
     left.set_ylabel("trials")
-    left.set_title(f"ε={epsilon:.3g}, |X|=2^{d}={x.size}, n={n}", fontsize=10)
-    left.legend(fontsize=7)
+    left.set_title(f"ε={epsilon:.3g}, |X|=2^{d}={x.size}, n={n}")
+    legend_outside(left, where="below")
 
     released = histogram_mechanism(x, W, n=int(x.sum()), epsilon=epsilon, rng=rng).answers
     line = np.array([true.min(), true.max()])
@@ -53,6 +53,6 @@ def explore_histogram(epsilon=1.0, d=10, n=1797, beta=0.05, *, k=100, trials=200
     right.plot(true, released, "o", color=EMPIRICAL, ms=3, label="one release")
     right.set_xlabel("true answer")
     right.set_ylabel("released answer")
-    right.set_title(f"{k} random queries", fontsize=10)
-    right.legend(fontsize=7)
+    right.set_title(f"{k} random queries")
+    legend_outside(right, where="below")
     return fig
