@@ -72,3 +72,57 @@ def test_mwem_advanced_step_epsilon_bad_input():
                           (dict(epsilon=float("nan"), T=3, delta_prime=1e-6), ValueError, "epsilon")]:
         with pytest.raises(exc, match=name):
             mwem_advanced_step_epsilon(**kw)
+
+
+# --------------------------------------------------------------------------- chapter 06: SmallDB vs the histogram
+
+def test_thm45_histogram_crossover_hand_value():
+    from dpbook.theory.smalldb import thm45_error_bound, thm45_histogram_crossover
+    from dpbook.theory.histogram import histogram_error_bound
+    N, m, beta = 2 ** 16, 4480, 0.05
+    c = 16 * math.log(N) * math.log(m) + 4 * math.log(1 / beta)          # ≈ 1504.2 (by hand)
+    h = math.sqrt(6 * N * math.log(2 * m / beta))                          # ≈ 2181.5
+    n_x, a_x = thm45_histogram_crossover(N, m, 1.0, beta)
+    assert a_x == pytest.approx(math.sqrt(c / h)) and n_x == pytest.approx(h ** 1.5 / math.sqrt(c))
+    assert a_x == pytest.approx(0.830, abs=2e-3) and n_x == pytest.approx(2626, rel=1e-3)
+    # at the crossing both bounds agree; below it SmallDB's is smaller, above it the histogram's
+    n0 = int(n_x)
+    assert thm45_error_bound(N, m, 1.0, n0, beta) == pytest.approx(histogram_error_bound(N, m, beta, 1.0, n=n0), rel=1e-3)
+    assert thm45_error_bound(N, m, 1.0, n0 // 4, beta) < histogram_error_bound(N, m, beta, 1.0, n=n0 // 4)
+    assert thm45_error_bound(N, m, 1.0, 4 * n0, beta) > histogram_error_bound(N, m, beta, 1.0, n=4 * n0)
+    # ε scales both numerators: n_x ∝ 1/ε, α_x unchanged
+    n2, a2 = thm45_histogram_crossover(N, m, 2.0, beta)
+    assert n2 == pytest.approx(n_x / 2) and a2 == pytest.approx(a_x)
+    for kw, name in [(dict(N=1, m=3, epsilon=1.0, beta=0.05), "N"), (dict(N=8, m=0, epsilon=1.0, beta=0.05), "m"),
+                     (dict(N=8, m=3, epsilon=0.0, beta=0.05), "epsilon"), (dict(N=8, m=3, epsilon=1.0, beta=1.5), "beta")]:
+        with pytest.raises(ValueError, match=name):
+            thm45_histogram_crossover(**kw)
+
+
+def test_smalldb_vs_histogram_small_sizes():
+    from dpbook.explorers.smalldb import exact_quantile, one_two_way_cells, smalldb_vs_histogram
+    r = smalldb_vs_histogram(2, epsilon=1.0, alpha=0.5, trials=500, rng=7)
+    assert (r["N"], r["m"], r["s"], r["range_size"]) == (4, 8, 9, 220)          # C(4 + 9 - 1, 9) = 220
+    assert r["OPT"] <= r["smalldb"] and r["histogram"] < r["smalldb"] < r["uniform"]
+    assert smalldb_vs_histogram(2, epsilon=1.0, alpha=0.5, trials=500, rng=7) == r           # seeded
+    assert one_two_way_cells(4).m == 2 * 4 + 4 * 6
+    assert exact_quantile([0.3, 0.1, 0.2], [0.2, 0.5, 0.3], 0.6) == 0.2
+    assert exact_quantile([0.3, 0.1, 0.2], [0.2, 0.5, 0.3], 0.95) == 0.3
+    for kw, exc, name in [(dict(d=5), ValueError, "d"), (dict(d=2, epsilon=-1.0), ValueError, "epsilon"),
+                          (dict(d=2, alpha=0.0), ValueError, "alpha"), (dict(d=2, trials=0), ValueError, "trials")]:
+        with pytest.raises(exc, match=name):
+            smalldb_vs_histogram(**kw)
+
+
+def test_histogram_quantile_scales_like_one_over_epsilon():
+    """The explorer draws the histogram's quantile once at ε = 1 and divides by ε: check it against a direct draw."""
+    from dpbook.explorers.exponential import CELLS, cancer3, histogram_quantile_at_unit_epsilon
+    from dpbook.experiments import failure_rate
+    from dpbook.histogram import histogram_mechanism
+    from dpbook.queries import MarginalWorkload
+    q1 = histogram_quantile_at_unit_epsilon(18, 0.05)
+    small, W = cancer3(), MarginalWorkload(3, CELLS[:18])
+    err = np.abs(histogram_mechanism(small.x, W, epsilon=0.1, n=small.n, trials=20_000, rng=11).answers
+                 - W.answers(small.x)).max(axis=1)
+    rate = failure_rate(err, q1 / 0.1)                     # should be ≈ 0.05: consistent both ways at 1e-6
+    assert rate.consistent_with(0.05) and rate.upper >= 0.05 and rate.lower <= 0.05
