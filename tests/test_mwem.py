@@ -265,15 +265,15 @@ def test_explore_callback_is_seeded_and_validates():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from dpbook.explorers.mwem import cancer_4way_cells, explore_mwem
-    fig1, fig2 = explore_mwem(m=64, n=1000, T=3), explore_mwem(m=64, n=1000, T=3)
+    fig1, fig2 = explore_mwem(d=8, n=397, T=3), explore_mwem(d=8, n=397, T=3)
     y1 = [line.get_ydata() for line in fig1.axes[0].lines]
     y2 = [line.get_ydata() for line in fig2.axes[0].lines]
     assert all(np.array_equal(a, b) for a, b in zip(y1, y2)) and len(y1) == len(y2)
     plt.close(fig1), plt.close(fig2)
     assert cancer_4way_cells(16).m == 16 and cancer_4way_cells(5280).m == 5280
     for kwargs, exc, name in [(dict(epsilon=0.0), ValueError, "epsilon"), (dict(T=0), ValueError, "T"),
-                              (dict(m=0), ValueError, "m"), (dict(m=6000), ValueError, "m"),
-                              (dict(n=1.5), TypeError, "n"), (dict(replay=-1), ValueError, "replay")]:
+                              (dict(d=2), ValueError, "d"), (dict(d=17), ValueError, "d"),
+                              (dict(n=1.5), TypeError, "n"), (dict(n=1798), ValueError, "n")]:
         with pytest.raises(exc, match=name):
             explore_mwem(**kwargs)
 

@@ -8,14 +8,16 @@ import numpy as np
 
 from ..data import load_cancer
 from ..exponential import exponential_probabilities
-from ..plots import BOUND, EMPIRICAL, accuracy_vs_theory, new_figure
+from ..histogram import histogram_mechanism
+from .smalldb import histogram_bound
+from ..plots import BASELINE, BOUND, EMPIRICAL, UNIFORM, accuracy_vs_theory, new_figure
 from ..queries import MarginalWorkload, k_way_marginals
 from ..smalldb import candidate_errors, multisets, project_dataset
 from ..theory.exponential import exponential_tail_bound
 from ..theory.smalldb import net_error_bound, prop44_error_bound, smalldb_size
 from ..validation import check_alpha, check_beta, check_epsilon, check_int
 
-__all__ = ["cancer3", "CELLS", "EPS_SWEEP", "smalldb_law", "explore_smalldb"]
+__all__ = ["cancer3", "CELLS", "EPS_SWEEP", "smalldb_law", "histogram_quantile_at_unit_epsilon", "explore_smalldb"]
 
 #: the 6 + 12 + 8 cells of the 1-, 2- and 3-way marginals of 3 attributes; the chapter uses the first 18
 CELLS = tuple(c for k in (1, 2, 3) for c in k_way_marginals(3, k).cells)
@@ -40,11 +42,25 @@ def smalldb_law(m, s, beta):
     return err, levels, law, quant
 
 
+@functools.lru_cache(maxsize=32)
+def histogram_quantile_at_unit_epsilon(m, beta, trials=4000, seed=2026) -> float:
+    """The (1-β)-quantile of the noisy histogram's max error on the first m cells at ε = 1 (``trials`` draws).
+
+    The histogram's error is ``max_j |q_j · Lap(1/ε)^N| / n``: its law scales exactly like ``1/ε`` and does not
+    depend on the data, so the quantile at any ε is this value divided by ε (cached per (m, β)).
+    """
+    small = cancer3()
+    W = MarginalWorkload(3, CELLS[:m])
+    released = histogram_mechanism(small.x, W, epsilon=1.0, n=small.n, trials=trials, rng=seed).answers
+    return float(np.quantile(np.abs(released - W.answers(small.x)).max(axis=1), 1 - beta))
+
+
 def explore_smalldb(epsilon=1.0, alpha=0.5, m=18, beta=0.05):
     """Exact error law of SmallDB (DR-Alg4) against DR-Thm3.11's tail and DR-Prop4.4 / the net bound.
 
     Left: ``P[error >= t]`` computed over the whole range (no sampling) against ``|R| exp(-εn(t-OPT)/2)``.
-    Right: the exact (1-β)-quantile against ε with both bounds.  Pure: nothing is sampled.
+    Right: the exact (1-β)-quantile against ε with both bounds, chapter 03's noisy histogram at the same ε
+    (its (1-β)-quantile, sampled once at ε = 1 and scaled by 1/ε, which is exact in law) and the uniform guess.
     """
     epsilon, alpha, beta = check_epsilon(epsilon), check_alpha(alpha), check_beta(beta)
     m = check_int("m", m, low=3, high=len(CELLS))
@@ -54,19 +70,27 @@ def explore_smalldb(epsilon=1.0, alpha=0.5, m=18, beta=0.05):
     err, levels, law, quant = smalldb_law(m, s, beta)
     tail = np.cumsum(law(epsilon)[::-1])[::-1]                                # P[error >= levels[i]]
     opt, size = levels[0], err.size
-    fig, (left, right) = new_figure(2)
+    fig, (left, right) = new_figure(2, width=11.5, height=4.0)
     left.step(levels, tail, where="post", color=EMPIRICAL, label="exact P[error ≥ t]")
     t_max = min(1.0, opt + 2 * (math.log(size) + 6 * math.log(10)) / (epsilon * n))  # where the bound hits 1e-6
     t = np.linspace(opt, t_max, 100)
     left.plot(t, exponential_tail_bound(t - opt, size, epsilon, 1.0 / n), color=BOUND, label="|R| exp(−εn(t−OPT)/2)")
     left.set_yscale("log"); left.set_ylim(1e-6, 1.5); left.set_xlim(0, 1.1 * t_max)
-    left.set_xlabel("t (max error)"); left.set_ylabel("probability"); left.legend(fontsize=8)
+    left.set_xlabel("t (max error)"); left.set_ylabel("probability"); left.legend(loc="lower left")
     left.set_title(f"ε={epsilon:.3g}, α={alpha:.2g}: s={s}, |R|={size:,}, m={m}")
     accuracy_vs_theory(EPS_SWEEP, quant, [net_error_bound(opt, size, e, n, beta) for e in EPS_SWEEP], ax=right,
                        logx=True, logy=True, xlabel="ε", ylabel=f"{1 - beta:.3g}-quantile of the error",
                        empirical_label="exact quantile", bound_label="OPT + 2(ln|R|+ln 1/β)/(εn)")
     right.plot(EPS_SWEEP, [prop44_error_bound(small.N, m, alpha, e, n, beta) for e in EPS_SWEEP], "--",
                color=BOUND, label="DR-Prop4.4")
+    h1 = histogram_quantile_at_unit_epsilon(m, beta)
+    right.plot(EPS_SWEEP, h1 / EPS_SWEEP, "D-", color=BASELINE, ms=4, label="noisy histogram (ch. 03)")
+    right.plot(EPS_SWEEP, [histogram_bound(small.N, m, beta, e, n) for e in EPS_SWEEP], "-.", color=BASELINE,
+               lw=1.5, label="histogram bound")
+    W = MarginalWorkload(3, CELLS[:m])
+    right.axhline(np.abs(W.answers(np.ones(small.N)) - W.answers(small.x)).max(), color=UNIFORM, ls="--",
+                  label="uniform guess")
     right.axvline(epsilon, color="k", lw=0.8, ls=":")
-    right.set_ylim(0.005, 20); right.legend(fontsize=7)
+    right.set_ylim(0.005, 20)
+    right.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
     return fig

@@ -14,7 +14,7 @@ from .registry import BLR, DWORK_ROTH, GRU, PROJECTION_NOTES, THIS_BOOK, Result
 __all__ = [
     "smalldb_size", "claim_a3_size", "range_size", "log_range_size", "sampling_failure_bound",
     "net_error_bound", "prop44_error_bound", "thm45_sample_complexity", "thm45_error_bound",
-    "proj_r3_sample_complexity",
+    "proj_r3_sample_complexity", "thm45_histogram_crossover",
 ]
 
 
@@ -100,6 +100,21 @@ def thm45_error_bound(N, m, epsilon, n, beta) -> float:
     return ((16.0 * math.log(N) * math.log(m) + 4.0 * math.log(1.0 / beta)) / (epsilon * n)) ** (1.0 / 3.0)
 
 
+def thm45_histogram_crossover(N, m, epsilon, beta) -> tuple[float, float]:
+    """Where DR-Thm4.5's error equals the noisy histogram's bound (IDC-Lem6.1): ``(n_x, α_x)``.
+
+    With ``c = (16 ln N ln m + 4 ln(1/β))/ε`` and ``h = sqrt(6 N ln(2m/β))/ε`` (add/remove, ``Lap(1/ε)`` per
+    cell) the two bounds are ``(c/n)^{1/3}`` and ``h/n``; they meet at ``n_x = h^{3/2}/c^{1/2}`` with error
+    ``α_x = sqrt(c/h)``.  SmallDB's guarantee is the smaller one only for ``n < n_x``, and says something only
+    if ``α_x < 1``, i.e. ``h > c``: the histogram's ``sqrt(N)`` must outgrow ``ln N ln m``.
+    """
+    N, m = check_int("N", N, low=2), check_int("m", m, low=1)
+    epsilon, beta = check_epsilon(epsilon), check_beta(beta)
+    c = (16.0 * math.log(N) * math.log(m) + 4.0 * math.log(1.0 / beta)) / epsilon
+    h = math.sqrt(6.0 * N * math.log(2.0 * m / beta)) / epsilon
+    return h ** 1.5 / math.sqrt(c), math.sqrt(c / h)
+
+
 def proj_r3_sample_complexity(N, m, alpha, epsilon) -> float:
     """PROJ-R3 (seed 003): ``n >= log|X| log m / (α³ ε)`` — DR-Thm4.5 without its constants.
 
@@ -158,7 +173,8 @@ RESULTS = (
            statement=r"SmallDB run at $\alpha/2$ is α-accurate w.p. $1-\beta$ once "
                      r"$n\ge(16\ln N\ln|Q|+4\ln(1/\beta))/(\varepsilon\alpha^3)$, i.e. the error falls like $n^{-1/3}$.",
            implemented_by=("dpbook.smalldb.smalldb",),
-           bounds=("dpbook.theory.smalldb.thm45_sample_complexity", "dpbook.theory.smalldb.thm45_error_bound"),
+           bounds=("dpbook.theory.smalldb.thm45_sample_complexity", "dpbook.theory.smalldb.thm45_error_bound",
+                   "dpbook.theory.smalldb.thm45_histogram_crossover"),
            source=f"{DWORK_ROTH}, Thm. 4.5"),
     Result(id="DR-Def5.2", title="α-nets", chapter=_CH, section="Accuracy of SmallDB", aliases=("DR-Net",),
            statement=r"A set of databases is an α-net for $Q$ if every database has a member of the set within α on every "
