@@ -27,7 +27,8 @@ from benchmarks._timing import best_time  # noqa: E402
 from dpbook.data import histogram  # noqa: E402
 from dpbook.multiplicative_weights import marginal_cell_update, multiplicative_weights_update  # noqa: E402
 from dpbook.explorers.mwem import explore_mwem  # noqa: E402
-from dpbook.mwem import _Layout, _marginal_sum, _units, mwem, mwem_practical  # noqa: E402
+from dpbook._mw_kernels import marginal_sum  # noqa: E402
+from dpbook.mwem import mwem, mwem_practical  # noqa: E402
 from dpbook.queries import k_way_marginals  # noqa: E402
 
 D = 20
@@ -94,12 +95,12 @@ def main():
     for replay in (0, "converge"):
         t = best_time(lambda: mwem_practical(x, W, n=int(x.sum()), epsilon=1.0, T=10, replay=replay, rng=0), repeat=1, number=1)
         rows.append((f"mwem_practical, whole marginals, last iterate, replay={replay!r}, T=10", t))
-    layout = _Layout(W, _units(W, "marginal"))
+    layout = W.marginal_layout()
     u = layout.sets.index((1, 18))                      # the slowest layout for numpy's multi-axis sum
     rows.append(("marginal table on (1, 18): numpy p.reshape(..).sum(axes)",
                  best_time(lambda: p.reshape(layout.shapes[u]).sum(axis=layout.away1[u]))))
-    rows.append(("marginal table on (1, 18): dpbook.mwem._marginal_sum",
-                 best_time(lambda: _marginal_sum(p, layout.shapes[u], layout.away1[u]))))
+    rows.append(("marginal table on (1, 18): dpbook._mw_kernels.marginal_sum",
+                 best_time(lambda: marginal_sum(p, layout.shapes[u], layout.away1[u]))))
 
     plt.close(explore_mwem())
     rows.append(("explore_mwem() at defaults (widget callback)", best_time(lambda: plt.close(explore_mwem()))))
