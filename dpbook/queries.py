@@ -282,6 +282,19 @@ class Workload(ABC):
             idx, val = self.query_support(int(j))
             support_update(P, rows, idx, val, c[rows])
 
+    def entry_range(self) -> tuple[float, float]:
+        """``(min, max)`` over the entries of ``Q`` (implicit zeros included): a workload of linear queries has
+        them in ``[0, 1]``, which the IDC rules and the MW update need.  Generic: every query's non-zeros (a loop
+        over the ``m`` queries); the explicit and 0/1 workloads answer directly."""
+        lo, hi = np.inf, -np.inf
+        for i in range(self.m):
+            _, val = self.query_support(i)
+            if val.size:
+                lo, hi = min(lo, float(val.min())), max(hi, float(val.max()))
+            if val.size < self.N:
+                lo, hi = min(lo, 0.0), max(hi, 0.0)
+        return lo, hi
+
     def marginal_layout(self):
         """The workload grouped into whole marginals (cells sharing an attribute set) for MWEM's
         ``measure="marginal"``: only marginal cells have that structure, so the generic workload refuses."""
@@ -347,6 +360,13 @@ class MatrixWorkload(Workload):
 
     def _rmatvec_many(self, Y):
         return np.asarray(self.Q.T @ Y.T, dtype=np.float64).T
+
+    def entry_range(self):
+        entries = self.Q.data if sp.issparse(self.Q) else self.Q
+        lo, hi = float(entries.min()) if entries.size else 0.0, float(entries.max()) if entries.size else 0.0
+        if sp.issparse(self.Q) and self.Q.nnz < self.m * self.N:
+            lo, hi = min(lo, 0.0), max(hi, 0.0)
+        return lo, hi
 
     def _dense_rows(self, picks):
         rows = self.Q[picks]
@@ -489,6 +509,9 @@ class MarginalWorkload(Workload):
             return
         marginal_cells_update(P, self.d, self.cells, picks, c)
 
+    def entry_range(self):
+        return 0.0, 1.0                                  # 0/1 cell indicators
+
     def marginal_layout(self) -> MarginalLayout:
         """The cells grouped by attribute set (a *unit* = one marginal; ``-1``-padded ``units``), with each unit's
         exact add/remove L1 sensitivity (:meth:`l1_sensitivity` of its cells) — built once."""
@@ -626,6 +649,9 @@ class RangeWorkload(Workload):
     def _columns(self, idx):
         lo, hi = self.intervals[:, :1], self.intervals[:, 1:]
         return ((lo <= idx[None, :]) & (idx[None, :] <= hi)).astype(np.float64)
+
+    def entry_range(self):
+        return 0.0, 1.0                                  # 0/1 interval indicators
 
     def _rmatvec_many(self, Y):
         """Difference array then cumulative sum: ``+y_j`` at ``a_j``, ``−y_j`` at ``b_j + 1``."""

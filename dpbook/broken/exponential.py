@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from ..exponential import exponential_mechanism, exponential_sample, report_noisy_max
 from ..noise import Noise, laplace
-from ..smalldb import SyntheticDatabase, _check_net, _errors, _prepare, multisets, MAX_RANGE_SIZE
+from ..queries import check_database
+from ..smalldb import SyntheticDatabase, candidate_answers, multisets, MAX_RANGE_SIZE
 from ..release import Spend
 from ..theory.smalldb import smalldb_size
 from ..validation import check_epsilon, check_int, check_real, check_trials
@@ -35,11 +36,11 @@ def smalldb_no_half(x, workload, *, epsilon, alpha, trials=None, rng=None) -> Sy
     SmallDB's utility is non-monotone (candidates on either side of ``x`` move in opposite directions),
     so the audit catches this.
     """
-    x, W = _prepare(x, workload)
+    x, W = check_database(x, workload)
     epsilon = check_epsilon(epsilon)
     s = smalldb_size(W.m, check_real("alpha", alpha, low=0.0, high=1.0, low_open=True))
-    net = _check_net(multisets(W.N, s, max_range_size=MAX_RANGE_SIZE), W.N)
-    answers, err = _errors(x, W, net)
+    net = multisets(W.N, s, max_range_size=MAX_RANGE_SIZE)
+    answers, err = candidate_answers(x, W, net)
     if trials is None:
         pick = exponential_mechanism_no_half(-err, epsilon=epsilon, sensitivity=1.0 / x.sum(), rng=rng)
     else:
