@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["OVERFLOW_SAFE", "SLAB_SAFE", "TINY", "exp_update", "support_update", "slab_index", "marginal_cells_update",
-           "log_space_rows", "log_space_renormalise", "MarginalLayout", "marginal_sum", "sum_leading"]
+# No __all__: a private module of unvalidated kernels (callers validate), outside the public API and its sweep.
 
 OVERFLOW_SAFE = 700.0      # exp(700) ~ 1e304 < float64 max: no shift needed below this coefficient
 TINY = 1e-15               # below this unnormalised mass, redo the row in log space

@@ -38,7 +38,7 @@ from .theory.smalldb import range_size, smalldb_size
 from .validation import MAX_COUNT, as_array, check_epsilon, check_int, check_real, check_trials
 
 __all__ = [
-    "SyntheticDatabase", "smalldb", "net_mechanism", "multisets", "candidate_answers", "candidate_errors", "check_net",
+    "SyntheticDatabase", "smalldb", "net_mechanism", "multisets", "candidate_answers", "candidate_errors",
     "exact_error_distribution",
     "subsample_errors", "project_dataset", "MAX_RANGE_SIZE",
 ]
@@ -117,7 +117,7 @@ def multisets(N, s, *, max_range_size=MAX_RANGE_SIZE) -> np.ndarray:
     return _multisets(N, s)
 
 
-def check_net(net, N: int) -> np.ndarray:
+def _check_net(net, N: int) -> np.ndarray:
     """A public candidate set for the net mechanism: a numeric ``(|net| >= 1, N)`` array of finite, non-negative
     counts (or weights) below 2^53, every candidate with positive mass.  ``TypeError``/``ValueError`` naming ``net``."""
     arr = as_array("net", net)
@@ -139,7 +139,7 @@ def candidate_answers(x, workload, net) -> tuple[np.ndarray, np.ndarray]:
     batched ``W.counts`` over the candidates (no workload matrix).  Non-private: the exponential mechanism's
     utilities, and data for experiments and plots."""
     x, W = check_database(x, workload)
-    net = check_net(net, W.N)
+    net = _check_net(net, W.N)
     answers = W.counts(net) / net.sum(axis=1, keepdims=True)
     return answers, np.abs(answers - W.answers(x)).max(axis=1)
 
@@ -160,7 +160,7 @@ def net_mechanism(x, workload, net, *, epsilon, trials=None, rng=None) -> Synthe
     ``trials`` releases use the same distribution through the inverse-CDF batch sampler.
     """
     x, W = check_database(x, workload)
-    net = check_net(net, W.N)
+    net = _check_net(net, W.N)
     epsilon = check_epsilon(epsilon)
     n = int(x.sum())
     sensitivity = 1.0 / n                                           # Δu of u = -max_q |q(x) - q(y)|
