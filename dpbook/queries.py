@@ -491,12 +491,14 @@ class MarginalWorkload(Workload):
         return self.subset_sums(np.asarray(self.corner_matrix().T @ Y.T).T)
 
     def _counts_at(self, P, picks):
-        """Few rows: the sum of each row's cell slab; many: the corners of the picked cells (superset sums)."""
+        """Few rows: the sum of each row's cell slab; many rows on one shared cell: its support (generic); many on
+        their own cells: every cell's count by the superset-sum transform, then each row's own."""
         if P.shape[0] <= 16:
             return np.array([float(row.reshape((2,) * self.d)[slab_index(self.d, *self.cells[j])].sum())
                              for row, j in zip(P, picks)])
-        g = self.superset_sums(P)
-        return np.asarray(self.corner_matrix()[picks].multiply(g).sum(axis=1)).ravel()
+        if np.all(picks == picks[0]):
+            return super()._counts_at(P, picks)
+        return self._counts_many(P)[np.arange(P.shape[0]), picks]
 
     def _mw_update(self, P, picks, c):
         """The slab update: one run → :func:`~dpbook.multiplicative_weights.marginal_cell_update` (scales only the
