@@ -259,3 +259,29 @@ def test_the_private_import_check_can_fail(tmp_path):
     (tmp_path / "dpbook" / "mwem.py").write_text("def _rounds(): pass\n")
     (tmp_path / "dpbook" / "broken" / "mwem.py").write_text("from ..mwem import _rounds, __doc__\n")
     assert _private_imports(tmp_path) == [("dpbook.broken.mwem", "dpbook.mwem", "_rounds")]
+
+
+def test_rules_on_workload_queries_equal_the_rules_on_query_vectors():
+    """update_query / evaluate_query / answers(state, W) (what the mechanisms use) equal the vector protocol of
+    the paper (update / evaluate / answers on the matrix) and the generic adjoint path IDC.update_query."""
+    from dpbook.idc import IDC
+    W = k_way_marginals(6, 2)
+    Q = W.matrix()
+    rng = np.random.default_rng(4)
+    W8 = MatrixWorkload(((np.arange(1, 256)[:, None] >> np.arange(8)) & 1).astype(float))
+    for rule, WW, QQ in ((MultiplicativeWeightsIDC(64, 0.2), W, Q), (FriezeKannanIDC(64, 0.1, n=500), W, Q),
+                         (MedianIDC(8, 3, alpha=0.2), W8, W8.matrix())):
+        state = rule.initial(6)
+        if isinstance(rule, MedianIDC):
+            state = rng.random(state.shape) < 0.5
+        else:
+            state = rule.update_query(state, WW, 3, np.full(6, 0.9))
+        picks = rng.integers(0, WW.m, 6)
+        a = rng.random(6)
+        np.testing.assert_allclose(rule.evaluate_query(state, WW, picks), rule.evaluate(state, QQ[picks]), rtol=1e-12)
+        np.testing.assert_allclose(rule.evaluate_query(state, WW, 7), rule.evaluate(state, QQ[7]), rtol=1e-12)
+        np.testing.assert_allclose(rule.answers(state, WW), rule.answers(state, QQ), rtol=1e-12, atol=1e-15)
+        for j in (picks, 7):
+            q = QQ[j]
+            np.testing.assert_allclose(rule.update_query(state, WW, j, a), rule.update(state, q, a), rtol=1e-12)
+            np.testing.assert_allclose(IDC.update_query(rule, state, WW, j, a), rule.update(state, q, a), rtol=1e-12)
