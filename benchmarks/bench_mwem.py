@@ -85,7 +85,7 @@ def main():
     W = k_way_marginals(D, 2)
     rows.append((f"answers of all {W.m} 2-way marginals: W.counts", best_time(lambda: W.counts(p))))
     j = W.cells.index(((3, 11), (1, 0)))
-    rows.append(("MW round as a workload method: W.mw_update (marginal slab override), 2-way cell",
+    rows.append(("MW round: W.mw_update (the marginal slab override), 2-way cell",
                  best_time(lambda: W.mw_update(work, j, 0.2, out=work, check=False), repeat=10, number=5)))
     rows.append(("  the generic Workload.mw_update (through query_support), same cell",
                  best_time(lambda: Workload._mw_update(W, work[None], np.array([j]), np.array([0.2])), repeat=5, number=3)))
