@@ -38,6 +38,11 @@ def main():
                      "", ""))
         rows.append((f"{name} hypothesis answers to all {Q.shape[0]} queries, 100 runs",
                      best_time(lambda: rule.answers(state, Q), repeat=10), "", ""))
+        WW = W8 if name == "Median" else W
+        rows.append((f"  one {name} update_query(state, W, j, a), 100 runs",
+                     best_time(lambda: rule.update_query(state, WW, 3, a_hat), repeat=20), "", ""))
+        rows.append((f"  {name} answers(state, W), the workload as a map, 100 runs",
+                     best_time(lambda: rule.answers(state, WW), repeat=10), "", ""))
     for name, rule, xx, WW in (("MW α=0.05", MultiplicativeWeightsIDC(64, 0.05), x6, W),
                                ("FK set α=0.05", FriezeKannanIDC(64, 0.05, n=int((x6 > 0).sum()),
                                                                  sq_norm=int((x6 > 0).sum())), (x6 > 0) * 1, W),

@@ -239,7 +239,9 @@ class RankOneWorkload(Workload):
     # ---- answers
     def _counts_many(self, P):
         A = adjacency_from_weights(P, self.num_vertices)               # (trials, V, V)
-        return np.einsum("tmv,mv->tm", self.U @ A, self.W)
+        t, V = A.shape[0], self.num_vertices
+        UA = (self.U @ A.transpose(1, 0, 2).reshape(V, t * V)).reshape(self.m, t, V)   # one GEMM for all trials
+        return np.einsum("mtv,mv->tm", UA, self.W)
 
     def _counts(self, x):
         return self._counts_many(x[None])[0]

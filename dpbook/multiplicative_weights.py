@@ -5,6 +5,8 @@ update multiplies each weight by ``exp(coefficient · q[x])`` and renormalises:
 
     p'[x] = p[x] · exp(c · q[x]) / Σ_y p[y] · exp(c · q[y])
 
+* :func:`mw_update_reference` — those lines of the algorithm box, as written (no guards): the reference every
+  fast path is tested against;
 * :func:`multiplicative_weights_update` — that rule for any ``q ∈ [0,1]^N`` (a ``bool`` ``q`` is an
   indicator, e.g. one marginal cell, and is applied without calling ``exp`` per element);
 * :func:`marginal_cell_update` — the same rule for one marginal cell ``q = 1[x_S = v]`` of ``{0,1}^d``: it
@@ -30,6 +32,10 @@ Cost at ``N = 2^20`` (``benchmarks/bench_mwem.py``): a marginal-cell round is ~2
 a boolean-indicator round ~6 passes; a general float query needs ``exp`` of every element, which on this
 numpy build (no SIMD ``exp`` for float64) alone costs ~20–30 copies.
 
+The fast kernels live in the private :mod:`dpbook._mw_kernels`; the update of a hypothesis by one query of a
+workload is :meth:`dpbook.queries.Workload.mw_update` (through the query's non-zeros, never an ``N``-vector per
+query; :class:`~dpbook.queries.MarginalWorkload` scales the cell's slab).
+
 Batches: ``p`` may have shape ``(trials, N)`` with ``coefficient`` of shape ``(trials,)`` and ``query`` of shape
 ``(N,)`` or ``(trials, N)``, so many independent runs update in one call.
 """
@@ -38,18 +44,21 @@ from __future__ import annotations
 import numpy as np
 
 from .theory.mwem import mw_bound
+from ._mw_kernels import SLAB_SAFE, exp_update, slab_index
 from .validation import check_work, as_array, check_int, check_real
 
-__all__ = ["multiplicative_weights_update", "marginal_cell_update", "idc_mw_update", "kl_potential", "mw_bound", "uniform_hypothesis"]
+# mw_update_reference is public but not in __all__: it is the unguarded reference (the algorithm box's lines), which
+# the bad-input sweep of tests/test_api_coverage.py (it walks __all__) must not hold to the validated API's contract.
+__all__ = ["multiplicative_weights_update", "marginal_cell_update", "idc_mw_update", "kl_potential",
+           "mw_bound", "uniform_hypothesis", "check_distribution"]
 
-_OVERFLOW_SAFE = 700.0        # exp(700) ~ 1e304 < float64 max: no shift needed below this coefficient
-_TINY = 1e-15                 # below this unnormalised mass, redo the row in log space
 
 
 # --------------------------------------------------------------------------- validation helpers
 
-def _check_distribution(p, name: str = "p") -> np.ndarray:
-    """A probability vector (or a ``(trials, N)`` stack of them): finite, >= 0, each row sums to 1."""
+def check_distribution(p, name: str = "p") -> np.ndarray:
+    """A hypothesis: a probability vector (or a ``(trials, N)`` stack of them), finite, >= 0, each row summing to 1
+    (to 1e-6); returned as float64.  ``TypeError`` for a non-numeric or boolean array, ``ValueError`` otherwise."""
     arr = as_array(name, p)
     if arr.dtype == object or arr.dtype == bool or not np.issubdtype(arr.dtype, np.number):
         raise TypeError(f"{name} must be a float probability vector, got dtype {arr.dtype}")
@@ -102,6 +111,18 @@ def _check_batch_real(name: str, value, batch: tuple, **bounds) -> np.ndarray | 
 
 # --------------------------------------------------------------------------- the update
 
+def mw_update_reference(p, q, coefficient) -> np.ndarray:
+    """The multiplicative-weights update as the algorithm box states it (IDC-AlgA.2, DR-Alg5, MWEM's step 3).
+
+    Every weight is multiplied by ``exp(coefficient · q[x])``, then the weights are renormalised.  Readable
+    reference: no validation, no guard against overflow or underflow (the fast paths of
+    :func:`multiplicative_weights_update`, :func:`marginal_cell_update` and
+    :meth:`dpbook.queries.Workload.mw_update` are tested against it).
+    """
+    weights = p * np.exp(coefficient * q)                          # D^{t+1}[x] ∝ D^t[x] · e^{c·q[x]}
+    return weights / weights.sum(axis=-1, keepdims=True)           # renormalise to a probability vector
+
+
 def uniform_hypothesis(N: int) -> np.ndarray:
     """``D^0 = U(⊥)``: the uniform distribution ``1/N`` over the universe (IDC-AlgA.2)."""
     N = check_int("N", N, low=1)
@@ -119,44 +140,13 @@ def multiplicative_weights_update(p, query, coefficient, *, out=None, check: boo
     skips input validation (for inner loops whose inputs are produced internally).
     """
     if check:
-        p = _check_distribution(p)
+        p = check_distribution(p)
         q = _check_query(query, p.shape[-1], p.shape[:-1])
         c = _check_batch_real("coefficient", coefficient, p.shape[:-1])
         _check_out(out, p.shape)
     else:
         p, q, c = p, query, coefficient
-    c = np.asarray(c, dtype=np.float64)[..., None] if np.ndim(c) else float(c)
-    shape = np.broadcast_shapes(p.shape, q.shape)
-    private_out = out is not None and not np.shares_memory(out, p) and not np.shares_memory(out, q)
-    buf = out if private_out else np.empty(shape)
-    if q.dtype == bool:
-        # factor e^c on q, 1 off q; written as (e^min(c,0), e^-max(c,0)) so that neither can overflow
-        # factor e^c on q, 1 off q, i.e. (after renormalising) 1 where the factor is larger and
-        # small = e^{-|c|} where it is smaller; z marks the "larger" side.  factor = small + (1 - small)·z is
-        # then exact on the small side (small + 0) and within 1 ulp of 1 on the other, never overflows, and
-        # costs plain casts and multiplies (np.where / masked ufuncs on a random bool mask are ~20x slower).
-        z = q ^ (np.asarray(c) < 0)                        # (a bool XOR; broadcasts per row for a batch)
-        small = np.exp(-np.abs(c))
-        buf[...] = z.view(np.uint8)
-        buf *= 1.0 - small
-        buf += small
-        buf *= p
-    else:
-        np.multiply(q, c, out=buf)
-        if np.any(np.asarray(c) > _OVERFLOW_SAFE):
-            buf -= np.maximum(c, 0.0)                      # exp(c·q − c) <= 1; cancels on renormalising
-        np.exp(buf, out=buf)
-        buf *= p
-    total = buf.sum(axis=-1, keepdims=True)
-    bad = ~(total >= _TINY)                                 # underflow (or a zero row): redo in log space
-    if np.any(bad):
-        _log_space_rows(p, q, c, buf, bad[..., 0])
-        total = np.where(bad, 1.0, total)
-    buf *= 1.0 / total                                      # (a multiply is ~2x faster than a divide)
-    if out is not None and buf is not out:
-        out[...] = buf
-        return out
-    return buf
+    return exp_update(p, q, c, out)
 
 
 def _check_out(out, shape) -> None:
@@ -166,9 +156,6 @@ def _check_out(out, shape) -> None:
         raise TypeError(f"out must be a float64 numpy array, got {type(out).__name__}")
     if out.shape != shape:
         raise ValueError(f"out must have shape {shape} (the shape of p), got {out.shape}")
-
-
-_SLAB_SAFE = 30.0          # |c| <= 30: slab factors >= e^-30, no underflow trouble; beyond, the general path
 
 
 def _check_cell(d, attributes, values, N):
@@ -182,12 +169,6 @@ def _check_cell(d, attributes, values, N):
     return d, S, v
 
 
-def _slab(d: int, S, v) -> tuple:
-    """The index of the cell ``x_S = v`` in the reshaped ``(2,)*d`` cube (a basic-slicing view)."""
-    where = dict(zip(S, v))                    # slice(b, b+1), not b: a view even when S fixes every attribute
-    return tuple(slice(where[a], where[a] + 1) if a in where else slice(None) for a in range(d))
-
-
 def marginal_cell_update(p, d, attributes, values, coefficient, *, out=None, check: bool = True) -> np.ndarray:
     """:func:`multiplicative_weights_update` for the marginal-cell query ``q(x) = 1[x_S = v]`` over ``{0,1}^d``.
 
@@ -197,7 +178,7 @@ def marginal_cell_update(p, d, attributes, values, coefficient, *, out=None, che
     ``exp`` per element.  ``|c| > 30`` goes through the general (log-space-guarded) path.  ``out`` may be ``p`` for an in-place update (``p`` must then be contiguous).
     """
     if check:
-        p = _check_distribution(p)
+        p = check_distribution(p)
         if p.ndim != 1:
             raise ValueError(f"p must be one probability vector (shape (N,)), got {p.shape}")
         d, attributes, values = _check_cell(d, attributes, values, p.size)
@@ -208,27 +189,14 @@ def marginal_cell_update(p, d, attributes, values, coefficient, *, out=None, che
         out = p.copy()
     elif out is not p:
         np.copyto(out, p)
-    if abs(c) > _SLAB_SAFE:
+    if abs(c) > SLAB_SAFE:
         indicator = np.zeros((2,) * d, dtype=bool)
-        indicator[_slab(d, attributes, values)] = True
-        return multiplicative_weights_update(out, indicator.reshape(-1), c, out=out, check=False)
-    slab = out.reshape((2,) * d)[_slab(d, attributes, values)]   # a view of the cell (out must be contiguous)
+        indicator[slab_index(d, attributes, values)] = True
+        return exp_update(out, indicator.reshape(-1), c, out)
+    slab = out.reshape((2,) * d)[slab_index(d, attributes, values)]   # a view of the cell (out must be contiguous)
     np.multiply(slab, np.exp(c), out=slab)       # e^c in [e^-30, e^30]: no overflow, no underflow trouble
     out *= 1.0 / out.sum()
     return out
-
-
-def _log_space_rows(p, q, c, out, rows) -> None:
-    """Write ``softmax(log p + c·q)`` into the flagged rows of ``out`` (the underflow guard)."""
-    p2, q2, out2 = np.atleast_2d(p), np.atleast_2d(q), np.atleast_2d(out)
-    c2 = np.broadcast_to(np.asarray(c, dtype=np.float64).reshape(-1, 1), (p2.shape[0], 1))
-    for i in np.flatnonzero(np.atleast_1d(rows)):           # a loop over the few bad *trials*, not over |X|
-        qi = q2[i if q2.shape[0] > 1 else 0].astype(np.float64)
-        with np.errstate(divide="ignore"):
-            g = np.log(p2[i]) + c2[i, 0] * qi
-        g -= g.max()
-        np.exp(g, out=g)
-        out2[i] = g / g.sum()
 
 
 def idc_mw_update(p, query, noisy_answer, eta, *, answer=None, check: bool = True) -> np.ndarray:
@@ -242,7 +210,7 @@ def idc_mw_update(p, query, noisy_answer, eta, *, answer=None, check: bool = Tru
     Batches: ``p`` of shape ``(trials, N)`` with ``noisy_answer`` (and ``answer``) of shape ``(trials,)``.
     """
     if check:
-        p = _check_distribution(p)
+        p = check_distribution(p)
         q = _check_query(query, p.shape[-1], p.shape[:-1])
         batch = p.shape[:-1]
         noisy_answer = _check_batch_real("noisy_answer", noisy_answer, batch)
@@ -264,8 +232,8 @@ def kl_potential(target, hypothesis) -> float | np.ndarray:
     ``target`` is the normalised true database ``D̄ = x/n``; ``hypothesis`` the current ``D^t`` (either may be
     a ``(trials, N)`` stack).  Terms with ``D̄[x] = 0`` contribute 0; ``+inf`` if ``D^t`` misses ``D̄``'s support.
     """
-    t = _check_distribution(target, "target")
-    h = _check_distribution(hypothesis, "hypothesis")
+    t = check_distribution(target, "target")
+    h = check_distribution(hypothesis, "hypothesis")
     if t.shape[-1] != h.shape[-1]:
         raise ValueError(f"target ({t.shape}) and hypothesis ({h.shape}) must be over the same universe")
     with np.errstate(divide="ignore", invalid="ignore"):

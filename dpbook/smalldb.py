@@ -13,7 +13,8 @@ neighbours even though ``n`` is read from the data.
 
 The net mechanism (DR-Def5.2 / DR-Prop5.2) is the same exponential mechanism over any *public, data-
 independent* finite set of candidate databases; SmallDB is the net mechanism over all ``s``-row databases,
-an α-net by DR-Lemma4.3.  Candidates are count vectors, all of their answers come from one matrix product.
+an α-net by DR-Lemma4.3.  Candidates are count vectors; all of their answers come from one batched
+``W.counts`` (never the workload's matrix).
 
 Running time is ``Θ(|R|·N·m)`` with ``|R| <= N^s``: quasi-polynomial in ``N`` (erratum PROJ-E7; the seed says
 polynomial).  ``max_range_size`` makes an infeasible call fail loudly instead of exhausting memory.
@@ -24,6 +25,7 @@ import functools
 import itertools
 import math
 from dataclasses import dataclass, field
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -31,12 +33,13 @@ from .data import BinaryUniverse, Dataset, histogram
 from .exponential import exponential_mechanism, exponential_probabilities, exponential_sample
 from .noise import as_generator
 from .queries import as_workload, check_database
-from .release import Spend
+from .release import Ledger, Spend
 from .theory.smalldb import range_size, smalldb_size
 from .validation import MAX_COUNT, as_array, check_epsilon, check_int, check_real, check_trials
 
 __all__ = [
-    "SyntheticDatabase", "smalldb", "net_mechanism", "multisets", "candidate_errors", "exact_error_distribution",
+    "SyntheticDatabase", "smalldb", "net_mechanism", "multisets", "candidate_answers", "candidate_errors",
+    "exact_error_distribution",
     "subsample_errors", "project_dataset", "MAX_RANGE_SIZE",
 ]
 
@@ -49,7 +52,8 @@ class SyntheticDatabase:
 
     ``y``: the chosen candidate(s) as count vectors, shape ``(N,)`` or ``(trials, N)``; ``answers``: their
     normalised answers on the workload, ``(m,)`` or ``(trials, m)``; ``s``: rows per candidate (0 for a
-    general net); ``range_size``: ``|R|``, the number of candidates.  ``neighbours``: the claim is made under
+    general net); ``range_size``: ``|R|``, the number of candidates; ``ledger``: the one exponential-mechanism
+    step; ``trace``: none is kept (the book's release protocol; :attr:`released` is ``y``).  ``neighbours``: the claim is made under
     replace-one neighbours — the utility ``-max_q |q(y) - q(x)|`` is normalised by ``n = ||x||_1``, read from
     the data, which is the same for both databases only under replace-one (under add/remove the sensitivity
     would be ``1/(n-1)``, not ``1/n``).
@@ -62,8 +66,13 @@ class SyntheticDatabase:
     mechanism: str
     s: int
     range_size: int
-    ledger: tuple[Spend, ...] = ()
+    ledger: Ledger = Ledger()
     neighbours: str = "replace-one"
+    trace: Mapping[str, Any] | None = field(default=None, repr=False)
+
+    def __post_init__(self):
+        if not isinstance(self.ledger, Ledger):                 # a plain tuple of Spend composes by the basic rule
+            object.__setattr__(self, "ledger", Ledger(self.ledger))
 
     def evaluate(self, workload) -> np.ndarray:
         """Answers of the synthetic database(s) on any workload over the same universe (post-processing)."""
@@ -71,8 +80,13 @@ class SyntheticDatabase:
         y = np.atleast_2d(self.y).astype(np.float64)
         if W.N != y.shape[1]:
             raise ValueError(f"workload is over {W.N} universe elements but y has {y.shape[1]}")
-        out = np.asarray(W.matrix() @ y.T).T / y.sum(axis=1, keepdims=True)
+        out = W.counts(y) / y.sum(axis=1, keepdims=True)
         return out[0] if self.y.ndim == 1 else out
+
+    @property
+    def released(self) -> np.ndarray:
+        """What was released: the synthetic database(s), as count vectors."""
+        return self.y
 
 
 # --------------------------------------------------------------------------- candidates
@@ -104,6 +118,8 @@ def multisets(N, s, *, max_range_size=MAX_RANGE_SIZE) -> np.ndarray:
 
 
 def _check_net(net, N: int) -> np.ndarray:
+    """A public candidate set for the net mechanism: a numeric ``(|net| >= 1, N)`` array of finite, non-negative
+    counts (or weights) below 2^53, every candidate with positive mass.  ``TypeError``/``ValueError`` naming ``net``."""
     arr = as_array("net", net)
     if arr.dtype == object or arr.dtype == bool or not np.issubdtype(arr.dtype, np.number):
         raise TypeError(f"net must be a numeric (|net|, N) array of candidate databases, got dtype {arr.dtype}")
@@ -118,21 +134,19 @@ def _check_net(net, N: int) -> np.ndarray:
     return arr
 
 
-def _prepare(x, workload):
+def candidate_answers(x, workload, net) -> tuple[np.ndarray, np.ndarray]:
+    """Every candidate's normalised answers ``(|net|, m)`` and error ``max_q |q(x) - q(y)|`` ``(|net|,)``: one
+    batched ``W.counts`` over the candidates (no workload matrix).  Non-private: the exponential mechanism's
+    utilities, and data for experiments and plots."""
     x, W = check_database(x, workload)
-    return x, W
-
-
-def _errors(x, W, net) -> tuple[np.ndarray, np.ndarray]:
-    """Candidates' answers ``(|R|, m)`` (one matrix product) and errors ``max_q |q(x) - q(y)|``, shape ``(|R|,)``."""
-    answers = (net @ W.matrix().T) / net.sum(axis=1, keepdims=True)
+    net = _check_net(net, W.N)
+    answers = W.counts(net) / net.sum(axis=1, keepdims=True)
     return answers, np.abs(answers - W.answers(x)).max(axis=1)
 
 
 def candidate_errors(x, workload, net) -> np.ndarray:
     """``max_q |q(x) - q(y)|`` for every candidate ``y`` of ``net`` (non-private: for experiments and plots)."""
-    x, W = _prepare(x, workload)
-    return _errors(x, W, _check_net(net, W.N))[1]
+    return candidate_answers(x, workload, net)[1]
 
 
 # --------------------------------------------------------------------------- mechanisms
@@ -145,19 +159,19 @@ def net_mechanism(x, workload, net, *, epsilon, trials=None, rng=None) -> Synthe
     depend on ``x``.  A single release samples with :func:`~dpbook.exponential.exponential_mechanism`;
     ``trials`` releases use the same distribution through the inverse-CDF batch sampler.
     """
-    x, W = _prepare(x, workload)
+    x, W = check_database(x, workload)
     net = _check_net(net, W.N)
     epsilon = check_epsilon(epsilon)
     n = int(x.sum())
     sensitivity = 1.0 / n                                           # Δu of u = -max_q |q(x) - q(y)|
-    answers, err = _errors(x, W, net)
+    answers, err = candidate_answers(x, W, net)
     if trials is None:
         pick = exponential_mechanism(-err, epsilon=epsilon, sensitivity=sensitivity, rng=rng)
     else:
         pick = exponential_sample(-err, epsilon=epsilon, sensitivity=sensitivity,
                                   size=check_trials(trials), rng=rng)
     return SyntheticDatabase(np.array(net[pick]), answers[pick], epsilon, 0.0, "net", 0, int(net.shape[0]),
-                             (Spend("exponential", epsilon),))
+                             Ledger([Spend("exponential", epsilon)]))
 
 
 def smalldb(x, workload, *, epsilon, alpha, trials=None, rng=None,
@@ -168,7 +182,7 @@ def smalldb(x, workload, *, epsilon, alpha, trials=None, rng=None,
     ``-max_q |q(x) - q(y)|``, ``Δu = 1/n``.  Accuracy: DR-Prop4.4 / DR-Thm4.5 (``dpbook.theory.smalldb``);
     DR-Lemma4.3 needs ``|Q| >= 3``.  Refuses (``ValueError``) when ``|R| = C(N+s-1, s) > max_range_size``.
     """
-    x, W = _prepare(x, workload)
+    x, W = check_database(x, workload)
     epsilon = check_epsilon(epsilon)
     alpha = check_real("alpha", alpha, low=0.0, high=1.0, low_open=True)
     s = smalldb_size(W.m, alpha)                                    # rows of every candidate database
@@ -186,8 +200,8 @@ def exact_error_distribution(x, workload, net, *, epsilon) -> tuple[np.ndarray, 
 
     ``P[error >= t] = probabilities[errors >= t].sum()`` — no sampling noise (non-private: for plots).
     """
-    x, W = _prepare(x, workload)
-    err = _errors(x, W, _check_net(net, W.N))[1]
+    x, W = check_database(x, workload)
+    err = candidate_answers(x, W, net)[1]
     return err, exponential_probabilities(-err, epsilon=epsilon, sensitivity=1.0 / float(x.sum()))
 
 
@@ -196,10 +210,10 @@ def subsample_errors(x, workload, s, *, trials, rng=None) -> np.ndarray:
 
     The lemma's proof bounds ``P[error > α] <= 2|Q| e^{-2sα²}`` (``theory.smalldb.sampling_failure_bound``).
     """
-    x, W = _prepare(x, workload)
+    x, W = check_database(x, workload)
     s, trials = check_int("s", s, low=1), check_trials(trials)
     Y = as_generator(rng).multinomial(s, x / x.sum(), size=trials)           # (trials, N) samples
-    return np.abs(Y @ W.matrix().T / s - W.answers(x)).max(axis=1)
+    return np.abs(W.counts(Y) / s - W.answers(x)).max(axis=1)
 
 
 def project_dataset(dataset: Dataset, attributes) -> Dataset:

@@ -10,6 +10,7 @@ from dpbook.broken.mwem import mwem_argmax_select, mwem_no_round_split, mwem_wro
 from dpbook.data import add_row, bootstrap, histogram, load_cancer
 from dpbook.experiments import failure_rate
 from dpbook.mwem import mwem
+from dpbook.noise import laplace
 from dpbook.queries import MarginalWorkload, k_way_marginals, random_queries
 from dpbook.theory.mwem import (hlm_error_bound, hlm_failure_probability, hlm_optimal_rounds, hlm_sample_complexity,
                                 mw_sample_complexity, mwem_epsilon_split, mwem_measurement_scale)
@@ -281,7 +282,8 @@ def test_explore_callback_is_seeded_and_validates():
 # --------------------------------------------------------------------------- the practical variants
 
 from dpbook.broken.mwem import mwem_marginal_cell_sensitivity  # noqa: E402
-from dpbook.mwem import _Layout, _units, mwem_practical  # noqa: E402
+from dpbook._mw_kernels import marginal_sum  # noqa: E402
+from dpbook.mwem import mwem_practical  # noqa: E402
 
 
 def test_theorem_is_the_practical_special_case():
@@ -333,8 +335,8 @@ def test_practical_outputs_are_distributions_and_last_or_average():
 def test_group_update_matches_the_reference_rule():
     """The one-pass whole-marginal update equals p ∝ p · exp(Σ_c coefficient_c · q_c) built from full query vectors."""
     W = k_way_marginals(5, 2)
-    units = _units(W, "marginal")
-    layout = _Layout(W, units)
+    layout = W.marginal_layout()
+    units = layout.units
     rng = np.random.default_rng(0)
     P = rng.random((3, 32)) + 0.1
     P /= P.sum(axis=1, keepdims=True)
@@ -398,7 +400,7 @@ def test_practical_bad_parameters(kwargs, exc, name):
     call = dict(epsilon=1.0, T=5, n=int(CANCER.n), rng=0) | kwargs
     with pytest.raises(exc, match=name):
         mwem_practical(CANCER.x, W2, **call)
-    with pytest.raises(TypeError, match="MarginalWorkload"):
+    with pytest.raises(ValueError, match="MarginalWorkload"):
         mwem_practical(CANCER.x, random_queries(5, CANCER.N, rng=0), n=int(np.sum(CANCER.x)), epsilon=1.0, T=2)
 
 
@@ -411,7 +413,7 @@ def test_broken_twin_claims_what_it_does_not_pay():
 def test_one_run_kernel_matches_the_batched_update():
     """Layout.step_one (one run, fewest numpy calls; replay uses it) equals tables + update (the rounds use it)."""
     W = k_way_marginals(6, 2)
-    layout = _Layout(W, _units(W, "marginal"))
+    layout = W.marginal_layout()
     rng = np.random.default_rng(2)
     p = rng.random(64) + 0.05
     p /= p.sum()
@@ -430,17 +432,32 @@ def test_one_run_kernel_matches_the_batched_update():
 def test_marginal_sum_and_scale_match_numpy(d):
     """The blockwise marginal sum and the tiled slab scaling (fast kernels at 2^16 and up) equal numpy's reference
     ``p.reshape(shape).sum(axis)`` and broadcast multiply, for every 2-way (3-way at d=3) attribute set."""
-    from dpbook.mwem import _marginal_sum
     W = k_way_marginals(d, 3 if d == 3 else 2)
-    layout = _Layout(W, _units(W, "marginal"))
+    layout = W.marginal_layout()
     rng = np.random.default_rng(d)
     p = rng.random(1 << d)
     for u in range(0, len(layout.sets), 1 if d == 3 else 5):
         ref = p.reshape(layout.shapes[u]).sum(axis=layout.away1[u]).ravel()
-        np.testing.assert_allclose(_marginal_sum(p, layout.shapes[u], layout.away1[u]), ref, rtol=1e-12)
+        np.testing.assert_allclose(marginal_sum(p, layout.shapes[u], layout.away1[u]), ref, rtol=1e-12)
         f = rng.random(ref.size)
         expected = p.copy()
         expected.reshape(layout.shapes[u])[...] *= f.reshape(layout.fshapes[u])
         got = p.copy()
-        layout._scale(got, u, f)
+        layout.scale(got, u, f)
         np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("kwargs, exc, name", [
+    (dict(T=0), ValueError, "T"), (dict(T=1.5), TypeError, "T"), (dict(n=0), ValueError, "n"),
+    (dict(replay=-1), ValueError, "replay"), (dict(trials=0), ValueError, "trials"), (dict(rng="x"), TypeError, "rng"),
+    (dict(sampler="laplace"), TypeError, "sampler"), (dict(x=np.ones(3)), ValueError, "x"),
+    (dict(workload="W"), TypeError, "workload"),
+])
+def test_check_mwem_inputs_names_the_bad_parameter(kwargs, exc, name):
+    """The one validation prologue every MWEM variant (and broken twin) runs."""
+    from dpbook.mwem import check_mwem_inputs
+    args = dict(x=CANCER.x, workload=W2, T=3, n=None, replay=0, trials=None, rng=0, sampler=laplace) | kwargs
+    with pytest.raises(exc, match=name):
+        check_mwem_inputs(**args)
+    x, W, T, n, replay, R, rng, noise = check_mwem_inputs(CANCER.x, W2, 3, None, 0, None, 0, laplace)
+    assert (T, n, replay, R) == (3, int(CANCER.x.sum()), 0, 1)

@@ -7,7 +7,7 @@ from ..exponential import exponential_mechanism, exponential_sample, report_nois
 from ..noise import Noise, laplace_noise
 from ..queries import check_database
 from ..release import Spend, with_claim
-from ..smalldb import MAX_RANGE_SIZE, SyntheticDatabase, candidate_errors, multisets
+from ..smalldb import MAX_RANGE_SIZE, SyntheticDatabase, candidate_answers, multisets
 from ..theory.smalldb import smalldb_size
 from ..validation import check_epsilon, check_real, check_trials
 
@@ -44,12 +44,12 @@ def smalldb_no_half(x, workload, *, epsilon, alpha, trials=None, rng=None) -> Sy
     epsilon = check_epsilon(epsilon)
     s = smalldb_size(W.m, check_real("alpha", alpha, low=0.0, high=1.0, low_open=True))
     net = multisets(W.N, s, max_range_size=MAX_RANGE_SIZE)
-    err = candidate_errors(x, W, net)
+    answers, err = candidate_answers(x, W, net)
     if trials is None:
         pick = exponential_mechanism_no_half(-err, epsilon=epsilon, sensitivity=1.0 / x.sum(), rng=rng)
     else:
         pick = exponential_sample(-err, epsilon=2 * epsilon, sensitivity=1.0 / x.sum(),
                                   size=check_trials(trials), rng=rng)
     y = np.array(net[pick])
-    return SyntheticDatabase(y, W.answers(y), epsilon, 0.0, "smalldb (BROKEN: no 1/2)", s,
+    return SyntheticDatabase(y, answers[np.asarray(pick)], epsilon, 0.0, "smalldb (BROKEN: no 1/2)", s,
                              int(net.shape[0]), (Spend("exponential (BROKEN)", epsilon),))

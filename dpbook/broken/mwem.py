@@ -5,72 +5,74 @@
 * :func:`mwem_argmax_select` — selects the worst query by exact argmax (no exponential mechanism) yet
   claims ``ε``: not DP at all.  The selection audit catches it.
 * :func:`mwem_marginal_cell_sensitivity` — :func:`dpbook.mwem.mwem_practical` measuring whole marginals but
-  charging one cell's sensitivity (``Δ = 1``) under replace-one neighbours, where a marginal's L1 sensitivity
-  is 2 (a replaced row leaves one cell and enters another): the measurements cost twice what the ledger says.
-  The whole-marginal audit catches it.
+  charging one cell's sensitivity (``Δ = 1``, the add/remove one) under replace-one neighbours, where a marginal's
+  L1 sensitivity is 2 (a replaced row leaves one cell and enters another): the measurements cost twice what the
+  ledger says.  The whole-marginal audit catches it.
 * :func:`mwem_wrong_sign` — private, but updates with the sign flipped (moves mass *away* from the
   measurement): the control showing the accuracy test can fail.
+
+Each is the engine of :mod:`dpbook.mwem` (:func:`~dpbook.mwem.check_mwem_inputs`, :func:`~dpbook.mwem.mwem_rounds`,
+:func:`~dpbook.mwem.mwem_ledger`, :func:`~dpbook.mwem.mwem_release`) with one plausible bug.
 """
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
-from ..mwem import _check_inputs, _practical, _release, _rounds, _select
+from ..exponential import exponential_mechanism
+from ..mwem import check_mwem_inputs, mwem_ledger, mwem_practical, mwem_release, mwem_rounds
 from ..noise import laplace
-from ..release import Spend
-from ..validation import check_epsilon
+from ..validation import check_epsilon, check_histogram
 
 __all__ = ["mwem_no_round_split", "mwem_argmax_select", "mwem_wrong_sign", "mwem_marginal_cell_sensitivity"]
 
 
-def _ledger(T, epsilon_select, epsilon_measure):
-    return tuple(Spend(f"round {i + 1}: {step}", eps) for i in range(T)
-                 for step, eps in (("exponential mechanism (select)", epsilon_select),
-                                   ("laplace (measure)", epsilon_measure)))
+def _broken(x, workload, epsilon, T, n, trials, rng, sampler, name, select, epsilon_select, epsilon_measure,
+            sign=1.0):
+    x, W, T, n, _, R, rng, sampler = check_mwem_inputs(x, workload, T, n, 0, trials, rng, sampler)
+    epsilon = check_epsilon(epsilon)
+    es, em = epsilon_select(epsilon, T), epsilon_measure(epsilon, T)
+    out = mwem_rounds(x, W, T=T, n=n, replay=0, R=R, rng=rng, sampler=sampler,
+                      select=lambda scores, i, allowed, g: select(scores, es, g),
+                      measure_scale=[1.0 / em] * T, sign=sign)
+    return mwem_release(out, trials, name, epsilon, 1.0 / (em * n), mwem_ledger(T, es, em), T=T, n=n)
+
+
+def _exponential(scores, epsilon_select, rng):
+    return exponential_mechanism(scores, epsilon=epsilon_select, sensitivity=1.0, rng=rng)
 
 
 def mwem_no_round_split(x, workload, *, epsilon, T, n=None, trials=None, rng=None, sampler=laplace):
     """WRONG: each round uses ``ε/2`` for selection and ``Lap(2/ε)`` for measurement (no ``/T``); claims ``ε``."""
-    x, W, T, n, _, R, rng, sampler = _check_inputs(x, workload, T, n, 0, trials, rng, sampler)
-    epsilon = check_epsilon(epsilon)
-    epsilon_select = epsilon_measure = epsilon / 2           # the bug: should be epsilon / (2 * T)
-    out = _rounds(x, W, T=T, n=n, replay=0, R=R, rng=rng, sampler=sampler,
-                  select=lambda scores, i, allowed, g: _select(scores, epsilon_select, g),
-                  measure_scale=[1.0 / epsilon_measure] * T)
-    return _release(out, trials, "broken mwem (no round split)", epsilon, 1.0 / (epsilon_measure * n),
-                    _ledger(T, epsilon_select, epsilon_measure), T=T, n=n)
+    return _broken(x, workload, epsilon, T, n, trials, rng, sampler, "broken mwem (no round split)", _exponential,
+                   lambda e, T: e / 2, lambda e, T: e / 2)      # the bug: should be epsilon / (2 * T)
 
 
 def mwem_argmax_select(x, workload, *, epsilon, T, n=None, trials=None, rng=None, sampler=laplace):
     """WRONG: picks ``argmax |q(A) − q(B)|`` exactly (no exponential mechanism); claims ``ε``."""
-    x, W, T, n, _, R, rng, sampler = _check_inputs(x, workload, T, n, 0, trials, rng, sampler)
-    epsilon = check_epsilon(epsilon)
-    epsilon_select = epsilon_measure = epsilon / (2 * T)
-    out = _rounds(x, W, T=T, n=n, replay=0, R=R, rng=rng, sampler=sampler,
-                  select=lambda scores, i, allowed, g: np.argmax(scores, axis=1),
-                  measure_scale=[1.0 / epsilon_measure] * T)
-    return _release(out, trials, "broken mwem (argmax selection)", epsilon, 1.0 / (epsilon_measure * n),
-                    _ledger(T, epsilon_select, epsilon_measure), T=T, n=n)
+    return _broken(x, workload, epsilon, T, n, trials, rng, sampler, "broken mwem (argmax selection)",
+                   lambda scores, e, g: np.argmax(scores, axis=1),          # the bug: no noise in the selection
+                   lambda e, T: e / (2 * T), lambda e, T: e / (2 * T))
 
 
 def mwem_wrong_sign(x, workload, *, epsilon, T, n=None, trials=None, rng=None, sampler=laplace):
     """WRONG (accuracy only): ``A_i ∝ A_{i-1} exp(−q (m_i − q(A_{i-1}))/(2n))`` — the update's sign is flipped."""
-    x, W, T, n, _, R, rng, sampler = _check_inputs(x, workload, T, n, 0, trials, rng, sampler)
-    epsilon = check_epsilon(epsilon)
-    epsilon_select = epsilon_measure = epsilon / (2 * T)
-    out = _rounds(x, W, T=T, n=n, replay=0, R=R, rng=rng, sampler=sampler,
-                  select=lambda scores, i, allowed, g: _select(scores, epsilon_select, g),
-                  measure_scale=[1.0 / epsilon_measure] * T,
-                  sign=-1.0)
-    return _release(out, trials, "broken mwem (wrong sign)", epsilon, 1.0 / (epsilon_measure * n),
-                    _ledger(T, epsilon_select, epsilon_measure), T=T, n=n)
+    return _broken(x, workload, epsilon, T, n, trials, rng, sampler, "broken mwem (wrong sign)", _exponential,
+                   lambda e, T: e / (2 * T), lambda e, T: e / (2 * T), sign=-1.0)     # the bug: sign = -1
 
 
 def mwem_marginal_cell_sensitivity(x, workload, *, epsilon, T, n=None, select_share=0.5, neighbours="replace-one",
                                    replay="converge", trials=None, rng=None, sampler=laplace):
-    """WRONG: whole-marginal MWEM (last iterate, replay to convergence, never re-select) charged ``Δ = 1`` (one
-    cell) whatever the neighbours; under replace-one a marginal's L1 sensitivity is 2.  Claims ``ε``."""
-    return _practical(x, workload, epsilon=epsilon, T=T, n=n, measure="marginal", output="last", replay=replay,
-                      exclude_measured=True, select_share=select_share, round_weights=None, neighbours=neighbours,
-                      trials=trials, rng=rng, sampler=sampler, name="broken mwem (marginal charged one cell)",
-                      charged_sensitivity=1.0)
+    """WRONG: whole-marginal MWEM (last iterate, replay to convergence, never re-select) charged the add/remove
+    sensitivity (``Δ = 1``, one cell) whatever the neighbours; under replace-one a marginal's L1 sensitivity is 2.
+    Claims ``ε`` under ``neighbours``."""
+    if not isinstance(neighbours, str) or neighbours not in ("add/remove", "replace-one"):
+        raise ValueError(f"neighbours ({neighbours!r}) must be one of ('add/remove', 'replace-one')")
+    if n is None and neighbours == "replace-one":
+        n = int(check_histogram(x).sum())                   # replace-one: n read from the data, as the claim says
+    rel = mwem_practical(x, workload, epsilon=epsilon, T=T, n=n, measure="marginal", output="last", replay=replay,
+                         exclude_measured=True, select_share=select_share, round_weights=None,
+                         neighbours="add/remove",               # the bug: the add/remove Δ, whatever `neighbours`
+                         trials=trials, rng=rng, sampler=sampler)
+    return dataclasses.replace(rel, neighbours=neighbours, mechanism="broken mwem (marginal charged one cell)")

@@ -1,0 +1,87 @@
+"""The offline Iterative Construction (IC) mechanism, IDC-Alg3 (GRU §7; THEOREMS.md §7; chapter 08).
+
+A private distinguisher (the exponential mechanism over the workload) picks the query on which the hypothesis is
+worst, a Laplace answer drives the IDC; with :class:`~dpbook.idc.MultiplicativeWeightsIDC` this is the structure
+of MWEM (:mod:`dpbook.mwem`) with an early stop instead of averaging.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..exponential import exponential_mechanism
+from ..noise import as_generator, as_noise, laplace
+from ..queries import as_workload
+from ..release import Ledger, Release, Spend
+from ..theory.idc import ic_epsilon0, ic_privacy_epsilon
+from ..validation import check_delta, check_epsilon, check_histogram, check_int, check_trials
+from .streams import public_n
+from .updates import IDC
+
+__all__ = ["iterative_construction"]
+
+
+def _distinguish(true, hyp, epsilon0, n, rng) -> np.ndarray:
+    """The canonical private distinguisher (IDC-Def7.1): for each run (row of ``hyp``), the exponential
+    mechanism over the workload with score ``|Q(D) - Q(D^t)|`` (``Δu = 1/n``), one independent pick per row."""
+    return np.asarray(exponential_mechanism(np.abs(true - hyp), epsilon=epsilon0, sensitivity=1.0 / n, rng=rng),
+                      dtype=np.int64)
+
+
+def iterative_construction(x, workload, *, rule, epsilon, delta, n=None, rounds=None, trials=None, rng=None,
+                           sampler=laplace) -> Release:
+    """IDC-Alg3 — the Iterative Construction (IC) mechanism, offline (GRU §7; THEOREMS.md §7).
+
+    Build ``rule`` at ``α/2``.  For ``t = 1..B(α/2)``: ``Q^t = Distinguish_{ε0}(D, D^{t-1})`` — the exponential
+    mechanism over the workload with score ``|Q(D) - Q(D^{t-1})|`` (``Δu = 1/n``, the canonical private
+    distinguisher of IDC-Def7.1); ``Â^t = Q^t(D) + Lap(1/(ε0 n))``; if ``|Â^t - Q^t(D^{t-1})| < 3α/4`` output
+    ``D^{t-1}`` and stop; else ``D^t = U(D^{t-1}, Q^t, Â^t)``.  Budget (IDC-Thm7.2): ``2B`` accesses at
+    ``ε0 = ε/(4 sqrt(B ln(1/δ)))`` (``ε/(2B)`` if ``δ = 0``).  ``rounds`` caps ``B`` (privacy recomputed for the
+    cap; accuracy guarantee void).  Returns a :class:`Release` of the output hypothesis' answers on the
+    workload; ``trace`` holds ``rounds_used``, ``stopped_early`` and the hypotheses.
+
+    With :class:`MultiplicativeWeightsIDC` this is MWEM's structure (select by the exponential mechanism,
+    measure with Laplace, multiplicative-weights update) with an early stop instead of averaging.
+    """
+    x = check_histogram(x)
+    W = as_workload(workload)
+    if not isinstance(rule, IDC):
+        raise TypeError(f"rule must be an IDC, got {type(rule).__name__}")
+    if W.N != x.size or rule.N != x.size:
+        raise ValueError(f"x has {x.size} universe elements, the workload {W.N}, the rule {rule.N}: they must agree")
+    epsilon, delta = check_epsilon(epsilon), check_delta(delta)
+    relation, n = "replace-one" if n is None else "add/remove", public_n(x, n)
+    B_theory = max(1, int(np.floor(rule.bound())))
+    B = B_theory if rounds is None else check_int("rounds", rounds, low=1)
+    sampler, runs = as_noise(sampler, family="laplace", lattice_ok=False), 1 if trials is None else check_trials(trials)
+    rng = as_generator(rng)
+    # ---- budget split: B rounds x (distinguisher + Laplace), each ε0-DP
+    epsilon0 = ic_epsilon0(epsilon, delta, B)
+    stop = 1.5 * rule.alpha                                     # 3α/4 with α = 2·rule.alpha
+    true = W.counts(x) / n
+    state = rule.initial(runs)
+    running = np.ones(runs, dtype=bool)
+    rounds_used = np.zeros(runs, dtype=np.int64)
+    for _ in range(B):
+        if not running.any():
+            break
+        rows = np.flatnonzero(running)
+        hyp = rule.answers(state[rows], W)                      # (r, m): every query on every running hypothesis
+        picks = _distinguish(true, hyp, epsilon0, n, rng)
+        a_hat = true[picks] + sampler(1.0 / (epsilon0 * n), rows.size, rng)
+        here = hyp[np.arange(rows.size), picks]
+        rounds_used[rows] += 1
+        go = np.abs(a_hat - here) >= stop
+        running[rows[~go]] = False
+        upd = rows[go]
+        if upd.size:
+            state[upd] = rule.update_query(state[upd], W, picks[go], a_hat[go])
+    answers = rule.answers(state, W)
+    ledger = Ledger([Spend("exponential mechanism (distinguisher)", epsilon0), Spend("Laplace answer", epsilon0)] * B,
+                    rule="basic" if delta == 0.0 else "advanced", delta_prime=delta)
+    trace = {"rounds_used": rounds_used, "stopped_early": ~running, "hypothesis": state, "B": B, "B_theory": B_theory,
+             "epsilon0": epsilon0, "stop_threshold": stop, "composed_epsilon": ic_privacy_epsilon(epsilon0, B, delta)}
+    if trials is None:
+        answers = answers[0]
+        trace.update(rounds_used=int(rounds_used[0]), stopped_early=bool(~running[0]), hypothesis=state[0])
+    return Release(answers, epsilon, delta, f"IC[{rule.name}]", noise_scale=1.0 / (epsilon0 * n), ledger=ledger,
+                   trace=trace, neighbours=relation)
