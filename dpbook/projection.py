@@ -157,7 +157,10 @@ def _simplex_least_squares(G: np.ndarray, b: np.ndarray, lam: np.ndarray) -> np.
     2. The simplex as nonnegativity plus a heavy first row ``M(Σλ − 1)``: Lawson–Hanson NNLS
        (``scipy.optimize.nnls``) on ``[M 1ᵀ; A] λ ≈ [M; d]``.  NNLS keeps its passive columns linearly
        independent, so dependent atoms simply stay out — the case that made Wolfe's bordered systems singular.
-    3. ``λ / Σλ`` (the heavy row leaves ``|Σλ − 1|`` of order ``1/SUM_ROW_WEIGHT²``).
+    3. ``λ / Σλ`` (the heavy row leaves ``|Σλ − 1|`` of order ``1/SUM_ROW_WEIGHT²``);
+    4. then the constraint exactly on NNLS's support (the normal equations of a least squares in affine
+       coordinates),
+       kept when its weights stay positive and it is no worse.
 
     If NNLS hits its iteration limit, a warm-started FISTA (:func:`_fista`) takes over.  Either way the
     caller's Frank–Wolfe gap on the full universe is what certifies the result.
@@ -178,7 +181,26 @@ def _simplex_least_squares(G: np.ndarray, b: np.ndarray, lam: np.ndarray) -> np.
     except RuntimeError:                                           # iteration limit: fall back, warm-started
         return _fista(G, b, lam, 0.0, 20_000)
     total = mu.sum()
-    return mu / total if total > 0 else lam
+    if total <= 0:
+        return lam
+    mu /= total
+    # 4. the constraint exactly, on NNLS's support S: write μ_S = e_j + Σ_{i≠j} ν_i (e_i − e_j) and solve the
+    #    unconstrained least squares in ν (full column rank when the support's atoms are affinely independent)
+    S = np.flatnonzero(mu > 0)
+    if S.size > 1:
+        ref, rest = S[0], S[1:]                                  # normal equations of ||A_aff ν − (d − A e_j)||²
+        G_aff = G[np.ix_(rest, rest)] - G[rest, ref][:, None] - G[ref, rest][None, :] + G[ref, ref]
+        try:
+            nu = scipy.linalg.cho_solve(scipy.linalg.cho_factor(G_aff, check_finite=False),
+                                        b[rest] - b[ref] - G[rest, ref] + G[ref, ref], check_finite=False)
+        except np.linalg.LinAlgError:                            # affinely dependent support: keep step 3
+            return mu
+        exact = np.zeros(k)
+        exact[rest], exact[ref] = nu, 1.0 - nu.sum()
+        obj = lambda v: 0.5 * v @ G @ v - b @ v
+        if np.all(exact[S] > 0) and obj(exact) <= obj(mu):
+            return exact
+    return mu
 
 
 def project_onto_hull(y_tilde, workload, *, tol=1e-4, max_iter=200, batch=None) -> Projection:
