@@ -35,7 +35,7 @@ import scipy.sparse as sp
 
 from .gaussian import gaussian_mechanism
 from .noise import gaussian
-from .queries import as_workload, check_database
+from .queries import RMATVEC_DENSE_LIMIT, as_workload, check_database
 from .release import NEIGHBOURS, Release, Spend
 from .validation import check_int, check_real
 
@@ -215,6 +215,10 @@ def project_onto_hull(y_tilde, workload, *, tol=1e-4, max_iter=200, batch=None) 
     When ``max_iter`` runs out, the result is still returned with its honest gap and ``converged=False``.
     """
     W = as_workload(workload)
+    if W.N > RMATVEC_DENSE_LIMIT:
+        raise ValueError(f"the workload's universe (N = {W.N}) is too large for the projection's dense gradient "
+                         f"(at most {RMATVEC_DENSE_LIMIT}); over huge universes use sparse queries and chapter 11's "
+                         "SparseProject")
     y = _check_point(y_tilde, W.m)
     tol = check_real("tol", tol, low=0.0, low_open=True)
     max_iter = check_int("max_iter", max_iter, low=1, high=100_000)

@@ -63,3 +63,10 @@ def test_support_function_over_two_to_the_32_uses_the_sparse_adjoint():
     assert support_function(W, np.array([1.0, 2.0])) == pytest.approx(2.5)          # element 9: 0.5 + 2
     assert support_function(W, np.array([-1.0, -1.0])) == 0.0                       # an untouched record
     np.testing.assert_allclose(support_function(W, np.array([[1.0, 2.0], [-3.0, 1.0]])), [2.5, 0.0])
+
+
+def test_projection_refuses_a_universe_too_large_for_its_gradient():
+    from dpbook.projection import project_onto_hull
+    W = SparseQueryWorkload(1 << 32, [[(5, 1.0)], [(9, 1.0)]])
+    with pytest.raises(ValueError, match="too large"):
+        project_onto_hull(np.array([0.2, 0.3]), W)
