@@ -16,32 +16,35 @@ before the change, load ~3); rank-one Cholesky updates did not help because the 
 The small problem is now solved exactly by a pivoted Cholesky square root of its Gram matrix, non-negative least
 squares with Σλ = 1 as a heavy row, and the constraint made exact on NNLS's support
 (``projection._simplex_least_squares``); NNLS keeps its passive columns independent, so dependent atoms are no
-trouble.  That row took 6.5 s right after the change (load ~3) and 20 s in the run below (load ~10 on 2 cores);
+trouble.  That row takes 4.7 s at light load, 6.5 s at load ~3 and 20 s at load ~10 (table below);
 about 40% is NNLS (rebuilt from an empty passive set each round) and 40% the Gram products of the new atoms
 (exact float32 for 0/1 atoms).  A warm-started NNLS is the next step if it matters.
 
 Run it as ``OPENBLAS_NUM_THREADS=1 python -m benchmarks.bench_projection`` on a shared machine: with OpenBLAS's
 default threads and other jobs running, the small dense factorisations spin and the same rows took 3–20x longer.
 
-Measured (2026-11-24, load 5–10 on 2 cores, OPENBLAS_NUM_THREADS=1):
+Measured (2026-11-24, OPENBLAS_NUM_THREADS=1), at light load (load average ~1.5) and, in brackets, under the
+other helpers' load (5–10 on 2 cores):
 
-    workload                          |X|     m       σ  seconds  oracle  support  cert. RMS
-    2-way marginals, d=12            4096   264    0.03    0.026       9       79    3.0e-08
-    2-way marginals, d=12            4096   264     0.3    0.008       7       44    1.4e-06
-    2-way marginals, d=12            4096   264   1e+04    0.000       1        1    0.0e+00
-    2-way marginals, d=16           65536   480    0.03    0.113      14      137    4.6e-08
-    2-way marginals, d=16           65536   480     0.3    0.030      10       65    9.4e-09
-    2-way marginals, d=16           65536   480   1e+04    0.001       1        1    3.5e-07
-    2-way marginals, d=20         1048576   760    0.03    0.845      20      211    5.3e-08
-    2-way marginals, d=20         1048576   760     0.3    0.344      12       85    1.3e-08
-    2-way marginals, d=20         1048576   760   1e+04    0.067       1        1    0.0e+00
-    3-way marginals, d=12            4096  1760    0.03    0.481       5      299    1.5e-07
-    3-way marginals, d=12            4096  1760     0.3    0.047       4       78    1.1e-06
-    3-way marginals, d=12            4096  1760   1e+04    0.018       1        1    0.0e+00
-    3-way marginals, d=16           65536  4480    0.03   20.385      11      697    7.4e-08
-    3-way marginals, d=16           65536  4480     0.3    2.906       5      168    1.4e-08
-    3-way marginals, d=16           65536  4480   1e+04    0.724       1        1    2.3e-07
-    widget explore_projection() at defaults: 107 ms
+    workload                          |X|     m       σ  seconds          oracle  support  cert. RMS
+    2-way marginals, d=12            4096   264    0.03    0.008 (0.026)       9       79    3.0e-08
+    2-way marginals, d=12            4096   264     0.3    0.004 (0.008)       7       44    1.4e-06
+    2-way marginals, d=12            4096   264   1e+04    0.000 (0.000)       1        1    0.0e+00
+    2-way marginals, d=16           65536   480    0.03    0.041 (0.113)      14      137    4.6e-08
+    2-way marginals, d=16           65536   480     0.3    0.016 (0.030)      10       65    9.4e-09
+    2-way marginals, d=16           65536   480   1e+04    0.001 (0.001)       1        1    3.5e-07
+    2-way marginals, d=20         1048576   760    0.03    0.292 (0.845)      20      211    5.3e-08
+    2-way marginals, d=20         1048576   760     0.3    0.141 (0.344)      12       85    1.3e-08
+    2-way marginals, d=20         1048576   760   1e+04    0.026 (0.067)       1        1    0.0e+00
+    3-way marginals, d=12            4096  1760    0.03    0.189 (0.481)       5      299    1.5e-07
+    3-way marginals, d=12            4096  1760     0.3    0.021 (0.047)       4       78    1.1e-06
+    3-way marginals, d=12            4096  1760   1e+04    0.009 (0.018)       1        1    0.0e+00
+    3-way marginals, d=16           65536  4480    0.03    4.693 (20.39)      11      697    7.4e-08
+    3-way marginals, d=16           65536  4480     0.3    0.543 (2.906)       5      168    1.4e-08
+    3-way marginals, d=16           65536  4480   1e+04    0.147 (0.724)       1        1    2.3e-07
+    widget explore_projection() at defaults: 20 ms (107 ms)
+
+With OpenBLAS's default threads at light load the hard row took 4.9 s and the d = 20, σ = 0.03 row 2.7 s.
 """
 import math
 
