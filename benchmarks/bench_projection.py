@@ -1,19 +1,50 @@
-"""Chapter 09: the projection onto K_Q (simplicial decomposition with a certified duality gap) against |X| and m.
+"""Chapter 09: the projection onto K_Q (fully corrective Frank–Wolfe with a certified duality gap) against |X| and m.
 
 Rows: 2-way marginals of {0,1}^d for d = 12, 16, 20 (|X| = 2^12 … 2^20, m = 264, 480, 760) and 3-way marginals
-of {0,1}^12 (m = 1760), each at three noise levels in answer units: a realistic one (σ = 0.03), a large one
-(σ = 0.3) and an enormous one (σ = 10^4, the noisy point far outside K_Q); the true answers come from a random
-database.  Columns: seconds (best of 2), oracle calls (``rmatvec`` passes over the universe), support size of the
-synthetic distribution, and the certified RMS distance to the exact projection ``sqrt(2 gap / m)``.  Plus the
-widget callback ``explore_projection()`` at its defaults (budget 100 ms).  Timings on a shared 2-core machine.
+of {0,1}^12 and {0,1}^16 (m = 1760 and 4480), each at three noise levels in answer units: a realistic one
+(σ = 0.03), a large one (σ = 0.3) and an enormous one (σ = 10^4, the noisy point far outside K_Q); the true
+answers come from a random database.  Columns: seconds (best of 2; 1 for the largest row), oracle calls
+(``rmatvec`` passes over the universe = outer rounds), support size of the synthetic distribution, and the
+certified RMS distance to the exact projection ``sqrt(2 gap / m)``.  Plus the widget callback
+``explore_projection()`` at its defaults (budget 100 ms).  Timings on a shared 2-core machine: under the other
+helpers' load they vary by 2–3x between runs.
 
-Known slow case (not in the table, it takes minutes): 3-way marginals of {0,1}^16 (m = 4480) at σ = 0.03 needs
-about 700 active rows, and each of Wolfe's active-set cycles re-solves a dense ~700×700 system (measured 14–114 s
-depending on the machine's load; 0.5 s at σ = 0.3).  Rank-one Cholesky updates of ``G_S + 11ᵀ`` alone do
-not fix it (tried, 35 s -> 38 s on a loaded machine): the affine hull of K_Q has dimension 16 + 120 + 560 = 696
-here and the support 694, so most of Wolfe's cycles meet affinely dependent atoms (567 of 982 bordered systems
-rank-deficient, measured) and fall back to the dense ridge/least-squares solve.  A rank-revealing update (QR
-with column deletion, or a null-space step when the atoms are dependent) is what is needed.
+The hard row is 3-way marginals of {0,1}^16 at σ = 0.03: the projection has about 700 atoms in a hull of affine
+dimension 16 + 120 + 560 = 696, so the active atoms are affinely dependent.  Wolfe's active-set cycles (the
+previous solver) re-solved a dense bordered system per dropped atom and took 14–114 s (64 s measured again just
+before the change, load ~3); rank-one Cholesky updates did not help because the bordered systems are singular.
+The small problem is now solved exactly by a pivoted Cholesky square root of its Gram matrix, non-negative least
+squares with Σλ = 1 as a heavy row, and the constraint made exact on NNLS's support
+(``projection._simplex_least_squares``); NNLS keeps its passive columns independent, so dependent atoms are no
+trouble.  That row takes 4.7 s at light load, 6.5 s at load ~3 and 20 s at load ~10 (table below);
+about 40% is NNLS (rebuilt from an empty passive set each round) and 40% the Gram products of the new atoms
+(exact float32 for 0/1 atoms).  A warm-started NNLS is the next step if it matters.
+
+Run it as ``OPENBLAS_NUM_THREADS=1 python -m benchmarks.bench_projection`` on a shared machine: with OpenBLAS's
+default threads and other jobs running, the small dense factorisations spin and the same rows took 3–20x longer.
+
+Measured (2026-11-24, OPENBLAS_NUM_THREADS=1), at light load (load average ~1.5) and, in brackets, under the
+other helpers' load (5–10 on 2 cores):
+
+    workload                          |X|     m       σ  seconds          oracle  support  cert. RMS
+    2-way marginals, d=12            4096   264    0.03    0.008 (0.026)       9       79    3.0e-08
+    2-way marginals, d=12            4096   264     0.3    0.004 (0.008)       7       44    1.4e-06
+    2-way marginals, d=12            4096   264   1e+04    0.000 (0.000)       1        1    0.0e+00
+    2-way marginals, d=16           65536   480    0.03    0.041 (0.113)      14      137    4.6e-08
+    2-way marginals, d=16           65536   480     0.3    0.016 (0.030)      10       65    9.4e-09
+    2-way marginals, d=16           65536   480   1e+04    0.001 (0.001)       1        1    3.5e-07
+    2-way marginals, d=20         1048576   760    0.03    0.292 (0.845)      20      211    5.3e-08
+    2-way marginals, d=20         1048576   760     0.3    0.141 (0.344)      12       85    1.3e-08
+    2-way marginals, d=20         1048576   760   1e+04    0.026 (0.067)       1        1    0.0e+00
+    3-way marginals, d=12            4096  1760    0.03    0.189 (0.481)       5      299    1.5e-07
+    3-way marginals, d=12            4096  1760     0.3    0.021 (0.047)       4       78    1.1e-06
+    3-way marginals, d=12            4096  1760   1e+04    0.009 (0.018)       1        1    0.0e+00
+    3-way marginals, d=16           65536  4480    0.03    4.693 (20.39)      11      697    7.4e-08
+    3-way marginals, d=16           65536  4480     0.3    0.543 (2.906)       5      168    1.4e-08
+    3-way marginals, d=16           65536  4480   1e+04    0.147 (0.724)       1        1    2.3e-07
+    widget explore_projection() at defaults: 20 ms (107 ms)
+
+With OpenBLAS's default threads at light load the hard row took 4.9 s and the d = 20, σ = 0.03 row 2.7 s.
 """
 import math
 
@@ -28,7 +59,7 @@ from dpbook.explorers.projection import explore_projection  # noqa: E402
 from dpbook.projection import project_onto_hull  # noqa: E402
 from dpbook.queries import k_way_marginals  # noqa: E402
 
-CASES = [(12, 2), (16, 2), (20, 2), (12, 3)]
+CASES = [(12, 2), (16, 2), (20, 2), (12, 3), (16, 3)]
 NOISE = [0.03, 0.3, 1e4]
 
 
@@ -41,7 +72,7 @@ def main():
         for s in NOISE:
             y_tilde = y + s * rng.normal(size=W.m)
             out = {}
-            t = best_time(lambda: out.setdefault("p", project_onto_hull(y_tilde, W)), repeat=2)
+            t = best_time(lambda: out.setdefault("p", project_onto_hull(y_tilde, W)), repeat=1 if W.m > 4000 else 2)
             p = out["p"]
             print(f"{f'{k}-way marginals, d={d}':<28}{W.N:>9}{W.m:>6}{s:>8.2g}{t:>9.3f}{p.iterations:>8}"
                   f"{p.support.size:>9}{math.sqrt(2 * p.gap / W.m):>11.1e}", flush=True)

@@ -14,7 +14,7 @@ import numpy as np
 from scipy.stats import t as student_t
 
 from .noise import as_generator
-from .queries import _check_dual, as_workload
+from .queries import RMATVEC_DENSE_LIMIT, _check_dual, as_workload
 from .validation import check_int, check_probability
 
 __all__ = ["support_function", "WidthEstimate", "gaussian_width", "mean_width", "key_lemma_sides"]
@@ -27,13 +27,26 @@ def support_function(workload, y) -> np.ndarray | float:
 
     Positively homogeneous and subadditive; *not* a norm in general (erratum PROJ-E4): ``K_Q ⊆ [0, 1]^m`` gives
     ``h_{K_Q}(−1) <= 0``.
+
+    Over a universe too large for a dense adjoint (``N`` above ``queries.RMATVEC_DENSE_LIMIT``, e.g. sparse
+    queries over ``2^32`` records) it uses the sparse ``rmatvec``: the maximum over the stored entries, and 0
+    for the elements no query touches.
     """
     W = as_workload(workload)
     Y = _check_dual(y, W.m)
     batch = np.atleast_2d(Y)
-    step = max(1, _CHUNK_FLOATS // W.N)
-    out = np.concatenate([W.rmatvec(batch[i:i + step]).max(axis=1) for i in range(0, batch.shape[0], step)])
+    if W.N > RMATVEC_DENSE_LIMIT:
+        out = np.array([_sparse_max(W.rmatvec(row, sparse=True), W.N) for row in batch])
+    else:
+        step = max(1, _CHUNK_FLOATS // W.N)
+        out = np.concatenate([W.rmatvec(batch[i:i + step]).max(axis=1) for i in range(0, batch.shape[0], step)])
     return float(out[0]) if Y.ndim == 1 else out
+
+
+def _sparse_max(v, N: int) -> float:
+    """The largest entry of a sparse vector of length ``N`` (its unstored entries are 0)."""
+    top = float(v.data.max()) if v.nnz else 0.0
+    return max(top, 0.0) if v.nnz < N else top
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,10 @@ Step 2 is a least-squares problem over the probability simplex of ``|X|`` weight
 * the Frank–Wolfe oracle is one adjoint product ``g = Qᵀ (Q w − ỹ)`` and an argmin over the universe — the
   workload's ``rmatvec``, never an ``m × |X|`` matrix;
 * the weights live on a small active set ``J`` of universe elements; each round adds the elements with the
-  most negative ``g`` and re-solves the small problem over ``conv{Q(r) : r ∈ J}`` exactly enough (an
-  accelerated projected gradient with exact projection onto the simplex);
+  most negative ``g`` and re-solves the small problem over ``conv{Q(r) : r ∈ J}`` exactly: a rank-revealing
+  square root of its Gram matrix, then non-negative least squares with the constraint ``Σ λ = 1`` as a heavy
+  row (:func:`_simplex_least_squares`) — the active atoms are typically affinely dependent (hundreds of atoms
+  in a hull of about as many dimensions), which NNLS tolerates and Wolfe's bordered systems do not;
 * the round's *Frank–Wolfe duality gap* ``gap(w) = ⟨g, w⟩ − min_r g_r`` certifies the answer: ``f(w) − f* <= gap``
   and, since ``f`` is 1-strongly convex in ``z = Q w``, ``||Q w − ŷ||_2 <= sqrt(2 gap)`` for the exact
   projection ``ŷ``.  The solver stops when ``sqrt(2 gap / m) <= tol`` (a certified RMS distance to the exact
@@ -24,16 +26,16 @@ of PROJ-Alg1's algorithm box) that the tests compare against.
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg
+import scipy.optimize
 import scipy.sparse as sp
 
 from .gaussian import gaussian_mechanism
 from .noise import gaussian
-from .queries import as_workload, check_database
+from .queries import RMATVEC_DENSE_LIMIT, as_workload, check_database
 from .release import NEIGHBOURS, Release, Spend
 from .validation import check_int, check_real
 
@@ -94,7 +96,8 @@ def _simplex_projection(v: np.ndarray) -> np.ndarray:
 
 def _fista(G, b, lam, gap_tol, max_steps):
     """``min_{λ ∈ Δ_k} ½ λᵀGλ − bᵀλ`` by FISTA with backtracking and adaptive restart, warm-started at ``λ``;
-    stops when the Frank–Wolfe gap ``⟨∇, λ⟩ − min ∇`` is below ``gap_tol`` (identifies the support fast)."""
+    stops when the Frank–Wolfe gap ``⟨∇, λ⟩ − min ∇`` is below ``gap_tol``.  The fallback of
+    :func:`_simplex_least_squares` (never needed in the book's runs; the outer gap certifies either way)."""
     L = max(float(np.abs(G).sum(axis=1).max()) / 8.0, 1e-12)      # a guess; backtracking raises it if needed
     obj = lambda v: 0.5 * v @ G @ v - b @ v
     x, z, t = lam.copy(), lam.copy(), 1.0
@@ -121,77 +124,83 @@ def _fista(G, b, lam, gap_tol, max_steps):
     return x
 
 
-def _affine_minimiser(K, rhs):
-    """Solve the bordered KKT system ``[[G, 1], [1ᵀ, 0]] [μ; ν] = [b; 1]``: LU when it is well posed; when the
-    atoms are affinely dependent (``K`` singular) add a tiny ridge ``τ I`` to ``G`` (a minimiser up to ``τ||μ||²``
-    — enough for a descent direction; the outer duality gap certifies the end result)."""
-    for ridge in (0.0, 1e-14 * max(1.0, float(np.trace(K)) / max(K.shape[0] - 1, 1))):
-        A = K if ridge == 0.0 else K + np.diag(np.append(np.full(K.shape[0] - 1, ridge), 0.0))
+def _cross(A: np.ndarray, C: np.ndarray) -> np.ndarray:
+    """``AᵀC`` for two blocks of atoms; in float32 when both hold integers with ``m · max|entry|² < 2^24`` (0/1
+    marginal and range atoms): every product and partial sum is then an integer below ``2^24``, so float32 is
+    exact — and about twice as fast, which matters because these products are most of the solver's time."""
+    big = max(float(np.abs(A).max(initial=0.0)), float(np.abs(C).max(initial=0.0)))
+    if A.shape[0] * big * big < 2.0 ** 24 and np.array_equal(A, np.rint(A)) and np.array_equal(C, np.rint(C)):
+        return (A.astype(np.float32).T @ C.astype(np.float32)).astype(np.float64)
+    return A.T @ C
+
+
+def _smallest(g: np.ndarray, k: int) -> np.ndarray:
+    """The indices of the ``k`` smallest entries of ``g``, ties broken by index (so the same on every CPU:
+    SIMD ``argpartition`` kernels order ties differently); ascending indices, ``O(N)``."""
+    k = min(k, g.size)
+    threshold = np.partition(g, k - 1)[k - 1]
+    below = np.flatnonzero(g < threshold)
+    return np.union1d(below, np.flatnonzero(g == threshold)[:k - below.size])
+
+
+#: weight of the row ``Σ λ = 1`` in :func:`_simplex_least_squares`, relative to the atoms' largest norm
+SUM_ROW_WEIGHT = 1e4
+
+
+def _simplex_least_squares(G: np.ndarray, b: np.ndarray, lam: np.ndarray) -> np.ndarray:
+    """``min_{λ ∈ Δ_k} ½ λᵀGλ − bᵀλ`` on the active atoms ``B`` (given as ``G = BᵀB``, ``b = Bᵀỹ``), exactly up
+    to rounding, whether or not the atoms are affinely dependent.
+
+    1. A square root of ``G`` of its numerical rank ``r``: the pivoted Cholesky factor ``Πᵀ G Π = L Lᵀ``
+       (LAPACK ``dpstrf``, stops at rank ``r``), so ``A = Lᵀ Πᵀ`` is ``r × k`` with ``AᵀA = G``; ``d`` solves
+       ``Aᵀd = b`` (consistent: ``b = Bᵀỹ`` lies in the range of ``G``).  Then ``½λᵀGλ − bᵀλ = ½||Aλ − d||² − const``.
+    2. The simplex as nonnegativity plus a heavy first row ``M(Σλ − 1)``: Lawson–Hanson NNLS
+       (``scipy.optimize.nnls``) on ``[M 1ᵀ; A] λ ≈ [M; d]``.  NNLS keeps its passive columns linearly
+       independent, so dependent atoms simply stay out — the case that made Wolfe's bordered systems singular.
+    3. ``λ / Σλ`` (the heavy row leaves ``|Σλ − 1|`` of order ``1/SUM_ROW_WEIGHT²``);
+    4. then the constraint exactly on NNLS's support (the normal equations of a least squares in affine
+       coordinates),
+       kept when its weights stay positive and it is no worse.
+
+    If NNLS hits its iteration limit, a warm-started FISTA (:func:`_fista`) takes over.  Either way the
+    caller's Frank–Wolfe gap on the full universe is what certifies the result.
+    """
+    k = G.shape[0]
+    L, piv, rank, info = scipy.linalg.lapack.dpstrf(G, lower=1, tol=-1.0)
+    if info < 0 or rank < 1:
+        return _fista(G, b, lam, 0.0, 2000)
+    piv = piv - 1
+    Lr = np.tril(L[:, :rank])                                     # columns past the rank are not referenced
+    d = scipy.linalg.solve_triangular(Lr[:rank], b[piv[:rank]], lower=True, check_finite=False)
+    M = SUM_ROW_WEIGHT * math.sqrt(float(np.diag(G).max()) or 1.0)
+    A = np.empty((rank + 1, k))
+    A[0] = M
+    A[1:, piv] = Lr.T
+    try:
+        mu = scipy.optimize.nnls(A, np.concatenate([[M], d]), maxiter=20 * k + 100)[0]
+    except RuntimeError:                                           # iteration limit: fall back, warm-started
+        return _fista(G, b, lam, 0.0, 20_000)
+    total = mu.sum()
+    if total <= 0:
+        return lam
+    mu /= total
+    # 4. the constraint exactly, on NNLS's support S: write μ_S = e_j + Σ_{i≠j} ν_i (e_i − e_j) and solve the
+    #    unconstrained least squares in ν (full column rank when the support's atoms are affinely independent)
+    S = np.flatnonzero(mu > 0)
+    if S.size > 1:
+        ref, rest = S[0], S[1:]                                  # normal equations of ||A_aff ν − (d − A e_j)||²
+        G_aff = G[np.ix_(rest, rest)] - G[rest, ref][:, None] - G[ref, rest][None, :] + G[ref, ref]
         try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("error" if ridge == 0.0 else "ignore", scipy.linalg.LinAlgWarning)
-                sol = scipy.linalg.solve(A, rhs, assume_a="sym", check_finite=False)
-            if np.all(np.isfinite(sol)) and np.linalg.norm(A @ sol - rhs) <= 1e-8 * (1.0 + np.linalg.norm(rhs)):
-                return sol
-        except (np.linalg.LinAlgError, scipy.linalg.LinAlgWarning, ValueError):
-            pass
-    return scipy.linalg.lstsq(K, rhs, lapack_driver="gelsy", check_finite=False)[0]
-
-
-def _polish(G, b, lam, gap_tol, max_rounds=100):
-    """Wolfe's active-set cycles (the minimum-norm-point method) on the small problem: move towards the
-    minimiser of the quadratic on the affine hull of the current support, dropping atoms whose weight hits
-    zero; then let in the atoms with negative reduced gradient.  Exact up to rounding, finite."""
-    lam = np.where(lam > 1e-6 * lam.max(), lam, 0.0)           # FISTA's dust: let the cycles start lean
-    lam /= lam.sum()
-    S = lam > 0
-    for _ in range(max_rounds):
-        for _ in range(G.shape[0] + 1):                           # minor cycles: each drops >= 1 atom
-            idx = np.flatnonzero(S)
-            k = idx.size
-            K = np.zeros((k + 1, k + 1))
-            K[:k, :k] = G[np.ix_(idx, idx)]
-            K[:k, k] = K[k, :k] = 1.0
-            mu = _affine_minimiser(K, np.append(b[idx], 1.0))[:k]
-            if np.all(mu > 0):
-                lam[:] = 0.0
-                lam[idx] = mu / mu.sum()
-                break
-            cur = lam[idx]
-            neg = mu <= 0
-            stuck = neg & (cur <= 0)
-            if stuck.any():                                        # a new atom the affine minimiser rejects
-                S[idx[stuck]] = False
-                continue
-            ratios = cur[neg] / (cur[neg] - mu[neg])
-            theta = float(ratios.min())
-            new = cur + theta * (mu - cur)
-            new[np.flatnonzero(neg)[np.argmin(ratios)]] = 0.0
-            new = np.maximum(new, 0.0)
-            lam[:] = 0.0
-            lam[idx] = new / new.sum()
-            S = lam > 0
-        grad = G @ lam - b
-        level = grad @ lam
-        if level - grad.min() <= gap_tol:
-            break
-        enter = np.flatnonzero(~S & (grad < level))
-        if enter.size == 0:
-            break
-        enter = enter[np.argsort(grad[enter], kind="stable")[:max(1, S.sum() // 4)]]
-        S[enter] = True
-    return lam
-
-
-def _solve_on_active_set(G: np.ndarray, b: np.ndarray, lam: np.ndarray, gap_tol: float, max_steps: int):
-    """``min_{λ ∈ Δ_k} ½ ||B λ − y||²`` on the active columns ``B`` (given as ``G = BᵀB``, ``b = Bᵀy``),
-    warm-started at ``λ``: FISTA to find the
-    support (when there are more than 16 atoms), then Wolfe's active-set cycles to solve it exactly; the better
-    of the two is kept."""
-    obj = lambda v: 0.5 * v @ G @ v - b @ v
-    fast = _fista(G, b, lam, gap_tol, max_steps) if G.shape[0] > 16 else lam   # small: the cycles alone
-    exact = _polish(G, b, fast, gap_tol)
-    return exact if obj(exact) <= obj(fast) else fast
+            nu = scipy.linalg.cho_solve(scipy.linalg.cho_factor(G_aff, check_finite=False),
+                                        b[rest] - b[ref] - G[rest, ref] + G[ref, ref], check_finite=False)
+        except np.linalg.LinAlgError:                            # affinely dependent support: keep step 3
+            return mu
+        exact = np.zeros(k)
+        exact[rest], exact[ref] = nu, 1.0 - nu.sum()
+        obj = lambda v: 0.5 * v @ G @ v - b @ v
+        if np.all(exact[S] > 0) and obj(exact) <= obj(mu):
+            return exact
+    return mu
 
 
 def project_onto_hull(y_tilde, workload, *, tol=1e-4, max_iter=200, batch=None) -> Projection:
@@ -201,11 +210,15 @@ def project_onto_hull(y_tilde, workload, *, tol=1e-4, max_iter=200, batch=None) 
     oracle ``g = Qᵀ(Q w − ỹ)`` once (``workload.rmatvec``), stops if the duality gap certifies
     ``sqrt(2 gap / m) <= tol`` (RMS distance of the answers to the exact projection), else adds the ``batch``
     universe elements with the most negative ``g`` (default ``max(8, m // 4)``) to the active set and re-solves
-    the small problem on it.  Memory is ``O(N)`` for ``g`` and ``O(m k)`` for the active columns.  Far outside
+    the small problem on it exactly (:func:`_simplex_least_squares`).  Memory is ``O(N)`` for ``g`` and ``O(m k)`` for the active columns.  Far outside
     ``K_Q`` (enormous noise) the projection lands on a low-dimensional face and few rounds suffice.
     When ``max_iter`` runs out, the result is still returned with its honest gap and ``converged=False``.
     """
     W = as_workload(workload)
+    if W.N > RMATVEC_DENSE_LIMIT:
+        raise ValueError(f"the workload's universe (N = {W.N}) is too large for the projection's dense gradient "
+                         f"(at most {RMATVEC_DENSE_LIMIT}); over huge universes use sparse queries and chapter 11's "
+                         "SparseProject")
     y = _check_point(y_tilde, W.m)
     tol = check_real("tol", tol, low=0.0, low_open=True)
     max_iter = check_int("max_iter", max_iter, low=1, high=100_000)
@@ -215,13 +228,13 @@ def project_onto_hull(y_tilde, workload, *, tol=1e-4, max_iter=200, batch=None) 
     gap_target = max(0.5 * W.m * tol * tol, 1e-13 * scale * W.m)
 
     g = W.rmatvec(W.apply(np.full(W.N, 1.0 / W.N)) - y)            # oracle at the uniform database
-    J = np.sort(np.argpartition(g, min(batch, W.N) - 1)[:min(batch, W.N)])
+    J = _smallest(g, batch)
     lam = np.full(J.size, 1.0 / J.size)
     B = W.columns(J)
-    G, c = B.T @ B, B.T @ y                                         # the small problem's Gram matrix, kept up to date
-    gap, iterations, inner_steps = math.inf, 0, 300
+    G, c = _cross(B, B), B.T @ y                                    # the small problem's Gram matrix, kept up to date
+    gap, iterations = math.inf, 0
     for iterations in range(1, max_iter + 1):
-        lam = _solve_on_active_set(G, c, lam, 0.1 * gap_target, inner_steps)
+        lam = _simplex_least_squares(G, c, lam)                     # the small problem, solved exactly
         keep = lam > 0
         J, lam, B = J[keep], lam[keep] / lam[keep].sum(), B[:, keep]
         G, c = G[np.ix_(keep, keep)], c[keep]
@@ -232,20 +245,20 @@ def project_onto_hull(y_tilde, workload, *, tol=1e-4, max_iter=200, batch=None) 
         solved = (J, lam)                                           # the state the gap certifies
         if gap <= gap_target:
             break
-        k = min(batch, W.N)
-        new = np.argpartition(g, k - 1)[:k]
+        new = _smallest(g, batch)
         new = new[(g[new] < r @ z) & ~np.isin(new, J)]             # only descent directions not yet active
-        if new.size == 0:                    # the active set suffices: solve the small problem harder
-            inner_steps *= 4
-            if inner_steps > 100_000:
-                break
-            continue
+        if new.size == 0:           # every descent atom is active: rounding limits the small problem; stop honestly
+            break
         J = np.concatenate([J, new])
         lam = np.concatenate([lam, np.zeros(new.size)])
         B_new = W.columns(new)
-        cross = B.T @ B_new
-        G = np.block([[G, cross], [cross.T, B_new.T @ B_new]])
-        c = np.concatenate([c, B_new.T @ y])
+        k = J.size - new.size
+        G_grown = np.empty((J.size, J.size))
+        G_grown[:k, :k] = G
+        G_grown[:k, k:] = _cross(B, B_new)
+        G_grown[k:, :k] = G_grown[:k, k:].T
+        G_grown[k:, k:] = _cross(B_new, B_new)
+        G, c = G_grown, np.concatenate([c, B_new.T @ y])
         B = np.hstack([B, B_new])
     J, lam = solved
     order = np.argsort(J)

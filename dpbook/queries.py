@@ -34,6 +34,12 @@ __all__ = [
 ]
 
 
+#: :meth:`Workload.rmatvec` refuses a dense result with more cells than this (``trials · N``; 2 GiB of float64)
+RMATVEC_DENSE_LIMIT = 1 << 28
+#: :meth:`Workload.rmatvec` with ``sparse=True`` refuses to store more entries than this (``trials · support``)
+RMATVEC_SPARSE_LIMIT = 1 << 27
+
+
 def _check_vector(x, N: int, name: str = "x", *, signed: bool = False) -> np.ndarray:
     """A finite vector over the universe, ``(N,)``, or a batch of them, ``(trials, N)``; non-negative
     (a histogram or a fractional hypothesis) unless ``signed`` (e.g. a noisy histogram)."""
@@ -126,14 +132,57 @@ class Workload(ABC):
         """``Qᵀ Y[t]`` for every row of a validated ``(trials, m)`` array; concrete forms override this."""
         return self._rmatvec_reference(Y)
 
-    def rmatvec(self, y) -> np.ndarray:
+    def rmatvec(self, y, *, sparse: bool = False):
         """The adjoint ``Qᵀ y``: ``(m,)`` → ``(N,)``, ``(trials, m)`` → ``(trials, N)`` (PROJ-Def1).
 
         For any finite real ``y`` (e.g. a residual ``Q w − ŷ`` in the projection mechanism's gradient).
+        The dense result is refused (``ValueError``) above :data:`RMATVEC_DENSE_LIMIT` cells (``trials · N``).
+        ``sparse=True`` returns it as a ``scipy.sparse`` array of the same shape instead (1-D for 1-D ``y``),
+        built only from the supports of the queries with a non-zero ``y`` — never an ``N``-vector, so it works
+        over a :class:`~dpbook.data.SparseHistogram` universe (``N = 2^32``) when the queries are sparse;
+        where they are not (a marginal cell of ``2^30`` elements) it refuses with a ``ValueError`` saying how
+        many entries the result would need (limit :data:`RMATVEC_SPARSE_LIMIT`).  Entries not stored are 0.
         """
         Y = _check_dual(y, self.m)
-        out = np.asarray(self._rmatvec_many(Y if Y.ndim == 2 else Y[None]), dtype=np.float64)
+        if not isinstance(sparse, (bool, np.bool_)):
+            raise TypeError(f"sparse must be True or False, got {sparse!r}")
+        Y2 = Y if Y.ndim == 2 else Y[None]
+        if sparse:
+            out = self._rmatvec_sparse(Y2)
+            return out if Y.ndim == 2 else sp.coo_array((out.data, (out.indices,)), shape=(self.N,)).tocsr()
+        if Y2.shape[0] * self.N > RMATVEC_DENSE_LIMIT:
+            raise ValueError(f"rmatvec would return a dense array of {Y2.shape[0]} x N ({self.N}) floats, more than "
+                             f"{RMATVEC_DENSE_LIMIT:.3g}; pass sparse=True (the result over the queries' supports)")
+        out = np.asarray(self._rmatvec_many(Y2), dtype=np.float64)
         return out if Y.ndim == 2 else out[0]
+
+    def _support_size(self, i: int) -> int:
+        """How many universe elements query ``i`` touches (an upper bound is enough), without listing them when
+        that could be huge — :meth:`rmatvec`'s size check before a sparse result.  Generic: list them."""
+        return int(self.query_support(i)[0].size)
+
+    def _rmatvec_sparse(self, Y: np.ndarray) -> sp.csr_array:
+        """``Qᵀ Y[t]`` as a sparse ``(trials, N)`` array from the supports of the queries that some trial weights
+        (the union ``U`` of their supports; ``(trials, |U|)`` work, never ``N``).  Refused above
+        :data:`RMATVEC_SPARSE_LIMIT` entries."""
+        trials = Y.shape[0]
+        active = np.flatnonzero(np.any(Y != 0, axis=0))
+        size = sum(self._support_size(int(i)) for i in active)
+        if trials * size > RMATVEC_SPARSE_LIMIT:
+            raise ValueError(f"rmatvec(sparse=True): the {active.size} queries with a non-zero y touch {size} "
+                             f"universe elements (x {trials} trials), more than {RMATVEC_SPARSE_LIMIT:.3g} entries; "
+                             "Qᵀy is not sparse for this workload — use a smaller universe or fewer queries")
+        supports = [self.query_support(int(i)) for i in active]
+        elements = np.concatenate([e for e, _ in supports] + [np.zeros(0, dtype=np.int64)]).astype(np.int64)
+        values = np.concatenate([v for _, v in supports] + [np.zeros(0)])
+        union, position = np.unique(elements, return_inverse=True)
+        owner = np.repeat(np.arange(active.size), [e.size for e, _ in supports])
+        spread = sp.csr_array((values, (owner, position.ravel())), shape=(active.size, union.size))
+        dense = np.asarray((spread.T @ Y[:, active].T).T, dtype=np.float64)          # (trials, |U|)
+        out = sp.csr_array((dense.ravel(), np.tile(union, trials), np.arange(trials + 1) * union.size),
+                           shape=(trials, self.N))
+        out.eliminate_zeros()
+        return out
 
     def as_linear_operator(self):
         """This workload as a ``scipy.sparse.linalg.LinearOperator`` of shape ``(m, N)`` (matvec = ``Q x``,
@@ -379,6 +428,9 @@ class MatrixWorkload(Workload):
         """The matrix is explicit, so the picked rows are at hand: one dense update of every row."""
         exp_update(P, self._dense_rows(picks), c, P)
 
+    def _support_size(self, i):
+        return int(self.Q.indptr[i + 1] - self.Q.indptr[i]) if sp.issparse(self.Q) else self.N   # stored as CSR
+
     def _columns(self, idx):
         cols = self.Q[:, idx]
         return cols.toarray() if sp.issparse(cols) else np.array(cols, dtype=np.float64)
@@ -570,6 +622,9 @@ class MarginalWorkload(Workload):
         idx.sort()
         return idx, np.ones(idx.size)
 
+    def _support_size(self, i):
+        return 1 << (self.d - len(self.cells[i][0]))          # 2^{d−|S|}, without listing them
+
     def _cell_multiplicity(self) -> int:
         """``Σ_S max_v mult(S, v)`` over distinct attribute *sets* ``S``: an upper bound on ``max_u Σ_j
         1[u ∈ cell_j]``, because ``u`` lies in exactly one cell per attribute set (cells are compared as
@@ -665,6 +720,10 @@ class RangeWorkload(Workload):
                 shape=(self.N + 1, self.m))
         diff = np.asarray(self._edges @ Y.T).T                 # (trials, N + 1)
         return np.cumsum(diff, axis=1)[:, :-1]
+
+    def _support_size(self, i):
+        a, b = self.intervals[i]
+        return int(b - a + 1)
 
     def _coverage(self):
         cover = np.zeros(self.N + 1, dtype=np.int64)
