@@ -33,10 +33,10 @@ from __future__ import annotations
 import numpy as np
 
 from .exponential import exponential_mechanism
-from .noise import as_generator, as_noise, laplace
+from .noise import as_generator, as_noise, laplace_noise
 from .queries import check_database
 from .release import Ledger, Release, Spend
-from .validation import check_epsilon, check_int, check_public_n, check_real, check_trials, check_work
+from .validation import check_choice, check_epsilon, check_int, check_public_n, check_real, check_trials, check_work
 
 __all__ = ["mwem", "mwem_practical", "check_mwem_inputs"]
 # The engine (documented, used by dpbook.broken.mwem; it takes validated inputs, so it is not in __all__, which the
@@ -62,7 +62,7 @@ def mwem_ledger(T: int, epsilon_select, epsilon_measure, unit: str = "") -> Ledg
                                      (f"laplace (measure{what})", mea[i]))])
 
 
-def mwem(x, workload, *, epsilon, T, n=None, replay=0, trials=None, rng=None, sampler=laplace) -> Release:
+def mwem(x, workload, *, epsilon, T, n=None, replay=0, trials=None, rng=None, sampler=laplace_noise) -> Release:
     """MWEM (HLM12, THEOREMS.md [RECALLED]): ``T`` rounds of select / measure / multiplicative-weights update.
 
     ``x``: histogram; ``workload``: linear queries in ``[0,1]^N`` (a :class:`MarginalWorkload` is fastest);
@@ -94,7 +94,7 @@ def mwem(x, workload, *, epsilon, T, n=None, replay=0, trials=None, rng=None, sa
 
 def mwem_practical(x, workload, *, epsilon, T, n=None, measure="marginal", output="last", replay="converge",
                    exclude_measured=True, select_share=0.5, round_weights=None, neighbours="add/remove",
-                   trials=None, rng=None, sampler=laplace) -> Release:
+                   trials=None, rng=None, sampler=laplace_noise) -> Release:
     """MWEM as people run it (THEOREMS.md "MWEM (Hardt–Ligett–McSherry 2012)" [RECALLED] and the practical
     improvements of Hardt, Ligett, McSherry, "A Simple and Practical Algorithm for Differentially Private Data
     Release", NeurIPS 2012): the same loop as :func:`mwem`, with five switches.
@@ -137,9 +137,9 @@ def mwem_practical(x, workload, *, epsilon, T, n=None, measure="marginal", outpu
         check_public_n(n, x, require=True)
     x, W, T, n, _, R, rng, sampler = check_mwem_inputs(x, workload, T, n, 0, trials, rng, sampler)
     epsilon = check_epsilon(epsilon)
-    measure = _check_choice("measure", measure, ("marginal", "cell"))
-    output = _check_choice("output", output, ("last", "average"))
-    neighbours = _check_choice("neighbours", neighbours, ("add/remove", "replace-one"))
+    measure = check_choice("measure", measure, ("marginal", "cell"))
+    output = check_choice("output", output, ("last", "average"))
+    neighbours = check_choice("neighbours", neighbours, ("add/remove", "replace-one"))
     if not (isinstance(replay, str) and replay == "converge"):
         replay = check_int("replay", replay, low=0)
     if not isinstance(exclude_measured, (bool, np.bool_)):
@@ -175,14 +175,6 @@ def mwem_practical(x, workload, *, epsilon, T, n=None, measure="marginal", outpu
                         ledger, neighbours=neighbours, T=T, n=n, measure=measure, output=output, replay=replay,
                     exclude_measured=bool(exclude_measured), units=units, sensitivity=sensitivity,
                     epsilon_select=epsilon_select, epsilon_measure=epsilon_measure)
-
-
-def _check_choice(name, value, choices):
-    if not isinstance(value, str):
-        raise TypeError(f"{name} must be one of {choices}, got {type(value).__name__}")
-    if value not in choices:
-        raise ValueError(f"{name} ({value!r}) must be one of {choices}")
-    return value
 
 
 def _round_weights(round_weights, T):

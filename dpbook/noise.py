@@ -457,11 +457,3 @@ def as_noise(sampler, *, family: str | None = None, lattice_ok: bool = True, nam
                          "(normalised answers or scores) that are not on it: the output's position on the lattice "
                          "would reveal them. Use continuous noise here.")
     return noise
-
-
-# Transitional aliases, NOT public (not in ``__all__``): the old sampler names ``laplace`` / ``gaussian`` collided
-# with the modules dpbook.laplace / dpbook.gaussian.  Still imported by modules owned elsewhere this session
-# (idc, mwem, privacy_loss, projection, broken.idc, broken.mwem); remove once they import laplace_noise /
-# gaussian_noise.
-laplace = laplace_noise
-gaussian = gaussian_noise

@@ -37,7 +37,7 @@ import numpy as np
 
 from .experiments import FailureRate, failure_rate
 from .idc import IDC, AdversarialStream, FixedStream, as_stream, online_idc, public_n
-from .noise import laplace
+from .noise import laplace_noise
 from .theory.idc import azuma_bound, k0, p0
 from .validation import as_array, check_histogram, check_real, check_scale
 
@@ -215,7 +215,7 @@ class PrivacyLossReplay:
 
 
 def replay_alg1(x, x_prime, rule, stream, *, delta, epsilon=None, epsilon0=None, b_max=None, n=None,
-                c_star=2.0, runs=1, rng=None, sampler=laplace, mechanism=online_idc) -> PrivacyLossReplay:
+                c_star=2.0, runs=1, rng=None, sampler=laplace_noise, mechanism=online_idc) -> PrivacyLossReplay:
     """Run IDC-Alg1 (:func:`dpbook.idc.online_idc`) ``runs`` times on ``x`` and compute every round's exact
     privacy loss against the neighbour ``x_prime`` (same public ``n``), plus the proof's round classes.
 

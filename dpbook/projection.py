@@ -34,7 +34,7 @@ import scipy.optimize
 import scipy.sparse as sp
 
 from .gaussian import gaussian_mechanism
-from .noise import gaussian
+from .noise import gaussian_noise
 from .queries import RMATVEC_DENSE_LIMIT, as_workload, check_database
 from .release import NEIGHBOURS, Release, Spend
 from .validation import check_int, check_real
@@ -294,7 +294,7 @@ def project_reference(y_tilde, workload, *, iterations=20_000) -> Projection:
 
 
 def projection_mechanism(x, workload, *, epsilon, delta, n=None, neighbours="replace-one", calibration="classic",
-                         tol=1e-4, max_iter=200, trials=None, rng=None, sampler=gaussian) -> Release:
+                         tol=1e-4, max_iter=200, trials=None, rng=None, sampler=gaussian_noise) -> Release:
     """The projection mechanism (PROJ-Alg1): Gaussian noise on the answers, then the projection onto ``K_Q``.
 
     (ε, δ)-DP (PROJ-Thm3; the projection is post-processing of the Gaussian release, erratum PROJ-E6) under

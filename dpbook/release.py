@@ -7,11 +7,11 @@ from typing import Any, Mapping, Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = ["Release", "Spend", "Ledger", "compose", "RULES", "NEIGHBOURS", "PrivateResult", "ReleaseRecord",
+__all__ = ["Release", "Spend", "Ledger", "compose", "composition_rule", "COMPOSITIONS", "RULES", "NEIGHBOURS", "PrivateResult", "ReleaseRecord",
            "as_ledger", "ReleasedArray", "ReleasedIndex", "with_claim"]
 
 from .validation import NEIGHBOURS as _DATABASE_RELATIONS
-from .validation import check_delta, check_real
+from .validation import check_choice, check_delta, check_real
 
 #: The neighbouring relations a claim can be made under: add/remove one row (``||x - x'||_1 <= 1``, n private),
 #: replace one row (``|D| = |D'| = n``, n public), and randomized response's local relation (chapter 02).
@@ -59,6 +59,20 @@ class Ledger(tuple):
     def __repr__(self):
         extra = f", delta_prime={self.delta_prime:g}" if self.rule != "basic" else ""
         return f"Ledger({len(self)} steps, rule={self.rule!r}{extra}{', ' + self.label if self.label else ''})"
+
+
+COMPOSITIONS = ("corollary", "tight")
+
+
+def composition_rule(delta, composition: str = "corollary") -> str:
+    """The :class:`Ledger` rule of ``2k`` equal steps split from an (ε, δ) budget: ``"basic"`` when ``δ = 0``;
+    otherwise ``"advanced-corollary"`` for DR-Cor3.21's closed-form split (``composition="corollary"``) or
+    ``"advanced"`` for a step solved from DR-Thm3.20 itself (``"tight"``, which spends the whole budget)."""
+    delta = check_delta(delta)
+    composition = check_choice("composition", composition, COMPOSITIONS)
+    if delta == 0.0:
+        return "basic"
+    return "advanced-corollary" if composition == "corollary" else "advanced"
 
 
 def compose(ledger) -> tuple[float, float]:

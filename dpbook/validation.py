@@ -431,3 +431,13 @@ def mechanism_prologue(*, epsilon, delta=0.0, rng=None, sampler=NO_SAMPLER, n=No
         trials = check_trials(trials, cells)
     shape = per_release if trials is None else (trials,) + per_release
     return Prologue(epsilon, delta, rng, noise, n, neighbours, trials, shape)
+
+
+def check_choice(name: str, value, choices) -> str:
+    """``value`` as one of the strings ``choices`` (a mode such as ``composition`` or ``measure``):
+    ``TypeError`` for a non-string, ``ValueError`` naming ``name`` and the valid choices otherwise."""
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be one of {tuple(choices)}, got {type(value).__name__}")
+    if value not in choices:
+        raise ValueError(f"{name} ({value!r}) must be one of {tuple(choices)}")
+    return value

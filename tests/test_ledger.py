@@ -84,6 +84,11 @@ def _advanced_calls():
                                                delta=1e-6, rng=0),
         "iterative_construction": lambda: iterative_construction(x, W, rule=MultiplicativeWeightsIDC(16, 0.2),
                                                                  epsilon=0.9, delta=1e-6, rng=0),
+        "online_idc_sv(tight)": lambda: online_idc_sv(x, MultiplicativeWeightsIDC(16, 0.2), FixedStream(W),
+                                                      epsilon=0.9, delta=1e-6, rng=0, composition="tight"),
+        "iterative_construction(tight)": lambda: iterative_construction(x, W, rule=MultiplicativeWeightsIDC(16, 0.2),
+                                                                        epsilon=0.9, delta=1e-6, rng=0,
+                                                                        composition="tight"),
     }
 
 
@@ -228,3 +233,32 @@ def test_every_result_satisfies_the_release_protocol(name):
     assert eps == pytest.approx(rel.epsilon, rel=1e-9), (name, "epsilon", eps, rel.epsilon)
     assert dlt == pytest.approx(rel.delta, rel=1e-9, abs=1e-15), (name, "delta", dlt, rel.delta)
     assert _size(rel.released) > 0, f"{name} released nothing"
+
+
+def test_tight_composition_spends_the_whole_budget_and_the_corollary_half():
+    """``composition="tight"`` (DR-Thm3.20 solved for the step) against DR-Cor3.21's closed-form split: the tight
+    ledger's steps are ~1.94x larger and compose by the theorem itself to the claim; the corollary's steps compose
+    by the theorem to about half of it (the slack chapter 08 shows).  Catches a tight split that overshoots."""
+    from dpbook.idc import FixedStream, MultiplicativeWeightsIDC, iterative_construction, online_idc_sv
+    from dpbook.queries import k_way_marginals
+    from dpbook.release import composition_rule
+    x, W = np.arange(16), k_way_marginals(4, 1)
+    for run in (lambda comp: online_idc_sv(x, MultiplicativeWeightsIDC(16, 0.2), FixedStream(W), epsilon=0.9,
+                                           delta=1e-6, rng=0, composition=comp),
+                lambda comp: iterative_construction(x, W, rule=MultiplicativeWeightsIDC(16, 0.2), epsilon=0.9,
+                                                    delta=1e-6, rng=0, composition=comp)):
+        cor, tight = run("corollary"), run("tight")
+        assert cor.ledger.rule == "advanced-corollary" and tight.ledger.rule == "advanced"
+        step_cor, step_tight = cor.ledger[0].epsilon, tight.ledger[0].epsilon
+        assert 1.8 < step_tight / step_cor < 2.0
+        theorem = Ledger(cor.ledger, rule="advanced", delta_prime=1e-6)          # the same steps, DR-Thm3.20
+        assert compose(theorem)[0] < 0.55 * 0.9
+        assert compose(tight.ledger)[0] == pytest.approx(0.9, rel=1e-9) and compose(tight.ledger)[0] <= 0.9
+        bigger = Ledger([Spend(s.step, s.epsilon * 1.001) for s in tight.ledger], rule="advanced", delta_prime=1e-6)
+        assert compose(bigger)[0] > 0.9                                           # no room left: the control
+    assert composition_rule(0.0, "tight") == "basic"
+    with pytest.raises(ValueError, match="composition"):
+        online_idc_sv(x, MultiplicativeWeightsIDC(16, 0.2), FixedStream(W), epsilon=0.9, delta=1e-6, rng=0,
+                      composition="loose")
+    with pytest.raises(TypeError, match="composition"):
+        composition_rule(1e-6, 3)

@@ -10,7 +10,7 @@ from dpbook.broken.mwem import mwem_argmax_select, mwem_no_round_split, mwem_wro
 from dpbook.data import add_row, bootstrap, histogram, load_cancer
 from dpbook.experiments import failure_rate
 from dpbook.mwem import mwem
-from dpbook.noise import laplace
+from dpbook.noise import laplace_noise
 from dpbook.queries import MarginalWorkload, k_way_marginals, random_queries
 from dpbook.theory.mwem import (hlm_error_bound, hlm_failure_probability, hlm_optimal_rounds, hlm_sample_complexity,
                                 mw_sample_complexity, mwem_epsilon_split, mwem_measurement_scale)
@@ -456,8 +456,8 @@ def test_marginal_sum_and_scale_match_numpy(d):
 def test_check_mwem_inputs_names_the_bad_parameter(kwargs, exc, name):
     """The one validation prologue every MWEM variant (and broken twin) runs."""
     from dpbook.mwem import check_mwem_inputs
-    args = dict(x=CANCER.x, workload=W2, T=3, n=None, replay=0, trials=None, rng=0, sampler=laplace) | kwargs
+    args = dict(x=CANCER.x, workload=W2, T=3, n=None, replay=0, trials=None, rng=0, sampler=laplace_noise) | kwargs
     with pytest.raises(exc, match=name):
         check_mwem_inputs(**args)
-    x, W, T, n, replay, R, rng, noise = check_mwem_inputs(CANCER.x, W2, 3, None, 0, None, 0, laplace)
+    x, W, T, n, replay, R, rng, noise = check_mwem_inputs(CANCER.x, W2, 3, None, 0, None, 0, laplace_noise)
     assert (T, n, replay, R) == (3, int(CANCER.x.sum()), 0, 1)

@@ -9,7 +9,8 @@ import dataclasses
 import numpy as np
 
 from ..idc import iterative_construction, online_idc, online_idc_sv, online_mw_dr, public_n
-from ..noise import Noise, laplace
+from ..release import Ledger, Spend
+from ..noise import Noise, laplace_noise
 from ..validation import check_histogram
 from ..theory.idc import mw_bound, sv_epsilon0, sv_updates
 from ..theory.sparse_vector import numeric_sparse_sigma, numeric_sparse_split
@@ -32,7 +33,7 @@ def online_idc_sv_exact_release(x, rule, stream, *, epsilon, delta, beta=0.05, n
     b_release = 1.0 / (sv_epsilon0(epsilon, delta, c_used) * public_n(x, n))
 
     def sampler(scale, size, rng_):
-        draw = laplace(scale, size, rng_)                     # same random stream as the correct mechanism
+        draw = laplace_noise(scale, size, rng_)                     # same random stream as the correct mechanism
         return np.zeros_like(draw) if scale == b_release else draw
 
     rel = online_idc_sv(x, rule, stream, epsilon=epsilon, delta=delta, beta=beta, n=n, c=c, trials=trials, rng=rng,
@@ -41,7 +42,7 @@ def online_idc_sv_exact_release(x, rule, stream, *, epsilon, delta, beta=0.05, n
 
 
 def online_idc_uncomposed(x, rule, stream, *, epsilon, delta, b_max=None, n=None, trials=None, rng=None,
-                          sampler=laplace, record=False, **_ignored):
+                          sampler=laplace_noise, record=False, **_ignored):
     """BROKEN IDC-Alg1: uses the whole budget in every round, ``ε0 = ε``, but still claims ``(ε, δ)``.
 
     The bug: no composition over the (up to ``B_max + 1``) updates and the ``⊥`` rounds — the per-round
@@ -50,7 +51,9 @@ def online_idc_uncomposed(x, rule, stream, *, epsilon, delta, b_max=None, n=None
     """
     rel = online_idc(x, rule, stream, delta=delta, epsilon0=epsilon, b_max=b_max, n=n, trials=trials, rng=rng,
                      sampler=sampler, record=record)
-    return dataclasses.replace(rel, epsilon=epsilon, mechanism="BROKEN " + rel.mechanism + " (eps0 = eps)")
+    # the ledger the buggy code writes: one (ε, δ) step for the whole run, the claim it never composed
+    return dataclasses.replace(rel, epsilon=epsilon, mechanism="BROKEN " + rel.mechanism + " (eps0 = eps)",
+                               ledger=Ledger([Spend("Algorithm 1: all rounds (BROKEN: eps0 = eps)", epsilon, delta)]))
 
 
 def iterative_construction_exact_answers(x, workload, *, rule, epsilon, delta, n=None, rounds=None, trials=None,
@@ -62,7 +65,7 @@ def iterative_construction_exact_answers(x, workload, *, rule, epsilon, delta, n
     test gets a different output with certainty.
     """
     def zero(scale, size, rng_):
-        return np.zeros_like(laplace(scale, size, rng_))
+        return np.zeros_like(laplace_noise(scale, size, rng_))
 
     rel = iterative_construction(x, workload, rule=rule, epsilon=epsilon, delta=delta, n=n, rounds=rounds,
                                  trials=trials, rng=rng, sampler=Noise("BROKEN zero noise", "laplace", None, zero))
@@ -78,7 +81,7 @@ def online_mw_dr_exact_values(x, stream, *, alpha, epsilon, delta=0.0, beta=0.05
     sigma2 = numeric_sparse_sigma(numeric_sparse_split(epsilon, delta)[1], c_used, delta) / public_n(x, n)
 
     def sampler(scale, size, rng_):
-        draw = laplace(scale, size, rng_)
+        draw = laplace_noise(scale, size, rng_)
         return np.zeros_like(draw) if scale == sigma2 else draw
 
     rel = online_mw_dr(x, stream, alpha=alpha, epsilon=epsilon, delta=delta, beta=beta, n=n, c=c, T=T,

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..exponential import exponential_mechanism
 from ..mwem import check_mwem_inputs, mwem_ledger, mwem_practical, mwem_release, mwem_rounds
-from ..noise import laplace
+from ..noise import laplace_noise
 from ..validation import check_epsilon, check_histogram
 
 __all__ = ["mwem_no_round_split", "mwem_argmax_select", "mwem_wrong_sign", "mwem_marginal_cell_sensitivity"]
@@ -36,34 +36,36 @@ def _broken(x, workload, epsilon, T, n, trials, rng, sampler, name, select, epsi
     out = mwem_rounds(x, W, T=T, n=n, replay=0, R=R, rng=rng, sampler=sampler,
                       select=lambda scores, i, allowed, g: select(scores, es, g),
                       measure_scale=[1.0 / em] * T, sign=sign)
-    return mwem_release(out, trials, name, epsilon, 1.0 / (em * n), mwem_ledger(T, es, em), T=T, n=n)
+    # The ledger the buggy code writes is the correct split, 2T steps of ε/(2T); the noise does not follow it.
+    split = epsilon / (2 * T)
+    return mwem_release(out, trials, name, epsilon, 1.0 / (em * n), mwem_ledger(T, split, split), T=T, n=n)
 
 
 def _exponential(scores, epsilon_select, rng):
     return exponential_mechanism(scores, epsilon=epsilon_select, sensitivity=1.0, rng=rng)
 
 
-def mwem_no_round_split(x, workload, *, epsilon, T, n=None, trials=None, rng=None, sampler=laplace):
+def mwem_no_round_split(x, workload, *, epsilon, T, n=None, trials=None, rng=None, sampler=laplace_noise):
     """WRONG: each round uses ``ε/2`` for selection and ``Lap(2/ε)`` for measurement (no ``/T``); claims ``ε``."""
     return _broken(x, workload, epsilon, T, n, trials, rng, sampler, "broken mwem (no round split)", _exponential,
                    lambda e, T: e / 2, lambda e, T: e / 2)      # the bug: should be epsilon / (2 * T)
 
 
-def mwem_argmax_select(x, workload, *, epsilon, T, n=None, trials=None, rng=None, sampler=laplace):
+def mwem_argmax_select(x, workload, *, epsilon, T, n=None, trials=None, rng=None, sampler=laplace_noise):
     """WRONG: picks ``argmax |q(A) − q(B)|`` exactly (no exponential mechanism); claims ``ε``."""
     return _broken(x, workload, epsilon, T, n, trials, rng, sampler, "broken mwem (argmax selection)",
                    lambda scores, e, g: np.argmax(scores, axis=1),          # the bug: no noise in the selection
                    lambda e, T: e / (2 * T), lambda e, T: e / (2 * T))
 
 
-def mwem_wrong_sign(x, workload, *, epsilon, T, n=None, trials=None, rng=None, sampler=laplace):
+def mwem_wrong_sign(x, workload, *, epsilon, T, n=None, trials=None, rng=None, sampler=laplace_noise):
     """WRONG (accuracy only): ``A_i ∝ A_{i-1} exp(−q (m_i − q(A_{i-1}))/(2n))`` — the update's sign is flipped."""
     return _broken(x, workload, epsilon, T, n, trials, rng, sampler, "broken mwem (wrong sign)", _exponential,
                    lambda e, T: e / (2 * T), lambda e, T: e / (2 * T), sign=-1.0)     # the bug: sign = -1
 
 
 def mwem_marginal_cell_sensitivity(x, workload, *, epsilon, T, n=None, select_share=0.5, neighbours="replace-one",
-                                   replay="converge", trials=None, rng=None, sampler=laplace):
+                                   replay="converge", trials=None, rng=None, sampler=laplace_noise):
     """WRONG: whole-marginal MWEM (last iterate, replay to convergence, never re-select) charged the add/remove
     sensitivity (``Δ = 1``, one cell) whatever the neighbours; under replace-one a marginal's L1 sensitivity is 2.
     Claims ``ε`` under ``neighbours``."""

@@ -9,11 +9,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..exponential import exponential_mechanism
-from ..noise import as_generator, as_noise, laplace
+from ..noise import as_generator, as_noise, laplace_noise
 from ..queries import as_workload
-from ..release import Ledger, Release, Spend
+from ..release import COMPOSITIONS, Ledger, Release, Spend, composition_rule
+from ..theory.composition import tight_per_step_epsilon
 from ..theory.idc import ic_epsilon0, ic_privacy_epsilon
-from ..validation import check_delta, check_epsilon, check_histogram, check_int, check_trials
+from ..validation import check_choice, check_delta, check_epsilon, check_histogram, check_int, check_trials
 from .streams import public_n
 from .updates import IDC
 
@@ -28,14 +29,15 @@ def _distinguish(true, hyp, epsilon0, n, rng) -> np.ndarray:
 
 
 def iterative_construction(x, workload, *, rule, epsilon, delta, n=None, rounds=None, trials=None, rng=None,
-                           sampler=laplace) -> Release:
+                           sampler=laplace_noise, composition="corollary") -> Release:
     """IDC-Alg3 — the Iterative Construction (IC) mechanism, offline (GRU §7; THEOREMS.md §7).
 
     Build ``rule`` at ``α/2``.  For ``t = 1..B(α/2)``: ``Q^t = Distinguish_{ε0}(D, D^{t-1})`` — the exponential
     mechanism over the workload with score ``|Q(D) - Q(D^{t-1})|`` (``Δu = 1/n``, the canonical private
     distinguisher of IDC-Def7.1); ``Â^t = Q^t(D) + Lap(1/(ε0 n))``; if ``|Â^t - Q^t(D^{t-1})| < 3α/4`` output
     ``D^{t-1}`` and stop; else ``D^t = U(D^{t-1}, Q^t, Â^t)``.  Budget (IDC-Thm7.2): ``2B`` accesses at
-    ``ε0 = ε/(4 sqrt(B ln(1/δ)))`` (``ε/(2B)`` if ``δ = 0``).  ``rounds`` caps ``B`` (privacy recomputed for the
+    ``ε0 = ε/(4 sqrt(B ln(1/δ)))`` (``ε/(2B)`` if ``δ = 0``) — DR-Cor3.21's split, which provably composes to
+    about half of ``ε``; ``composition="tight"`` solves DR-Thm3.20 for ``ε0`` instead and spends all of it.  ``rounds`` caps ``B`` (privacy recomputed for the
     cap; accuracy guarantee void).  Returns a :class:`Release` of the output hypothesis' answers on the
     workload; ``trace`` holds ``rounds_used``, ``stopped_early`` and the hypotheses.
 
@@ -55,7 +57,9 @@ def iterative_construction(x, workload, *, rule, epsilon, delta, n=None, rounds=
     sampler, runs = as_noise(sampler, family="laplace", lattice_ok=False), 1 if trials is None else check_trials(trials)
     rng = as_generator(rng)
     # ---- budget split: B rounds x (distinguisher + Laplace), each ε0-DP
-    epsilon0 = ic_epsilon0(epsilon, delta, B)
+    composition = check_choice("composition", composition, COMPOSITIONS)
+    epsilon0 = (ic_epsilon0(epsilon, delta, B) if composition == "corollary" or delta == 0.0
+                else tight_per_step_epsilon(epsilon, 2 * B, delta))
     stop = 1.5 * rule.alpha                                     # 3α/4 with α = 2·rule.alpha
     true = W.counts(x) / n
     state = rule.initial(runs)
@@ -77,7 +81,7 @@ def iterative_construction(x, workload, *, rule, epsilon, delta, n=None, rounds=
             state[upd] = rule.update_query(state[upd], W, picks[go], a_hat[go])
     answers = rule.answers(state, W)
     ledger = Ledger([Spend("exponential mechanism (distinguisher)", epsilon0), Spend("Laplace answer", epsilon0)] * B,
-                    rule="basic" if delta == 0.0 else "advanced", delta_prime=delta)
+                    rule=composition_rule(delta, composition), delta_prime=delta)
     trace = {"rounds_used": rounds_used, "stopped_early": ~running, "hypothesis": state, "B": B, "B_theory": B_theory,
              "epsilon0": epsilon0, "stop_threshold": stop, "composed_epsilon": ic_privacy_epsilon(epsilon0, B, delta)}
     if trials is None:

@@ -29,13 +29,13 @@ from typing import Any, Mapping
 import numpy as np
 
 from ..experiments import Errors
-from ..noise import as_generator, as_noise, laplace
+from ..noise import as_generator, as_noise, laplace_noise
 from ..queries import Workload
-from ..release import Ledger, Spend
-from ..theory.idc import (alg1_threshold, dr_online_mw_threshold, sv_alpha_l, sv_alpha_sv, sv_epsilon0,
+from ..release import COMPOSITIONS, Ledger, Spend, composition_rule
+from ..theory.idc import (alg1_threshold, dr_online_mw_threshold, sv_alpha_l, sv_alpha_sv, sv_epsilon0, sv_epsilon0_tight,
                           sv_error_bound, sv_privacy_epsilon, sv_threshold, sv_updates, thm41_epsilon, thm41_epsilon0)
 from ..theory.sparse_vector import numeric_sparse_composed_epsilon, numeric_sparse_sigma, numeric_sparse_split
-from ..validation import check_beta, check_delta, check_epsilon, check_histogram, check_int, check_real, check_trials
+from ..validation import check_beta, check_choice, check_delta, check_epsilon, check_histogram, check_int, check_real, check_trials
 from .checker import UpdateStep
 from .streams import as_stream, public_n
 from .updates import IDC, MultiplicativeWeightsIDC
@@ -260,7 +260,7 @@ def _release(single, run: OnlineRun, halted, **fields) -> OnlineRelease:
 
 
 def online_idc_sv(x, rule, stream, *, epsilon, delta, beta=0.05, n=None, c=None, trials=None, rng=None,
-                  sampler=laplace, logs=False) -> OnlineRelease:
+                  sampler=laplace_noise, logs=False, composition="corollary") -> OnlineRelease:
     """IDC-Alg1-SV: online query release from an IDC, private by sparse vector + Laplace (THEOREMS.md §6).
 
     For each query ``Q_i`` of the (adaptive) ``stream``, with ``D^t`` the current hypothesis of ``rule``:
@@ -272,6 +272,8 @@ def online_idc_sv(x, rule, stream, *, epsilon, delta, beta=0.05, n=None, c=None,
     Parameters (IDC-Alg1-SV): ``α_U = rule.alpha``; ``c = max(1, floor(B(α_U)))`` unless a practical cap ``c``
     is given (privacy stays exact for the cap, the accuracy guarantee is void: §13);
     ``ε0 = ε/(4 sqrt(c ln(1/δ)))`` (``ε/(2c)`` if ``δ = 0``); ``T_thr = α_U + α_SV``.
+    ``composition="corollary"`` is that split (DR-Cor3.21: the ``2c`` steps provably compose to about half of
+    ``ε``); ``"tight"`` spends the whole budget, ``ε0`` solved from DR-Thm3.20 (:func:`sv_epsilon0_tight`).
     Guarantees: ``(ε, δ)``-DP; w.p. ``>= 1-β`` every answer is within ``α_U + 2α_SV`` (uncapped ``c``).
     ``logs=True`` keeps every run's update sequence ``[(D^t, Q^t, Â^t)]`` in ``trace["logs"]`` (IDC-Def3.1).
     """
@@ -284,7 +286,8 @@ def online_idc_sv(x, rule, stream, *, epsilon, delta, beta=0.05, n=None, c=None,
     sampler, runs, rng = _check_sampler(sampler), _runs(trials), as_generator(rng)
     k = stream.k
     # ---- budget split: 2c steps (c AboveThreshold runs + c Laplace releases), each ε0-DP
-    epsilon0 = sv_epsilon0(epsilon, delta, c)
+    composition = check_choice("composition", composition, COMPOSITIONS)
+    epsilon0 = (sv_epsilon0 if composition == "corollary" else sv_epsilon0_tight)(epsilon, delta, c)
     b_threshold, b_query, b_release = 2.0 / (epsilon0 * n), 4.0 / (epsilon0 * n), 1.0 / (epsilon0 * n)
     alpha_sv, alpha_l = sv_alpha_sv(c, k, beta, epsilon0, n), sv_alpha_l(c, beta, epsilon0, n)
     T_thr = sv_threshold(rule.alpha, alpha_sv)
@@ -293,7 +296,7 @@ def online_idc_sv(x, rule, stream, *, epsilon, delta, beta=0.05, n=None, c=None,
     run = run_online(x, rule, stream, test, n=n, runs=runs, rng=rng, logs=logs)
     ledger = Ledger([Spend("AboveThreshold (sparse vector run)", epsilon0)] * c
                     + [Spend("Laplace release at an update", epsilon0)] * c,
-                    rule="basic" if delta == 0.0 else "advanced", delta_prime=delta)
+                    rule=composition_rule(delta, composition), delta_prime=delta)
     params = dict(alpha_u=rule.alpha, B=B, c=c, c_theory=c_theory, capped=c < c_theory, epsilon0=epsilon0,
                   T_thr=T_thr, alpha_sv=alpha_sv, alpha_l=alpha_l, error_bound=sv_error_bound(rule.alpha, alpha_sv),
                   b_threshold=b_threshold, b_query=b_query, b_release=b_release, n=n, k=k, beta=beta,
@@ -304,7 +307,7 @@ def online_idc_sv(x, rule, stream, *, epsilon, delta, beta=0.05, n=None, c=None,
 
 
 def online_idc(x, rule, stream, *, delta, epsilon=None, epsilon0=None, b_max=None, n=None, c_star=2.0,
-               trials=None, rng=None, sampler=laplace, record=False, logs=False) -> OnlineRelease:
+               trials=None, rng=None, sampler=laplace_noise, record=False, logs=False) -> OnlineRelease:
     """IDC-Alg1 — GRU Algorithm 1, the paper's structure (THEOREMS.md §6) with a **reconstructed** ``ε0``.
 
     Build ``rule`` at ``α/3`` (its ``alpha``); then ``T = 2α/3 = 2·rule.alpha``, ``B_max = floor(B(α/3))`` (or a
@@ -351,7 +354,7 @@ def online_idc(x, rule, stream, *, delta, epsilon=None, epsilon0=None, b_max=Non
 
 
 def online_mw_dr(x, stream, *, alpha, epsilon, delta=0.0, beta=0.05, n=None, c=None, T=None, trials=None, rng=None,
-                 sampler=laplace) -> OnlineRelease:
+                 sampler=laplace_noise) -> OnlineRelease:
     """DR-Alg6 — OnlineMW via NumericSparse (Dwork–Roth; the reference IDC-Alg1-SV is derived from).
 
     MW hypothesis (IDC-AlgA.2 at ``α``); ``c = floor(4 ln N/α²)`` unless given; the box's threshold ``T``

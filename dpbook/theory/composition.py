@@ -25,6 +25,7 @@ from ..validation import check_split, EPSILON_EXP_MAX, check_work, check_delta, 
 from .registry import DRV, DWORK_ROTH, GRU, THIS_BOOK, Result
 
 __all__ = [
+    "tight_per_step_epsilon",
     "basic_composition", "advanced_composition", "advanced_per_step_epsilon", "laplace_per_query_scale",
     "kl_bound", "laplace_kl", "randomized_response_composition_delta", "randomized_response_composition_epsilon",
 ]
@@ -67,6 +68,34 @@ def advanced_per_step_epsilon(epsilon_total, k, delta_prime) -> float:
         raise ValueError(f"delta_prime ({delta_prime!r}) is too large for DR-Cor3.21: its per-step epsilon "
                          f"{epsilon:.4g} composes to {reached:.4g} > epsilon_total ({epsilon_total!r})")
     return epsilon
+
+
+def tight_per_step_epsilon(epsilon_total, k, delta_prime) -> float:
+    """DR-Thm3.20 solved for the step: the largest ``ε`` whose ``k`` steps compose to at most ``epsilon_total``,
+    the root of ``sqrt(2k ln(1/δ')) ε + k ε (e^ε - 1) = ε_total``.
+
+    :func:`advanced_per_step_epsilon` (DR-Cor3.21's closed form) composes to only about half of ``ε_total``: the
+    corollary bounds the drift term by ``ε_total/2`` and loses ``√2`` in the square root.  The left-hand side is
+    convex and increasing in ``ε``, so Newton's method from the right (``ε_total/sqrt(2k ln(1/δ'))``, which is
+    above the root since the drift is ``>= 0``) converges monotonically; the result is then stepped down to the
+    last float whose composition does not exceed ``ε_total``.  Unlike the corollary it needs no ``ε_total < 1``.
+    """
+    epsilon_total = check_epsilon(epsilon_total, "epsilon_total", high=100.0)
+    k = check_int("k", k, low=1, high=10 ** 9)
+    delta_prime = check_delta(delta_prime, "delta_prime", positive=True)
+    A = math.sqrt(2.0 * k * math.log(1.0 / delta_prime))
+    x = min(epsilon_total / A, EPSILON_EXP_MAX)
+    for _ in range(200):
+        f = A * x + k * x * math.expm1(x) - epsilon_total
+        step = f / (A + k * (math.expm1(x) + x * math.exp(x)))
+        x -= step
+        if abs(step) <= 1e-15 * x:
+            break
+    while x > 0.0 and advanced_composition(x, k, delta_prime)[0] > epsilon_total:    # never above after rounding
+        x = math.nextafter(x, 0.0)
+    if not x > 0.0:
+        raise ValueError(f"epsilon_total ({epsilon_total!r}) is too small for k = {k} composed steps")
+    return x
 
 
 def laplace_per_query_scale(k, epsilon, delta=0.0) -> float:

@@ -342,30 +342,19 @@ def sv_error_bound(alpha_u, alpha_sv) -> float:
 
 def sv_epsilon0_tight(epsilon, delta, c) -> float:
     """IDC-Alg1-SV with the whole budget: the largest ``ε0`` whose ``2c`` steps compose, by DR-Thm3.20 itself
-    (not the slack of DR-Cor3.21), to ``ε``: the root of ``sqrt(4c ln(1/δ)) ε0 + 2c ε0 (e^{ε0} - 1) = ε``.
+    (not the slack of DR-Cor3.21), to ``ε``: the root of ``sqrt(4c ln(1/δ)) ε0 + 2c ε0 (e^{ε0} - 1) = ε``
+    (:func:`~dpbook.theory.composition.tight_per_step_epsilon` with ``k = 2c``, ``δ' = δ``).
 
     :func:`sv_epsilon0` uses Cor 3.21's closed form ``ε/(4 sqrt(c ln(1/δ)))``, which composes to about half of
-    ``ε`` (the corollary bounds the drift term by ``ε/2`` and loses a factor ``√2`` in the square root).  The
-    left-hand side increases in ``ε0``, so bisection finds the root; ``δ = 0``: basic composition, ``ε/(2c)``.
-    Unlike the corollary this needs no ``ε < 1``.
+    ``ε`` (the corollary bounds the drift term by ``ε/2`` and loses a factor ``√2`` in the square root).
+    ``δ = 0``: basic composition, ``ε/(2c)``.  Unlike the corollary this needs no ``ε < 1``.
     """
+    from .composition import tight_per_step_epsilon
     epsilon, delta = check_epsilon(epsilon), check_delta(delta)
     c = check_int("c", c, low=1)
     if delta == 0.0:
         return epsilon / (2 * c)
-    A, k = math.sqrt(4.0 * c * math.log(1.0 / delta)), 2.0 * c
-    x = min(epsilon / A, EPSILON_EXP_MAX)             # >= the root: the drift term is >= 0
-    for _ in range(100):                              # Newton on a convex increasing function, from the right
-        f = A * x + k * x * math.expm1(x) - epsilon
-        step = f / (A + k * (math.expm1(x) + x * math.exp(x)))
-        x -= step
-        if abs(step) <= 1e-15 * x:
-            break
-    while x > 0 and sv_privacy_epsilon(x, c, delta) > epsilon:   # never above ε after rounding
-        x = math.nextafter(x, 0.0)
-    if not x > 0.0:
-        raise ValueError(f"epsilon ({epsilon!r}) is too small for 2c = {2 * c} composed steps")
-    return x
+    return tight_per_step_epsilon(epsilon, 2 * c, delta)
 
 
 def sv_best_error_bound(N, k, beta, epsilon, delta, n, *, tight=False) -> tuple[float, float]:

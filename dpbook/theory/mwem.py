@@ -124,25 +124,16 @@ def mw_sample_complexity(alpha, N, m, epsilon, delta) -> float:
 def mwem_advanced_step_epsilon(epsilon, T, delta_prime) -> float:
     """The largest per-step ``ε0`` whose ``2T`` MWEM steps compose to ``ε`` by DR-Thm3.20 with ``δ'``.
 
-    Solves ``sqrt(2k ln(1/δ')) ε0 + k ε0 (e^{ε0} − 1) = ε`` for ``ε0`` (``k = 2T``; the left side is increasing)
-    by bisection, to relative precision 1e-12, rounded down so it never overshoots.  The whole run is then
-    ``(ε, δ')``-DP instead of ``ε``-DP; compare :func:`mwem_epsilon_split` (basic composition, ``ε/(2T)``).
+    Solves ``sqrt(2k ln(1/δ')) ε0 + k ε0 (e^{ε0} − 1) = ε`` for ``ε0`` (``k = 2T``) with
+    :func:`~dpbook.theory.composition.tight_per_step_epsilon`, rounded down so it never overshoots.  The whole run
+    is then ``(ε, δ')``-DP instead of ``ε``-DP; compare :func:`mwem_epsilon_split` (basic composition, ``ε/(2T)``).
     DR-Cor3.21's closed form ``ε/(2 sqrt(2k ln(1/δ')))`` is smaller: it leaves half the budget unspent.
     """
-    from .composition import advanced_composition
+    from .composition import tight_per_step_epsilon
     epsilon = check_epsilon(epsilon, high=100.0)
     T = check_int("T", T, low=1, high=10 ** 7)
     delta_prime = check_delta(delta_prime, "delta_prime", positive=True)
-    k = 2 * T
-    lo, hi = 0.0, epsilon / k + epsilon                 # f(ε) >= kε(e^ε − 1)... hi composes above ε for any k
-    while advanced_composition(hi, k, delta_prime)[0] <= epsilon:
-        hi *= 2.0
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if mid <= lo or mid >= hi or hi - lo <= 1e-12 * hi:
-            break
-        lo, hi = (mid, hi) if advanced_composition(mid, k, delta_prime)[0] <= epsilon else (lo, mid)
-    return lo
+    return tight_per_step_epsilon(epsilon, 2 * T, delta_prime)
 
 
 # --- the results chapter 07 states and checks (the book's theorem registry, docs/theorems.md) --------------------
