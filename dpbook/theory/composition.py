@@ -21,7 +21,7 @@ import math
 import numpy as np
 from scipy.stats import binom
 
-from ..validation import check_split, EPSILON_EXP_MAX, check_work, check_delta, check_epsilon, check_int, check_real
+from ..validation import check_split, EPSILON_EXP_MAX, EPSILON_RANGE, check_work, check_delta, check_epsilon, check_int, check_real
 from .registry import DRV, DWORK_ROTH, GRU, THIS_BOOK, Result
 
 __all__ = [
@@ -91,10 +91,12 @@ def tight_per_step_epsilon(epsilon_total, k, delta_prime) -> float:
         x -= step
         if abs(step) <= 1e-15 * x:
             break
-    while x > 0.0 and advanced_composition(x, k, delta_prime)[0] > epsilon_total:    # never above after rounding
+    composed = lambda e: A * e + k * e * math.expm1(e)                      # noqa: E731 - DR-Thm3.20's ε'
+    while x > 0.0 and composed(x) > epsilon_total:                          # never above after rounding
         x = math.nextafter(x, 0.0)
-    if not x > 0.0:
-        raise ValueError(f"epsilon_total ({epsilon_total!r}) is too small for k = {k} composed steps")
+    if not x >= EPSILON_RANGE[0]:
+        raise ValueError(f"epsilon_total ({epsilon_total!r}) is too small for k = {k} composed steps: the per-step "
+                         f"epsilon would be {x:.3g} < {EPSILON_RANGE[0]:g}")
     return x
 
 

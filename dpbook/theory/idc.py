@@ -351,7 +351,7 @@ def sv_epsilon0_tight(epsilon, delta, c) -> float:
     """
     from .composition import tight_per_step_epsilon
     epsilon, delta = check_epsilon(epsilon), check_delta(delta)
-    c = check_int("c", c, low=1)
+    c = check_int("c", c, low=1, high=5 * 10 ** 8)          # 2c steps <= 1e9
     if delta == 0.0:
         return epsilon / (2 * c)
     return tight_per_step_epsilon(epsilon, 2 * c, delta)
