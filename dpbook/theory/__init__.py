@@ -7,7 +7,7 @@ Two marks in the docstrings say how much of a formula is the source's (docs/bibl
 
 * **[RECON]** — *reconstructed*: the formula is missing or unreadable in the copy of the source the book had
   (the copy of Gupta, Roth & Ullman 2012 lost almost every displayed formula); the shape is the paper's, the
-  constants are the book's.  Good for teaching the rate, never the basis of a privacy claim.
+  constants are the book's.  Good for teaching the rate; a privacy claim that rests on one says so.
 * **[DERIVED]** — the source states the result without this formula (or with a garbled one); the book derives it
   from the cited result, and the docstring or the chapter gives the derivation.
 """
