@@ -5,7 +5,8 @@ The package behind the workbook's chapters (``notebooks/``).  The flow is one-wa
     dpbook.data → dpbook.queries → mechanism (dpbook.laplace, ...) → Release
         → dpbook.experiments / dpbook.audit (with dpbook.theory's bounds) → dpbook.plots / dpbook.widgets
 
-Every random function takes ``rng`` (Generator, int seed or None); every bound cites its THEOREMS.md ID.
+Every random function takes ``rng`` (Generator, int seed or None); every bound cites its theorem ID
+(the IDs are listed, with statements and sources, in ``docs/theorems.md``).
 """
 from __future__ import annotations
 

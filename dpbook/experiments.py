@@ -1,6 +1,6 @@
 """Run many seeded trials of a mechanism at once and compare the error distribution with a bound.
 
-The ACC(α, β) template of THEOREMS.md: run ``R`` independent releases (one noise array of shape
+The accuracy check ACC(α, β) used in every chapter: run ``R`` independent releases (one noise array of shape
 ``R × m``), record ``E_r = max_q |a_q - q(x)|``, and report the failure rate ``#{E_r >= α}/R`` with a
 Clopper–Pearson interval.  A check passes when the data are consistent with rate ``<= β`` at level
 1e-6 (so a correct mechanism fails a check with probability at most 1e-6, and a real bug still fails).
@@ -122,7 +122,8 @@ def required_n(mechanism, x, workload, *, alpha, beta, n_grid, trials, rng=None,
     For each candidate ``n`` the database is ``dpbook.data.bootstrap(x, n)`` (the real data resampled to
     ``n`` rows) and ``mechanism(x_n, workload, trials=trials, **params)`` is run with the *same* noise seed
     at every ``n`` (common random numbers).  ACC passes when the fraction of trials with
-    ``max_q |a_q - q(x_n)| >= α`` is at most β (THEOREMS.md template).  For an additive-noise mechanism
+    ``max_q |a_q - q(x_n)| >= α`` is at most β (the accuracy check of this module's docstring).
+    For an additive-noise mechanism
     (Gaussian, Laplace) the noise on the counts does not depend on ``n``, so with common random numbers the
     failure rate is non-increasing in ``n`` and a bisection over the sorted grid finds the same ``n`` as a
     scan.  Returns ``None`` when even the largest ``n`` fails.

@@ -10,7 +10,7 @@ Both pick one element ``r`` of a finite range ``R`` (given by index ``0..|R|-1``
   ``Lap(Δu/ε)`` suffices when the utilities are *monotone* (counting queries under add/remove: all scores
   move in the same direction); for general utilities we use ``Lap(2Δu/ε)`` (the same proof with a 2Δu shift).
 * :func:`exponential_probabilities` is the exact output distribution of the exponential mechanism, for
-  exact tails, exact privacy-loss computations (THEOREMS.md template PA(i)) and exact plots.
+  exact tails, exact privacy-loss computations (the PA(i) audit: exact privacy loss) and exact plots.
 """
 from __future__ import annotations
 

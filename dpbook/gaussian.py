@@ -3,7 +3,8 @@ PROJ-R1) and per-query Laplace noise under basic or advanced composition (LEC3-3
 
 Both mirror :func:`dpbook.laplace.laplace_mechanism`: they add noise to the counts ``Q x`` (add/remove
 neighbours, so the sensitivities are those of the counts) and release ``(Q x + noise) / n``.
-PROJ-Def1's experiment (the smallest ``n`` at which ACC(α, β) passes) is :func:`dpbook.experiments.required_n`.
+PROJ-Def1's experiment (the smallest ``n`` at which the accuracy check ACC(α, β) of :mod:`dpbook.experiments`
+passes) is :func:`dpbook.experiments.required_n`.
 """
 from __future__ import annotations
 

@@ -206,7 +206,7 @@ class PolynomialSignHash:
     ``GF(2^s)``: an ``r``-wise independent hash ``[T·2^b] -> {±1/sqrt(T)}`` (S1-Def6, S1 Remark, S1-E7/E8).
 
     It stands for the projection matrix ``A[i, x] = f(i·2^b + x)`` (rows ``i = 0..T-1``, records
-    ``x ∈ [0, 2^b)``; the spec's 1-based ``N(i-1)+j`` shifted to start at 0).  Storage: the ``r`` coefficients.
+    ``x ∈ [0, 2^b)``; S1's 1-based ``N(i-1)+j`` shifted to start at 0).  Storage: the ``r`` coefficients.
     """
 
     r: int

@@ -8,7 +8,7 @@ is a :class:`dpbook.data.SparseHistogram` (its distinct records with counts); a 
 sign matrix ``A`` of an ``r``-wise independent hash (:class:`dpbook.hashing.PolynomialSignHash`), add
 ``Lap(1/σ)`` with ``σ = ε/sqrt(8 ln(1/δ))`` to each coordinate, release ``(u + v, f)``.  A query is answered by
 projecting it with the same ``f``: ``⟨AQ, u + v⟩ / n``.  :func:`sparse_project_gaussian` is the variant the
-spec derives from the exact ℓ2 sensitivity ``‖A e_x‖₂ = 1``.  :func:`laplace_sparse_queries` is the baseline:
+book derives from the exact ℓ2 sensitivity ``‖A e_x‖₂ = 1``.  :func:`laplace_sparse_queries` is the baseline:
 the Laplace mechanism on the ``k`` counts themselves.
 
 Naming: the workload protocol calls the number of queries ``W.m``; S1 calls it ``k`` and uses ``m`` for the
@@ -370,7 +370,8 @@ def sparse_project(D, *, epsilon, delta, beta, m, k, n, T=None, r=None, trials=N
     """SparseProject(D, ε, δ, β, m, k) (S1-Alg): ``(ε, δ)``-DP under add/remove neighbours (S1-Thm1).
 
     ``D``: a :class:`~dpbook.data.SparseHistogram` over ``N = 2^b`` records.  ``n``: the **public** database
-    size the answers are divided by (THEOREMS.md §10).  ``T``: the projection dimension — by default S1-Alg's
+    size the answers are divided by (the book's convention for normalised answers).
+    ``T``: the projection dimension — by default S1-Alg's
     ``2·64² ln(4k/β)(m + n²)²/sqrt(m)``, refused when it cannot be allocated; a practical ``T`` keeps the
     privacy guarantee (it never depends on ``T``) and trades accuracy (the JL part grows like ``1/sqrt(T)``).
     ``r``: the hash's independence, by default S1-Alg's ``⌈2 ln(kT/(2β))⌉``; ``r = 4`` suffices for the JL

@@ -1,4 +1,4 @@
-"""The sparse vector technique: AboveThreshold, Sparse and NumericSparse (THEOREMS.md §4, chapter 05).
+"""The sparse vector technique: AboveThreshold, Sparse and NumericSparse (DR-Alg1–3, chapter 05).
 
 A stream of queries ``f_1, ..., f_k`` of sensitivity 1 and a public threshold ``T``.  We want to learn
 *which* queries are (approximately) above ``T`` while paying only for the few that are:

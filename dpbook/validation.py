@@ -327,7 +327,8 @@ NEIGHBOURS = ("add/remove", "replace-one")
 
 
 def check_neighbours(neighbours) -> str:
-    """One of the two neighbouring relations (THEOREMS.md §0 of the spec; README's privacy conventions)."""
+    """One of the two neighbouring relations (``"add/remove"`` one record or ``"replace-one"``;
+    README's privacy conventions)."""
     if not isinstance(neighbours, str):
         raise TypeError(f"neighbours must be 'add/remove' or 'replace-one', got {type(neighbours).__name__}")
     if neighbours not in NEIGHBOURS:

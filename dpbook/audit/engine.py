@@ -1,7 +1,5 @@
 """The audit engine: Clopper–Pearson lower bounds on ε from event counts, and one audit of a pair of samplers
-(THEOREMS.md template PA(ii)).
-
-Empirical privacy audits: Clopper–Pearson lower bounds on ε (THEOREMS.md template PA(ii)).
+(PA(ii): the audit by event frequencies, see ``docs/theorems.md``).
 
 If ``M`` is (ε, δ)-DP then for neighbours ``x, x'`` and every event ``S``
 ``P[M(x) ∈ S] <= e^ε P[M(x') ∈ S] + δ``.  Run ``M`` ``trials`` times on each input, count how often the

@@ -178,7 +178,7 @@ def _first_bottoms(j):
 
 def halting_pair(m: int) -> StreamPair:
     """DR-Thm3.23's proof pattern: ``m`` queries at ``T`` then one at ``T`` (D) against ``m`` at ``T + 1`` then one at
-    ``T - 1`` (D'); events "halts at index j" for every j and "never halts" (THEOREMS.md: PA(ii) on halting)."""
+    ``T - 1`` (D'); events "halts at index j" for every j and "never halts" (the PA(ii) audit on the halting index)."""
     m = check_int("m", m, low=1, high=10 ** 5)           # one event (a Python closure) per query
     events = {f"halts at {j + 1}": (lambda rel, j=j: rel.answers[:, j] == TOP) for j in range(m + 1)}
     events["never halts"] = lambda rel: ~np.any(rel.answers == TOP, axis=1)

@@ -1,4 +1,4 @@
-"""Composition of private mechanisms and the expected privacy loss (THEOREMS.md §2; chapter 04).
+"""Composition of private mechanisms and the expected privacy loss (DR-Thm3.16, DR-Thm3.20, DR-Cor3.21; chapter 04).
 
 * :func:`basic_composition` — ``k`` (ε, δ)-DP steps are ``(kε, kδ)``-DP (DR-Thm3.16).
 * :func:`advanced_composition` — DR-Thm3.20 (Dwork–Rothblum–Vadhan 2010): ``(ε', kδ + δ')``-DP with
@@ -7,7 +7,7 @@
   ``ε' < 1``.
 * :func:`kl_bound` — IDC-Thm2.4 ≡ DR-Lemma3.18: ``KL(μ‖ν) <= ε(e^ε - 1)`` when ``|ln μ/ν| <= ε``, the drift
   term of advanced composition; :func:`laplace_kl` is the exact KL of the Laplace pair it is measured on.
-* :func:`randomized_response_composition_epsilon` — *extra, not in THEOREMS.md*: the exact ε' of ``k``-fold
+* :func:`randomized_response_composition_epsilon` — *extra, not a numbered result*: the exact ε' of ``k``-fold
   randomized response, the worst case among ε-DP mechanisms (Kairouz–Oh–Viswanath 2015), used as the
   "measured" curve under the two bounds.
 
@@ -187,8 +187,8 @@ RESULTS = (
            source=f"{GRU}, proof of Thm. 7.2"),
     Result(id="DR-Thm3.16", title="Basic composition", chapter=_CH, section="Basic and advanced composition",
            statement=r"Running $k$ mechanisms, each $(\varepsilon_i,\delta_i)$-DP and possibly chosen adaptively, is "
-                     r"$(\sum\varepsilon_i,\sum\delta_i)$-DP. (Not a numbered entry of the book's specification, which "
-                     r"states it inside DR-Thm3.20; the number is Dwork–Roth's.)",
+                     r"$(\sum\varepsilon_i,\sum\delta_i)$-DP. (The book states it together with advanced composition, "
+                     r"DR-Thm3.20; the number is Dwork–Roth's Theorem 3.16.)",
            implemented_by=("dpbook.release.Release",),
            bounds=("dpbook.theory.composition.basic_composition",),
            source=f"{DWORK_ROTH}, Thm. 3.16"),

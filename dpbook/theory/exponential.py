@@ -1,4 +1,4 @@
-"""Bounds for the exponential mechanism and report-noisy-max (THEOREMS.md §2, chapter 06)."""
+"""Bounds for the exponential mechanism and report-noisy-max (DR-Def3.4, DR-Thm3.10/3.11, DR-Claim3.9; chapter 06)."""
 from __future__ import annotations
 
 import math
@@ -95,8 +95,7 @@ RESULTS = (
     Result(id="DR-Claim3.9", title="Report noisy max", chapter=_CH, section="Report noisy max (DR-Claim3.9)",
            statement=r"Adding independent Laplace noise to every candidate's score and reporting only the index of the "
                      r"largest is $\varepsilon$-DP with scale $\Delta u/\varepsilon$ when the scores are monotone counting "
-                     r"queries ($2\Delta u/\varepsilon$ in general). (Not a numbered entry of the book's specification; the "
-                     r"number is Dwork–Roth's.)",
+                     r"queries ($2\Delta u/\varepsilon$ in general). (Dwork–Roth's Claim 3.9.)",
            implemented_by=("dpbook.exponential.report_noisy_max",),
            bounds=("dpbook.theory.exponential.report_noisy_max_scale", "dpbook.theory.exponential.report_noisy_max_gap"),
            source=f"{DWORK_ROTH}, Claim 3.9"),

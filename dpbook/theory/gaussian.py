@@ -1,10 +1,10 @@
-"""Bounds for the Gaussian distribution and mechanism (THEOREMS.md DR-Gauss, PROJ-R1, PROJ-R2; chapter 04).
+"""Bounds for the Gaussian distribution and mechanism (DR-Gauss, PROJ-R1, PROJ-R2; chapter 04).
 
 Calibrations of the noise standard deviation ``σ`` (in the units of the released quantity, e.g. counts):
 
 * :func:`gaussian_sigma` — the classic calibration of DR-Gauss, ``σ = sqrt(2 ln(1.25/δ)) Δ2 / ε``, valid for
   ``ε < 1`` only;
-* :func:`analytic_gaussian_sigma` — *extra, not in THEOREMS.md*: the analytic Gaussian mechanism of
+* :func:`analytic_gaussian_sigma` — *extra, not a numbered result*: the analytic Gaussian mechanism of
   Balle & Wang (ICML 2018), the smallest ``σ`` whose exact privacy curve :func:`gaussian_delta` is ``<= δ``
   at ``ε``; valid for every ``ε > 0``.
 
@@ -58,7 +58,7 @@ def gaussian_delta(sigma, epsilon, sensitivity=1.0) -> float:
     """The exact privacy curve of ``N(0, σ²)`` noise on a query with L2 sensitivity ``Δ`` (Balle & Wang 2018).
 
     ``δ(ε) = Φ(Δ/(2σ) - εσ/Δ) - e^ε Φ(-Δ/(2σ) - εσ/Δ)``: the mechanism is (ε, δ)-DP iff ``δ >= δ(ε)``.
-    *Extra* (not in THEOREMS.md); used to verify DR-Gauss numerically and for the analytic calibration.
+    *Extra* (not a numbered result); used to verify DR-Gauss numerically and for the analytic calibration.
     The second term is evaluated as ``exp(ε + log Φ(·))`` so it neither overflows nor underflows.
     """
     sigma = check_sensitivity(sigma, "sigma")

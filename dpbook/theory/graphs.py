@@ -1,4 +1,4 @@
-"""Bounds for releasing graph cuts privately (GRU §2, §6, Rem 4.11/5.3; THEOREMS.md §8, chapter 10).
+"""Bounds for releasing graph cuts privately (GRU §2, §6, Rem 4.11/5.3; chapter 10).
 
 Counts, not normalised: a cut answer is a number of edges.  The universe is the ``N = C(V, 2)`` unordered vertex
 pairs; a graph is a 0/1 (or [0, 1]-weighted) vector over it.  A cut query ``(S, T)`` weighs the pair ``{u, v}``
@@ -84,7 +84,8 @@ def rr_cut_error_bound(num_vertices, epsilon, beta, neighbours="add/remove") -> 
 
 
 def gru_cut_error_bound(num_vertices, epsilon, beta) -> float:
-    """IDC §6.1 as restored in the spec [RECON], via IDC §6 / Lemma 6.1 with ``|Q| = 4^V`` queries in ``[0,1]^N``:
+    """IDC §6.1 as the book restores it [RECON: GRU's formula was lost; shape GRU's, constants ours],
+    via IDC §6 / Lemma 6.1 with ``|Q| = 4^V`` queries in ``[0,1]^N``:
     ``sqrt(6 N (V ln 4 + ln(2/β)))/ε`` when ``|Q| <= (β/2) e^{2N/3}``, else Lemma 6.1's general case
     ``ln(2N/β)/ε · sqrt(2N ln(4|Q|/β))``.
 

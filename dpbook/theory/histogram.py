@@ -17,7 +17,8 @@ __all__ = [
     "histogram_error_bound_condition",
 ]
 
-#: The two neighbour relations of THEOREMS.md §0 and the histogram's L1 sensitivity under each (LEC3-E11).
+#: The book's two neighbour relations (add/remove one record, replace one record) and the histogram's L1
+#: sensitivity under each (LEC3-E11).
 NEIGHBOURS = {"add/remove": 1.0, "replace-one": 2.0}
 
 
@@ -47,7 +48,7 @@ def laplace_sum_tail_bound(lam, M, b):
         ``P[Y >= λ] <= exp(-λ / (4 b))``       for ``λ > 2Mb``,
 
     and the same for ``P[Y <= -λ]``.  (MGF ``(1 - t²b²)^{-1} <= exp(1.5 t² b²)`` for ``t <= 1/(√2 b)``; Chernoff
-    with ``t = λ/(3Mb²)``, resp. ``t = 1/(√2 b)``.  The constants are THEOREMS.md's, GRU's are lost.)
+    with ``t = λ/(3Mb²)``, resp. ``t = 1/(√2 b)``.  The constants are the book's; GRU's are lost.)
     ``lam`` may be an array.
     """
     lam = _check_lam(lam)

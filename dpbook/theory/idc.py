@@ -1,17 +1,18 @@
 """Bounds for iterative database constructions (IDC) and online / offline query release (chapter 08).
 
-THEOREMS.md §6 (IDC online: Def3.1–3.2, Alg1, Alg1-SV, Thm4.1, Claims 4.2–4.8, Thm4.9, Eq(3), Cor4.10,
-App. A, Alg2/Thm5.1, Cor5.2, DR-Alg6) and §7 (IDC-Def7.1, Alg3, Thm7.2–7.3).
+Gupta, Roth & Ullman 2012 (GRU), online: IDC-Def3.1–3.2, IDC-Alg1, IDC-Alg1-SV, IDC-Thm4.1, IDC-Claims 4.2–4.8,
+IDC-Thm4.9, IDC-Eq(3), IDC-Cor4.10, App. A, IDC-Alg2/Thm5.1, IDC-Cor5.2 and DR-Alg6; offline: IDC-Def7.1,
+IDC-Alg3, IDC-Thm7.2–7.3.
 
 Units: ``alpha`` and ``T`` are **normalised** (errors on answers in ``[0,1]``, sensitivity ``1/n``) unless a
 name ends in ``_counts`` (GRU's unnormalised units: multiply by ``n``).  ``ln`` is the natural log.
 
-Provenance.  Seed 001 (GRU) lost its formulas; THEOREMS.md restores them.  Functions tagged **[RECON]**
-carry constants that are *reconstructed* (ours, not the paper's): the shape is reliable, the constants are
-not GRU's.  The GRU universal constant ``C_GRU`` of Algorithm 1 was not recovered; every formula that
-needs it takes it as an explicit argument (:func:`effective_c_gru` gives the value implied by the
-reconstructed Thm 4.1 condition).  For a privacy *claim* use IDC-Alg1-SV (:func:`sv_epsilon0` ...), which
-is built from DR-verified primitives.
+Provenance.  The copy of GRU available to us lost almost every displayed formula; the book restores them.
+Functions tagged **[RECON]** carry constants that are *reconstructed* (ours, not the paper's): the shape is
+reliable, the constants are not GRU's (the marks are explained in ``dpbook.theory`` and docs/bibliography.md).
+The GRU universal constant ``C_GRU`` of Algorithm 1 was not recovered; every formula that needs it takes it as
+an explicit argument (:func:`effective_c_gru` gives the value implied by the reconstructed Thm 4.1 condition).
+For a privacy *claim* use IDC-Alg1-SV (:func:`sv_epsilon0` ...), which is built from DR-verified primitives.
 """
 from __future__ import annotations
 
@@ -149,7 +150,7 @@ def thm41_epsilon(epsilon0, b_max, delta, c_star=2.0) -> float:
     """IDC-Thm4.1 [RECON]: the ε that Algorithm 1 with per-round ``ε0`` is claimed to achieve:
     ``K0 ε*(e^{ε*}-1) + 2ε* sqrt(2 K0 ln(2/δ))`` with ``ε* = c* ε0`` and ``K0`` from :func:`k0`.
 
-    ``c*`` (Claim 4.3) was not recovered; THEOREMS.md uses ``c* = 2`` for illustration.
+    ``c*`` (Claim 4.3) was not recovered; the book uses ``c* = 2`` for illustration (an assumption, not GRU's value).
     """
     epsilon0 = check_epsilon(epsilon0, "epsilon0", high=EPSILON_EXP_MAX)
     c_star = check_real("c_star", c_star, low=0.0, low_open=True)

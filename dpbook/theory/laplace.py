@@ -1,4 +1,4 @@
-"""Bounds for the Laplace distribution and mechanism (THEOREMS.md §2–3, chapter 01)."""
+"""Bounds for the Laplace distribution and mechanism (DR-Def3.1–3.2, DR-Thm3.8, LEC3-3.1–3.3; chapter 01)."""
 from __future__ import annotations
 
 import numpy as np
@@ -25,7 +25,7 @@ def laplace_cdf(z, mu=0.0, b=1.0):
 
 
 def laplace_tail(t, b=1.0):
-    """``P[|Z| >= t] = exp(-t/b)`` for ``Z ~ Lap(b)`` and ``t >= 0`` (§0 notation)."""
+    """``P[|Z| >= t] = exp(-t/b)`` for ``Z ~ Lap(b)`` and ``t >= 0`` (``Lap(b)``: density ``exp(-|z|/b)/(2b)``)."""
     b = check_sensitivity(b, "b")
     t = check_real_array("t", t, low=0.0)
     return np.exp(-t / b)

@@ -1,4 +1,5 @@
-"""Bounds for multiplicative weights and MWEM (THEOREMS.md §6 App. A, §7, §9 PROJ-R4; chapters 07–08).
+"""Bounds for multiplicative weights and MWEM (IDC-AlgA.2, IDC-ThmA.4, MWEM after Hardt, Ligett & McSherry
+2012, PROJ-R4; chapters 07–08).
 
 Units: ``alpha`` is normalised (an error on answers in ``[0,1]``) unless a name says ``counts``.  ``ln`` is
 the natural log.
@@ -50,7 +51,8 @@ def mw_initial_potential_bound(N) -> float:
 def mwem_epsilon_split(epsilon, T) -> tuple[float, float]:
     """MWEM's per-round budget: ``(ε/(2T), ε/(2T))`` for the exponential mechanism and the Laplace measurement.
 
-    ``2T`` primitive steps, basic composition: they add up to ``ε`` (THEOREMS.md MWEM, Privacy).
+    ``2T`` primitive steps, basic composition: they add up to ``ε`` (the privacy proof of MWEM, Hardt, Ligett &
+    McSherry 2012).
     """
     share = check_epsilon(epsilon) / (2 * check_int("T", T, low=1))
     return share, share
@@ -84,7 +86,7 @@ def hlm_failure_probability(T, m) -> float:
 def hlm_optimal_rounds(n, N, m, epsilon) -> float:
     """The ``T`` minimising :func:`hlm_error_bound` (continuous): ``T* = (ε n sqrt(ln N) / (10 ln m))^{2/3}``.
 
-    [DERIVED] from ``d/dT [a T^{-1/2} + b T] = 0`` with ``a = 2 sqrt(ln N)``, ``b = 10 ln m/(ε n)``: the spec's
+    [DERIVED] from ``d/dT [a T^{-1/2} + b T] = 0`` with ``a = 2 sqrt(ln N)``, ``b = 10 ln m/(ε n)``: the book's
     ``T ∝ (εn)^{2/3}(ln N)^{1/3}/(ln m)^{2/3}``.  ``m >= 2`` (``ln m > 0``).
     """
     n = check_int("n", n, low=1)                       # the (public) record count

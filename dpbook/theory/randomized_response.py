@@ -3,8 +3,8 @@
 One private bit ``x_i ∈ {0,1}`` per person.  Each person reports ``Y_i = x_i`` with probability
 ``p = e^ε / (1 + e^ε)`` and ``1 - x_i`` otherwise (ε-DP for that person's bit), and the analyst debiases
 ``x̂_i = 1/2 + (Y_i - 1/2) / (2p - 1)`` with ``2p - 1 = tanh(ε/2)``.  Lecture 3's formulas for the estimator,
-its range, the Hoeffding exponent and the final rate are garbled (errata LEC3-E4..E8); these are the corrected
-ones of THEOREMS.md LEC3-3.4.
+its range, the Hoeffding exponent and the final rate are garbled (errata LEC3-E4..E8); these are the book's
+corrected ones (LEC3-3.4, derived again from Warner's estimator).
 """
 from __future__ import annotations
 

@@ -2,8 +2,8 @@
 
 Each ``dpbook/theory/<family>.py`` module declares the results it implements in a module-level tuple
 ``RESULTS`` of :class:`Result` records; :func:`all_results` collects them from every theory module, so a new
-chapter registers its results next to its bounds and nothing else has to be edited.  IDs are spelled exactly as
-in the book's specification (e.g. ``DR-Thm3.8``, ``PROJ-Thm5``, ``SMOOTH-Thm3.1``).
+chapter registers its results next to its bounds and nothing else has to be edited.  IDs are spelled the same
+everywhere: chapters, docstrings, tests (e.g. ``DR-Thm3.8``, ``PROJ-Thm5``, ``SMOOTH-Thm3.1``).
 """
 from __future__ import annotations
 
@@ -57,15 +57,15 @@ MCSHERRY_TALWAR = _bib("mcsherry-talwar-2007", "F. McSherry and K. Talwar, *Mech
 #: Errata found while building this book (checked by exact computation; not in any published source).
 THIS_BOOK = _bib("this-book", "found while building this book (checked by exact computation)")
 
-#: The spec's ID prefixes: Dwork–Roth's textbook, Gupta–Roth–Ullman (IDC), Lecture 3 (LEC3), the projection
+#: The ID prefixes: Dwork–Roth's textbook, Gupta–Roth–Ullman (IDC), Lecture 3 (LEC3), the projection
 #: notes (PROJ), the sparse-query summary (S1) and the smooth-query paper (SMOOTH).
 ID_PREFIXES = ("DR", "IDC", "LEC3", "PROJ", "S1", "SMOOTH")
 _PREFIX = "|".join(ID_PREFIXES)
 #: One citation as written in prose: ``DR-Thm3.8``, ``DR-Thm3.24/3.26``, ``LEC3-E4..E8``, ``IDC-Alg1(-SV)``, ...
 _TOKEN = re.compile(rf"(?<![A-Za-z0-9_#-])({_PREFIX})-([A-Z0-9][A-Za-z0-9.()/-]*)")
-#: The spec's plural range form: ``IDC-Claims 4.2–4.8``.
+#: The plural range form: ``IDC-Claims 4.2–4.8``.
 _PLURAL_RANGE = re.compile(rf"(?<![A-Za-z0-9_#-])({_PREFIX})-([A-Z][a-z]+)s (\d+)\.(\d+)[–-](\d+)\.(\d+)")
-#: The audit templates of the spec (PA(i): exact privacy loss; PA(ii): event frequencies).
+#: The book's audit templates (PA(i): exact privacy loss; PA(ii): event frequencies).
 _TEMPLATE = re.compile(r"(?<![A-Za-z0-9_])PA\((i|ii)\)")
 
 
@@ -111,10 +111,10 @@ def _expand(prefix: str, body: str) -> list[str]:
 
 
 def cited_ids(text: str) -> list[str]:
-    """Every result ID that ``text`` cites, in the spec's spelling, in order of first appearance.
+    """Every result ID that ``text`` cites, in the registry's spelling, in order of first appearance.
 
     Compound citations are expanded: ``DR-Thm3.24/3.26`` (two theorems), ``DR-Def5.2/Prop5.2``,
-    ``IDC-Thm2.3/DR-Thm3.6``, ``LEC3-E4..E8`` (five errata), ``IDC-Alg1(-SV)`` and the spec's
+    ``IDC-Thm2.3/DR-Thm3.6``, ``LEC3-E4..E8`` (five errata), ``IDC-Alg1(-SV)`` and the plural
     ``IDC-Claims 4.2–4.8``; a range written with a dash (``DR-Thm4.2–4.5``) counts its first ID only.
     The audit templates ``PA(i)`` and ``PA(ii)`` count too.  Fragments of links
     (``theorems.md#dr-thm3-8``) are not citations.
@@ -145,13 +145,13 @@ def cited_ids(text: str) -> list[str]:
 class Result:
     """One result of the book.
 
-    ``id``: the spec's ID, one spelling.  ``title``: a few words (``"Laplace mechanism"``).  ``statement``: one
+    ``id``: the result's ID, one spelling.  ``title``: a few words (``"Laplace mechanism"``).  ``statement``: one
     or two sentences in our own words, Markdown/LaTeX allowed.  ``implemented_by``: dotted names of the
     functions or classes that implement the mechanism or definition.  ``bounds``: dotted names of the
     ``dpbook.theory`` functions that compute its bound.  ``chapter``: the notebook stem (``"01_laplace"``);
     ``section``: the heading in that chapter where the result is stated and checked.  ``source``: the
     reference it comes from (author, short title, year), with errata IDs where they apply.  ``aliases``: the
-    other IDs the spec gives the same result (``DR-Thm3.8`` is also ``LEC3-3.3``); each gets an anchor.
+    other IDs of the same result (``DR-Thm3.8`` is also ``LEC3-3.3``); each gets an anchor.
     """
 
     id: str

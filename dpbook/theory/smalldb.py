@@ -1,4 +1,4 @@
-"""Bounds for SmallDB and the net mechanism (THEOREMS.md §5, chapter 06).
+"""Bounds for SmallDB and the net mechanism (DR-Alg4, DR-Thm4.5, DR-Def5.2/Prop5.2, PROJ-R3; chapter 06).
 
 Normalised units throughout: errors are fractions of ``n``; ``N = |X|``, ``m = |Q|``; ``ln`` is natural.
 """
@@ -116,7 +116,7 @@ def thm45_histogram_crossover(N, m, epsilon, beta) -> tuple[float, float]:
 
 
 def proj_r3_sample_complexity(N, m, alpha, epsilon) -> float:
-    """PROJ-R3 (seed 003): ``n >= log|X| log m / (α³ ε)`` — DR-Thm4.5 without its constants.
+    """PROJ-R3 (the projection-mechanism notes): ``n >= log|X| log m / (α³ ε)`` — DR-Thm4.5 without its constants.
 
     A *sufficient* size up to a constant factor (erratum PROJ-E9), not a lower bound.
     """

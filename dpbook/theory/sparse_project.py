@@ -1,4 +1,4 @@
-"""Bounds for SparseProject: sparse queries over huge universes (THEOREMS.md §10, S1-*; chapter 11).
+"""Bounds for SparseProject: sparse queries over huge universes (S1-*, after Blum & Roth 2013; chapter 11).
 
 Units: answers are normalised (divided by the public ``n``) unless a name says ``counts``.  ``ln`` is the natural
 log.  Neighbours: add/remove one record.

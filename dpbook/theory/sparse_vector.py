@@ -1,7 +1,8 @@
-"""Bounds and exact probabilities for the sparse vector technique (THEOREMS.md §4, chapter 05).
+"""Bounds and exact probabilities for the sparse vector technique (DR-Alg1–3, LEC3-3.6; chapter 05).
 
 Units: the queries ``f_i`` have sensitivity 1 (counts).  Every bound takes an optional ``n`` and is divided
-by it for normalised answers ``f_i / n`` (sensitivity ``1/n``), as THEOREMS.md §0 says.
+by it for normalised answers ``f_i / n`` (sensitivity ``1/n``; ``n`` public), the book's convention for normalised
+answers.
 
 * noise scales: :func:`above_threshold_scales` (DR-Alg1), :func:`sparse_sigma` (DR-Alg2),
   :func:`numeric_sparse_split` and :func:`numeric_sparse_sigma` (DR-Alg3, box values);
