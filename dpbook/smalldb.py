@@ -35,7 +35,7 @@ from .noise import as_generator
 from .queries import as_workload, check_database
 from .release import Ledger, Spend
 from .theory.smalldb import range_size, smalldb_size
-from .validation import MAX_COUNT, as_array, check_epsilon, check_int, check_real, check_trials
+from .validation import MAX_COUNT, as_array, check_int, check_real, check_trials, mechanism_prologue
 
 __all__ = [
     "SyntheticDatabase", "smalldb", "net_mechanism", "multisets", "candidate_answers", "candidate_errors",
@@ -151,6 +151,12 @@ def candidate_errors(x, workload, net) -> np.ndarray:
 
 # --------------------------------------------------------------------------- mechanisms
 
+def _prologue(x, epsilon, rng, trials):
+    """The mechanisms' prologue (:func:`dpbook.validation.mechanism_prologue`): ε, rng, ``n = ||x||_1`` read from
+    the data (so the claim is a replace-one claim, :class:`SyntheticDatabase`), ``trials`` picks; no additive noise."""
+    return mechanism_prologue(epsilon=epsilon, rng=rng, trials=trials, neighbours="replace-one", x=x, n_rule="public")
+
+
 def net_mechanism(x, workload, net, *, epsilon, trials=None, rng=None) -> SyntheticDatabase:
     """DR-Prop5.2: the exponential mechanism over a public candidate set ``net`` (rows = databases) — ε-DP.
 
@@ -161,15 +167,14 @@ def net_mechanism(x, workload, net, *, epsilon, trials=None, rng=None) -> Synthe
     """
     x, W = check_database(x, workload)
     net = _check_net(net, W.N)
-    epsilon = check_epsilon(epsilon)
-    n = int(x.sum())
-    sensitivity = 1.0 / n                                           # Δu of u = -max_q |q(x) - q(y)|
+    p = _prologue(x, epsilon, rng, trials)
+    epsilon = p.epsilon
+    sensitivity = 1.0 / p.n                                         # Δu of u = -max_q |q(x) - q(y)|
     answers, err = candidate_answers(x, W, net)
-    if trials is None:
-        pick = exponential_mechanism(-err, epsilon=epsilon, sensitivity=sensitivity, rng=rng)
+    if p.trials is None:
+        pick = exponential_mechanism(-err, epsilon=epsilon, sensitivity=sensitivity, rng=p.rng)
     else:
-        pick = exponential_sample(-err, epsilon=epsilon, sensitivity=sensitivity,
-                                  size=check_trials(trials), rng=rng)
+        pick = exponential_sample(-err, epsilon=epsilon, sensitivity=sensitivity, size=p.trials, rng=p.rng)
     return SyntheticDatabase(np.array(net[pick]), answers[pick], epsilon, 0.0, "net", 0, int(net.shape[0]),
                              Ledger([Spend("exponential", epsilon)]))
 
@@ -183,14 +188,14 @@ def smalldb(x, workload, *, epsilon, alpha, trials=None, rng=None,
     DR-Lemma4.3 needs ``|Q| >= 3``.  Refuses (``ValueError``) when ``|R| = C(N+s-1, s) > max_range_size``.
     """
     x, W = check_database(x, workload)
-    epsilon = check_epsilon(epsilon)
+    p = _prologue(x, epsilon, rng, trials)
     alpha = check_real("alpha", alpha, low=0.0, high=1.0, low_open=True)
     s = smalldb_size(W.m, alpha)                                    # rows of every candidate database
     if s == 0:
         raise ValueError(f"the workload has m ({W.m}) query: s = ceil(ln m / alpha^2) = 0; SmallDB needs m >= 2")
     net = multisets(W.N, s, max_range_size=max_range_size)          # R: all s-row databases
-    out = net_mechanism(x, W, net, epsilon=epsilon, trials=trials, rng=rng)
-    return SyntheticDatabase(out.y, out.answers, epsilon, 0.0, "smalldb", s, out.range_size, out.ledger)
+    out = net_mechanism(x, W, net, epsilon=p.epsilon, trials=p.trials, rng=p.rng)
+    return SyntheticDatabase(out.y, out.answers, p.epsilon, 0.0, "smalldb", s, out.range_size, out.ledger)
 
 
 # --------------------------------------------------------------------------- experiments
