@@ -451,13 +451,18 @@ def test_marginal_sum_and_scale_match_numpy(d):
     (dict(T=0), ValueError, "T"), (dict(T=1.5), TypeError, "T"), (dict(n=0), ValueError, "n"),
     (dict(replay=-1), ValueError, "replay"), (dict(trials=0), ValueError, "trials"), (dict(rng="x"), TypeError, "rng"),
     (dict(sampler="laplace"), TypeError, "sampler"), (dict(x=np.ones(3)), ValueError, "x"),
-    (dict(workload="W"), TypeError, "workload"),
+    (dict(workload="W"), TypeError, "workload"), (dict(epsilon=0.0), ValueError, "epsilon"),
+    (dict(delta=1.0), ValueError, "delta"), (dict(neighbours="add/remove"), ValueError, "n"),
+    (dict(neighbours="swap"), ValueError, "neighbours"),
 ])
 def test_check_mwem_inputs_names_the_bad_parameter(kwargs, exc, name):
-    """The one validation prologue every MWEM variant (and broken twin) runs."""
+    """The one validation prologue every MWEM variant (and broken twin) runs: the data, then
+    validation.mechanism_prologue (epsilon, delta, rng, sampler, public n, trials), then T and replay."""
     from dpbook.mwem import check_mwem_inputs
-    args = dict(x=CANCER.x, workload=W2, T=3, n=None, replay=0, trials=None, rng=0, sampler=laplace_noise) | kwargs
+    args = dict(x=CANCER.x, workload=W2, epsilon=1.0, T=3, n=None, replay=0, trials=None, rng=0,
+                sampler=laplace_noise) | kwargs
     with pytest.raises(exc, match=name):
         check_mwem_inputs(**args)
-    x, W, T, n, replay, R, rng, noise = check_mwem_inputs(CANCER.x, W2, 3, None, 0, None, 0, laplace_noise)
-    assert (T, n, replay, R) == (3, int(CANCER.x.sum()), 0, 1)
+    x, W, p, T, replay = check_mwem_inputs(CANCER.x, W2, epsilon=1.0, T=3, rng=0)
+    assert (T, p.n, replay, p.trials, p.neighbours) == (3, int(CANCER.x.sum()), 0, None, "replace-one")
+    assert check_mwem_inputs(CANCER.x, W2, epsilon=1.0, T=3, n=600)[2].neighbours == "add/remove"

@@ -136,7 +136,7 @@ def test_neighbours_and_public_n(cancer):
     n = int(cancer.sum())
     r = projection_mechanism(cancer, W, epsilon=0.5, delta=1e-6, neighbours="add/remove", n=n, rng=0)
     assert r.neighbours == "add/remove" and math.isclose(r.trace["sensitivity"], W.l2_sensitivity())
-    with pytest.raises(ValueError, match="n must be given"):
+    with pytest.raises(ValueError, match=r"n \(None\) must be the public number of rows"):
         projection_mechanism(cancer, W, epsilon=0.5, delta=1e-6, neighbours="add/remove")
     with pytest.raises(ValueError, match="n"):
         projection_mechanism(cancer, W, epsilon=0.5, delta=1e-6, n=n + 1)
