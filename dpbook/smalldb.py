@@ -29,7 +29,6 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from .data import BinaryUniverse, Dataset, histogram
 from .exponential import exponential_mechanism, exponential_probabilities, exponential_sample
 from .noise import as_generator
 from .queries import as_workload, check_database
@@ -40,7 +39,7 @@ from .validation import MAX_COUNT, as_array, check_int, check_real, check_trials
 __all__ = [
     "SyntheticDatabase", "smalldb", "net_mechanism", "multisets", "candidate_answers", "candidate_errors",
     "exact_error_distribution",
-    "subsample_errors", "project_dataset", "MAX_RANGE_SIZE",
+    "subsample_errors", "MAX_RANGE_SIZE",
 ]
 
 MAX_RANGE_SIZE = 2_000_000          # default refusal threshold for |R| (memory ~ |R|·(N + m)·8 bytes)
@@ -219,24 +218,3 @@ def subsample_errors(x, workload, s, *, trials, rng=None) -> np.ndarray:
     s, trials = check_int("s", s, low=1), check_trials(trials)
     Y = as_generator(rng).multinomial(s, x / x.sum(), size=trials)           # (trials, N) samples
     return np.abs(W.counts(Y) / s - W.answers(x)).max(axis=1)
-
-
-def project_dataset(dataset: Dataset, attributes) -> Dataset:
-    """The same rows restricted to a few attributes (names or indices): a histogram over ``{0,1}^k``.
-
-    Public, data-independent reduction of the universe (``N = 2^k``) so that SmallDB's range is enumerable.
-    """
-    if not isinstance(dataset, Dataset):
-        raise TypeError(f"dataset must be a dpbook.data.Dataset, got {type(dataset).__name__}")
-    names = dataset.universe.attributes
-    if isinstance(attributes, (str, int, np.integer)) or len(attributes) == 0:
-        raise ValueError(f"attributes ({attributes!r}) must be a non-empty list of names or indices")
-    cols = [names.index(a) if isinstance(a, str) and a in names else a for a in attributes]
-    for a, c in zip(attributes, cols):
-        if isinstance(c, str) or not isinstance(c, (int, np.integer)) or not 0 <= c < dataset.universe.d:
-            raise ValueError(f"attribute {a!r} is not a name or index of {dataset.name}'s {dataset.universe.d} attributes")
-    if len(set(cols)) != len(cols):
-        raise ValueError(f"attributes ({attributes!r}) must be distinct")
-    universe = BinaryUniverse(len(cols), tuple(names[c] for c in cols) if names else ())
-    x = histogram(universe.index(dataset.table()[:, cols]), universe.size)
-    return Dataset(f"{dataset.name}[{', '.join(universe.attributes)}]", universe, x, dataset.source)

@@ -18,10 +18,10 @@ import numpy as np
 import pytest
 
 from dpbook import _mw_kernels as kernels
-from dpbook.data import load_cancer
+from dpbook.data import load_cancer, project_histogram
 from dpbook.idc import (AdversarialStream, FixedStream, FriezeKannanIDC, MedianIDC, MultiplicativeWeightsIDC,
                         drive_with_oracle, is_update_sequence, iterative_construction, online_idc, online_idc_sv,
-                        online_mw_dr, project_histogram)
+                        online_mw_dr)
 from dpbook.multiplicative_weights import marginal_cell_update, multiplicative_weights_update, mw_update_reference
 from dpbook.queries import MarginalWorkload, MatrixWorkload, Workload, k_way_marginals, random_queries, range_queries
 
