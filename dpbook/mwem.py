@@ -37,12 +37,14 @@ from .noise import laplace_noise
 from .queries import check_database
 from .release import Ledger, Release, Spend
 from .theory.composition import tight_per_step_epsilon
-from .validation import (EPSILON_EXP_MAX, EPSILON_RANGE, check_choice, check_epsilon, check_int, check_real, check_work,
+from .validation import (EPSILON_EXP_MAX, EPSILON_RANGE, check_choice, check_delta, check_epsilon, check_int, check_real, check_work,
                          mechanism_prologue)
 
-__all__ = ["mwem", "mwem_practical", "check_mwem_inputs"]
-# The engine (documented, used by dpbook.broken.mwem; it takes validated inputs, so it is not in __all__, which the
-# bad-input sweep of tests/test_api_coverage.py walks): mwem_rounds, mwem_ledger, mwem_release.
+__all__ = ["mwem", "mwem_practical", "advanced_step_epsilon"]
+# The engine (documented, shared with dpbook.broken.mwem, not in __all__, which the bad-input sweep of
+# tests/test_api_coverage.py and the audit coverage walk): check_mwem_inputs (the checks of every variant: it
+# takes epsilon and rng but releases nothing; tests/test_mwem.py sweeps it), and mwem_rounds, mwem_ledger,
+# mwem_release, which take validated inputs.
 
 
 # --------------------------------------------------------------------------- the mechanism
@@ -114,6 +116,7 @@ def advanced_step_epsilon(epsilon, T, delta) -> float:
     below the smallest epsilon."""
     epsilon = check_epsilon(epsilon, high=EPSILON_EXP_MAX)       # a formula with e^ε: ε <= 100
     T = check_int("T", T, low=1, high=10 ** 9 // 2)
+    delta = check_delta(delta, positive=True)
     step = tight_per_step_epsilon(epsilon, 2 * T, delta)
     if step < EPSILON_RANGE[0]:
         raise ValueError(f"T ({T}) splits epsilon ({epsilon!r}) into {step:.3g} per step, below the smallest "
