@@ -1,6 +1,7 @@
 """MWEM — offline multiplicative weights with the exponential mechanism (Hardt–Ligett–McSherry 2012; chapter 07).
 
-THEOREMS.md "MWEM (Hardt–Ligett–McSherry 2012)" [RECALLED], the practical instance of IDC-Alg3.  Counts are
+Hardt, Ligett, McSherry, "A Simple and Practical Algorithm for Differentially Private Data Release", NeurIPS
+2012 (result MWEM, [RECALLED]: stated from memory of the paper), the practical instance of IDC-Alg3.  Counts are
 unnormalised.  Start from ``A_0 = n · Unif(X)``; for ``i = 1..T``:
 
 1. select ``q_i`` by the exponential mechanism with budget ``ε/(2T)`` and score ``|q(A_{i-1}) − q(B)|``
@@ -132,7 +133,7 @@ def _runs(p) -> int:
 def mwem_practical(x, workload, *, epsilon, T, n=None, measure="marginal", output="last", replay="converge",
                    exclude_measured=True, select_share=0.5, round_weights=None, neighbours="add/remove",
                    trials=None, rng=None, sampler=laplace_noise) -> Release:
-    """MWEM as people run it (THEOREMS.md "MWEM (Hardt–Ligett–McSherry 2012)" [RECALLED] and the practical
+    """MWEM as people run it (result MWEM [RECALLED] and the practical
     improvements of Hardt, Ligett, McSherry, "A Simple and Practical Algorithm for Differentially Private Data
     Release", NeurIPS 2012): the same loop as :func:`mwem`, with five switches.
 

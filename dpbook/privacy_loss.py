@@ -3,8 +3,8 @@
 GRU Algorithm 1 (:func:`dpbook.idc.online_idc`) outputs, in round ``t``, either ``⊥`` (answer from the
 hypothesis) or the noisy answer ``y = Q_t(D) + Z_t``.  Given the past transcript, the hypothesis answer
 ``a = Q_t(D^t)`` is the same under two neighbouring databases ``D, D'`` (it is a function of the transcript),
-so the per-round likelihoods are exact closed forms (THEOREMS.md §6, "exact per-round likelihood",
-[DERIVED]).  With ``μ = Q_t(D)``, ``b = 1/(ε0 n)`` and ``F_b`` the ``Lap(0, b)`` CDF:
+so the per-round likelihoods are exact closed forms ([DERIVED] for the PA(i) check of IDC-Thm4.1; Gupta, Roth,
+Ullman, TCC 2012).  With ``μ = Q_t(D)``, ``b = 1/(ε0 n)`` and ``F_b`` the ``Lap(0, b)`` CDF:
 
     p_D(⊥) = F_b(a + T - μ) - F_b(a - T - μ),      p_D(y) = e^{-|y - μ|/b} / (2b)   (|y - a| >= T),
 
@@ -98,7 +98,7 @@ def round_log_likelihood(v, mu, a, T, b):
 
 
 def round_loss(v, mu, mu_prime, a, T, b):
-    """The exact per-round privacy loss ``L_t = ln p_D(v_t)/p_{D'}(v_t)`` (THEOREMS.md §6, [DERIVED])."""
+    """The exact per-round privacy loss ``L_t = ln p_D(v_t)/p_{D'}(v_t)`` (PA(i), [DERIVED])."""
     mu_prime = _values("mu_prime", mu_prime)
     return round_log_likelihood(v, mu, a, T, b) - round_log_likelihood(v, mu_prime, a, T, b)
 

@@ -1,4 +1,4 @@
-"""SmallDB and the net mechanism: synthetic data from the exponential mechanism (THEOREMS.md §5, chapter 06).
+"""SmallDB and the net mechanism: synthetic data from the exponential mechanism (Dwork–Roth 2014 §4.1; chapter 06).
 
 DR-Alg4 SmallDB(x, Q, ε, α) ≡ PROJ-R3:
 
@@ -16,7 +16,7 @@ independent* finite set of candidate databases; SmallDB is the net mechanism ove
 an α-net by DR-Lemma4.3.  Candidates are count vectors; all of their answers come from one batched
 ``W.counts`` (never the workload's matrix).
 
-Running time is ``Θ(|R|·N·m)`` with ``|R| <= N^s``: quasi-polynomial in ``N`` (erratum PROJ-E7; the seed says
+Running time is ``Θ(|R|·N·m)`` with ``|R| <= N^s``: quasi-polynomial in ``N`` (erratum PROJ-E7; the source says
 polynomial).  ``max_range_size`` makes an infeasible call fail loudly instead of exhausting memory.
 """
 from __future__ import annotations

@@ -6,7 +6,8 @@ four-panel picture (:func:`explore_privacy_loss`) is kept for the benchmarks; th
 
 The running example is the cancer data projected to six attributes (``N = 64``) with all 160 three-way
 marginal cells as the query class; each patient is counted ``scale`` times (``n = 569·scale``) because the
-theorems need a large ``n`` before they say anything (THEOREMS.md §13).  The median mechanism runs on three
+theorems need a large ``n`` before they say anything (chapter 08 says where each theorem's parameters are
+astronomical).  The median mechanism runs on three
 attributes (``N = 8``) with all 255 counting queries.
 """
 from __future__ import annotations
@@ -67,7 +68,8 @@ def make_rule(idc: str, N: int, alpha: float, n: int, s: int = 4):
 
 
 def parameter_table(rows, *, limit: float = 1e7) -> str:
-    """THEOREMS.md §13: a two-column table, theory value vs the value used, ``INFEASIBLE`` past ``limit``.
+    """A two-column table, theory value vs the value used, ``INFEASIBLE`` past ``limit`` (the theorems' parameters
+    next to the ones the chapter can run).
 
     ``rows``: ``(name, theory, practical, note)``; numbers are printed with 4 significant digits.
     """

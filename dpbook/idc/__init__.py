@@ -1,4 +1,8 @@
-"""Iterative database constructions (IDC) and online / offline query release (THEOREMS.md §6–§7, chapter 08).
+"""Iterative database constructions (IDC) and online / offline query release (chapter 08).
+
+Gupta, Roth, Ullman, "Iterative Constructions and Private Data Release", TCC 2012 (GRU): IDC-Def3.1, IDC-Def3.2,
+IDC-Alg1, IDC-Alg1-SV, IDC-Alg3; and Dwork–Roth, *The Algorithmic Foundations of Differential Privacy* (2014),
+DR-Alg6.
 
 **The abstraction (IDC-Def3.1, Def3.2).**  An *update rule* ``U`` keeps a hypothesis ``D^t`` about the private
 database ``D``.  Whenever someone shows it a query ``Q`` on which the hypothesis is ``α``-wrong, together with

@@ -1,4 +1,4 @@
-"""The offline Iterative Construction (IC) mechanism, IDC-Alg3 (GRU §7; THEOREMS.md §7; chapter 08).
+"""The offline Iterative Construction (IC) mechanism, IDC-Alg3 (Gupta–Roth–Ullman, TCC 2012, §7; chapter 08).
 
 A private distinguisher (the exponential mechanism over the workload) picks the query on which the hypothesis is
 worst, a Laplace answer drives the IDC; with :class:`~dpbook.idc.MultiplicativeWeightsIDC` this is the structure
@@ -29,7 +29,7 @@ def _distinguish(true, hyp, epsilon0, n, rng) -> np.ndarray:
 
 def iterative_construction(x, workload, *, rule, epsilon, delta, n=None, rounds=None, trials=None, rng=None,
                            sampler=laplace_noise, composition="corollary") -> Release:
-    """IDC-Alg3 — the Iterative Construction (IC) mechanism, offline (GRU §7; THEOREMS.md §7).
+    """IDC-Alg3 — the Iterative Construction (IC) mechanism, offline (GRU §7; privacy IDC-Thm7.2).
 
     Build ``rule`` at ``α/2``.  For ``t = 1..B(α/2)``: ``Q^t = Distinguish_{ε0}(D, D^{t-1})`` — the exponential
     mechanism over the workload with score ``|Q(D) - Q(D^{t-1})|`` (``Δu = 1/n``, the canonical private

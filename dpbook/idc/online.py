@@ -1,4 +1,4 @@
-"""Online query release from an IDC: one loop, one private per-round test per mechanism (THEOREMS.md §6, chapter 08).
+"""Online query release from an IDC: one loop, one private per-round test per mechanism (GRU §4–§6, chapter 08).
 
 Every online IDC mechanism is the same algorithm box; only the per-round test differs:
 
@@ -261,7 +261,7 @@ def _release(single, run: OnlineRun, halted, **fields) -> OnlineRelease:
 
 def online_idc_sv(x, rule, stream, *, epsilon, delta, beta=0.05, n=None, c=None, trials=None, rng=None,
                   sampler=laplace_noise, logs=False, composition="corollary") -> OnlineRelease:
-    """IDC-Alg1-SV: online query release from an IDC, private by sparse vector + Laplace (THEOREMS.md §6).
+    """IDC-Alg1-SV: online query release from an IDC, private by sparse vector + Laplace (after GRU and DR-Alg6).
 
     For each query ``Q_i`` of the (adaptive) ``stream``, with ``D^t`` the current hypothesis of ``rule``:
     the score ``g_i = |Q_i(D) - Q_i(D^t)|`` (sensitivity ``1/n``) gets fresh noise ``ν_i ~ Lap(4/(ε0 n))`` and
@@ -308,7 +308,7 @@ def online_idc_sv(x, rule, stream, *, epsilon, delta, beta=0.05, n=None, c=None,
 
 def online_idc(x, rule, stream, *, delta, epsilon=None, epsilon0=None, b_max=None, n=None, c_star=2.0,
                trials=None, rng=None, sampler=laplace_noise, record=False, logs=False) -> OnlineRelease:
-    """IDC-Alg1 — GRU Algorithm 1, the paper's structure (THEOREMS.md §6) with a **reconstructed** ``ε0``.
+    """IDC-Alg1 — GRU Algorithm 1, the paper's structure with a **reconstructed** ``ε0`` (IDC-Thm4.1).
 
     Build ``rule`` at ``α/3`` (its ``alpha``); then ``T = 2α/3 = 2·rule.alpha``, ``B_max = floor(B(α/3))`` (or a
     practical cap ``b_max``), ``Z_i ~ Lap(1/(ε0 n))``.  For each query: ``Â_i = Q_i(D) + Z_i``; if
