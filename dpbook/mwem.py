@@ -38,8 +38,8 @@ from .noise import laplace_noise
 from .queries import check_database
 from .release import Ledger, Release, Spend
 from .theory.composition import tight_per_step_epsilon
-from .validation import (EPSILON_EXP_MAX, EPSILON_RANGE, check_choice, check_delta, check_epsilon, check_int, check_real, check_work,
-                         mechanism_prologue)
+from .validation import (EPSILON_EXP_MAX, EPSILON_RANGE, check_choice, check_delta, check_epsilon, check_int,
+                         check_real, check_work, mechanism_prologue)
 
 __all__ = ["mwem", "mwem_practical", "advanced_step_epsilon"]
 # The engine (documented, shared with dpbook.broken.mwem, not in __all__, which the bad-input sweep of
@@ -71,22 +71,22 @@ def mwem_ledger(T: int, epsilon_select, epsilon_measure, unit: str = "", *, rule
 
 def mwem(x, workload, *, epsilon, T, delta=0.0, n=None, replay=0, trials=None, rng=None,
          sampler=laplace_noise) -> Release:
-    """MWEM (Hardt–Ligett–McSherry 2012, [RECALLED]): ``T`` rounds of select / measure / multiplicative-weights update.
+    """MWEM (Hardt–Ligett–McSherry 2012, result MWEM [RECALLED]): ``T`` rounds of select / measure /
+    multiplicative-weights update.
 
     ``x``: histogram; ``workload``: linear queries in ``[0,1]^N`` (a :class:`MarginalWorkload` is fastest);
-    ``epsilon``: total budget; ``T``: rounds; ``delta``: the composition rule that splits ``epsilon`` over the
+    ``epsilon``: total budget; ``T``: rounds.  ``delta``: the composition rule that splits ``epsilon`` over the
     ``2T`` primitive steps — ``0`` (the algorithm as HLM12 state it): basic composition (DR-Thm3.16), each step
     at ``ε/(2T)``, pure ε-DP; ``δ > 0``: advanced composition (DR-Thm3.20 with ``δ' = δ``), each step at the
-    largest ``ε0`` whose ``2T`` steps compose to ``ε``
-    (:func:`~dpbook.theory.composition.tight_per_step_epsilon`), an ``(ε, δ)``-DP claim whose steps are larger
-    than ``ε/(2T)`` once ``T`` exceeds about ``ln(1/δ)``; ``n``: the public record count
-    (the claim then holds under add/remove neighbours; by default ``||x||_1``, read from the data, and the
-    claim is made under replace-one neighbours, where ``n`` is the same for both databases); ``replay``: after each round, sweep the update
-    over all measurements so far this many more times (HLM12's practical improvement [RECALLED]; it only
-    post-processes the transcript, so the privacy accounting is unchanged; ``0`` is the algorithm as
-    HLM12 state it and the only one the accuracy bound covers); ``trials``: that many independent
-    runs at once; ``sampler``: the Laplace noise.  Returns a :class:`Release` whose
-    ``answers`` are the normalised answers ``q(Ā)/n`` of the averaged hypothesis; ``trace`` holds
+    largest ``ε0`` whose ``2T`` steps compose to ``ε`` (:func:`advanced_step_epsilon`), an ``(ε, δ)``-DP
+    claim whose steps are larger than ``ε/(2T)`` once ``T`` exceeds about ``ln(1/δ)``.  ``n``: the public
+    record count (the claim then holds under add/remove neighbours; by default ``||x||_1``, read from the data,
+    and the claim is made under replace-one neighbours, where ``n`` is the same for both databases).
+    ``replay``: after each round, sweep the update over all measurements so far this many more times (HLM12's
+    practical improvement [RECALLED]; it only post-processes the transcript, so the privacy accounting is
+    unchanged; ``0`` is the algorithm as HLM12 state it and the only one the accuracy bound covers);
+    ``trials``: that many independent runs at once; ``sampler``: the Laplace noise.  Returns a
+    :class:`Release` whose ``answers`` are the normalised answers ``q(Ā)/n`` of the averaged hypothesis; ``trace`` holds
     ``synthetic`` (``Ā/n``), ``answers_last`` (``q(A_T)/n``), ``selected`` and ``measurements`` (the
     transcript, in counts).
     """
