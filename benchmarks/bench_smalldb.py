@@ -8,9 +8,9 @@ import math
 import numpy as np
 
 from benchmarks._timing import best_time
-from dpbook.data import load_cancer
+from dpbook.data import load_cancer, project_dataset
 from dpbook.queries import MarginalWorkload, k_way_marginals, random_queries
-from dpbook.smalldb import MAX_RANGE_SIZE, _multisets, exact_error_distribution, multisets, project_dataset, smalldb
+from dpbook.smalldb import MAX_RANGE_SIZE, _multisets, exact_error_distribution, multisets, smalldb
 from dpbook.theory.smalldb import log_range_size, range_size, smalldb_size, thm45_error_bound
 
 

@@ -27,6 +27,7 @@ __all__ = [
     "add_row", "remove_row", "replace_row", "random_neighbour", "bootstrap",
     "load_cancer", "load_digits", "load_diabetes", "load_karate", "load_lesmis", "DATA_DIR",
     "record_pool", "synthetic_records", "record_catalogue", "sparse_database",
+    "project_dataset", "project_histogram", "cancer_projection", "digits_subsample", "digits_histogram",
 ]
 
 DATA_DIR = pathlib.Path(__file__).resolve().parent.parent / "data"
@@ -296,6 +297,98 @@ def load_lesmis() -> Graph:
     arr = np.array(rows, dtype=np.int64)
     return Graph("lesmis", len(names), arr[:, :2].copy(), arr[:, 2].copy(), tuple(n for _, n in names),
                  source="Knuth 1993 (Stanford GraphBase) via networkx")
+
+
+# --------------------------------------------------------------------------- projections and the chapters' tables
+
+def project_dataset(dataset: Dataset, attributes) -> Dataset:
+    """The same rows restricted to a few attributes (names or indices): a histogram over ``{0,1}^k``.
+
+    A public, data-independent reduction of the universe (``N = 2^k``), e.g. so that SmallDB's range (chapter 06)
+    is enumerable.  The first listed attribute becomes the most significant bit (:class:`BinaryUniverse`).
+    :func:`project_histogram` is the same reduction on a bare histogram.
+    """
+    if not isinstance(dataset, Dataset):
+        raise TypeError(f"dataset must be a dpbook.data.Dataset, got {type(dataset).__name__}")
+    names = dataset.universe.attributes
+    if isinstance(attributes, (str, int, np.integer)) or len(attributes) == 0:
+        raise ValueError(f"attributes ({attributes!r}) must be a non-empty list of names or indices")
+    cols = [names.index(a) if isinstance(a, str) and a in names else a for a in attributes]
+    for a, c in zip(attributes, cols):
+        if isinstance(c, str) or not isinstance(c, (int, np.integer)) or not 0 <= c < dataset.universe.d:
+            raise ValueError(f"attribute {a!r} is not a name or index of {dataset.name}'s {dataset.universe.d} attributes")
+    if len(set(cols)) != len(cols):
+        raise ValueError(f"attributes ({attributes!r}) must be distinct")
+    universe = BinaryUniverse(len(cols), tuple(names[c] for c in cols) if names else ())
+    x = histogram(universe.index(dataset.table()[:, cols]), universe.size)
+    return Dataset(f"{dataset.name}[{', '.join(universe.attributes)}]", universe, x, dataset.source)
+
+
+def project_histogram(x, d, attributes) -> np.ndarray:
+    """Marginalise a histogram over ``{0,1}^d`` onto the listed attribute indices (a universe of ``2^len``
+    elements): :func:`project_dataset` on a bare histogram, without building the rows.
+
+    The first listed attribute becomes the most significant bit, as in :class:`BinaryUniverse`.  Chapter 08
+    uses it for the tiny universes (``N = 8``) of the median mechanism.
+    """
+    x = check_histogram(x)
+    d = check_int("d", d, low=1, high=40)
+    if x.size != 1 << d:
+        raise ValueError(f"x has {x.size} cells but {{0,1}}^d has {1 << d}")
+    attributes = [check_int("attribute", a, low=0, high=d - 1) for a in attributes]
+    if not attributes or len(set(attributes)) != len(attributes):
+        raise ValueError("attributes must be a non-empty list of distinct attribute indices")
+    cube = x.reshape((2,) * d)
+    others = tuple(a for a in range(d) if a not in attributes)
+    marg = cube.sum(axis=others)                       # remaining axes in sorted order
+    order = [sorted(attributes).index(a) for a in attributes]
+    return np.transpose(marg, axes=order).reshape(-1).astype(np.int64)
+
+
+def cancer_projection(attributes) -> Dataset:
+    """The cancer table (:func:`load_cancer`) restricted to ``attributes`` (a tuple of names or indices,
+    :func:`project_dataset`; cached per tuple).  The chapters' small cancer tables: chapter 06's
+    ``("radius_high", "texture_high", "malignant")`` (SmallDB's ``N = 8``), chapter 08's six attributes
+    ``(0, 1, 2, 3, 4, 10)`` (``N = 64``) and three ``(0, 3, 10)`` (the median mechanism's ``N = 8``).
+    The returned histogram is read-only: it is shared by every caller."""
+    if isinstance(attributes, list):
+        attributes = tuple(attributes)
+    return _cancer_projection(attributes)
+
+
+@functools.lru_cache(maxsize=None)
+def _cancer_projection(attributes) -> Dataset:
+    data = project_dataset(load_cancer(), attributes)
+    data.x.flags.writeable = False
+    return data
+
+
+def digits_subsample(d: int, n: int, rng=None) -> np.ndarray:
+    """``n`` of the 1797 real digit rows, drawn without replacement, as a histogram over the first ``d`` pixels
+    (chapter 07's regime grid).
+
+    ``n = 1797`` returns the whole real table.  Never duplicates a row: a smaller ``n`` is a real smaller table.
+    """
+    from .histogram import pixels_histogram            # histogram imports this module: import at call time
+    x = pixels_histogram(check_int("d", d, low=1, high=16))
+    n = check_int("n", n, low=1, high=int(x.sum()))
+    if n == x.sum():
+        return x
+    return as_generator(rng).multivariate_hypergeometric(x, n)
+
+
+def digits_histogram(scale: int = 1, rows: int | None = None) -> np.ndarray:
+    """The 1797 digits as 4×4 binary pixels, a histogram over ``{0,1}^16`` (chapter 08's large universe).
+
+    ``scale`` counts every image ``scale`` times (``n = 1797·scale``: duplication, to be said wherever it is
+    used); ``rows`` instead resamples that many images with replacement (:func:`bootstrap`, seed 2026, to go
+    *below* n = 1797).
+    """
+    scale = check_int("scale", scale, low=1)
+    x = load_digits().x
+    if rows is not None:
+        x = bootstrap(x, check_int("rows", rows, low=1), rng=2026)
+    return x * scale
 
 
 # --------------------------------------------------------------------- sparse records over 2^bits (chapter 11)

@@ -14,7 +14,7 @@ import numpy as np
 from scipy.stats import t as student_t
 
 from .noise import as_generator
-from .queries import RMATVEC_DENSE_LIMIT, _check_dual, as_workload
+from .queries import RMATVEC_DENSE_LIMIT, as_workload, check_dual
 from .validation import check_int, check_probability
 
 __all__ = ["support_function", "WidthEstimate", "gaussian_width", "mean_width", "key_lemma_sides"]
@@ -33,7 +33,7 @@ def support_function(workload, y) -> np.ndarray | float:
     for the elements no query touches.
     """
     W = as_workload(workload)
-    Y = _check_dual(y, W.m)
+    Y = check_dual(y, W.m)
     batch = np.atleast_2d(Y)
     if W.N > RMATVEC_DENSE_LIMIT:
         out = np.array([_sparse_max(W.rmatvec(row, sparse=True), W.N) for row in batch])
@@ -98,9 +98,9 @@ def key_lemma_sides(workload, y, noisy, projected) -> tuple[np.ndarray, np.ndarr
     For the exact projection ``ŷ = Π_K(ỹ)`` and ``y ∈ K``: ``||ŷ − y||² <= ⟨w, ŷ − y⟩ <= h_K(w) + h_K(−w)``.
     """
     W = as_workload(workload)
-    y = _check_dual(y, W.m, "y")
-    noisy = np.atleast_2d(_check_dual(noisy, W.m, "noisy"))
-    projected = np.atleast_2d(_check_dual(projected, W.m, "projected"))
+    y = check_dual(y, W.m, "y")
+    noisy = np.atleast_2d(check_dual(noisy, W.m, "noisy"))
+    projected = np.atleast_2d(check_dual(projected, W.m, "projected"))
     if noisy.shape != projected.shape:
         raise ValueError(f"noisy {noisy.shape} and projected {projected.shape} must have the same shape")
     w = noisy - y

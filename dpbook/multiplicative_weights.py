@@ -11,7 +11,7 @@ update multiplies each weight by ``exp(coefficient · q[x])`` and renormalises:
   indicator, e.g. one marginal cell, and is applied without calling ``exp`` per element);
 * :func:`marginal_cell_update` — the same rule for one marginal cell ``q = 1[x_S = v]`` of ``{0,1}^d``: it
   scales only the cell's slab of the reshaped ``(2,)*d`` cube (MWEM's fast path, about two passes);
-* :func:`idc_mw_update` — IDC-AlgA.2 ≡ DR-Alg5 exactly as THEOREMS.md states it: ``r = q`` if the noisy
+* :func:`idc_mw_update` — IDC-AlgA.2 ≡ DR-Alg5 exactly as the algorithm box states it: ``r = q`` if the noisy
   answer is below ``<q, p>`` else ``r = 1 − q``, then ``p' ∝ p · exp(−η r)`` with ``η = α/2`` (normalised);
 * :func:`kl_potential` — the potential ``Ψ_t = KL(D̄ ‖ D^t)`` of IDC-ClaimA.5 / IDC-LemmaA.6.
 

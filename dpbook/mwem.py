@@ -1,6 +1,7 @@
 """MWEM — offline multiplicative weights with the exponential mechanism (Hardt–Ligett–McSherry 2012; chapter 07).
 
-THEOREMS.md "MWEM (Hardt–Ligett–McSherry 2012)" [RECALLED], the practical instance of IDC-Alg3.  Counts are
+Hardt, Ligett, McSherry, "A Simple and Practical Algorithm for Differentially Private Data Release", NeurIPS
+2012 (result MWEM, [RECALLED]: stated from memory of the paper), the practical instance of IDC-Alg3.  Counts are
 unnormalised.  Start from ``A_0 = n · Unif(X)``; for ``i = 1..T``:
 
 1. select ``q_i`` by the exponential mechanism with budget ``ε/(2T)`` and score ``|q(A_{i-1}) − q(B)|``
@@ -33,14 +34,18 @@ from __future__ import annotations
 import numpy as np
 
 from .exponential import exponential_mechanism
-from .noise import as_generator, as_noise, laplace_noise
+from .noise import laplace_noise
 from .queries import check_database
 from .release import Ledger, Release, Spend
-from .validation import check_choice, check_epsilon, check_int, check_public_n, check_real, check_trials, check_work
+from .theory.composition import tight_per_step_epsilon
+from .validation import (EPSILON_EXP_MAX, EPSILON_RANGE, check_choice, check_delta, check_epsilon, check_int,
+                         check_real, check_work, mechanism_prologue)
 
-__all__ = ["mwem", "mwem_practical", "check_mwem_inputs"]
-# The engine (documented, used by dpbook.broken.mwem; it takes validated inputs, so it is not in __all__, which the
-# bad-input sweep of tests/test_api_coverage.py walks): mwem_rounds, mwem_ledger, mwem_release.
+__all__ = ["mwem", "mwem_practical", "advanced_step_epsilon"]
+# The engine (documented, shared with dpbook.broken.mwem, not in __all__, which the bad-input sweep of
+# tests/test_api_coverage.py and the audit coverage walk): check_mwem_inputs (the checks of every variant: it
+# takes epsilon and rng but releases nothing; tests/test_mwem.py sweeps it), and mwem_rounds, mwem_ledger,
+# mwem_release, which take validated inputs.
 
 
 # --------------------------------------------------------------------------- the mechanism
@@ -50,52 +55,85 @@ def _select(scores: np.ndarray, epsilon_select: float, rng) -> np.ndarray:
     return exponential_mechanism(scores, epsilon=epsilon_select, sensitivity=1.0, rng=rng)
 
 
-def mwem_ledger(T: int, epsilon_select, epsilon_measure, unit: str = "") -> Ledger:
-    """The ``2T`` primitive steps of MWEM under basic composition, each a :class:`~dpbook.release.Spend`: round
-    ``i``'s exponential-mechanism selection at ``epsilon_select[i]`` and Laplace measurement at
-    ``epsilon_measure[i]`` (a scalar: the same every round).  ``unit`` says what is selected and measured."""
+def mwem_ledger(T: int, epsilon_select, epsilon_measure, unit: str = "", *, rule: str = "basic",
+                delta_prime: float = 0.0) -> Ledger:
+    """The ``2T`` primitive steps of MWEM, each a :class:`~dpbook.release.Spend`: round ``i``'s
+    exponential-mechanism selection at ``epsilon_select[i]`` and Laplace measurement at ``epsilon_measure[i]`` (a
+    scalar: the same every round).  ``unit`` says what is selected and measured.  ``rule``: how the steps
+    compose — ``"basic"`` (DR-Thm3.16, the ε add up) or ``"advanced"`` with ``delta_prime`` (DR-Thm3.20)."""
     sel = np.broadcast_to(np.asarray(epsilon_select, dtype=np.float64), (T,))
     mea = np.broadcast_to(np.asarray(epsilon_measure, dtype=np.float64), (T,))
     what = f" {unit}" if unit else ""
     return Ledger([Spend(f"round {i + 1}: {step}", float(eps)) for i in range(T)
                    for step, eps in ((f"exponential mechanism (select{what})", sel[i]),
-                                     (f"laplace (measure{what})", mea[i]))])
+                                     (f"laplace (measure{what})", mea[i]))], rule=rule, delta_prime=delta_prime)
 
 
-def mwem(x, workload, *, epsilon, T, n=None, replay=0, trials=None, rng=None, sampler=laplace_noise) -> Release:
-    """MWEM (HLM12, THEOREMS.md [RECALLED]): ``T`` rounds of select / measure / multiplicative-weights update.
+def mwem(x, workload, *, epsilon, T, delta=0.0, n=None, replay=0, trials=None, rng=None,
+         sampler=laplace_noise) -> Release:
+    """MWEM (Hardt–Ligett–McSherry 2012, result MWEM [RECALLED]): ``T`` rounds of select / measure /
+    multiplicative-weights update.
 
     ``x``: histogram; ``workload``: linear queries in ``[0,1]^N`` (a :class:`MarginalWorkload` is fastest);
-    ``epsilon``: total budget (pure ε-DP, basic composition); ``T``: rounds; ``n``: the public record count
-    (the claim then holds under add/remove neighbours; by default ``||x||_1``, read from the data, and the
-    claim is made under replace-one neighbours, where ``n`` is the same for both databases); ``replay``: after each round, sweep the update
-    over all measurements so far this many more times (HLM12's practical improvement [RECALLED]; it only
-    post-processes the transcript, so the privacy accounting is unchanged; ``0`` is the algorithm as
-    THEOREMS.md states it and the only one the accuracy bound covers); ``trials``: that many independent
-    runs at once; ``sampler(scale, size, rng)``: the Laplace sampler.  Returns a :class:`Release` whose
-    ``answers`` are the normalised answers ``q(Ā)/n`` of the averaged hypothesis; ``trace`` holds
+    ``epsilon``: total budget; ``T``: rounds.  ``delta``: the composition rule that splits ``epsilon`` over the
+    ``2T`` primitive steps — ``0`` (the algorithm as HLM12 state it): basic composition (DR-Thm3.16), each step
+    at ``ε/(2T)``, pure ε-DP; ``δ > 0``: advanced composition (DR-Thm3.20 with ``δ' = δ``), each step at the
+    largest ``ε0`` whose ``2T`` steps compose to ``ε`` (:func:`advanced_step_epsilon`), an ``(ε, δ)``-DP
+    claim whose steps are larger than ``ε/(2T)`` once ``T`` exceeds about ``ln(1/δ)``.  ``n``: the public
+    record count (the claim then holds under add/remove neighbours; by default ``||x||_1``, read from the data,
+    and the claim is made under replace-one neighbours, where ``n`` is the same for both databases).
+    ``replay``: after each round, sweep the update over all measurements so far this many more times (HLM12's
+    practical improvement [RECALLED]; it only post-processes the transcript, so the privacy accounting is
+    unchanged; ``0`` is the algorithm as HLM12 state it and the only one the accuracy bound covers);
+    ``trials``: that many independent runs at once; ``sampler``: the Laplace noise.  Returns a
+    :class:`Release` whose ``answers`` are the normalised answers ``q(Ā)/n`` of the averaged hypothesis; ``trace`` holds
     ``synthetic`` (``Ā/n``), ``answers_last`` (``q(A_T)/n``), ``selected`` and ``measurements`` (the
     transcript, in counts).
     """
-    neighbours = "replace-one" if n is None else "add/remove"      # n read from the data is public only then
-    x, W, T, n, replay, R, rng, sampler = check_mwem_inputs(x, workload, T, n, replay, trials, rng, sampler)
-    epsilon = check_epsilon(epsilon)
-    # ---- budget split (basic composition over 2T primitive steps): they sum to ε
-    epsilon_select = epsilon / (2 * T)          # exponential mechanism, score |q(A) - q(B)|, sensitivity 1
-    epsilon_measure = epsilon / (2 * T)         # Laplace on one count: Lap(1/epsilon_measure) = Lap(2T/ε)
+    x, W, p, T, replay = check_mwem_inputs(x, workload, epsilon=epsilon, delta=delta, T=T, n=n, replay=replay,
+                                           trials=trials, rng=rng, sampler=sampler)
+    epsilon, delta, n = p.epsilon, p.delta, p.n
+    # ---- budget split over the 2T primitive steps (select, measure) by the composition rule delta asks for
+    if delta == 0.0:                            # basic composition (DR-Thm3.16): they sum to ε
+        epsilon_select = epsilon / (2 * T)      # exponential mechanism, score |q(A) - q(B)|, sensitivity 1
+        epsilon_measure = epsilon / (2 * T)     # Laplace on one count: Lap(1/epsilon_measure) = Lap(2T/ε)
+    else:                                       # advanced composition (DR-Thm3.20, δ' = δ): they compose to ε
+        epsilon_select = epsilon_measure = advanced_step_epsilon(epsilon, T, delta)
+    rule = "basic" if delta == 0.0 else "advanced"
 
-    out = mwem_rounds(x, W, T=T, n=n, replay=replay, R=R, rng=rng, sampler=sampler,
+    out = mwem_rounds(x, W, T=T, n=n, replay=replay, R=_runs(p), rng=p.rng, sampler=p.noise,
                       select=lambda scores, i, allowed, g: _select(scores, epsilon_select, g),
                       measure_scale=[1.0 / epsilon_measure] * T)
     return mwem_release(out, trials, "mwem", epsilon, 1.0 / (epsilon_measure * n),
-                        mwem_ledger(T, epsilon_select, epsilon_measure), neighbours=neighbours,
-                        T=T, n=n, replay=replay, epsilon_select=epsilon_select, epsilon_measure=epsilon_measure)
+                        mwem_ledger(T, epsilon_select, epsilon_measure, rule=rule, delta_prime=delta),
+                        neighbours=p.neighbours, delta=delta, T=T, n=n, replay=replay, epsilon_select=epsilon_select,
+                        epsilon_measure=epsilon_measure, composition=rule)
+
+
+def advanced_step_epsilon(epsilon, T, delta) -> float:
+    """MWEM's per-step budget under advanced composition: the largest ``ε0`` whose ``2T`` steps compose to
+    ``epsilon`` by DR-Thm3.20 with ``δ' = delta`` (:func:`~dpbook.theory.composition.tight_per_step_epsilon`),
+    refused — naming ``epsilon`` and ``T`` — outside the theorem's range (``ε <= 100``) or when the step falls
+    below the smallest epsilon."""
+    epsilon = check_epsilon(epsilon, high=EPSILON_EXP_MAX)       # a formula with e^ε: ε <= 100
+    T = check_int("T", T, low=1, high=10 ** 9 // 2)
+    delta = check_delta(delta, positive=True)
+    step = tight_per_step_epsilon(epsilon, 2 * T, delta)
+    if step < EPSILON_RANGE[0]:
+        raise ValueError(f"T ({T}) splits epsilon ({epsilon!r}) into {step:.3g} per step, below the smallest "
+                         f"epsilon {EPSILON_RANGE[0]:g}; make T smaller")
+    return step
+
+
+def _runs(p) -> int:
+    """The number of independent runs of a checked call: 1 for a single release (``trials=None``)."""
+    return 1 if p.trials is None else p.trials
 
 
 def mwem_practical(x, workload, *, epsilon, T, n=None, measure="marginal", output="last", replay="converge",
                    exclude_measured=True, select_share=0.5, round_weights=None, neighbours="add/remove",
                    trials=None, rng=None, sampler=laplace_noise) -> Release:
-    """MWEM as people run it (THEOREMS.md "MWEM (Hardt–Ligett–McSherry 2012)" [RECALLED] and the practical
+    """MWEM as people run it (result MWEM [RECALLED] and the practical
     improvements of Hardt, Ligett, McSherry, "A Simple and Practical Algorithm for Differentially Private Data
     Release", NeurIPS 2012): the same loop as :func:`mwem`, with five switches.
 
@@ -133,13 +171,11 @@ def mwem_practical(x, workload, *, epsilon, T, n=None, measure="marginal", outpu
     indices), ``units`` (their cell indices, ``-1`` padded), ``measurements`` (``(T, g)`` per run, counts),
     ``replay_sweeps`` and the budget split.
     """
-    if neighbours == "add/remove" and n is None:      # the sensitivity below is the add/remove one: n must be public
-        check_public_n(n, x, require=True)
-    x, W, T, n, _, R, rng, sampler = check_mwem_inputs(x, workload, T, n, 0, trials, rng, sampler)
-    epsilon = check_epsilon(epsilon)
+    x, W, p, T, _ = check_mwem_inputs(x, workload, epsilon=epsilon, T=T, n=n, trials=trials, rng=rng,
+                                      sampler=sampler, neighbours=neighbours)
+    epsilon, n, neighbours, R = p.epsilon, p.n, p.neighbours, _runs(p)   # add/remove: n must be public
     measure = check_choice("measure", measure, ("marginal", "cell"))
     output = check_choice("output", output, ("last", "average"))
-    neighbours = check_choice("neighbours", neighbours, ("add/remove", "replace-one"))
     if not (isinstance(replay, str) and replay == "converge"):
         replay = check_int("replay", replay, low=0)
     if not isinstance(exclude_measured, (bool, np.bool_)):
@@ -162,7 +198,7 @@ def mwem_practical(x, workload, *, epsilon, T, n=None, measure="marginal", outpu
     def select(scores, i, allowed, g):
         return _select_among(scores, epsilon_select[i], sensitivity, allowed, g)
 
-    out = mwem_rounds(x, W, T=T, n=n, replay=replay, R=R, rng=rng, sampler=sampler, select=select,
+    out = mwem_rounds(x, W, T=T, n=n, replay=replay, R=R, rng=p.rng, sampler=p.noise, select=select,
                       measure_scale=sensitivity / epsilon_measure, layout=layout, exclude=bool(exclude_measured),
                       tol=_TOL_SHARE * sensitivity / (float(epsilon_measure.max()) * n))
     if measure == "cell":
@@ -200,23 +236,28 @@ def _select_among(scores, epsilon_select, sensitivity, allowed, rng):
     return np.argmax(logits + rng.gumbel(size=u.shape), axis=1)
 
 
-def check_mwem_inputs(x, workload, T, n, replay, trials, rng, sampler):
+def check_mwem_inputs(x, workload, *, epsilon, T, delta=0.0, n=None, replay=0, trials=None, rng=None,
+                      sampler=laplace_noise, neighbours=None):
     """The inputs every MWEM variant checks, in one place (also for :mod:`dpbook.broken.mwem`).
 
-    Returns ``(x, W, T, n, replay, R, rng, noise)``: the histogram and the workload over the same universe
-    (:func:`~dpbook.queries.check_database`), ``T >= 1`` rounds, the record count ``n`` (``||x||_1`` when ``None``),
-    ``replay >= 0`` sweeps, ``R`` runs (1 for ``trials=None``; the work ``R·T·(m + N)`` is bounded), a Generator
-    and the continuous Laplace :class:`~dpbook.noise.Noise` (measured counts of fractional queries are reals).
-    Raises ``TypeError`` / ``ValueError`` naming the parameter.
+    The histogram and the workload over the same universe (:func:`~dpbook.queries.check_database`), then the
+    mechanisms' prologue (:func:`dpbook.validation.mechanism_prologue`: ``epsilon``, ``delta``, ``rng``, the
+    continuous Laplace ``sampler`` — measured counts of fractional queries are reals —, the public ``n``,
+    ``trials``), then ``T >= 1`` rounds and ``replay >= 0`` sweeps, with
+    the work ``R·T·(m + N)`` bounded.  ``neighbours``: the claim's relation; ``None`` derives it from ``n``
+    (given: add/remove; ``None``: replace-one, ``n = ||x||_1`` read from the data).  Under add/remove ``n`` must
+    be given.  Returns ``(x, W, prologue, T, replay)``; raises ``TypeError`` / ``ValueError`` naming the parameter.
     """
     x, W = check_database(x, workload)
+    if neighbours is None:                      # n read from the data is public only under replace-one
+        neighbours = "replace-one" if n is None else "add/remove"
+    p = mechanism_prologue(epsilon=epsilon, delta=delta, rng=rng, sampler=sampler, n=n, trials=trials,
+                           neighbours=neighbours, x=x, n_rule="public", per_release=(W.m + W.N,),
+                           family="laplace", lattice_ok=False)
     T = check_int("T", T, low=1)
-    n = int(x.sum()) if n is None else check_int("n", n, low=1)
     replay = check_int("replay", replay, low=0)
-    R = 1 if trials is None else check_trials(trials)
-    check_work(trials=R, T=T, **{"m + N": W.m + W.N})      # T rounds over (R, m) answers and (R, N) hypotheses
-    noise = as_noise(sampler, family="laplace", lattice_ok=False)   # measured counts of fractional queries
-    return x, W, T, n, replay, R, as_generator(rng), noise
+    check_work(trials=_runs(p), T=T, **{"m + N": W.m + W.N})   # T rounds over (R, m) answers and (R, N) hypotheses
+    return x, W, p, T, replay
 
 
 def mwem_rounds(x, W, *, T, n, R, rng, sampler, select, measure_scale, layout=None, exclude=False, replay=0,
@@ -269,9 +310,6 @@ def mwem_rounds(x, W, *, T, n, R, rng, sampler, select, measure_scale, layout=No
             "replay_sweeps": np.column_stack(sweeps)}
 
 
-_rounds = mwem_rounds          # chapter 07 shows the loop as dpbook.mwem._rounds
-
-
 # --------------------------------------------------------------------------- replaying the transcript
 
 def _replay(P, W, selected, measured, n, replay=0, layout=None, tol=0.0):
@@ -317,11 +355,12 @@ _MAX_SWEEPS = 50
 _TOL_SHARE = 0.01     # converged: answers move < 1% of the measurement noise scale per sweep
 
 
-def mwem_release(out: dict, trials, name, epsilon, noise_scale, ledger, neighbours="add/remove", **extra) -> Release:
-    """Package :func:`mwem_rounds`' output as a :class:`~dpbook.release.Release` (pure ε: ``delta = 0``); a single
-    run (``trials=None``) drops the leading axis; ``extra`` joins the trace."""
+def mwem_release(out: dict, trials, name, epsilon, noise_scale, ledger, neighbours="add/remove", delta=0.0,
+                 **extra) -> Release:
+    """Package :func:`mwem_rounds`' output as a :class:`~dpbook.release.Release` claiming ``(epsilon, delta)``
+    (``delta = 0``: pure ε); a single run (``trials=None``) drops the leading axis; ``extra`` joins the trace."""
     if trials is None:
         out = {key: value[0] for key, value in out.items()}
     answers = out.pop("answers")
-    return Release(answers, epsilon, 0.0, name, noise_scale=noise_scale, ledger=ledger, neighbours=neighbours,
+    return Release(answers, epsilon, delta, name, noise_scale=noise_scale, ledger=ledger, neighbours=neighbours,
                    trace={**out, **extra})

@@ -3,8 +3,8 @@
 GRU Algorithm 1 (:func:`dpbook.idc.online_idc`) outputs, in round ``t``, either ``⊥`` (answer from the
 hypothesis) or the noisy answer ``y = Q_t(D) + Z_t``.  Given the past transcript, the hypothesis answer
 ``a = Q_t(D^t)`` is the same under two neighbouring databases ``D, D'`` (it is a function of the transcript),
-so the per-round likelihoods are exact closed forms (THEOREMS.md §6, "exact per-round likelihood",
-[DERIVED]).  With ``μ = Q_t(D)``, ``b = 1/(ε0 n)`` and ``F_b`` the ``Lap(0, b)`` CDF:
+so the per-round likelihoods are exact closed forms ([DERIVED] for the PA(i) check of IDC-Thm4.1; Gupta, Roth,
+Ullman, TCC 2012).  With ``μ = Q_t(D)``, ``b = 1/(ε0 n)`` and ``F_b`` the ``Lap(0, b)`` CDF:
 
     p_D(⊥) = F_b(a + T - μ) - F_b(a - T - μ),      p_D(y) = e^{-|y - μ|/b} / (2b)   (|y - a| >= T),
 
@@ -36,10 +36,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .experiments import FailureRate, failure_rate
-from .idc import IDC, AdversarialStream, FixedStream, as_stream, online_idc, public_n
-from .noise import laplace_noise
+from .idc import IDC, AdversarialStream, FixedStream, as_stream, online_idc
+from .noise import as_generator, as_noise, laplace_noise
 from .theory.idc import azuma_bound, k0, p0
-from .validation import as_array, check_histogram, check_real, check_scale
+from .validation import (as_array, check_delta, check_epsilon, check_histogram, check_public_n, check_real, check_scale,
+                         check_trials)
 
 __all__ = [
     "R0", "R1", "RSTAR", "HALTED", "CLASS_NAMES",
@@ -97,7 +98,7 @@ def round_log_likelihood(v, mu, a, T, b):
 
 
 def round_loss(v, mu, mu_prime, a, T, b):
-    """The exact per-round privacy loss ``L_t = ln p_D(v_t)/p_{D'}(v_t)`` (THEOREMS.md §6, [DERIVED])."""
+    """The exact per-round privacy loss ``L_t = ln p_D(v_t)/p_{D'}(v_t)`` (PA(i), [DERIVED])."""
     mu_prime = _values("mu_prime", mu_prime)
     return round_log_likelihood(v, mu, a, T, b) - round_log_likelihood(v, mu_prime, a, T, b)
 
@@ -230,7 +231,19 @@ def replay_alg1(x, x_prime, rule, stream, *, delta, epsilon=None, epsilon0=None,
         raise ValueError(f"x_prime must have shape {x.shape} like x, got {x_prime.shape}")
     if np.abs(x - x_prime).sum() > 1:
         raise ValueError(f"x and x_prime must be neighbours (||x - x'||_1 <= 1), got {np.abs(x - x_prime).sum()}")
-    n = public_n(x, n)
+    # the mechanisms' prologue, check by check in its order (dpbook.validation.mechanism_prologue), with the replay's
+    # own names (epsilon0, runs); the mechanism then runs it again on the same values
+    if (epsilon0 is None) == (epsilon is None):
+        raise ValueError("give either epsilon0 or epsilon (with delta), not both")
+    if epsilon0 is None:
+        epsilon = check_epsilon(epsilon)
+    else:
+        epsilon0 = check_epsilon(epsilon0, "epsilon0")
+    delta = check_delta(delta, positive=True)
+    rng = as_generator(rng)
+    as_noise(sampler, family="laplace", lattice_ok=False)
+    n, _ = check_public_n(n, x)                 # the same public n for x and x_prime
+    runs = check_trials(runs, name="runs")
     stream = as_stream(stream)
     kwargs = dict(epsilon=epsilon) if epsilon0 is None else dict(epsilon0=epsilon0)
     rel = mechanism(x, rule, stream, delta=delta, b_max=b_max, n=n, c_star=c_star, trials=runs, rng=rng,

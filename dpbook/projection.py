@@ -36,8 +36,8 @@ import scipy.sparse as sp
 from .gaussian import gaussian_mechanism
 from .noise import gaussian_noise
 from .queries import RMATVEC_DENSE_LIMIT, as_workload, check_database
-from .release import NEIGHBOURS, Release, Spend
-from .validation import check_int, check_real
+from .release import Release, Spend
+from .validation import check_int, check_real, mechanism_prologue
 
 __all__ = ["projection_mechanism", "project_onto_hull", "project_reference", "replace_one_l2_sensitivity",
            "Projection"]
@@ -312,24 +312,22 @@ def projection_mechanism(x, workload, *, epsilon, delta, n=None, neighbours="rep
     trial the solver's ``"gap"``, ``"certified_distance"`` and ``"iterations"``.
     """
     x, W = check_database(x, workload)
-    if neighbours not in NEIGHBOURS:
-        raise ValueError(f"neighbours ({neighbours!r}) must be one of {NEIGHBOURS}")
+    p = mechanism_prologue(epsilon=epsilon, delta=delta, rng=rng, sampler=sampler, n=n, trials=trials,
+                           neighbours=neighbours, x=x, n_rule="public", per_release=(W.m,), positive_delta=True,
+                           family="gaussian")
     rows = int(x.sum())
-    if rows < 1:
-        raise ValueError("x must hold at least one row")
-    if neighbours == "replace-one":
-        if n is not None and check_int("n", n, low=1) != rows:
+    if p.neighbours == "replace-one":              # n = ||x||_1 is public: a given n must be it
+        if n is not None and p.n != rows:
             raise ValueError(f"n ({n!r}) must equal the number of rows of x ({rows}) under replace-one neighbours")
-        n, sensitivity = rows, replace_one_l2_sensitivity(W)
-    else:
-        if n is None:
-            raise ValueError("n must be given (the public row count) under add/remove neighbours")
-        n, sensitivity = check_int("n", n, low=1), W.l2_sensitivity()
+        sensitivity = replace_one_l2_sensitivity(W)
+    else:                                          # add/remove: the public n was required by the prologue
+        sensitivity = W.l2_sensitivity()
+    n, neighbours = p.n, p.neighbours
     tol = check_real("tol", tol, low=0.0, low_open=True)
     max_iter = check_int("max_iter", max_iter, low=1, high=100_000)
     # step 1: the Gaussian mechanism spends the whole (ε, δ)
-    noisy = gaussian_mechanism(x, W, epsilon=epsilon, delta=delta, sensitivity=sensitivity, calibration=calibration,
-                               n=n, trials=trials, rng=rng, sampler=sampler)
+    noisy = gaussian_mechanism(x, W, epsilon=p.epsilon, delta=p.delta, sensitivity=sensitivity,
+                               calibration=calibration, n=n, trials=p.trials, rng=p.rng, sampler=p.noise)
     # step 2: post-processing — the projection uses only the public workload
     Y = np.atleast_2d(noisy.answers)
     results = [project_onto_hull(y, W, tol=tol, max_iter=max_iter) for y in Y]

@@ -29,7 +29,7 @@ from .noise import as_generator
 from .validation import check_histogram, check_int, check_matrix_workload, check_work
 
 __all__ = [
-    "Workload", "MatrixWorkload", "MarginalWorkload", "RangeWorkload", "as_workload", "check_database",
+    "Workload", "MatrixWorkload", "MarginalWorkload", "RangeWorkload", "as_workload", "check_database", "check_dual",
     "random_queries", "k_way_marginals", "conjunctions", "threshold_queries", "range_queries",
 ]
 
@@ -56,8 +56,11 @@ def _check_vector(x, N: int, name: str = "x", *, signed: bool = False) -> np.nda
     return arr.astype(np.float64, copy=False)
 
 
-def _check_dual(y, m: int, name: str = "y") -> np.ndarray:
-    """A finite real vector over the queries, ``(m,)``, or a batch ``(trials, m)`` (any sign)."""
+def check_dual(y, m: int, name: str = "y") -> np.ndarray:
+    """A finite real vector over the ``m`` queries of a workload, ``(m,)``, or a batch ``(trials, m)`` (any sign),
+    as float64: the argument of :meth:`Workload.rmatvec` (``Qᵀ y``) and of the geometry of the query polytope
+    (:mod:`dpbook.geometry`: support function, Gaussian width).  ``TypeError`` for a non-real dtype,
+    ``ValueError`` naming ``name`` for the wrong shape or a NaN/inf."""
     arr = np.asarray(y)
     if arr.dtype == object or not np.issubdtype(arr.dtype, np.number) or arr.dtype == bool \
             or np.iscomplexobj(arr):
@@ -143,7 +146,7 @@ class Workload(ABC):
         where they are not (a marginal cell of ``2^30`` elements) it refuses with a ``ValueError`` saying how
         many entries the result would need (limit :data:`RMATVEC_SPARSE_LIMIT`).  Entries not stored are 0.
         """
-        Y = _check_dual(y, self.m)
+        Y = check_dual(y, self.m)
         if not isinstance(sparse, (bool, np.bool_)):
             raise TypeError(f"sparse must be True or False, got {sparse!r}")
         Y2 = Y if Y.ndim == 2 else Y[None]

@@ -1,4 +1,4 @@
-"""SmallDB and the net mechanism: synthetic data from the exponential mechanism (THEOREMS.md §5, chapter 06).
+"""SmallDB and the net mechanism: synthetic data from the exponential mechanism (Dwork–Roth 2014 §4.1; chapter 06).
 
 DR-Alg4 SmallDB(x, Q, ε, α) ≡ PROJ-R3:
 
@@ -16,7 +16,7 @@ independent* finite set of candidate databases; SmallDB is the net mechanism ove
 an α-net by DR-Lemma4.3.  Candidates are count vectors; all of their answers come from one batched
 ``W.counts`` (never the workload's matrix).
 
-Running time is ``Θ(|R|·N·m)`` with ``|R| <= N^s``: quasi-polynomial in ``N`` (erratum PROJ-E7; the seed says
+Running time is ``Θ(|R|·N·m)`` with ``|R| <= N^s``: quasi-polynomial in ``N`` (erratum PROJ-E7; the source says
 polynomial).  ``max_range_size`` makes an infeasible call fail loudly instead of exhausting memory.
 """
 from __future__ import annotations
@@ -29,18 +29,17 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from .data import BinaryUniverse, Dataset, histogram
 from .exponential import exponential_mechanism, exponential_probabilities, exponential_sample
 from .noise import as_generator
 from .queries import as_workload, check_database
 from .release import Ledger, Spend
 from .theory.smalldb import range_size, smalldb_size
-from .validation import MAX_COUNT, as_array, check_epsilon, check_int, check_real, check_trials
+from .validation import MAX_COUNT, as_array, check_int, check_real, check_trials, mechanism_prologue
 
 __all__ = [
     "SyntheticDatabase", "smalldb", "net_mechanism", "multisets", "candidate_answers", "candidate_errors",
     "exact_error_distribution",
-    "subsample_errors", "project_dataset", "MAX_RANGE_SIZE",
+    "subsample_errors", "MAX_RANGE_SIZE",
 ]
 
 MAX_RANGE_SIZE = 2_000_000          # default refusal threshold for |R| (memory ~ |R|·(N + m)·8 bytes)
@@ -151,6 +150,12 @@ def candidate_errors(x, workload, net) -> np.ndarray:
 
 # --------------------------------------------------------------------------- mechanisms
 
+def _prologue(x, epsilon, rng, trials):
+    """The mechanisms' prologue (:func:`dpbook.validation.mechanism_prologue`): ε, rng, ``n = ||x||_1`` read from
+    the data (so the claim is a replace-one claim, :class:`SyntheticDatabase`), ``trials`` picks; no additive noise."""
+    return mechanism_prologue(epsilon=epsilon, rng=rng, trials=trials, neighbours="replace-one", x=x, n_rule="public")
+
+
 def net_mechanism(x, workload, net, *, epsilon, trials=None, rng=None) -> SyntheticDatabase:
     """DR-Prop5.2: the exponential mechanism over a public candidate set ``net`` (rows = databases) — ε-DP.
 
@@ -161,15 +166,14 @@ def net_mechanism(x, workload, net, *, epsilon, trials=None, rng=None) -> Synthe
     """
     x, W = check_database(x, workload)
     net = _check_net(net, W.N)
-    epsilon = check_epsilon(epsilon)
-    n = int(x.sum())
-    sensitivity = 1.0 / n                                           # Δu of u = -max_q |q(x) - q(y)|
+    p = _prologue(x, epsilon, rng, trials)
+    epsilon = p.epsilon
+    sensitivity = 1.0 / p.n                                         # Δu of u = -max_q |q(x) - q(y)|
     answers, err = candidate_answers(x, W, net)
-    if trials is None:
-        pick = exponential_mechanism(-err, epsilon=epsilon, sensitivity=sensitivity, rng=rng)
+    if p.trials is None:
+        pick = exponential_mechanism(-err, epsilon=epsilon, sensitivity=sensitivity, rng=p.rng)
     else:
-        pick = exponential_sample(-err, epsilon=epsilon, sensitivity=sensitivity,
-                                  size=check_trials(trials), rng=rng)
+        pick = exponential_sample(-err, epsilon=epsilon, sensitivity=sensitivity, size=p.trials, rng=p.rng)
     return SyntheticDatabase(np.array(net[pick]), answers[pick], epsilon, 0.0, "net", 0, int(net.shape[0]),
                              Ledger([Spend("exponential", epsilon)]))
 
@@ -183,14 +187,14 @@ def smalldb(x, workload, *, epsilon, alpha, trials=None, rng=None,
     DR-Lemma4.3 needs ``|Q| >= 3``.  Refuses (``ValueError``) when ``|R| = C(N+s-1, s) > max_range_size``.
     """
     x, W = check_database(x, workload)
-    epsilon = check_epsilon(epsilon)
+    p = _prologue(x, epsilon, rng, trials)
     alpha = check_real("alpha", alpha, low=0.0, high=1.0, low_open=True)
     s = smalldb_size(W.m, alpha)                                    # rows of every candidate database
     if s == 0:
         raise ValueError(f"the workload has m ({W.m}) query: s = ceil(ln m / alpha^2) = 0; SmallDB needs m >= 2")
     net = multisets(W.N, s, max_range_size=max_range_size)          # R: all s-row databases
-    out = net_mechanism(x, W, net, epsilon=epsilon, trials=trials, rng=rng)
-    return SyntheticDatabase(out.y, out.answers, epsilon, 0.0, "smalldb", s, out.range_size, out.ledger)
+    out = net_mechanism(x, W, net, epsilon=p.epsilon, trials=p.trials, rng=p.rng)
+    return SyntheticDatabase(out.y, out.answers, p.epsilon, 0.0, "smalldb", s, out.range_size, out.ledger)
 
 
 # --------------------------------------------------------------------------- experiments
@@ -214,24 +218,3 @@ def subsample_errors(x, workload, s, *, trials, rng=None) -> np.ndarray:
     s, trials = check_int("s", s, low=1), check_trials(trials)
     Y = as_generator(rng).multinomial(s, x / x.sum(), size=trials)           # (trials, N) samples
     return np.abs(W.counts(Y) / s - W.answers(x)).max(axis=1)
-
-
-def project_dataset(dataset: Dataset, attributes) -> Dataset:
-    """The same rows restricted to a few attributes (names or indices): a histogram over ``{0,1}^k``.
-
-    Public, data-independent reduction of the universe (``N = 2^k``) so that SmallDB's range is enumerable.
-    """
-    if not isinstance(dataset, Dataset):
-        raise TypeError(f"dataset must be a dpbook.data.Dataset, got {type(dataset).__name__}")
-    names = dataset.universe.attributes
-    if isinstance(attributes, (str, int, np.integer)) or len(attributes) == 0:
-        raise ValueError(f"attributes ({attributes!r}) must be a non-empty list of names or indices")
-    cols = [names.index(a) if isinstance(a, str) and a in names else a for a in attributes]
-    for a, c in zip(attributes, cols):
-        if isinstance(c, str) or not isinstance(c, (int, np.integer)) or not 0 <= c < dataset.universe.d:
-            raise ValueError(f"attribute {a!r} is not a name or index of {dataset.name}'s {dataset.universe.d} attributes")
-    if len(set(cols)) != len(cols):
-        raise ValueError(f"attributes ({attributes!r}) must be distinct")
-    universe = BinaryUniverse(len(cols), tuple(names[c] for c in cols) if names else ())
-    x = histogram(universe.index(dataset.table()[:, cols]), universe.size)
-    return Dataset(f"{dataset.name}[{', '.join(universe.attributes)}]", universe, x, dataset.source)

@@ -145,7 +145,7 @@ OVERRIDES = {
     "dpbook.privacy_loss.classify_rounds": dict(Z=np.array([0.1, -0.2]), d=np.array([0.3, -0.1]), T=0.2, s=0.01),
     "dpbook.sparse_vector.sparse_vector": dict(T=0.5),
     "dpbook.sparse_vector.numeric_sparse": dict(T=0.5),
-    "dpbook.idc.project_histogram": dict(x=np.arange(16), d=4, attributes=[0, 2]),
+    "dpbook.data.project_histogram": dict(x=np.arange(16), d=4, attributes=[0, 2]),
     "dpbook.idc.online_idc": dict(epsilon=0.5),
     "dpbook.broken.idc.online_idc_uncomposed": dict(epsilon=0.5),
     "dpbook.privacy_loss.replay_alg1": dict(epsilon=0.5),

@@ -18,10 +18,10 @@ import numpy as np
 import pytest
 
 from dpbook import _mw_kernels as kernels
-from dpbook.data import load_cancer
+from dpbook.data import load_cancer, project_histogram
 from dpbook.idc import (AdversarialStream, FixedStream, FriezeKannanIDC, MedianIDC, MultiplicativeWeightsIDC,
                         drive_with_oracle, is_update_sequence, iterative_construction, online_idc, online_idc_sv,
-                        online_mw_dr, project_histogram)
+                        online_mw_dr)
 from dpbook.multiplicative_weights import marginal_cell_update, multiplicative_weights_update, mw_update_reference
 from dpbook.queries import MarginalWorkload, MatrixWorkload, Workload, k_way_marginals, random_queries, range_queries
 
@@ -221,10 +221,6 @@ def test_the_release_protocol():
 
 # =========================================================================== no private cross-module imports
 
-#: Private imports that remain in modules owned by other helpers (issue 9 §3), for the lead to remove.
-KNOWN_ELSEWHERE = {
-    ("dpbook.geometry", "dpbook.queries"),
-}
 
 
 def _private_imports(root=ROOT):
@@ -248,7 +244,7 @@ def _private_imports(root=ROOT):
 
 
 def test_no_module_imports_another_modules_private_name():
-    bad = [f for f in _private_imports() if (f[0], f[1]) not in KNOWN_ELSEWHERE]
+    bad = _private_imports()
     assert not bad, f"private names imported across modules: {bad}"
 
 

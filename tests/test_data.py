@@ -101,3 +101,39 @@ def test_bootstrap():
     assert np.array_equal(y, D.bootstrap(x, 1000, 5))
     with pytest.raises(ValueError, match="n"):
         D.bootstrap(x, 0)
+
+
+# --------------------------------------------------------------------------- projections and the chapters' tables
+
+def test_project_histogram_is_project_dataset_on_a_bare_histogram():
+    """The two forms of the one reduction agree (names or indices, any order: the first listed is the top bit)."""
+    from dpbook.data import cancer_projection, load_cancer, project_dataset, project_histogram
+    cancer = load_cancer()
+    for attrs in ([0, 3, 10], [10, 3, 0], [0, 1, 2, 3, 4, 10]):
+        expected = project_dataset(cancer, attrs).x
+        np.testing.assert_array_equal(project_histogram(cancer.x, 11, attrs), expected)
+        np.testing.assert_array_equal(cancer_projection(tuple(attrs)).x, expected)
+    named = cancer_projection(("radius_high", "texture_high", "malignant"))
+    assert named.N == 8 and named.n == 569 and named is cancer_projection(["radius_high", "texture_high", "malignant"])
+    with pytest.raises(ValueError):
+        named.x[0] = 1                                  # shared by every caller: read-only
+
+
+@pytest.mark.parametrize("call, exc, match", [
+    (lambda: D.cancer_projection(("nope",)), ValueError, "nope"),
+    (lambda: D.cancer_projection(()), ValueError, "attributes"),
+    (lambda: D.digits_histogram(scale=0), ValueError, "scale"),
+    (lambda: D.digits_histogram(rows=0), ValueError, "rows"),
+    (lambda: D.digits_subsample(17, 10), ValueError, "d"),
+    (lambda: D.digits_subsample(4, 1798), ValueError, "n"),
+])
+def test_chapter_tables_reject_bad_input(call, exc, match):
+    with pytest.raises(exc, match=match):
+        call()
+
+
+def test_digits_histogram_scales_and_resamples():
+    from dpbook.data import digits_histogram, load_digits
+    np.testing.assert_array_equal(digits_histogram(), load_digits().x)
+    assert digits_histogram(10).sum() == 17970 and digits_histogram(rows=180).sum() == 180
+    np.testing.assert_array_equal(digits_histogram(rows=180), digits_histogram(rows=180))     # seeded

@@ -10,11 +10,11 @@ import pytest
 from dpbook.audit import audit
 from dpbook.broken.idc import (iterative_construction_exact_answers, online_idc_sv_exact_release,
                                online_idc_uncomposed, online_mw_dr_exact_values)
-from dpbook.data import add_row, load_cancer
+from dpbook.data import add_row, load_cancer, project_histogram
 from dpbook.experiments import failure_rate
 from dpbook.idc import (AdversarialStream, FixedStream, FriezeKannanIDC, MedianIDC, MultiplicativeWeightsIDC,
                         UpdateStep, as_stream, drive_with_oracle, is_update_sequence, iterative_construction,
-                        online_idc, online_idc_sv, online_mw_dr, project_histogram, update_sequence_violations)
+                        online_idc, online_idc_sv, online_mw_dr, update_sequence_violations)
 from dpbook.multiplicative_weights import idc_mw_update, kl_potential
 from dpbook.queries import MarginalWorkload, MatrixWorkload, k_way_marginals
 from dpbook.theory import idc as th

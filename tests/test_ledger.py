@@ -70,6 +70,7 @@ def test_ledger_composes_to_the_claim(qualname):
 def _advanced_calls():
     from dpbook.gaussian import composed_laplace_mechanism
     from dpbook.idc import FixedStream, MultiplicativeWeightsIDC, iterative_construction, online_idc_sv
+    from dpbook.mwem import mwem
     from dpbook.queries import k_way_marginals
     from dpbook.sparse_project import random_sparse_queries, sparse_project, synthetic_records  # noqa: F401
     from dpbook.sparse_vector import numeric_sparse_stream, sparse_vector_stream
@@ -86,6 +87,7 @@ def _advanced_calls():
                                                                  epsilon=0.9, delta=1e-6, rng=0),
         "online_idc_sv(tight)": lambda: online_idc_sv(x, MultiplicativeWeightsIDC(16, 0.2), FixedStream(W),
                                                       epsilon=0.9, delta=1e-6, rng=0, composition="tight"),
+        "mwem(delta)": lambda: mwem(x, W, epsilon=0.9, T=20, delta=1e-6, n=120, trials=2, rng=0),
         "iterative_construction(tight)": lambda: iterative_construction(x, W, rule=MultiplicativeWeightsIDC(16, 0.2),
                                                                         epsilon=0.9, delta=1e-6, rng=0,
                                                                         composition="tight"),
@@ -240,6 +242,7 @@ def test_tight_composition_spends_the_whole_budget_and_the_corollary_half():
     ledger's steps are ~1.94x larger and compose by the theorem itself to the claim; the corollary's steps compose
     by the theorem to about half of it (the slack chapter 08 shows).  Catches a tight split that overshoots."""
     from dpbook.idc import FixedStream, MultiplicativeWeightsIDC, iterative_construction, online_idc_sv
+    from dpbook.mwem import mwem
     from dpbook.queries import k_way_marginals
     from dpbook.release import composition_rule
     x, W = np.arange(16), k_way_marginals(4, 1)

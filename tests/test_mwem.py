@@ -451,13 +451,68 @@ def test_marginal_sum_and_scale_match_numpy(d):
     (dict(T=0), ValueError, "T"), (dict(T=1.5), TypeError, "T"), (dict(n=0), ValueError, "n"),
     (dict(replay=-1), ValueError, "replay"), (dict(trials=0), ValueError, "trials"), (dict(rng="x"), TypeError, "rng"),
     (dict(sampler="laplace"), TypeError, "sampler"), (dict(x=np.ones(3)), ValueError, "x"),
-    (dict(workload="W"), TypeError, "workload"),
+    (dict(workload="W"), TypeError, "workload"), (dict(epsilon=0.0), ValueError, "epsilon"),
+    (dict(delta=1.0), ValueError, "delta"), (dict(neighbours="add/remove"), ValueError, "n"),
+    (dict(neighbours="swap"), ValueError, "neighbours"),
 ])
 def test_check_mwem_inputs_names_the_bad_parameter(kwargs, exc, name):
-    """The one validation prologue every MWEM variant (and broken twin) runs."""
+    """The one validation prologue every MWEM variant (and broken twin) runs: the data, then
+    validation.mechanism_prologue (epsilon, delta, rng, sampler, public n, trials), then T and replay."""
     from dpbook.mwem import check_mwem_inputs
-    args = dict(x=CANCER.x, workload=W2, T=3, n=None, replay=0, trials=None, rng=0, sampler=laplace_noise) | kwargs
+    args = dict(x=CANCER.x, workload=W2, epsilon=1.0, T=3, n=None, replay=0, trials=None, rng=0,
+                sampler=laplace_noise) | kwargs
     with pytest.raises(exc, match=name):
         check_mwem_inputs(**args)
-    x, W, T, n, replay, R, rng, noise = check_mwem_inputs(CANCER.x, W2, 3, None, 0, None, 0, laplace_noise)
-    assert (T, n, replay, R) == (3, int(CANCER.x.sum()), 0, 1)
+    x, W, p, T, replay = check_mwem_inputs(CANCER.x, W2, epsilon=1.0, T=3, rng=0)
+    assert (T, p.n, replay, p.trials, p.neighbours) == (3, int(CANCER.x.sum()), 0, None, "replace-one")
+    assert check_mwem_inputs(CANCER.x, W2, epsilon=1.0, T=3, n=600)[2].neighbours == "add/remove"
+
+
+# --------------------------------------------------------------------------- the composition rule (delta)
+
+def test_mwem_delta_zero_is_the_basic_split_bit_for_bit():
+    """delta=0 (the default) is HLM12's basic split ε/(2T): the same draws and answers as before the option."""
+    a = mwem(CANCER.x, W2, epsilon=1.0, T=6, trials=3, rng=5)
+    b = mwem(CANCER.x, W2, epsilon=1.0, T=6, delta=0.0, trials=3, rng=5)
+    np.testing.assert_array_equal(a.answers, b.answers)
+    assert a.delta == 0.0 and a.ledger.rule == "basic" and a.trace["epsilon_select"] == 1.0 / 12
+
+
+@pytest.mark.parametrize("T", [3, 30, 100])
+def test_mwem_delta_composes_to_epsilon_delta_by_advanced_composition(T):
+    """δ > 0: every step at DR-Thm3.20's largest ε0 (tight_per_step_epsilon(ε, 2T, δ)); the ledger is an advanced
+    ledger with δ' = δ that composes to the claim (ε, δ) — and 1% more per step would not."""
+    from dpbook.release import Ledger, Spend, compose
+    from dpbook.theory.composition import tight_per_step_epsilon
+    rel = mwem(CANCER.x, W2, epsilon=1.0, T=T, delta=1e-6, n=569, rng=0)
+    e0 = tight_per_step_epsilon(1.0, 2 * T, 1e-6)
+    assert (rel.epsilon, rel.delta, rel.neighbours) == (1.0, 1e-6, "add/remove")
+    assert rel.ledger.rule == "advanced" and rel.ledger.delta_prime == 1e-6 and len(rel.ledger) == 2 * T
+    assert all(s.epsilon == e0 for s in rel.ledger) and rel.trace["epsilon_measure"] == e0
+    eps, dlt = compose(rel.ledger)
+    assert eps == pytest.approx(1.0, rel=1e-12) and dlt == 1e-6        # the whole budget, no more (to rounding)
+    over = Ledger([Spend(s.step, s.epsilon * 1.01) for s in rel.ledger], rule="advanced", delta_prime=1e-6)
+    assert compose(over)[0] > 1.0
+    assert rel.noise_scale == pytest.approx(1.0 / (e0 * 569))
+
+
+def test_mwem_delta_pays_only_beyond_about_ln_one_over_delta_rounds():
+    """Advanced composition gives each step more than the basic ε/(2T) iff sqrt(2k ln(1/δ)) + drift < k (k = 2T),
+    i.e. for T beyond about ln(1/δ) (≈ 13.8 at δ = 1e-6): measured on both sides of the crossing."""
+    step = {T: mwem(CANCER.x, W2, epsilon=1.0, T=T, delta=1e-6, n=569, rng=0).trace["epsilon_select"]
+            for T in (5, 10, 13, 16, 20, 50)}
+    for T, e0 in step.items():
+        assert (e0 > 1.0 / (2 * T)) == (T > 14), (T, e0, 1.0 / (2 * T))
+    assert math.log(1e6) == pytest.approx(13.8, abs=0.05)
+
+
+@pytest.mark.parametrize("kwargs, exc, match", [
+    (dict(delta=-1e-3), ValueError, "delta"), (dict(delta=1.0), ValueError, "delta"),
+    (dict(delta=float("nan")), ValueError, "delta"), (dict(delta="0.1"), TypeError, "delta"),
+    (dict(delta=1e-200), ValueError, "delta"), (dict(delta=1e-6, epsilon=500.0), ValueError, "epsilon"),
+    (dict(delta=1e-6, T=10 ** 9), ValueError, "T"),
+])
+def test_mwem_bad_delta(kwargs, exc, match):
+    args = dict(epsilon=1.0, T=3, n=569, rng=0) | kwargs
+    with pytest.raises(exc, match=match):
+        mwem(CANCER.x, W2, **args)

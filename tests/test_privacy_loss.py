@@ -164,7 +164,7 @@ def test_pa_i_reconstructed_alg1_and_uncomposed_control():
     (lambda: replay_alg1(np.array([5, 5]), np.array([5, 6]), MultiplicativeWeightsIDC(2, 0.1), ONE, delta=0.0,
                          epsilon=1.0), ValueError, "delta"),
     (lambda: replay_alg1(np.array([5, 5]), np.array([5, 6]), MultiplicativeWeightsIDC(2, 0.1), ONE, delta=1e-3,
-                         epsilon=1.0, runs=0), ValueError, "trials"),
+                         epsilon=1.0, runs=0), ValueError, "runs"),
     (lambda: round_log_likelihood(np.nan, 0.5, 0.5, 0.0, 1.0), ValueError, "T"),
     (lambda: round_log_likelihood(np.nan, np.inf, 0.5, 0.1, 1.0), ValueError, "mu"),
     (lambda: classify_rounds(0.1, 0.0, 0.2, -1.0), ValueError, "s"),

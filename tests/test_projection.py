@@ -136,7 +136,7 @@ def test_neighbours_and_public_n(cancer):
     n = int(cancer.sum())
     r = projection_mechanism(cancer, W, epsilon=0.5, delta=1e-6, neighbours="add/remove", n=n, rng=0)
     assert r.neighbours == "add/remove" and math.isclose(r.trace["sensitivity"], W.l2_sensitivity())
-    with pytest.raises(ValueError, match="n must be given"):
+    with pytest.raises(ValueError, match=r"n \(None\) must be the public number of rows"):
         projection_mechanism(cancer, W, epsilon=0.5, delta=1e-6, neighbours="add/remove")
     with pytest.raises(ValueError, match="n"):
         projection_mechanism(cancer, W, epsilon=0.5, delta=1e-6, n=n + 1)
@@ -412,3 +412,16 @@ def test_the_float32_gram_is_exact_on_integer_atoms():
     np.testing.assert_array_equal(_cross(B, B), B.T @ B)
     R = B * 0.3                                                          # not integers: the float64 path
     np.testing.assert_allclose(_cross(R, B), R.T @ B, rtol=1e-15)
+
+
+@pytest.mark.parametrize("y, exc, match", [
+    (np.array(["a", "b"]), TypeError, "y"), (np.ones(3), ValueError, "shape"), (np.ones((2, 2, 2)), ValueError, "shape"),
+    (np.array([1.0, np.nan]), ValueError, "NaN"), (np.array([1 + 1j, 0]), TypeError, "y"),
+])
+def test_check_dual_names_the_vector(y, exc, match):
+    """queries.check_dual: the query-space vector of rmatvec and of dpbook.geometry (public, so geometry needs no
+    private import)."""
+    from dpbook.queries import check_dual
+    with pytest.raises(exc, match=match):
+        check_dual(y, 2)
+    np.testing.assert_array_equal(check_dual(np.array([1, -2]), 2), [1.0, -2.0])

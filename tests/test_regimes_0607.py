@@ -4,7 +4,8 @@ import math
 import numpy as np
 import pytest
 
-from dpbook.explorers.mwem import MECHANISMS, digits_marginals, digits_subsample, regime_errors
+from dpbook.data import digits_subsample
+from dpbook.explorers.mwem import MECHANISMS, digits_marginals, regime_errors
 from dpbook.theory.composition import advanced_composition
 from dpbook.theory.mwem import mwem_advanced_step_epsilon
 
@@ -116,12 +117,13 @@ def test_smalldb_vs_histogram_small_sizes():
 
 def test_histogram_quantile_scales_like_one_over_epsilon():
     """The explorer draws the histogram's quantile once at ε = 1 and divides by ε: check it against a direct draw."""
-    from dpbook.explorers.exponential import CELLS, cancer3, histogram_quantile_at_unit_epsilon
+    from dpbook.data import cancer_projection
+    from dpbook.explorers.exponential import ATTRIBUTES, CELLS, histogram_quantile_at_unit_epsilon
     from dpbook.experiments import failure_rate
     from dpbook.histogram import histogram_mechanism
     from dpbook.queries import MarginalWorkload
     q1 = histogram_quantile_at_unit_epsilon(18, 0.05)
-    small, W = cancer3(), MarginalWorkload(3, CELLS[:18])
+    small, W = cancer_projection(ATTRIBUTES), MarginalWorkload(3, CELLS[:18])
     err = np.abs(histogram_mechanism(small.x, W, epsilon=0.1, n=small.n, trials=20_000, rng=11).answers
                  - W.answers(small.x)).max(axis=1)
     rate = failure_rate(err, q1 / 0.1)                     # should be ≈ 0.05: consistent both ways at 1e-6

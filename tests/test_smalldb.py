@@ -7,12 +7,12 @@ from scipy import stats
 
 from dpbook.audit import audit
 from dpbook.broken.exponential import smalldb_no_half
-from dpbook.data import load_cancer
+from dpbook.data import load_cancer, project_dataset
 from dpbook.experiments import errors, failure_rate
 from dpbook.exponential import exponential_mechanism
 from dpbook.queries import MarginalWorkload, MatrixWorkload, k_way_marginals
 from dpbook.smalldb import (SyntheticDatabase, candidate_errors, exact_error_distribution, multisets, net_mechanism,
-                            project_dataset, smalldb, subsample_errors)
+                            smalldb, subsample_errors)
 from dpbook.theory.smalldb import (claim_a3_size, log_range_size, net_error_bound, prop44_error_bound,
                                    proj_r3_sample_complexity, range_size, sampling_failure_bound, smalldb_size,
                                    thm45_error_bound, thm45_sample_complexity)

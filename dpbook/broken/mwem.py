@@ -23,22 +23,23 @@ import numpy as np
 from ..exponential import exponential_mechanism
 from ..mwem import check_mwem_inputs, mwem_ledger, mwem_practical, mwem_release, mwem_rounds
 from ..noise import laplace_noise
-from ..validation import check_epsilon, check_histogram
+from ..validation import check_histogram
 
 __all__ = ["mwem_no_round_split", "mwem_argmax_select", "mwem_wrong_sign", "mwem_marginal_cell_sensitivity"]
 
 
 def _broken(x, workload, epsilon, T, n, trials, rng, sampler, name, select, epsilon_select, epsilon_measure,
             sign=1.0):
-    x, W, T, n, _, R, rng, sampler = check_mwem_inputs(x, workload, T, n, 0, trials, rng, sampler)
-    epsilon = check_epsilon(epsilon)
+    x, W, p, T, _ = check_mwem_inputs(x, workload, epsilon=epsilon, T=T, n=n, trials=trials, rng=rng, sampler=sampler)
+    epsilon, n = p.epsilon, p.n
     es, em = epsilon_select(epsilon, T), epsilon_measure(epsilon, T)
-    out = mwem_rounds(x, W, T=T, n=n, replay=0, R=R, rng=rng, sampler=sampler,
+    out = mwem_rounds(x, W, T=T, n=n, replay=0, R=1 if p.trials is None else p.trials, rng=p.rng, sampler=p.noise,
                       select=lambda scores, i, allowed, g: select(scores, es, g),
                       measure_scale=[1.0 / em] * T, sign=sign)
     # The ledger the buggy code writes is the correct split, 2T steps of ε/(2T); the noise does not follow it.
     split = epsilon / (2 * T)
-    return mwem_release(out, trials, name, epsilon, 1.0 / (em * n), mwem_ledger(T, split, split), T=T, n=n)
+    return mwem_release(out, trials, name, epsilon, 1.0 / (em * n), mwem_ledger(T, split, split),
+                        neighbours=p.neighbours, T=T, n=n)
 
 
 def _exponential(scores, epsilon_select, rng):

@@ -9,11 +9,11 @@ import math
 
 import numpy as np
 
-from ..noise import as_generator, gaussian_noise
+from ..noise import gaussian_noise
 from ..projection import project_onto_hull
 from ..queries import check_database
 from ..release import Release, Spend
-from ..validation import check_delta, check_epsilon, check_int, check_trials
+from ..validation import mechanism_prologue
 
 __all__ = ["projection_single_query_sensitivity"]
 
@@ -23,11 +23,11 @@ def projection_single_query_sensitivity(x, workload, *, epsilon, delta, trials=N
     counting query — whatever the workload.  With ``m`` queries that all move with one row the true L2
     sensitivity is ``sqrt(m)``, so σ is ``sqrt(m)`` times too small; projecting afterwards does not help."""
     x, W = check_database(x, workload)
-    epsilon, delta = check_epsilon(epsilon), check_delta(delta, positive=True)
-    shape = (W.m,) if trials is None else (check_trials(trials, W.m), W.m)
-    n = float(x.sum())
+    p = mechanism_prologue(epsilon=epsilon, delta=delta, rng=rng, trials=trials, neighbours="replace-one", x=x,
+                           n_rule="public", per_release=(W.m,), positive_delta=True)
+    epsilon, delta, n = p.epsilon, p.delta, float(p.n)
     sigma = math.sqrt(2.0 * math.log(1.25 / delta)) / epsilon
-    noisy = (W.counts(x) + gaussian_noise(sigma, shape, as_generator(rng))) / n
+    noisy = (W.counts(x) + gaussian_noise(sigma, p.shape, p.rng)) / n
     answers = np.stack([project_onto_hull(y, W).answers for y in np.atleast_2d(noisy)])
     return Release(answers if trials is not None else answers[0], epsilon, delta,
                    "broken: projection with one-query sensitivity", noise_scale=sigma / n,

@@ -6,35 +6,33 @@ import math
 
 import numpy as np
 
-from ..data import load_cancer
+from ..data import cancer_projection
 from ..exponential import exponential_probabilities
 from ..histogram import histogram_mechanism
 from .smalldb import histogram_bound
 from ..plots import BASELINE, BOUND, EMPIRICAL, UNIFORM, accuracy_vs_theory, new_figure
 from ..queries import MarginalWorkload, k_way_marginals
-from ..smalldb import candidate_errors, multisets, project_dataset
+from ..smalldb import candidate_errors, multisets
 from ..theory.exponential import exponential_tail_bound
 from ..theory.smalldb import net_error_bound, prop44_error_bound, smalldb_size
 from ..validation import check_alpha, check_beta, check_epsilon, check_int
 
-__all__ = ["cancer3", "CELLS", "EPS_SWEEP", "smalldb_law", "histogram_quantile_at_unit_epsilon", "explore_smalldb"]
+__all__ = ["ATTRIBUTES", "CELLS", "EPS_SWEEP", "smalldb_law", "histogram_quantile_at_unit_epsilon", "explore_smalldb"]
 
 #: the 6 + 12 + 8 cells of the 1-, 2- and 3-way marginals of 3 attributes; the chapter uses the first 18
 CELLS = tuple(c for k in (1, 2, 3) for c in k_way_marginals(3, k).cells)
 EPS_SWEEP = np.geomspace(0.003, 10, 12)
 
 
-@functools.lru_cache(maxsize=1)
-def cancer3():
-    """The cancer rows restricted to (radius_high, texture_high, malignant): a histogram over {0,1}^3."""
-    return project_dataset(load_cancer(), ("radius_high", "texture_high", "malignant"))
+#: chapter 06's table: the cancer rows restricted to these attributes (dpbook.data.cancer_projection), N = 8
+ATTRIBUTES = ("radius_high", "texture_high", "malignant")
 
 
 @functools.lru_cache(maxsize=32)
 def smalldb_law(m, s, beta):
     """Errors of all s-row candidates on the first m cells, their distinct values, the law over them at a
     given ε, and the exact (1-β)-quantile of SmallDB's error over ``EPS_SWEEP`` (cached per (m, s, β))."""
-    small = cancer3()
+    small = cancer_projection(ATTRIBUTES)
     err = candidate_errors(small.x, MarginalWorkload(3, CELLS[:m]), multisets(small.N, s))
     levels, which = np.unique(err, return_inverse=True)                     # distinct error values
     law = lambda e: np.bincount(which, weights=exponential_probabilities(-err, epsilon=e, sensitivity=1.0 / small.n))
@@ -49,7 +47,7 @@ def histogram_quantile_at_unit_epsilon(m, beta, trials=4000, seed=2026) -> float
     The histogram's error is ``max_j |q_j · Lap(1/ε)^N| / n``: its law scales exactly like ``1/ε`` and does not
     depend on the data, so the quantile at any ε is this value divided by ε (cached per (m, β)).
     """
-    small = cancer3()
+    small = cancer_projection(ATTRIBUTES)
     W = MarginalWorkload(3, CELLS[:m])
     released = histogram_mechanism(small.x, W, epsilon=1.0, n=small.n, trials=trials, rng=seed).answers
     return float(np.quantile(np.abs(released - W.answers(small.x)).max(axis=1), 1 - beta))
@@ -64,7 +62,7 @@ def explore_smalldb(epsilon=1.0, alpha=0.5, m=18, beta=0.05):
     """
     epsilon, alpha, beta = check_epsilon(epsilon), check_alpha(alpha), check_beta(beta)
     m = check_int("m", m, low=3, high=len(CELLS))
-    small = cancer3()
+    small = cancer_projection(ATTRIBUTES)
     n = small.n
     s = smalldb_size(m, alpha)
     err, levels, law, quant = smalldb_law(m, s, beta)

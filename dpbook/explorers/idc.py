@@ -6,7 +6,8 @@ four-panel picture (:func:`explore_privacy_loss`) is kept for the benchmarks; th
 
 The running example is the cancer data projected to six attributes (``N = 64``) with all 160 three-way
 marginal cells as the query class; each patient is counted ``scale`` times (``n = 569·scale``) because the
-theorems need a large ``n`` before they say anything (THEOREMS.md §13).  The median mechanism runs on three
+theorems need a large ``n`` before they say anything (chapter 08 says where each theorem's parameters are
+astronomical).  The median mechanism runs on three
 attributes (``N = 8``) with all 255 counting queries.
 """
 from __future__ import annotations
@@ -20,9 +21,9 @@ import numpy as np
 
 from matplotlib.collections import LineCollection
 
-from ..data import add_row, bootstrap, load_cancer, load_digits
+from ..data import add_row, bootstrap, cancer_projection, digits_histogram
 from ..idc import (AdversarialStream, FixedStream, FriezeKannanIDC, MedianIDC, MultiplicativeWeightsIDC,
-                   online_idc_sv, project_histogram)
+                   online_idc_sv)
 from ..plots import BOUND, EMPIRICAL, EXTRA, STYLE, legend_outside, new_figure
 from ..privacy_loss import CLASS_NAMES, HALTED, R0, R1, RSTAR, replay_alg1, round_loss, round_moments, update_probability
 from ..queries import MatrixWorkload, k_way_marginals
@@ -40,22 +41,19 @@ ATTRIBUTES3 = (0, 3, 10)                   # radius, area, malignant
 CLASS_COLORS = {R0: "#9e9e9e", R1: BOUND, RSTAR: EXTRA[2], HALTED: "#dddddd"}
 
 
-@lru_cache(maxsize=None)
-def _cancer_projection(attributes):
-    return project_histogram(load_cancer().x, 11, list(attributes))
-
-
 def cancer6(scale: int = 1):
-    """``(x, W)``: the 6-attribute cancer histogram (each row counted ``scale`` times) and its 3-way marginals."""
+    """``(x, W)``: the 6-attribute cancer histogram (:func:`dpbook.data.cancer_projection`, each row counted
+    ``scale`` times) and the chapter's workload on it, its 3-way marginals."""
     scale = check_int("scale", scale, low=1)
-    return _cancer_projection(ATTRIBUTES6) * scale, k_way_marginals(6, 3)
+    return cancer_projection(ATTRIBUTES6).x * scale, k_way_marginals(6, 3)
 
 
 def cancer3(scale: int = 1):
-    """``(x, W)``: the 3-attribute cancer histogram (``N = 8``) and all 255 counting queries on it."""
+    """``(x, W)``: the 3-attribute cancer histogram (``N = 8``, :func:`dpbook.data.cancer_projection`) and the
+    chapter's workload on it, all 255 counting queries."""
     scale = check_int("scale", scale, low=1)
     Q = ((np.arange(1, 256)[:, None] >> np.arange(8)) & 1).astype(float)
-    return _cancer_projection(ATTRIBUTES3) * scale, MatrixWorkload(Q)
+    return cancer_projection(ATTRIBUTES3).x * scale, MatrixWorkload(Q)
 
 
 def make_rule(idc: str, N: int, alpha: float, n: int, s: int = 4):
@@ -70,7 +68,8 @@ def make_rule(idc: str, N: int, alpha: float, n: int, s: int = 4):
 
 
 def parameter_table(rows, *, limit: float = 1e7) -> str:
-    """THEOREMS.md §13: a two-column table, theory value vs the value used, ``INFEASIBLE`` past ``limit``.
+    """A two-column table, theory value vs the value used, ``INFEASIBLE`` past ``limit`` (the theorems' parameters
+    next to the ones the chapter can run).
 
     ``rows``: ``(name, theory, practical, note)``; numbers are printed with 4 significant digits.
     """
@@ -117,7 +116,7 @@ def explore_online(epsilon=0.9, alpha_u=0.1, scale=2000, k=60, idc="MW", analyst
                         trials=trials, rng=seed)
     err = rel.errors(x).max
     p = rel.params
-    start = float(np.abs(rule.answers(rule.initial(1), W.matrix()) - W.answers(x)).max())
+    start = float(np.abs(rule.answers(rule.initial(1), W) - W.answers(x)).max())
     fig, (left, right) = new_figure(2, width=11, height=5)
     edges = np.linspace(0.0, 1.05 * max(start, p["error_bound"], float(err.max())), 80)
     left.hist(err, bins=edges, color=EMPIRICAL, alpha=0.8, label="measured max error per run")
@@ -277,17 +276,10 @@ def _digits_marginal_matrix():
 
 
 def digits16(scale: int = 1, rows: int | None = None):
-    """``(x, W)``: the 1797 digits as 4×4 binary pixels (``N = 2^16``) and every 1- and 2-way marginal cell of
-    the 16 pixels (``m = 32 + 480 = 512`` counting queries).
-
-    ``scale`` counts every image ``scale`` times (``n = 1797·scale``: duplication, said in every figure title that
-    uses it); ``rows`` instead resamples that many images with replacement (seeded, to go *below* n = 1797).
-    """
-    scale = check_int("scale", scale, low=1)
-    x = load_digits().x
-    if rows is not None:
-        x = bootstrap(x, check_int("rows", rows, low=1), rng=2026)
-    return x * scale, MatrixWorkload(_digits_marginal_matrix())
+    """``(x, W)``: the digits histogram over ``{0,1}^16`` (:func:`dpbook.data.digits_histogram`: ``scale``
+    duplicates every image, said in every figure title that uses it; ``rows`` resamples that many) and the
+    chapter's workload on it, every 1- and 2-way marginal cell of the 16 pixels (``m = 32 + 480 = 512``)."""
+    return digits_histogram(scale, rows), MatrixWorkload(_digits_marginal_matrix())
 
 
 def uniform_guess_error(x, W) -> float:

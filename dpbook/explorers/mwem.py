@@ -7,7 +7,8 @@ import functools
 
 import numpy as np
 
-from ..histogram import histogram_mechanism, pixels_histogram
+from ..data import digits_subsample
+from ..histogram import histogram_mechanism
 from ..mwem import mwem, mwem_practical
 from ..noise import as_generator
 from ..plots import BASELINE, BOUND, EMPIRICAL, EXTRA, UNIFORM, new_figure
@@ -16,7 +17,7 @@ from ..theory.histogram import histogram_error_bound
 from ..theory.mwem import hlm_error_bound
 from ..validation import check_epsilon, check_int
 
-__all__ = ["cancer_4way_cells", "digits_marginals", "digits_subsample", "regime_errors", "MECHANISMS",
+__all__ = ["cancer_4way_cells", "digits_marginals", "regime_errors", "MECHANISMS",
            "explore_mwem"]
 
 #: the series of :func:`regime_errors`, in plotting order
@@ -37,18 +38,6 @@ def digits_marginals(d: int, k: int = 3) -> MarginalWorkload:
     d = check_int("d", d, low=3, high=16)
     k = check_int("k", k, low=1, high=d)
     return k_way_marginals(d, k)
-
-
-def digits_subsample(d: int, n: int, rng=None) -> np.ndarray:
-    """``n`` of the 1797 real digit rows, drawn without replacement, as a histogram over the first ``d`` pixels.
-
-    ``n = 1797`` returns the whole real table.  Never duplicates a row: a smaller ``n`` is a real smaller table.
-    """
-    x = pixels_histogram(check_int("d", d, low=1, high=16))
-    n = check_int("n", n, low=1, high=int(x.sum()))
-    if n == x.sum():
-        return x
-    return as_generator(rng).multivariate_hypergeometric(x, n)
 
 
 def _max_error(answers, true) -> np.ndarray:

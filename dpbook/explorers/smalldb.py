@@ -7,12 +7,12 @@ import math
 
 import numpy as np
 
-from ..data import load_cancer
+from ..data import cancer_projection
 from ..exponential import exponential_probabilities
 from ..histogram import histogram_mechanism
 from ..noise import as_generator
 from ..queries import MarginalWorkload, k_way_marginals
-from ..smalldb import exact_error_distribution, multisets, project_dataset
+from ..smalldb import exact_error_distribution, multisets
 from ..theory.histogram import histogram_error_bound, histogram_error_bound_condition, histogram_error_bound_general
 from ..theory.smalldb import smalldb_size
 from ..validation import check_alpha, check_beta, check_epsilon, check_int
@@ -47,7 +47,7 @@ def histogram_bound(N, m, beta, epsilon, n) -> float:
 
 @functools.lru_cache(maxsize=8)
 def _smalldb_errors(d: int, s: int):
-    data = project_dataset(load_cancer(), PROJECTIONS[d])
+    data = cancer_projection(PROJECTIONS[d])
     W = one_two_way_cells(d)
     net = multisets(data.N, s)
     err, _ = exact_error_distribution(data.x, W, net, epsilon=1.0)

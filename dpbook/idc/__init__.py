@@ -1,4 +1,8 @@
-"""Iterative database constructions (IDC) and online / offline query release (THEOREMS.md §6–§7, chapter 08).
+"""Iterative database constructions (IDC) and online / offline query release (chapter 08).
+
+Gupta, Roth, Ullman, "Iterative Constructions and Private Data Release", TCC 2012 (GRU): IDC-Def3.1, IDC-Def3.2,
+IDC-Alg1, IDC-Alg1-SV, IDC-Alg3; and Dwork–Roth, *The Algorithmic Foundations of Differential Privacy* (2014),
+DR-Alg6.
 
 **The abstraction (IDC-Def3.1, Def3.2).**  An *update rule* ``U`` keeps a hypothesis ``D^t`` about the private
 database ``D``.  Whenever someone shows it a query ``Q`` on which the hypothesis is ``α``-wrong, together with
@@ -10,7 +14,7 @@ The package, one module per part of the framework:
 * :mod:`dpbook.idc.updates` — the update rules: :class:`IDC` (the protocol), :class:`MultiplicativeWeightsIDC`
   (IDC-AlgA.2), :class:`FriezeKannanIDC` (IDC-Alg2), :class:`MedianIDC` (IDC-AlgA.1);
 * :mod:`dpbook.idc.streams` — the queries asked: :class:`FixedStream`, :class:`AdversarialStream`,
-  :func:`as_stream`; the public ``n`` (:func:`public_n`) and :func:`project_histogram`;
+  :func:`as_stream`; the public ``n`` (:func:`public_n`);
 * :mod:`dpbook.idc.checker` — IDC-Def3.1's update-sequence checker (:class:`UpdateStep`,
   :func:`update_sequence_violations`, :func:`is_update_sequence`) and IDC-Def3.2's worst-case oracle
   (:func:`drive_with_oracle`, :class:`OracleRun`);
@@ -26,7 +30,7 @@ are batched: every state has a leading ``trials`` axis.
 from .checker import OracleRun, UpdateStep, drive_with_oracle, is_update_sequence, update_sequence_violations
 from .offline import iterative_construction
 from .online import OnlineRelease, online_idc, online_idc_sv, online_mw_dr
-from .streams import AdversarialStream, FixedStream, as_stream, project_histogram, public_n
+from .streams import AdversarialStream, FixedStream, as_stream, public_n
 from .updates import IDC, FriezeKannanIDC, MedianIDC, MultiplicativeWeightsIDC
 
 __all__ = [
@@ -34,7 +38,7 @@ __all__ = [
     "FixedStream", "AdversarialStream", "as_stream",
     "UpdateStep", "OracleRun", "drive_with_oracle", "update_sequence_violations", "is_update_sequence",
     "OnlineRelease", "online_idc_sv", "online_idc", "online_mw_dr", "iterative_construction",
-    "project_histogram", "public_n",
+    "public_n",
 ]
 
 # The public functions are documented, audited and tested under their package name (dpbook.idc.online_idc_sv, ...),

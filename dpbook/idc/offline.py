@@ -1,4 +1,4 @@
-"""The offline Iterative Construction (IC) mechanism, IDC-Alg3 (GRU §7; THEOREMS.md §7; chapter 08).
+"""The offline Iterative Construction (IC) mechanism, IDC-Alg3 (Gupta–Roth–Ullman, TCC 2012, §7; chapter 08).
 
 A private distinguisher (the exponential mechanism over the workload) picks the query on which the hypothesis is
 worst, a Laplace answer drives the IDC; with :class:`~dpbook.idc.MultiplicativeWeightsIDC` this is the structure
@@ -9,13 +9,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..exponential import exponential_mechanism
-from ..noise import as_generator, as_noise, laplace_noise
+from ..noise import laplace_noise
 from ..queries import as_workload
 from ..release import COMPOSITIONS, Ledger, Release, Spend, composition_rule
 from ..theory.composition import tight_per_step_epsilon
 from ..theory.idc import ic_epsilon0, ic_privacy_epsilon
-from ..validation import check_choice, check_delta, check_epsilon, check_histogram, check_int, check_trials
-from .streams import public_n
+from ..validation import check_choice, check_histogram, check_int, mechanism_prologue
 from .updates import IDC
 
 __all__ = ["iterative_construction"]
@@ -30,7 +29,7 @@ def _distinguish(true, hyp, epsilon0, n, rng) -> np.ndarray:
 
 def iterative_construction(x, workload, *, rule, epsilon, delta, n=None, rounds=None, trials=None, rng=None,
                            sampler=laplace_noise, composition="corollary") -> Release:
-    """IDC-Alg3 — the Iterative Construction (IC) mechanism, offline (GRU §7; THEOREMS.md §7).
+    """IDC-Alg3 — the Iterative Construction (IC) mechanism, offline (GRU §7; privacy IDC-Thm7.2).
 
     Build ``rule`` at ``α/2``.  For ``t = 1..B(α/2)``: ``Q^t = Distinguish_{ε0}(D, D^{t-1})`` — the exponential
     mechanism over the workload with score ``|Q(D) - Q(D^{t-1})|`` (``Δu = 1/n``, the canonical private
@@ -50,12 +49,13 @@ def iterative_construction(x, workload, *, rule, epsilon, delta, n=None, rounds=
         raise TypeError(f"rule must be an IDC, got {type(rule).__name__}")
     if W.N != x.size or rule.N != x.size:
         raise ValueError(f"x has {x.size} universe elements, the workload {W.N}, the rule {rule.N}: they must agree")
-    epsilon, delta = check_epsilon(epsilon), check_delta(delta)
-    relation, n = "replace-one" if n is None else "add/remove", public_n(x, n)
+    p = mechanism_prologue(epsilon=epsilon, delta=delta, rng=rng, sampler=sampler, n=n, trials=trials,
+                           neighbours="replace-one" if n is None else "add/remove", x=x, n_rule="public",
+                           per_release=(W.m,), family="laplace", lattice_ok=False)   # Laplace on normalised reals
+    epsilon, delta, rng, sampler, n = p.epsilon, p.delta, p.rng, p.noise, p.n
+    runs = 1 if p.trials is None else p.trials
     B_theory = max(1, int(np.floor(rule.bound())))
     B = B_theory if rounds is None else check_int("rounds", rounds, low=1)
-    sampler, runs = as_noise(sampler, family="laplace", lattice_ok=False), 1 if trials is None else check_trials(trials)
-    rng = as_generator(rng)
     # ---- budget split: B rounds x (distinguisher + Laplace), each ε0-DP
     composition = check_choice("composition", composition, COMPOSITIONS)
     epsilon0 = (ic_epsilon0(epsilon, delta, B) if composition == "corollary" or delta == 0.0
@@ -88,4 +88,4 @@ def iterative_construction(x, workload, *, rule, epsilon, delta, n=None, rounds=
         answers = answers[0]
         trace.update(rounds_used=int(rounds_used[0]), stopped_early=bool(~running[0]), hypothesis=state[0])
     return Release(answers, epsilon, delta, f"IC[{rule.name}]", noise_scale=1.0 / (epsilon0 * n), ledger=ledger,
-                   trace=trace, neighbours=relation)
+                   trace=trace, neighbours=p.neighbours)

@@ -1,4 +1,4 @@
-"""Online query release from an IDC: one loop, one private per-round test per mechanism (THEOREMS.md §6, chapter 08).
+"""Online query release from an IDC: one loop, one private per-round test per mechanism (GRU §4–§6, chapter 08).
 
 Every online IDC mechanism is the same algorithm box; only the per-round test differs:
 
@@ -29,13 +29,13 @@ from typing import Any, Mapping
 import numpy as np
 
 from ..experiments import Errors
-from ..noise import as_generator, as_noise, laplace_noise
+from ..noise import laplace_noise
 from ..queries import Workload
 from ..release import COMPOSITIONS, Ledger, Spend, composition_rule
 from ..theory.idc import (alg1_threshold, dr_online_mw_threshold, sv_alpha_l, sv_alpha_sv, sv_epsilon0, sv_epsilon0_tight,
                           sv_error_bound, sv_privacy_epsilon, sv_threshold, sv_updates, thm41_epsilon, thm41_epsilon0)
 from ..theory.sparse_vector import numeric_sparse_composed_epsilon, numeric_sparse_sigma, numeric_sparse_split
-from ..validation import check_beta, check_choice, check_delta, check_epsilon, check_histogram, check_int, check_real, check_trials
+from ..validation import check_beta, check_choice, check_epsilon, check_histogram, check_int, check_real, mechanism_prologue
 from .checker import UpdateStep
 from .streams import as_stream, public_n
 from .updates import IDC, MultiplicativeWeightsIDC
@@ -220,7 +220,7 @@ class NumericSparseTest:
 
 # =========================================================================== the mechanisms
 
-def _setup(x, rule, stream, n):
+def _setup(x, rule, stream):
     x = check_histogram(x)
     if not isinstance(rule, IDC):
         raise TypeError(f"rule must be an IDC (e.g. MultiplicativeWeightsIDC), got {type(rule).__name__}")
@@ -231,22 +231,22 @@ def _setup(x, rule, stream, n):
     lo, hi = W.entry_range()
     if lo < 0 or hi > 1:
         raise ValueError(f"workload queries must lie in [0, 1], got entries in [{lo:.4g}, {hi:.4g}]")
-    return x, stream, public_n(x, n)
+    return x, stream
 
 
-def _relation(n) -> str:
-    """The neighbouring relation of the claim: with a public ``n`` add/remove; with ``n`` read from the data,
-    replace-one (the only relation under which ``||x||_1`` is the same for both databases)."""
-    return "replace-one" if n is None else "add/remove"
+def _prologue(x, stream, *, epsilon, delta, rng, sampler, n, trials, positive_delta=False):
+    """The mechanisms' prologue (:func:`dpbook.validation.mechanism_prologue`) of an online IDC mechanism: ε, δ,
+    rng, continuous Laplace noise (the loops add it to normalised answers and thresholds, reals), the public
+    ``n`` and ``trials`` runs of ``k`` rounds.  The claim's relation: with a public ``n`` add/remove; with ``n``
+    read from the data, replace-one (the only relation under which ``||x||_1`` is the same for both databases)."""
+    return mechanism_prologue(epsilon=epsilon, delta=delta, rng=rng, sampler=sampler, n=n, trials=trials,
+                              neighbours="replace-one" if n is None else "add/remove", x=x, n_rule="public",
+                              per_release=(stream.k,), positive_delta=positive_delta, family="laplace",
+                              lattice_ok=False)
 
 
-def _runs(trials):
-    return 1 if trials is None else check_trials(trials)
-
-
-def _check_sampler(sampler):
-    """The Laplace noise, continuous: the loops add it to normalised answers and thresholds (reals)."""
-    return as_noise(sampler, family="laplace", lattice_ok=False)
+def _runs(p) -> int:
+    return 1 if p.trials is None else p.trials
 
 
 def _release(single, run: OnlineRun, halted, **fields) -> OnlineRelease:
@@ -261,7 +261,7 @@ def _release(single, run: OnlineRun, halted, **fields) -> OnlineRelease:
 
 def online_idc_sv(x, rule, stream, *, epsilon, delta, beta=0.05, n=None, c=None, trials=None, rng=None,
                   sampler=laplace_noise, logs=False, composition="corollary") -> OnlineRelease:
-    """IDC-Alg1-SV: online query release from an IDC, private by sparse vector + Laplace (THEOREMS.md §6).
+    """IDC-Alg1-SV: online query release from an IDC, private by sparse vector + Laplace (after GRU and DR-Alg6).
 
     For each query ``Q_i`` of the (adaptive) ``stream``, with ``D^t`` the current hypothesis of ``rule``:
     the score ``g_i = |Q_i(D) - Q_i(D^t)|`` (sensitivity ``1/n``) gets fresh noise ``ν_i ~ Lap(4/(ε0 n))`` and
@@ -277,13 +277,13 @@ def online_idc_sv(x, rule, stream, *, epsilon, delta, beta=0.05, n=None, c=None,
     Guarantees: ``(ε, δ)``-DP; w.p. ``>= 1-β`` every answer is within ``α_U + 2α_SV`` (uncapped ``c``).
     ``logs=True`` keeps every run's update sequence ``[(D^t, Q^t, Â^t)]`` in ``trace["logs"]`` (IDC-Def3.1).
     """
-    relation = _relation(n)
-    x, stream, n = _setup(x, rule, stream, n)
-    epsilon, delta, beta = check_epsilon(epsilon), check_delta(delta), check_beta(beta)
+    x, stream = _setup(x, rule, stream)
+    p = _prologue(x, stream, epsilon=epsilon, delta=delta, rng=rng, sampler=sampler, n=n, trials=trials)
+    epsilon, delta, rng, sampler, n, runs = p.epsilon, p.delta, p.rng, p.noise, p.n, _runs(p)
+    beta = check_beta(beta)
     B = rule.bound()
     c_theory = sv_updates(B) if B > 0 else 1
     c = c_theory if c is None else check_int("c", c, low=1)
-    sampler, runs, rng = _check_sampler(sampler), _runs(trials), as_generator(rng)
     k = stream.k
     # ---- budget split: 2c steps (c AboveThreshold runs + c Laplace releases), each ε0-DP
     composition = check_choice("composition", composition, COMPOSITIONS)
@@ -303,12 +303,12 @@ def online_idc_sv(x, rule, stream, *, epsilon, delta, beta=0.05, n=None, c=None,
                   composed_epsilon=sv_privacy_epsilon(epsilon0, c, delta))
     return _release(trials is None, run, test.halted(run.updates), epsilon=epsilon, delta=delta,
                     mechanism=f"IDC-Alg1-SV[{rule.name}]", workload=stream.workload, params=params, ledger=ledger,
-                    trace={"logs": run.logs} if logs else None, neighbours=relation)
+                    trace={"logs": run.logs} if logs else None, neighbours=p.neighbours)
 
 
 def online_idc(x, rule, stream, *, delta, epsilon=None, epsilon0=None, b_max=None, n=None, c_star=2.0,
                trials=None, rng=None, sampler=laplace_noise, record=False, logs=False) -> OnlineRelease:
-    """IDC-Alg1 — GRU Algorithm 1, the paper's structure (THEOREMS.md §6) with a **reconstructed** ``ε0``.
+    """IDC-Alg1 — GRU Algorithm 1, the paper's structure with a **reconstructed** ``ε0`` (IDC-Thm4.1).
 
     Build ``rule`` at ``α/3`` (its ``alpha``); then ``T = 2α/3 = 2·rule.alpha``, ``B_max = floor(B(α/3))`` (or a
     practical cap ``b_max``), ``Z_i ~ Lap(1/(ε0 n))``.  For each query: ``Â_i = Q_i(D) + Z_i``; if
@@ -323,20 +323,18 @@ def online_idc(x, rule, stream, *, delta, epsilon=None, epsilon0=None, b_max=Non
     ``record=True`` keeps the per-round hypothesis answers, noise and data-access flags in ``trace`` (for
     :mod:`dpbook.privacy_loss`); ``logs=True`` keeps every run's update sequence in ``trace["logs"]``.
     """
-    relation = _relation(n)
-    x, stream, n = _setup(x, rule, stream, n)
+    x, stream = _setup(x, rule, stream)
+    if (epsilon0 is None) == (epsilon is None):
+        raise ValueError("give either epsilon0 or epsilon (with delta), not both")
+    # the prologue checks the budget the caller gave: epsilon, or epsilon0 (by its own name)
+    p = _prologue(x, stream, epsilon=epsilon if epsilon0 is None else check_epsilon(epsilon0, "epsilon0"),
+                  delta=delta, rng=rng, sampler=sampler, n=n, trials=trials, positive_delta=True)
+    delta, rng, sampler, n, runs = p.delta, p.rng, p.noise, p.n, _runs(p)
     T = alg1_threshold(3.0 * rule.alpha)                       # = 2α/3 with α = 3·rule.alpha
     B = rule.bound()
     b_max = int(np.floor(B)) if b_max is None else check_int("b_max", b_max, low=0)
-    if (epsilon0 is None) == (epsilon is None):
-        raise ValueError("give either epsilon0 or epsilon (with delta), not both")
-    delta = check_delta(delta, positive=True)
-    if epsilon0 is None:
-        epsilon0 = thm41_epsilon0(check_epsilon(epsilon), b_max, delta, c_star)
-    else:
-        epsilon0 = check_epsilon(epsilon0, "epsilon0")
+    epsilon0 = thm41_epsilon0(p.epsilon, b_max, delta, c_star) if epsilon0 is None else p.epsilon
     epsilon = thm41_epsilon(epsilon0, b_max, delta, c_star)     # the reconstructed claim for this ε0
-    sampler, runs, rng = _check_sampler(sampler), _runs(trials), as_generator(rng)
     k = stream.k
     b = 1.0 / (epsilon0 * n)                                    # the only noise: Lap(1/(ε0 n)) per round
 
@@ -350,7 +348,7 @@ def online_idc(x, rule, stream, *, delta, epsilon=None, epsilon0=None, b_max=Non
     ledger = Ledger([Spend("Algorithm 1: all rounds (reconstructed IDC-Thm4.1 accounting)", epsilon, delta)])
     return _release(trials is None, run, test.halted(run.updates), epsilon=epsilon, delta=delta,
                     mechanism=f"IDC-Alg1[{rule.name}] (reconstructed eps0)", workload=stream.workload,
-                    params=params, ledger=ledger, trace=trace, neighbours=relation)
+                    params=params, ledger=ledger, trace=trace, neighbours=p.neighbours)
 
 
 def online_mw_dr(x, stream, *, alpha, epsilon, delta=0.0, beta=0.05, n=None, c=None, T=None, trials=None, rng=None,
@@ -368,13 +366,13 @@ def online_mw_dr(x, stream, *, alpha, epsilon, delta=0.0, beta=0.05, n=None, c=N
     """
     x = check_histogram(x)
     rule = MultiplicativeWeightsIDC(x.size, alpha)
-    relation = _relation(n)
-    x, stream, n = _setup(x, rule, stream, n)
-    epsilon, delta, beta = check_epsilon(epsilon), check_delta(delta), check_beta(beta)
+    x, stream = _setup(x, rule, stream)
+    p = _prologue(x, stream, epsilon=epsilon, delta=delta, rng=rng, sampler=sampler, n=n, trials=trials)
+    epsilon, delta, rng, sampler, n, runs = p.epsilon, p.delta, p.rng, p.noise, p.n, _runs(p)
+    beta = check_beta(beta)
     c = sv_updates(rule.bound()) if c is None else check_int("c", c, low=1)
     k = stream.k
     T = dr_online_mw_threshold(c, epsilon, delta, k, beta, n) if T is None else check_real("T", T, low=0.0)
-    sampler, runs, rng = _check_sampler(sampler), _runs(trials), as_generator(rng)
     # ---- budget split (DR-Alg3 box): Sparse at ε1, the c numeric values at ε2; scales for sensitivity 1/n
     epsilon1, epsilon2 = numeric_sparse_split(epsilon, delta)
     sigma1 = numeric_sparse_sigma(epsilon1, c, delta) / n
@@ -388,4 +386,4 @@ def online_mw_dr(x, stream, *, alpha, epsilon, delta=0.0, beta=0.05, n=None, c=N
     return _release(trials is None, run, test.halted(run.updates), epsilon=epsilon, delta=delta,
                     mechanism="DR-Alg6 OnlineMW", workload=stream.workload, params=params,
                     ledger=Ledger([Spend("NumericSparse (DR-Alg3) on the 2k one-sided queries", epsilon, delta)]),
-                    neighbours=relation)
+                    neighbours=p.neighbours)

@@ -6,7 +6,7 @@ most wrong (an analyst who knows ``D`` — a legitimate worst case for accuracy)
 
 **Units.**  Answers are normalised, ``q(x) = <q, x>/n`` with ``n`` **public** (:func:`public_n`: ``n`` defaults to
 ``x.sum()``; pass the same ``n`` for both databases of a neighbouring pair, so every answer has sensitivity
-exactly ``1/n``).  :func:`project_histogram` builds the tiny universes of the median mechanism.
+exactly ``1/n``).  The tiny universes of the median mechanism come from :func:`dpbook.data.project_histogram`.
 """
 from __future__ import annotations
 
@@ -15,34 +15,13 @@ import numpy as np
 from ..queries import as_workload
 from ..validation import check_histogram, check_int, check_real
 
-__all__ = ["FixedStream", "AdversarialStream", "as_stream", "public_n", "project_histogram"]
+__all__ = ["FixedStream", "AdversarialStream", "as_stream", "public_n"]
 
 
 def public_n(x, n=None) -> int:
     """The public database size used to normalise answers: ``n`` if given, else ``||x||_1``."""
     x = check_histogram(x)
     return int(x.sum()) if n is None else check_int("n", n, low=1)
-
-
-def project_histogram(x, d, attributes) -> np.ndarray:
-    """Marginalise a histogram over ``{0,1}^d`` onto the listed attributes (a universe of ``2^len`` elements).
-
-    The first listed attribute becomes the most significant bit, as in :class:`dpbook.data.BinaryUniverse`.
-    Used to build tiny universes (e.g. ``N = 8``) for the median mechanism.
-    """
-    x = check_histogram(x)
-    d = check_int("d", d, low=1, high=40)
-    if x.size != 1 << d:
-        raise ValueError(f"x has {x.size} cells but {{0,1}}^d has {1 << d}")
-    attributes = [check_int("attribute", a, low=0, high=d - 1) for a in attributes]
-    if not attributes or len(set(attributes)) != len(attributes):
-        raise ValueError("attributes must be a non-empty list of distinct attribute indices")
-    cube = x.reshape((2,) * d)
-    others = tuple(a for a in range(d) if a not in attributes)
-    marg = cube.sum(axis=others)                       # remaining axes in sorted order
-    order = [sorted(attributes).index(a) for a in attributes]
-    return np.transpose(marg, axes=order).reshape(-1).astype(np.int64)
-
 
 
 class FixedStream:

@@ -192,7 +192,7 @@ class MedianIDC(IDC):
     middle values for an even count).
 
     ``C^0`` is the set of **all** multisets of ``s`` rows over the ``N`` elements (``C(N+s-1, s)`` of them, so
-    only tiny universes are feasible, THEOREMS.md §13).  ``U(C, Q, Â)`` keeps ``{S : Q(S) > Q(C)}`` if
+    only tiny universes are feasible: chapter 08 runs it at ``N = 8``).  ``U(C, Q, Â)`` keeps ``{S : Q(S) > Q(C)}`` if
     ``Â > Q(C)``, else ``{S : Q(S) < Q(C)}`` — at most half of ``C``.  A ``B = floor(log2 |C^0|)`` IDC for every
     ``α`` for which some size-``s`` database is α-accurate (Claim A.3 guarantees one for
     ``s > ln(2|Q|)/(2α²)``); check it on a workload with :meth:`best_accuracy`.

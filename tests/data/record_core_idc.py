@@ -2,9 +2,9 @@
 loop, workload MW updates, no W.matrix()) into core_idc_expected.json; tests/test_core_idc.py recomputes them with
 :func:`record` and compares.  Run this file (from the repository root) only to re-record on purpose."""
 import json, numpy as np
-from dpbook.data import load_cancer
+from dpbook.data import load_cancer, project_histogram
 from dpbook.idc import (AdversarialStream, FixedStream, FriezeKannanIDC, MedianIDC, MultiplicativeWeightsIDC,
-                        iterative_construction, online_idc, online_idc_sv, online_mw_dr, project_histogram, drive_with_oracle)
+                        iterative_construction, online_idc, online_idc_sv, online_mw_dr, drive_with_oracle)
 from dpbook.queries import k_way_marginals, MatrixWorkload, random_queries, range_queries
 from dpbook.mwem import mwem, mwem_practical
 from dpbook.smalldb import smalldb, net_mechanism, subsample_errors
