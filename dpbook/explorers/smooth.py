@@ -56,7 +56,7 @@ def worst_point(query, t):
 
 
 def fit_slope(x, y) -> float:
-    """Least-squares slope of ``log y`` against ``log x`` (THEOREMS.md template SLOPE)."""
+    """Least-squares slope of ``log y`` against ``log x`` (the rate check: a measured rate is the slope of a log-log fit)."""
     return float(np.polyfit(np.log(np.asarray(x, float)), np.log(np.asarray(y, float)), 1)[0])
 
 
