@@ -26,14 +26,15 @@ from ..idc import (AdversarialStream, FixedStream, FriezeKannanIDC, MedianIDC, M
                    online_idc_sv)
 from ..plots import BOUND, EMPIRICAL, EXTRA, STYLE, legend_outside, new_figure
 from ..privacy_loss import CLASS_NAMES, HALTED, R0, R1, RSTAR, replay_alg1, round_loss, round_moments, update_probability
-from ..queries import MatrixWorkload, k_way_marginals
+from ..queries import MarginalWorkload, MatrixWorkload, k_way_marginals
+from ..release import COMPOSITIONS
 from ..theory.idc import (alg1_azuma_epsilon, alg1_freedman_epsilon, alg1_freedman_epsilon0, alg1_threshold,
-                          sv_alpha_sv, sv_epsilon0, sv_privacy_epsilon, sv_threshold, sv_updates)
-from ..validation import check_alpha, check_delta, check_epsilon, check_int, check_real
+                          sv_alpha_sv, sv_epsilon0, sv_epsilon0_tight, sv_privacy_epsilon, sv_threshold, sv_updates)
+from ..validation import check_alpha, check_choice, check_delta, check_epsilon, check_int, check_real
 
 __all__ = ["ATTRIBUTES6", "ATTRIBUTES3", "ANALYSTS", "cancer6", "cancer3", "make_rule", "parameter_table",
            "th_sv_threshold_for", "explore_online", "explore_privacy_loss", "privacy_loss_replay",
-           "digits16", "uniform_guess_error", "explore_round", "privacy_loss_run", "run_bounds", "fraction_above",
+           "digits16", "digits_marginals", "uniform_guess_error", "explore_round", "privacy_loss_run", "run_bounds", "fraction_above",
            "explore_run"]
 
 ATTRIBUTES6 = (0, 1, 2, 3, 4, 10)          # radius, texture, perimeter, area, smoothness, malignant
@@ -87,23 +88,27 @@ def parameter_table(rows, *, limit: float = 1e7) -> str:
 
 # --------------------------------------------------------------------------- accuracy explorer
 
-def th_sv_threshold_for(rule, k, epsilon, delta, beta, n) -> float:
-    """The public threshold ``T_thr = α_U + α_SV`` IDC-Alg1-SV will use for this rule and stream length."""
+def th_sv_threshold_for(rule, k, epsilon, delta, beta, n, composition="corollary") -> float:
+    """The public threshold ``T_thr = α_U + α_SV`` IDC-Alg1-SV will use for this rule and stream length, with its
+    budget split by ``composition`` (``"corollary"``: DR-Cor3.21's ``ε0``; ``"tight"``: DR-Thm3.20 solved)."""
+    composition = check_choice("composition", composition, COMPOSITIONS)
     c = sv_updates(rule.bound()) if rule.bound() > 0 else 1
-    return sv_threshold(rule.alpha, sv_alpha_sv(c, k, beta, sv_epsilon0(epsilon, delta, c), n))
+    epsilon0 = (sv_epsilon0 if composition == "corollary" else sv_epsilon0_tight)(epsilon, delta, c)
+    return sv_threshold(rule.alpha, sv_alpha_sv(c, k, beta, epsilon0, n))
 
 
 ANALYSTS = ("worst query below T_thr", "worst query")
 
 
 def explore_online(epsilon=0.9, alpha_u=0.1, scale=2000, k=60, idc="MW", analyst=ANALYSTS[0], *, delta=1e-6,
-                   beta=0.05, trials=40, seed=2026):
+                   beta=0.05, trials=40, seed=2026, composition="tight"):
     """IDC-Alg1-SV on an adversarial stream: the max error of each run against ``α_U + 2α_SV`` (left), and the
     number of updates against ``c = B(α_U)`` (right).  ``scale`` multiplies every count (``n = 569·scale``).
 
     ``analyst``: ``"worst query below T_thr"`` asks the worst query the threshold lets through (answers come
     from the hypothesis: the case the bound is for); ``"worst query"`` asks the worst query overall (nearly
-    every round then updates and releases a fresh Laplace answer).
+    every round then updates and releases a fresh Laplace answer).  ``composition``: the budget split
+    (``"tight"``, the chapter's: DR-Thm3.20 solved for ``ε0``; ``"corollary"``: DR-Cor3.21's closed form).
     """
     epsilon, delta, alpha_u = check_epsilon(epsilon), check_delta(delta), check_alpha(alpha_u, "alpha_u")
     k, trials = check_int("k", k, low=1), check_int("trials", trials, low=2)
@@ -111,9 +116,11 @@ def explore_online(epsilon=0.9, alpha_u=0.1, scale=2000, k=60, idc="MW", analyst
         raise ValueError(f"analyst ({analyst!r}) must be one of {ANALYSTS}")
     x, W = cancer3(scale) if idc == "Median" else cancer6(scale)
     rule = make_rule(idc, x.size, alpha_u, int(x.sum()))
-    below = th_sv_threshold_for(rule, k, epsilon, delta, beta, int(x.sum())) if analyst == ANALYSTS[0] else None
+    composition = check_choice("composition", composition, COMPOSITIONS)
+    below = (th_sv_threshold_for(rule, k, epsilon, delta, beta, int(x.sum()), composition)
+             if analyst == ANALYSTS[0] else None)
     rel = online_idc_sv(x, rule, AdversarialStream(W, k, below=below), epsilon=epsilon, delta=delta, beta=beta,
-                        trials=trials, rng=seed)
+                        trials=trials, rng=seed, composition=composition)
     err = rel.errors(x).max
     p = rel.params
     start = float(np.abs(rule.answers(rule.initial(1), W) - W.answers(x)).max())
@@ -280,6 +287,23 @@ def digits16(scale: int = 1, rows: int | None = None):
     duplicates every image, said in every figure title that uses it; ``rows`` resamples that many) and the
     chapter's workload on it, every 1- and 2-way marginal cell of the 16 pixels (``m = 32 + 480 = 512``)."""
     return digits_histogram(scale, rows), MatrixWorkload(_digits_marginal_matrix())
+
+
+def digits_marginals(ks=(1, 2), scale: int = 1, rows: int | None = None):
+    """``(x, W)``: the digits histogram of :func:`digits16` (``N = 2^16``, same ``scale`` / ``rows``) and every
+    ``k``-way marginal cell of the 16 pixels for each ``k`` in ``ks``, as a :class:`~dpbook.queries.MarginalWorkload`
+    — answered by the superset-sum transform, never as an ``m × N`` matrix.  ``ks=(1, 2)``: the same 512 cells in
+    the same order as :func:`digits16`; ``ks=(1, 2, 3)``: ``m = 32 + 480 + 4480 = 4992`` cells (``m ≫ n``).
+    """
+    ks = tuple(check_int("ks", k, low=1, high=16) for k in np.atleast_1d(np.asarray(ks, dtype=object)))
+    if not ks or len(set(ks)) != len(ks):
+        raise ValueError(f"ks ({ks!r}) must be distinct marginal orders in [1, 16]")
+    scale = check_int("scale", scale, low=1)
+    x = load_digits().x
+    if rows is not None:
+        x = bootstrap(x, check_int("rows", rows, low=1), rng=2026)
+    cells = [cell for k in ks for cell in k_way_marginals(16, k).cells]
+    return x * scale, MarginalWorkload(16, cells)
 
 
 def uniform_guess_error(x, W) -> float:

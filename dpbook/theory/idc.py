@@ -686,9 +686,10 @@ RESULTS = (
            source=THIS_BOOK),
     Result(id="IDC-Alg1-SV", title="Online IDC release, provably private (sparse vector)", chapter=_CH, section=_S3,
            statement=r"Algorithm 1's loop with its update test done by Sparse/NumericSparse on the score "
-                     r"$|Q(D)-Q(D^t)|$: $c=B(\alpha_U)$ updates, $2c$ steps of $\varepsilon_0=\varepsilon/(4\sqrt{c\ln(1/\delta)})$ "
-                     r"each ($\varepsilon/(2c)$ if $\delta=0$). It is $(\varepsilon,\delta)$-DP from verified primitives and "
-                     r"w.p. $1-\beta$ every answer is within $\alpha_U+2\alpha_{SV}$.",
+                     r"$|Q(D)-Q(D^t)|$: $c=B(\alpha_U)$ updates, $2c$ steps of $\varepsilon_0$ each — DR-Cor3.21's "
+                     r"$\varepsilon/(4\sqrt{c\ln(1/\delta)})$ (about half of $\varepsilon$ spent; $\varepsilon/(2c)$ if $\delta=0$) or, "
+                     r"spending all of it, the root of DR-Thm3.20 (the chapter's runs). It is $(\varepsilon,\delta)$-DP from "
+                     r"verified primitives and w.p. $1-\beta$ every answer is within $\alpha_U+2\alpha_{SV}$.",
            implemented_by=("dpbook.idc.online_idc_sv",),
            bounds=("dpbook.theory.idc.sv_updates", "dpbook.theory.idc.sv_epsilon0", "dpbook.theory.idc.sv_privacy_epsilon",
                    "dpbook.theory.idc.sv_alpha_sv", "dpbook.theory.idc.sv_alpha_l", "dpbook.theory.idc.sv_threshold",
@@ -779,9 +780,11 @@ RESULTS = (
     Result(id="IDC-Thm7.2", title="Privacy of the Iterative Construction", chapter=_CH, section=_S6,
            statement=r"At most $2B(\alpha/2)$ data accesses of $\varepsilon_0$ each compose (advanced composition) to "
                      r"$(\varepsilon,\delta)$-DP for $\varepsilon_0=\varepsilon/(4\sqrt{B\ln(1/\delta)})$, or $\varepsilon/(2B)$ "
-                     r"for pure DP.",
+                     r"for pure DP; the largest $\varepsilon_0$ DR-Thm3.20 allows (solved numerically) spends the whole "
+                     r"$\varepsilon$, where the closed form spends about half.",
            implemented_by=("dpbook.idc.iterative_construction",),
-           bounds=("dpbook.theory.idc.ic_epsilon0", "dpbook.theory.idc.ic_privacy_epsilon"),
+           bounds=("dpbook.theory.idc.ic_epsilon0", "dpbook.theory.idc.ic_privacy_epsilon",
+                   "dpbook.theory.composition.tight_per_step_epsilon"),
            source=f"{GRU}, Thm. 7.2 {_RECON}"),
     Result(id="IDC-Thm7.3", title="Accuracy of the Iterative Construction", chapter=_CH, section=_S6,
            statement=r"It is $(\alpha,\beta)$-accurate when α exceeds both $8\ln(2B/\beta)/(\varepsilon_0n)$ and $8F(\varepsilon_0)$ "
