@@ -298,18 +298,14 @@ def digits_marginals(ks=(1, 2), scale: int = 1, rows: int | None = None):
     ks = tuple(check_int("ks", k, low=1, high=16) for k in np.atleast_1d(np.asarray(ks, dtype=object)))
     if not ks or len(set(ks)) != len(ks):
         raise ValueError(f"ks ({ks!r}) must be distinct marginal orders in [1, 16]")
-    scale = check_int("scale", scale, low=1)
-    x = load_digits().x
-    if rows is not None:
-        x = bootstrap(x, check_int("rows", rows, low=1), rng=2026)
     cells = [cell for k in ks for cell in k_way_marginals(16, k).cells]
-    return x * scale, MarginalWorkload(16, cells)
+    return digits_histogram(scale, rows), MarginalWorkload(16, cells)
 
 
 def uniform_guess_error(x, W) -> float:
     """The largest error of the data-free answer ``Q(uniform)`` on ``W`` (the uniform guess, the start of MW)."""
-    Q = W.matrix()
-    return float(np.abs(W.answers(x) - Q.mean(axis=1)).max())
+    uniform = np.ones(W.N)                                   # Q(uniform) = Q 1 / N, through the workload
+    return float(np.abs(W.answers(x) - W.answers(uniform)).max())
 
 
 # =========================================================================== the privacy-loss picture, redesigned
