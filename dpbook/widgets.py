@@ -19,7 +19,7 @@ The rules every panel follows:
   the least range; the slider never offers a value outside ``[low, high]``.
 * **Readouts never clip**: three significant digits (``.3g``) when every value of the slider is between 1e-3
   and 1e4, scientific notation with three digits (``.2e``: ``1.70e-6``) otherwise (δ, tiny β, huge counts).
-  Both are at most 7 characters, which the readout box (72 px) shows whole.
+  Both are at most 8 characters (``1.00e-12``), which the readout box (72 px) shows whole.
 * **Every panel fits a 1366×768 projector**: the figure is rendered at the figure's own dpi, reduced when
   needed so that it is at most ``MAX_WIDTH`` = 1100 px wide and the whole panel (sliders + figure) at most
   ``MAX_HEIGHT`` = 700 px high; sliders go in two columns when there are more than three.  A figure that
@@ -73,7 +73,7 @@ def readout_format(low: float, high: float) -> str:
     """The readout format of a slider from ``low`` to ``high``: ``.3g``, or ``.2e`` when tiny or huge values occur.
 
     d3-format's ``.3g`` writes 1.7e-6 as ``0.00000170`` (clipped in the readout box) and 12345 as ``1.23e+4``;
-    ``.2e`` writes ``1.70e-6`` and ``1.23e+4``.  Both stay within 7 characters in their ranges.
+    ``.2e`` writes ``1.70e-6`` and ``1.23e+4``.  Both stay within 8 characters in their ranges.
     """
     small = min(abs(low), abs(high))
     big = max(abs(low), abs(high))
