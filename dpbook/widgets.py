@@ -24,8 +24,8 @@ The rules every panel follows:
   needed so that it is at most ``MAX_WIDTH`` = 1100 px wide and the whole panel (sliders + figure) at most
   ``MAX_HEIGHT`` = 700 px high; sliders go in two columns when there are more than three.  A figure that
   needs shrinking by more than 15 % should get a smaller ``figsize`` in its explorer (text shrinks with it).
-* **Fast redraw**: the panel renders the figure itself to PNG (one Agg draw, fast zlib level, no
-  ``bbox_inches="tight"`` second pass when the figure has a layout engine) and puts the bytes in an
+* **Fast redraw**: the panel renders the figure itself to PNG (one Agg draw, RGB, Pillow at zlib level 1; no
+  second draw as ``savefig`` and the inline backend's ``bbox_inches="tight"`` do) and puts the bytes in an
   ``ipywidgets.Image``; there is no ``Output`` capture and no inline-backend round trip.  Callbacks are pure,
   so the PNG of each parameter setting is cached (the last ``CACHE_SIZE`` settings): sliding back is instant.
   ``benchmarks/browser_latency.py`` measures slider → new pixels in a real browser.
@@ -39,7 +39,8 @@ import html
 import io
 import math
 import numbers
-from collections import OrderedDict
+import time
+from collections import OrderedDict, deque
 
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
@@ -52,6 +53,7 @@ __all__ = ["log_slider", "int_slider", "float_slider", "choice", "panel", "Panel
 MAX_WIDTH = 1100        # px: the widest figure a panel shows (a 1366 px screen minus JupyterLab's side bars)
 MAX_HEIGHT = 700        # px: sliders + figure (a 768 px screen minus the browser's and JupyterLab's bars)
 CONTROL_ROW = 36        # px: one row of sliders (28 px widget + margins), used to budget the figure's height
+SLIDER_WIDTH = "440px"  # one control (description 90 px + track + readout); two columns fit MAX_WIDTH
 CACHE_SIZE = 64         # parameter settings whose PNG a panel keeps
 _FADE = 0.6             # how far a stale figure is blended towards light grey
 _STYLE = {"description_width": "90px"}
@@ -213,7 +215,8 @@ class Panel:
     """Sliders, an error box and an image; every change calls ``callback(**values)`` and shows its figure.
 
     State a test can inspect without a browser: ``image.value`` (PNG bytes), ``error`` (the last exception or
-    ``None``), ``message.value`` (the error box's HTML), ``stale`` (the image shows an outdated, faded figure).
+    ``None``), ``message.value`` (the error box's HTML), ``stale`` (the image shows an outdated, faded figure),
+    ``timings`` (seconds in the callback and in rendering the PNG, for the recent redraws not from the cache).
     """
 
     def __init__(self, callback, controls: dict, *, max_width: int = MAX_WIDTH, max_height: int = MAX_HEIGHT):
@@ -227,6 +230,8 @@ class Panel:
         for name, control in self.controls.items():
             if not control.description:
                 control.description = name
+            if not control.layout.width:
+                control.layout.width = SLIDER_WIDTH       # a longer track than ipywidgets' 300 px: easier to hit
             control.observe(self._on_change, names="value")
         boxes = list(self.controls.values())
         if len(boxes) > 3:                             # two columns: half the height on a 768 px screen
@@ -237,7 +242,9 @@ class Panel:
             self.rows = len(boxes)
             sliders = widgets.VBox(boxes)
         self.message = widgets.HTML(value="", layout=widgets.Layout(display="none", max_width=f"{max_width}px"))
-        self.image = widgets.Image(format="png", layout=widgets.Layout(max_width=f"{max_width}px"))
+        # natural size (not stretched by the flex box), scaled down only when the notebook is narrower
+        self.image = widgets.Image(format="png", layout=widgets.Layout(max_width="100%", height="auto",
+                                                                      align_self="flex-start"))
         self.widget = widgets.VBox([sliders, self.message, self.image])
         self.widget.add_class("dpbook-panel")
         self.error: Exception | None = None
@@ -245,6 +252,7 @@ class Panel:
         self.dpi: float | None = None                  # the dpi of the last rendered figure
         self._good_png: bytes | None = None
         self._cache: OrderedDict = OrderedDict()
+        self.timings: deque = deque(maxlen=50)         # (callback s, PNG s) of the recent redraws that were drawn
 
     @property
     def values(self) -> dict:
@@ -257,11 +265,27 @@ class Panel:
         return min(fig.dpi, self.max_width / w, room / h)
 
     def to_png(self, fig) -> bytes:
-        """Render ``fig`` to PNG bytes at :meth:`fit_dpi` (one Agg draw; fast zlib level)."""
+        """Render ``fig`` to PNG bytes at :meth:`fit_dpi`: one Agg draw, then Pillow at a fast zlib level.
+
+        ``fig.savefig`` would draw a constrained-layout figure twice (~1.5× the time); a figure without a layout
+        engine goes through ``savefig(bbox_inches="tight")`` as the inline backend did, so no label is cut off.
+        """
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from PIL import Image                          # Pillow is a dependency of matplotlib
+
         self.dpi = self.fit_dpi(fig)
         buf = io.BytesIO()
-        tight = {} if fig.get_layout_engine() is not None else {"bbox_inches": "tight"}
-        fig.savefig(buf, format="png", dpi=self.dpi, pil_kwargs={"compress_level": 1}, **tight)
+        if fig.get_layout_engine() is None:
+            fig.savefig(buf, format="png", dpi=self.dpi, bbox_inches="tight", pil_kwargs={"compress_level": 1})
+            return buf.getvalue()
+        fig.set_dpi(self.dpi)
+        canvas = FigureCanvasAgg(fig)                  # whatever backend made the figure; it is closed after
+        canvas.draw()
+        rgba = np.asarray(canvas.buffer_rgba())
+        image = Image.fromarray(rgba, "RGBA")
+        if rgba[..., 3].min() < 255:                   # a transparent figure: on white, as a notebook shows it
+            image = Image.alpha_composite(Image.new("RGBA", image.size, "white"), image)
+        image.convert("RGB").save(buf, format="png", compress_level=1)
         return buf.getvalue()
 
     def render(self) -> bytes | None:
@@ -280,11 +304,14 @@ class Panel:
                 self._cache.move_to_end(key)
                 png = self._cache[key]
             else:
+                t0 = time.perf_counter()
                 fig = self.callback(**values)
+                t1 = time.perf_counter()
                 try:
                     png = self.to_png(fig)
                 finally:
                     plt.close(fig)
+                self.timings.append((t1 - t0, time.perf_counter() - t1))
                 if key is not None:
                     self._cache[key] = png
                     while len(self._cache) > CACHE_SIZE:
