@@ -12,6 +12,7 @@ drawn; revisits are reported apart), starting from the defaults.  It also report
     python -m benchmarks.browser_latency                      # every chapter, 7 moves each, label "current"
     python -m benchmarks.browser_latency 01 04 --moves 5 --label after --out benchmarks/browser_latency.json
     python -m benchmarks.browser_latency --repo /path/to/other/checkout --label before ...
+    python -m benchmarks.browser_latency --table benchmarks/browser_latency.json   # the Markdown table
 
 Needs Debian's Chromium (``apt-get install chromium``; ``--chromium PATH`` or ``$DPBOOK_CHROMIUM`` for another
 binary) and the ``playwright`` Python package (``pip install -r benchmarks/requirements-browser.txt``; never
@@ -229,6 +230,28 @@ def _measure_chapter(context, port, token, notebook: pathlib.Path, moves: int, s
     return result
 
 
+def table(store: dict) -> str:
+    """A Markdown table of the median latency per chapter, one column per run (label) in ``store``."""
+    labels = list(store)
+    chapters = sorted({r["chapter"] for run in store.values() for r in run["results"]})
+    lines = ["| chapter | " + " | ".join(f"{lab}: median ms (moves) | panel px" for lab in labels) + " |",
+             "|---|" + "---|---|" * len(labels)]
+    for ch in chapters:
+        cells = []
+        for lab in labels:
+            r = next((r for r in store[lab]["results"] if r["chapter"] == ch), None)
+            if r is None:
+                cells += ["–", "–"]
+            elif not r.get("panel"):
+                cells += [f"no panel ({r.get('note', '')[:60]})", "–"]
+            else:
+                med = "none" if r["median_ms"] is None else f"{r['median_ms']:.0f}"
+                miss = f", {r['misses']} without new pixels" if r["misses"] else ""
+                cells += [f"{med} ({len(r['fresh_ms'])}{miss})", "×".join(map(str, r["panel_px"] or []))]
+        lines.append(f"| {ch[:2]} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("chapters", nargs="*", help="two-digit chapter numbers (default: all)")
@@ -239,7 +262,11 @@ def main(argv=None) -> int:
     ap.add_argument("--screenshots", type=pathlib.Path, help="folder for a PNG of each panel at 1366×768")
     ap.add_argument("--chromium", default=os.environ.get("DPBOOK_CHROMIUM", "/usr/bin/chromium"))
     ap.add_argument("--require", action="store_true", help="a missing browser is an error, not a skip")
+    ap.add_argument("--table", type=pathlib.Path, help="only print the Markdown table of a results file")
     args = ap.parse_args(argv)
+    if args.table:
+        print(table(json.loads(args.table.read_text())))
+        return 0
     if not (shutil.which(args.chromium) or os.access(args.chromium, os.X_OK)):
         return _skip(f"no Chromium at {args.chromium} (apt-get install chromium, or --chromium PATH)", args.require)
     try:
