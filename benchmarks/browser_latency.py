@@ -129,14 +129,12 @@ def _start_lab(work: pathlib.Path, port: int, token: str, log) -> subprocess.Pop
 
 
 def _shutdown_kernels(port: int, token: str):
+    """Delete every session (and so its kernel): the next chapter starts on an otherwise idle server."""
     base = f"http://127.0.0.1:{port}/api/sessions"
-    try:
-        sessions = json.loads(urllib.request.urlopen(f"{base}?token={token}", timeout=10).read())
-        for s in sessions:
-            req = urllib.request.Request(f"{base}/{s['id']}?token={token}", method="DELETE")
-            urllib.request.urlopen(req, timeout=10).read()
-    except OSError:
-        pass
+    sessions = json.loads(urllib.request.urlopen(f"{base}?token={token}", timeout=10).read())
+    for s in sessions:
+        req = urllib.request.Request(f"{base}/{s['id']}?token={token}", method="DELETE")
+        urllib.request.urlopen(req, timeout=30).read()
 
 
 def _wait_idle(page, timeout: float) -> dict:
@@ -166,15 +164,17 @@ def _measure_chapter(context, port, token, notebook: pathlib.Path, moves: int, s
     page = context.new_page()
     page.set_default_timeout(120_000)
     t_open = time.monotonic()
-    page.goto(f"http://127.0.0.1:{port}/lab/tree/notebooks/{notebook.name}?token={token}")
-    page.wait_for_function("""() => { const nb = window.jupyterapp && window.jupyterapp.shell.currentWidget;
-                               return nb && nb.sessionContext && nb.sessionContext.isReady &&
+    # a workspace of its own, reset: JupyterLab would otherwise reopen (and restart kernels for) earlier chapters
+    page.goto(f"http://127.0.0.1:{port}/lab/workspaces/{notebook.stem}/tree/notebooks/{notebook.name}"
+              f"?reset&token={token}")
+    page.wait_for_function("""(name) => { const nb = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+                               return nb && nb.context && nb.context.path.endsWith(name) && nb.sessionContext && nb.sessionContext.isReady &&
                                       nb.sessionContext.session && nb.sessionContext.session.kernel &&
-                                      nb.sessionContext.session.kernel.status === 'idle'; }""", timeout=120_000)
+                                      nb.sessionContext.session.kernel.status === 'idle'; }""", arg=notebook.name, timeout=120_000)
     page.evaluate("() => window.jupyterapp.shell.collapseLeft()")   # the notebook gets the whole 1366 px
     t_run = time.monotonic()
     page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
-    _wait_idle(page, timeout=600)
+    _wait_idle(page, timeout=300)
     run_s = time.monotonic() - t_run
     info = page.evaluate(_INSTALL)
     result = {"chapter": notebook.name, "run_all_s": round(run_s, 1), "load_s": round(t_run - t_open, 1)}
@@ -298,7 +298,10 @@ def main(argv=None) -> int:
                                 r = _measure_chapter(context, port, token, nb, args.moves, args.screenshots)
                             except Exception as exc:          # one chapter's failure does not stop the others
                                 r = {"chapter": nb.name, "panel": None, "note": f"{type(exc).__name__}: {exc}"[:300]}
-                            _shutdown_kernels(port, token)
+                            try:
+                                _shutdown_kernels(port, token)
+                            except OSError as exc:
+                                print(f"warning: could not shut the kernels down: {exc}", flush=True)
                             results.append(r)
                             print(_row(r), flush=True)
                     finally:
