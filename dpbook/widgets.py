@@ -4,91 +4,341 @@ A chapter writes ``callback(**params) -> matplotlib Figure`` (a pure function: s
 seed, same figure) and wraps it with :func:`panel`.  Tests call the callback directly, without a
 browser; the panel only wires sliders to it and shows the figure.
 
-    panel(explore, epsilon=log_slider(1.0, 0.01, 10), n=int_slider(569, 50, 5000, step=50))
+    panel(explore, epsilon=log_slider(1.0, 0.01, 10), n=int_slider(600, 100, 5000, step=50))
+
+The rules every panel follows:
+
+* **Errors are shown, never swallowed.**  When the callback (or drawing its figure) raises, the panel shows
+  ``ErrorType: message`` in a red box under the sliders, and the last good figure stays visible but faded
+  (blended towards white and grey) until a redraw succeeds.  Nothing goes only to the Log Console.
+* **Defaults lie on the slider grid**, so a reader can always slide back to the value the text talks about.
+  ``int_slider(value, low, high, step)`` and ``float_slider`` raise ``ValueError`` unless ``value`` and ``high``
+  are ``low + k·step``: we refuse rather than silently move the ends, because the chapter's text names them.
+  ``log_slider`` builds its grid through the default (``value = 10^(bottom + k·step)``) and one end exactly;
+  the step (within a factor 1.5 of ``(log10 high − log10 low)/steps``) is chosen so that the other end loses
+  the least range; the slider never offers a value outside ``[low, high]``.
+* **Readouts never clip**: three significant digits (``.3g``) when every value of the slider is between 1e-3
+  and 1e4, scientific notation with three digits (``.2e``: ``1.70e-6``) otherwise (δ, tiny β, huge counts).
+  Both are at most 8 characters (``1.00e-12``), which the readout box (72 px) shows whole.
+* **Every panel fits a 1366×768 projector**: the figure is rendered at the figure's own dpi, reduced when
+  needed so that it is at most ``MAX_WIDTH`` = 1100 px wide and the whole panel (sliders + figure) at most
+  ``MAX_HEIGHT`` = 700 px high; sliders go in two columns when there are more than three.  A figure that
+  needs shrinking by more than 15 % should get a smaller ``figsize`` in its explorer (text shrinks with it).
+* **Fast redraw**: the panel renders the figure itself to PNG (one Agg draw, RGB, Pillow at zlib level 1; no
+  second draw as ``savefig`` and the inline backend's ``bbox_inches="tight"`` do) and puts the bytes in an
+  ``ipywidgets.Image``; there is no ``Output`` capture and no inline-backend round trip.  Callbacks are pure,
+  so the PNG of each parameter setting is cached (the last ``CACHE_SIZE`` settings): sliding back is instant.
+  ``benchmarks/browser_latency.py`` measures slider → new pixels in a real browser.
 
 ε and δ use logarithmic sliders, counts use integer sliders.  Sliders update on release
 (``continuous_update=False``) so a drag triggers one redraw, not fifty.
 """
 from __future__ import annotations
 
+import html
+import io
 import math
+import numbers
+import time
+from collections import OrderedDict, deque
 
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
-from IPython import get_ipython
+import numpy as np
 from IPython.display import display
 
-__all__ = ["log_slider", "int_slider", "float_slider", "choice", "panel", "Panel"]
+__all__ = ["log_slider", "int_slider", "float_slider", "choice", "panel", "Panel", "readout_format",
+           "MAX_WIDTH", "MAX_HEIGHT"]
 
-_LAYOUT = {"description_width": "90px"}
+MAX_WIDTH = 1100        # px: the widest figure a panel shows (a 1366 px screen minus JupyterLab's side bars)
+MAX_HEIGHT = 700        # px: sliders + figure (a 768 px screen minus the browser's and JupyterLab's bars)
+CONTROL_ROW = 36        # px: one row of sliders (28 px widget + margins), used to budget the figure's height
+SLIDER_WIDTH = "440px"  # one control (description 90 px + track + readout); two columns fit MAX_WIDTH
+CACHE_SIZE = 64         # parameter settings whose PNG a panel keeps
+_FADE = 0.6             # how far a stale figure is blended towards light grey
+_STYLE = {"description_width": "90px"}
+
+
+def _check_real(name, x):
+    if isinstance(x, bool) or not isinstance(x, numbers.Real):
+        raise TypeError(f"{name} ({x!r}) must be a real number")
+    if not math.isfinite(x):
+        raise ValueError(f"{name} ({x}) must be finite")
+
+
+def _check_int(name, x):
+    if isinstance(x, bool) or not isinstance(x, numbers.Integral):
+        raise TypeError(f"{name} ({x!r}) must be an integer")
+
+
+def readout_format(low: float, high: float) -> str:
+    """The readout format of a slider from ``low`` to ``high``: ``.3g``, or ``.2e`` when tiny or huge values occur.
+
+    d3-format's ``.3g`` writes 1.7e-6 as ``0.00000170`` (clipped in the readout box) and 12345 as ``1.23e+4``;
+    ``.2e`` writes ``1.70e-6`` and ``1.23e+4``.  Both stay within 8 characters in their ranges.
+    """
+    small = min(abs(low), abs(high))
+    big = max(abs(low), abs(high))
+    if (0 < small < 1e-3) or big >= 1e4:
+        return ".2e"
+    return ".3g"
+
+
+def _on_grid(value, low, step, *, tol=1e-9) -> bool:
+    k = (value - low) / step
+    return abs(k - round(k)) <= tol * max(1.0, abs(k))
+
+
+def _log_grid(lo: float, v: float, hi: float, steps: int) -> tuple[float, float, float]:
+    """``(bottom, step, top)`` of a grid in log10 space through ``v`` with ``lo <= bottom``, ``top <= hi``.
+
+    The grid passes through ``v`` and one end exactly; among steps within a factor 1.5 of ``(hi − lo)/steps`` we
+    take the one that loses the least range at the other end (ties: the step nearest the target).
+    """
+    target = (hi - lo) / steps
+    if v in (lo, hi):
+        return lo, target, hi
+    best = None
+    for anchored, other in ((v - lo, hi - v), (hi - v, v - lo)):      # grid through low (or high) and v
+        for k in range(max(1, math.ceil(anchored / (1.5 * target))), math.floor(anchored / (target / 1.5)) + 1):
+            step = anchored / k
+            lost = other - math.floor(other / step + 1e-9) * step
+            score = (round(lost / (hi - lo), 6), abs(math.log(step / target)))
+            if best is None or score < best[0]:
+                best = (score, step, anchored == v - lo)
+    if best is None:
+        raise ValueError(f"log_slider: value (10^{v:.6g}) is too close to an end to lie on a grid of about "
+                         f"{steps} steps; put it on an end or further from it")
+    _, step, through_low = best
+    if through_low:
+        return lo, step, min(hi, v + math.floor((hi - v) / step + 1e-9) * step)
+    return max(lo, v - math.floor((v - lo) / step + 1e-9) * step), step, hi
 
 
 def log_slider(value, low, high, *, description=None, steps: int = 40) -> widgets.FloatLogSlider:
-    """A base-10 log slider from ``low`` to ``high`` (for ε, δ, β, α)."""
-    if not 0 < low <= value <= high:
-        raise ValueError(f"log_slider needs 0 < low ({low}) <= value ({value}) <= high ({high})")
-    lo, hi = math.log10(low), math.log10(high)
-    return widgets.FloatLogSlider(value=value, base=10, min=lo, max=hi, step=(hi - lo) / steps,
+    """A base-10 log slider from ``low`` to ``high`` (for ε, δ, β, α) whose grid passes through ``value``.
+
+    The grid is ``10^(bottom + k·step)`` with ``value`` on it and ``low <= bottom``, ``top <= high``: it passes
+    through ``value`` and one end exactly, with a step within a factor 1.5 of ``(log10 high − log10 low)/steps``
+    chosen to lose the least range at the other end (usually < 1 % of it; see the module docstring).
+    """
+    for name, x in (("value", value), ("low", low), ("high", high)):
+        _check_real(name, x)
+    _check_int("steps", steps)
+    if not 0 < low < high:
+        raise ValueError(f"log_slider needs 0 < low ({low}) < high ({high})")
+    if not low <= value <= high:
+        raise ValueError(f"log_slider needs low ({low}) <= value ({value}) <= high ({high})")
+    if steps < 1:
+        raise ValueError(f"steps ({steps}) must be >= 1")
+    bottom, step, top = _log_grid(math.log10(low), math.log10(value), math.log10(high), steps)
+    return widgets.FloatLogSlider(value=value, base=10, min=bottom, max=top, step=step,
                                   description=description or "", continuous_update=False,
-                                  readout_format=".3g", style=_LAYOUT)
+                                  readout_format=readout_format(low, high), style=_STYLE)
 
 
 def int_slider(value, low, high, *, step: int = 1, description=None) -> widgets.IntSlider:
-    """An integer slider (for n, m, k, K, rounds T, ...)."""
+    """An integer slider (for n, m, k, K, rounds T, ...) on the grid ``low, low + step, ..., high``.
+
+    Raises ``ValueError`` when ``value`` or ``high`` is not ``low + k·step``: a default off the grid could never
+    be reached again once the slider moves (the reader could not return to the value the text talks about).
+    """
+    for name, x in (("value", value), ("low", low), ("high", high), ("step", step)):
+        _check_int(name, x)
+    if step < 1:
+        raise ValueError(f"int_slider needs step ({step}) >= 1")
     if not low <= value <= high:
         raise ValueError(f"int_slider needs low ({low}) <= value ({value}) <= high ({high})")
+    if (value - low) % step:
+        raise ValueError(f"int_slider: value ({value}) must lie on the grid low + k·step = {low}, {low + step}, "
+                         f"{low + 2 * step}, ...; e.g. low = {low + (value - low) % step} or step dividing "
+                         f"{value - low}")
+    if (high - low) % step:
+        raise ValueError(f"int_slider: high ({high}) must lie on the grid low + k·step ({low} + k·{step}); "
+                         f"e.g. high = {high - (high - low) % step}")
     return widgets.IntSlider(value=value, min=low, max=high, step=step, description=description or "",
-                             continuous_update=False, style=_LAYOUT)
+                             continuous_update=False, style=_STYLE)
 
 
 def float_slider(value, low, high, *, step=None, description=None) -> widgets.FloatSlider:
-    """A linear float slider (for thresholds and other non-scale parameters)."""
+    """A linear float slider (for thresholds and other non-scale parameters) on the grid ``low + k·step``.
+
+    ``step`` defaults to ``(high − low)/100``; like :func:`int_slider`, ``value`` and ``high`` must lie on the grid.
+    """
+    for name, x in (("value", value), ("low", low), ("high", high)):
+        _check_real(name, x)
+    if not low < high:
+        raise ValueError(f"float_slider needs low ({low}) < high ({high})")
     if not low <= value <= high:
         raise ValueError(f"float_slider needs low ({low}) <= value ({value}) <= high ({high})")
-    return widgets.FloatSlider(value=value, min=low, max=high, step=step or (high - low) / 100,
+    step = (high - low) / 100 if step is None else step
+    _check_real("step", step)
+    if not step > 0:
+        raise ValueError(f"float_slider needs step ({step}) > 0")
+    if not _on_grid(value, low, step):
+        raise ValueError(f"float_slider: value ({value}) must lie on the grid low + k·step ({low} + k·{step})")
+    if not _on_grid(high, low, step):
+        raise ValueError(f"float_slider: high ({high}) must lie on the grid low + k·step ({low} + k·{step})")
+    return widgets.FloatSlider(value=value, min=low, max=high, step=step,
                                description=description or "", continuous_update=False,
-                               readout_format=".3g", style=_LAYOUT)
+                               readout_format=readout_format(low, high), style=_STYLE)
 
 
 def choice(options, value=None, *, description=None) -> widgets.Dropdown:
     """A dropdown (for a mechanism, a variant, a dataset)."""
     options = list(options)
     return widgets.Dropdown(options=options, value=options[0] if value is None else value,
-                            description=description or "", style=_LAYOUT)
+                            description=description or "", style=_STYLE)
+
+
+def _snap(x):
+    """A slider's float as the callback should see it: 1.0, not 0.9999999999999998 from 10**(lo + k·step)."""
+    if isinstance(x, float) and math.isfinite(x) and x != 0:
+        return float(f"{x:.12g}")
+    return x
+
+
+def _fade(png: bytes) -> bytes:
+    """The PNG ``png`` blended towards light grey: how a panel shows a figure that is no longer current."""
+    from PIL import Image                          # Pillow is a dependency of matplotlib
+
+    with Image.open(io.BytesIO(png)) as im:
+        rgb = np.asarray(im.convert("RGB"), dtype=np.float32)
+    grey = rgb.mean(axis=2, keepdims=True)
+    faded = (1 - _FADE) * grey + _FADE * 235.0
+    out = io.BytesIO()
+    Image.fromarray(faded.repeat(3, axis=2).astype(np.uint8)).save(out, format="png", compress_level=1)
+    return out.getvalue()
 
 
 class Panel:
-    """Sliders plus an output area; every change calls ``callback(**values)`` and shows its figure."""
+    """Sliders, an error box and an image; every change calls ``callback(**values)`` and shows its figure.
 
-    def __init__(self, callback, controls: dict):
+    State a test can inspect without a browser: ``image.value`` (PNG bytes), ``error`` (the last exception or
+    ``None``), ``message.value`` (the error box's HTML), ``stale`` (the image shows an outdated, faded figure),
+    ``timings`` (seconds in the callback and in rendering the PNG, for the recent redraws not from the cache).
+    """
+
+    def __init__(self, callback, controls: dict, *, max_width: int = MAX_WIDTH, max_height: int = MAX_HEIGHT):
+        if not callable(callback):
+            raise TypeError(f"callback ({callback!r}) must be callable")
         if not controls:
             raise ValueError("a panel needs at least one control")
         self.callback = callback
         self.controls = dict(controls)
+        self.max_width, self.max_height = max_width, max_height
         for name, control in self.controls.items():
             if not control.description:
                 control.description = name
+            if not control.layout.width:
+                control.layout.width = SLIDER_WIDTH       # a longer track than ipywidgets' 300 px: easier to hit
             control.observe(self._on_change, names="value")
-        self.output = widgets.Output()
-        self.widget = widgets.VBox([widgets.VBox(list(self.controls.values())), self.output])
+        boxes = list(self.controls.values())
+        if len(boxes) > 3:                             # two columns: half the height on a 768 px screen
+            self.rows = math.ceil(len(boxes) / 2)
+            sliders = widgets.GridBox(boxes, layout=widgets.Layout(grid_template_columns="repeat(2, max-content)",
+                                                                   grid_gap="0px 24px"))
+        else:
+            self.rows = len(boxes)
+            sliders = widgets.VBox(boxes)
+        self.message = widgets.HTML(value="", layout=widgets.Layout(display="none", max_width=f"{max_width}px"))
+        # natural size (not stretched by the flex box), scaled down only when the notebook is narrower
+        self.image = widgets.Image(format="png", layout=widgets.Layout(max_width="100%", height="auto",
+                                                                      align_self="flex-start"))
+        self.widget = widgets.VBox([sliders, self.message, self.image])
+        self.widget.add_class("dpbook-panel")
+        self.error: Exception | None = None
+        self.stale = False
+        self.dpi: float | None = None                  # the dpi of the last rendered figure
+        self._good_png: bytes | None = None
+        self._cache: OrderedDict = OrderedDict()
+        self.timings: deque = deque(maxlen=50)         # (callback s, PNG s) of the recent redraws that were drawn
 
     @property
     def values(self) -> dict:
-        return {name: control.value for name, control in self.controls.items()}
+        return {name: _snap(control.value) for name, control in self.controls.items()}
 
-    def render(self):
-        """Call the callback with the current values and show the figure in the output area.
+    def fit_dpi(self, fig) -> float:
+        """The dpi at which ``fig`` fits the panel: its own dpi, lowered to fit ``max_width`` × the height left."""
+        w, h = fig.get_size_inches()
+        room = self.max_height - CONTROL_ROW * self.rows
+        return min(fig.dpi, self.max_width / w, room / h)
 
-        The figure replaces the area's ``outputs`` directly (``Output.append_display_data``) instead of
-        capturing a ``with output:`` block: the capturing context can stall a headless kernel (nbclient,
-        nbval) until the cell times out, and replacing the outputs works the same in JupyterLab.
+    def to_png(self, fig) -> bytes:
+        """Render ``fig`` to PNG bytes at :meth:`fit_dpi`: one Agg draw, then Pillow at a fast zlib level.
+
+        ``fig.savefig`` would draw a constrained-layout figure twice (~1.5× the time); a figure without a layout
+        engine goes through ``savefig(bbox_inches="tight")`` as the inline backend did, so no label is cut off.
         """
-        fig = self.callback(**self.values)
-        if get_ipython() is not None:                 # in a kernel; in plain Python (tests) there is no display
-            self.output.outputs = ()
-            self.output.append_display_data(fig)
-        plt.close(fig)
-        return fig
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from PIL import Image                          # Pillow is a dependency of matplotlib
+
+        self.dpi = self.fit_dpi(fig)
+        buf = io.BytesIO()
+        if fig.get_layout_engine() is None:
+            fig.savefig(buf, format="png", dpi=self.dpi, bbox_inches="tight", pil_kwargs={"compress_level": 1})
+            return buf.getvalue()
+        fig.set_dpi(self.dpi)
+        canvas = FigureCanvasAgg(fig)                  # whatever backend made the figure; it is closed after
+        canvas.draw()
+        rgba = np.asarray(canvas.buffer_rgba())
+        image = Image.fromarray(rgba, "RGBA")
+        if rgba[..., 3].min() < 255:                   # a transparent figure: on white, as a notebook shows it
+            image = Image.alpha_composite(Image.new("RGBA", image.size, "white"), image)
+        image.convert("RGB").save(buf, format="png", compress_level=1)
+        return buf.getvalue()
+
+    def render(self) -> bytes | None:
+        """Call the callback with the current values and show its figure; on error show the message instead.
+
+        Returns the PNG shown, or ``None`` when the callback (or drawing its figure) raised.
+        """
+        values = self.values
+        try:
+            key = tuple(values.items())
+            hash(key)
+        except TypeError:
+            key = None
+        try:
+            if key is not None and key in self._cache:
+                self._cache.move_to_end(key)
+                png = self._cache[key]
+            else:
+                t0 = time.perf_counter()
+                fig = self.callback(**values)
+                t1 = time.perf_counter()
+                try:
+                    png = self.to_png(fig)
+                finally:
+                    plt.close(fig)
+                self.timings.append((t1 - t0, time.perf_counter() - t1))
+                if key is not None:
+                    self._cache[key] = png
+                    while len(self._cache) > CACHE_SIZE:
+                        self._cache.popitem(last=False)
+        except Exception as exc:                       # shown in the panel: a widget must never fail silently
+            self._show_error(exc, values)
+            return None
+        self.error, self.stale = None, False
+        self.message.value, self.message.layout.display = "", "none"
+        self._good_png = png
+        self.image.value = png
+        return png
+
+    def _show_error(self, exc: Exception, values: dict):
+        self.error = exc
+        settings = ", ".join(f"{k} = {v:.3g}" if isinstance(v, float) else f"{k} = {v}" for k, v in values.items())
+        kept = ("The figure below (faded) is for the last settings that worked."
+                if self._good_png is not None else "No figure could be drawn yet.")
+        self.message.value = (
+            '<div style="border-left: 4px solid #c0392b; background: #fdecea; padding: 6px 10px; '
+            'font-size: 14px; line-height: 1.4; white-space: pre-wrap;">'
+            f"<b>These settings do not work</b> ({html.escape(settings)}):<br>"
+            f"<code>{html.escape(type(exc).__name__)}: {html.escape(str(exc))}</code><br>{kept}</div>")
+        self.message.layout.display = ""
+        if self._good_png is not None and not self.stale:
+            self.image.value = _fade(self._good_png)
+        self.stale = self._good_png is not None
 
     def _on_change(self, _change):
         self.render()

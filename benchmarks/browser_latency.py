@@ -1,0 +1,334 @@
+"""Slider → new pixels, measured in a real browser (headless Chromium driven by Playwright) for every chapter.
+
+For each chapter the script starts JupyterLab on localhost (with a token) over a temporary copy of the
+repository, opens the notebook, runs all cells, waits until the kernel is idle, finds the first widget panel
+(the first output holding a slider and an image) and moves one of its sliders by one step with the keyboard
+(arrow key on the slider's handle).  A ``MutationObserver`` in the page stamps ``performance.now()`` when the
+panel's image has changed, been decoded and painted (the next animation frame); the latency is that stamp minus
+the key-down stamp.  Each move goes to a setting not visited before (a panel may cache the settings it has
+drawn; revisits are reported apart), starting from the defaults.  It also reports the panel's size on a
+1366×768 window and saves a screenshot of it.
+
+    python -m benchmarks.browser_latency                      # every chapter, 7 moves each, label "current"
+    python -m benchmarks.browser_latency 01 04 --moves 5 --label after --out benchmarks/browser_latency.json
+    python -m benchmarks.browser_latency --repo /path/to/other/checkout --label before ...
+    python -m benchmarks.browser_latency --table benchmarks/browser_latency.json   # the Markdown table
+
+Needs Debian's Chromium (``apt-get install chromium``; ``--chromium PATH`` or ``$DPBOOK_CHROMIUM`` for another
+binary) and the ``playwright`` Python package (``pip install -r benchmarks/requirements-browser.txt``; never
+``playwright install``: the script only drives the system's Chromium).  When either is missing it prints
+``SKIP: ...`` and exits with status 0, so a CI job can call it unconditionally; ``--require`` makes a missing
+browser an error (exit status 2).  Not run by ``make benchmarks`` (it takes minutes).  Timings are wall clock
+on whatever else the machine is doing: run it on an idle machine for numbers to compare.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pathlib
+import secrets
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
+VIEWPORT = {"width": 1366, "height": 768}
+
+# In the page: find the first panel, watch its image, stamp key-down and new-pixels times.
+_INSTALL = r"""
+() => {
+  const sliders = [...document.querySelectorAll('.jp-OutputArea-output .widget-slider')];
+  if (!sliders.length) return {found: false};
+  let root = sliders[0];
+  while (root && !(root.querySelector('img') && root.querySelector('.noUi-handle'))) root = root.parentElement;
+  if (!root) return {found: false, reason: 'slider without an image'};
+  root.setAttribute('data-latency-root', '1');
+  const w = window.__latency = {stamps: [], keydown: null, lastSrc: null, root};
+  const img = () => root.querySelector('img');
+  w.lastSrc = img() ? img().src : null;
+  const check = async () => {
+    const el = img();
+    if (!el || !el.src || el.src === w.lastSrc) return;
+    w.lastSrc = el.src;
+    try { await el.decode(); } catch (e) {}
+    requestAnimationFrame(() => w.stamps.push({t: performance.now(), src: el.src.slice(-24)}));
+  };
+  new MutationObserver(() => { check(); }).observe(root, {subtree: true, childList: true, attributes: true,
+                                                       attributeFilter: ['src']});
+  root.addEventListener('keydown', () => { w.keydown = performance.now(); }, true);
+  const r = root.getBoundingClientRect();
+  return {found: true, width: r.width, height: r.height, handles: root.querySelectorAll('.noUi-handle').length};
+}
+"""
+
+_HANDLE_STATE = r"""
+(i) => {
+  const h = window.__latency.root.querySelectorAll('.noUi-handle')[i];
+  // aria-valuenow is rounded to one decimal; aria-valuetext has the position in full
+  return {now: h.getAttribute('aria-valuetext') || h.getAttribute('aria-valuenow'), min: h.getAttribute('aria-valuemin'),
+          max: h.getAttribute('aria-valuemax')};
+}
+"""
+
+
+def _skip(reason: str, require: bool) -> int:
+    print(f"SKIP: {reason}", flush=True)
+    return 2 if require else 0
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _chapters(repo: pathlib.Path, wanted) -> list[pathlib.Path]:
+    books = sorted((repo / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    return [b for b in books if not wanted or b.name[:2] in wanted]
+
+
+def _copy_repo(repo: pathlib.Path, dest: pathlib.Path) -> pathlib.Path:
+    """A throw-away copy: JupyterLab autosaves executed notebooks, and the repository must not change."""
+    shutil.copytree(repo, dest, ignore=shutil.ignore_patterns(".git", ".venv", "__pycache__", "*.egg-info",
+                                                                 ".ipynb_checkpoints", "peers"))
+    return dest
+
+
+def _start_lab(work: pathlib.Path, port: int, token: str, log) -> subprocess.Popen:
+    env = dict(os.environ, PYTHONPATH=str(work), JUPYTER_CONFIG_DIR=str(work / ".jupyter-config"),
+               JUPYTERLAB_SETTINGS_DIR=str(work / ".lab-settings"),
+               JUPYTERLAB_WORKSPACES_DIR=str(work / ".lab-workspaces"))
+    cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}", "--ip=127.0.0.1",
+           f"--ServerApp.token={token}", f"--ServerApp.root_dir={work}", "--LabApp.expose_app_in_browser=True",
+           "--ServerApp.disable_check_xsrf=False", "--LabApp.news_url=", "--ServerApp.open_browser=False"]
+    if hasattr(os, "getuid") and os.getuid() == 0:
+        cmd.append("--allow-root")
+    notify = work / ".lab-settings" / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
+    notify.parent.mkdir(parents=True, exist_ok=True)
+    notify.write_text('{"fetchNews": "false"}\n')             # no "get news?" toast over the notebook
+    proc = subprocess.Popen(cmd, cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/api/status?token={token}"
+    for _ in range(240):
+        if proc.poll() is not None:
+            raise RuntimeError(f"JupyterLab exited ({proc.returncode}); see its log")
+        try:
+            urllib.request.urlopen(url, timeout=2).read()
+            return proc
+        except OSError:
+            time.sleep(0.25)
+    proc.terminate()
+    raise RuntimeError("JupyterLab did not answer within 60 s")
+
+
+def _shutdown_kernels(port: int, token: str):
+    """Delete every session (and so its kernel): the next chapter starts on an otherwise idle server."""
+    base = f"http://127.0.0.1:{port}/api/sessions"
+    sessions = json.loads(urllib.request.urlopen(f"{base}?token={token}", timeout=10).read())
+    for s in sessions:
+        req = urllib.request.Request(f"{base}/{s['id']}?token={token}", method="DELETE")
+        urllib.request.urlopen(req, timeout=30).read()
+
+
+def _wait_idle(page, timeout: float) -> dict:
+    """Wait for the notebook's kernel to run every queued cell: idle, no ``[*]`` prompt, for 2 s."""
+    t0, idle_since = time.monotonic(), None
+    while time.monotonic() - t0 < timeout:
+        state = page.evaluate("""() => {
+          const nb = window.jupyterapp.shell.currentWidget;
+          const k = nb && nb.sessionContext && nb.sessionContext.session && nb.sessionContext.session.kernel;
+          const cells = nb && nb.content ? nb.content.widgets : [];
+          const prompts = [...document.querySelectorAll('.jp-InputArea-prompt')].map(p => p.textContent);
+          return {status: k ? k.status : 'none', pending: prompts.filter(p => p.includes('*')).length,
+                  errors: document.querySelectorAll('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]').length,
+                  cells: cells.length};
+        }""")
+        if state["status"] == "idle" and state["pending"] == 0:
+            idle_since = idle_since or time.monotonic()
+            if time.monotonic() - idle_since > 2:
+                return state
+        else:
+            idle_since = None
+        time.sleep(0.25)
+    raise TimeoutError(f"the notebook did not finish within {timeout:.0f} s")
+
+
+def _measure_chapter(context, port, token, notebook: pathlib.Path, moves: int, shots: pathlib.Path | None) -> dict:
+    page = context.new_page()
+    page.set_default_timeout(120_000)
+    t_open = time.monotonic()
+    # a workspace of its own, reset: JupyterLab would otherwise reopen (and restart kernels for) earlier chapters
+    page.goto(f"http://127.0.0.1:{port}/lab/workspaces/{notebook.stem}/tree/notebooks/{notebook.name}"
+              f"?reset&token={token}")
+    page.wait_for_function("""(name) => { const nb = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+                               return nb && nb.context && nb.context.path.endsWith(name) && nb.sessionContext && nb.sessionContext.isReady &&
+                                      nb.sessionContext.session && nb.sessionContext.session.kernel &&
+                                      nb.sessionContext.session.kernel.status === 'idle'; }""", arg=notebook.name, timeout=120_000)
+    page.evaluate("() => window.jupyterapp.shell.collapseLeft()")   # the notebook gets the whole 1366 px
+    t_run = time.monotonic()
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    _wait_idle(page, timeout=300)
+    run_s = time.monotonic() - t_run
+    info = page.evaluate(_INSTALL)
+    result = {"chapter": notebook.name, "run_all_s": round(run_s, 1), "load_s": round(t_run - t_open, 1)}
+    if not info.get("found"):
+        errs = page.evaluate("""() => [...document.querySelectorAll('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"] pre')]
+                                .map(e => e.textContent.trim().split('\\n').slice(-1)[0]).slice(0, 3)""")
+        result.update(panel=False, note=info.get("reason", "no widget panel") + (f"; errors: {errs}" if errs else ""))
+        page.close()
+        return result
+    root = page.locator("[data-latency-root]")
+    root.scroll_into_view_if_needed()
+    time.sleep(0.5)
+    box = root.bounding_box()
+    result.update(panel=True, panel_px=[round(box["width"]), round(box["height"])] if box else None)
+    if shots is not None:
+        root.screenshot(path=str(shots / f"{notebook.stem}.png"))
+    fresh, revisits, misses, log = [], [], 0, []
+    visited = set()
+    handle_i, direction = 0, "ArrowRight"
+    handles = info["handles"]
+    for _ in range(4 * moves):
+        if len(fresh) >= moves or handle_i >= handles:
+            break
+        before = page.evaluate(_HANDLE_STATE, handle_i)
+        visited.add((handle_i, before["now"]))
+        n_stamps = page.evaluate("() => window.__latency.stamps.length")
+        handle = root.locator(".noUi-handle").nth(handle_i)
+        handle.focus()
+        handle.press(direction)
+        after = page.evaluate(_HANDLE_STATE, handle_i)
+        if after["now"] == before["now"]:                    # at an end: turn round, then try the next slider
+            if direction == "ArrowRight":
+                direction = "ArrowLeft"
+            else:
+                handle_i, direction = handle_i + 1, "ArrowRight"
+            continue
+        new = (handle_i, after["now"]) not in visited
+        try:
+            page.wait_for_function(f"() => window.__latency.stamps.length > {n_stamps}", timeout=30_000)
+            t = page.evaluate(f"() => window.__latency.stamps[{n_stamps}].t - window.__latency.keydown")
+        except Exception:                                     # no new pixels: e.g. an error swallowed by the panel
+            misses += 1
+            log.append({"slider": handle_i, "to": after["now"], "ms": None})
+            time.sleep(1.0)
+            continue
+        time.sleep(0.3)                                       # let late mutations settle before the next move
+        (fresh if new else revisits).append(t)
+        log.append({"slider": handle_i, "to": after["now"], "ms": round(t, 1), "fresh": new})
+    result.update(moves=log, misses=misses, fresh_ms=[round(t, 1) for t in fresh],
+                  median_ms=round(statistics.median(fresh), 1) if fresh else None,
+                  revisit_median_ms=round(statistics.median(revisits), 1) if revisits else None)
+    page.close()
+    return result
+
+
+def table(store: dict) -> str:
+    """A Markdown table of the median latency per chapter, one column per run (label) in ``store``."""
+    labels = list(store)
+    chapters = sorted({r["chapter"] for run in store.values() for r in run["results"]})
+    lines = ["| chapter | " + " | ".join(f"{lab}: median ms (moves) | panel px" for lab in labels) + " |",
+             "|---|" + "---|---|" * len(labels)]
+    for ch in chapters:
+        cells = []
+        for lab in labels:
+            r = next((r for r in store[lab]["results"] if r["chapter"] == ch), None)
+            if r is None:
+                cells += ["–", "–"]
+            elif not r.get("panel"):
+                cells += [f"no panel ({r.get('note', '')[:60]})", "–"]
+            else:
+                med = "none" if r["median_ms"] is None else f"{r['median_ms']:.0f}"
+                miss = f", {r['misses']} without new pixels" if r["misses"] else ""
+                cells += [f"{med} ({len(r['fresh_ms'])}{miss})", "×".join(map(str, r["panel_px"] or []))]
+        lines.append(f"| {ch[:2]} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("chapters", nargs="*", help="two-digit chapter numbers (default: all)")
+    ap.add_argument("--moves", type=int, default=7, help="fresh slider moves per chapter (median over them)")
+    ap.add_argument("--repo", type=pathlib.Path, default=ROOT, help="the checkout to measure (copied first)")
+    ap.add_argument("--label", default="current", help="name of this run in the results file")
+    ap.add_argument("--out", type=pathlib.Path, help="JSON file to add this run to (keyed by label)")
+    ap.add_argument("--screenshots", type=pathlib.Path, help="folder for a PNG of each panel at 1366×768")
+    ap.add_argument("--chromium", default=os.environ.get("DPBOOK_CHROMIUM", "/usr/bin/chromium"))
+    ap.add_argument("--require", action="store_true", help="a missing browser is an error, not a skip")
+    ap.add_argument("--table", type=pathlib.Path, help="only print the Markdown table of a results file")
+    args = ap.parse_args(argv)
+    if args.table:
+        print(table(json.loads(args.table.read_text())))
+        return 0
+    if not (shutil.which(args.chromium) or os.access(args.chromium, os.X_OK)):
+        return _skip(f"no Chromium at {args.chromium} (apt-get install chromium, or --chromium PATH)", args.require)
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        return _skip("the playwright package is missing (pip install -r benchmarks/requirements-browser.txt)",
+                     args.require)
+    notebooks = _chapters(args.repo, set(args.chapters))
+    if not notebooks:
+        print(f"no chapter matches {args.chapters}")
+        return 1
+    results = []
+    with tempfile.TemporaryDirectory(prefix="dpbook-latency-") as tmp:
+        tmp = pathlib.Path(tmp)
+        work = _copy_repo(args.repo, tmp / "repo")
+        port, token = _free_port(), secrets.token_hex(16)
+        if args.screenshots:
+            args.screenshots.mkdir(parents=True, exist_ok=True)
+        with open(tmp / "lab.log", "w") as log:
+            lab = _start_lab(work, port, token, log)
+            try:
+                with sync_playwright() as pw:
+                    context = pw.chromium.launch_persistent_context(
+                        str(tmp / "profile"), executable_path=args.chromium, headless=True, args=CHROMIUM_FLAGS,
+                        viewport=VIEWPORT)
+                    try:
+                        for nb in notebooks:
+                            try:
+                                r = _measure_chapter(context, port, token, nb, args.moves, args.screenshots)
+                            except Exception as exc:          # one chapter's failure does not stop the others
+                                r = {"chapter": nb.name, "panel": None, "note": f"{type(exc).__name__}: {exc}"[:300]}
+                            try:
+                                _shutdown_kernels(port, token)
+                            except OSError as exc:
+                                print(f"warning: could not shut the kernels down: {exc}", flush=True)
+                            results.append(r)
+                            print(_row(r), flush=True)
+                    finally:
+                        context.close()
+            finally:
+                lab.terminate()
+                try:
+                    lab.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    lab.kill()
+    if args.out:
+        store = json.loads(args.out.read_text()) if args.out.exists() else {}
+        store[args.label] = {"when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                             "loadavg": os.getloadavg() if hasattr(os, "getloadavg") else None,
+                             "moves": args.moves, "results": results}
+        args.out.write_text(json.dumps(store, indent=1, ensure_ascii=False) + "\n")
+    return 0
+
+
+def _row(r: dict) -> str:
+    if not r.get("panel"):
+        return f"{r['chapter']:34s} no panel measured: {r.get('note', '')}"
+    med = f"{r['median_ms']:7.0f} ms" if r.get("median_ms") is not None else "   none   "
+    rev = f", revisits {r['revisit_median_ms']:.0f} ms" if r.get("revisit_median_ms") is not None else ""
+    return (f"{r['chapter']:34s} median {med} over {len(r['fresh_ms'])} moves {r['fresh_ms']}{rev}; "
+            f"misses {r['misses']}; panel {r['panel_px']} px; run-all {r['run_all_s']} s")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
