@@ -102,8 +102,8 @@ def _copy_repo(repo: pathlib.Path, dest: pathlib.Path) -> pathlib.Path:
     return dest
 
 
-def _start_lab(work: pathlib.Path, port: int, token: str, log) -> subprocess.Popen:
-    env = dict(os.environ, PYTHONPATH=str(work), JUPYTER_CONFIG_DIR=str(work / ".jupyter-config"),
+def _start_lab(work: pathlib.Path, port: int, token: str, log, prefetch: bool = True) -> subprocess.Popen:
+    env = dict(os.environ, PYTHONPATH=str(work), DPBOOK_PREFETCH="1" if prefetch else "0", JUPYTER_CONFIG_DIR=str(work / ".jupyter-config"),
                JUPYTERLAB_SETTINGS_DIR=str(work / ".lab-settings"),
                JUPYTERLAB_WORKSPACES_DIR=str(work / ".lab-workspaces"))
     cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}", "--ip=127.0.0.1",
@@ -224,6 +224,7 @@ def _measure_chapter(context, port, token, notebook: pathlib.Path, moves: int, s
         (fresh if new else revisits).append(t)
         log.append({"slider": handle_i, "to": after["now"], "ms": round(t, 1), "fresh": new})
     result.update(moves=log, misses=misses, fresh_ms=[round(t, 1) for t in fresh],
+                  first_ms=round(fresh[0], 1) if fresh else None,
                   median_ms=round(statistics.median(fresh), 1) if fresh else None,
                   revisit_median_ms=round(statistics.median(revisits), 1) if revisits else None)
     page.close()
@@ -261,6 +262,8 @@ def main(argv=None) -> int:
     ap.add_argument("--out", type=pathlib.Path, help="JSON file to add this run to (keyed by label)")
     ap.add_argument("--screenshots", type=pathlib.Path, help="folder for a PNG of each panel at 1366×768")
     ap.add_argument("--chromium", default=os.environ.get("DPBOOK_CHROMIUM", "/usr/bin/chromium"))
+    ap.add_argument("--no-prefetch", action="store_true",
+                    help="kernels without the panels' idle-time prefetch (DPBOOK_PREFETCH=0): every move draws cold")
     ap.add_argument("--require", action="store_true", help="a missing browser is an error, not a skip")
     ap.add_argument("--table", type=pathlib.Path, help="only print the Markdown table of a results file")
     args = ap.parse_args(argv)
@@ -286,7 +289,7 @@ def main(argv=None) -> int:
         if args.screenshots:
             args.screenshots.mkdir(parents=True, exist_ok=True)
         with open(tmp / "lab.log", "w") as log:
-            lab = _start_lab(work, port, token, log)
+            lab = _start_lab(work, port, token, log, prefetch=not args.no_prefetch)
             try:
                 with sync_playwright() as pw:
                     context = pw.chromium.launch_persistent_context(
@@ -314,7 +317,7 @@ def main(argv=None) -> int:
                     lab.kill()
     if args.out:
         store = json.loads(args.out.read_text()) if args.out.exists() else {}
-        store[args.label] = {"when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        store[args.label] = {"when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "prefetch": not args.no_prefetch,
                              "loadavg": os.getloadavg() if hasattr(os, "getloadavg") else None,
                              "moves": args.moves, "results": results}
         args.out.write_text(json.dumps(store, indent=1, ensure_ascii=False) + "\n")

@@ -28,6 +28,11 @@ The rules every panel follows:
   second draw as ``savefig`` and the inline backend's ``bbox_inches="tight"`` do) and puts the bytes in an
   ``ipywidgets.Image``; there is no ``Output`` capture and no inline-backend round trip.  Callbacks are pure,
   so the PNG of each parameter setting is cached (the last ``CACHE_SIZE`` settings): sliding back is instant.
+  After a reader moves a slider, the panel draws that slider's next setting in the same direction (then the
+  previous one) while the kernel is idle, one figure per event-loop turn, so a lecturer stepping a slider
+  notch by notch sees cached figures.  A new move cancels what is left; a move arriving during a prefetch
+  waits for that one figure at most.  Nothing is prefetched until a reader moves a slider (CI never does), and
+  ``DPBOOK_PREFETCH=0`` in the kernel's environment turns it off (the browser benchmark measures both).
   ``benchmarks/browser_latency.py`` measures slider → new pixels in a real browser.
 
 ε and δ use logarithmic sliders, counts use integer sliders.  Sliders update on release
@@ -35,10 +40,12 @@ The rules every panel follows:
 """
 from __future__ import annotations
 
+import asyncio
 import html
 import io
 import math
 import numbers
+import os
 import time
 from collections import OrderedDict, deque
 
@@ -55,6 +62,7 @@ MAX_HEIGHT = 700        # px: sliders + figure (a 768 px screen minus the browse
 CONTROL_ROW = 36        # px: one row of sliders (28 px widget + margins), used to budget the figure's height
 SLIDER_WIDTH = "440px"  # one control (description 90 px + track + readout); two columns fit MAX_WIDTH
 CACHE_SIZE = 64         # parameter settings whose PNG a panel keeps
+PREFETCH = os.environ.get("DPBOOK_PREFETCH", "1") != "0"   # draw the moved slider's neighbours while idle
 _FADE = 0.6             # how far a stale figure is blended towards light grey
 _STYLE = {"description_width": "90px"}
 
@@ -253,6 +261,7 @@ class Panel:
         self._good_png: bytes | None = None
         self._cache: OrderedDict = OrderedDict()
         self.timings: deque = deque(maxlen=50)         # (callback s, PNG s) of the recent redraws that were drawn
+        self._generation = 0                           # bumped by every move: cancels a pending prefetch
 
     @property
     def values(self) -> dict:
@@ -288,6 +297,35 @@ class Panel:
         image.convert("RGB").save(buf, format="png", compress_level=1)
         return buf.getvalue()
 
+    @staticmethod
+    def _key(values: dict):
+        key = tuple(values.items())
+        try:
+            hash(key)
+        except TypeError:
+            return None
+        return key
+
+    def _png(self, values: dict) -> bytes:
+        """The PNG of ``values``: from the cache, or drawn (callback, then :meth:`to_png`) and cached."""
+        key = Panel._key(values)
+        if key is not None and key in self._cache:
+            self._cache.move_to_end(key)
+            return self._cache[key]
+        t0 = time.perf_counter()
+        fig = self.callback(**values)
+        t1 = time.perf_counter()
+        try:
+            png = self.to_png(fig)
+        finally:
+            plt.close(fig)
+        self.timings.append((t1 - t0, time.perf_counter() - t1))
+        if key is not None:
+            self._cache[key] = png
+            while len(self._cache) > CACHE_SIZE:
+                self._cache.popitem(last=False)
+        return png
+
     def render(self) -> bytes | None:
         """Call the callback with the current values and show its figure; on error show the message instead.
 
@@ -295,27 +333,7 @@ class Panel:
         """
         values = self.values
         try:
-            key = tuple(values.items())
-            hash(key)
-        except TypeError:
-            key = None
-        try:
-            if key is not None and key in self._cache:
-                self._cache.move_to_end(key)
-                png = self._cache[key]
-            else:
-                t0 = time.perf_counter()
-                fig = self.callback(**values)
-                t1 = time.perf_counter()
-                try:
-                    png = self.to_png(fig)
-                finally:
-                    plt.close(fig)
-                self.timings.append((t1 - t0, time.perf_counter() - t1))
-                if key is not None:
-                    self._cache[key] = png
-                    while len(self._cache) > CACHE_SIZE:
-                        self._cache.popitem(last=False)
+            png = self._png(values)
         except Exception as exc:                       # shown in the panel: a widget must never fail silently
             self._show_error(exc, values)
             return None
@@ -324,6 +342,56 @@ class Panel:
         self._good_png = png
         self.image.value = png
         return png
+
+    def neighbours(self, name: str, direction: int = 1) -> list[dict]:
+        """The settings one grid step from the current one along control ``name``: first in ``direction``
+        (+1 up, -1 down), then the other way; only steps that stay on the slider (a dropdown has none)."""
+        control, out = self.controls[name], []
+        for sign in (direction, -direction):
+            if isinstance(control, widgets.FloatLogSlider):
+                exponent = math.log(control.value, control.base) + sign * control.step
+                value = control.base ** exponent if control.min - 1e-9 <= exponent <= control.max + 1e-9 else None
+            elif isinstance(control, (widgets.IntSlider, widgets.FloatSlider)):
+                value = control.value + sign * control.step
+                value = value if control.min <= value <= control.max else None
+            else:
+                value = None
+            if value is not None:
+                out.append({**self.values, name: _snap(value)})
+        return out
+
+    def prefetch(self, settings: list[dict]) -> int:
+        """Draw ``settings`` into the cache now (what the idle-time prefetch does one at a time); a setting the
+        callback refuses is skipped (the reader sees its error if they go there).  Returns how many were drawn."""
+        drawn = 0
+        for values in settings:
+            key = Panel._key(values)
+            if key is None or key in self._cache:
+                continue
+            try:
+                self._png(values)
+                drawn += 1
+            except Exception:                          # noqa: BLE001 - shown when the reader moves there
+                pass
+        return drawn
+
+    def _schedule_prefetch(self, name: str, direction: int):
+        self._generation += 1
+        if not PREFETCH:
+            return
+        try:
+            loop = asyncio.get_running_loop()          # the kernel's loop; none outside a kernel (tests)
+        except RuntimeError:
+            return
+        generation, todo = self._generation, self.neighbours(name, direction)
+
+        def step():
+            if generation != self._generation or not todo:
+                return                                 # a newer move cancelled the rest
+            self.prefetch([todo.pop(0)])
+            if todo:
+                loop.call_later(0.0, step)             # one figure per turn: a new move is handled in between
+        loop.call_later(0.0, step)
 
     def _show_error(self, exc: Exception, values: dict):
         self.error = exc
@@ -340,8 +408,11 @@ class Panel:
             self.image.value = _fade(self._good_png)
         self.stale = self._good_png is not None
 
-    def _on_change(self, _change):
+    def _on_change(self, change):
         self.render()
+        name = next((k for k, c in self.controls.items() if c is change.get("owner")), None)
+        if name is not None and isinstance(change.get("new"), numbers.Real) and isinstance(change.get("old"), numbers.Real):
+            self._schedule_prefetch(name, 1 if change["new"] >= change["old"] else -1)
 
     def _ipython_display_(self):
         display(self.widget)

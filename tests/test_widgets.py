@@ -211,3 +211,69 @@ def test_panel_validates():
         W.Panel(None, {"x": W.int_slider(1, 1, 3)})
     with pytest.raises(ValueError, match="control"):
         W.panel(_line)
+
+
+# ---- prefetch of the moved slider's neighbours ---------------------------------------------------------------
+
+def test_neighbours_follow_the_grid_and_stay_on_the_slider():
+    p = W.panel(lambda n, epsilon, kind: _line(n=n), n=W.int_slider(10, 5, 50, step=5),
+                epsilon=W.log_slider(1.0, 0.01, 10.0), kind=W.choice(["a", "b"]))
+    up, down = p.neighbours("n", +1)
+    assert (up["n"], down["n"]) == (15, 5) and up["epsilon"] == 1.0 and up["kind"] == "a"
+    assert [s["n"] for s in p.neighbours("n", -1)] == [5, 15]
+    p.controls["n"].value = 50
+    assert [s["n"] for s in p.neighbours("n", +1)] == [45]            # no step past the end
+    e_up, e_down = p.neighbours("epsilon", +1)
+    step = p.controls["epsilon"].step
+    assert e_up["epsilon"] == W._snap(10 ** step) and e_down["epsilon"] == W._snap(10 ** -step)
+    assert p.neighbours("kind") == []                                  # a dropdown has no grid
+
+
+def test_a_prefetched_neighbour_is_shown_from_the_cache_without_calling_back():
+    calls = []
+
+    def cb(n):
+        calls.append(n)
+        if n == 20:
+            raise ValueError("n (20) is refused")
+        return _line(n=n)
+
+    p = W.panel(cb, n=W.int_slider(10, 5, 50, step=5))
+    p.render()
+    assert p.prefetch(p.neighbours("n", +1)) == 2 and calls == [10, 15, 5]
+    p.controls["n"].value = 15
+    assert calls == [10, 15, 5] and p.error is None                    # the move hit the cache
+    assert p.prefetch(p.neighbours("n", +1)) == 0                     # 20 refused (shown if the reader goes there)
+    p.controls["n"].value = 20
+    assert isinstance(p.error, ValueError) and p.stale
+
+
+def test_prefetch_runs_in_the_kernels_idle_time_and_a_new_move_cancels_it(monkeypatch):
+    """In a kernel the panel schedules the neighbours on the running event loop, one per turn; a later move
+    bumps the generation, so what was scheduled for the old setting is dropped.  Catches a prefetch that runs
+    synchronously inside the move (it would double the move's latency) or that never stops."""
+    import asyncio
+    monkeypatch.setattr(W, "PREFETCH", True)
+    calls = []
+
+    def cb(n):
+        calls.append(n)
+        return _line(n=n)
+
+    async def scenario():
+        p = W.panel(cb, n=W.int_slider(10, 5, 50, step=5))
+        p.render()
+        p.controls["n"].value = 15                                      # a reader's move: draws 15, schedules 20, 10
+        assert calls == [10, 15]                                        # nothing extra inside the move itself
+        await asyncio.sleep(0.05)
+        assert calls == [10, 15, 20]                                    # 10 is cached already, 20 drawn while idle
+        p.controls["n"].value = 35                                      # a jump: 35 drawn, then 40 and 30 scheduled
+        p.controls["n"].value = 5                                       # ... cancelled by this move
+        await asyncio.sleep(0.05)
+        return p
+
+    p = asyncio.run(scenario())
+    assert calls == [10, 15, 20, 35, 5]                                 # 5's neighbour 10 was cached; 40/30 dropped
+    monkeypatch.setattr(W, "PREFETCH", False)
+    p.controls["n"].value = 45
+    assert calls[-1] == 45
