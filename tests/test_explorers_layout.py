@@ -1,0 +1,43 @@
+"""The fixed-margin widget figures (issue 11 §4) cut nothing off: at defaults and at the sliders' extremes every
+axis (ticks, labels, title, legend) lies inside the figure as the panel renders it (no ``bbox_inches="tight"``)."""
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pytest  # noqa: E402
+
+from dpbook.explorers._layout import fixed_figure, overflow  # noqa: E402
+
+
+def test_overflow_sees_a_cut_label_and_fixed_figure_checks_room():
+    fig, (a, b) = fixed_figure(2, width=6, height=3, left=0.05, bottom=0.1)
+    a.plot([1, 2], [1000, 2000])
+    a.set_ylabel("a long label that needs room")
+    assert overflow(fig) and "axes 0" in overflow(fig)[0]
+    plt.close(fig)
+    fig, ax = fixed_figure(width=6, height=3)
+    ax.plot([1, 2], [1, 2])
+    assert overflow(fig) == []
+    plt.close(fig)
+    with pytest.raises(ValueError, match="no room"):
+        fixed_figure(2, width=1, height=3)
+
+
+def _laplace(**kw):
+    from dpbook.explorers.laplace import explore_laplace
+    return explore_laplace(**kw)
+
+
+CASES = [
+    (_laplace, {}), (_laplace, dict(epsilon=0.01)), (_laplace, dict(n=19_969, k=1, epsilon=10.0)),
+    (_laplace, dict(k=165, beta=0.0005)),
+]
+
+
+@pytest.mark.parametrize("make, kw", CASES, ids=[f"{m.__name__[1:]}-{kw}" for m, kw in CASES])
+def test_widget_figures_fit(make, kw):
+    fig = make(**kw)
+    try:
+        assert overflow(fig) == []
+    finally:
+        plt.close(fig)
