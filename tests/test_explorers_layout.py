@@ -28,7 +28,13 @@ def _laplace(**kw):
     return explore_laplace(**kw)
 
 
+def _rr(**kw):
+    from dpbook.explorers.randomized_response import explore_rr
+    return explore_rr(**kw)
+
+
 CASES = [
+    (_rr, {}), (_rr, dict(epsilon=0.01, n=99_969, k=1161)), (_rr, dict(epsilon=10.0, n=69, k=1, beta=0.0005)),
     (_laplace, {}), (_laplace, dict(epsilon=0.01)), (_laplace, dict(n=19_969, k=1, epsilon=10.0)),
     (_laplace, dict(k=165, beta=0.0005)),
 ]
