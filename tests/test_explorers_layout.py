@@ -38,7 +38,14 @@ def _histogram(**kw):
     return explore_histogram(**kw)
 
 
+def _gaussian(**kw):
+    from dpbook.explorers.gaussian import explore_gaussian
+    return explore_gaussian(**kw)
+
+
 CASES = [
+    (_gaussian, {}), (_gaussian, dict(epsilon=0.5 * 10 ** -1.7, delta=1e-12, m=1024)),
+    (_gaussian, dict(epsilon=0.5 * 10 ** 0.3, delta=1e-2, m=1)),
     (_histogram, {}), (_histogram, dict(epsilon=0.01, d=16, n=99_997, beta=0.005)),
     (_histogram, dict(epsilon=100.0, d=4, n=97, beta=0.5)),
     (_rr, {}), (_rr, dict(epsilon=0.01, n=99_969, k=1161)), (_rr, dict(epsilon=10.0, n=69, k=1, beta=0.0005)),
@@ -54,3 +61,13 @@ def test_widget_figures_fit(make, kw):
         assert overflow(fig) == []
     finally:
         plt.close(fig)
+
+
+def test_unicode_power_labels_read_like_mathtext():
+    from dpbook.explorers._layout import unicode_power
+    assert unicode_power(r"$\mathdefault{10^{-2}}$") == "10⁻²"
+    assert unicode_power(r"$\mathdefault{2\times10^{-1}}$") == "2×10⁻¹"
+    assert unicode_power(r"$\mathdefault{10^{13}}$") == "10¹³"
+    assert unicode_power(r"$\mathdefault{-10^{0}}$") == "−10⁰"
+    for other in ("", "0.5", r"$\mathdefault{1}$"):
+        assert unicode_power(other) == other
