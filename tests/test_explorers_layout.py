@@ -43,7 +43,13 @@ def _gaussian(**kw):
     return explore_gaussian(**kw)
 
 
+def _sparse(**kw):
+    from dpbook.explorers.sparse_vector import explore_sparse
+    return explore_sparse(**kw)
+
+
 CASES = [
+    (_sparse, {}), (_sparse, dict(epsilon=0.05, c=20, T=0.1, k=10)), (_sparse, dict(epsilon=50.0, c=1, T=0.5)),
     (_gaussian, {}), (_gaussian, dict(epsilon=0.5 * 10 ** -1.7, delta=1e-12, m=1024)),
     (_gaussian, dict(epsilon=0.5 * 10 ** 0.3, delta=1e-2, m=1)),
     (_histogram, {}), (_histogram, dict(epsilon=0.01, d=16, n=99_997, beta=0.005)),
