@@ -48,7 +48,13 @@ def _sparse(**kw):
     return explore_sparse(**kw)
 
 
+def _smalldb(**kw):
+    from dpbook.explorers.exponential import explore_smalldb
+    return explore_smalldb(**kw)
+
+
 CASES = [
+    (_smalldb, {}), (_smalldb, dict(epsilon=0.001, alpha=0.42, m=26)), (_smalldb, dict(epsilon=10.0, alpha=0.595, m=3)),
     (_sparse, {}), (_sparse, dict(epsilon=0.05, c=20, T=0.1, k=10)), (_sparse, dict(epsilon=50.0, c=1, T=0.5)),
     (_gaussian, {}), (_gaussian, dict(epsilon=0.5 * 10 ** -1.7, delta=1e-12, m=1024)),
     (_gaussian, dict(epsilon=0.5 * 10 ** 0.3, delta=1e-2, m=1)),

@@ -11,7 +11,9 @@ import matplotlib.pyplot as plt
 from matplotlib.layout_engine import PlaceHolderLayoutEngine
 import re
 
-from matplotlib.ticker import LogFormatterSciNotation, LogLocator
+import math
+
+from matplotlib.ticker import LogFormatterSciNotation, LogLocator, NullLocator
 
 from ..plots import use_style
 
@@ -36,6 +38,8 @@ def fixed_figure(ncols: int = 1, *, width: float, height: float, left: float = 0
     engine = PlaceHolderLayoutEngine(adjust_compatible=True, colorbar_gridspec=True)
     return plt.subplots(1, ncols, figsize=(width, height), layout=engine, gridspec_kw=gridspec_kw, **subplots_kw)
 
+
+MINOR_DECADES = 3.0     # a log axis spanning more decades gets no minor ticks
 
 _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 _MATH = re.compile(r"^\$\\mathdefault\{(-?)(?:(\d+(?:\.\d+)?)\\times)?(\d+)\^\{(-?\d+)\}\}\$$")
@@ -63,15 +67,17 @@ class _UnicodeLogFormatter(LogFormatterSciNotation):
 
 def log_minor_125(*axes) -> None:
     """Cheaper log axes for a widget figure, reading the same: minor ticks at 2 and 5 of each decade (instead of
-    2..9) and tick labels ``10⁻²`` in Unicode instead of mathtext.
+    2..9; none when the axis spans more than ``MINOR_DECADES`` decades, where a mark per decade is dense enough)
+    and tick labels ``10⁻²`` in Unicode instead of mathtext.
 
     matplotlib builds one tick object per minor tick on a fresh figure (~0.5 ms each): a log-log panel over
-    two decades spends ~25 ms on its 2..9 minor ticks alone.  Call it after ``set_xscale`` / ``set_yscale``.
+    two decades spends ~25 ms on its 2..9 minor ticks alone.  Call it after the scales and limits are set.
     """
     for ax in axes:
-        for axis in (ax.xaxis, ax.yaxis):
+        for axis, (lo, hi) in ((ax.xaxis, ax.get_xlim()), (ax.yaxis, ax.get_ylim())):
             if axis.get_scale() == "log":
-                axis.set_minor_locator(LogLocator(subs=(2.0, 5.0)))
+                wide = lo > 0 and hi > 0 and abs(math.log10(hi / lo)) > MINOR_DECADES
+                axis.set_minor_locator(NullLocator() if wide else LogLocator(subs=(2.0, 5.0)))
                 axis.set_major_formatter(_UnicodeLogFormatter(10.0))
                 axis.set_minor_formatter(_UnicodeLogFormatter(10.0, labelOnlyBase=False))
 
