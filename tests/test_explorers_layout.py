@@ -58,7 +58,13 @@ def _online(**kw):
     return explore_online(**kw)
 
 
+def _sparse_project(**kw):
+    from dpbook.explorers.sparse_project import explore_sparse_project
+    return explore_sparse_project(**kw)
+
+
 CASES = [
+    (_sparse_project, {}), (_sparse_project, dict(epsilon=0.1, delta=1e-8, m=32, k=3000, T=64, n=1000)),
     (_online, {}), (_online, dict(epsilon=0.05625, alpha_u=0.025, scale=100, k=200, idc="FK", analyst="worst query")),
     (_online, dict(idc="Median", scale=20_000, alpha_u=0.4, epsilon=0.9646, k=10)),
     (_smalldb, {}), (_smalldb, dict(epsilon=0.001, alpha=0.42, m=26)), (_smalldb, dict(epsilon=10.0, alpha=0.595, m=3)),
