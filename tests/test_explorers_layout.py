@@ -63,7 +63,14 @@ def _sparse_project(**kw):
     return explore_sparse_project(**kw)
 
 
+def _smooth(**kw):
+    from dpbook.explorers.smooth import explore_smooth
+    return explore_smooth(**kw)
+
+
 CASES = [
+    (_smooth, {}), (_smooth, dict(d=3, K=8, n=200_000, epsilon=0.1, query="box (non-smooth)")),
+    (_smooth, dict(d=2, K=1, n=1000, epsilon=10.0, query="kink")),
     (_sparse_project, {}), (_sparse_project, dict(epsilon=0.1, delta=1e-8, m=32, k=3000, T=64, n=1000)),
     (_online, {}), (_online, dict(epsilon=0.05625, alpha_u=0.025, scale=100, k=200, idc="FK", analyst="worst query")),
     (_online, dict(idc="Median", scale=20_000, alpha_u=0.4, epsilon=0.9646, k=10)),

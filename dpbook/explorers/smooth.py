@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..plots import BOUND, EMPIRICAL, EXTRA, new_figure
+from ._layout import fixed_figure, log_minor_125
 from ..smooth import (answer_query, approximation_error, box_query, chebyshev_coefficients, chebyshev_evaluate,
                       chebyshev_moments, cosine_query, gaussian_bump, kink_query, per_query_laplace, sigmoid_query,
                       smooth_summary, synthetic_points, true_answer)
@@ -173,8 +174,8 @@ def explore_smooth(d=1, K=2, n=10_000, epsilon=1.0, query="Gaussian bump", *, tr
         for u in ts])
     gamma, lam = gammas[t - 1], lams[t - 1]
 
-    fig, (left, right) = new_figure(2, width=10.0, height=4.0)
-    left.hist(err, bins=30, color=EMPIRICAL, alpha=0.75, label="measured |error|")
+    fig, (left, right) = fixed_figure(2, width=10.0, height=4.0, left=0.72, right=0.15, bottom=0.55, top=0.3, wspace=0.85)
+    left.hist(err, bins=30, histtype="stepfilled", color=EMPIRICAL, alpha=0.75, label="measured |error|")
     left.axvline(gamma + lam, color=BOUND, label=f"bound γ+λ at β={beta:g}")
     right_edge = 1.3 * max(gamma + lam, float(err.max()))
     if 1 / np.sqrt(n) <= right_edge:
@@ -193,5 +194,6 @@ def explore_smooth(d=1, K=2, n=10_000, epsilon=1.0, query="Gaussian bump", *, tr
     right.set_xlabel("degree bound t (moments per axis)")
     right.set_ylabel("error term")
     right.set_title("why t = n^(1/(2d+K))", fontsize=10)
+    log_minor_125(right)
     right.legend(loc="best", fontsize=9)
     return fig
