@@ -24,7 +24,7 @@ from matplotlib.collections import LineCollection
 from ..data import add_row, bootstrap, cancer_projection, digits_histogram
 from ..idc import (AdversarialStream, FixedStream, FriezeKannanIDC, MedianIDC, MultiplicativeWeightsIDC,
                    online_idc_sv)
-from ..plots import BOUND, EMPIRICAL, EXTRA, STYLE, legend_outside, new_figure
+from ..plots import BOUND, EMPIRICAL, EXTRA, STYLE, legend_outside
 from ._layout import fixed_figure
 from ..privacy_loss import CLASS_NAMES, HALTED, R0, R1, RSTAR, replay_alg1, round_loss, round_moments, update_probability
 from ..queries import MarginalWorkload, MatrixWorkload, k_way_marginals

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..plots import BOUND, EMPIRICAL, EXTRA, new_figure
+from ..plots import BOUND, EMPIRICAL, EXTRA
 from ._layout import fixed_figure, log_minor_125
 from ..smooth import (answer_query, approximation_error, box_query, chebyshev_coefficients, chebyshev_evaluate,
                       chebyshev_moments, cosine_query, gaussian_bump, kink_query, per_query_laplace, sigmoid_query,
