@@ -1,4 +1,5 @@
-"""Fixed-margin figures for the widget callbacks (issue 11 §4: slider → new figure ≤ 150 ms in a browser).
+"""Fixed-margin figures and light log axes for the widget callbacks (issue 11 §4: slider → new figure ≤ 150 ms
+in a browser).
 
 ``dpbook.plots.new_figure`` uses matplotlib's constrained layout, which measures every tick label and legend on
 each draw: 30–50 % of a fresh figure's draw time.  A callback's figure has a fixed size and a known set of labels,
@@ -7,12 +8,11 @@ cost.  :func:`overflow` is the check that the margins are wide enough: the tests
 """
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
-from matplotlib.layout_engine import PlaceHolderLayoutEngine
+import math
 import re
 
-import math
-
+import matplotlib.pyplot as plt
+from matplotlib.layout_engine import PlaceHolderLayoutEngine
 from matplotlib.ticker import LogFormatterSciNotation, LogLocator, NullLocator
 
 from ..plots import use_style
