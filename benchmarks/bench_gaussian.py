@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from benchmarks._timing import best_time
+from benchmarks._timing import best_time, panel_time
 from dpbook.data import load_cancer
 from dpbook.experiments import required_n
 from dpbook.gaussian import composed_laplace_mechanism, gaussian_mechanism
@@ -45,6 +45,8 @@ def main():
         composed_laplace_mechanism(x, Wm, n=int(x.sum()), epsilon=0.5, trials=400, rng=rng)
         gaussian_mechanism(x, Wm, n=int(x.sum()), epsilon=0.5, delta=1e-6, sensitivity=8.0, trials=400, rng=rng)
     rows.append(("explore_gaussian data at defaults (m=64, 2x400 releases)", best_time(explorer_data)))
+    from dpbook.explorers.gaussian import explore_gaussian
+    rows.append(("explore_gaussian() + panel PNG (a slider move)", panel_time(explore_gaussian, epsilon=0.5)))
     print(f"{'what':60s} {'ms':>8s}")
     for name, t in rows:
         print(f"{name:60s} {1000 * t:8.1f}")

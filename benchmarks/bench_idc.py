@@ -17,7 +17,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from benchmarks._timing import best_time  # noqa: E402
+from benchmarks._timing import best_time, panel_time  # noqa: E402
 from dpbook.explorers.idc import (cancer3, cancer6, explore_online, explore_privacy_loss,  # noqa: E402
                                   privacy_loss_replay, th_sv_threshold_for)
 from dpbook.idc import (AdversarialStream, FriezeKannanIDC, MedianIDC, MultiplicativeWeightsIDC,  # noqa: E402
@@ -80,6 +80,7 @@ def main():
     rows.append(("explore_privacy_loss() at defaults, cached replay", best_time(lambda: plt.close(explore_privacy_loss()),
                                                                               repeat=3), "", ""))
     rows.append(("explore_online() at defaults", best_time(lambda: plt.close(explore_online()), repeat=3), "", ""))
+    rows.append(("explore_online() + panel PNG (a slider move)", panel_time(explore_online, epsilon=0.9, repeat=3), "", ""))
     print(f"{'what':62s} {'ms':>9s}   {'measured':36s} bound")
     for name, t, measured, bound in rows:
         print(f"{name:62s} {1000 * t:9.1f}   {measured:36s} {bound}")

@@ -4,7 +4,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from benchmarks._timing import best_time  # noqa: E402
+from benchmarks._timing import best_time, panel_time  # noqa: E402
 from dpbook.data import load_cancer  # noqa: E402
 from dpbook.explorers.laplace import cancer_conjunctions, explore_laplace  # noqa: E402
 from dpbook.laplace import laplace_mechanism  # noqa: E402
@@ -21,6 +21,7 @@ def main():
     def callback():
         plt.close(explore_laplace())
     rows.append(("explore_laplace() at defaults (widget callback)", best_time(callback)))
+    rows.append(("explore_laplace() + panel PNG (a slider move)", panel_time(explore_laplace, epsilon=1.0)))
     print(f"{'what':55s} {'ms':>8s}")
     for name, t in rows:
         print(f"{name:55s} {1000 * t:8.1f}")

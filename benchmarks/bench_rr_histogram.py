@@ -5,7 +5,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from benchmarks._timing import best_time  # noqa: E402
+from benchmarks._timing import best_time, panel_time  # noqa: E402
 from dpbook.data import bootstrap, load_cancer  # noqa: E402
 from dpbook.explorers.histogram import explore_histogram  # noqa: E402
 from dpbook.explorers.randomized_response import explore_rr  # noqa: E402
@@ -49,6 +49,8 @@ def main():
     rows.append(("explore_rr() + draw", best_time(draw(explore_rr))))
     rows.append(("explore_histogram() at defaults (widget callback)", best_time(callback(explore_histogram))))
     rows.append(("explore_histogram() + draw", best_time(draw(explore_histogram))))
+    rows.append(("explore_rr() + panel PNG (a slider move)", panel_time(explore_rr, epsilon=1.0)))
+    rows.append(("explore_histogram() + panel PNG (a slider move)", panel_time(explore_histogram, epsilon=1.0)))
     print(f"{'what':62s} {'ms':>8s}")
     for name, t in rows:
         print(f"{name:62s} {1000 * t:8.1f}")

@@ -74,6 +74,9 @@ def main():
     plt.close(explore_smalldb())                                  # fill the caches once, as the chapter does
     t = best_time(lambda: plt.close(explore_smalldb()))
     print(f"explore_smalldb() at defaults (chapter 06's widget callback, budget 100 ms): {1000 * t:.1f} ms")
+    from benchmarks._timing import panel_time
+    t = panel_time(explore_smalldb, epsilon=1.0)
+    print(f"explore_smalldb() + panel PNG (a slider move): {1000 * t:.1f} ms")
 
 
 if __name__ == "__main__":

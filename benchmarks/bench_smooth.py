@@ -5,7 +5,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from benchmarks._timing import best_time  # noqa: E402
+from benchmarks._timing import best_time, panel_time  # noqa: E402
 from dpbook.explorers.smooth import explore_smooth, make_query  # noqa: E402
 from dpbook.smooth import (answer_query, chebyshev_moments, chebyshev_moments_reference, smooth_summary,  # noqa: E402
                            synthetic_points)
@@ -32,6 +32,7 @@ def main():
     def callback():
         plt.close(explore_smooth())
     rows.append(("explore_smooth() at defaults (widget callback)", best_time(callback)))
+    rows.append(("explore_smooth() + panel PNG (a slider move)", panel_time(explore_smooth, epsilon=1.0)))
     print(f"{'what':70s} {'ms':>9s}")
     for name, t in rows:
         print(f"{name:70s} {1000 * t:9.2f}")

@@ -21,7 +21,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from benchmarks._timing import best_time  # noqa: E402
+from benchmarks._timing import best_time, panel_time  # noqa: E402
 from dpbook.explorers.sparse_project import catalogue, explore_sparse_project  # noqa: E402
 from dpbook.hashing import PolynomialSignHash, gf_mul, gf_mul_reference, irreducible_polynomial  # noqa: E402
 from dpbook.sparse_project import (error_decomposition, random_sparse_queries, sparse_project,  # noqa: E402
@@ -94,6 +94,8 @@ def main():
     rows = _field_rows(rng) + _hash_rows() + _build_rows()
     rows.append(("widget explore_sparse_project() at defaults (s)", best_time(lambda: plt.close(explore_sparse_project()),
                                                                             repeat=3)))
+    rows.append(("widget explore_sparse_project() + panel PNG (a slider move) (s)",
+                 panel_time(explore_sparse_project, epsilon=1.0, repeat=3)))
     width = max(len(name) for name, _ in rows)
     for name, value in rows:
         text = " / ".join(f"{v:.3g}" for v in value) if isinstance(value, tuple) else f"{value:.3g}"

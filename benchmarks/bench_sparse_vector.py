@@ -6,7 +6,7 @@ The chapter's widget callback lives in the notebook; its data work (Sparse on th
 """
 import numpy as np
 
-from benchmarks._timing import best_time
+from benchmarks._timing import best_time, panel_time
 from dpbook.broken import sparse_vector as broken
 from dpbook.data import load_cancer
 from dpbook.queries import conjunctions
@@ -44,6 +44,8 @@ def main():
         runs = sparse_vector_stream(f, T=0.4, c=3, epsilon=1.0, sensitivity=1 / n, trials=300, rng=2026)
         empirical_alpha(runs, f), runs.above.mean(axis=0), runs.answered.mean(axis=0)
     rows.append(("explore_sparse data at defaults (k=165, c=3, 300 runs)", best_time(explorer_data)))
+    from dpbook.explorers.sparse_vector import explore_sparse
+    rows.append(("explore_sparse() + panel PNG (a slider move)", panel_time(explore_sparse, epsilon=5.0)))
     print(f"{'what':60s} {'ms':>8s}")
     for name, t in rows:
         print(f"{name:60s} {1000 * t:8.1f}")

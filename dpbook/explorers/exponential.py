@@ -10,7 +10,8 @@ from ..data import cancer_projection
 from ..exponential import exponential_probabilities
 from ..histogram import histogram_mechanism
 from .smalldb import histogram_bound
-from ..plots import BASELINE, BOUND, EMPIRICAL, UNIFORM, accuracy_vs_theory, new_figure
+from ..plots import BASELINE, BOUND, EMPIRICAL, UNIFORM, accuracy_vs_theory
+from ._layout import fixed_figure, log_minor_125
 from ..queries import MarginalWorkload, k_way_marginals
 from ..smalldb import candidate_errors, multisets
 from ..theory.exponential import exponential_tail_bound
@@ -68,7 +69,7 @@ def explore_smalldb(epsilon=1.0, alpha=0.5, m=18, beta=0.05):
     err, levels, law, quant = smalldb_law(m, s, beta)
     tail = np.cumsum(law(epsilon)[::-1])[::-1]                                # P[error >= levels[i]]
     opt, size = levels[0], err.size
-    fig, (left, right) = new_figure(2, width=11.5, height=4.0)
+    fig, (left, right) = fixed_figure(2, width=11.5, height=4.0, left=0.75, right=2.5, bottom=0.55, top=0.3, wspace=0.85)
     left.step(levels, tail, where="post", color=EMPIRICAL, label="exact P[error ≥ t]")
     t_max = min(1.0, opt + 2 * (math.log(size) + 6 * math.log(10)) / (epsilon * n))  # where the bound hits 1e-6
     t = np.linspace(opt, t_max, 100)
@@ -90,5 +91,6 @@ def explore_smalldb(epsilon=1.0, alpha=0.5, m=18, beta=0.05):
                   label="uniform guess")
     right.axvline(epsilon, color="k", lw=0.8, ls=":")
     right.set_ylim(0.005, 20)
+    log_minor_125(left, right)
     right.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
     return fig

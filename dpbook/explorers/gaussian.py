@@ -8,7 +8,8 @@ import numpy as np
 from ..data import load_cancer
 from ..experiments import run_trials
 from ..gaussian import composed_laplace_mechanism, gaussian_mechanism
-from ..plots import BASELINE, EMPIRICAL, legend_outside, new_figure
+from ..plots import BASELINE, EMPIRICAL, legend_outside
+from ._layout import fixed_figure, log_minor_125
 from ..queries import random_queries
 from ..theory.gaussian import gaussian_max_error_bound, gaussian_sample_complexity, gaussian_sigma
 from ..theory.laplace import k_query_sample_complexity, laplace_max_error_bound
@@ -31,13 +32,13 @@ def explore_gaussian(epsilon=0.5, delta=1e-6, m=64, *, alpha=0.05, beta=0.05, tr
     x, n = data.x, data.n
     r = np.random.default_rng(seed)
     ms = np.unique(np.round(np.geomspace(1, 4096, 60)).astype(int))
-    fig, (left, right) = new_figure(2, width=10, height=4.8)
+    fig, (left, right) = fixed_figure(2, width=10, height=4.8, left=0.72, right=0.3, bottom=1.25, top=0.3, wspace=0.8)
     left.plot(ms, [k_query_sample_complexity(int(k), beta, epsilon, alpha) for k in ms], color=BASELINE,
               label="Laplace m ln(m/β)/(αε)")
     left.plot(ms, [gaussian_sample_complexity(int(k), beta, epsilon, delta, alpha) for k in ms], color=EMPIRICAL,
               label="Gaussian σ_εδ sqrt(2m ln(2m/β))/α")
     left.axvline(m, color="k", ls=":")
-    left.set_xscale("log"); left.set_yscale("log"); left.set_xlabel("m"); left.set_ylabel("rows n needed")
+    left.set_xscale("log"); left.set_yscale("log"); log_minor_125(left); left.set_xlabel("m"); left.set_ylabel("rows n needed")
     legend_outside(left, where="below"); left.set_title(f"ε = {epsilon:.3g}, δ = {delta:.2g}")
     Wm = random_queries(m, data.N, r)
     e_l = run_trials(composed_laplace_mechanism, x, Wm, trials=trials, rng=r, epsilon=epsilon).max

@@ -24,7 +24,8 @@ from matplotlib.collections import LineCollection
 from ..data import add_row, bootstrap, cancer_projection, digits_histogram
 from ..idc import (AdversarialStream, FixedStream, FriezeKannanIDC, MedianIDC, MultiplicativeWeightsIDC,
                    online_idc_sv)
-from ..plots import BOUND, EMPIRICAL, EXTRA, STYLE, legend_outside, new_figure
+from ..plots import BOUND, EMPIRICAL, EXTRA, STYLE, legend_outside
+from ._layout import fixed_figure
 from ..privacy_loss import CLASS_NAMES, HALTED, R0, R1, RSTAR, replay_alg1, round_loss, round_moments, update_probability
 from ..queries import MarginalWorkload, MatrixWorkload, k_way_marginals
 from ..release import COMPOSITIONS
@@ -124,9 +125,9 @@ def explore_online(epsilon=0.9, alpha_u=0.1, scale=2000, k=60, idc="MW", analyst
     err = rel.errors(x).max
     p = rel.params
     start = float(np.abs(rule.answers(rule.initial(1), W) - W.answers(x)).max())
-    fig, (left, right) = new_figure(2, width=11, height=5)
+    fig, (left, right) = fixed_figure(2, width=11, height=5, left=0.72, right=0.15, bottom=1.6, top=0.3, wspace=0.8)
     edges = np.linspace(0.0, 1.05 * max(start, p["error_bound"], float(err.max())), 80)
-    left.hist(err, bins=edges, color=EMPIRICAL, alpha=0.8, label="measured max error per run")
+    left.hist(err, bins=edges, histtype="stepfilled", color=EMPIRICAL, alpha=0.8, label="measured max error per run")
     left.axvline(p["error_bound"], color=BOUND, label="bound α_U + 2α_SV")
     left.axvline(alpha_u, color=BOUND, ls=":", label="α_U")
     left.axvline(start, color="k", ls="--", label="error of the start D¹")
@@ -134,7 +135,7 @@ def explore_online(epsilon=0.9, alpha_u=0.1, scale=2000, k=60, idc="MW", analyst
     left.set_ylabel("runs")
     left.set_title(f"{rule.name}: n = 569·{scale:,} (duplicated), ε = {epsilon:.3g}, k = {k}")
     legend_outside(left, where="below")
-    right.hist(rel.updates, bins=np.arange(rel.updates.max() + 2) - 0.5, color=EMPIRICAL, alpha=0.7,
+    right.hist(rel.updates, bins=np.arange(rel.updates.max() + 2) - 0.5, histtype="stepfilled", color=EMPIRICAL, alpha=0.7,
                label="updates per run")
     right.set_xlabel(f"number of updates (cap c = {p['c']})")
     right.set_ylabel("runs")

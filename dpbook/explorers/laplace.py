@@ -6,7 +6,8 @@ import numpy as np
 from ..data import bootstrap, load_cancer
 from ..experiments import failure_rate, run_trials
 from ..laplace import laplace_mechanism
-from ..plots import BOUND, EMPIRICAL, UNIFORM, accuracy_vs_theory, legend_outside, new_figure
+from ..plots import BOUND, EMPIRICAL, UNIFORM, accuracy_vs_theory, legend_outside
+from ._layout import fixed_figure, log_minor_125
 from ..queries import MarginalWorkload, conjunctions
 from ..theory.laplace import k_query_error_bound
 from ..validation import check_beta, check_epsilon, check_int
@@ -37,7 +38,7 @@ def explore_laplace(epsilon=1.0, n=569, k=55, beta=0.05, *, trials=2000, seed=20
     max_err = run_trials(laplace_mechanism, x, W, trials=trials, rng=rng, epsilon=epsilon, sensitivity=k).max
     bound = k_query_error_bound(k, beta, epsilon, n=n)
 
-    fig, (left, right) = new_figure(2, width=9.6, height=4.6)
+    fig, (left, right) = fixed_figure(2, width=9.6, height=4.6, left=0.72, right=0.12, bottom=1.6, top=0.28, wspace=0.75)
     left.hist(max_err, bins=40, histtype="stepfilled", color=EMPIRICAL, alpha=0.7, label="measured max error")
     left.axvline(bound, color=BOUND, label=f"bound at β={beta:.3g}")
     left.axvline(np.quantile(max_err, 1 - beta), color=EMPIRICAL, ls="--", label=f"measured {1 - beta:.3g}-quantile")
@@ -54,5 +55,6 @@ def explore_laplace(epsilon=1.0, n=569, k=55, beta=0.05, *, trials=2000, seed=20
                        upper=[r.upper for r in rates], ax=right, logx=True, logy=True,
                        xlabel="β", ylabel="P[max error ≥ bound(β)]", bound_label="β (DR-Thm3.8)",
                        empirical_label="measured failure rate")
+    log_minor_125(right)
     legend_outside(right, where="below")
     return fig

@@ -5,7 +5,8 @@ import numpy as np
 
 from ..data import bootstrap, load_cancer
 from ..noise import laplace_noise
-from ..plots import BASELINE, BOUND, EMPIRICAL, EXTRA, UNIFORM, legend_outside, new_figure
+from ..plots import BASELINE, BOUND, EMPIRICAL, EXTRA, UNIFORM, legend_outside
+from ._layout import fixed_figure, log_minor_125
 from ..queries import MarginalWorkload
 from ..randomized_response import rr_histogram, subgroup_workload
 from ..theory.laplace import laplace_max_error_bound, laplace_scale
@@ -64,7 +65,7 @@ def explore_rr(epsilon=1.0, n=569, k=100, beta=0.05, *, trials=200, seed=2026):
     lap_q = np.quantile(unit, 1 - beta, axis=0) * np.array([laplace_scale(delta[kk - 1], epsilon) for kk in ks]) / n
     lap_bound = [laplace_max_error_bound(int(kk), beta, float(delta[kk - 1]), epsilon) / n for kk in ks]
     rr_bound = [rr_error_bound(n, beta, epsilon, int(kk)) for kk in ks]
-    fig, ax = new_figure(width=9.6, height=4.4)
+    fig, ax = fixed_figure(width=9.6, height=4.4, left=0.75, right=3.05, bottom=0.55, top=0.3)
     ax.plot(ks, lap_bound, "-", color=BOUND, label="Laplace (exact Δ_k): bound")
     ax.plot(ks, lap_q, "o", color=BASELINE, ms=5, label="Laplace (exact Δ_k): measured")
     ax.plot(ks, rr_bound, "--", color=BOUND, label="randomized response: bound")
@@ -74,6 +75,7 @@ def explore_rr(epsilon=1.0, n=569, k=100, beta=0.05, *, trials=200, seed=2026):
         ax.axhline(1, color=UNIFORM, ls="--", lw=1, label="error 1 (answers in [0, 1])")
     ax.set_xscale("log")
     ax.set_yscale("log")
+    log_minor_125(ax)
     ax.set_xlabel("|Q| (first k subgroup queries)")
     ax.set_ylabel(f"max error, {1 - beta:.3g}-quantile")
     lap_k = laplace_max_error_bound(k, beta, float(delta[k - 1]), epsilon) / n

@@ -7,12 +7,14 @@
 """
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..plots import BOUND, EMPIRICAL, EXTRA, new_figure
+from ..plots import BOUND, EMPIRICAL, EXTRA
+from ._layout import fixed_figure, log_minor_125
 from ..smooth import (answer_query, approximation_error, box_query, chebyshev_coefficients, chebyshev_evaluate,
                       chebyshev_moments, cosine_query, gaussian_bump, kink_query, per_query_laplace, sigmoid_query,
                       smooth_summary, synthetic_points, true_answer)
@@ -150,6 +152,19 @@ def compare_per_query(ks, *, n=50_000, d=1, K=2, epsilon=1.0, trials=200, seed=2
     return np.array(ours), np.array(base), s.t
 
 
+@functools.lru_cache(maxsize=64)
+def _query_curves(query, d, K, tmax):
+    """What the n and ε sliders do not change: the query, its approximation errors ``γ(u)`` and its Chebyshev
+    coefficients (without the constant one) for ``u = 1..tmax``.  Cached per ``(query, d, K, tmax)``; read-only."""
+    q = make_query(query, d, K)
+    ts = range(1, tmax + 1)
+    gammas = np.array([approximation_error(q, d, u) for u in ts])
+    coefficients = tuple(chebyshev_coefficients(q, d, u).ravel()[1:] for u in ts)
+    for a in (gammas, *coefficients):
+        a.setflags(write=False)
+    return q, gammas, coefficients
+
+
 def explore_smooth(d=1, K=2, n=10_000, epsilon=1.0, query="Gaussian bump", *, trials=200, beta=0.05, seed=2026):
     """Widget callback (SMOOTH-Thm3.1).  Left: the error of ``trials`` private answers to ``query`` on ``n`` seeded
     synthetic rows of ``[-1,1]^d``, against the query-specific bound ``γ_f + λ_β`` and the sampling error
@@ -158,23 +173,23 @@ def explore_smooth(d=1, K=2, n=10_000, epsilon=1.0, query="Gaussian bump", *, tr
     d, K = check_int("d", d, low=1, high=3), check_int("K", K, low=1, high=12)
     n = check_int("n", n, low=10, high=2_000_000)
     epsilon, beta = check_epsilon(epsilon), check_beta(beta)
-    q = make_query(query, d, K)
+    if not isinstance(query, str) or query not in QUERIES:
+        raise ValueError(f"query ({query!r}) must be one of {QUERIES}")
+    t = summary_degree(n, d, K)
+    tmax = {1: 16, 2: 8, 3: 5}[d]
+    ts = np.arange(1, max(tmax, t) + 1)
+    q, gammas, coefficients = _query_curves(query, d, K, int(ts[-1]))
     rng = np.random.default_rng(seed)
     X = synthetic_points(n, d, rng=rng)
-    t = summary_degree(n, d, K)
     s = smooth_summary(X, epsilon=epsilon, K=K, trials=trials, rng=rng)
     err = np.abs(answer_query(s, q) - true_answer(X, q))
 
-    tmax = {1: 16, 2: 8, 3: 5}[d]
-    ts = np.arange(1, max(tmax, t) + 1)
-    gammas = np.array([approximation_error(q, d, int(u)) for u in ts])
     lams = np.array([0.0 if u == 1 else weighted_laplace_quantile(
-        beta, summary_noise_scale(n, int(u), d, epsilon), chebyshev_coefficients(q, d, int(u)).ravel()[1:])
-        for u in ts])
+        beta, summary_noise_scale(n, int(u), d, epsilon), coefficients[u - 1]) for u in ts])
     gamma, lam = gammas[t - 1], lams[t - 1]
 
-    fig, (left, right) = new_figure(2, width=10.0, height=4.0)
-    left.hist(err, bins=30, color=EMPIRICAL, alpha=0.75, label="measured |error|")
+    fig, (left, right) = fixed_figure(2, width=10.0, height=4.0, left=0.72, right=0.15, bottom=0.55, top=0.3, wspace=0.85)
+    left.hist(err, bins=30, histtype="stepfilled", color=EMPIRICAL, alpha=0.75, label="measured |error|")
     left.axvline(gamma + lam, color=BOUND, label=f"bound γ+λ at β={beta:g}")
     right_edge = 1.3 * max(gamma + lam, float(err.max()))
     if 1 / np.sqrt(n) <= right_edge:
@@ -193,5 +208,6 @@ def explore_smooth(d=1, K=2, n=10_000, epsilon=1.0, query="Gaussian bump", *, tr
     right.set_xlabel("degree bound t (moments per axis)")
     right.set_ylabel("error term")
     right.set_title("why t = n^(1/(2d+K))", fontsize=10)
+    log_minor_125(right)
     right.legend(loc="best", fontsize=9)
     return fig

@@ -7,6 +7,7 @@ import numpy as np
 
 from ..hashing import PolynomialSignHash
 from ..plots import BOUND, EMPIRICAL, EXTRA, new_figure
+from ._layout import fixed_figure, log_minor_125
 from ..data import record_catalogue as catalogue, sparse_database as sparse_data  # the chapter's data (dpbook.data)
 from ..sparse_project import (error_decomposition, laplace_sparse_queries, project_database, random_sparse_queries,
                               sparse_project)
@@ -65,7 +66,7 @@ def explore_sparse_project(epsilon=1.0, delta=1e-5, m=10, k=1000, T=512, n=2000,
                                       beta).max())
     rate = thm2_alpha(n, m, k, beta, epsilon, delta)
 
-    fig, (left, right) = new_figure(2, width=11, height=4.4)
+    fig, (left, right) = fixed_figure(2, width=11, height=4.4, left=0.75, right=0.2, bottom=0.55, top=0.3, wspace=0.9)
     rng = np.random.default_rng(seed)
     for i, (name, err, colour) in enumerate([("SparseProject", err_sp, EMPIRICAL),
                                              ("Laplace on the k counts", err_lap, EXTRA[0])]):
@@ -77,6 +78,7 @@ def explore_sparse_project(epsilon=1.0, delta=1e-5, m=10, k=1000, T=512, n=2000,
     left.set_xticks([0, 1], ["SparseProject", "Laplace\non counts"])
     left.set_xlim(-0.5, 1.5)
     left.set_yscale("log")
+    log_minor_125(left)
     left.set_ylabel(f"max error over the k = {k} queries")
     left.set_title(f"ε={epsilon:.2g}, δ={delta:.0e}, m={m}, T={T}, n={n}")
     left.legend(loc="upper left", fontsize=9)

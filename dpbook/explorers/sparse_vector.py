@@ -6,7 +6,8 @@ import functools
 import numpy as np
 
 from ..data import load_cancer
-from ..plots import BOUND, EMPIRICAL, legend_outside, new_figure
+from ..plots import BOUND, EMPIRICAL, legend_outside
+from ._layout import fixed_figure
 from ..queries import conjunctions
 from ..sparse_vector import empirical_alpha, sparse_vector_stream
 from ..theory import sparse_vector as th
@@ -38,7 +39,10 @@ def explore_sparse(epsilon=5.0, c=3, T=0.4, k=165, *, beta=0.05, trials=300, see
     runs = sparse_vector_stream(stream, T=T, c=c, epsilon=epsilon, sensitivity=1 / n, trials=trials, rng=seed)
     alpha = th.sparse_vector_alpha(k, c, beta, epsilon, n=n)
     p_top, asked = runs.above.mean(axis=0), runs.answered.mean(axis=0)
-    fig, (left, right) = new_figure(2, width=10, height=4.8)
+    low, high = min(stream.min(), T) - 0.02, max(stream.max(), T) + 0.02
+    wide = "\n(band wider than the panel)" if T - alpha < low and T + alpha > high else ""
+    fig, (left, right) = fixed_figure(2, width=10, height=4.8, left=0.75, right=0.15, bottom=1.45,
+                                      top=0.55 if wide else 0.3, wspace=0.8)
     idx = np.arange(k)
     left.fill_between([-1, k], T - alpha, T + alpha, color=BOUND, alpha=0.12, lw=0, label="T ± α (DR-Thm3.26)")
     left.axhline(T, color=BOUND, lw=1)
@@ -46,10 +50,8 @@ def explore_sparse(epsilon=5.0, c=3, T=0.4, k=165, *, beta=0.05, trials=300, see
     left.plot(idx[never], stream[never], "x", color="0.6", ms=4, label="asked in < 50% of runs")
     sc = left.scatter(idx[~never], stream[~never], c=p_top[~never], cmap="viridis", vmin=0, vmax=1, s=14, zorder=3)
     fig.colorbar(sc, ax=left, label="P[⊤]")
-    low, high = min(stream.min(), T) - 0.02, max(stream.max(), T) + 0.02
     left.set_xlim(-1, k); left.set_ylim(low, high)
     left.set_xlabel("query index in the stream"); left.set_ylabel("true answer q(x)")
-    wide = " (band wider than the panel)" if T - alpha < low and T + alpha > high else ""
     left.set_title(f"ε={epsilon:.3g}, c={c}, T={T:.3g}: {runs.num_above.mean():.2f} ⊤ per run{wide}")
     legend_outside(left, where="below")
     ea = empirical_alpha(runs, stream)
