@@ -18,8 +18,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from benchmarks._timing import best_time, panel_time  # noqa: E402
-from dpbook.explorers.idc import (cancer3, cancer6, explore_online, explore_privacy_loss,  # noqa: E402
-                                  privacy_loss_replay, th_sv_threshold_for)
+from dpbook.explorers.idc import (cancer3, cancer6, explore_online, explore_round, explore_run,  # noqa: E402
+                                  privacy_loss_run, th_sv_threshold_for)
 from dpbook.idc import (AdversarialStream, FriezeKannanIDC, MedianIDC, MultiplicativeWeightsIDC,  # noqa: E402
                         drive_with_oracle, iterative_construction, online_idc, online_idc_sv)
 
@@ -74,11 +74,12 @@ def main():
     err = np.abs(rel.answers - W.answers(x6 * 1000)).max(axis=1)
     rows.append(("offline IC (MW), n=569,000, 40 runs", best_time(call, repeat=2),
                  f"max err {err.max():.3f}, rounds <= {rel.trace['rounds_used'].max()}", f"α = 0.3, B = {rel.trace['B']}"))
-    rows.append(("privacy-loss replay, 300 runs x 120 rounds",
-                 best_time(lambda: privacy_loss_replay.__wrapped__(), repeat=2), "", ""))
-    plt.close(explore_privacy_loss())
-    rows.append(("explore_privacy_loss() at defaults, cached replay", best_time(lambda: plt.close(explore_privacy_loss()),
-                                                                              repeat=3), "", ""))
+    rows.append(("privacy-loss replay (explore_run's data), 300 runs x 400 rounds",
+                 best_time(lambda: privacy_loss_run.__wrapped__(), repeat=2), "", ""))
+    plt.close(explore_run())
+    rows.append(("explore_run() at defaults, cached replay", best_time(lambda: plt.close(explore_run()), repeat=3),
+                 "", ""))
+    rows.append(("explore_round() at defaults", best_time(lambda: plt.close(explore_round()), repeat=3), "", ""))
     rows.append(("explore_online() at defaults", best_time(lambda: plt.close(explore_online()), repeat=3), "", ""))
     rows.append(("explore_online() + panel PNG (a slider move)", panel_time(explore_online, epsilon=0.9, repeat=3), "", ""))
     print(f"{'what':62s} {'ms':>9s}   {'measured':36s} bound")

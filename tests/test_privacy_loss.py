@@ -13,8 +13,8 @@ from scipy import integrate, stats
 from dpbook.broken.idc import online_idc_uncomposed
 from dpbook.data import add_row
 from dpbook.experiments import failure_rate
-from dpbook.explorers.idc import (cancer3, cancer6, explore_online, explore_privacy_loss, make_rule,
-                                  parameter_table, privacy_loss_replay)
+from dpbook.explorers.idc import (cancer3, cancer6, explore_online, make_rule,
+                                  parameter_table)
 from dpbook.idc import AdversarialStream, FixedStream, MultiplicativeWeightsIDC
 from dpbook.privacy_loss import (HALTED, R0, R1, RSTAR, classify_rounds, log_interval_probability, replay_alg1,
                                  round_log_likelihood, round_loss)
@@ -168,8 +168,6 @@ def test_pa_i_reconstructed_alg1_and_uncomposed_control():
     (lambda: round_log_likelihood(np.nan, 0.5, 0.5, 0.0, 1.0), ValueError, "T"),
     (lambda: round_log_likelihood(np.nan, np.inf, 0.5, 0.1, 1.0), ValueError, "mu"),
     (lambda: classify_rounds(0.1, 0.0, 0.2, -1.0), ValueError, "s"),
-    (lambda: explore_privacy_loss(epsilon=-1.0), ValueError, "epsilon"),
-    (lambda: explore_privacy_loss(round_t=-1), ValueError, "round_t"),
     (lambda: explore_online(k=0), ValueError, "k"), (lambda: explore_online(analyst="x"), ValueError, "analyst"),
     (lambda: make_rule("XX", 8, 0.1, 10), ValueError, "idc"),
 ])
@@ -188,11 +186,6 @@ def test_replay_determinism():
 # =========================================================================== the chapter's widgets
 
 def test_widgets_return_figures_and_are_seeded():
-    fig = explore_privacy_loss(rounds=40, runs=60)
-    assert len(fig.axes) >= 4
-    plt.close(fig)
-    r1 = privacy_loss_replay(1.0, 1e-6, 0.3, 40, None, runs=60)
-    assert r1 is privacy_loss_replay(1.0, 1e-6, 0.3, 40, None, runs=60)       # cached: the round slider is cheap
     for idc, alpha, scale in (("MW", 0.1, 2000), ("Median", 0.2, 200), ("FK", 0.1, 5000)):
         fig = explore_online(alpha_u=alpha, scale=scale, k=20, idc=idc, trials=5)
         assert len(fig.axes) == 2

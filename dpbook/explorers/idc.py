@@ -1,8 +1,7 @@
 """Chapter 08's widgets: online IDC accuracy against IDC-Alg1-SV's bound, the large-universe regime (digits,
 ``N = 2^16``: :func:`digits16`), and the privacy-loss picture of the IDC proof in three views — one round close up
 (:func:`explore_round`), the whole run against basic / Azuma / Freedman-type / Alg1-SV bounds and the widget that
-makes R* rounds frequent or rare (:func:`explore_run`, cached replays from :func:`privacy_loss_run`).  The older
-four-panel picture (:func:`explore_privacy_loss`) is kept for the benchmarks; the chapter no longer shows it.
+makes R* rounds frequent or rare (:func:`explore_run`, cached replays from :func:`privacy_loss_run`).
 
 The running example is the cancer data projected to six attributes (``N = 64``) with all 160 three-way
 marginal cells as the query class; each patient is counted ``scale`` times (``n = 569·scale``) because the
@@ -12,7 +11,6 @@ attributes (``N = 8``) with all 255 counting queries.
 """
 from __future__ import annotations
 
-import math
 from functools import lru_cache
 
 import matplotlib as mpl
@@ -34,13 +32,12 @@ from ..theory.idc import (alg1_azuma_epsilon, alg1_freedman_epsilon, alg1_freedm
 from ..validation import check_alpha, check_choice, check_delta, check_epsilon, check_int, check_real
 
 __all__ = ["ATTRIBUTES6", "ATTRIBUTES3", "ANALYSTS", "cancer6", "cancer3", "make_rule", "parameter_table",
-           "th_sv_threshold_for", "explore_online", "explore_privacy_loss", "privacy_loss_replay",
+           "th_sv_threshold_for", "explore_online", 
            "digits16", "digits_marginals", "uniform_guess_error", "explore_round", "privacy_loss_run", "run_bounds", "fraction_above",
            "explore_run"]
 
 ATTRIBUTES6 = (0, 1, 2, 3, 4, 10)          # radius, texture, perimeter, area, smoothness, malignant
 ATTRIBUTES3 = (0, 3, 10)                   # radius, area, malignant
-CLASS_COLORS = {R0: "#9e9e9e", R1: BOUND, RSTAR: EXTRA[2], HALTED: "#dddddd"}
 
 
 def cancer6(scale: int = 1):
@@ -145,129 +142,6 @@ def explore_online(epsilon=0.9, alpha_u=0.1, scale=2000, k=60, idc="MW", analyst
 
 
 # --------------------------------------------------------------------------- privacy-loss picture
-
-@lru_cache(maxsize=32)
-def privacy_loss_replay(epsilon=1.0, delta=1e-6, alpha=0.3, rounds=120, row=None, *, scale=100, b_max=20,
-                        runs=300, seed=2026):
-    """IDC-Alg1 on the 6-attribute cancer data (``n = 569·scale``), replayed against ``D' = D + e_row``.
-
-    The stream is a fixed, seeded random order of the 160 marginal cells (``rounds`` of them); the MW rule is
-    built at ``α/3``; ``B_max`` is capped at ``b_max`` (§13: ε0 recomputed from the cap).  ``row=None`` adds a
-    copy of the most common row.  Cached: the round slider only redraws.
-    """
-    x, W = cancer6(scale)
-    row = int(np.argmax(x)) if row is None else check_int("row", row, low=0, high=x.size - 1)
-    order = np.random.default_rng(seed).integers(0, W.m, check_int("rounds", rounds, low=1))
-    return replay_alg1(x, add_row(x, row), MultiplicativeWeightsIDC(x.size, alpha / 3), FixedStream(W, order),
-                       delta=delta, epsilon=epsilon, b_max=b_max, n=int(x.sum()), runs=runs, rng=seed)
-
-
-def explore_privacy_loss(epsilon=1.0, delta=1e-6, alpha=0.3, rounds=120, row=None, round_t=None, run=0, *,
-                         scale=100, b_max=20, runs=300, seed=2026):
-    """The privacy-loss picture of IDC-Thm4.1 for one neighbouring pair, round by round.
-
-    Top left: round ``round_t`` of run ``run`` — the densities of ``Â = Q(D) + Z`` under ``D`` and ``D'``, the
-    ``⊥`` window ``(a − T, a + T)`` and the realised output, with the loss ``ℓ(y) = ln p_D(y)/p_D'(y)`` of every
-    possible output.  Top right: each round's exact loss ``L_t``, coloured by the proof's class.
-    Bottom left: the running total against ``ε`` and the Azuma bound at the running count of non-R⁰ rounds.
-    Bottom right: the total loss over ``runs`` seeded runs, ``ε`` marked, ``P[L > ε]`` next to ``δ``.
-    """
-    epsilon, delta, alpha = check_epsilon(epsilon), check_delta(delta, positive=True), check_alpha(alpha)
-    rep = privacy_loss_replay(epsilon, delta, alpha, rounds, row, scale=scale, b_max=b_max, runs=runs, seed=seed)
-    run = check_int("run", run, low=0, high=rep.runs - 1)
-    k = rep.loss.shape[1]
-    nonzero = np.flatnonzero(rep.mu[run] != rep.mu_prime[run])
-    default_t = int(nonzero[0]) if nonzero.size else 0
-    t = default_t if round_t is None else min(check_int("round_t", round_t, low=0), k - 1)   # sliders are independent
-    with mpl.rc_context(STYLE):
-        fig, ((a1, a2), (a3, a4)) = plt.subplots(2, 2, figsize=(10.5, 7.2), layout="constrained")
-    _draw_round(a1, rep, run, t)
-    _draw_losses(a2, rep, run, t)
-    _draw_running(a3, rep, run, t)
-    _draw_histogram(a4, rep)
-    return fig
-
-
-def _draw_round(ax, rep, run, t):
-    mu, mup, a, T, b = rep.mu[run, t], rep.mu_prime[run, t], rep.hyp[run, t], rep.T, rep.b
-    lo, hi = min(mu, a) - T - 6 * b, max(mu, a) + T + 6 * b
-    y = np.linspace(lo, hi, 600)
-    ax.fill_between(y, 0, np.exp(-np.abs(y - mu) / b) / (2 * b), color=EMPIRICAL, alpha=0.25, label="density of Â under D")
-    ax.plot(y, np.exp(-np.abs(y - mup) / b) / (2 * b), color=BOUND, lw=1, ls="--", label="… under D'")
-    ax.axvspan(a - T, a + T, color="#9e9e9e", alpha=0.2, label="⊥ window (a−T, a+T)")
-    ax.axvline(a, color="k", lw=0.8)
-    v = rep.v[run, t]
-    cls = int(rep.cls[run, t])
-    out = "⊥" if np.isnan(v) else f"y = {v:.4g}"
-    if not np.isnan(v):
-        ax.axvline(v, color=CLASS_COLORS[cls], lw=2, label="released y")
-    ax.set_xlabel("answer value")
-    ax.set_ylabel("density")
-    ax.set_title(f"round {t + 1}: {CLASS_NAMES[cls].split(' ')[0]}, output {out}, L_t = {rep.loss[run, t]:+.2e}",
-                 fontsize=9)
-    twin = ax.twinx()
-    ell = (np.abs(y - mup) - np.abs(y - mu)) / b
-    outside = np.abs(y - a) >= T
-    twin.plot(np.where(outside, y, np.nan), ell, color=EXTRA[1], lw=1)
-    twin.axhline(0, color=EXTRA[1], lw=0.5, ls=":")
-    twin.set_ylim(-1.3 * rep.epsilon0, 1.3 * rep.epsilon0)
-    twin.set_ylabel("loss ℓ(y) of a numeric output", color=EXTRA[1], fontsize=8)
-    ax.legend(fontsize=7, loc="upper left")
-
-
-def _draw_losses(ax, rep, run, t):
-    k = rep.loss.shape[1]
-    rounds = np.arange(1, k + 1)
-    for c in (R0, R1, RSTAR, HALTED):
-        sel = rep.cls[run] == c
-        if sel.any():
-            ax.vlines(rounds[sel], 0, rep.loss[run, sel], color=CLASS_COLORS[c], lw=2.5,
-                      label=f"{CLASS_NAMES[c]} ({int(sel.sum())})")
-    for sgn in (1, -1):
-        ax.axhline(sgn * rep.epsilon0, color="k", lw=0.7, ls=":")
-    ax.axvline(t + 1, color="k", lw=0.8)
-    ax.set_yscale("symlog", linthresh=rep.epsilon0 / 100)
-    ax.set_ylim(-2 * rep.epsilon0, 2 * rep.epsilon0)
-    ax.set_xlabel("round t")
-    ax.set_ylabel("exact loss L_t (symlog)")
-    ax.set_title(f"per-round loss of run {run}; dotted: ±ε0 = ±{rep.epsilon0:.3g}", fontsize=9)
-    ax.legend(fontsize=7, loc="lower right")
-
-
-def _draw_running(ax, rep, run, t):
-    k = rep.loss.shape[1]
-    rounds = np.arange(1, k + 1)
-    running, Kt = rep.running[run], rep.running_K[run]
-    ax.plot(rounds, running, color=EMPIRICAL, label="running total Σ L_s")
-    ax.plot(rounds, rep.azuma(Kt), color=BOUND, ls="--", label="Azuma bound at K_t (Claim 4.7)")
-    ax.axhline(rep.epsilon, color=BOUND, label=f"ε = {rep.epsilon:.3g}")
-    ax.axvline(t + 1, color="k", lw=0.8)
-    ax.set_yscale("symlog", linthresh=rep.epsilon0)
-    ax.set_xlabel("round t")
-    ax.set_ylabel("privacy loss (symlog)")
-    ax.set_title(f"K = {int(rep.K[run])} non-R⁰ rounds; K0 = {rep.K0:.0f} (Claim 4.6)", fontsize=9)
-    ax.legend(fontsize=7, loc="center right")
-
-
-def _draw_histogram(ax, rep):
-    """Histogram of the total loss on a symlog axis (linear within ±ε0/10), so the spike and ε both show."""
-    total = rep.total
-    ex = rep.exceedance()
-    thresh = rep.epsilon0 / 10
-    top = max(rep.epsilon, np.abs(total).max()) * 2
-    pos = np.geomspace(thresh, top, 30)
-    edges = np.concatenate([-pos[::-1], np.linspace(-thresh, thresh, 5)[1:-1], pos])
-    counts, _ = np.histogram(np.clip(total, edges[0], edges[-1]), bins=edges)
-    ax.stairs(counts, edges, fill=True, color=EMPIRICAL, alpha=0.7, label=f"total loss L(v), {rep.runs} runs")
-    ax.axvline(rep.epsilon, color=BOUND, lw=2, label=f"ε = {rep.epsilon:.3g}")
-    ax.set_xscale("symlog", linthresh=thresh)
-    ax.set_xlim(-max(np.abs(total.min()), thresh) * 2, top)
-    ax.set_xlabel("total privacy loss L(v) (symlog)")
-    ax.set_ylabel("runs")
-    ax.set_title(f"P[L > ε] = {ex.failures}/{ex.trials} (95% CI ≤ {ex.upper:.2g}) vs δ = {rep.delta:.2g}; "
-                 f"max L = {total.max():.2g}", fontsize=9)
-    ax.legend(fontsize=7, loc="upper left")
-
 
 # =========================================================================== a large universe: digits, d = 16
 

@@ -200,7 +200,7 @@ def explore_smooth(d=1, K=2, n=10_000, epsilon=1.0, query="Gaussian bump", *, tr
     left.set_xlabel("|private answer − true answer|")
     left.set_ylabel("trials")
     left.set_title(f"{q.name}: d={d}, K={K}, n={n:,}, t={t}, ε={epsilon:g}", fontsize=10)
-    left.legend(loc="upper right", fontsize=9)
+    left.legend(loc="upper right")
 
     right.semilogy(ts, np.maximum(gammas, 1e-17), "o-", color=EXTRA[0], ms=4, label="approximation γ(t)")
     right.semilogy(ts[1:], lams[1:], "s-", color=EXTRA[1], ms=4, label="noise quantile λ(t)")
@@ -209,5 +209,5 @@ def explore_smooth(d=1, K=2, n=10_000, epsilon=1.0, query="Gaussian bump", *, tr
     right.set_ylabel("error term")
     right.set_title("why t = n^(1/(2d+K))", fontsize=10)
     log_minor_125(right)
-    right.legend(loc="best", fontsize=9)
+    right.legend(loc="best")
     return fig
