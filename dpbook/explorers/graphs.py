@@ -10,6 +10,7 @@ from ..graphs import (adjacency_from_weights, cut_norm_exact, graph_randomized_r
                       random_cuts, random_graph)
 from ..idc import FixedStream, FriezeKannanIDC, MultiplicativeWeightsIDC, drive_with_oracle, online_idc_sv
 from ..plots import BOUND, EMPIRICAL, EXTRA, new_figure
+from ._layout import fixed_figure
 from ..theory.graphs import gru_cut_error_bound, rr_cut_error_bound
 from ..validation import check_beta, check_epsilon, check_int, check_probability
 
@@ -48,7 +49,7 @@ def explore_randomized_response(epsilon=1.0, num_vertices=10, density=0.5, beta=
 
     Left: the graph.  Middle: one release, drawn as the pairs with ``ŵ > 1/2``.  Right: the largest error over
     all ``4^V`` cuts (exact, by enumeration) in ``trials`` releases, against the bound for all cuts (IDC-E5) and
-    the spec's bound for disjoint cuts, at ``β``.
+    the paper's bound for disjoint cuts, at ``β``.  Fixed margins (no layout engine pass): a redraw is one draw.
     """
     epsilon, beta = check_epsilon(epsilon), check_beta(beta)
     V = check_int("num_vertices", num_vertices, low=4, high=14)
@@ -60,19 +61,19 @@ def explore_randomized_response(epsilon=1.0, num_vertices=10, density=0.5, beta=
     err = cut_norm_exact(noisy.adjacency() - g.adjacency()).value
     bound, bound_disjoint = rr_cut_error_bound(V, epsilon, beta), gru_cut_error_bound(V, epsilon, beta)
 
-    fig, axes = new_figure(3, width=13, height=4.8)
+    fig, axes = fixed_figure(3, width=13, height=4.5, left=0.2, right=0.3, bottom=1.2, top=0.45, wspace=0.9)
     draw_graph(axes[0], g.adjacency(), title=f"G({V}, {density:.2g}): {g.num_edges} edges")
     draw_graph(axes[1], adjacency_from_weights(noisy.weights[0], V), color=EXTRA[3],
                title=f"one release (ε={epsilon:.2g}), pairs with ŵ > 1/2")
     ax = axes[2]
     ax.hist(err, bins=20, color=EMPIRICAL, alpha=0.6, label="max error over all cuts")
     ax.axvline(bound, color=BOUND, label="bound, all cuts (IDC §6.1, E5)")
-    ax.axvline(bound_disjoint, color=BOUND, ls="--", label="spec's bound (disjoint cuts)")
+    ax.axvline(bound_disjoint, color=BOUND, ls="--", label="paper's bound (disjoint cuts)")
     ax.axvline(2 * g.N, color=EXTRA[3], ls=":", label="trivial: 2·C(V,2)")
     ax.set_xlabel("edges (counts)")
     ax.set_ylabel("releases")
-    ax.set_title(f"{trials} releases, β={beta:.2g}", fontsize=10)
-    ax.legend(fontsize=10, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
+    ax.set_title(f"{trials} releases, β={beta:.2g}")
+    ax.legend(loc="upper right", bbox_to_anchor=(1.0, -0.2), ncol=2, borderaxespad=0.0)
     return fig
 
 
