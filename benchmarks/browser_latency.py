@@ -42,31 +42,61 @@ CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first
                   "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
 VIEWPORT = {"width": 1366, "height": 768}
 
-# In the page: find the first panel, watch its image, stamp key-down and new-pixels times.
+# In the page: every widget panel (``.dpbook-panel``) and whether its figure is *drawn*: the <img> has its pixels
+# and a layout box of the figure's size (its natural size, or scaled to the output area's width keeping the aspect
+# ratio).  A new ``src`` alone proves nothing: in JupyterLab 4.6 an image filled while its cell was off screen kept a
+# 0×0 box while its ``src`` changed on every move.
+_PANELS = r"""
+() => [...document.querySelectorAll('.dpbook-panel')].map((p, i) => {
+  const img = p.querySelector('img.widget-image');
+  const pr = p.getBoundingClientRect();
+  const box = p.querySelector('.widget-html');
+  const error = !!(box && getComputedStyle(box).display !== 'none' && box.textContent.includes('do not work'));
+  const out = {index: i, panel: [Math.round(pr.width), Math.round(pr.height)], error,
+               message: error ? box.textContent.trim().slice(0, 200) : null, image: !!img, drawn: false};
+  if (!img) return out;
+  const r = img.getBoundingClientRect();
+  const room = img.parentElement.clientWidth;
+  const w = Math.min(img.naturalWidth, room), h = w * img.naturalHeight / Math.max(img.naturalWidth, 1);
+  out.natural = [img.naturalWidth, img.naturalHeight];
+  out.box = [Math.round(r.width), Math.round(r.height)];
+  out.drawn = img.complete && img.naturalWidth > 0 && Math.abs(r.width - w) <= 2 && Math.abs(r.height - h) <= 2;
+  return out;
+})
+"""
+
+# In the page: watch panel ``i``; stamp key-down, and the first animation frame after the image has a new src,
+# decoded and *drawn* (see _PANELS).  Returns the panel's number of slider handles.
 _INSTALL = r"""
-() => {
-  const sliders = [...document.querySelectorAll('.jp-OutputArea-output .widget-slider')];
-  if (!sliders.length) return {found: false};
-  let root = sliders[0];
-  while (root && !(root.querySelector('img') && root.querySelector('.noUi-handle'))) root = root.parentElement;
-  if (!root) return {found: false, reason: 'slider without an image'};
-  root.setAttribute('data-latency-root', '1');
-  const w = window.__latency = {stamps: [], keydown: null, lastSrc: null, root};
-  const img = () => root.querySelector('img');
+(i) => {
+  const root = document.querySelectorAll('.dpbook-panel')[i];
+  const w = window.__latency = {stamps: [], keydown: null, root, lastSrc: null};
+  const img = () => root.querySelector('img.widget-image');
   w.lastSrc = img() ? img().src : null;
+  const drawn = (el) => { const r = el.getBoundingClientRect(); const room = el.parentElement.clientWidth;
+    const ww = Math.min(el.naturalWidth, room), hh = ww * el.naturalHeight / Math.max(el.naturalWidth, 1);
+    return el.naturalWidth > 0 && Math.abs(r.width - ww) <= 2 && Math.abs(r.height - hh) <= 2; };
   const check = async () => {
     const el = img();
     if (!el || !el.src || el.src === w.lastSrc) return;
     w.lastSrc = el.src;
     try { await el.decode(); } catch (e) {}
-    requestAnimationFrame(() => w.stamps.push({t: performance.now(), src: el.src.slice(-24)}));
+    requestAnimationFrame(() => w.stamps.push({t: performance.now(), drawn: drawn(el),
+                                               box: [el.getBoundingClientRect().width, el.getBoundingClientRect().height]}));
   };
   new MutationObserver(() => { check(); }).observe(root, {subtree: true, childList: true, attributes: true,
                                                        attributeFilter: ['src']});
   root.addEventListener('keydown', () => { w.keydown = performance.now(); }, true);
-  const r = root.getBoundingClientRect();
-  return {found: true, width: r.width, height: r.height, handles: root.querySelectorAll('.noUi-handle').length};
+  return root.querySelectorAll('.noUi-handle').length;
 }
+"""
+
+# In the page: a 24×24 thumbnail of panel i's figure (to tell that a move changed the figure, not only its src).
+_THUMB = r"""
+(i) => { const el = document.querySelectorAll('.dpbook-panel')[i].querySelector('img.widget-image');
+  if (!el || !el.naturalWidth) return null;
+  const c = document.createElement('canvas'); c.width = c.height = 24;
+  const g = c.getContext('2d'); g.drawImage(el, 0, 0, 24, 24); return c.toDataURL(); }
 """
 
 _HANDLE_STATE = r"""
@@ -160,10 +190,10 @@ def _wait_idle(page, timeout: float) -> dict:
     raise TimeoutError(f"the notebook did not finish within {timeout:.0f} s")
 
 
-def _measure_chapter(context, port, token, notebook: pathlib.Path, moves: int, shots: pathlib.Path | None) -> dict:
+def open_chapter(context, port: int, token: str, notebook: pathlib.Path):
+    """A new page with ``notebook`` open in JupyterLab (its own reset workspace), kernel idle, side bar collapsed."""
     page = context.new_page()
     page.set_default_timeout(120_000)
-    t_open = time.monotonic()
     # a workspace of its own, reset: JupyterLab would otherwise reopen (and restart kernels for) earlier chapters
     page.goto(f"http://127.0.0.1:{port}/lab/workspaces/{notebook.stem}/tree/notebooks/{notebook.name}"
               f"?reset&token={token}")
@@ -172,59 +202,116 @@ def _measure_chapter(context, port, token, notebook: pathlib.Path, moves: int, s
                                       nb.sessionContext.session && nb.sessionContext.session.kernel &&
                                       nb.sessionContext.session.kernel.status === 'idle'; }""", arg=notebook.name, timeout=120_000)
     page.evaluate("() => window.jupyterapp.shell.collapseLeft()")   # the notebook gets the whole 1366 px
-    t_run = time.monotonic()
+    return page
+
+
+def run_all(page, timeout: float = 300) -> float:
+    """Run All (JupyterLab's command, as a reader clicks it) and wait for the kernel; returns the seconds taken."""
+    t0 = time.monotonic()
     page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
-    _wait_idle(page, timeout=300)
-    run_s = time.monotonic() - t_run
-    info = page.evaluate(_INSTALL)
-    result = {"chapter": notebook.name, "run_all_s": round(run_s, 1), "load_s": round(t_run - t_open, 1)}
-    if not info.get("found"):
-        errs = page.evaluate("""() => [...document.querySelectorAll('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"] pre')]
-                                .map(e => e.textContent.trim().split('\\n').slice(-1)[0]).slice(0, 3)""")
-        result.update(panel=False, note=info.get("reason", "no widget panel") + (f"; errors: {errs}" if errs else ""))
+    _wait_idle(page, timeout=timeout)
+    return time.monotonic() - t0
+
+
+def error_outputs(page) -> list[str]:
+    """The last line of every error (traceback) output on the page."""
+    return page.evaluate("""() => [...document.querySelectorAll('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')]
+                              .filter(e => /Error|Traceback/.test(e.textContent))
+                              .map(e => e.textContent.trim().split('\\n').slice(-1)[0].slice(0, 200))""")
+
+
+def panel_states(page, shots: pathlib.Path | None = None, stem: str = "panel") -> list[dict]:
+    """Every widget panel of the page, scrolled into view one by one as a reader meets it: its box, and whether its
+    figure is drawn at the figure's size (see ``_PANELS``).  ``shots``: save a screenshot of each panel there."""
+    states = []
+    count = page.evaluate("() => document.querySelectorAll('.dpbook-panel').length")
+    for i in range(count):
+        page.evaluate("(i) => document.querySelectorAll('.dpbook-panel')[i].scrollIntoView({block: 'center'})", i)
+        page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+        time.sleep(0.2)
+        states.append(page.evaluate(_PANELS)[i])
+        if shots is not None:
+            page.locator(".dpbook-panel").nth(i).screenshot(path=str(shots / f"{stem}-{i}.png"))
+    return states
+
+
+def move_slider(page, handle_i: int, key: str, timeout_ms: float = 30_000) -> dict | None:
+    """Press ``key`` on slider handle ``handle_i`` of the watched panel (:data:`_INSTALL`); wait for the new figure.
+
+    Returns ``None`` when the slider is at its end (the key moved nothing), else ``{"to", "ms", "drawn", "changed"}``:
+    the new position, key-down → new figure decoded, drawn at its size and painted (``ms`` is ``None`` when no new
+    figure came within ``timeout_ms``), whether it was drawn, and whether its pixels differ from the figure before.
+    """
+    before = page.evaluate(_HANDLE_STATE, handle_i)
+    thumb = page.evaluate(_THUMB, page.evaluate("() => [...document.querySelectorAll('.dpbook-panel')]"
+                                                ".indexOf(window.__latency.root)"))
+    n_stamps = page.evaluate("() => window.__latency.stamps.length")
+    handle = page.locator("[data-latency-root] .noUi-handle").nth(handle_i)
+    handle.focus()
+    handle.press(key)
+    after = page.evaluate(_HANDLE_STATE, handle_i)
+    if after["now"] == before["now"]:
+        return None
+    try:
+        page.wait_for_function(f"() => window.__latency.stamps.length > {n_stamps}", timeout=timeout_ms)
+    except Exception:                                     # noqa: BLE001 - no new pixels: reported as a miss
+        return {"to": after["now"], "ms": None, "drawn": False, "changed": False}
+    stamp = page.evaluate(f"() => ({{...window.__latency.stamps[{n_stamps}], "
+                          f"ms: window.__latency.stamps[{n_stamps}].t - window.__latency.keydown}})")
+    index = page.evaluate("() => [...document.querySelectorAll('.dpbook-panel')].indexOf(window.__latency.root)")
+    return {"to": after["now"], "ms": round(stamp["ms"], 1), "drawn": bool(stamp["drawn"]),
+            "changed": page.evaluate(_THUMB, index) != thumb}
+
+
+def watch_panel(page, i: int) -> int:
+    """Watch panel ``i`` for new figures (:data:`_INSTALL`); returns its number of slider handles."""
+    page.evaluate("(i) => document.querySelectorAll('.dpbook-panel')[i].setAttribute('data-latency-root', '1')", i)
+    return page.evaluate(_INSTALL, i)
+
+
+def _measure_chapter(context, port, token, notebook: pathlib.Path, moves: int, shots: pathlib.Path | None) -> dict:
+    t_open = time.monotonic()
+    page = open_chapter(context, port, token, notebook)
+    load_s = time.monotonic() - t_open
+    run_s = run_all(page)
+    panels = panel_states(page, shots, notebook.stem)
+    result = {"chapter": notebook.name, "run_all_s": round(run_s, 1), "load_s": round(load_s, 1),
+              "panels": len(panels), "drawn": sum(p["drawn"] for p in panels),
+              "heights": [p["panel"][1] for p in panels], "errors": error_outputs(page),
+              "panel_errors": [p["message"] for p in panels if p["error"]]}
+    if not panels:
+        result.update(panel=False, note="no widget panel")
         page.close()
         return result
-    root = page.locator("[data-latency-root]")
-    root.scroll_into_view_if_needed()
-    time.sleep(0.5)
-    box = root.bounding_box()
-    result.update(panel=True, panel_px=[round(box["width"]), round(box["height"])] if box else None)
-    if shots is not None:
-        root.screenshot(path=str(shots / f"{notebook.stem}.png"))
-    fresh, revisits, misses, log = [], [], 0, []
-    visited = set()
+    first = panels[0]
+    result.update(panel=True, panel_px=first["panel"])
+    page.evaluate("() => document.querySelectorAll('.dpbook-panel')[0].scrollIntoView({block: 'center'})")
+    handles = watch_panel(page, 0)
+    fresh, revisits, misses, undrawn, log, visited = [], [], 0, 0, [], set()
     handle_i, direction = 0, "ArrowRight"
-    handles = info["handles"]
     for _ in range(4 * moves):
         if len(fresh) >= moves or handle_i >= handles:
             break
-        before = page.evaluate(_HANDLE_STATE, handle_i)
-        visited.add((handle_i, before["now"]))
-        n_stamps = page.evaluate("() => window.__latency.stamps.length")
-        handle = root.locator(".noUi-handle").nth(handle_i)
-        handle.focus()
-        handle.press(direction)
-        after = page.evaluate(_HANDLE_STATE, handle_i)
-        if after["now"] == before["now"]:                    # at an end: turn round, then try the next slider
+        visited.add((handle_i, page.evaluate(_HANDLE_STATE, handle_i)["now"]))
+        m = move_slider(page, handle_i, direction)
+        if m is None:                                         # at an end: turn round, then try the next slider
             if direction == "ArrowRight":
                 direction = "ArrowLeft"
             else:
                 handle_i, direction = handle_i + 1, "ArrowRight"
             continue
-        new = (handle_i, after["now"]) not in visited
-        try:
-            page.wait_for_function(f"() => window.__latency.stamps.length > {n_stamps}", timeout=30_000)
-            t = page.evaluate(f"() => window.__latency.stamps[{n_stamps}].t - window.__latency.keydown")
-        except Exception:                                     # no new pixels: e.g. an error swallowed by the panel
+        new = (handle_i, m["to"]) not in visited
+        log.append({"slider": handle_i, **m, "fresh": new})
+        if m["ms"] is None:                                   # no new pixels: e.g. an error shown by the panel
             misses += 1
-            log.append({"slider": handle_i, "to": after["now"], "ms": None})
             time.sleep(1.0)
             continue
-        time.sleep(0.3)                                       # let late mutations settle before the next move
-        (fresh if new else revisits).append(t)
-        log.append({"slider": handle_i, "to": after["now"], "ms": round(t, 1), "fresh": new})
-    result.update(moves=log, misses=misses, fresh_ms=[round(t, 1) for t in fresh],
-                  first_ms=round(fresh[0], 1) if fresh else None,
+        undrawn += not m["drawn"]
+        time.sleep(0.3)                                       # let late mutations settle (and the prefetch run)
+        (fresh if new else revisits).append(m["ms"])
+    result.update(moves=log, misses=misses, undrawn_moves=undrawn, fresh_ms=fresh,
+                  first_ms=fresh[0] if fresh else None,
+                  predrawn_ms=round(statistics.median(fresh[1:]), 1) if len(fresh) > 1 else None,
                   median_ms=round(statistics.median(fresh), 1) if fresh else None,
                   revisit_median_ms=round(statistics.median(revisits), 1) if revisits else None)
     page.close()
@@ -232,23 +319,30 @@ def _measure_chapter(context, port, token, notebook: pathlib.Path, moves: int, s
 
 
 def table(store: dict) -> str:
-    """A Markdown table of the median latency per chapter, one column per run (label) in ``store``."""
+    """A Markdown table per chapter, one group of columns per run (label) in ``store``: panels whose figure is drawn
+    at its size (of all panels), their heights, the first move (cold: nothing drawn ahead) and the median of the
+    later fresh moves (with the panel's prefetch these were drawn ahead; without it, cold too)."""
     labels = list(store)
     chapters = sorted({r["chapter"] for run in store.values() for r in run["results"]})
-    lines = ["| chapter | " + " | ".join(f"{lab}: median ms (moves) | panel px" for lab in labels) + " |",
-             "|---|" + "---|---|" * len(labels)]
+    head = " | ".join(f"{lab}: drawn/panels | heights px | first move ms | later moves ms (n)" for lab in labels)
+    lines = [f"| chapter | {head} |", "|---|" + "---|---|---|---|" * len(labels)]
     for ch in chapters:
         cells = []
         for lab in labels:
             r = next((r for r in store[lab]["results"] if r["chapter"] == ch), None)
             if r is None:
-                cells += ["–", "–"]
+                cells += ["–"] * 4
             elif not r.get("panel"):
-                cells += [f"no panel ({r.get('note', '')[:60]})", "–"]
+                cells += [f"no panel ({r.get('note', '')[:60]})"] + ["–"] * 3
             else:
-                med = "none" if r["median_ms"] is None else f"{r['median_ms']:.0f}"
-                miss = f", {r['misses']} without new pixels" if r["misses"] else ""
-                cells += [f"{med} ({len(r['fresh_ms'])}{miss})", "×".join(map(str, r["panel_px"] or []))]
+                drawn = f"{r['drawn']}/{r['panels']}" if "panels" in r else "not checked"
+                heights = ", ".join(map(str, r.get("heights") or [r["panel_px"][1]]))
+                first = "none" if r.get("first_ms") is None else f"{r['first_ms']:.0f}"
+                later = r.get("predrawn_ms")
+                miss = f", {r['misses']} without new pixels" if r.get("misses") else ""
+                undrawn = f", {r['undrawn_moves']} not drawn" if r.get("undrawn_moves") else ""
+                cells += [drawn, heights, first,
+                          ("none" if later is None else f"{later:.0f}") + f" ({max(len(r['fresh_ms']) - 1, 0)}{miss}{undrawn})"]
         lines.append(f"| {ch[:2]} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -329,8 +423,11 @@ def _row(r: dict) -> str:
         return f"{r['chapter']:34s} no panel measured: {r.get('note', '')}"
     med = f"{r['median_ms']:7.0f} ms" if r.get("median_ms") is not None else "   none   "
     rev = f", revisits {r['revisit_median_ms']:.0f} ms" if r.get("revisit_median_ms") is not None else ""
-    return (f"{r['chapter']:34s} median {med} over {len(r['fresh_ms'])} moves {r['fresh_ms']}{rev}; "
-            f"misses {r['misses']}; panel {r['panel_px']} px; run-all {r['run_all_s']} s")
+    return (f"{r['chapter']:34s} drawn {r['drawn']}/{r['panels']} panels (heights {r['heights']} px); "
+            f"median {med} over {len(r['fresh_ms'])} moves {r['fresh_ms']}{rev}; misses {r['misses']}, "
+            f"not drawn {r['undrawn_moves']}; run-all {r['run_all_s']} s"
+            + (f"; ERRORS {r['errors']}" if r.get("errors") else "")
+            + (f"; PANEL ERRORS {r['panel_errors']}" if r.get("panel_errors") else ""))
 
 
 if __name__ == "__main__":

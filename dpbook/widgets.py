@@ -206,6 +206,13 @@ def _snap(x):
     return x
 
 
+def png_size(png: bytes) -> tuple[int, int]:
+    """``(width, height)`` in pixels of the PNG ``png``, read from its header (the IHDR chunk)."""
+    if png[:8] != b"\x89PNG\r\n\x1a\n" or png[12:16] != b"IHDR":
+        raise ValueError("png is not a PNG image (no PNG signature and IHDR chunk)")
+    return int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+
+
 def _fade(png: bytes) -> bytes:
     """The PNG ``png`` blended towards light grey: how a panel shows a figure that is no longer current."""
     from PIL import Image                          # Pillow is a dependency of matplotlib
@@ -253,7 +260,9 @@ class Panel:
         # natural size (not stretched by the flex box), scaled down only when the notebook is narrower
         self.image = widgets.Image(format="png", layout=widgets.Layout(max_width="100%", height="auto",
                                                                       align_self="flex-start"))
-        self.widget = widgets.VBox([sliders, self.message, self.image])
+        # the image joins the panel with its first figure: an <img> created empty and filled later while its cell is
+        # off screen (JupyterLab's default windowing) keeps a 0×0 box in Chromium; one created with its pixels does not
+        self.widget = widgets.VBox([sliders, self.message])
         self.widget.add_class("dpbook-panel")
         self.error: Exception | None = None
         self.stale = False
@@ -313,12 +322,18 @@ class Panel:
             self._cache.move_to_end(key)
             return self._cache[key]
         t0 = time.perf_counter()
-        fig = self.callback(**values)
-        t1 = time.perf_counter()
+        open_before, fig = set(plt.get_fignums()), None
         try:
+            fig = self.callback(**values)
+            t1 = time.perf_counter()
             png = self.to_png(fig)
         finally:
-            plt.close(fig)
+            # close the figure, and any other the callback left open: an open pyplot figure would be drawn by the
+            # inline backend later, outside any cell (in JupyterLab's Log Console)
+            for num in set(plt.get_fignums()) - open_before:
+                plt.close(num)
+            if fig is not None:
+                plt.close(fig)
         self.timings.append((t1 - t0, time.perf_counter() - t1))
         if key is not None:
             self._cache[key] = png
@@ -340,8 +355,24 @@ class Panel:
         self.error, self.stale = None, False
         self.message.value, self.message.layout.display = "", "none"
         self._good_png = png
-        self.image.value = png
+        self._show(png)
         return png
+
+    def _show(self, png: bytes):
+        """Show ``png``: the image's value, its pixel size as the ``<img>``'s width and height attributes (the box is
+        reserved before the pixels decode; CSS ``max-width: 100%; height: auto`` still scales it down, keeping the
+        aspect ratio, in a narrower notebook), and the image joins the panel with its first figure.
+
+        Why not from the start: with JupyterLab's default windowing (``content-visibility: auto`` on every cell),
+        Chromium gives an ``<img>`` that was created empty and filled while its cell was off screen a 0×0 box for good.
+        An ``<img>`` created with its pixels, or given new pixels later, is laid out as usual.
+        """
+        width, height = png_size(png)
+        with self.image.hold_sync():
+            self.image.width, self.image.height = str(width), str(height)
+            self.image.value = png
+        if self.image not in self.widget.children:
+            self.widget.children = (*self.widget.children, self.image)
 
     def neighbours(self, name: str, direction: int = 1) -> list[dict]:
         """The settings one grid step from the current one along control ``name``: first in ``direction``
@@ -405,7 +436,7 @@ class Panel:
             f"<code>{html.escape(type(exc).__name__)}: {html.escape(str(exc))}</code><br>{kept}</div>")
         self.message.layout.display = ""
         if self._good_png is not None and not self.stale:
-            self.image.value = _fade(self._good_png)
+            self._show(_fade(self._good_png))
         self.stale = self._good_png is not None
 
     def _on_change(self, change):
@@ -415,8 +446,8 @@ class Panel:
             self._schedule_prefetch(name, 1 if change["new"] >= change["old"] else -1)
 
     def _ipython_display_(self):
+        self.render()                                  # the first figure (or error) is in place before the view exists
         display(self.widget)
-        self.render()
 
 
 def panel(callback, **controls) -> Panel:

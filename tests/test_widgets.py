@@ -69,6 +69,46 @@ def test_error_before_any_good_figure_and_error_while_drawing():
     assert len(plt.get_fignums()) == open_before           # the figure is closed even when drawing fails
 
 
+def test_the_image_joins_the_panel_with_its_first_figure_and_carries_its_size():
+    """JupyterLab's default windowing gives an <img> created empty, then filled while off screen, a 0×0 box: so the
+    panel's view never holds an empty image, and the image carries its pixel size as width/height attributes."""
+    p = W.panel(_line, d=W.int_slider(2, 1, 8))
+    p.render()                                             # an error first: no image in the panel yet
+    assert p.image not in p.widget.children and p.image.value == b""
+    p.controls["d"].value = 5
+    assert p.widget.children[-1] is p.image and p.image.value != b""
+    assert (int(p.image.width), int(p.image.height)) == _png_size(p.image.value) == W.png_size(p.image.value)
+    p.controls["d"].value = 2                              # the faded figure keeps the image and its size
+    assert p.widget.children.count(p.image) == 1 and (int(p.image.width), int(p.image.height)) == _png_size(p.image.value)
+
+    shown = []
+    q = W.panel(_line, d=W.int_slider(5, 1, 8))
+    q.widget.observe(lambda ch: shown.append(ch["new"]), names="children")
+    monkey_display = W.display
+    try:
+        W.display = lambda w: shown.append(("displayed", w.children[-1].value != b""))
+        q._ipython_display_()
+    finally:
+        W.display = monkey_display
+    assert shown[-1] == ("displayed", True)                # the figure is there before the view is created
+    with pytest.raises(ValueError, match="not a PNG"):
+        W.png_size(b"GIF89a" + bytes(30))
+
+
+def test_figures_the_callback_leaves_open_are_closed():
+    """A callback that opens a second pyplot figure must not leave it for the inline backend to draw outside any
+    cell (JupyterLab shows it in the Log Console)."""
+    def two_figures(d=5):
+        new_figure()                                       # a stray figure
+        return _line(d)
+
+    open_before = set(plt.get_fignums())
+    p = W.panel(two_figures, d=W.int_slider(5, 4, 8))
+    assert p.render() is not None
+    p.controls["d"].value = 6
+    assert set(plt.get_fignums()) == open_before
+
+
 def test_message_is_escaped():
     def boom(x):
         raise RuntimeError("<script>alert(1)</script>")
