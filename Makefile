@@ -1,20 +1,25 @@
 # The two commands of the README:  `make lab` opens the workbook, `make test` passes the tests.
-# Both create .venv on first use and reinstall only when pyproject.toml changes.
+# Both create .venv on first use and reinstall only when pyproject.toml or constraints.txt changes; they install the
+# tested versions pinned in constraints.txt.  `make newest` tries the newest releases in .venv-newest.
+SHELL  := /bin/bash
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.dpbook-installed
 ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
-.PHONY: lab test unit notebooks benchmarks bench-peers docs data clean
+NEWEST := .venv-newest
+NEWEST_TESTS := tests/test_widgets.py tests/test_explorers_layout.py tests/test_widgets_browser.py
 
-$(STAMP): pyproject.toml
+.PHONY: lab test unit notebooks benchmarks bench-peers docs data clean newest lock
+
+$(STAMP): pyproject.toml constraints.txt
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || \
 	  { echo "dpbook needs Python >= 3.10 (found $$($(PYTHON) --version))"; exit 1; }
 	@[ -x $(BIN)/python ] || $(PYTHON) -m venv $(VENV) || \
 	  { rm -rf $(VENV); $(PYTHON) -m pip install --user --quiet virtualenv && $(PYTHON) -m virtualenv $(VENV); }
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[test]"
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[test]"
 	@touch $(STAMP)
 
 lab: $(STAMP)  ## open the workbook in JupyterLab (prints the URL)
@@ -43,5 +48,18 @@ bench-peers: $(STAMP)  ## MWEM vs smartnoise-synth 1.0.8, built in its own venv 
 data:  ## rebuild data/ from the registry packages (needs scikit-learn and networkx)
 	$(PYTHON) data/make_datasets.py
 
+newest:  ## the newest releases of every dependency in .venv-newest: the widget and real-browser tests, two chapters
+	rm -rf $(NEWEST) && $(PYTHON) -m venv $(NEWEST)
+	$(NEWEST)/bin/python -m pip install --quiet --upgrade pip
+	$(NEWEST)/bin/python -m pip install --quiet --upgrade -e ".[test]"
+	@mkdir -p build && $(NEWEST)/bin/python -m pip freeze --exclude-editable | grep -iv '^dpbook' > build/newest-versions.txt
+	@echo "newest releases that differ from constraints.txt:"; \
+	  diff <(grep -v '^#' constraints.txt | sort -f) <(sort -f build/newest-versions.txt) | grep '^>' || echo "  (none)"
+	$(NEWEST)/bin/python -m pytest $(NEWEST_TESTS) --nbval-lax notebooks/00_how_to_use.ipynb notebooks/01_laplace.ipynb \
+	  -q -p no:cacheprovider
+
+lock: newest  ## after `make newest` passes: pin its versions in constraints.txt
+	{ grep '^#' constraints.txt; cat build/newest-versions.txt; } > constraints.txt.new && mv constraints.txt.new constraints.txt
+
 clean:
-	rm -rf $(VENV)
+	rm -rf $(VENV) $(NEWEST)

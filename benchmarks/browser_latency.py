@@ -1,13 +1,18 @@
 """Slider → new pixels, measured in a real browser (headless Chromium driven by Playwright) for every chapter.
 
-For each chapter the script starts JupyterLab on localhost (with a token) over a temporary copy of the
-repository, opens the notebook, runs all cells, waits until the kernel is idle, finds the first widget panel
-(the first output holding a slider and an image) and moves one of its sliders by one step with the keyboard
-(arrow key on the slider's handle).  A ``MutationObserver`` in the page stamps ``performance.now()`` when the
-panel's image has changed, been decoded and painted (the next animation frame); the latency is that stamp minus
-the key-down stamp.  Each move goes to a setting not visited before (a panel may cache the settings it has
-drawn; revisits are reported apart), starting from the defaults.  It also reports the panel's size on a
-1366×768 window and saves a screenshot of it.
+For each chapter the script starts JupyterLab on localhost (with a token, default settings) over a temporary copy
+of the repository, opens the notebook, runs all cells, waits until the kernel is idle, and then checks every widget
+panel (``.dpbook-panel``) as a reader scrolls to it: is its figure *drawn* — the ``<img>`` has its pixels and a
+layout box of the figure's size (natural size, or scaled to the output area keeping the aspect ratio)?  A new
+``src`` is not enough: in JupyterLab 4.6 an image filled while its cell was off screen had pixels and a 0×0 box.
+Then it moves a slider of the first panel one step at a time with the keyboard (arrow key on the slider's handle).
+A ``MutationObserver`` stamps ``performance.now()`` when the image has a new ``src``, decoded and drawn at its size,
+at the next animation frame; the latency is that stamp minus the key-down stamp (a move whose figure is not drawn is
+counted apart).  Each move goes to a setting not visited before (a panel caches the settings it has drawn; revisits
+are reported apart), starting from the defaults.  The first move is cold; with the panel's idle-time prefetch the
+later moves in the same direction were drawn ahead (``--no-prefetch`` makes every move cold).  Screenshots of every
+panel with ``--screenshots``.  ``tests/test_widgets_browser.py`` uses the same functions (``open_chapter``,
+``run_all``, ``panel_states``, ``watch_panel``, ``move_slider``).
 
     python -m benchmarks.browser_latency                      # every chapter, 7 moves each, label "current"
     python -m benchmarks.browser_latency 01 04 --moves 5 --label after --out benchmarks/browser_latency.json
@@ -15,7 +20,7 @@ drawn; revisits are reported apart), starting from the defaults.  It also report
     python -m benchmarks.browser_latency --table benchmarks/browser_latency.json   # the Markdown table
 
 Needs Debian's Chromium (``apt-get install chromium``; ``--chromium PATH`` or ``$DPBOOK_CHROMIUM`` for another
-binary) and the ``playwright`` Python package (``pip install -r benchmarks/requirements-browser.txt``; never
+binary) and the ``playwright`` Python package (in the ``test`` extra; never
 ``playwright install``: the script only drives the system's Chromium).  When either is missing it prints
 ``SKIP: ...`` and exits with status 0, so a CI job can call it unconditionally; ``--require`` makes a missing
 browser an error (exit status 2).  Not run by ``make benchmarks`` (it takes minutes).  Timings are wall clock
@@ -369,7 +374,7 @@ def main(argv=None) -> int:
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
-        return _skip("the playwright package is missing (pip install -r benchmarks/requirements-browser.txt)",
+        return _skip("the playwright package is missing (pip install -e '.[test]')",
                      args.require)
     notebooks = _chapters(args.repo, set(args.chapters))
     if not notebooks:

@@ -27,6 +27,27 @@ def test_environment_yml_matches_pyproject():
     assert conda == wanted
 
 
+def test_constraints_pin_every_dependency_and_make_installs_them():
+    """What a lecturer installs is the tested set: constraints.txt pins (==) every dependency of pyproject.toml and the
+    Makefile installs through it; the pins are consistent with pyproject's lower bounds."""
+    from packaging.requirements import Requirement
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    reqs = [Requirement(r) for r in project["dependencies"]]
+    reqs += [Requirement(r) for extra in project["optional-dependencies"].values() for r in extra]
+    pins = {}
+    for line in (ROOT / "constraints.txt").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            name, _, version = line.partition("==")
+            assert version, f"constraints.txt: {line!r} is not pinned with =="
+            pins[_name(name)] = version.strip()
+    for req in reqs:
+        assert _name(req.name) in pins, f"{req.name} is not pinned in constraints.txt"
+        assert req.specifier.contains(pins[_name(req.name)]), f"{req.name}=={pins[_name(req.name)]} violates {req}"
+    makefile = (ROOT / "Makefile").read_text()
+    assert re.search(r'pip install .*-c constraints\.txt -e "\.\[test\]"', makefile)
+
+
 def test_ci_runs_the_readme_test_command():
     readme = (ROOT / "README.md").read_text()
     ci = (ROOT / ".ci" / "run").read_text()
