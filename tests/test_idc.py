@@ -140,7 +140,7 @@ def test_update_sequence_validator_catches_each_condition():
 # =========================================================================== IDC-Alg1-SV accuracy
 
 def _sv_accuracy(x, rule, W, k, trials, seed, **kw):
-    rel = online_idc_sv(x, rule, AdversarialStream(W, k), epsilon=0.9, delta=1e-6, beta=0.05, trials=trials,
+    rel = online_idc_sv(x, rule, AdversarialStream(W, k, reference=x), epsilon=0.9, delta=1e-6, beta=0.05, trials=trials,
                         rng=seed, **kw)
     return rel, rel.errors(x).max
 
@@ -180,7 +180,7 @@ def test_sv_accuracy_mw_below_threshold_adversary():
     x = X64 * 3000
     rule = MultiplicativeWeightsIDC(64, 0.1)
     probe = online_idc_sv(x, rule, FixedStream(W64, [0]), epsilon=0.9, delta=1e-6, beta=0.05, rng=0)
-    stream = AdversarialStream(W64, 100, below=probe.params["T_thr"])
+    stream = AdversarialStream(W64, 100, below=probe.params["T_thr"], reference=x)
     rel = online_idc_sv(x, rule, stream, epsilon=0.9, delta=1e-6, beta=0.05, trials=100, rng=21)
     err = rel.errors(x).max
     assert failure_rate(err, rel.params["error_bound"]).consistent_with(0.05)
@@ -192,7 +192,7 @@ def test_sv_logs_are_update_sequences():
     """IDC-Def3.1 measure: in the good event (β = 1e-8 per run) every Alg1-SV log is a valid sequence."""
     x = X64 * 2000
     rule = MultiplicativeWeightsIDC(64, 0.1)
-    rel = online_idc_sv(x, rule, AdversarialStream(W64, 60), epsilon=0.9, delta=1e-6, beta=1e-8, trials=20, rng=3,
+    rel = online_idc_sv(x, rule, AdversarialStream(W64, 60, reference=x), epsilon=0.9, delta=1e-6, beta=1e-8, trials=20, rng=3,
                         logs=True)
     assert all(len(log) == u for log, u in zip(rel.trace["logs"], rel.updates))
     assert sum(rel.updates) > 20
@@ -203,7 +203,7 @@ def test_sv_cap_stops_data_access():
     """A practical cap c: at most c updates, then every answer is the hypothesis' (no data access)."""
     x = X64 * 100
     rule = MultiplicativeWeightsIDC(64, 0.1)
-    rel = online_idc_sv(x, rule, AdversarialStream(W64, 40), epsilon=0.9, delta=1e-6, c=3, trials=30, rng=4)
+    rel = online_idc_sv(x, rule, AdversarialStream(W64, 40, reference=x), epsilon=0.9, delta=1e-6, c=3, trials=30, rng=4)
     assert rel.params["capped"] and rel.updates.max() <= 3 and rel.halted.any()
     assert rel.params["epsilon0"] == pytest.approx(0.9 / (4 * math.sqrt(3 * math.log(1e6))))
     for r in np.flatnonzero(rel.halted):
@@ -218,7 +218,7 @@ def test_alg1_accuracy_thm_4_9():
     """IDC-Thm4.9: T >= 2 ln(k/β)/(ε0 n) ⇒ w.p. >= 1-β all errors <= 3T/2 and no early termination."""
     x = X64 * 500
     rule = MultiplicativeWeightsIDC(64, 0.1)                          # α = 0.3, T = 0.2, B_max = B(0.1)
-    rel = online_idc(x, rule, AdversarialStream(W64, 100), epsilon=1.0, delta=1e-6, trials=200, rng=5)
+    rel = online_idc(x, rule, AdversarialStream(W64, 100, reference=x), epsilon=1.0, delta=1e-6, trials=200, rng=5)
     p = rel.params
     assert p["T"] == pytest.approx(0.2) and p["b_max"] == math.floor(4 * math.log(64) / 0.01)
     assert p["T"] >= th.alg1_min_threshold(100, 0.05, p["epsilon0"], int(x.sum()))
@@ -234,7 +234,7 @@ def test_alg1_accuracy_thm_4_9():
 def test_alg1_accuracy_other_idcs(make):
     x = X8 * 400
     rule = make(int(x.sum()))
-    rel = online_idc(x, rule, AdversarialStream(W8, 40), delta=1e-6, epsilon0=0.05, trials=100, rng=6)
+    rel = online_idc(x, rule, AdversarialStream(W8, 40, reference=x), delta=1e-6, epsilon0=0.05, trials=100, rng=6)
     p = rel.params
     assert p["T"] >= th.alg1_min_threshold(40, 0.05, 0.05, int(x.sum()))
     bad = (rel.errors(x).max > 1.5 * p["T"]) | rel.halted
@@ -327,7 +327,7 @@ def test_dr_alg6_accuracy_delta_0():
     """DR-Alg6, δ = 0, at dr_alg6_parameters: P[max error > T + α_NS = 3α] <= β; at most c updates."""
     x = X64 * 10_000
     alpha, c = th.dr_alg6_parameters(64, 100, 0.05, 0.9, int(x.sum()))
-    rel = online_mw_dr(x, AdversarialStream(W64, 100), alpha=alpha, epsilon=0.9, delta=0.0, c=c, trials=100, rng=14)
+    rel = online_mw_dr(x, AdversarialStream(W64, 100, reference=x), alpha=alpha, epsilon=0.9, delta=0.0, c=c, trials=100, rng=14)
     T = rel.params["T"]
     a_ns = th.dr_alg6_alpha_ns(100, c, 0.05, 0.9, 0.0, int(x.sum()))
     assert th.dr_alg6_conditions(T, a_ns, alpha) and th.dr_alg6_error_bound(T, a_ns) == pytest.approx(3 * alpha)
@@ -479,7 +479,8 @@ def test_ic_bad_input(kw, err, name):
     (lambda: MedianIDC(8, 2, -0.1), ValueError, "alpha"),
     (lambda: FriezeKannanIDC(8, 0.1, n=0), ValueError, "n"), (lambda: FriezeKannanIDC(8, 0.1, n=5, sq_norm=0), ValueError, "sq_norm"),
     (lambda: FixedStream(W64, [0, 200]), ValueError, "order"), (lambda: FixedStream(W64, [0.5]), ValueError, "order"),
-    (lambda: AdversarialStream(W64, 0), ValueError, "k"), (lambda: AdversarialStream(W64, 5, below=0), ValueError, "below"),
+    (lambda: AdversarialStream(W64, 0, reference=X64), ValueError, "k"),
+    (lambda: AdversarialStream(W64, 5, below=0, reference=X64), ValueError, "below"),
     (lambda: project_histogram(CANCER, 11, [0, 0]), ValueError, "attributes"),
     (lambda: project_histogram(CANCER, 11, [11]), ValueError, "attribute"),
     (lambda: project_histogram(CANCER, 10, [1]), ValueError, "d"),
@@ -495,15 +496,15 @@ def test_constructors_bad_input(make, err, name):
 # =========================================================================== determinism
 
 @pytest.mark.parametrize("run", [
-    lambda seed: online_idc_sv(X64 * 100, MultiplicativeWeightsIDC(64, 0.1), AdversarialStream(W64, 30),
+    lambda seed: online_idc_sv(X64 * 100, MultiplicativeWeightsIDC(64, 0.1), AdversarialStream(W64, 30, reference=X64 * 100),
                                epsilon=0.9, delta=1e-6, c=5, trials=3, rng=seed).answers,
-    lambda seed: online_idc(X64 * 100, MultiplicativeWeightsIDC(64, 0.1), AdversarialStream(W64, 30),
+    lambda seed: online_idc(X64 * 100, MultiplicativeWeightsIDC(64, 0.1), AdversarialStream(W64, 30, reference=X64 * 100),
                             epsilon=1.0, delta=1e-6, b_max=5, trials=3, rng=seed).answers,
-    lambda seed: online_idc_sv(X8 * 100, MedianIDC(8, 3, 0.3), AdversarialStream(W8, 20),
+    lambda seed: online_idc_sv(X8 * 100, MedianIDC(8, 3, 0.3), AdversarialStream(W8, 20, reference=X8 * 100),
                                epsilon=0.9, delta=1e-6, trials=3, rng=seed).answers,
     lambda seed: iterative_construction(X64 * 100, W64, rule=MultiplicativeWeightsIDC(64, 0.2), epsilon=0.9,
                                         delta=1e-6, rounds=5, trials=2, rng=seed).answers,
-    lambda seed: online_mw_dr(X64 * 1000, AdversarialStream(W64, 20), alpha=0.2, epsilon=0.9, trials=3,
+    lambda seed: online_mw_dr(X64 * 1000, AdversarialStream(W64, 20, reference=X64 * 1000), alpha=0.2, epsilon=0.9, trials=3,
                               rng=seed).answers,
 ])
 def test_determinism(run):

@@ -42,18 +42,20 @@ def online_idc_sv_exact_release(x, rule, stream, *, epsilon, delta, beta=0.05, n
 
 
 def online_idc_uncomposed(x, rule, stream, *, epsilon, delta, b_max=None, n=None, trials=None, rng=None,
-                          sampler=laplace_noise, record=False, **_ignored):
+                          sampler=laplace_noise, record=False, debug=False, **_ignored):
     """BROKEN IDC-Alg1: uses the whole budget in every round, ``ε0 = ε``, but still claims ``(ε, δ)``.
 
     The bug: no composition over the (up to ``B_max + 1``) updates and the ``⊥`` rounds — the per-round
     noise ``Lap(1/(ε n))`` is what a *single* ε-DP answer needs.  The exact transcript loss then exceeds
     ``ε`` far more often than ``δ`` (chapter 08's PA(i) check).
     """
-    rel = online_idc(x, rule, stream, delta=delta, epsilon0=epsilon, b_max=b_max, n=n, trials=trials, rng=rng,
-                     sampler=sampler, record=record)
+    out = online_idc(x, rule, stream, delta=delta, epsilon0=epsilon, b_max=b_max, n=n, trials=trials, rng=rng,
+                     sampler=sampler, record=record, debug=debug)
+    rel, internals = out if debug else (out, None)
     # the ledger the buggy code writes: one (ε, δ) step for the whole run, the claim it never composed
-    return dataclasses.replace(rel, epsilon=epsilon, mechanism="BROKEN " + rel.mechanism + " (eps0 = eps)",
-                               ledger=Ledger([Spend("Algorithm 1: all rounds (BROKEN: eps0 = eps)", epsilon, delta)]))
+    rel = dataclasses.replace(rel, epsilon=epsilon, mechanism="BROKEN " + rel.mechanism + " (eps0 = eps)",
+                              ledger=Ledger([Spend("Algorithm 1: all rounds (BROKEN: eps0 = eps)", epsilon, delta)]))
+    return (rel, internals) if debug else rel
 
 
 def iterative_construction_exact_answers(x, workload, *, rule, epsilon, delta, n=None, rounds=None, trials=None,
