@@ -9,7 +9,7 @@ import pytest
 
 from dpbook.audit import audit
 from dpbook.broken.idc import (iterative_construction_exact_answers, online_idc_sv_exact_release,
-                               online_idc_uncomposed, online_mw_dr_exact_values)
+                               online_idc_sv_stream_sees_data, online_idc_uncomposed, online_mw_dr_exact_values)
 from dpbook.data import add_row, load_cancer, project_histogram
 from dpbook.experiments import failure_rate
 from dpbook.idc import (AdversarialStream, FixedStream, FriezeKannanIDC, MedianIDC, MultiplicativeWeightsIDC,
@@ -618,3 +618,143 @@ def test_theory_sv_and_ic_hand_values():
 def test_theory_bad_input(call, name):
     with pytest.raises((ValueError, TypeError), match=name):
         call()
+
+
+# =========================================================================== the analyst sees only the release
+
+class _SpyStream:
+    """A custom stream recording what it is shown; asks query (t mod 2) of a two-query workload."""
+
+    def __init__(self, k):
+        self.workload, self.k, self.views = ONE_TWO, k, []
+
+    def pick(self, t, view):
+        self.views.append(view)
+        return t % 2
+
+
+ONE_TWO = MatrixWorkload(np.eye(2))                                 # the count of each of two elements
+
+
+def test_stream_is_shown_only_the_released_transcript():
+    """Before round t the stream gets the first t released answers, queries and ⊤ flags, the hypotheses and the
+    public n — read-only — and nothing computed from x."""
+    x = np.array([830, 170])
+    spy = _SpyStream(6)
+    rel = online_idc_sv(x, MultiplicativeWeightsIDC(2, 0.2), spy, epsilon=1.0, delta=0.0, c=2, trials=3, rng=0)
+    assert [v.t for v in spy.views] == list(range(6))
+    for v in spy.views:
+        assert set(vars(v)) == {"t", "rule", "workload", "hypothesis", "answers", "queries", "updated", "n"}
+        assert v.n == 1000 and v.answers.shape == (3, v.t) and v.hypothesis.shape == (3, 2)
+        assert np.array_equal(v.answers, rel.answers[:, :v.t]) and np.array_equal(v.updated, rel.updated[:, :v.t])
+        assert not any(getattr(v, f).flags.writeable for f in ("hypothesis", "answers", "queries", "updated"))
+    with pytest.raises(ValueError, match="read-only"):
+        spy.views[-1].answers[0, 0] = 1.0
+
+
+def test_adversarial_stream_is_the_same_analyst_on_neighbours():
+    """The stream's picks depend on the release and its fixed reference only: on neighbours that differ in one
+    row, with the same seed and no update, the queries asked are identical (the old loop asked query 0 on x and
+    query 1 on x' in the very first round)."""
+    x, x_prime = np.array([83, 17]), np.array([82, 17])
+    runs = {}
+    for name, data in (("x", x), ("x'", x_prime)):
+        stream = AdversarialStream(ONE_TWO, 4, reference=x)
+        runs[name] = online_idc_sv(data, MultiplicativeWeightsIDC(2, 0.2), stream, epsilon=1.0, delta=0.0, beta=1.0,
+                                   n=100, c=1, trials=400, rng=7)
+    same = ~runs["x"].updated.any(axis=1) & ~runs["x'"].updated.any(axis=1)
+    assert same.sum() > 100 and np.array_equal(runs["x"].queries[same], runs["x'"].queries[same])
+    assert np.all(runs["x'"].queries[:, 0] == 0)                        # the reference's worst query, not x''s
+    old = online_idc_sv_stream_sees_data(x_prime, MultiplicativeWeightsIDC(2, 0.2), AdversarialStream(ONE_TWO, 4, reference=x),
+                                         epsilon=1.0, delta=0.0, beta=1.0, n=100, c=1, trials=50, rng=7)
+    assert np.all(old.queries[:, 0] == 1)                               # the twin's analyst reads x' itself
+
+
+def test_adversarial_stream_with_the_data_as_reference_is_the_old_worst_case():
+    """With reference = x the strategy asks where the hypothesis is really most wrong: every pick is the argmax
+    of |hypothesis answers - true answers| at the time it was made (the hypotheses replayed from the release)."""
+    x = X64 * 300
+    rule = MultiplicativeWeightsIDC(64, 0.1)
+    rel = online_idc_sv(x, rule, AdversarialStream(W64, 30, reference=x), epsilon=0.9, delta=1e-6, c=6, trials=4,
+                        rng=11)
+    true = W64.answers(x)
+    for r in range(4):
+        state = rule.initial(1)
+        for i in range(30):
+            err = np.abs(rule.answers(state, W64)[0] - true)
+            assert rel.queries[r, i] == int(np.argmax(err))
+            if rel.updated[r, i]:                                       # the update uses the released answer
+                state = rule.update_query(state, W64, rel.queries[r, i:i + 1], rel.answers[r, i:i + 1])
+        assert np.allclose(state[0], rel.hypothesis[r])
+    assert rel.updated.sum() >= 4
+
+
+@pytest.mark.parametrize("make, err, name", [
+    (lambda: AdversarialStream(W64, 5), TypeError, "reference"),
+    (lambda: AdversarialStream(W64, 5, reference=X8), ValueError, "reference"),
+    (lambda: AdversarialStream(W64, 5, reference=-X64), ValueError, "reference"),
+    (lambda: AdversarialStream(W64, 5, reference=np.full(64, np.nan)), ValueError, "reference"),
+    (lambda: AdversarialStream(W64, 5, reference="x"), TypeError, "reference"),
+])
+def test_adversarial_stream_bad_reference(make, err, name):
+    with pytest.raises(err, match=name):
+        make()
+
+
+class _OldStyleStream:
+    k, workload = 3, ONE_TWO
+
+    def pick(self, t, rule, state, W, true):                           # the old interface: the true answers
+        return int(np.argmax(true))
+
+
+class _BadPick:
+    k, workload = 2, ONE_TWO
+
+    def __init__(self, value):
+        self.value = value
+
+    def pick(self, t, view):
+        return self.value
+
+
+@pytest.mark.parametrize("stream, err, match", [
+    (_OldStyleStream(), TypeError, "stream.pick must take \\(t, view\\)"),
+    (_BadPick(5), ValueError, "outside the workload's 2 queries"),
+    (_BadPick(-1), ValueError, "outside"),
+    (_BadPick(0.5), ValueError, "stream.pick must return a workload index"),
+    (_BadPick(np.zeros(7, dtype=int)), ValueError, "one per run"),
+])
+def test_custom_streams_are_checked(stream, err, match):
+    with pytest.raises(err, match=match):
+        online_idc_sv(np.array([5, 5]), MultiplicativeWeightsIDC(2, 0.2), stream, epsilon=1.0, delta=0.0, c=1,
+                      trials=3, rng=0)
+
+
+# =========================================================================== no noise in the release
+
+def test_online_idc_release_carries_no_noise_and_debug_is_not_a_release():
+    from dpbook.idc import NotARelease
+    from dpbook.release import PrivateResult
+    x, rule, stream = X64 * 100, MultiplicativeWeightsIDC(64, 0.1), FixedStream(W64, np.arange(20))
+    kw = dict(epsilon=1.0, delta=1e-6, b_max=5, trials=3, rng=2)
+    rel = online_idc(x, rule, stream, record=True, **kw)
+    assert set(rel.trace) == {"hypothesis_answers", "active"}
+    assert online_idc(x, rule, stream, **kw).trace is None
+    rel2, internals = online_idc(x, rule, stream, record=True, debug=True, **kw)
+    assert np.array_equal(rel2.answers, rel.answers)                        # the same run, the same release
+    assert isinstance(internals, NotARelease) and not isinstance(internals, PrivateResult)
+    assert not hasattr(internals, "epsilon") and not hasattr(internals, "released") and "NOT A RELEASE" in internals.warning
+    Z = internals["noise"]
+    assert Z.shape == (3, 20) and not Z.flags.writeable
+    true = (W64.counts(x) / x.sum())[rel.queries]
+    assert np.allclose(rel.answers[rel.updated], (true + Z)[rel.updated])  # the noise reveals the true answers
+    single = online_idc(x, rule, stream, epsilon=1.0, delta=1e-6, b_max=5, rng=2, debug=True)[1]
+    assert single["noise"].shape == (20,)
+    for bad in ("yes", 1):
+        with pytest.raises(TypeError, match="debug"):
+            online_idc(x, rule, stream, debug=bad, **kw)
+    with pytest.raises(TypeError, match="record"):
+        online_idc(x, rule, stream, record="yes", **kw)
+    with pytest.raises(ValueError, match="epsilon"):
+        online_idc_sv_stream_sees_data(x, rule, stream, epsilon=math.nan, delta=0.0)
