@@ -8,7 +8,8 @@ import dataclasses
 
 import numpy as np
 
-from ..idc import AdversarialStream, as_stream, iterative_construction, online_idc, online_idc_sv, online_mw_dr, public_n
+from ..idc import (AdversarialStream, as_stream, iterative_construction, online_idc, online_idc_sv, online_mw_dr,
+                   public_n)
 from ..release import Ledger, Spend
 from ..noise import Noise, laplace_noise
 from ..validation import check_histogram
