@@ -55,15 +55,15 @@ def main():
                                   ("Median", MedianIDC(8, 4, alpha=0.2), x3 * 200, W8, 50),
                                   ("FK", FriezeKannanIDC(64, 0.1, n=569 * 5000), x6 * 5000, W, 60)):
         below = th_sv_threshold_for(rule, k, 0.9, 1e-6, 0.05, int(xx.sum()))
-        stream = AdversarialStream(WW, k, below=below)
+        stream = AdversarialStream(WW, k, below=below, reference=xx)
         call = lambda: online_idc_sv(xx, rule, stream, epsilon=0.9, delta=1e-6, trials=100, rng=1)
         rel = call()
         err = rel.errors(xx).max
         rows.append((f"IDC-Alg1-SV {name}, n={xx.sum():,}, 100 runs x {k} queries", best_time(call, repeat=2),
                      f"q95 err {np.quantile(err, 0.95):.3f}, updates <= {rel.updates.max()}",
                      f"{rel.params['error_bound']:.3f}, c = {rel.params['c']}"))
-    call = lambda: online_idc(x6 * 500, MultiplicativeWeightsIDC(64, 0.1), AdversarialStream(W, 100), epsilon=1.0,
-                              delta=1e-6, trials=100, rng=2)
+    call = lambda: online_idc(x6 * 500, MultiplicativeWeightsIDC(64, 0.1),
+                              AdversarialStream(W, 100, reference=x6 * 500), epsilon=1.0, delta=1e-6, trials=100, rng=2)
     rel = call()
     rows.append(("GRU Alg. 1 MW, n=284,500, 100 runs x 100 queries", best_time(call, repeat=2),
                  f"max err {rel.errors(x6 * 500).max.max():.3f}, updates <= {rel.updates.max()}",

@@ -36,7 +36,7 @@ from .queries import Workload
 from .release import ReleaseRecord, Spend
 from .theory.graphs import rr_cut_error_bound
 from .theory.histogram import histogram_scale
-from .validation import check_int, check_probability, check_real, mechanism_prologue
+from .validation import as_array, check_int, check_probability, check_real, mechanism_prologue
 
 __all__ = [
     "GraphDatabase", "graph_database", "from_graph", "load_graph", "random_graph", "planted_partition",
@@ -60,17 +60,49 @@ def edge_pairs(num_vertices) -> tuple[np.ndarray, np.ndarray]:
     return np.triu_indices(_check_num_vertices(num_vertices), 1)
 
 
+def _check_pair_weights(weights, size, *, name="weights", what="one per pair") -> np.ndarray:
+    """The validator every way of building a :class:`GraphDatabase` goes through: ``weights`` real numbers of
+    shape ``(size,)``, finite, each in ``[0, 1]`` (a pair's weight is its cell of the histogram; IDC §6.1's
+    sensitivity 1 needs it).  Returns a read-only float64 copy."""
+    w = as_array(name, weights)
+    if w.dtype == object or w.dtype == bool or not np.issubdtype(w.dtype, np.number):
+        raise TypeError(f"{name} must be real numbers, got dtype {w.dtype}")
+    if w.shape != (size,):
+        raise ValueError(f"{name} must have shape ({size},), {what}, got {w.shape}")
+    w = np.array(w, dtype=np.float64)                                     # a copy the caller cannot reach
+    if not np.all(np.isfinite(w)):
+        i = int(np.argmax(~np.isfinite(w)))
+        raise ValueError(f"{name}[{i}] ({float(w[i])!r}) must be a finite number in [0, 1]")
+    if np.any((w < 0) | (w > 1)):
+        i = int(np.argmax((w < 0) | (w > 1)))
+        raise ValueError(f"{name}[{i}] ({float(w[i])!r}) must lie in [0, 1] (edge-level sensitivity 1)")
+    w.setflags(write=False)
+    return w
+
+
 @dataclass(frozen=True)
 class GraphDatabase:
     """A graph on ``num_vertices`` public vertices as a database over the edge universe (IDC §2).
 
     ``weights``: ``(N,)`` float64 in ``[0, 1]`` (0/1 for an ordinary graph), one cell per pair of
-    :func:`edge_pairs`.  ``histogram()`` gives the 0/1 cells as the integer histogram the book's mechanisms take.
+    :func:`edge_pairs`, ``N = C(num_vertices, 2)``.  ``histogram()`` gives the 0/1 cells as the integer histogram
+    the book's mechanisms take.  Every construction is validated (``num_vertices`` an integer in ``[2, 5000]``,
+    numpy integers included; ``weights`` finite, in ``[0, 1]``, of shape ``(N,)``) and keeps a read-only copy of
+    the weights, so a graph cannot change after it was checked.
     """
 
     num_vertices: int
     weights: np.ndarray = field(repr=False)
     name: str = ""
+
+    def __post_init__(self):
+        V = _check_num_vertices(self.num_vertices)
+        w = _check_pair_weights(self.weights, V * (V - 1) // 2,
+                                what=f"one per pair of the {V} vertices (C({V}, 2))")
+        if not isinstance(self.name, str):
+            raise TypeError(f"name must be a string, got {type(self.name).__name__}")
+        object.__setattr__(self, "num_vertices", V)
+        object.__setattr__(self, "weights", w)
 
     @property
     def N(self) -> int:
@@ -124,7 +156,7 @@ def graph_database(edges, num_vertices, weights=None, *, name="") -> GraphDataba
     is its cell of the histogram; IDC §6.1's sensitivity 1 needs it), NaN/inf.
     """
     V = _check_num_vertices(num_vertices)
-    e = np.asarray(edges)
+    e = as_array("edges", edges)
     if e.size == 0:
         e = np.zeros((0, 2), dtype=np.int64)
     if e.dtype == object or e.dtype == bool or not np.issubdtype(e.dtype, np.number):
@@ -146,17 +178,7 @@ def graph_database(edges, num_vertices, weights=None, *, name="") -> GraphDataba
     if weights is None:
         w = np.ones(len(e))
     else:
-        w = np.asarray(weights)
-        if w.dtype == object or w.dtype == bool or not np.issubdtype(w.dtype, np.number):
-            raise TypeError(f"weights must be real numbers, got dtype {w.dtype}")
-        w = w.astype(np.float64)
-        if w.shape != (len(e),):
-            raise ValueError(f"weights must have shape ({len(e)},), one per edge, got {w.shape}")
-        if not np.all(np.isfinite(w)):
-            raise ValueError("weights contains NaN or inf")
-        if np.any((w < 0) | (w > 1)):
-            i = int(np.argmax((w < 0) | (w > 1)))
-            raise ValueError(f"weights[{i}] ({w[i]!r}) must lie in [0, 1] (edge-level sensitivity 1)")
+        w = _check_pair_weights(weights, len(e), what="one per edge")
     cells = np.zeros(V * (V - 1) // 2)
     cells[index] = w
     return GraphDatabase(V, cells, name)

@@ -220,10 +220,12 @@ def replay_alg1(x, x_prime, rule, stream, *, delta, epsilon=None, epsilon0=None,
     """Run IDC-Alg1 (:func:`dpbook.idc.online_idc`) ``runs`` times on ``x`` and compute every round's exact
     privacy loss against the neighbour ``x_prime`` (same public ``n``), plus the proof's round classes.
 
-    The stream may adapt to the transcript (e.g. :class:`~dpbook.idc.AdversarialStream`, which hard-codes
-    ``x``): the queries and hypotheses are functions of the transcript, so they are the same under ``x'``.
-    ``mechanism`` is :func:`~dpbook.idc.online_idc` or a variant with its signature (the broken control of
-    :mod:`dpbook.broken.idc`); the replay's ``epsilon`` is the variant's *claim*.
+    The stream may adapt to the transcript (e.g. :class:`~dpbook.idc.AdversarialStream`, whose ``reference`` is
+    fixed in advance): the queries and hypotheses are functions of the transcript, so they are the same under
+    ``x'``.  ``mechanism`` is :func:`~dpbook.idc.online_idc` or a variant with its signature (the broken control of
+    :mod:`dpbook.broken.idc`), called with ``debug=True``: the round classes need every round's noise, which only
+    the :class:`~dpbook.idc.NotARelease` next to the release holds; the replay's ``epsilon`` is the variant's
+    *claim*.
     """
     x = check_histogram(x)
     x_prime = check_histogram(x_prime, "x_prime")
@@ -246,15 +248,15 @@ def replay_alg1(x, x_prime, rule, stream, *, delta, epsilon=None, epsilon0=None,
     runs = check_trials(runs, name="runs")
     stream = as_stream(stream)
     kwargs = dict(epsilon=epsilon) if epsilon0 is None else dict(epsilon0=epsilon0)
-    rel = mechanism(x, rule, stream, delta=delta, b_max=b_max, n=n, c_star=c_star, trials=runs, rng=rng,
-                    sampler=sampler, record=True, **kwargs)
+    rel, internals = mechanism(x, rule, stream, delta=delta, b_max=b_max, n=n, c_star=c_star, trials=runs, rng=rng,
+                               sampler=sampler, record=True, debug=True, **kwargs)
     W = stream.workload
     p = rel.params
     T, b, s = p["T"], p["noise_scale"], 1.0 / n
     queries = np.atleast_2d(rel.queries)
     mu = (W.counts(x) / n)[queries]
     mu_prime = (W.counts(x_prime) / n)[queries]
-    hyp, Z, active = rel.trace["hypothesis_answers"], rel.trace["noise"], rel.trace["active"]
+    hyp, Z, active = rel.trace["hypothesis_answers"], internals["noise"], rel.trace["active"]
     v = np.where(np.atleast_2d(rel.updated), np.atleast_2d(rel.answers), np.nan)
     loss = np.where(active, round_loss(v, mu, mu_prime, hyp, T, b), 0.0)
     cls = np.where(active, classify_rounds(Z, hyp - mu, T, s), HALTED).astype(np.int8)

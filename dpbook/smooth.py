@@ -128,8 +128,9 @@ class SmoothSummary(ReleaseRecord):
     """SMOOTH-Alg1's release: the noisy moments ``moments`` of shape ``(t,)*d`` (or ``(trials,) + (t,)*d``), the
     constant moment exactly 1.  Release-like: ``epsilon``, ``delta`` (0), ``neighbours`` ("replace-one"),
     ``noise_scale`` (Laplace ``b`` per non-constant moment), ``ledger``; ``t, d, K, n`` are public parameters.
-    ``answers`` is the moment vector flattened to ``(t^d,)`` or ``(trials, t^d)``.  ``trace`` is for plots and
-    audits only (never used to answer queries)."""
+    ``answers`` is the moment vector flattened to ``(t^d,)`` or ``(trials, t^d)``.  ``trace`` holds public
+    parameters only (the sensitivity); the exact moments are not part of the release — whoever holds the data
+    computes them with :func:`chebyshev_moments`."""
 
     moments: np.ndarray = field(repr=False)
     t: int
@@ -195,15 +196,35 @@ def smooth_summary(points, *, epsilon, K, t=None, trials=None, rng=None, sampler
     noisy = exact + noise
     return SmoothSummary(noisy, t, d, K, n, epsilon, 0.0, "smooth_summary", b,
                          ledger=(Spend(f"laplace on the {t ** d - 1} non-constant Chebyshev moments", epsilon),),
-                         trace={"exact_moments": exact, "sensitivity": 2.0 * (t ** d - 1) / n})
+                         trace={"sensitivity": 2.0 * (t ** d - 1) / n})
 
 
 # --- Algorithm 2: answering a query (public, no data) -----------------------------------------------------
 
-def _fn(f):
+def _fn(f, name="f"):
     if not callable(f):
-        raise TypeError(f"f must be a callable taking an (N, d) array, got {type(f).__name__}")
+        raise TypeError(f"{name} must be a callable taking an (N, d) array, got {type(f).__name__}")
     return f
+
+
+def _values(f, P, name="f") -> np.ndarray:
+    """``f(P)`` checked against the query contract: one real value per row of the ``(N, d)`` array ``P`` (shape
+    ``(N,)``, or ``(N, 1)``, which is read as ``(N,)``), as float64.  A callable that reduces (returns a scalar, or
+    fewer or more values than rows) is refused by ``name``."""
+    try:
+        arr = np.asarray(f(P))
+    except ValueError as exc:                       # e.g. a ragged list returned by the callable
+        raise ValueError(f"{name} must return an array of one value per row, got something numpy cannot read "
+                         f"as an array ({exc})") from None
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must return real numbers, one per row, got dtype {arr.dtype}")
+    if arr.ndim == 2 and arr.shape == (P.shape[0], 1):
+        arr = arr[:, 0]
+    if arr.shape != (P.shape[0],):
+        rows = f"{P.shape[0]} row{'s' if P.shape[0] != 1 else ''}"
+        raise ValueError(f"{name} must return one value per row of its (N, d) argument: on {rows} (an array of "
+                         f"shape {P.shape}) it returned shape {arr.shape}")
+    return arr.astype(np.float64)
 
 
 def _lobatto_grid(M, d):
@@ -229,7 +250,7 @@ def chebyshev_coefficients(fn, d, t, *, M=None) -> np.ndarray:
         raise ValueError(f"M ({M}) must be >= t - 1 ({t - 1})")
     if (M + 1) ** d > _MAX_ENTRIES * 4:
         raise ValueError(f"M ({M}) gives (M+1)^d = {(M + 1) ** d} nodes; too many for d = {d}")
-    values = np.asarray(f(_lobatto_grid(M, d)), dtype=float).reshape((M + 1,) * d)
+    values = _values(f, _lobatto_grid(M, d)).reshape((M + 1,) * d)
     if not np.all(np.isfinite(values)):
         raise ValueError("f returned NaN or inf on the Chebyshev nodes")
     a = dctn(values, type=1) / M ** d
@@ -289,10 +310,7 @@ def answer_query(summary, f, *, M=None) -> np.ndarray | float:
 def true_answer(points, f) -> float:
     """The exact query ``q_f(D) = (1/n) sum_x f(x)`` (the quantity being released privately)."""
     X = check_points(points)
-    v = np.asarray(_fn(f)(X), dtype=float)
-    if v.shape != (X.shape[0],):
-        raise ValueError(f"f must return one value per row, got shape {v.shape}")
-    return float(v.mean())
+    return float(_values(_fn(f), X).mean())
 
 
 def approximation_error(fn, d, t, *, M=None, grid=None) -> float:
@@ -304,7 +322,7 @@ def approximation_error(fn, d, t, *, M=None, grid=None) -> float:
     g = {1: 2001, 2: 161}.get(d, 41) if grid is None else check_int("grid", grid, low=3, high=100_001)
     x = np.linspace(-1.0, 1.0, g)
     pts = np.stack([m.ravel() for m in np.meshgrid(*([x] * d), indexing="ij")], axis=1)
-    return float(np.max(np.abs(f(pts) - chebyshev_evaluate(c, pts))))
+    return float(np.max(np.abs(_values(f, pts) - chebyshev_evaluate(c, pts))))
 
 
 # --- smooth query functions --------------------------------------------------------------------------------
@@ -362,6 +380,15 @@ def smooth_norm(fn, d, K, *, M=None) -> float:
     return best
 
 
+def _row_local(query: SmoothQuery) -> SmoothQuery:
+    """Mark a query built by this module from a function that maps each row to a value computed from that row
+    alone (``np.prod(..., axis=1)``, ``X @ w``, ...): :func:`per_query_laplace` may then evaluate it on all rows at
+    once.  The mark is not a dataclass field, so ``dataclasses.replace`` (which can swap ``fn``) drops it; a
+    caller's own function (:func:`smooth_query`, or a ``SmoothQuery`` built directly) never carries it."""
+    object.__setattr__(query, "_row_local", True)
+    return query
+
+
 def smooth_query(name, fn, d, K, *, B=1.0, norm=None) -> SmoothQuery:
     """Rescale ``fn`` so that ``||f||_K = B`` (measured by :func:`smooth_norm` unless ``norm`` gives it)."""
     d = check_int("d", d, low=1, high=_MAX_D)
@@ -390,8 +417,8 @@ def cosine_query(omega, phase, d, K, *, B=1.0) -> SmoothQuery:
     if np.any(omega <= 0):
         raise ValueError(f"omega ({omega.tolist()}) must be > 0")
     norm = max(1.0, float(omega.max())) ** K
-    return smooth_query(f"cos(ωx+φ), ω={omega.max():.3g}", lambda X: np.prod(np.cos(omega * X + phase), axis=1),
-                        d, K, B=B, norm=norm)
+    return _row_local(smooth_query(f"cos(ωx+φ), ω={omega.max():.3g}", lambda X: np.prod(np.cos(omega * X + phase), axis=1),
+                        d, K, B=B, norm=norm))
 
 
 def gaussian_bump(center, width, d, K, *, B=1.0) -> SmoothQuery:
@@ -399,8 +426,8 @@ def gaussian_bump(center, width, d, K, *, B=1.0) -> SmoothQuery:
     d = check_int("d", d, low=1, high=_MAX_D)
     center = _vec("center", center, d)
     width = check_real("width", width, low=0.05, high=100.0)
-    return smooth_query(f"Gaussian bump, width {width:.3g}",
-                        lambda X: np.exp(-np.sum((X - center) ** 2, axis=1) / (2 * width ** 2)), d, K, B=B)
+    return _row_local(smooth_query(f"Gaussian bump, width {width:.3g}",
+                        lambda X: np.exp(-np.sum((X - center) ** 2, axis=1) / (2 * width ** 2)), d, K, B=B))
 
 
 def sigmoid_query(w, bias, d, K, *, B=1.0) -> SmoothQuery:
@@ -410,7 +437,7 @@ def sigmoid_query(w, bias, d, K, *, B=1.0) -> SmoothQuery:
     bias = check_real("bias", bias)
     if np.max(np.abs(w)) > 20:
         raise ValueError(f"w ({w.tolist()}) must have entries in [-20, 20] (steeper is not smooth at this scale)")
-    return smooth_query("sigmoid", lambda X: 1.0 / (1.0 + np.exp(-(X @ w + bias))), d, K, B=B)
+    return _row_local(smooth_query("sigmoid", lambda X: 1.0 / (1.0 + np.exp(-(X @ w + bias))), d, K, B=B))
 
 
 def polynomial_query(coefficients, K, *, B=1.0) -> SmoothQuery:
@@ -419,8 +446,8 @@ def polynomial_query(coefficients, K, *, B=1.0) -> SmoothQuery:
     a = check_real_array("coefficients", coefficients)
     if a.ndim < 1 or a.ndim > _MAX_D or len(set(a.shape)) != 1 or not np.any(a):
         raise ValueError(f"coefficients must be a non-zero array of shape (deg+1,)*d, got {a.shape}")
-    return smooth_query(f"Chebyshev polynomial, degree {a.shape[0] - 1}", lambda X: chebyshev_evaluate(a, X),
-                        a.ndim, K, B=B)
+    return _row_local(smooth_query(f"Chebyshev polynomial, degree {a.shape[0] - 1}", lambda X: chebyshev_evaluate(a, X),
+                        a.ndim, K, B=B))
 
 
 def kink_query(a, d, K, *, B=1.0) -> SmoothQuery:
@@ -433,8 +460,8 @@ def kink_query(a, d, K, *, B=1.0) -> SmoothQuery:
     a = check_real("a", a, low=-1.0, high=1.0)
     r = 1.0 + abs(a)
     norm = max(math.factorial(K) / math.factorial(K - j) * r ** (K - j) for j in range(K + 1))
-    return smooth_query(f"kink at {a:g}, K={K}", lambda X: np.mean(np.abs(X - a) ** K * (np.sign(X - a) if K % 2 == 0 else 1.0), axis=1),
-                        d, K, B=B, norm=norm)
+    return _row_local(smooth_query(f"kink at {a:g}, K={K}", lambda X: np.mean(np.abs(X - a) ** K * (np.sign(X - a) if K % 2 == 0 else 1.0), axis=1),
+                        d, K, B=B, norm=norm))
 
 
 def box_query(lo, hi, d) -> SmoothQuery:
@@ -444,23 +471,65 @@ def box_query(lo, hi, d) -> SmoothQuery:
     lo, hi = _vec("lo", lo, d), _vec("hi", hi, d)
     if np.any(lo >= hi):
         raise ValueError(f"lo ({lo.tolist()}) must be < hi ({hi.tolist()})")
-    return SmoothQuery("box indicator", lambda X: np.all((X >= lo) & (X <= hi), axis=1).astype(float), d, 0, 1.0,
-                       "sup |f| = 1")
+    return _row_local(SmoothQuery("box indicator", lambda X: np.all((X >= lo) & (X <= hi), axis=1).astype(float), d, 0, 1.0,
+                       "sup |f| = 1"))
 
 
 # --- the baseline ------------------------------------------------------------------------------------------
 
+def _probe_points(d) -> np.ndarray:
+    """Public rows of ``[-1, 1]^d`` (no data): 1 row and 17 rows, on which a query's output shape is checked before
+    it sees the data."""
+    x = np.linspace(-1.0, 1.0, 17)
+    return np.zeros((1, d)), np.stack([np.roll(x, 5 * j) for j in range(d)], axis=1)
+
+
+def _row_values(q, X, name) -> np.ndarray:
+    """``q(x_i)`` for every row ``x_i`` of ``X``, each computed from that row alone.
+
+    The shape contract (one value per row) is checked first on public rows (:func:`_probe_points`), so a reducing
+    callable is refused before it touches the data.  A query built by this module's constructors
+    (:func:`cosine_query`, :func:`gaussian_bump`, ...: row-local by construction) is evaluated on all rows at once;
+    any other callable is called on each row separately (a ``(1, d)`` array), so that its value for a row cannot
+    depend on the other rows (``lambda Z: np.full(len(Z), Z[0, 0])`` has the right shape but copies one row's value
+    into every row: evaluated row by row it is harmless)."""
+    n, d = X.shape
+    if isinstance(q, SmoothQuery) and q.d != d:
+        raise ValueError(f"{name} is a query on d ({q.d}) coordinates; points have d ({d}) columns")
+    for P in _probe_points(d):
+        _values(q, P, name)
+    if isinstance(q, SmoothQuery) and getattr(q, "_row_local", False) is True:
+        return _values(q, X, name)
+    out = np.empty(n)
+    for i in range(n):
+        out[i] = _values(q, X[i:i + 1], name)[0]
+    return out
+
+
 def per_query_laplace(points, queries, *, epsilon, B=1.0, trials=None, rng=None, sampler=laplace_noise):
-    """The baseline of chapter 12: each of the ``k`` query means (values clipped to ``[-B, B]``, NaN to 0, so each mean has
-    replace-one sensitivity ``2B/n``) plus ``Lap(2Bk/(nε))`` — basic composition, ε-DP (DR-Thm3.6).  The error
-    grows linearly with ``k``; the smooth summary's does not depend on ``k``.  Returns a
-    :class:`~dpbook.release.Release` (answers shape ``(k,)`` or ``(trials, k)``)."""
+    """The baseline of chapter 12: each of the ``k`` query means ``(1/n) sum_i f(x_i)`` plus ``Lap(2Bk/(nε))`` —
+    basic composition, ε-DP (DR-Thm3.6).  The error grows linearly with ``k``; the smooth summary's does not
+    depend on ``k``.  Returns a :class:`~dpbook.release.Release` (answers shape ``(k,)`` or ``(trials, k)``).
+
+    A query is a callable mapping an ``(N, d)`` array to ``N`` values, one per row (shape ``(N,)`` or ``(N, 1)``);
+    one that returns anything else (a scalar, a slice ``Z[:10, 0]``) is refused with a ``ValueError`` naming
+    ``queries[i]`` — checked on public rows before the data are touched.  The mean is over the ``n`` rows, each
+    value computed from its own row (see :func:`_row_values`), clipped to ``[-B, B]`` (NaN counts as 0, ±inf as
+    ±B): values outside the range are clipped rather than refused, because a refusal that depends on the data
+    would itself be a non-private output.  Each mean then has replace-one sensitivity ``2B/n``.  The release
+    carries the answers and public parameters only (no exact means)."""
     from .release import Release
     X = check_points(points)
     n = X.shape[0]
     if callable(queries):
         queries = [queries]
-    queries = list(queries)
+    if isinstance(queries, (str, bytes)):
+        raise TypeError("queries must be a non-empty list of callables (e.g. SmoothQuery)")
+    try:
+        queries = list(queries)
+    except TypeError:
+        raise TypeError(f"queries must be a non-empty list of callables (e.g. SmoothQuery), got "
+                        f"{type(queries).__name__}") from None
     if not queries or not all(callable(q) for q in queries):
         raise TypeError("queries must be a non-empty list of callables (e.g. SmoothQuery)")
     k = len(queries)
@@ -470,9 +539,9 @@ def per_query_laplace(points, queries, *, epsilon, B=1.0, trials=None, rng=None,
     B = check_real("B", B, low=0.0, low_open=True)
     b = 2.0 * B * k / (n * epsilon)                                     # budget ε/k per query
     # clip every value to [-B, B] (NaN -> 0): each mean then moves by <= 2B/n whatever the callable returns
-    exact = np.array([np.clip(np.nan_to_num(np.asarray(q(X), dtype=float), nan=0.0, posinf=B, neginf=-B), -B, B)
-                      .mean() for q in queries])
-    answers = exact + p.noise(b, p.shape, p.rng)
+    means = np.array([np.clip(np.nan_to_num(_row_values(q, X, f"queries[{i}]"), nan=0.0, posinf=B, neginf=-B),
+                              -B, B).mean() for i, q in enumerate(queries)])
+    answers = means + p.noise(b, p.shape, p.rng)
     return Release(answers, epsilon, 0.0, "per_query_laplace", noise_scale=b,
                    ledger=tuple(Spend(f"laplace query {i}", epsilon / k) for i in range(k)),
-                   trace={"exact": exact}, neighbours="replace-one")
+                   trace={"sensitivity": 2.0 * B / n}, neighbours="replace-one")

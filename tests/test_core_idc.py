@@ -172,14 +172,14 @@ def test_idc_smalldb_and_mwem_never_densify_the_workload():
     W = _Implicit(6, k_way_marginals(6, 2).cells)
     n = int(x.sum())
     for rule in (MultiplicativeWeightsIDC(64, 0.1), FriezeKannanIDC(64, 0.1, n=n)):
-        for stream in (FixedStream(W), AdversarialStream(W, 20)):
+        for stream in (FixedStream(W), AdversarialStream(W, 20, reference=x)):
             rel = online_idc_sv(x, rule, stream, epsilon=0.9, delta=1e-6, c=4, trials=3, rng=0, logs=True)
             rel.hypothesis_errors(rule, x)
             online_idc(x, rule, stream, epsilon=0.9, delta=1e-6, b_max=3, trials=2, rng=0, record=True)
         iterative_construction(x, W, rule=rule, epsilon=0.9, delta=1e-6, rounds=3, trials=2, rng=0)
         run = drive_with_oracle(rule, x, W, max_updates=5)
         assert is_update_sequence(run.log, x, rule, W, rule.alpha)
-    online_mw_dr(x, AdversarialStream(W, 20), alpha=0.2, epsilon=1.0, delta=1e-6, c=4, trials=2, rng=0)
+    online_mw_dr(x, AdversarialStream(W, 20, reference=x), alpha=0.2, epsilon=1.0, delta=1e-6, c=4, trials=2, rng=0)
     mwem(x, W, epsilon=1.0, T=4, trials=3, rng=0, replay=1)
     mwem_practical(x, W, epsilon=1.0, T=3, n=n, trials=2, rng=0)
     mwem_practical(x, W, epsilon=1.0, T=3, n=n, measure="cell", replay=2, rng=0)
@@ -187,7 +187,7 @@ def test_idc_smalldb_and_mwem_never_densify_the_workload():
     W8 = _NoMatrix(((np.arange(1, 256)[:, None] >> np.arange(8)) & 1).astype(float))
     med = MedianIDC(8, 4, alpha=0.2)
     med.best_accuracy(x8, W8)
-    online_idc_sv(x8, med, AdversarialStream(W8, 10), epsilon=0.9, delta=1e-6, c=3, trials=2, rng=0)
+    online_idc_sv(x8, med, AdversarialStream(W8, 10, reference=x8), epsilon=0.9, delta=1e-6, c=3, trials=2, rng=0)
     drive_with_oracle(med, x8, W8)
     W3 = _NoMatrix(k_way_marginals(3, 2).matrix())
     x3 = project_histogram(cancer, 11, [0, 1, 2])

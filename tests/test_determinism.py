@@ -28,6 +28,7 @@ _BIG = np.array([600, 0, 0, 0])
 VISIBLE = {
     "dpbook.idc.online_idc_sv": dict(x=_BIG, beta=1.0, c=1),
     "dpbook.broken.idc.online_idc_sv_exact_release": dict(x=_BIG, beta=1.0, c=1),
+    "dpbook.broken.idc.online_idc_sv_stream_sees_data": dict(x=_BIG, beta=1.0, c=1),
     "dpbook.broken.idc.iterative_construction_exact_answers": dict(x=_BIG),
     "dpbook.idc.online_mw_dr": dict(x=_BIG, c=1, T=0.5),
     "dpbook.broken.idc.online_mw_dr_exact_values": dict(x=_BIG, c=1, T=0.5),

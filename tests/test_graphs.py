@@ -502,3 +502,56 @@ def test_cut_bound_rows():
         th.cut_bound_rows([(1, 1, 1.0)], 0.05)
     with pytest.raises(ValueError, match="beta"):
         th.cut_bound_rows([(12, 33, 1.0)], 1.5)
+
+
+# --- GraphDatabase validates every construction -------------------------------------------------------------
+
+@pytest.mark.parametrize("args, err, match", [
+    ((3, [5.0, 0.0, 0.0]), ValueError, r"weights\[0\] \(5.0\) must lie in \[0, 1\]"),
+    ((3, [-0.5, 0.0, 0.0]), ValueError, r"weights\[0\] \(-0.5\)"),
+    ((3, [np.nan, 0.0, 0.0]), ValueError, r"weights\[0\] \(nan\) must be a finite number"),
+    ((3, [0.0, np.inf, 0.0]), ValueError, r"weights\[1\] \(inf\)"),
+    ((3, [0.0, 0.0, -np.inf]), ValueError, r"weights\[2\] \(-inf\)"),
+    ((3, [1.0, 0.0]), ValueError, r"weights must have shape \(3,\), one per pair of the 3 vertices"),
+    ((3, np.zeros((1, 3))), ValueError, r"shape \(3,\)"),
+    ((3, [[0, 1], [0]]), ValueError, "weights must be a rectangular array"),
+    ((3, ["a", "b", "c"]), TypeError, "weights must be real numbers"),
+    ((3, [0, 0, 1j]), TypeError, "weights"),
+    ((3, [True, False, True]), TypeError, "weights"),
+    ((-1, []), ValueError, r"num_vertices \(-1\)"),
+    ((1, []), ValueError, "num_vertices"),
+    ((3.0, [0.0, 0.0, 0.0]), TypeError, "num_vertices"),
+    ((True, [0.0]), TypeError, "num_vertices"),
+    ((10 ** 6, [0.0]), ValueError, "num_vertices"),
+])
+def test_graph_database_class_validates_like_graph_database(args, err, match):
+    with pytest.raises(err, match=match):
+        GraphDatabase(*args)
+
+
+def test_graph_database_class_keeps_a_read_only_copy_and_accepts_numpy_integers():
+    import dataclasses
+    w = np.array([1, 0, 1])
+    g = GraphDatabase(np.int64(3), w, "triangle minus one")
+    assert g.num_vertices == 3 and type(g.num_vertices) is int and g.weights.dtype == np.float64
+    w[0] = 5
+    assert g.weights[0] == 1.0 and not g.weights.flags.writeable
+    with pytest.raises(ValueError, match="read-only"):
+        g.weights[0] = 5.0
+    with pytest.raises(ValueError, match="weights"):
+        dataclasses.replace(g, weights=np.array([5.0, 0.0, 0.0]))
+    with pytest.raises(TypeError, match="name"):
+        GraphDatabase(3, [0.0, 0.0, 0.0], 7)
+    assert np.array_equal(graph_database([[0, 2]], np.int32(3)).weights, [0.0, 1.0, 0.0])
+    with pytest.raises(ValueError, match="edges must be a rectangular array"):
+        graph_database([[0, 1], [2]], 3)
+    with pytest.raises(ValueError, match=r"weights\[0\] \(5.0\)"):
+        graph_database([[0, 1]], 3, [5.0])
+
+
+def test_unvalidated_graph_twin_releases_a_weight_the_class_refuses():
+    from dpbook.broken.graphs import graph_randomized_response_unvalidated
+    noisy = graph_randomized_response_unvalidated(3, [np.nan, 0.0, 0.0], epsilon=1.0, rng=0)
+    assert np.isnan(noisy.weights[0]) and noisy.epsilon == 1.0            # a NaN release claiming ε = 1
+    with pytest.raises(ValueError, match="epsilon"):
+        graph_randomized_response_unvalidated(3, [0.0, 0.0, 0.0], epsilon=-1.0)

@@ -9,7 +9,7 @@ import pytest
 
 from dpbook.audit import audit
 from dpbook.broken.idc import (iterative_construction_exact_answers, online_idc_sv_exact_release,
-                               online_idc_uncomposed, online_mw_dr_exact_values)
+                               online_idc_sv_stream_sees_data, online_idc_uncomposed, online_mw_dr_exact_values)
 from dpbook.data import add_row, load_cancer, project_histogram
 from dpbook.experiments import failure_rate
 from dpbook.idc import (AdversarialStream, FixedStream, FriezeKannanIDC, MedianIDC, MultiplicativeWeightsIDC,
@@ -140,7 +140,7 @@ def test_update_sequence_validator_catches_each_condition():
 # =========================================================================== IDC-Alg1-SV accuracy
 
 def _sv_accuracy(x, rule, W, k, trials, seed, **kw):
-    rel = online_idc_sv(x, rule, AdversarialStream(W, k), epsilon=0.9, delta=1e-6, beta=0.05, trials=trials,
+    rel = online_idc_sv(x, rule, AdversarialStream(W, k, reference=x), epsilon=0.9, delta=1e-6, beta=0.05, trials=trials,
                         rng=seed, **kw)
     return rel, rel.errors(x).max
 
@@ -180,7 +180,7 @@ def test_sv_accuracy_mw_below_threshold_adversary():
     x = X64 * 3000
     rule = MultiplicativeWeightsIDC(64, 0.1)
     probe = online_idc_sv(x, rule, FixedStream(W64, [0]), epsilon=0.9, delta=1e-6, beta=0.05, rng=0)
-    stream = AdversarialStream(W64, 100, below=probe.params["T_thr"])
+    stream = AdversarialStream(W64, 100, below=probe.params["T_thr"], reference=x)
     rel = online_idc_sv(x, rule, stream, epsilon=0.9, delta=1e-6, beta=0.05, trials=100, rng=21)
     err = rel.errors(x).max
     assert failure_rate(err, rel.params["error_bound"]).consistent_with(0.05)
@@ -192,7 +192,7 @@ def test_sv_logs_are_update_sequences():
     """IDC-Def3.1 measure: in the good event (β = 1e-8 per run) every Alg1-SV log is a valid sequence."""
     x = X64 * 2000
     rule = MultiplicativeWeightsIDC(64, 0.1)
-    rel = online_idc_sv(x, rule, AdversarialStream(W64, 60), epsilon=0.9, delta=1e-6, beta=1e-8, trials=20, rng=3,
+    rel = online_idc_sv(x, rule, AdversarialStream(W64, 60, reference=x), epsilon=0.9, delta=1e-6, beta=1e-8, trials=20, rng=3,
                         logs=True)
     assert all(len(log) == u for log, u in zip(rel.trace["logs"], rel.updates))
     assert sum(rel.updates) > 20
@@ -203,7 +203,7 @@ def test_sv_cap_stops_data_access():
     """A practical cap c: at most c updates, then every answer is the hypothesis' (no data access)."""
     x = X64 * 100
     rule = MultiplicativeWeightsIDC(64, 0.1)
-    rel = online_idc_sv(x, rule, AdversarialStream(W64, 40), epsilon=0.9, delta=1e-6, c=3, trials=30, rng=4)
+    rel = online_idc_sv(x, rule, AdversarialStream(W64, 40, reference=x), epsilon=0.9, delta=1e-6, c=3, trials=30, rng=4)
     assert rel.params["capped"] and rel.updates.max() <= 3 and rel.halted.any()
     assert rel.params["epsilon0"] == pytest.approx(0.9 / (4 * math.sqrt(3 * math.log(1e6))))
     for r in np.flatnonzero(rel.halted):
@@ -218,7 +218,7 @@ def test_alg1_accuracy_thm_4_9():
     """IDC-Thm4.9: T >= 2 ln(k/β)/(ε0 n) ⇒ w.p. >= 1-β all errors <= 3T/2 and no early termination."""
     x = X64 * 500
     rule = MultiplicativeWeightsIDC(64, 0.1)                          # α = 0.3, T = 0.2, B_max = B(0.1)
-    rel = online_idc(x, rule, AdversarialStream(W64, 100), epsilon=1.0, delta=1e-6, trials=200, rng=5)
+    rel = online_idc(x, rule, AdversarialStream(W64, 100, reference=x), epsilon=1.0, delta=1e-6, trials=200, rng=5)
     p = rel.params
     assert p["T"] == pytest.approx(0.2) and p["b_max"] == math.floor(4 * math.log(64) / 0.01)
     assert p["T"] >= th.alg1_min_threshold(100, 0.05, p["epsilon0"], int(x.sum()))
@@ -234,7 +234,7 @@ def test_alg1_accuracy_thm_4_9():
 def test_alg1_accuracy_other_idcs(make):
     x = X8 * 400
     rule = make(int(x.sum()))
-    rel = online_idc(x, rule, AdversarialStream(W8, 40), delta=1e-6, epsilon0=0.05, trials=100, rng=6)
+    rel = online_idc(x, rule, AdversarialStream(W8, 40, reference=x), delta=1e-6, epsilon0=0.05, trials=100, rng=6)
     p = rel.params
     assert p["T"] >= th.alg1_min_threshold(40, 0.05, 0.05, int(x.sum()))
     bad = (rel.errors(x).max > 1.5 * p["T"]) | rel.halted
@@ -327,7 +327,7 @@ def test_dr_alg6_accuracy_delta_0():
     """DR-Alg6, δ = 0, at dr_alg6_parameters: P[max error > T + α_NS = 3α] <= β; at most c updates."""
     x = X64 * 10_000
     alpha, c = th.dr_alg6_parameters(64, 100, 0.05, 0.9, int(x.sum()))
-    rel = online_mw_dr(x, AdversarialStream(W64, 100), alpha=alpha, epsilon=0.9, delta=0.0, c=c, trials=100, rng=14)
+    rel = online_mw_dr(x, AdversarialStream(W64, 100, reference=x), alpha=alpha, epsilon=0.9, delta=0.0, c=c, trials=100, rng=14)
     T = rel.params["T"]
     a_ns = th.dr_alg6_alpha_ns(100, c, 0.05, 0.9, 0.0, int(x.sum()))
     assert th.dr_alg6_conditions(T, a_ns, alpha) and th.dr_alg6_error_bound(T, a_ns) == pytest.approx(3 * alpha)
@@ -479,7 +479,8 @@ def test_ic_bad_input(kw, err, name):
     (lambda: MedianIDC(8, 2, -0.1), ValueError, "alpha"),
     (lambda: FriezeKannanIDC(8, 0.1, n=0), ValueError, "n"), (lambda: FriezeKannanIDC(8, 0.1, n=5, sq_norm=0), ValueError, "sq_norm"),
     (lambda: FixedStream(W64, [0, 200]), ValueError, "order"), (lambda: FixedStream(W64, [0.5]), ValueError, "order"),
-    (lambda: AdversarialStream(W64, 0), ValueError, "k"), (lambda: AdversarialStream(W64, 5, below=0), ValueError, "below"),
+    (lambda: AdversarialStream(W64, 0, reference=X64), ValueError, "k"),
+    (lambda: AdversarialStream(W64, 5, below=0, reference=X64), ValueError, "below"),
     (lambda: project_histogram(CANCER, 11, [0, 0]), ValueError, "attributes"),
     (lambda: project_histogram(CANCER, 11, [11]), ValueError, "attribute"),
     (lambda: project_histogram(CANCER, 10, [1]), ValueError, "d"),
@@ -495,15 +496,15 @@ def test_constructors_bad_input(make, err, name):
 # =========================================================================== determinism
 
 @pytest.mark.parametrize("run", [
-    lambda seed: online_idc_sv(X64 * 100, MultiplicativeWeightsIDC(64, 0.1), AdversarialStream(W64, 30),
+    lambda seed: online_idc_sv(X64 * 100, MultiplicativeWeightsIDC(64, 0.1), AdversarialStream(W64, 30, reference=X64 * 100),
                                epsilon=0.9, delta=1e-6, c=5, trials=3, rng=seed).answers,
-    lambda seed: online_idc(X64 * 100, MultiplicativeWeightsIDC(64, 0.1), AdversarialStream(W64, 30),
+    lambda seed: online_idc(X64 * 100, MultiplicativeWeightsIDC(64, 0.1), AdversarialStream(W64, 30, reference=X64 * 100),
                             epsilon=1.0, delta=1e-6, b_max=5, trials=3, rng=seed).answers,
-    lambda seed: online_idc_sv(X8 * 100, MedianIDC(8, 3, 0.3), AdversarialStream(W8, 20),
+    lambda seed: online_idc_sv(X8 * 100, MedianIDC(8, 3, 0.3), AdversarialStream(W8, 20, reference=X8 * 100),
                                epsilon=0.9, delta=1e-6, trials=3, rng=seed).answers,
     lambda seed: iterative_construction(X64 * 100, W64, rule=MultiplicativeWeightsIDC(64, 0.2), epsilon=0.9,
                                         delta=1e-6, rounds=5, trials=2, rng=seed).answers,
-    lambda seed: online_mw_dr(X64 * 1000, AdversarialStream(W64, 20), alpha=0.2, epsilon=0.9, trials=3,
+    lambda seed: online_mw_dr(X64 * 1000, AdversarialStream(W64, 20, reference=X64 * 1000), alpha=0.2, epsilon=0.9, trials=3,
                               rng=seed).answers,
 ])
 def test_determinism(run):
@@ -617,3 +618,143 @@ def test_theory_sv_and_ic_hand_values():
 def test_theory_bad_input(call, name):
     with pytest.raises((ValueError, TypeError), match=name):
         call()
+
+
+# =========================================================================== the analyst sees only the release
+
+class _SpyStream:
+    """A custom stream recording what it is shown; asks query (t mod 2) of a two-query workload."""
+
+    def __init__(self, k):
+        self.workload, self.k, self.views = ONE_TWO, k, []
+
+    def pick(self, t, view):
+        self.views.append(view)
+        return t % 2
+
+
+ONE_TWO = MatrixWorkload(np.eye(2))                                 # the count of each of two elements
+
+
+def test_stream_is_shown_only_the_released_transcript():
+    """Before round t the stream gets the first t released answers, queries and ⊤ flags, the hypotheses and the
+    public n — read-only — and nothing computed from x."""
+    x = np.array([830, 170])
+    spy = _SpyStream(6)
+    rel = online_idc_sv(x, MultiplicativeWeightsIDC(2, 0.2), spy, epsilon=1.0, delta=0.0, c=2, trials=3, rng=0)
+    assert [v.t for v in spy.views] == list(range(6))
+    for v in spy.views:
+        assert set(vars(v)) == {"t", "rule", "workload", "hypothesis", "answers", "queries", "updated", "n"}
+        assert v.n == 1000 and v.answers.shape == (3, v.t) and v.hypothesis.shape == (3, 2)
+        assert np.array_equal(v.answers, rel.answers[:, :v.t]) and np.array_equal(v.updated, rel.updated[:, :v.t])
+        assert not any(getattr(v, f).flags.writeable for f in ("hypothesis", "answers", "queries", "updated"))
+    with pytest.raises(ValueError, match="read-only"):
+        spy.views[-1].answers[0, 0] = 1.0
+
+
+def test_adversarial_stream_is_the_same_analyst_on_neighbours():
+    """The stream's picks depend on the release and its fixed reference only: on neighbours that differ in one
+    row, with the same seed and no update, the queries asked are identical (the old loop asked query 0 on x and
+    query 1 on x' in the very first round)."""
+    x, x_prime = np.array([83, 17]), np.array([82, 17])
+    runs = {}
+    for name, data in (("x", x), ("x'", x_prime)):
+        stream = AdversarialStream(ONE_TWO, 4, reference=x)
+        runs[name] = online_idc_sv(data, MultiplicativeWeightsIDC(2, 0.2), stream, epsilon=1.0, delta=0.0, beta=1.0,
+                                   n=100, c=1, trials=400, rng=7)
+    same = ~runs["x"].updated.any(axis=1) & ~runs["x'"].updated.any(axis=1)
+    assert same.sum() > 100 and np.array_equal(runs["x"].queries[same], runs["x'"].queries[same])
+    assert np.all(runs["x'"].queries[:, 0] == 0)                        # the reference's worst query, not x''s
+    old = online_idc_sv_stream_sees_data(x_prime, MultiplicativeWeightsIDC(2, 0.2), AdversarialStream(ONE_TWO, 4, reference=x),
+                                         epsilon=1.0, delta=0.0, beta=1.0, n=100, c=1, trials=50, rng=7)
+    assert np.all(old.queries[:, 0] == 1)                               # the twin's analyst reads x' itself
+
+
+def test_adversarial_stream_with_the_data_as_reference_is_the_old_worst_case():
+    """With reference = x the strategy asks where the hypothesis is really most wrong: every pick is the argmax
+    of |hypothesis answers - true answers| at the time it was made (the hypotheses replayed from the release)."""
+    x = X64 * 300
+    rule = MultiplicativeWeightsIDC(64, 0.1)
+    rel = online_idc_sv(x, rule, AdversarialStream(W64, 30, reference=x), epsilon=0.9, delta=1e-6, c=6, trials=4,
+                        rng=11)
+    true = W64.answers(x)
+    for r in range(4):
+        state = rule.initial(1)
+        for i in range(30):
+            err = np.abs(rule.answers(state, W64)[0] - true)
+            assert rel.queries[r, i] == int(np.argmax(err))
+            if rel.updated[r, i]:                                       # the update uses the released answer
+                state = rule.update_query(state, W64, rel.queries[r, i:i + 1], rel.answers[r, i:i + 1])
+        assert np.allclose(state[0], rel.hypothesis[r])
+    assert rel.updated.sum() >= 4
+
+
+@pytest.mark.parametrize("make, err, name", [
+    (lambda: AdversarialStream(W64, 5), TypeError, "reference"),
+    (lambda: AdversarialStream(W64, 5, reference=X8), ValueError, "reference"),
+    (lambda: AdversarialStream(W64, 5, reference=-X64), ValueError, "reference"),
+    (lambda: AdversarialStream(W64, 5, reference=np.full(64, np.nan)), ValueError, "reference"),
+    (lambda: AdversarialStream(W64, 5, reference="x"), TypeError, "reference"),
+])
+def test_adversarial_stream_bad_reference(make, err, name):
+    with pytest.raises(err, match=name):
+        make()
+
+
+class _OldStyleStream:
+    k, workload = 3, ONE_TWO
+
+    def pick(self, t, rule, state, W, true):                           # the old interface: the true answers
+        return int(np.argmax(true))
+
+
+class _BadPick:
+    k, workload = 2, ONE_TWO
+
+    def __init__(self, value):
+        self.value = value
+
+    def pick(self, t, view):
+        return self.value
+
+
+@pytest.mark.parametrize("stream, err, match", [
+    (_OldStyleStream(), TypeError, "stream.pick must take \\(t, view\\)"),
+    (_BadPick(5), ValueError, "outside the workload's 2 queries"),
+    (_BadPick(-1), ValueError, "outside"),
+    (_BadPick(0.5), ValueError, "stream.pick must return a workload index"),
+    (_BadPick(np.zeros(7, dtype=int)), ValueError, "one per run"),
+])
+def test_custom_streams_are_checked(stream, err, match):
+    with pytest.raises(err, match=match):
+        online_idc_sv(np.array([5, 5]), MultiplicativeWeightsIDC(2, 0.2), stream, epsilon=1.0, delta=0.0, c=1,
+                      trials=3, rng=0)
+
+
+# =========================================================================== no noise in the release
+
+def test_online_idc_release_carries_no_noise_and_debug_is_not_a_release():
+    from dpbook.idc import NotARelease
+    from dpbook.release import PrivateResult
+    x, rule, stream = X64 * 100, MultiplicativeWeightsIDC(64, 0.1), FixedStream(W64, np.arange(20))
+    kw = dict(epsilon=1.0, delta=1e-6, b_max=5, trials=3, rng=2)
+    rel = online_idc(x, rule, stream, record=True, **kw)
+    assert set(rel.trace) == {"hypothesis_answers", "active"}
+    assert online_idc(x, rule, stream, **kw).trace is None
+    rel2, internals = online_idc(x, rule, stream, record=True, debug=True, **kw)
+    assert np.array_equal(rel2.answers, rel.answers)                        # the same run, the same release
+    assert isinstance(internals, NotARelease) and not isinstance(internals, PrivateResult)
+    assert not hasattr(internals, "epsilon") and not hasattr(internals, "released") and "NOT A RELEASE" in internals.warning
+    Z = internals["noise"]
+    assert Z.shape == (3, 20) and not Z.flags.writeable
+    true = (W64.counts(x) / x.sum())[rel.queries]
+    assert np.allclose(rel.answers[rel.updated], (true + Z)[rel.updated])  # the noise reveals the true answers
+    single = online_idc(x, rule, stream, epsilon=1.0, delta=1e-6, b_max=5, rng=2, debug=True)[1]
+    assert single["noise"].shape == (20,)
+    for bad in ("yes", 1):
+        with pytest.raises(TypeError, match="debug"):
+            online_idc(x, rule, stream, debug=bad, **kw)
+    with pytest.raises(TypeError, match="record"):
+        online_idc(x, rule, stream, record="yes", **kw)
+    with pytest.raises(ValueError, match="epsilon"):
+        online_idc_sv_stream_sees_data(x, rule, stream, epsilon=math.nan, delta=0.0)

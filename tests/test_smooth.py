@@ -8,7 +8,7 @@ from numpy.polynomial import chebyshev as npcheb
 from scipy.special import iv
 
 from dpbook.audit import audit, audit_cases
-from dpbook.broken.smooth import per_query_laplace_no_split, smooth_summary_paper_scale
+from dpbook.broken.smooth import per_query_laplace_no_split, per_query_laplace_unchecked_shape, smooth_summary_paper_scale
 from dpbook.data import load_diabetes
 from dpbook.experiments import failure_rate
 from dpbook.smooth import (SmoothSummary, answer_query, approximation_error, box_query, check_points,
@@ -177,11 +177,84 @@ def test_per_query_laplace_audit_and_no_split_control():
     assert audit(s(per_query_laplace, 1.0), s(per_query_laplace, -1.0), ev, trials=200_000, rng=1).epsilon_lb <= 1
     assert audit(s(per_query_laplace_no_split, 1.0), s(per_query_laplace_no_split, -1.0), ev, trials=200_000,
                  rng=1).epsilon_lb > 1
-    wild = per_query_laplace(np.array([[0.5], [0.1]]), [lambda X: np.array([np.nan, 5.0])], epsilon=1.0, B=1.0,
-                             trials=2, rng=0)
-    assert np.allclose(wild.trace["exact"], [0.5])                            # NaN -> 0, 5 -> B = 1: mean 0.5
+    # NaN -> 0, 5 -> B = 1: mean 0.5 (at ε = 1e12 the noise, Lap(2e-12), is far below the tolerance)
+    wild = per_query_laplace(np.array([[0.5], [0.1]]), [lambda X: np.where(X[:, 0] > 0.3, np.nan, 5.0)],
+                             epsilon=1e12, B=1.0, trials=2, rng=0)
+    assert np.allclose(wild.answers, 0.5, atol=1e-9) and "exact" not in wild.trace
     r = per_query_laplace(np.array([[0.5]]), queries, epsilon=1.0)
     assert sum(sp.epsilon for sp in r.ledger) == pytest.approx(1.0) and r.neighbours == "replace-one"
+
+
+HOSTILE_QUERIES = {
+    "a slice of 10 rows": (lambda Z: Z[:10, 0], "shape \\(10,\\)"),
+    "one entry": (lambda Z: Z[0, 0], "shape \\(\\)"),
+    "the sum": (lambda Z: Z.sum(), "shape \\(\\)"),
+    "a constant vector": (lambda Z: np.ones(5), "shape \\(5,\\)"),
+    "one value per coordinate": (lambda Z: Z.mean(axis=0), "shape \\(1,\\)|shape \\(2,\\)"),
+    "two values per row": (lambda Z: np.concatenate([Z[:, 0], Z[:, 0]]), "shape \\(2,\\)|shape \\(34,\\)"),
+}
+
+
+@pytest.mark.parametrize("label", list(HOSTILE_QUERIES))
+@pytest.mark.parametrize("fn", [per_query_laplace, per_query_laplace_no_split])
+def test_per_query_laplace_refuses_a_callable_that_reduces(fn, label):
+    """The mean is over the n rows: a callable that returns anything but one value per row is refused, by the
+    parameter's name and the shape found, on public rows before the data are touched."""
+    f, shape = HOSTILE_QUERIES[label]
+    seen = []
+    def spy(Z):
+        seen.append(np.array(Z))
+        return f(Z)
+    X = synthetic_points(100, 2, rng=0) * 0.5                       # no row of the data is a probe row
+    with pytest.raises(ValueError, match=f"queries\\[1\\] must return one value per row.*({shape})"):
+        fn(X, [lambda Z: Z[:, 0], spy], epsilon=1.0, rng=0)
+    assert seen and not any(np.isin(Z, X).any() for Z in seen)     # only public rows were shown to the callable
+
+
+@pytest.mark.parametrize("f, exc", [(lambda Z: Z[:, 0].astype(complex), TypeError), (lambda Z: "a", TypeError),
+                                    (lambda Z: [[1.0], [1.0, 2.0]], ValueError), (lambda Z: None, TypeError)])
+def test_per_query_laplace_refuses_a_callable_that_returns_no_numbers(f, exc):
+    with pytest.raises(exc, match="queries\\[0\\]"):
+        per_query_laplace(synthetic_points(20, 1, rng=0), [f], epsilon=1.0, rng=0)
+
+
+def test_per_query_laplace_evaluates_a_callable_it_did_not_build_row_by_row():
+    """``np.full(len(Z), Z[0, 0])`` has the right shape but copies row 0 into every row (a mean with
+    sensitivity 2B instead of 2B/n): evaluated row by row it is the mean of the rows.  The library's own
+    queries (row-local by construction) are evaluated at once; a copy made by ``dataclasses.replace`` is not."""
+    import dataclasses
+    X = synthetic_points(300, 1, rng=1)
+    copy_row0 = lambda Z: np.full(len(Z), Z[0, 0])
+    r = per_query_laplace(X, [copy_row0], epsilon=1e12, rng=0)
+    assert r.answers[0] == pytest.approx(X[:, 0].mean(), abs=1e-9)
+    assert abs(r.answers[0] - X[0, 0]) > 0.1                         # the broken twin's answer is row 0's value
+    bad = per_query_laplace_unchecked_shape(X, [copy_row0], epsilon=1e12, rng=0)
+    assert bad.answers[0] == pytest.approx(X[0, 0], abs=1e-9)
+    calls = []
+    q = cosine_query(2.0, 0.3, 1, 2)
+    counted = dataclasses.replace(q, fn=lambda Z: (calls.append(len(Z)), q.fn(Z))[1])
+    a = per_query_laplace(X, [q], epsilon=1e12, rng=0).answers
+    b = per_query_laplace(X, [counted], epsilon=1e12, rng=0).answers
+    assert a == pytest.approx(b, abs=1e-9) and a[0] == pytest.approx(true_answer(X, q), abs=1e-9)
+    assert calls.count(1) == 1 + 300 and 300 not in calls            # the replaced fn: probes, then row by row
+    with pytest.raises(ValueError, match="queries\\[0\\] is a query on d \\(2\\)"):
+        per_query_laplace(X, [cosine_query(1.0, 0.0, 2, 2)], epsilon=1.0, rng=0)
+
+
+def test_releases_carry_no_exact_values():
+    X = synthetic_points(200, 1, rng=0)
+    s = smooth_summary(X, epsilon=1.0, K=2, rng=0)
+    assert set(s.trace) == {"sensitivity"}
+    assert set(per_query_laplace(X, [np.cos], epsilon=1.0, rng=0).trace) == {"sensitivity"}
+    assert "exact_moments" not in smooth_summary_paper_scale(X, epsilon=1.0, K=2, rng=0).trace
+
+
+@pytest.mark.parametrize("call", [lambda f: chebyshev_coefficients(f, 1, 4), lambda f: approximation_error(f, 1, 4),
+                                  lambda f: true_answer(X1, f), lambda f: smooth_norm(f, 1, 2)])
+@pytest.mark.parametrize("f", [lambda Z: Z[0, 0], lambda Z: np.ones(5), lambda Z: Z.sum()])
+def test_data_free_functions_check_the_query_shape(call, f):
+    with pytest.raises(ValueError, match="f must return one value per row"):
+        call(f)
 
 
 # --- accuracy (SMOOTH-Thm3.1 with the query-specific bound) ------------------------------------------------

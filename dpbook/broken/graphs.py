@@ -4,12 +4,14 @@ Never use this to release data.
 """
 from __future__ import annotations
 
-from ..graphs import GraphDatabase, NoisyGraph
+import numpy as np
+
+from ..graphs import GraphDatabase, NoisyGraph, graph_randomized_response
 from ..noise import laplace_noise
 from ..release import Spend
 from ..validation import mechanism_prologue
 
-__all__ = ["adjacency_randomized_response"]
+__all__ = ["adjacency_randomized_response", "graph_randomized_response_unvalidated"]
 
 
 def adjacency_randomized_response(graph, *, epsilon, trials=None, rng=None) -> NoisyGraph:
@@ -29,3 +31,21 @@ def adjacency_randomized_response(graph, *, epsilon, trials=None, rng=None) -> N
     noisy = A + laplace_noise(b, p.shape, p.rng)
     return NoisyGraph(noisy, graph.num_vertices, epsilon, 0.0, "adjacency randomized response (BROKEN)",
                       "add/remove", b, (Spend("Laplace on every matrix entry (BROKEN)", epsilon),))
+
+
+def graph_randomized_response_unvalidated(num_vertices, weights, *, epsilon, trials=None, rng=None) -> NoisyGraph:
+    """BROKEN (privacy): graph randomized response on a :class:`~dpbook.graphs.GraphDatabase` built the way the
+    class once allowed — **without validation**: any weights (5, NaN, ±inf), any length, any ``num_vertices``.
+
+    IDC §6.1's noise ``Lap(1/ε)`` per pair is calibrated for weights in ``[0, 1]`` (one edge moves one cell by at
+    most 1).  A pair of weight 5 against 0 moves by 5: the true privacy loss is ``5ε`` (and a NaN weight gives a
+    NaN release that still claims ε).  :class:`~dpbook.graphs.GraphDatabase` now validates every construction
+    exactly like :func:`~dpbook.graphs.graph_database` and refuses all of these.
+    """
+    graph = object.__new__(GraphDatabase)                   # WRONG: skips the constructor's checks
+    object.__setattr__(graph, "num_vertices", num_vertices)
+    object.__setattr__(graph, "weights", np.asarray(weights, dtype=np.float64))
+    object.__setattr__(graph, "name", "unvalidated graph (BROKEN)")
+    rel = graph_randomized_response(graph, epsilon=epsilon, trials=trials, rng=rng)
+    return NoisyGraph(rel.weights, rel.num_vertices, rel.epsilon, 0.0, "graph randomized response on an "
+                      "unvalidated graph (BROKEN)", rel.neighbours, rel.noise_scale, rel.ledger)

@@ -8,7 +8,8 @@ import dataclasses
 
 import numpy as np
 
-from ..idc import iterative_construction, online_idc, online_idc_sv, online_mw_dr, public_n
+from ..idc import (AdversarialStream, as_stream, iterative_construction, online_idc, online_idc_sv, online_mw_dr,
+                   public_n)
 from ..release import Ledger, Spend
 from ..noise import Noise, laplace_noise
 from ..validation import check_histogram
@@ -16,7 +17,7 @@ from ..theory.idc import mw_bound, sv_epsilon0, sv_updates
 from ..theory.sparse_vector import numeric_sparse_sigma, numeric_sparse_split
 
 __all__ = ["online_idc_sv_exact_release", "online_idc_uncomposed", "iterative_construction_exact_answers",
-           "online_mw_dr_exact_values"]
+           "online_mw_dr_exact_values", "online_idc_sv_stream_sees_data"]
 
 
 def online_idc_sv_exact_release(x, rule, stream, *, epsilon, delta, beta=0.05, n=None, c=None, trials=None,
@@ -42,18 +43,20 @@ def online_idc_sv_exact_release(x, rule, stream, *, epsilon, delta, beta=0.05, n
 
 
 def online_idc_uncomposed(x, rule, stream, *, epsilon, delta, b_max=None, n=None, trials=None, rng=None,
-                          sampler=laplace_noise, record=False, **_ignored):
+                          sampler=laplace_noise, record=False, debug=False, **_ignored):
     """BROKEN IDC-Alg1: uses the whole budget in every round, ``ε0 = ε``, but still claims ``(ε, δ)``.
 
     The bug: no composition over the (up to ``B_max + 1``) updates and the ``⊥`` rounds — the per-round
     noise ``Lap(1/(ε n))`` is what a *single* ε-DP answer needs.  The exact transcript loss then exceeds
     ``ε`` far more often than ``δ`` (chapter 08's PA(i) check).
     """
-    rel = online_idc(x, rule, stream, delta=delta, epsilon0=epsilon, b_max=b_max, n=n, trials=trials, rng=rng,
-                     sampler=sampler, record=record)
+    out = online_idc(x, rule, stream, delta=delta, epsilon0=epsilon, b_max=b_max, n=n, trials=trials, rng=rng,
+                     sampler=sampler, record=record, debug=debug)
+    rel, internals = out if debug else (out, None)
     # the ledger the buggy code writes: one (ε, δ) step for the whole run, the claim it never composed
-    return dataclasses.replace(rel, epsilon=epsilon, mechanism="BROKEN " + rel.mechanism + " (eps0 = eps)",
-                               ledger=Ledger([Spend("Algorithm 1: all rounds (BROKEN: eps0 = eps)", epsilon, delta)]))
+    rel = dataclasses.replace(rel, epsilon=epsilon, mechanism="BROKEN " + rel.mechanism + " (eps0 = eps)",
+                              ledger=Ledger([Spend("Algorithm 1: all rounds (BROKEN: eps0 = eps)", epsilon, delta)]))
+    return (rel, internals) if debug else rel
 
 
 def iterative_construction_exact_answers(x, workload, *, rule, epsilon, delta, n=None, rounds=None, trials=None,
@@ -87,3 +90,24 @@ def online_mw_dr_exact_values(x, stream, *, alpha, epsilon, delta=0.0, beta=0.05
     rel = online_mw_dr(x, stream, alpha=alpha, epsilon=epsilon, delta=delta, beta=beta, n=n, c=c, T=T,
                        trials=trials, rng=rng, sampler=Noise("BROKEN laplace without σ2", "laplace", None, sampler))
     return dataclasses.replace(rel, mechanism="BROKEN " + rel.mechanism + " (exact values)")
+
+
+def online_idc_sv_stream_sees_data(x, rule, stream, *, epsilon, delta, beta=0.05, n=None, c=None, trials=None,
+                                   rng=None, logs=False):
+    """BROKEN IDC-Alg1-SV: the adversarial analyst is shown the **true answers** of the database being run.
+
+    The bug (the loop as it once was): the online loop handed ``Q(D)`` for every query to the stream, so an
+    :class:`~dpbook.idc.AdversarialStream` chose its queries by the hypothesis' error about ``D`` itself — a
+    different analyst on each neighbour.  The queries asked (part of the transcript) are then a deterministic
+    function of the data: with ``x = (83, 17)`` vs ``x' = (82, 17)`` (public ``n = 100``), the two element counts
+    as the workload and the uniform hypothesis, round 1 asks query 0 on ``x`` and query 1 on ``x'`` — infinite
+    privacy loss, whatever the noise.
+    Here the stream's reference is silently replaced by ``x`` (the same numbers the old loop passed); the correct
+    mechanism only ever shows the stream what was released, and the analyst's reference is fixed in advance.
+    """
+    stream = as_stream(stream)
+    if isinstance(stream, AdversarialStream):
+        stream = AdversarialStream(stream.workload, stream.k, stream.below, reference=x)     # WRONG: D leaks in
+    rel = online_idc_sv(x, rule, stream, epsilon=epsilon, delta=delta, beta=beta, n=n, c=c, trials=trials, rng=rng,
+                        logs=logs)
+    return dataclasses.replace(rel, mechanism="BROKEN " + rel.mechanism + " (the stream sees the data)")

@@ -7,13 +7,15 @@ Never use these to release data.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..noise import Noise, as_noise, laplace_noise
 from ..release import Spend
 from ..smooth import SmoothSummary, chebyshev_moments, summary_inputs
 from ..theory.smooth import paper_noise_scale
 from ..validation import mechanism_prologue
 
-__all__ = ["smooth_summary_paper_scale", "per_query_laplace_no_split"]
+__all__ = ["smooth_summary_paper_scale", "per_query_laplace_no_split", "per_query_laplace_unchecked_shape"]
 
 
 def smooth_summary_paper_scale(points, *, epsilon, K, t=None, trials=None, rng=None, sampler=laplace_noise) -> SmoothSummary:
@@ -34,7 +36,7 @@ def smooth_summary_paper_scale(points, *, epsilon, K, t=None, trials=None, rng=N
     noisy = exact + p.noise(b, p.shape, p.rng)
     return SmoothSummary(noisy, t, d, K, n, epsilon, 0.0, "smooth_summary_paper_scale", b,
                          ledger=(Spend(f"laplace on all {t ** d} Chebyshev moments (paper's scale)", epsilon),),
-                         trace={"exact_moments": exact, "sensitivity": t ** d / n})
+                         trace={"sensitivity": t ** d / n})
 
 
 def per_query_laplace_no_split(points, queries, *, epsilon, B=1.0, trials=None, rng=None, sampler=laplace_noise):
@@ -48,4 +50,34 @@ def per_query_laplace_no_split(points, queries, *, epsilon, B=1.0, trials=None, 
     return Release(honest.answers, honest.epsilon, 0.0, "per_query_laplace_no_split",
                    noise_scale=honest.noise_scale / honest.answers.shape[-1],
                    ledger=(Spend("laplace on every query at full ε", honest.epsilon),), trace=honest.trace,
+                   neighbours="replace-one")
+
+
+def per_query_laplace_unchecked_shape(points, queries, *, epsilon, B=1.0, trials=None, rng=None, sampler=laplace_noise):
+    """BROKEN: the per-query Laplace baseline that averages **whatever the callable returns** (called once on all
+    ``n`` rows, its output neither shape-checked nor evaluated row by row).
+
+    The noise ``Lap(2Bk/(nε))`` assumes each mean is over the ``n`` rows, one value per row (sensitivity
+    ``2B/n``).  A callable that reduces — ``lambda Z: Z[0, 0]`` (one row's value), ``lambda Z: Z[:10, 0]`` (a mean
+    over 10 rows) — or that copies one row into every row (``lambda Z: np.full(len(Z), Z[0, 0])``) gives a mean
+    that one row moves by up to ``2B``: true privacy loss up to ``n ε / k`` per query (with ``n = 100``, ``k = 1``:
+    ``100 ε``).  :func:`dpbook.smooth.per_query_laplace` checks the shape on public rows first and evaluates any
+    callable it did not build row by row."""
+    from ..release import Release
+    from ..smooth import check_points
+    from ..validation import check_real
+    X = check_points(points)
+    n = X.shape[0]
+    queries = [queries] if callable(queries) else list(queries)
+    if not queries or not all(callable(q) for q in queries):
+        raise TypeError("queries must be a non-empty list of callables (e.g. SmoothQuery)")
+    k = len(queries)
+    p = mechanism_prologue(epsilon=epsilon, rng=rng, sampler=sampler, trials=trials, neighbours="replace-one",
+                           per_release=(k,), family="laplace", lattice_ok=False)
+    B = check_real("B", B, low=0.0, low_open=True)
+    b = 2.0 * B * k / (n * p.epsilon)
+    means = np.array([np.clip(np.nan_to_num(np.asarray(q(X), dtype=float), nan=0.0, posinf=B, neginf=-B), -B, B)
+                      .mean() for q in queries])                        # WRONG: the mean of whatever came back
+    return Release(means + p.noise(b, p.shape, p.rng), p.epsilon, 0.0, "per_query_laplace_unchecked_shape (BROKEN)",
+                   noise_scale=b, ledger=tuple(Spend(f"laplace query {i}", p.epsilon / k) for i in range(k)),
                    neighbours="replace-one")

@@ -117,8 +117,8 @@ def explore_online(epsilon=0.9, alpha_u=0.1, scale=2000, k=60, idc="MW", analyst
     composition = check_choice("composition", composition, COMPOSITIONS)
     below = (th_sv_threshold_for(rule, k, epsilon, delta, beta, int(x.sum()), composition)
              if analyst == ANALYSTS[0] else None)
-    rel = online_idc_sv(x, rule, AdversarialStream(W, k, below=below), epsilon=epsilon, delta=delta, beta=beta,
-                        trials=trials, rng=seed, composition=composition)
+    rel = online_idc_sv(x, rule, AdversarialStream(W, k, below=below, reference=x), epsilon=epsilon, delta=delta,
+                        beta=beta, trials=trials, rng=seed, composition=composition)
     err = rel.errors(x).max
     p = rel.params
     start = float(np.abs(rule.answers(rule.initial(1), W) - W.answers(x)).max())

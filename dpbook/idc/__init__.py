@@ -13,8 +13,8 @@ The package, one module per part of the framework:
 
 * :mod:`dpbook.idc.updates` — the update rules: :class:`IDC` (the protocol), :class:`MultiplicativeWeightsIDC`
   (IDC-AlgA.2), :class:`FriezeKannanIDC` (IDC-Alg2), :class:`MedianIDC` (IDC-AlgA.1);
-* :mod:`dpbook.idc.streams` — the queries asked: :class:`FixedStream`, :class:`AdversarialStream`,
-  :func:`as_stream`; the public ``n`` (:func:`public_n`);
+* :mod:`dpbook.idc.streams` — the queries asked (the analyst, who sees only a :class:`StreamView` of what was
+  released): :class:`FixedStream`, :class:`AdversarialStream`, :func:`as_stream`; the public ``n`` (:func:`public_n`);
 * :mod:`dpbook.idc.checker` — IDC-Def3.1's update-sequence checker (:class:`UpdateStep`,
   :func:`update_sequence_violations`, :func:`is_update_sequence`) and IDC-Def3.2's worst-case oracle
   (:func:`drive_with_oracle`, :class:`OracleRun`);
@@ -29,15 +29,15 @@ are batched: every state has a leading ``trials`` axis.
 """
 from .checker import OracleRun, UpdateStep, drive_with_oracle, is_update_sequence, update_sequence_violations
 from .offline import iterative_construction
-from .online import OnlineRelease, online_idc, online_idc_sv, online_mw_dr
-from .streams import AdversarialStream, FixedStream, as_stream, public_n
+from .online import NotARelease, OnlineRelease, online_idc, online_idc_sv, online_mw_dr
+from .streams import AdversarialStream, FixedStream, StreamView, as_stream, public_n
 from .updates import IDC, FriezeKannanIDC, MedianIDC, MultiplicativeWeightsIDC
 
 __all__ = [
     "IDC", "MultiplicativeWeightsIDC", "MedianIDC", "FriezeKannanIDC",
-    "FixedStream", "AdversarialStream", "as_stream",
+    "FixedStream", "AdversarialStream", "StreamView", "as_stream",
     "UpdateStep", "OracleRun", "drive_with_oracle", "update_sequence_violations", "is_update_sequence",
-    "OnlineRelease", "online_idc_sv", "online_idc", "online_mw_dr", "iterative_construction",
+    "OnlineRelease", "NotARelease", "online_idc_sv", "online_idc", "online_mw_dr", "iterative_construction",
     "public_n",
 ]
 

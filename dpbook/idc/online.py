@@ -24,6 +24,7 @@ so no workload is ever turned into a matrix.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Mapping
 
 import numpy as np
@@ -37,10 +38,10 @@ from ..theory.idc import (alg1_threshold, dr_online_mw_threshold, sv_alpha_l, sv
 from ..theory.sparse_vector import numeric_sparse_composed_epsilon, numeric_sparse_sigma, numeric_sparse_split
 from ..validation import check_beta, check_choice, check_epsilon, check_histogram, check_int, check_real, mechanism_prologue
 from .checker import UpdateStep
-from .streams import as_stream, public_n
+from .streams import StreamView, as_stream, public_n
 from .updates import IDC, MultiplicativeWeightsIDC
 
-__all__ = ["OnlineRelease", "online_idc_sv", "online_idc", "online_mw_dr"]
+__all__ = ["OnlineRelease", "NotARelease", "online_idc_sv", "online_idc", "online_mw_dr"]
 
 
 # =========================================================================== what is released
@@ -93,6 +94,34 @@ class OnlineRelease:
         return np.abs(rule.answers(state, self.workload) - true).max(axis=1)
 
 
+@dataclass(frozen=True)
+class NotARelease:
+    """Internals of one call of a mechanism — raw noise, exact answers — for analysis of the mechanism itself
+    (the privacy-loss replay of :mod:`dpbook.privacy_loss`).  **Not differentially private; never publish it.**
+
+    Returned only on an explicit opt-in (``debug=True``), *next to* the release, never inside it: it has no
+    ``epsilon``, ``ledger`` or ``released`` (it is no :class:`dpbook.release.PrivateResult`).  ``values`` maps
+    names to read-only arrays; ``internals["noise"]`` reads one."""
+
+    mechanism: str
+    values: Mapping[str, np.ndarray] = field(repr=False)
+    warning: str = "NOT A RELEASE: raw noise and exact values of a private computation; not differentially private"
+
+    def __post_init__(self):
+        frozen = {}
+        for key, value in dict(self.values).items():
+            arr = np.array(value)
+            arr.setflags(write=False)
+            frozen[key] = arr
+        object.__setattr__(self, "values", MappingProxyType(frozen))
+
+    def __getitem__(self, key):
+        return self.values[key]
+
+    def keys(self):
+        return self.values.keys()
+
+
 # =========================================================================== the one loop
 
 @dataclass
@@ -116,9 +145,14 @@ def run_online(x, rule, stream, test, *, n, runs, rng, logs=False, record=False)
     (``test.active(updates)``: the runs still allowed to touch the data; ``test(true, hypothesis, active, rng)``:
     ``(answers, top)``).  ``logs=True`` keeps every run's update sequence ``[(D^t, Q^t, Â^t)]`` (IDC-Def3.1);
     ``record=True`` keeps each round's hypothesis answers and activity.
+
+    The stream (the analyst) sees only what has been released: before round ``i`` it gets a
+    :class:`~dpbook.idc.streams.StreamView` of the hypotheses and of the first ``i`` answers, queries and ⊤/⊥
+    decisions — never ``x`` or its answers — so its choice is a function of the transcript, as the privacy proofs
+    of the tests (sparse vector, Laplace) on adaptively chosen queries require.
     """
     W = stream.workload
-    true = W.counts(x) / n                                          # Q(D) for every query of the class
+    true = W.counts(x) / n                                          # Q(D) for every query: seen by the test only
     k = stream.k
     state = rule.initial(runs)                                      # D^1 = U(⊥)
     answers, queries = np.empty((runs, k)), np.empty((runs, k), dtype=np.int64)
@@ -127,7 +161,8 @@ def run_online(x, rule, stream, test, *, n, runs, rng, logs=False, record=False)
     hyps, actives = (np.empty((runs, k)), np.zeros((runs, k), dtype=bool)) if record else (None, None)
     logs = [[] for _ in range(runs)] if logs else None
     for i in range(k):
-        idx = stream.pick(i, rule, state, W, true)                  # the analyst asks Q_i (shared, or one per run)
+        view = StreamView(i, rule, W, state, answers[:, :i], queries[:, :i], updated[:, :i], n)
+        idx = _check_pick(stream.pick(i, view), runs, W.m)           # the analyst asks Q_i (shared, or one per run)
         hyp, mu = rule.evaluate_query(state, W, idx), true[idx]      # Q_i(D^t) and Q_i(D)
         active = test.active(updates)                               # no data access once a run has halted
         a, top = test(mu, hyp, active, rng)                         # ⊤: a noisy answer; ⊥: a = Q_i(D^t)
@@ -141,6 +176,18 @@ def run_online(x, rule, stream, test, *, n, runs, rng, logs=False, record=False)
         if record:
             hyps[:, i], actives[:, i] = hyp, active
     return OnlineRun(answers, queries, updated, updates, state, hyps, actives, logs)
+
+
+def _check_pick(idx, runs, m):
+    """A stream's answer: one workload index for every run (an integer) or one per run (shape ``(runs,)``)."""
+    arr = np.asarray(idx)
+    if not (np.issubdtype(arr.dtype, np.integer) and not arr.dtype == bool) or arr.shape not in ((), (runs,)):
+        raise ValueError(f"stream.pick must return a workload index, or one per run (shape ({runs},)), got "
+                         f"{arr.dtype} of shape {arr.shape}")
+    if arr.size and (arr.min() < 0 or arr.max() >= m):
+        raise ValueError(f"stream.pick returned index {int(arr.max() if arr.max() >= m else arr.min())}, outside the "
+                         f"workload's {m} queries")
+    return int(arr) if arr.ndim == 0 else arr.astype(np.int64)
 
 
 # =========================================================================== the per-round tests
@@ -169,7 +216,8 @@ class SparseVectorTest:
 
 class NoisyThresholdTest:
     """GRU Algorithm 1's round: ``Â = Q(D) + Lap(b)``; ``⊤`` iff ``|Â − Q(D^t)| >= T``, then release ``Â``.
-    Terminates after more than ``b_max`` updates.  ``record=True`` keeps each round's noise ``Z``."""
+    Terminates after more than ``b_max`` updates.  ``record=True`` keeps each round's noise ``Z`` (for
+    :class:`NotARelease` only)."""
 
     def __init__(self, T, b, b_max, sampler, runs, record=False):
         self.T, self.b, self.b_max, self.sampler, self.runs = T, b, b_max, sampler, runs
@@ -307,7 +355,7 @@ def online_idc_sv(x, rule, stream, *, epsilon, delta, beta=0.05, n=None, c=None,
 
 
 def online_idc(x, rule, stream, *, delta, epsilon=None, epsilon0=None, b_max=None, n=None, c_star=2.0,
-               trials=None, rng=None, sampler=laplace_noise, record=False, logs=False) -> OnlineRelease:
+               trials=None, rng=None, sampler=laplace_noise, record=False, logs=False, debug=False):
     """IDC-Alg1 — GRU Algorithm 1, the paper's structure with a **reconstructed** ``ε0`` (IDC-Thm4.1).
 
     Build ``rule`` at ``α/3`` (its ``alpha``); then ``T = 2α/3 = 2·rule.alpha``, ``B_max = floor(B(α/3))`` (or a
@@ -320,9 +368,17 @@ def online_idc(x, rule, stream, *, delta, epsilon=None, epsilon0=None, b_max=Non
     The ``epsilon``/``delta`` of the release are that **reconstructed** claim — audit it; for a guaranteed
     claim use :func:`online_idc_sv`.  Accuracy (IDC-Thm4.9): if ``T >= 2 ln(k/β)/(ε0 n)``, w.p. ``>= 1-β`` every
     answer is within ``3T/2`` and the mechanism never terminates early.
-    ``record=True`` keeps the per-round hypothesis answers, noise and data-access flags in ``trace`` (for
-    :mod:`dpbook.privacy_loss`); ``logs=True`` keeps every run's update sequence in ``trace["logs"]``.
+    ``record=True`` keeps the per-round hypothesis answers ``Q_i(D^t)`` and data-access flags in ``trace`` (both
+    functions of the released transcript); ``logs=True`` keeps every run's update sequence in ``trace["logs"]``.
+    The release never carries the noise.  ``debug=True`` (for :mod:`dpbook.privacy_loss`, which needs every round's
+    ``Z_i``) returns ``(release, internals)``: ``internals`` is a :class:`NotARelease` holding ``"noise"``, shape
+    ``(trials, k)`` — the raw noise, from which the true answers of the updated rounds follow; never publish it.
+    Returns an :class:`OnlineRelease` (a pair with ``debug=True``).
     """
+    if not isinstance(debug, (bool, np.bool_)):
+        raise TypeError(f"debug must be True or False, got {type(debug).__name__}")
+    if not isinstance(record, (bool, np.bool_)):
+        raise TypeError(f"record must be True or False, got {type(record).__name__}")
     x, stream = _setup(x, rule, stream)
     if (epsilon0 is None) == (epsilon is None):
         raise ValueError("give either epsilon0 or epsilon (with delta), not both")
@@ -338,17 +394,20 @@ def online_idc(x, rule, stream, *, delta, epsilon=None, epsilon0=None, b_max=Non
     k = stream.k
     b = 1.0 / (epsilon0 * n)                                    # the only noise: Lap(1/(ε0 n)) per round
 
-    test = NoisyThresholdTest(T, b, b_max, sampler, runs, record=record)
+    test = NoisyThresholdTest(T, b, b_max, sampler, runs, record=bool(debug))
     run = run_online(x, rule, stream, test, n=n, runs=runs, rng=rng, logs=logs, record=record)
     params = dict(alpha=3 * rule.alpha, T=T, B=B, b_max=b_max, epsilon0=epsilon0, noise_scale=b, n=n, k=k,
                   c_star=c_star, reconstructed=True)
-    trace = {"hypothesis_answers": run.hypothesis_answers, "noise": np.stack(test.noise, axis=1).reshape(runs, k),
-             "active": run.active} if record else {}
+    trace = {"hypothesis_answers": run.hypothesis_answers, "active": run.active} if record else {}
     trace = (trace | {"logs": run.logs}) if logs else (trace or None)
     ledger = Ledger([Spend("Algorithm 1: all rounds (reconstructed IDC-Thm4.1 accounting)", epsilon, delta)])
-    return _release(trials is None, run, test.halted(run.updates), epsilon=epsilon, delta=delta,
-                    mechanism=f"IDC-Alg1[{rule.name}] (reconstructed eps0)", workload=stream.workload,
-                    params=params, ledger=ledger, trace=trace, neighbours=p.neighbours)
+    rel = _release(trials is None, run, test.halted(run.updates), epsilon=epsilon, delta=delta,
+                   mechanism=f"IDC-Alg1[{rule.name}] (reconstructed eps0)", workload=stream.workload,
+                   params=params, ledger=ledger, trace=trace, neighbours=p.neighbours)
+    if not debug:
+        return rel
+    noise = np.stack(test.noise, axis=1).reshape(runs, k)
+    return rel, NotARelease(rel.mechanism, {"noise": noise[0] if trials is None else noise})
 
 
 def online_mw_dr(x, stream, *, alpha, epsilon, delta=0.0, beta=0.05, n=None, c=None, T=None, trials=None, rng=None,

@@ -28,15 +28,15 @@ def record() -> dict:
                               ("FK", FriezeKannanIDC(64, 0.1, n=int(X64.sum())), X64, W64),
                               ("Median", MedianIDC(8, 4, alpha=0.2), X8, W8)):
         rec(f"sv_fixed_{rname}", online_idc_sv(x, rule, FixedStream(W), epsilon=0.9, delta=1e-6, trials=3, rng=0, c=8))
-        rec(f"sv_adv_{rname}", online_idc_sv(x, rule, AdversarialStream(W, 40), epsilon=0.9, delta=1e-6, trials=3, rng=0, c=8, n=int(x.sum())))
-        rec(f"alg1_adv_{rname}", online_idc(x, rule, AdversarialStream(W, 40), epsilon=2.0, delta=1e-6, trials=3, rng=0, b_max=6))
+        rec(f"sv_adv_{rname}", online_idc_sv(x, rule, AdversarialStream(W, 40, reference=x), epsilon=0.9, delta=1e-6, trials=3, rng=0, c=8, n=int(x.sum())))
+        rec(f"alg1_adv_{rname}", online_idc(x, rule, AdversarialStream(W, 40, reference=x), epsilon=2.0, delta=1e-6, trials=3, rng=0, b_max=6))
         rec(f"alg1_fixed1_{rname}", online_idc(x, rule, FixedStream(W), epsilon0=5.0, delta=1e-6, rng=0, b_max=6))
         rel = iterative_construction(x, W, rule=rule, epsilon=0.9, delta=1e-6, rounds=5, trials=3, rng=0)
         out[f"ic_{rname}"] = {"answers": digest(rel.answers), "rounds_used": rel.trace["rounds_used"].tolist()}
         o = drive_with_oracle(rule, x, W, max_updates=20)
         out[f"oracle_{rname}"] = {"updates": o.updates, "max_errors": digest(o.max_errors)}
     rec("dr_fixed", online_mw_dr(X64, FixedStream(W64), alpha=0.2, epsilon=1.0, delta=1e-6, trials=3, rng=0, c=8))
-    rec("dr_adv", online_mw_dr(X64, AdversarialStream(W64, 40), alpha=0.2, epsilon=1.0, delta=1e-6, rng=0, c=8))
+    rec("dr_adv", online_mw_dr(X64, AdversarialStream(W64, 40, reference=X64), alpha=0.2, epsilon=1.0, delta=1e-6, rng=0, c=8))
     for name, W in (("marg", W64), ("matrix", random_queries(30, 64, rng=1)), ("range", range_queries(64, 30, rng=2))):
         for trials in (None, 3, 20):
             r = mwem(X64, W, epsilon=1.0, T=6, trials=trials, rng=0, replay=1)
