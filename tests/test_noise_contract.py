@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from dpbook.audit import audit
+from dpbook.broken.noise import broken_noise
 from dpbook.gaussian import composed_laplace_mechanism, gaussian_mechanism
 from dpbook.histogram import noisy_histogram
 from dpbook.idc import online_idc_sv
@@ -135,14 +136,15 @@ def test_a_bare_function_is_refused(bad):
     (lambda s, size, r: np.zeros(size, dtype=complex), TypeError, "dtype"),
     (lambda s, size, r: np.zeros(size, dtype=bool), TypeError, "dtype"),
 ])
-def test_a_declared_noise_has_its_draws_checked_before_release(draw, exc, match):
-    noise = Noise("declared", "laplace", None, draw)
+def test_every_draw_is_checked_before_release(draw, exc, match):
+    """A noise that got past the declaration check (a broken twin's) still has its draws checked at release."""
+    noise = broken_noise("BROKEN declared", "laplace", None, draw)
     with pytest.raises(exc, match=match):
         laplace_mechanism(X, Q_FRAC, epsilon=EPS, n=1, sampler=noise, trials=4, rng=0)
 
 
 def test_lattice_noise_must_return_integer_steps():
-    noise = Noise("declared lattice", "laplace", "integers", lambda s, size, r: np.full(size, 0.5))
+    noise = broken_noise("BROKEN declared lattice", "laplace", "integers", lambda s, size, r: np.full(size, 0.5))
     with pytest.raises(TypeError, match="integer"):
         noise.sample(1.0, 3, 0)
 
