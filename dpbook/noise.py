@@ -472,8 +472,14 @@ def _check_law(noise: "Noise") -> None:
     declared = (noise.family, noise.lattice, bool(noise.exact))
     try:
         law = _LAWS.get(noise.steps)
+        book = None if law is not None else _BY_SAMPLER.get(noise.steps)
     except TypeError:                                  # an unhashable callable: not one of the book's samplers
-        law = None
+        law = book = None
+    if law is None and book is not None:               # a book sampler of values, not of lattice steps
+        raise ValueError(
+            f"noise {noise.name!r} is mis-declared: steps ({noise.steps.__name__}) returns values on its lattice, "
+            f"not the lattice steps a Noise draws; its law is declared by dpbook.noise.NOISES[{book.name!r}] "
+            f"({_describe(book.family, book.lattice, book.exact)})")
     if law is None:
         fn = getattr(noise.steps, "__name__", type(noise.steps).__name__)
         raise ValueError(
