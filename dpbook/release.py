@@ -11,18 +11,29 @@ __all__ = ["Release", "Spend", "Ledger", "compose", "composition_rule", "COMPOSI
            "as_ledger", "ReleasedArray", "ReleasedIndex", "with_claim"]
 
 from .validation import NEIGHBOURS as _DATABASE_RELATIONS
-from .validation import EPSILON_EXP_MAX, check_choice, check_delta, check_epsilon
+from .validation import EPSILON_EXP_MAX, EPSILON_RANGE, check_choice, check_delta, check_real
 
 #: The neighbouring relations a claim can be made under: add/remove one row (``||x - x'||_1 <= 1``, n private),
 #: replace one row (``|D| = |D'| = n``, n public), and randomized response's local relation (chapter 02).
 NEIGHBOURS = _DATABASE_RELATIONS + ("one person's private bit changes",)
 
 
+#: The largest claimed ε.  A mechanism's ε parameter is at most 1e12 (:data:`dpbook.validation.EPSILON_RANGE`), but
+#: a composed claim can be larger (many steps of a large ε: vacuous, yet true); up to 2^53 a claim is a float whose
+#: sums stay exact-ish, and nothing near 1e308 (or 2^63) — which overflows e^ε and every product — is a claim.
+CLAIM_EPSILON_MAX = float(2 ** 53)
+
+
 def check_claim(epsilon, delta) -> tuple[float, float]:
     """A claimed (ε, δ) as floats, bounded like the parameters of a mechanism (:func:`dpbook.validation.check_epsilon`,
     :func:`dpbook.validation.check_delta`): ε = 0 (a step that spends nothing, e.g. post-processing) or in
-    [1e-12, 1e12], δ = 0 or in [1e-100, 1).  Numpy scalars are accepted like Python numbers."""
-    return check_epsilon(epsilon, allow_zero=True), check_delta(delta)
+    [1e-12, 2^53] (:data:`CLAIM_EPSILON_MAX`: the parameters' range, widened at the top for composed claims),
+    δ = 0 or in [1e-100, 1).  Numpy scalars are accepted like Python numbers."""
+    value = check_real("epsilon", epsilon, low=0.0)
+    if value != 0.0 and not EPSILON_RANGE[0] <= value <= CLAIM_EPSILON_MAX:
+        raise ValueError(f"epsilon ({value!r}) must be 0 or in [{EPSILON_RANGE[0]:g}, 2^53] for a claim (outside it "
+                         "e^epsilon and the composition sums are not meaningful float64)")
+    return value, check_delta(delta)
 
 
 @dataclass(frozen=True)
