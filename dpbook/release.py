@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Mapping, Protocol, runtime_checkable
 
 import numpy as np
@@ -11,24 +11,46 @@ __all__ = ["Release", "Spend", "Ledger", "compose", "composition_rule", "COMPOSI
            "as_ledger", "ReleasedArray", "ReleasedIndex", "with_claim"]
 
 from .validation import NEIGHBOURS as _DATABASE_RELATIONS
-from .validation import check_choice, check_delta, check_real
+from .validation import EPSILON_EXP_MAX, EPSILON_RANGE, check_choice, check_delta, check_real
 
 #: The neighbouring relations a claim can be made under: add/remove one row (``||x - x'||_1 <= 1``, n private),
 #: replace one row (``|D| = |D'| = n``, n public), and randomized response's local relation (chapter 02).
 NEIGHBOURS = _DATABASE_RELATIONS + ("one person's private bit changes",)
 
 
+#: The largest claimed ε.  A mechanism's ε parameter is at most 1e12 (:data:`dpbook.validation.EPSILON_RANGE`), but
+#: a composed claim can be larger (many steps of a large ε: vacuous, yet true); up to 2^53 a claim is a float whose
+#: sums stay exact-ish, and nothing near 1e308 (or 2^63) — which overflows e^ε and every product — is a claim.
+CLAIM_EPSILON_MAX = float(2 ** 53)
+
+
+def check_claim(epsilon, delta) -> tuple[float, float]:
+    """A claimed (ε, δ) as floats, bounded like the parameters of a mechanism (:func:`dpbook.validation.check_epsilon`,
+    :func:`dpbook.validation.check_delta`): ε = 0 (a step that spends nothing, e.g. post-processing) or in
+    [1e-12, 2^53] (:data:`CLAIM_EPSILON_MAX`: the parameters' range, widened at the top for composed claims),
+    δ = 0 or in [1e-100, 1).  Numpy scalars are accepted like Python numbers."""
+    value = check_real("epsilon", epsilon, low=0.0)
+    if value != 0.0 and not EPSILON_RANGE[0] <= value <= CLAIM_EPSILON_MAX:
+        raise ValueError(f"epsilon ({value!r}) must be 0 or in [{EPSILON_RANGE[0]:g}, 2^53] for a claim (outside it "
+                         "e^epsilon and the composition sums are not meaningful float64)")
+    return value, check_delta(delta)
+
+
 @dataclass(frozen=True)
 class Spend:
-    """One entry of a budget ledger: a primitive private step and the (ε, δ) it used."""
+    """One entry of a budget ledger: a primitive private step and the (ε, δ) it used (:func:`check_claim`'s ranges;
+    stored as floats).  Frozen: assigning or deleting a field is an ``AttributeError``."""
 
     step: str
     epsilon: float
     delta: float = 0.0
 
     def __post_init__(self):
-        check_real("epsilon", self.epsilon, low=0.0)
-        check_delta(self.delta)
+        if not isinstance(self.step, str):
+            raise TypeError(f"step must be a name (str), got {type(self.step).__name__}")
+        epsilon, delta = check_claim(self.epsilon, self.delta)
+        object.__setattr__(self, "epsilon", epsilon)
+        object.__setattr__(self, "delta", delta)
 
 
 RULES = ("basic", "advanced", "advanced-corollary")
@@ -46,19 +68,47 @@ class Ledger(tuple):
 
     def __new__(cls, entries=(), *, rule: str = "basic", delta_prime: float = 0.0, label: str = ""):
         entries = tuple(entries)
-        for e in entries:
-            if not isinstance(e, (Spend, tuple)):
-                raise TypeError(f"entries must be Spend records or ledgers, got {type(e).__name__}")
-        if rule not in RULES:
-            raise ValueError(f"rule ({rule!r}) must be one of {RULES}")
+        _check_entries(entries)
+        rule = check_choice("rule", rule, RULES)
         delta_prime = check_delta(delta_prime, "delta_prime", positive=rule != "basic")
+        if not isinstance(label, str):
+            raise TypeError(f"label must be a str, got {type(label).__name__}")
+        if rule != "basic":                     # DR-Thm3.20's sum has e^{ε_i}: keep it a finite float
+            for entry in entries:
+                eps = compose(entry)[0]
+                if eps > EPSILON_EXP_MAX:
+                    raise ValueError(f"epsilon ({eps!r}) of a step must be <= {EPSILON_EXP_MAX:g} under the {rule!r} "
+                                     "rule (its e^epsilon term overflows beyond that, and the bound is vacuous)")
         obj = super().__new__(cls, entries)
-        obj.rule, obj.delta_prime, obj.label = rule, delta_prime, label
+        obj.__dict__.update(rule=rule, delta_prime=delta_prime, label=label)
         return obj
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"a Ledger is frozen: cannot assign {name!r} (the claim is computed from it)")
+
+    def __delattr__(self, name):
+        raise AttributeError(f"a Ledger is frozen: cannot delete {name!r}")
+
+    def __reduce__(self):                       # pickle / copy: rebuilt (and checked) through the constructor
+        return _rebuild_ledger, (tuple(self), self.rule, self.delta_prime, self.label)
 
     def __repr__(self):
         extra = f", delta_prime={self.delta_prime:g}" if self.rule != "basic" else ""
         return f"Ledger({len(self)} steps, rule={self.rule!r}{extra}{', ' + self.label if self.label else ''})"
+
+
+def _check_entries(entries) -> None:
+    for e in entries:
+        if isinstance(e, Spend):
+            continue
+        if not isinstance(e, tuple):
+            raise TypeError(f"entries must be Spend records or ledgers, got {type(e).__name__}")
+        if not isinstance(e, Ledger):           # a nested plain tuple: its entries too
+            _check_entries(e)
+
+
+def _rebuild_ledger(entries, rule, delta_prime, label) -> "Ledger":
+    return Ledger(entries, rule=rule, delta_prime=delta_prime, label=label)
 
 
 COMPOSITIONS = ("corollary", "tight")
@@ -137,15 +187,34 @@ class PrivateResult(Protocol):
     def released(self) -> Any: ...
 
 
+def _read_only(array: np.ndarray) -> np.ndarray:
+    """A read-only view of ``array`` (the caller's own array keeps its flags)."""
+    view = array.view()
+    view.flags.writeable = False
+    return view
+
+
 class ReleaseRecord:
-    """Base of the book's frozen result dataclasses: on construction the claim's ``neighbours`` is checked and
-    the ``ledger`` becomes a :class:`Ledger` (:func:`as_ledger`), so every record satisfies
-    :class:`PrivateResult` once it defines ``released``."""
+    """Base of the book's frozen result dataclasses: on construction the claim is checked — ``neighbours`` one of
+    :data:`NEIGHBOURS`, ``mechanism`` a str, ``epsilon`` and ``delta`` in :func:`check_claim`'s ranges (stored
+    as floats) — the ``ledger`` becomes a :class:`Ledger` (:func:`as_ledger`), and every ndarray field (the
+    released values and those computed from them) becomes a read-only view, so every record satisfies
+    :class:`PrivateResult` once it defines ``released`` and nothing in it can be changed afterwards (frozen
+    fields: ``AttributeError``; read-only arrays: ``ValueError``).  The ``trace`` mapping is kept as given."""
 
     def __post_init__(self):
-        if self.neighbours not in NEIGHBOURS:
+        if not isinstance(self.neighbours, str) or self.neighbours not in NEIGHBOURS:
             raise ValueError(f"neighbours ({self.neighbours!r}) must be one of {NEIGHBOURS}")
+        if not isinstance(self.mechanism, str):
+            raise TypeError(f"mechanism must be a name (str), got {type(self.mechanism).__name__}")
+        epsilon, delta = check_claim(self.epsilon, self.delta)
+        object.__setattr__(self, "epsilon", epsilon)
+        object.__setattr__(self, "delta", delta)
         object.__setattr__(self, "ledger", as_ledger(self.ledger))
+        for f in fields(self):                  # the released arrays (and those computed from them): read-only
+            value = getattr(self, f.name)
+            if type(value) is np.ndarray and value.flags.writeable:
+                object.__setattr__(self, f.name, _read_only(value))
 
 
 @dataclass(frozen=True)
@@ -181,26 +250,38 @@ _CLAIM = ("epsilon", "delta", "mechanism", "neighbours", "ledger", "trace")
 
 
 def _claim(epsilon, delta, mechanism, neighbours, ledger, trace) -> dict:
-    if neighbours not in NEIGHBOURS:
+    if not isinstance(neighbours, str) or neighbours not in NEIGHBOURS:
         raise ValueError(f"neighbours ({neighbours!r}) must be one of {NEIGHBOURS}")
     if not isinstance(mechanism, str):
         raise TypeError(f"mechanism must be a name (str), got {type(mechanism).__name__}")
     if trace is not None and not isinstance(trace, Mapping):
         raise TypeError(f"trace must be a mapping or None, got {type(trace).__name__}")
-    return dict(epsilon=check_real("epsilon", epsilon, low=0.0), delta=check_delta(delta), mechanism=mechanism,
-                neighbours=neighbours, ledger=as_ledger(ledger), trace=trace)
+    epsilon, delta = check_claim(epsilon, delta)
+    return dict(epsilon=epsilon, delta=delta, mechanism=mechanism, neighbours=neighbours, ledger=as_ledger(ledger),
+                trace=trace)
 
 
 class ReleasedIndex(int):
     """An int (a selection: the exponential mechanism's or report-noisy-max's pick) that carries its claim.
 
     It is the int everywhere (indexing, arithmetic, printing); ``released`` is the plain int and the claim is a
-    :class:`PrivateResult`.  Arithmetic on it gives plain ints (post-processing keeps no claim)."""
+    :class:`PrivateResult`.  Arithmetic on it gives plain ints (post-processing keeps no claim).  The claim is
+    frozen like a frozen dataclass's fields (assigning or deleting one is an ``AttributeError``); pickling and
+    copying keep it."""
 
     def __new__(cls, value, *, epsilon, delta=0.0, mechanism, neighbours="add/remove", ledger=(), trace=None):
         obj = super().__new__(cls, int(value))
         obj.__dict__.update(_claim(epsilon, delta, mechanism, neighbours, ledger, trace))
         return obj
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"a released index is frozen: cannot assign {name!r}")
+
+    def __delattr__(self, name):
+        raise AttributeError(f"a released index is frozen: cannot delete {name!r}")
+
+    def __reduce__(self):
+        return _rebuild_index, (int(self), {name: self.__dict__[name] for name in _CLAIM})
 
     def __repr__(self):
         return int.__repr__(self)
@@ -210,18 +291,48 @@ class ReleasedIndex(int):
         return int(self)
 
 
+def _rebuild_index(value, claim) -> ReleasedIndex:
+    return ReleasedIndex(value, **claim)
+
+
 class ReleasedArray(np.ndarray):
     """An ndarray (picks, or noisy values) that carries its claim: a :class:`PrivateResult` whose ``released``
-    is the plain array.  Slices and views keep the claim; arithmetic and reductions give plain arrays."""
+    is the plain array.  Slices and views keep the claim; arithmetic and reductions give plain arrays.
+
+    Nothing in it changes after release: the values are a read-only copy of what the mechanism drew (writing to
+    them is a ``ValueError``) and the claim fields are frozen (assigning or deleting one is an ``AttributeError``).
+    Pickling and copying keep the claim."""
 
     def __new__(cls, values, *, epsilon, delta=0.0, mechanism, neighbours="add/remove", ledger=(), trace=None):
-        obj = np.asarray(values).view(cls)
-        obj.__dict__.update(_claim(epsilon, delta, mechanism, neighbours, ledger, trace))
+        claim = _claim(epsilon, delta, mechanism, neighbours, ledger, trace)
+        base = np.array(values)                 # a copy: the caller's array cannot change the release afterwards
+        base.flags.writeable = False
+        obj = base.view(cls)
+        obj.__dict__.update(claim)
         return obj
 
     def __array_finalize__(self, obj):
-        for name in _CLAIM:
-            setattr(self, name, getattr(obj, name, None))
+        self.__dict__.update({name: getattr(obj, name, None) for name in _CLAIM})
+
+    def __setattr__(self, name, value):
+        if name in _CLAIM:
+            raise AttributeError(f"the claim of a released array is frozen: cannot assign {name!r}")
+        super().__setattr__(name, value)
+
+    def __delattr__(self, name):
+        if name in _CLAIM:
+            raise AttributeError(f"the claim of a released array is frozen: cannot delete {name!r}")
+        super().__delattr__(name)
+
+    def __reduce__(self):
+        rebuild, args, state = super().__reduce__()
+        return rebuild, args, (state, {name: self.__dict__.get(name) for name in _CLAIM})
+
+    def __setstate__(self, state):
+        array_state, claim = state
+        super().__setstate__(array_state)
+        self.__dict__.update(claim)
+        self.flags.writeable = False
 
     def __array_wrap__(self, array, context=None, return_scalar=False):
         out = np.asarray(array).view(np.ndarray)

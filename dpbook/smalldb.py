@@ -32,7 +32,7 @@ import numpy as np
 from .exponential import exponential_mechanism, exponential_probabilities, exponential_sample
 from .noise import as_generator
 from .queries import as_workload, check_database
-from .release import Ledger, Spend
+from .release import Ledger, ReleaseRecord, Spend
 from .theory.smalldb import range_size, smalldb_size
 from .validation import MAX_COUNT, as_array, check_int, check_real, check_trials, mechanism_prologue
 
@@ -46,7 +46,7 @@ MAX_RANGE_SIZE = 2_000_000          # default refusal threshold for |R| (memory 
 
 
 @dataclass(frozen=True)
-class SyntheticDatabase:
+class SyntheticDatabase(ReleaseRecord):
     """A private synthetic database (or ``trials`` of them) and what it cost.
 
     ``y``: the chosen candidate(s) as count vectors, shape ``(N,)`` or ``(trials, N)``; ``answers``: their
@@ -68,10 +68,6 @@ class SyntheticDatabase:
     ledger: Ledger = Ledger()
     neighbours: str = "replace-one"
     trace: Mapping[str, Any] | None = field(default=None, repr=False)
-
-    def __post_init__(self):
-        if not isinstance(self.ledger, Ledger):                 # a plain tuple of Spend composes by the basic rule
-            object.__setattr__(self, "ledger", Ledger(self.ledger))
 
     def evaluate(self, workload) -> np.ndarray:
         """Answers of the synthetic database(s) on any workload over the same universe (post-processing)."""

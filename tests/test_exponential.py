@@ -8,7 +8,7 @@ from scipy import stats
 from dpbook.audit import audit
 from dpbook.broken.exponential import exponential_mechanism_no_half, report_noisy_max_half_noise
 from dpbook.data import load_cancer
-from dpbook.noise import Noise
+from dpbook.broken.noise import broken_noise
 from dpbook.experiments import failure_rate
 from dpbook.exponential import (check_scores, exponential_mechanism, exponential_probabilities, exponential_sample,
                                 report_noisy_max)
@@ -107,7 +107,7 @@ def test_report_noisy_max_two_candidates_exact():
 
 
 def test_report_noisy_max_uses_the_sampler():
-    zero = Noise("zero", "laplace", None, lambda scale, size, rng: np.zeros(size))
+    zero = broken_noise("BROKEN zero noise", "laplace", None, lambda scale, size, rng: np.zeros(size))
     assert report_noisy_max([0.0, 3.0, 1.0], epsilon=1.0, sensitivity=1.0, sampler=zero) == 1
     assert report_noisy_max([0.0, 3.0, 1.0], epsilon=1e12, sensitivity=1.0, monotone=True, rng=0) == 1
     picks = report_noisy_max([0.0, 3.0, 1.0], epsilon=1.0, sensitivity=1.0, trials=7, rng=0)

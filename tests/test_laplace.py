@@ -5,7 +5,8 @@ from dpbook.audit import audit
 from dpbook.data import load_cancer
 from dpbook.experiments import failure_rate, run_trials
 from dpbook.laplace import laplace_mechanism
-from dpbook.noise import Noise, laplace_noise
+from dpbook.broken.noise import broken_noise
+from dpbook.noise import laplace_noise
 from dpbook.queries import MatrixWorkload, conjunctions
 from dpbook.theory.laplace import laplace_max_error_bound
 
@@ -34,7 +35,7 @@ def test_accuracy_dr_thm_3_8():
 
 def test_accuracy_check_catches_too_much_noise():
     """The same check fails for a mechanism with twice the noise (the test can fail)."""
-    double = Noise("double laplace", "laplace", None, lambda scale, size, rng: laplace_noise(2 * scale, size, rng))
+    double = broken_noise("BROKEN double laplace", "laplace", None, lambda scale, size, rng: laplace_noise(2 * scale, size, rng))
     err = run_trials(laplace_mechanism, X, W, trials=40_000, rng=1, epsilon=0.7, sampler=double)
     bound = laplace_max_error_bound(W.m, 0.05, W.l1_sensitivity(), 0.7) / X.sum()
     assert not failure_rate(err.max, bound).consistent_with(0.05)
@@ -52,7 +53,7 @@ def test_audit_tight_pair():
 
 
 def test_audit_catches_halved_sensitivity():
-    half = Noise("half laplace", "laplace", None, lambda scale, size, rng: laplace_noise(scale / 2, size, rng))
+    half = broken_noise("BROKEN half laplace", "laplace", None, lambda scale, size, rng: laplace_noise(scale / 2, size, rng))
     res = audit(_counts(np.array([1, 0]), sampler=half), _counts(np.array([1, 1]), sampler=half),
                 {"y<=0": lambda y: y <= 0}, trials=1_000_000, rng=2)
     assert res.epsilon_lb > 1.5

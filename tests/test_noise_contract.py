@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from dpbook.audit import audit
+from dpbook.broken.noise import broken_noise
 from dpbook.gaussian import composed_laplace_mechanism, gaussian_mechanism
 from dpbook.histogram import noisy_histogram
 from dpbook.idc import online_idc_sv
@@ -135,14 +136,15 @@ def test_a_bare_function_is_refused(bad):
     (lambda s, size, r: np.zeros(size, dtype=complex), TypeError, "dtype"),
     (lambda s, size, r: np.zeros(size, dtype=bool), TypeError, "dtype"),
 ])
-def test_a_declared_noise_has_its_draws_checked_before_release(draw, exc, match):
-    noise = Noise("declared", "laplace", None, draw)
+def test_every_draw_is_checked_before_release(draw, exc, match):
+    """A noise that got past the declaration check (a broken twin's) still has its draws checked at release."""
+    noise = broken_noise("BROKEN declared", "laplace", None, draw)
     with pytest.raises(exc, match=match):
         laplace_mechanism(X, Q_FRAC, epsilon=EPS, n=1, sampler=noise, trials=4, rng=0)
 
 
 def test_lattice_noise_must_return_integer_steps():
-    noise = Noise("declared lattice", "laplace", "integers", lambda s, size, r: np.full(size, 0.5))
+    noise = broken_noise("BROKEN declared lattice", "laplace", "integers", lambda s, size, r: np.full(size, 0.5))
     with pytest.raises(TypeError, match="integer"):
         noise.sample(1.0, 3, 0)
 
@@ -250,3 +252,143 @@ def test_iterative_mechanisms_state_their_relation():
     rule = MultiplicativeWeightsIDC(8, 0.2)
     assert online_idc_sv(x, rule, FixedStream(W), epsilon=0.9, delta=1e-6, rng=0).neighbours == "replace-one"
     assert online_idc_sv(x, rule, FixedStream(W), epsilon=0.9, delta=1e-6, n=28, rng=0).neighbours == "add/remove"
+
+
+# --- a caller-built Noise must declare its sampler's true law ---------------------------------------------------
+# Was: Noise("x", "laplace", None, discrete_laplace) was accepted by laplace_mechanism (ε_lb 11.1 at a claimed 1:
+# the unrounded counts' fractional part shows through the integer noise), and a zero-noise Noise by 10 mechanisms.
+
+def _zero(scale, size, rng):
+    return np.zeros(size)
+
+
+HOSTILE_STEPS = {
+    "zero": _zero,
+    "constant": lambda s, size, r: np.full(size, 3.0),
+    "NaN": lambda s, size, r: np.full(size, np.nan),
+    "wrong shape": lambda s, size, r: laplace_noise(s, 3, r),
+    "half scale": lambda s, size, r: laplace_noise(s / 2, size, r),
+    "double scale (conservative, but not a law the claim is computed for)": lambda s, size, r: laplace_noise(2 * s, size, r),
+    "off the lattice": lambda s, size, r: discrete_laplace(s, size, r) + 0.5,
+    "a wrapped book sampler": lambda s, size, r: laplace_noise(s, size, r),
+}
+
+
+@pytest.mark.parametrize("label", sorted(HOSTILE_STEPS))
+@pytest.mark.parametrize("lattice", [None, "integers", "grid"])
+def test_a_noise_of_unknown_law_is_refused_at_construction(label, lattice):
+    with pytest.raises(ValueError, match="not the sampler of one of the book's noises"):
+        Noise("x", "laplace", lattice, HOSTILE_STEPS[label])
+
+
+@pytest.mark.parametrize("family, lattice, steps, exact", [
+    ("laplace", None, discrete_laplace, False),              # integer noise declared real-valued (the finding)
+    ("laplace", "grid", discrete_laplace, False),            # integer steps declared grid steps
+    ("laplace", "integers", laplace_noise, False),           # real noise declared on the integers
+    ("laplace", None, grid_laplace, False),                  # grid values declared real-valued
+    ("gaussian", None, laplace_noise, False),                # another family
+    ("laplace", None, gaussian_noise, False),
+    ("gaussian", "integers", discrete_laplace, False),
+    ("laplace", "integers", discrete_laplace, True),         # a floating-point sampler declared exact
+    ("laplace", "integers", discrete_laplace_exact, False),  # and the reverse
+])
+def test_a_misdeclared_law_is_refused_at_construction(family, lattice, steps, exact):
+    with pytest.raises(ValueError, match="mis-declared"):
+        Noise("x", family, lattice, steps, exact)
+
+
+def test_the_books_laws_can_be_declared_under_any_name_and_draw_the_same_bytes():
+    for noise in NOISES.values():
+        mine = Noise("my " + noise.name, noise.family, noise.lattice, noise.steps, noise.exact)
+        assert as_noise(mine) is mine
+        assert np.array_equal(mine.sample(3.0, 5, 7), noise.sample(3.0, 5, 7))
+    assert np.array_equal(laplace_mechanism(X, Q_FRAC, epsilon=EPS, n=1, rng=3,
+                                            sampler=Noise("mine", "laplace", "integers", discrete_laplace)).answers,
+                          laplace_mechanism(X, Q_FRAC, epsilon=EPS, n=1, rng=3, sampler=DISCRETE_LAPLACE).answers)
+
+
+@pytest.mark.parametrize("kwargs, exc, match", [
+    (dict(name=3), TypeError, "name"), (dict(name=""), TypeError, "name"),
+    (dict(exact="yes"), TypeError, "exact"), (dict(family=["laplace"]), ValueError, "family"),
+])
+def test_noise_rejects_bad_fields(kwargs, exc, match):
+    with pytest.raises(exc, match=match):
+        Noise(**{**dict(name="x", family="laplace", lattice=None, steps=laplace_noise), **kwargs})
+
+
+def _around_the_constructor(steps, family="laplace", lattice=None):
+    """A Noise built without its constructor (so without its declaration check)."""
+    noise = object.__new__(Noise)
+    for key, value in dict(name="zero", family=family, lattice=lattice, steps=steps, exact=False).items():
+        object.__setattr__(noise, key, value)
+    return noise
+
+
+def test_a_noise_built_around_its_constructor_or_a_subclass_is_refused_by_as_noise():
+    with pytest.raises(ValueError, match="sampler is refused.*not the sampler"):
+        as_noise(_around_the_constructor(_zero))
+    with pytest.raises(ValueError, match="sampler is refused.*mis-declared"):
+        as_noise(_around_the_constructor(discrete_laplace))
+    import dataclasses
+    with pytest.raises(ValueError, match="not the sampler"):
+        dataclasses.replace(LAPLACE, steps=_zero)
+
+    class Quiet(Noise):
+        def sample(self, scale, size, rng=None, *, step=None):
+            return np.zeros(size)
+    with pytest.raises(TypeError, match="subclass"):
+        as_noise(Quiet("quiet", "laplace", None, laplace_noise))
+
+
+def _mechanisms_with_a_sampler():
+    import inspect
+    from test_api_coverage import FUNCTIONS, _valid_call
+    from dpbook.audit import public_mechanisms
+    calls = {}
+    for qualname in public_mechanisms():
+        fn = FUNCTIONS[qualname]
+        if "sampler" in inspect.signature(fn).parameters:
+            kwargs = _valid_call(qualname, fn)
+            if kwargs is not None:
+                calls[qualname] = (fn, kwargs)
+    return calls
+
+
+SAMPLER_MECHANISMS = _mechanisms_with_a_sampler()
+
+
+@pytest.mark.parametrize("qualname", sorted(SAMPLER_MECHANISMS))
+@pytest.mark.parametrize("family", ["laplace", "gaussian"])
+def test_zero_noise_is_refused_by_every_mechanism(qualname, family):
+    """The zero-noise Noise that 10 mechanisms accepted: refused, by name, even when built around the constructor."""
+    fn, kwargs = SAMPLER_MECHANISMS[qualname]
+    with pytest.raises(ValueError, match="sampler"):
+        fn(**{**kwargs, "sampler": _around_the_constructor(_zero, family)})
+    with pytest.raises(ValueError, match="sampler"):
+        fn(**{**kwargs, "sampler": _around_the_constructor(discrete_laplace, family)})
+
+
+def test_the_sweep_of_mechanisms_with_a_sampler_is_substantial():
+    assert len(SAMPLER_MECHANISMS) >= 15
+    assert {"dpbook.laplace.laplace_mechanism", "dpbook.histogram.noisy_histogram", "dpbook.mwem.mwem",
+            "dpbook.sparse_vector.above_threshold", "dpbook.gaussian.gaussian_mechanism"} <= set(SAMPLER_MECHANISMS)
+
+
+def test_the_misdeclared_noise_audit():
+    """The broken twin (a mis-declared law taken on trust) is caught; the same sampler declared with its true law
+    stays within its claim (the catalogue's cases at their own trial counts and seeds)."""
+    import zlib
+    from dpbook.audit import audit_cases
+    twin, fixed = audit_cases(names=["custom_noise_misdeclared", "custom_noise_declared_integers"])
+    assert twin.run(zlib.crc32(twin.name.encode())).epsilon_lb > 5 * EPS
+    assert fixed.run(zlib.crc32(fixed.name.encode())).epsilon_lb <= EPS
+
+
+def test_broken_noise_must_say_it_is_broken():
+    for bad, exc in [("zero", ValueError), (3, ValueError)]:
+        with pytest.raises(exc, match="name"):
+            broken_noise(bad, "laplace", None, _zero)
+    with pytest.raises(ValueError, match="family"):
+        broken_noise("BROKEN x", "cauchy", None, _zero)
+    with pytest.raises(TypeError, match="steps"):
+        broken_noise("BROKEN x", "laplace", None, 3)

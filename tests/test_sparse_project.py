@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from dpbook.noise import Noise
+from dpbook.broken.noise import broken_noise
 from dpbook.data import SparseHistogram
 from dpbook.hashing import (IRREDUCIBLE, PolynomialSignHash, clmul_reference, field_bits, gf_mul, gf_mul_reference,
                             gf_poly_eval, gf_poly_eval_reference, irreducible_polynomial, is_irreducible_reference)
@@ -18,7 +18,7 @@ from dpbook.theory import sparse_project as th
 N32 = 1 << 32
 
 
-_zero = Noise("zero (no noise: to test the evaluation identities)", "laplace", None, lambda scale, size, rng: np.zeros(size))
+_zero = broken_noise("BROKEN zero noise (to test the evaluation identities)", "laplace", None, lambda scale, size, rng: np.zeros(size))
 
 
 @pytest.fixture(scope="module")

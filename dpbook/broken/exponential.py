@@ -4,7 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..exponential import exponential_mechanism, exponential_sample, report_noisy_max
-from ..noise import Noise, laplace_noise
+from ..noise import laplace_noise
+from .noise import broken_noise
 from ..queries import check_database
 from ..release import Spend, with_claim
 from ..smalldb import MAX_RANGE_SIZE, SyntheticDatabase, candidate_answers, multisets
@@ -31,7 +32,7 @@ def report_noisy_max_half_noise(scores, *, epsilon, sensitivity, monotone=False,
     """BROKEN: report-noisy-max with half the Laplace scale (``Δu/(2ε)`` for monotone utilities): 2ε-DP."""
     half = lambda scale, size, r: laplace_noise(scale / 2, size, r)               # noqa: E731 - the bug
     return report_noisy_max(scores, epsilon=epsilon, sensitivity=sensitivity, monotone=monotone,
-                            trials=trials, rng=rng, sampler=Noise("BROKEN half-scale laplace", "laplace", None, half))
+                            trials=trials, rng=rng, sampler=broken_noise("BROKEN half-scale laplace", "laplace", None, half))
 
 
 def smalldb_no_half(x, workload, *, epsilon, alpha, trials=None, rng=None) -> SyntheticDatabase:

@@ -11,7 +11,8 @@ import numpy as np
 from ..idc import (AdversarialStream, as_stream, iterative_construction, online_idc, online_idc_sv, online_mw_dr,
                    public_n)
 from ..release import Ledger, Spend
-from ..noise import Noise, laplace_noise
+from ..noise import laplace_noise
+from .noise import broken_noise
 from ..validation import check_histogram
 from ..theory.idc import mw_bound, sv_epsilon0, sv_updates
 from ..theory.sparse_vector import numeric_sparse_sigma, numeric_sparse_split
@@ -38,7 +39,7 @@ def online_idc_sv_exact_release(x, rule, stream, *, epsilon, delta, beta=0.05, n
         return np.zeros_like(draw) if scale == b_release else draw
 
     rel = online_idc_sv(x, rule, stream, epsilon=epsilon, delta=delta, beta=beta, n=n, c=c, trials=trials, rng=rng,
-                        sampler=Noise("BROKEN laplace without the release noise", "laplace", None, sampler), logs=logs)
+                        sampler=broken_noise("BROKEN laplace without the release noise", "laplace", None, sampler), logs=logs)
     return dataclasses.replace(rel, mechanism="BROKEN " + rel.mechanism + " (exact release)")
 
 
@@ -71,7 +72,7 @@ def iterative_construction_exact_answers(x, workload, *, rule, epsilon, delta, n
         return np.zeros_like(laplace_noise(scale, size, rng_))
 
     rel = iterative_construction(x, workload, rule=rule, epsilon=epsilon, delta=delta, n=n, rounds=rounds,
-                                 trials=trials, rng=rng, sampler=Noise("BROKEN zero noise", "laplace", None, zero))
+                                 trials=trials, rng=rng, sampler=broken_noise("BROKEN zero noise", "laplace", None, zero))
     return dataclasses.replace(rel, mechanism="BROKEN " + rel.mechanism + " (exact answers)")
 
 
@@ -88,7 +89,7 @@ def online_mw_dr_exact_values(x, stream, *, alpha, epsilon, delta=0.0, beta=0.05
         return np.zeros_like(draw) if scale == sigma2 else draw
 
     rel = online_mw_dr(x, stream, alpha=alpha, epsilon=epsilon, delta=delta, beta=beta, n=n, c=c, T=T,
-                       trials=trials, rng=rng, sampler=Noise("BROKEN laplace without σ2", "laplace", None, sampler))
+                       trials=trials, rng=rng, sampler=broken_noise("BROKEN laplace without σ2", "laplace", None, sampler))
     return dataclasses.replace(rel, mechanism="BROKEN " + rel.mechanism + " (exact values)")
 
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..noise import Noise, as_noise, laplace_noise
+from ..noise import as_noise, laplace_noise
+from .noise import broken_noise
 from ..release import Spend
 from ..smooth import SmoothSummary, chebyshev_moments, summary_inputs
 from ..theory.smooth import paper_noise_scale
@@ -45,7 +46,7 @@ def per_query_laplace_no_split(points, queries, *, epsilon, B=1.0, trials=None, 
     from ..release import Release
     from ..smooth import per_query_laplace
     honest = per_query_laplace(points, queries, epsilon=epsilon, B=B, trials=trials, rng=rng,
-                               sampler=Noise("BROKEN laplace at the full ε per query", "laplace", None,
+                               sampler=broken_noise("BROKEN laplace at the full ε per query", "laplace", None,
                                              lambda b, size, rng: as_noise(sampler)(b / size[-1], size, rng)))
     return Release(honest.answers, honest.epsilon, 0.0, "per_query_laplace_no_split",
                    noise_scale=honest.noise_scale / honest.answers.shape[-1],
