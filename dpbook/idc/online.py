@@ -32,7 +32,7 @@ import numpy as np
 from ..experiments import Errors
 from ..noise import laplace_noise
 from ..queries import Workload
-from ..release import COMPOSITIONS, Ledger, Spend, composition_rule
+from ..release import COMPOSITIONS, Ledger, ReleaseRecord, Spend, composition_rule
 from ..theory.idc import (alg1_threshold, dr_online_mw_threshold, sv_alpha_l, sv_alpha_sv, sv_epsilon0, sv_epsilon0_tight,
                           sv_error_bound, sv_privacy_epsilon, sv_threshold, sv_updates, thm41_epsilon, thm41_epsilon0)
 from ..theory.sparse_vector import numeric_sparse_composed_epsilon, numeric_sparse_sigma, numeric_sparse_split
@@ -47,7 +47,7 @@ __all__ = ["OnlineRelease", "NotARelease", "online_idc_sv", "online_idc", "onlin
 # =========================================================================== what is released
 
 @dataclass(frozen=True)
-class OnlineRelease:
+class OnlineRelease(ReleaseRecord):
     """What an online IDC mechanism released, and what it spent (the book's release protocol: ``epsilon``,
     ``delta``, ``neighbours``, ``mechanism``, ``ledger``, ``trace``, ``released``).
 
