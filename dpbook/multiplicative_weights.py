@@ -44,7 +44,7 @@ from __future__ import annotations
 import numpy as np
 
 from .theory.mwem import mw_bound
-from ._mw_kernels import SLAB_SAFE, exp_update, slab_index
+from ._mw_kernels import SLAB_SAFE, exp_scalar, exp_update, slab_index
 from .validation import check_work, as_array, check_int, check_real
 
 # mw_update_reference is public but not in __all__: it is the unguarded reference (the algorithm box's lines), which
@@ -194,7 +194,8 @@ def marginal_cell_update(p, d, attributes, values, coefficient, *, out=None, che
         indicator[slab_index(d, attributes, values)] = True
         return exp_update(out, indicator.reshape(-1), c, out)
     slab = out.reshape((2,) * d)[slab_index(d, attributes, values)]   # a view of the cell (out must be contiguous)
-    np.multiply(slab, np.exp(c), out=slab)       # e^c in [e^-30, e^30]: no overflow, no underflow trouble
+    np.multiply(slab, exp_scalar(c), out=slab)   # e^c in [e^-30, e^30]: no overflow, no underflow trouble
+    #                                            (exp_scalar: the same bits on every CPU, unlike np.exp)
     out *= 1.0 / out.sum()
     return out
 
