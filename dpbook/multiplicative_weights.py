@@ -45,7 +45,10 @@ import numpy as np
 
 from .theory.mwem import mw_bound
 from ._mw_kernels import SLAB_SAFE, exp_scalar, exp_update, slab_index
-from .validation import check_work, as_array, check_int, check_real
+from .validation import ALPHA_RANGE, check_work, as_array, check_int, check_real
+
+#: The smallest learning rate: η = α/2 for the smallest accuracy target.
+ETA_MIN = ALPHA_RANGE[0] / 2
 
 # mw_update_reference is public but not in __all__: it is the unguarded reference (the algorithm box's lines), which
 # the bad-input sweep of tests/test_api_coverage.py (it walks __all__) must not hold to the validated API's contract.
@@ -216,6 +219,9 @@ def idc_mw_update(p, query, noisy_answer, eta, *, answer=None, check: bool = Tru
         batch = p.shape[:-1]
         noisy_answer = _check_batch_real("noisy_answer", noisy_answer, batch)
         eta = check_real("eta", eta, low=0.0, high=1.0, low_open=True)
+        if eta < ETA_MIN:
+            raise ValueError(f"eta ({eta!r}) must be in [{ETA_MIN:g}, 1] (eta = alpha/2 with alpha >= "
+                             f"{ALPHA_RANGE[0]:g}; a smaller one is subnormal or changes no weight)")
         if answer is not None:
             answer = _check_batch_real("answer", answer, batch, low=0.0, high=1.0)
     else:
