@@ -167,7 +167,8 @@ def sweep():
             edges = EDGES if isinstance(valid, float) and param in TIGHT - PROBABILITY else []
             for label, value in HOSTILE + edges:
                 expect = _expected(qualname, param, label, valid, defaults.get(param))
-                results[(qualname, param, label)] = _classify(qualname, fn, kwargs, param, value, expect)
+                seconds = 20.0 if qualname.startswith(EXPLORER_PREFIX) else 5.0      # (a figure at a range's end)
+                results[(qualname, param, label)] = _classify(qualname, fn, kwargs, param, value, expect, seconds)
             if qualname.startswith(EXPLORER_PREFIX):
                 continue
             scalar = np.int64(valid) if isinstance(valid, int) else np.float64(valid)
