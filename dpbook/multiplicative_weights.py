@@ -23,14 +23,18 @@ Numerics.  Weights are kept linear and renormalised every round (a round is a fe
 the universe, no Python loop over ``|X|``).  Overflow cannot happen: for ``c > 700`` the factors are shifted
 to ``exp(c·(q − 1)) ≤ 1`` (the shift cancels in the normalisation).  Underflow is guarded: if the
 unnormalised mass falls below ``1e-15`` (which can only happen when ``|c| ≳ 35``, e.g. at tiny ε where the
-Laplace noise is huge), that row is recomputed in log space, ``log p + c·q − max``.  The result therefore
+Laplace noise is huge), that row is recomputed in log space, ``log p + c·q − max`` (with ``p = m·2^e`` split
+exactly, so no ``log`` is evaluated).  The result therefore
 agrees with the exact normalised vector to a relative error of about ``1e-13 · max(1, |c|)`` (the rounding of
 ``c·q`` itself) in every entry above ~1e-290, at any coefficient and after any number of rounds
 (tests/test_multiplicative_weights.py checks ``|c|`` up to 1e300 and 20,000 rounds).
 
 Cost at ``N = 2^20`` (``benchmarks/bench_mwem.py``): a marginal-cell round is ~2 passes (≈ 2–4x a numpy copy);
-a boolean-indicator round ~6 passes; a general float query needs ``exp`` of every element, which on this
-numpy build (no SIMD ``exp`` for float64) alone costs ~20–30 copies.
+a boolean-indicator round ~6 passes; a general float query needs ``exp`` of every element.  That ``exp`` is
+the kernels' own (:func:`dpbook._mw_kernels.exp`: IEEE-754 additions, multiplications, ``rint``, ``ldexp`` and a
+table look-up, within 1 ulp of the C library), not ``np.exp``, whose SIMD kernels round differently on CPUs with
+and without AVX-512: the update, and so MWEM's output, is then the same bytes on every machine.  It costs about
+6–12x numpy's AVX-512 ``exp`` (measured: a float-query update at ``N = 2^20`` 1.8x slower than with ``np.exp``).
 
 The fast kernels live in the private :mod:`dpbook._mw_kernels`; the update of a hypothesis by one query of a
 workload is :meth:`dpbook.queries.Workload.mw_update` (through the query's non-zeros, never an ``N``-vector per
