@@ -9,8 +9,20 @@
   reshaped ``(2,)*d`` cube (:class:`dpbook.queries.MarginalWorkload`'s override);
 * :class:`MarginalLayout` — whole marginals (all cells sharing an attribute set) updated in one pass, with the
   blockwise :func:`marginal_sum` (MWEM's ``measure="marginal"``, :func:`dpbook.mwem.mwem_practical`).
+
+Same bytes on every CPU.  numpy picks its ``exp``/``log`` kernels by the CPU (on one with AVX-512 they round
+differently in the last bit from the AVX2 path and from the C library for a few per cent of inputs), and
+OpenBLAS picks its dot-product kernels the same way; an update that went through them made MWEM's output
+depend on the machine.  So no kernel here calls ``np.exp``, ``np.log`` or a BLAS product: :func:`exp` and
+:func:`exp_scalar` compute ``e^x`` from IEEE-754 additions, multiplications, ``rint`` and ``ldexp`` only (each
+correctly rounded, hence the same on every SIMD path and every machine; within 1 ulp of the C library's ``exp``),
+the underflow guards rescale by powers of two (``frexp``/``ldexp``, exact) instead of going through ``log``, and
+dot products are numpy sums (their order is fixed).  tests/test_cpu_dispatch.py runs MWEM on both dispatch paths.
 """
 from __future__ import annotations
+
+import decimal
+import math
 
 import numpy as np
 
@@ -19,6 +31,104 @@ import numpy as np
 OVERFLOW_SAFE = 700.0      # exp(700) ~ 1e304 < float64 max: no shift needed below this coefficient
 TINY = 1e-15               # below this unnormalised mass, redo the row in log space
 SLAB_SAFE = 30.0           # |c| <= 30: slab factors >= e^-30, no underflow trouble; beyond, the general path
+
+
+# --------------------------------------------------------------------------- a machine-independent exp
+
+def _powers_of_two_root(bits: int) -> tuple[np.ndarray, np.ndarray]:
+    """``2^(j/2^bits)`` for ``j = 0..2^bits-1`` as a float64 ``hi`` (correctly rounded) plus the float64 ``lo`` of
+    the remainder, from exact decimal arithmetic (so the table does not depend on the C library either)."""
+    with decimal.localcontext() as ctx:
+        ctx.prec = 50
+        exact = [decimal.Decimal(2) ** (decimal.Decimal(j) / (1 << bits)) for j in range(1 << bits)]
+        hi = [float(v) for v in exact]
+        return np.array(hi), np.array([float(v - decimal.Decimal(h)) for v, h in zip(exact, hi)])
+
+
+_BITS = 8
+_TABLE, _TABLE_LO = _powers_of_two_root(_BITS)     # 2^(j/256) = _TABLE[j] + _TABLE_LO[j]
+_INV_STEP = 369.3299304675746                # 256 / ln 2
+_STEP_HI = 0.0027076061232946813             # ln(2)/256 to 26 bits: k·_STEP_HI is exact for |k| < 2^27
+_STEP_LO = 5.076760505425738e-11             # ln(2)/256 - _STEP_HI
+_C2, _C3, _C4 = 1.0 / 2, 1.0 / 6, 1.0 / 24
+_LN2_HI, _LN2_LO = _STEP_HI * 256, _STEP_LO * 256   # ln 2 = _LN2_HI + _LN2_LO (exact scalings of the split)
+_X_LOW, _X_HIGH = -746.0, 710.0              # e^x is 0 below, inf above (in float64)
+_BLOCK = 16384                               # exp works through big arrays in blocks that stay in cache
+
+
+def exp(x, out=None) -> np.ndarray:
+    """``e^x`` elementwise for a float64 array, the same bytes on every CPU and numpy dispatch path.
+
+    ``x = (256 k' + j) ln(2)/256 + r`` with ``k = rint(256 x / ln 2)`` (Cody–Waite: ``k·(ln 2/256)_hi`` is
+    exact), ``|r| <= ln(2)/512``; then ``e^x = 2^k' · 2^(j/256) · e^r``, with ``2^(j/256)`` from a correctly
+    rounded table (plus the float64 of its remainder) and ``e^r - 1`` a degree-4 Taylor polynomial (truncation
+    below 4e-17).  Every step is an IEEE-754 operation that is correctly rounded (``+``, ``×``, ``rint``,
+    ``ldexp``, a table look-up), so the result does not depend on SIMD width or instruction set; it is within
+    1 ulp of the C library's ``exp`` (tests/test_multiplicative_weights.py).  ``x`` is finite or ``-inf``
+    (→ 0); ``out`` may be ``x``.  About 6x the cost of numpy's AVX-512 ``exp``."""
+    x = np.asarray(x, dtype=np.float64)
+    if out is None:
+        out = np.empty(x.shape)
+    elif not out.flags.c_contiguous:                    # (the kernels pass contiguous buffers)
+        out[...] = exp(x)
+        return out
+    flat_in, flat_out = x.reshape(-1), out.reshape(-1)
+    if flat_in.size == 0:
+        return out
+    clip = not (_X_LOW <= flat_in.min() and flat_in.max() <= _X_HIGH)
+    size = min(flat_in.size, _BLOCK)
+    k, r, p, t, lo = (np.empty(size) for _ in range(5))
+    ki, j = np.empty(size, dtype=np.int32), np.empty(size, dtype=np.int32)
+    for start in range(0, flat_in.size, _BLOCK):
+        n = min(_BLOCK, flat_in.size - start)
+        xs, k_, r_, p_, t_, lo_, ki_, j_ = (flat_in[start:start + n], k[:n], r[:n], p[:n], t[:n], lo[:n], ki[:n],
+                                            j[:n])
+        if clip:
+            xs = np.clip(xs, _X_LOW, _X_HIGH, out=r_)
+        np.multiply(xs, _INV_STEP, out=k_)
+        np.rint(k_, out=k_)
+        np.multiply(k_, _STEP_HI, out=p_)
+        np.subtract(xs, p_, out=r_)
+        np.multiply(k_, _STEP_LO, out=p_)
+        r_ -= p_                                        # r = x - k·ln(2)/256, |r| <= ln(2)/512
+        np.multiply(r_, _C4, out=p_)                    # p = e^r - 1 = r + r^2 (1/2 + r (1/6 + r/24))
+        p_ += _C3
+        p_ *= r_
+        p_ += _C2
+        p_ *= r_
+        p_ *= r_
+        p_ += r_
+        np.copyto(ki_, k_, casting="unsafe")
+        np.bitwise_and(ki_, (1 << _BITS) - 1, out=j_)   # j = k mod 256 (floored)
+        np.take(_TABLE, j_, out=t_, mode="clip")        # (0 <= j < 256: "clip" is only the fast path)
+        np.take(_TABLE_LO, j_, out=lo_, mode="clip")
+        p_ *= t_
+        p_ += lo_
+        p_ += t_                                        # 2^(j/256) · e^r = hi + (hi·(e^r - 1) + lo)
+        np.right_shift(ki_, _BITS, out=ki_)             # k' = floor(k / 256)
+        np.ldexp(p_, ki_, out=flat_out[start:start + n])
+    return out
+
+
+def exp_scalar(x: float) -> float:
+    """:func:`exp` of one Python float, in Python arithmetic (the same operations, so the same bits, without
+    numpy's per-call overhead)."""
+    x = min(max(float(x), _X_LOW), _X_HIGH)
+    k = round(x * _INV_STEP)                  # round half to even, as np.rint
+    r = (x - k * _STEP_HI) - k * _STEP_LO
+    p = (((r * _C4 + _C3) * r + _C2) * r) * r + r
+    j = k & ((1 << _BITS) - 1)
+    t = float(_TABLE[j])
+    return math.ldexp((p * t + float(_TABLE_LO[j])) + t, k >> _BITS)
+
+
+def exp_small(x) -> np.ndarray:
+    """:func:`exp` for a short vector (a marginal's few cells): :func:`exp_scalar` element by element, which for
+    a handful of values is several times faster than :func:`exp`'s thirty numpy passes."""
+    x = np.asarray(x, dtype=np.float64)
+    if x.size > 32:
+        return exp(x)
+    return np.array([exp_scalar(v) for v in x.ravel().tolist()], dtype=np.float64).reshape(x.shape)
 
 
 # --------------------------------------------------------------------------- dense queries
@@ -36,7 +146,7 @@ def exp_update(p, q, c, out=None) -> np.ndarray:
         # then exact on the small side (small + 0) and within 1 ulp of 1 on the other, never overflows, and
         # costs plain casts and multiplies (np.where / masked ufuncs on a random bool mask are ~20x slower).
         z = q ^ (np.asarray(c) < 0)                        # (a bool XOR; broadcasts per row for a batch)
-        small = np.exp(-np.abs(c))
+        small = exp(-np.abs(c)) if np.ndim(c) else exp_scalar(-abs(c))
         buf[...] = z.view(np.uint8)
         buf *= 1.0 - small
         buf += small
@@ -45,7 +155,7 @@ def exp_update(p, q, c, out=None) -> np.ndarray:
         np.multiply(q, c, out=buf)
         if np.any(np.asarray(c) > OVERFLOW_SAFE):
             buf -= np.maximum(c, 0.0)                      # exp(c·q − c) <= 1; cancels on renormalising
-        np.exp(buf, out=buf)
+        exp(buf, out=buf)
         buf *= p
     total = buf.sum(axis=-1, keepdims=True)
     bad = ~(total >= TINY)                                  # underflow (or a zero row): redo in log space
@@ -60,15 +170,17 @@ def exp_update(p, q, c, out=None) -> np.ndarray:
 
 
 def log_space_rows(p, q, c, out, rows) -> None:
-    """Write ``softmax(log p + c·q)`` into the flagged rows of ``out`` (the underflow guard)."""
+    """Write ``softmax(log p + c·q)`` into the flagged rows of ``out`` (the underflow guard), without a ``log``:
+    with ``p = m·2^e`` (``frexp``, exact), ``p·e^{c·q} = m·e^{c·q + e·ln 2}``, shifted by the largest exponent."""
     p2, q2, out2 = np.atleast_2d(p), np.atleast_2d(q), np.atleast_2d(out)
     c2 = np.broadcast_to(np.asarray(c, dtype=np.float64).reshape(-1, 1), (p2.shape[0], 1))
     for i in np.flatnonzero(np.atleast_1d(rows)):           # a loop over the few bad *trials*, not over |X|
         qi = q2[i if q2.shape[0] > 1 else 0].astype(np.float64)
-        with np.errstate(divide="ignore"):
-            g = np.log(p2[i]) + c2[i, 0] * qi
-        g -= g.max()
-        np.exp(g, out=g)
+        mantissa, power = np.frexp(p2[i])                   # p = mantissa · 2^power, mantissa in [0.5, 1) or 0
+        g = c2[i, 0] * qi + power * _LN2_HI + power * _LN2_LO
+        g[mantissa == 0] = -np.inf                          # p = 0 stays 0 (exp(-inf) = 0, never inf · 0)
+        g -= g.max() if np.any(mantissa > 0) else 0.0
+        g = mantissa * exp(g)                               # the largest weight is >= 1/2: no underflow of the sum
         out2[i] = g / g.sum()
 
 
@@ -81,8 +193,8 @@ def support_update(P, rows, indices, values, c) -> None:
     c = np.asarray(c, dtype=np.float64).reshape(-1, 1)
     shift = np.maximum(c, 0.0)
     block = P[rows]
-    block *= np.exp(-shift)                                 # e^{c·0 − shift} off the support
-    block[:, indices] *= np.exp(c * values[None, :])        # e^{c·q}·e^{−shift} on it (together: e^{c·q − shift})
+    block *= exp(-shift)                                    # e^{c·0 − shift} off the support
+    block[:, indices] *= exp(c * values[None, :])           # e^{c·q}·e^{−shift} on it (together: e^{c·q − shift})
     total = block.sum(axis=1, keepdims=True)
     bad = ~(total >= TINY)
     for t in np.flatnonzero(bad[:, 0]):                     # underflow guard (extreme |c| only)
@@ -105,8 +217,8 @@ def marginal_cells_update(P, d, cells, picks, coefficient) -> None:
     """``P[t] ∝ P[t] · exp(coefficient[t] · q_{picks[t]})`` in place for many runs at once (``|c| <= SLAB_SAFE``):
     ``P *= e^{−max(c,0)}``, then each picked cell's slab (grouped by cell, a loop over the distinct picks, not
     over ``|X|``) ``*= e^{c}``, then renormalise."""
-    P *= np.exp(-np.maximum(coefficient, 0.0))[:, None]
-    ratio = np.exp(coefficient)                                # e^c on the cell, relative to the rest
+    P *= exp(-np.maximum(coefficient, 0.0))[:, None]
+    ratio = exp(coefficient)                                   # e^c on the cell, relative to the rest
     cube = P.reshape((P.shape[0],) + (2,) * d)
     for j in np.unique(picks):
         rows = np.flatnonzero(picks == j)
@@ -167,8 +279,8 @@ class MarginalLayout:
             grid = np.zeros(table.size)
             grid[self.real[u]] = (measured - n * here) / (2.0 * n)
         grid -= grid.max()
-        factor = np.exp(grid)
-        total = table @ factor
+        factor = exp_small(grid)
+        total = float((table * factor).sum())                    # (not `@`: BLAS kernels differ by CPU)
         if not total > 1e-250:                                   # underflow guard (tiny ε only)
             self.scale(p, u, factor)
             p[...] = log_space_renormalise(p)
@@ -224,7 +336,7 @@ class MarginalLayout:
             grid = np.zeros((rows.size, size))
             grid[:, self.flat[u][real]] = coefficient[rows][:, real]
             grid -= grid.max(axis=1, keepdims=True)
-            factor = np.exp(grid)
+            factor = exp(grid)
             total = (tables[rows, :size] * factor).sum(axis=1)
             ok = total > 1e-250
             factor[ok] /= total[ok, None]
@@ -272,11 +384,11 @@ def sum_leading(block) -> np.ndarray:
 
 
 def log_space_renormalise(p):
-    """``p`` renormalised in log space (the underflow guard; uniform if every entry is 0)."""
-    with np.errstate(divide="ignore", under="ignore"):
-        g = np.log(np.maximum(p, 0.0))
-    if not np.any(np.isfinite(g)):
+    """``p`` renormalised without underflow (the guard; uniform if every entry is 0): scaled by the power of two
+    ``2^-e`` of its largest binary exponent (``frexp``/``ldexp``: exact, no ``log``), then divided by its sum."""
+    p = np.maximum(p, 0.0)
+    mantissa, power = np.frexp(p)
+    if not np.any(mantissa > 0):
         return np.full_like(p, 1.0 / p.size)
-    g -= g[np.isfinite(g)].max()
-    g = np.exp(g)
+    g = np.ldexp(mantissa, power - power[mantissa > 0].max())
     return g / g.sum()

@@ -23,14 +23,18 @@ Numerics.  Weights are kept linear and renormalised every round (a round is a fe
 the universe, no Python loop over ``|X|``).  Overflow cannot happen: for ``c > 700`` the factors are shifted
 to ``exp(c·(q − 1)) ≤ 1`` (the shift cancels in the normalisation).  Underflow is guarded: if the
 unnormalised mass falls below ``1e-15`` (which can only happen when ``|c| ≳ 35``, e.g. at tiny ε where the
-Laplace noise is huge), that row is recomputed in log space, ``log p + c·q − max``.  The result therefore
+Laplace noise is huge), that row is recomputed in log space, ``log p + c·q − max`` (with ``p = m·2^e`` split
+exactly, so no ``log`` is evaluated).  The result therefore
 agrees with the exact normalised vector to a relative error of about ``1e-13 · max(1, |c|)`` (the rounding of
 ``c·q`` itself) in every entry above ~1e-290, at any coefficient and after any number of rounds
 (tests/test_multiplicative_weights.py checks ``|c|`` up to 1e300 and 20,000 rounds).
 
 Cost at ``N = 2^20`` (``benchmarks/bench_mwem.py``): a marginal-cell round is ~2 passes (≈ 2–4x a numpy copy);
-a boolean-indicator round ~6 passes; a general float query needs ``exp`` of every element, which on this
-numpy build (no SIMD ``exp`` for float64) alone costs ~20–30 copies.
+a boolean-indicator round ~6 passes; a general float query needs ``exp`` of every element.  That ``exp`` is
+the kernels' own (:func:`dpbook._mw_kernels.exp`: IEEE-754 additions, multiplications, ``rint``, ``ldexp`` and a
+table look-up, within 1 ulp of the C library), not ``np.exp``, whose SIMD kernels round differently on CPUs with
+and without AVX-512: the update, and so MWEM's output, is then the same bytes on every machine.  It costs about
+6–12x numpy's AVX-512 ``exp`` (measured: a float-query update at ``N = 2^20`` 1.8x slower than with ``np.exp``).
 
 The fast kernels live in the private :mod:`dpbook._mw_kernels`; the update of a hypothesis by one query of a
 workload is :meth:`dpbook.queries.Workload.mw_update` (through the query's non-zeros, never an ``N``-vector per
@@ -44,8 +48,11 @@ from __future__ import annotations
 import numpy as np
 
 from .theory.mwem import mw_bound
-from ._mw_kernels import SLAB_SAFE, exp_update, slab_index
-from .validation import check_work, as_array, check_int, check_real
+from ._mw_kernels import SLAB_SAFE, exp_scalar, exp_update, slab_index
+from .validation import ALPHA_RANGE, check_work, as_array, check_int, check_real
+
+#: The smallest learning rate: η = α/2 for the smallest accuracy target.
+ETA_MIN = ALPHA_RANGE[0] / 2
 
 # mw_update_reference is public but not in __all__: it is the unguarded reference (the algorithm box's lines), which
 # the bad-input sweep of tests/test_api_coverage.py (it walks __all__) must not hold to the validated API's contract.
@@ -194,7 +201,8 @@ def marginal_cell_update(p, d, attributes, values, coefficient, *, out=None, che
         indicator[slab_index(d, attributes, values)] = True
         return exp_update(out, indicator.reshape(-1), c, out)
     slab = out.reshape((2,) * d)[slab_index(d, attributes, values)]   # a view of the cell (out must be contiguous)
-    np.multiply(slab, np.exp(c), out=slab)       # e^c in [e^-30, e^30]: no overflow, no underflow trouble
+    np.multiply(slab, exp_scalar(c), out=slab)   # e^c in [e^-30, e^30]: no overflow, no underflow trouble
+    #                                            (exp_scalar: the same bits on every CPU, unlike np.exp)
     out *= 1.0 / out.sum()
     return out
 
@@ -215,6 +223,9 @@ def idc_mw_update(p, query, noisy_answer, eta, *, answer=None, check: bool = Tru
         batch = p.shape[:-1]
         noisy_answer = _check_batch_real("noisy_answer", noisy_answer, batch)
         eta = check_real("eta", eta, low=0.0, high=1.0, low_open=True)
+        if eta < ETA_MIN:
+            raise ValueError(f"eta ({eta!r}) must be in [{ETA_MIN:g}, 1] (eta = alpha/2 with alpha >= "
+                             f"{ALPHA_RANGE[0]:g}; a smaller one is subnormal or changes no weight)")
         if answer is not None:
             answer = _check_batch_real("answer", answer, batch, low=0.0, high=1.0)
     else:

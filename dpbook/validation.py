@@ -17,6 +17,14 @@ Hostile input (issue 10) is refused at the boundary, by the parameter the caller
 * a positive ``delta`` in [1e-100, 1) (:data:`DELTA_MIN`): far below any δ used in practice (2^-128 ≈ 3e-39)
   and far enough above the subnormal range that 1/δ, ln(1/δ) and the Gaussian tails δ is compared with are
   finite.  δ = 0 stays allowed where the function allows it.
+* an accuracy ``alpha`` in [1e-12, 1e12] (:data:`ALPHA_RANGE`; a function of normalised answers caps it
+  at 1 or 2 with ``high``): the book's α run from 1e-9 (a normalised error) to counts of order n <= 1e12; a
+  bound's 1/α², ln(1/α) and its products with ln|X| stay finite there (5e-324 makes 1/α² overflow, 1e308 makes
+  α² overflow).
+* a failure probability ``beta`` in [1e-100, 1] (:data:`BETA_MIN`, as δ): 1/β and ln(1/β) finite.
+* any other positive real quantity of a bound (a constant such as ``c_gru``, a norm, a real-valued bound ``B``,
+  a tail point) in [1e-100, 1e100] (:data:`REAL_RANGE`, :func:`check_positive_real`): far from the subnormals
+  and from overflow, so a product of two of them with a count <= 2^53 stays finite.
 * a ``sensitivity`` in [1e-12, 1e12] (:data:`SENSITIVITY_RANGE`) and a noise ``scale`` / ``sigma`` in
   [1e-24, 1e24] (:data:`SCALE_RANGE`, the quotients of the two ranges): noise of scale 1e308 draws inf.
 * every integer parameter |value| <= 2^53 (:data:`MAX_INT`): beyond it a count is not exact in float64; a
@@ -38,6 +46,7 @@ __all__ = [
     "check_real", "check_epsilon", "check_delta", "check_beta", "check_alpha", "check_sensitivity",
     "check_int", "check_histogram", "check_matrix_workload", "check_probability", "check_real_array",
     "check_scale", "check_work", "check_trials", "check_split", "check_noise_scale", "as_array",
+    "check_positive_real",
 ]
 
 #: The privacy parameter's range (module docstring: why).
@@ -47,6 +56,12 @@ EPSILON_RANGE = (1e-12, 1e12)
 EPSILON_EXP_MAX = 100.0
 #: The smallest positive delta.
 DELTA_MIN = 1e-100
+#: The smallest failure probability beta (as delta: 1/beta and ln(1/beta) finite).
+BETA_MIN = 1e-100
+#: The range of any other positive real quantity of a bound (constants, norms, real-valued bounds, tail points).
+REAL_RANGE = (1e-100, 1e100)
+#: An accuracy target's range (normalised errors down to 1e-12, counts up to the largest public n).
+ALPHA_RANGE = (1e-12, 1e12)
 #: An L1/L2 sensitivity's range, and a noise scale's (sensitivity / epsilon).
 SENSITIVITY_RANGE = (1e-12, 1e12)
 SCALE_RANGE = (1e-24, 1e24)
@@ -124,17 +139,38 @@ def check_delta(delta, name: str = "delta", *, positive: bool = False) -> float:
 
 
 def check_beta(beta, name: str = "beta") -> float:
-    """A failure probability beta in (0, 1]."""
-    return check_real(name, beta, low=0.0, high=1.0, low_open=True)
+    """A failure probability beta in [1e-100, 1] (:data:`BETA_MIN`: 1/beta and ln(1/beta) finite)."""
+    value = check_real(name, beta, low=0.0, high=1.0, low_open=True)
+    if value < BETA_MIN:
+        raise ValueError(f"{name} ({value!r}) must be in [{BETA_MIN:g}, 1] (a smaller failure probability "
+                         "underflows: 1/beta is not finite)")
+    return value
 
 
 def check_probability(value, name: str, *, open_low=False, open_high=False) -> float:
     return check_real(name, value, low=0.0, high=1.0, low_open=open_low, high_open=open_high)
 
 
-def check_alpha(alpha, name: str = "alpha") -> float:
-    """An accuracy target alpha > 0."""
-    return check_real(name, alpha, low=0.0, low_open=True)
+def check_alpha(alpha, name: str = "alpha", *, high: float | None = None) -> float:
+    """An accuracy target alpha in [1e-12, 1e12] (:data:`ALPHA_RANGE`), or in [1e-12, ``high``] (e.g. 1 for an
+    error of normalised answers): outside it the bounds' 1/alpha² and alpha² are not finite float64."""
+    value = check_real(name, alpha, low=0.0, low_open=True)
+    top = ALPHA_RANGE[1] if high is None else min(high, ALPHA_RANGE[1])
+    if not ALPHA_RANGE[0] <= value <= top:
+        raise ValueError(f"{name} ({value!r}) must be in [{ALPHA_RANGE[0]:g}, {top:g}] (outside it an accuracy "
+                         "bound's 1/alpha² or alpha² is not a meaningful float64)")
+    return value
+
+
+def check_positive_real(name: str, value, *, low: float | None = None, allow_zero: bool = False) -> float:
+    """A positive real quantity of a bound (a constant, a norm, a real-valued bound, a tail point) in
+    [``low``, 1e100] (``low`` defaults to 1e-100: :data:`REAL_RANGE`); 0 too with ``allow_zero``."""
+    value = check_real(name, value, low=0.0, low_open=not allow_zero)
+    bottom = REAL_RANGE[0] if low is None else low
+    if not ((bottom <= value <= REAL_RANGE[1]) or (allow_zero and value == 0.0)):
+        raise ValueError(f"{name} ({value!r}) must be {'0 or ' if allow_zero else ''}in [{bottom:g}, "
+                         f"{REAL_RANGE[1]:g}] (outside it the bound is not a meaningful float64)")
+    return value
 
 
 def check_sensitivity(sensitivity, name: str = "sensitivity") -> float:

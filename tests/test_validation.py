@@ -283,3 +283,30 @@ def test_noise_scale_names_the_callers_parameters():
         check_noise_scale(1e12, 1e-12, factor=2.0)
     with pytest.raises(ValueError, match=r"^sensitivity \(1\.0\) / epsilon \(0\.001\) gives .* outside \[1e-24, 10\]"):
         check_noise_scale(1.0, 1e-3, high=10.0)
+
+
+def test_alpha_and_beta_ranges_refuse_subnormal_and_huge_values_by_name():
+    from dpbook.validation import ALPHA_RANGE, BETA_MIN
+    assert check_alpha(ALPHA_RANGE[0]) == 1e-12 and check_alpha(ALPHA_RANGE[1]) == 1e12
+    assert check_alpha(np.float64(0.5)) == 0.5 and check_alpha(np.int64(2)) == 2.0
+    for bad in (5e-324, 1e-13, 1e308, 2 ** 63):
+        with pytest.raises(ValueError, match=r"^alpha_u \(.*\) must be in \[1e-12, 1e\+12\]"):
+            check_alpha(bad, "alpha_u")
+    with pytest.raises(ValueError, match=r"alpha \(1\.5\) must be in \[1e-12, 1\]"):
+        check_alpha(1.5, high=1.0)
+    assert check_beta(BETA_MIN) == 1e-100
+    for bad in (5e-324, 1e-101):
+        with pytest.raises(ValueError, match=r"^beta \(.*\) must be in \[1e-100, 1\]"):
+            check_beta(bad)
+
+
+def test_positive_real_range():
+    from dpbook.validation import check_positive_real
+    assert check_positive_real("c_gru", 1) == 1.0 and check_positive_real("B", np.float64(1e100)) == 1e100
+    assert check_positive_real("K", 0, allow_zero=True) == 0.0
+    for bad, exc in [(5e-324, ValueError), (1e308, ValueError), (0.0, ValueError), (-1.0, ValueError),
+                     (math.nan, ValueError), ("1", TypeError), (True, TypeError), (None, TypeError)]:
+        with pytest.raises(exc, match="c_gru"):
+            check_positive_real("c_gru", bad)
+    with pytest.raises(ValueError, match=r"B \(0\.5\) must be in \[1, 1e\+100\]"):
+        check_positive_real("B", 0.5, low=1.0)

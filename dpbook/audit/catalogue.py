@@ -118,7 +118,7 @@ def audit_case_names() -> list[str]:
 def run_audits(cases, *, rng=None, alpha=1e-6, trials_factor=1.0) -> list[tuple[AuditCase, AuditResult]]:
     """Run each case with one Generator (seeded once); ``trials_factor`` scales every case's trials."""
     rng = as_generator(rng)
-    trials_factor = check_real("trials_factor", trials_factor, low=0.0, low_open=True)
+    trials_factor = check_real("trials_factor", trials_factor, low=1e-6, high=1e6)    # a scale of the trials
     return [(c, c.run(rng, trials=max(c.min_trials, int(round(c.trials * trials_factor))), alpha=alpha)) for c in cases]
 
 

@@ -10,7 +10,7 @@ from ..audit import audit_cases, epsilon_lb_ceiling, epsilon_lower_bound
 from ..audit.engine import count_event
 from ..plots import BOUND, CONTROL, EMPIRICAL, EXTRA, UNIFORM, new_figure
 from ..stats import clopper_pearson
-from ..validation import check_int
+from ..validation import check_epsilon, check_int
 
 __all__ = ["explore_audit"]
 
@@ -22,7 +22,7 @@ def explore_audit(case="laplace", epsilon=1.0, trials=20_000, *, seed=2026):
     intervals.  Right: each event's ``epsilon_lb`` against the claimed ε and the ceiling that ``trials``
     samples allow.  Returns the figure.
     """
-    (c,) = audit_cases(names=[case], epsilon=epsilon)
+    (c,) = audit_cases(names=[case], epsilon=check_epsilon(epsilon))
     trials = check_int("trials", trials, low=100)
     rng = np.random.default_rng(seed)
     out, out_prime = c.sample(trials, rng), c.sample_prime(trials, rng)

@@ -108,7 +108,7 @@ def explore_online(epsilon=0.9, alpha_u=0.1, scale=2000, k=60, idc="MW", analyst
     every round then updates and releases a fresh Laplace answer).  ``composition``: the budget split
     (``"tight"``, the chapter's: DR-Thm3.20 solved for ``ε0``; ``"corollary"``: DR-Cor3.21's closed form).
     """
-    epsilon, delta, alpha_u = check_epsilon(epsilon), check_delta(delta), check_alpha(alpha_u, "alpha_u")
+    epsilon, delta, alpha_u = check_epsilon(epsilon), check_delta(delta), check_alpha(alpha_u, "alpha_u", high=2.0)
     k, trials = check_int("k", k, low=1), check_int("trials", trials, low=2)
     if analyst not in ANALYSTS:
         raise ValueError(f"analyst ({analyst!r}) must be one of {ANALYSTS}")
@@ -289,6 +289,7 @@ def explore_run(n=1000, b_max=30, epsilon=1.0, delta=1e-6, alpha=0.6, *, rounds=
     what IDC-Alg1-SV would claim with the same ``ε0`` and ``c = B_max + 1``.  The legend gives the fraction of
     runs whose loss ever crosses each curve, and for the erratum's accounting (R⁰ rounds free).
     """
+    shown = check_int("shown", shown, low=0)
     rep, eps0 = privacy_loss_run(n, b_max, epsilon, delta, alpha, rounds=rounds, runs=runs, seed=seed)
     bounds = run_bounds(rep, eps0, delta, b_max)
     above = fraction_above(rep, bounds)

@@ -172,7 +172,7 @@ def explore_smooth(d=1, K=2, n=10_000, epsilon=1.0, query="Gaussian bump", *, tr
     ``λ_β(t)`` grows; the theorem's ``t = floor(n^{1/(2d+K)})`` is marked."""
     d, K = check_int("d", d, low=1, high=3), check_int("K", K, low=1, high=12)
     n = check_int("n", n, low=10, high=2_000_000)
-    epsilon, beta = check_epsilon(epsilon), check_beta(beta)
+    epsilon, beta, trials = check_epsilon(epsilon), check_beta(beta), check_int("trials", trials, low=1)
     if not isinstance(query, str) or query not in QUERIES:
         raise ValueError(f"query ({query!r}) must be one of {QUERIES}")
     t = summary_degree(n, d, K)

@@ -48,7 +48,7 @@ def explore_sparse_project(epsilon=1.0, delta=1e-5, m=10, k=1000, T=512, n=2000,
     """
     epsilon, delta = check_epsilon(epsilon), check_delta(delta, positive=True)
     m, k, T, n = check_int("m", m, low=1), check_int("k", k, low=1), check_int("T", T, low=1), check_int("n", n, low=1)
-    beta = check_beta(beta)
+    beta, r, trials = check_beta(beta), check_int("r", r, low=1), check_int("trials", trials, low=1)
     D, W = sparse_data(n), sparse_workload(k, m)
     true = W.answers(D)
     release = sparse_project(D, epsilon=epsilon, delta=delta, beta=beta, m=m, k=k, n=n, T=T, r=r, trials=trials,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..validation import check_beta, check_epsilon, check_int, check_sensitivity, check_real_array
+from ..validation import check_beta, check_epsilon, check_int, check_sensitivity, check_real_array, REAL_RANGE
 from .registry import GRU, LECTURE3, Result
 
 __all__ = [
@@ -38,7 +38,13 @@ def histogram_scale(epsilon, neighbours: str = "add/remove") -> float:
 
 
 def _check_lam(lam) -> np.ndarray:
-    return check_real_array("lam", lam, low=0.0)
+    """A tail point ``λ >= 0`` (scalar or array): 0 or in [1e-100, 1e100] (dpbook.validation.REAL_RANGE)."""
+    lam = check_real_array("lam", lam, low=0.0)
+    bad = (lam != 0.0) & ((lam < REAL_RANGE[0]) | (lam > REAL_RANGE[1]))
+    if np.any(bad):
+        raise ValueError(f"lam ({float(lam[bad].flat[0])!r}) must be 0 or in [{REAL_RANGE[0]:g}, {REAL_RANGE[1]:g}] "
+                         "(outside it the tail bound is not a meaningful float64)")
+    return lam
 
 
 def laplace_sum_tail_bound(lam, M, b):

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 
-from ..validation import EPSILON_EXP_MAX, EPSILON_RANGE, check_alpha, check_beta, check_delta, check_epsilon, check_int, check_real
+from ..validation import EPSILON_EXP_MAX, EPSILON_RANGE, check_alpha, check_beta, check_delta, check_epsilon, check_int, check_positive_real, check_real
 from .composition import advanced_composition
 from .mwem import mw_bound, mw_initial_potential_bound, mw_potential_drop
 from .sparse_vector import numeric_sparse_alpha_corrected
@@ -88,7 +88,7 @@ def fk_bound(alpha_counts, sq_norm, N) -> float:
     units (``α = α_counts/n``) the same number is ``||D||_2² N/(n² α²)``.
     """
     alpha_counts = check_alpha(alpha_counts, "alpha_counts")
-    sq_norm = check_real("sq_norm", sq_norm, low=0.0, low_open=True)
+    sq_norm = check_positive_real("sq_norm", sq_norm)
     return sq_norm * check_int("N", N, low=1) / alpha_counts ** 2
 
 
@@ -140,7 +140,7 @@ def k0(b_max, delta, epsilon0) -> float:
 def azuma_bound(K, epsilon_star, delta) -> float:
     """IDC-Claim4.7 [RECON]: the privacy loss of ``K`` non-R⁰ rounds, each ``|L_t| <= ε*``, exceeds
     ``K ε*(e^{ε*}-1) + 2ε* sqrt(2K ln(2/δ))`` with probability ``<= δ/2`` (Azuma; drift from IDC-Thm2.4)."""
-    K = check_real("K", K, low=0.0)
+    K = check_positive_real("K", K, allow_zero=True)
     epsilon_star = check_epsilon(epsilon_star, "epsilon_star", high=2 * EPSILON_EXP_MAX)
     delta = check_delta(delta, positive=True)
     return K * epsilon_star * math.expm1(epsilon_star) + 2.0 * epsilon_star * math.sqrt(2.0 * K * math.log(2.0 / delta))
@@ -205,7 +205,7 @@ def best_alpha(bound, k, beta, epsilon, delta, n, c_gru) -> float:
         raise TypeError(f"bound must be a function alpha -> B(alpha), got {type(bound).__name__}")
     k, beta, epsilon = check_int("k", k, low=1), check_beta(beta), check_epsilon(epsilon)
     delta, n = check_delta(delta, positive=True), check_int("n", n, low=1)
-    c_gru = check_real("c_gru", c_gru, low=0.0, low_open=True)
+    c_gru = check_positive_real("c_gru", c_gru)
 
     def gap(a):
         return a - 3.0 * c_gru * math.sqrt(bound(a / 3.0) * math.log(1.0 / delta)) * math.log(k / beta) / (epsilon * n)
@@ -256,7 +256,7 @@ def mw_online_alpha(N, k, beta, epsilon, delta, n, c_gru) -> float:
     """IDC-Cor4.10 (MW) [RECON]: ``α = sqrt(18 C) (ln N ln(1/δ))^{1/4} sqrt(ln(k/β)/(ε n))`` (normalised)."""
     N, k, n = check_int("N", N, low=2), check_int("k", k, low=1), check_int("n", n, low=1)
     beta, epsilon, delta = check_beta(beta), check_epsilon(epsilon), check_delta(delta, positive=True)
-    c_gru = check_real("c_gru", c_gru, low=0.0, low_open=True)
+    c_gru = check_positive_real("c_gru", c_gru)
     return math.sqrt(18 * c_gru) * (math.log(N) * math.log(1 / delta)) ** 0.25 * math.sqrt(math.log(k / beta) / (epsilon * n))
 
 
@@ -265,7 +265,7 @@ def median_online_alpha(N, k, beta, epsilon, delta, n, c_gru) -> float:
     ``α = sqrt(9C/√2) (log2 N ln(2k) ln(1/δ))^{1/4} sqrt(ln(k/β)/(ε n))`` (normalised)."""
     N, k, n = check_int("N", N, low=2), check_int("k", k, low=1), check_int("n", n, low=1)
     beta, epsilon, delta = check_beta(beta), check_epsilon(epsilon), check_delta(delta, positive=True)
-    c_gru = check_real("c_gru", c_gru, low=0.0, low_open=True)
+    c_gru = check_positive_real("c_gru", c_gru)
     return (math.sqrt(9 * c_gru / math.sqrt(2)) * (math.log2(N) * math.log(2 * k) * math.log(1 / delta)) ** 0.25
             * math.sqrt(math.log(k / beta) / (epsilon * n)))
 
@@ -275,10 +275,10 @@ def fk_online_alpha_counts(norm2, N, k, beta, epsilon, delta, c_gru) -> float:
 
     ``norm2`` is a public bound on ``||D||_2`` (``sqrt(n)`` for sets).
     """
-    norm2 = check_real("norm2", norm2, low=0.0, low_open=True)
+    norm2 = check_positive_real("norm2", norm2)
     N, k = check_int("N", N, low=1), check_int("k", k, low=1)
     beta, epsilon, delta = check_beta(beta), check_epsilon(epsilon), check_delta(delta, positive=True)
-    c_gru = check_real("c_gru", c_gru, low=0.0, low_open=True)
+    c_gru = check_positive_real("c_gru", c_gru)
     return math.sqrt(9 * c_gru * norm2 * math.sqrt(N * math.log(1 / delta)) * math.log(k / beta) / epsilon)
 
 
@@ -290,7 +290,7 @@ def sv_updates(B) -> int:
     A valid update sequence has length ``L <= B``, hence ``<= floor(B)``; after ``floor(B)`` updates it
     cannot be extended, so the hypothesis is α_U-accurate.
     """
-    B = check_real("B", B, low=0.0, low_open=True)
+    B = check_positive_real("B", B)
     return max(1, int(math.floor(B)))
 
 
@@ -503,6 +503,7 @@ def dr_alg6_alpha_ns(k, c, beta, epsilon, delta, n) -> float:
     DR-Thm3.28 (:func:`dpbook.theory.sparse_vector.numeric_sparse_alpha_corrected`), normalised by ``n``.
     On the good event (prob ``>= 1-β``) a ``⊤`` has ``f' >= T - α_NS``, a ``⊥`` has ``f' <= T + α_NS`` and every
     numeric answer is within ``α_NS``."""
+    n = check_int("n", n, low=1)                          # normalised: the public row count is required
     return numeric_sparse_alpha_corrected(2 * check_int("k", k, low=1), c, beta, epsilon, delta, n)
 
 
@@ -559,7 +560,7 @@ def distinguisher_F(m, gamma, epsilon0, n) -> float:
 
 def ic_gamma(beta, B) -> float:
     """IDC-Thm7.3: the distinguisher's failure probability ``γ = β/(2B(α/2))``."""
-    return check_beta(beta) / (2.0 * check_real("B", B, low=1.0))
+    return check_beta(beta) / (2.0 * check_positive_real("B", B, low=1.0))
 
 
 def ic_epsilon0(epsilon, delta, B) -> float:

@@ -67,7 +67,7 @@ def net_error_bound(alpha, net_size, epsilon, n, beta) -> float:
     (DR-Thm3.11 with ``Δu = 1/n`` and ``OPT >= -α``.)  Pass the exact ``OPT`` error of a given ``x`` as
     ``alpha`` (``>= 0``) to get the sharpest form of the guarantee for that ``x``.
     """
-    alpha = check_real("alpha", alpha, low=0.0)
+    alpha = 0.0 if check_real("alpha", alpha, low=0.0) == 0.0 else check_alpha(alpha)     # an exact net: α = 0
     net_size = check_int("net_size", net_size, low=1, exact=False)
     epsilon, beta, n = check_epsilon(epsilon), check_beta(beta), check_int("n", n, low=1)
     return alpha + 2.0 * (math.log(net_size) + math.log(1.0 / beta)) / (epsilon * n)

@@ -167,6 +167,7 @@ def worst_case_accuracy(n, d, K, epsilon, *, B=1.0, C=1.0) -> float:
     scale ``t^d/(nε)``, since this is the paper's derivation).  Vacuous at realistic sizes
     (chapter 12 shows by how much)."""
     t = summary_degree(n, d, K)
+    d, K = _dK(d, K)                                       # Python ints (a numpy K would refuse t ** -K)
     C = check_real("C", C, low=0.0, low_open=True)
     M = coefficient_bound(d, K, B)
     return C * t ** (-K) + 2.0 * M * t ** (2 * d) / (check_int("n", n, low=1) * check_epsilon(epsilon))
