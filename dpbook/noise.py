@@ -315,7 +315,8 @@ def round_to_grid(values, granularity) -> np.ndarray:
     with np.errstate(over="ignore"):
         steps = np.rint(values.astype(np.float64) / granularity)   # exact: scaling by a power of two
     if not np.all(np.abs(steps) < 2.0 ** 52):
-        raise ValueError(f"values are too large for the grid {granularity!r} (more than 2^52 steps)")
+        raise ValueError(f"values are too large for granularity ({granularity!r}): more than 2^52 grid steps; "
+                         "use a coarser granularity")
     return steps * granularity
 
 

@@ -49,6 +49,9 @@ __all__ = [
 ]
 
 R0, R1, RSTAR, HALTED = 0, 1, 2, 3
+#: The largest magnitude of an answer, threshold or released value these functions take (answers are normalised,
+#: in [0, 1] for the book's queries; 1e12 leaves room for counts and keeps every difference finite).
+ANSWER_RANGE = 1e12
 CLASS_NAMES = {R0: "R0 (never updates)", R1: "R1 (updates under both)", RSTAR: "R* (uncertain)",
                HALTED: "halted (no data access)"}
 
@@ -64,7 +67,20 @@ def _values(name, value, *, allow_nan=False):
     arr = arr.astype(np.float64, copy=False)
     if np.isinf(arr).any() or (not allow_nan and np.isnan(arr).any()):
         raise ValueError(f"{name} must be finite{' (NaN means ⊥)' if allow_nan else ''}")
+    finite = arr[np.isfinite(arr)]
+    if finite.size and np.abs(finite).max() > ANSWER_RANGE:
+        raise ValueError(f"{name} ({_largest(finite)}) must lie in [-{ANSWER_RANGE:g}, {ANSWER_RANGE:g}] (an answer, "
+                         "threshold or released value in answer units)")
     return arr
+
+
+def _largest(values: np.ndarray) -> str:
+    return f"{values.flat[int(np.argmax(np.abs(values)))]:.3g}"
+
+
+def _threshold(T) -> float:
+    """The threshold ``T`` of Algorithm 1, in answer units: in [1e-12, 1e12]."""
+    return check_real("T", T, low=1e-12, high=ANSWER_RANGE)
 
 
 def log_interval_probability(lo, hi, b):
@@ -72,11 +88,14 @@ def log_interval_probability(lo, hi, b):
     lo, hi = np.broadcast_arrays(_values("lo", lo), _values("hi", hi))
     b = check_scale(b, "b")
     if np.any(~(lo < hi)):
-        raise ValueError("lo must be < hi elementwise")
+        i = int(np.argmax(~(lo < hi)))
+        raise ValueError(f"lo ({lo.flat[i]:.6g}) must be < hi ({hi.flat[i]:.6g}) elementwise")
     width = np.log(-np.expm1(-(hi - lo) / b))                  # ln(1 - e^{-(hi-lo)/b})
     right = np.log(0.5) - np.maximum(lo, 0.0) / b + width      # lo >= 0: ½(e^{-lo/b} - e^{-hi/b})
     left = np.log(0.5) + np.minimum(hi, 0.0) / b + width       # hi <= 0: ½(e^{hi/b} - e^{lo/b})
-    mid = np.log1p(-0.5 * (np.exp(np.minimum(lo, 0.0) / b) + np.exp(-np.maximum(hi, 0.0) / b)))
+    # lo < 0 < hi: ½(1 - e^{lo/b}) + ½(1 - e^{-hi/b}), without the cancellation of 1 - ½e^{lo/b} - ½e^{-hi/b}
+    with np.errstate(divide="ignore"):              # log(0) only in branches np.where discards
+        mid = np.log(-0.5 * (np.expm1(np.minimum(lo, 0.0) / b) + np.expm1(-np.maximum(hi, 0.0) / b)))
     return np.where(lo >= 0, right, np.where(hi <= 0, left, mid))
 
 
@@ -87,7 +106,7 @@ def round_log_likelihood(v, mu, a, T, b):
     ``v`` must satisfy ``|v - a| >= T`` (else it has probability 0 and ``-inf`` is returned).
     """
     v, mu, a = np.broadcast_arrays(_values("v", v, allow_nan=True), _values("mu", mu), _values("a", a))
-    T = check_real("T", T, low=0.0, low_open=True)
+    T = _threshold(T)
     b = check_scale(b, "b")
     bottom = np.isnan(v)
     d = a - mu
@@ -114,7 +133,7 @@ def classify_rounds(Z, d, T, s):
 def update_probability(mu, a, T, b):
     """``u = P_D[update] = 1 - p_D(⊥)`` of one round of Algorithm 1 (``mu = Q_t(D)``, ``a = Q_t(D^t)``)."""
     mu, a = np.broadcast_arrays(_values("mu", mu), _values("a", a))
-    T = check_real("T", T, low=0.0, low_open=True)
+    T = _threshold(T)
     b = check_scale(b, "b")
     return -np.expm1(log_interval_probability(a - mu - T, a - mu + T, b))
 
@@ -123,8 +142,9 @@ def round_moments(mu, mu_prime, a, T, b, *, points: int = 200_001) -> tuple[floa
     """The exact ``(E[L_t], E[L_t²])`` of one round under ``D`` (scalars): the ⊥ part in closed form, the numeric
     part by the trapezoid rule on ``points`` nodes over ``±(T + 40 b)`` around the centres (the rest has mass
     ``< e^{-40}``).  ``E[L_t]`` is the round's KL divergence ``KL(P_D ‖ P_D')``."""
-    mu, mu_prime, a = (float(check_real(name, v)) for name, v in (("mu", mu), ("mu_prime", mu_prime), ("a", a)))
-    T = check_real("T", T, low=0.0, low_open=True)
+    mu, mu_prime, a = (float(check_real(name, v, low=-ANSWER_RANGE, high=ANSWER_RANGE))
+                       for name, v in (("mu", mu), ("mu_prime", mu_prime), ("a", a)))
+    T = _threshold(T)
     b = check_scale(b, "b")
     points = int(check_real("points", points, low=1001, high=10_000_001))
     ell_bottom = float(round_loss(np.nan, mu, mu_prime, a, T, b))

@@ -179,38 +179,8 @@ def sweep():
     return results
 
 
-#: Findings in modules owned elsewhere (strict xfail: a fix makes the case XPASS; remove its line then).
-_S = ("dpbook/smalldb.py: at the smallest alpha the candidate-database size s (~7e23) is refused as 's', an "
-      "internal name; refuse naming alpha (the size alpha implies exceeds 2^53)")
-_C = ("dpbook/idc/online.py: at the smallest alpha the update cap c (~5e24) is refused as 'c', an internal name; "
-      "refuse naming alpha")
-_LOSS = ("dpbook/privacy_loss.py: a threshold, gap or shift so extreme that an interval collapses gives 'lo must be "
-         "< hi elementwise' (internal names); bound T, a, mu_prime or refuse naming them")
-_GRID = ("dpbook/noise.py: round_to_grid's refusal of a subnormal granularity says 'the grid 5e-324' without "
-         "naming granularity")
-_INF = "dpbook/privacy_loss.py: a threshold or scale of 1e308 / 2^63 returns inf or NaN instead of a refusal"
-KNOWN_FINDINGS = {
-    ("dpbook.noise.round_to_grid", "granularity", "5e-324"): _GRID,
-    ("dpbook.smalldb.smalldb", "alpha", "1e-12 (edge)"): _S,
-    ("dpbook.broken.exponential.smalldb_no_half", "alpha", "1e-12 (edge)"): _S,
-    ("dpbook.explorers.exponential.explore_smalldb", "alpha", "1e-12 (edge)"): _S,
-    ("dpbook.idc.online_mw_dr", "alpha", "1e-12 (edge)"): _C,
-    ("dpbook.broken.idc.online_mw_dr_exact_values", "alpha", "1e-12 (edge)"): _C,
-    ("dpbook.explorers.idc.explore_online", "alpha_u", "1e-12 (edge)"): _C,
-    **{(f"dpbook.privacy_loss.{fn}", param, label): _LOSS
-       for fn, param, label in [("round_log_likelihood", "T", "5e-324"), ("round_log_likelihood", "a", "1e308"),
-                                ("round_log_likelihood", "a", "2**63"), ("round_loss", "T", "5e-324"),
-                                ("round_loss", "a", "1e308"), ("round_loss", "a", "2**63"),
-                                ("round_loss", "mu_prime", "1e308"), ("round_loss", "mu_prime", "2**63"),
-                                ("round_moments", "T", "5e-324"), ("round_moments", "a", "1e308"),
-                                ("round_moments", "a", "2**63"), ("round_moments", "mu_prime", "1e308"),
-                                ("round_moments", "mu_prime", "2**63"), ("update_probability", "T", "5e-324"),
-                                ("update_probability", "a", "1e308"), ("update_probability", "a", "2**63")]},
-    **{(f"dpbook.privacy_loss.{fn}", param, label): _INF
-       for fn, param, label in [("log_interval_probability", "b", "2**63"), ("round_log_likelihood", "T", "1e308"),
-                                ("round_log_likelihood", "T", "2**63"), ("round_loss", "T", "1e308"),
-                                ("round_loss", "T", "2**63")]},
-}
+#: Known failures of the sweep, each a strict xfail (a fix makes its case XPASS; remove its line then). None now.
+KNOWN_FINDINGS: dict = {}
 
 
 def _failures():

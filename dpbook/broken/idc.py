@@ -8,13 +8,13 @@ import dataclasses
 
 import numpy as np
 
-from ..idc import (AdversarialStream, as_stream, iterative_construction, online_idc, online_idc_sv, online_mw_dr,
+from ..idc import (AdversarialStream, MultiplicativeWeightsIDC, as_stream, iterative_construction, online_idc, online_idc_sv, online_mw_dr,
                    public_n)
 from ..release import Ledger, Spend
 from ..noise import laplace_noise
 from .noise import broken_noise
 from ..validation import check_histogram
-from ..theory.idc import mw_bound, sv_epsilon0, sv_updates
+from ..theory.idc import sv_epsilon0, sv_updates
 from ..theory.sparse_vector import numeric_sparse_sigma, numeric_sparse_split
 
 __all__ = ["online_idc_sv_exact_release", "online_idc_uncomposed", "iterative_construction_exact_answers",
@@ -81,7 +81,7 @@ def online_mw_dr_exact_values(x, stream, *, alpha, epsilon, delta=0.0, beta=0.05
     """BROKEN DR-Alg6: NumericSparse's numeric answers carry no noise (``σ(ε2)`` forgotten), so a ``⊤`` round
     releases ``f_i(D)`` exactly.  The ``ε2`` share of the budget is claimed but never spent."""
     x = check_histogram(x)
-    c_used = sv_updates(mw_bound(alpha, x.size)) if c is None else c
+    c_used = sv_updates(MultiplicativeWeightsIDC(x.size, alpha).bound()) if c is None else c   # validates alpha
     sigma2 = numeric_sparse_sigma(numeric_sparse_split(epsilon, delta)[1], c_used, delta) / public_n(x, n)
 
     def sampler(scale, size, rng_):

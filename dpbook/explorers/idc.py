@@ -108,7 +108,7 @@ def explore_online(epsilon=0.9, alpha_u=0.1, scale=2000, k=60, idc="MW", analyst
     every round then updates and releases a fresh Laplace answer).  ``composition``: the budget split
     (``"tight"``, the chapter's: DR-Thm3.20 solved for ``ε0``; ``"corollary"``: DR-Cor3.21's closed form).
     """
-    epsilon, delta, alpha_u = check_epsilon(epsilon), check_delta(delta), check_alpha(alpha_u, "alpha_u", high=2.0)
+    epsilon, delta, alpha_u = check_epsilon(epsilon), check_delta(delta), check_real("alpha_u", alpha_u, low=1e-3, high=2.0)
     k, trials = check_int("k", k, low=1), check_int("trials", trials, low=2)
     if analyst not in ANALYSTS:
         raise ValueError(f"analyst ({analyst!r}) must be one of {ANALYSTS}")
@@ -200,7 +200,7 @@ def explore_round(n=20, epsilon0=0.5, gap=1.0, alpha=0.6, *, seed=2026):
     n = check_int("n", n, low=1, high=10**9)
     epsilon0 = check_epsilon(epsilon0, "epsilon0", high=0.5)
     gap = check_real("gap", gap, low=-5.0, high=5.0)
-    alpha = check_alpha(alpha)
+    alpha = check_real("alpha", alpha, low=1e-3, high=1.0)           # the panel's accuracies (normalised)
     T, s, b, mu = alg1_threshold(alpha), 1.0 / n, 1.0 / (epsilon0 * n), 0.3
     mu_p, a = mu + s, mu + gap * alg1_threshold(alpha)
     lo, hi = min(mu, a - T) - 5 * b, max(mu_p, a + T) + 5 * b

@@ -26,7 +26,7 @@ import scipy.sparse as sp
 from ..multiplicative_weights import idc_mw_update, kl_potential, uniform_hypothesis
 from ..queries import Workload, as_workload
 from ..theory.idc import fk_bound, fk_step, median_bound, mw_bound
-from ..validation import check_alpha, check_histogram, check_int, check_real, check_trials
+from ..validation import MAX_INT, check_alpha, check_histogram, check_int, check_real, check_trials
 from .streams import public_n
 
 __all__ = ["IDC", "MultiplicativeWeightsIDC", "MedianIDC", "FriezeKannanIDC"]
@@ -101,6 +101,14 @@ def _check_N(N) -> int:
     return check_int("N", N, low=1)
 
 
+def _check_bound(rule: IDC) -> None:
+    """Refuse, naming ``alpha``, a rule whose update bound ``B(α)`` is too large to count (more than 2^53 updates)."""
+    B = float(rule.bound())
+    if not B <= MAX_INT:
+        raise ValueError(f"alpha ({rule.alpha!r}) is too small for N = {rule.N}: the rule's bound on the number of "
+                         f"updates, B(alpha) = {B:.3g}, exceeds 2^53")
+
+
 class MultiplicativeWeightsIDC(IDC):
     """IDC-AlgA.2 ≡ DR-Alg5: ``D^0`` uniform; ``D^{t+1} ∝ D^t e^{-η r}`` with ``r = Q`` if ``Â < Q(D^t)`` else
     ``1 - Q``, ``η = α/2``.  A ``B(α) = 4 ln N/α²`` IDC for every class of linear queries (IDC-ThmA.4).
@@ -116,6 +124,7 @@ class MultiplicativeWeightsIDC(IDC):
         self.N = _check_N(N)
         self.alpha = check_real("alpha", alpha, low=0.0, high=2.0, low_open=True)   # η = α/2 must be <= 1
         self.eta = self.alpha / 2.0
+        _check_bound(self)
 
     def initial(self, trials=1):
         return np.tile(uniform_hypothesis(self.N), (check_trials(trials), 1))
@@ -157,6 +166,7 @@ class FriezeKannanIDC(IDC):
         self.sq_norm = float(self.n) ** 2 if sq_norm is None else check_real("sq_norm", sq_norm, low=0.0,
                                                                                low_open=True)
         self.eta = fk_step(self.alpha, self.N)         # normalised step α/N
+        _check_bound(self)
 
     def initial(self, trials=1):
         return np.zeros((check_trials(trials, self.N), self.N))

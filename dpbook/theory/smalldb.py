@@ -8,7 +8,7 @@ import math
 
 from scipy.special import gammaln
 
-from ..validation import check_alpha, check_beta, check_epsilon, check_int, check_real
+from ..validation import MAX_INT, check_alpha, check_beta, check_epsilon, check_int, check_real
 from .registry import BLR, DWORK_ROTH, GRU, PROJECTION_NOTES, THIS_BOOK, Result
 
 __all__ = [
@@ -24,8 +24,12 @@ def smalldb_size(m, alpha) -> int:
     Lemma 4.3's union bound ``2|Q| e^{-2sα²} <= 2/|Q|`` is below 1 only for ``|Q| >= 3`` (erratum DR-E4); for ``|Q| = 1`` the
     formula gives ``s = 0``.  IDC-ClaimA.3's size (:func:`claim_a3_size`) works for every ``|Q|``.
     """
-    m = check_int("m", m, low=1)
-    return math.ceil(math.log(m) / check_alpha(alpha) ** 2)
+    m, alpha = check_int("m", m, low=1), check_alpha(alpha)
+    s = math.log(m) / alpha ** 2
+    if s > MAX_INT:
+        raise ValueError(f"alpha ({alpha!r}) is too small: the synthetic databases would have ln(m)/alpha^2 = "
+                         f"{s:.3g} rows (at most 2^53)")
+    return math.ceil(s)
 
 
 def claim_a3_size(m, alpha) -> int:
