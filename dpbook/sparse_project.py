@@ -374,9 +374,11 @@ def sparse_project(D, *, epsilon, delta, beta, m, k, n, T=None, r=None, trials=N
     ``T``: the projection dimension — by default S1-Alg's
     ``2·64² ln(4k/β)(m + n²)²/sqrt(m)``, refused when it cannot be allocated; a practical ``T`` keeps the
     privacy guarantee (it never depends on ``T``) and trades accuracy (the JL part grows like ``1/sqrt(T)``).
-    ``r``: the hash's independence, by default S1-Alg's ``⌈2 ln(kT/(2β))⌉``; ``r = 4`` suffices for the JL
-    variance bound.  ``trials``: that many independent noise vectors over one hash (``y`` of shape
-    ``(trials, T)``).  ``sampler(scale, size, rng)`` draws the Laplace noise.
+    ``r``: the hash's independence, by default S1-Alg's ``⌈2 ln(kT/(2β))⌉``.  4-wise independent signs
+    suffice for the JL variance bound, but with this polynomial hash use ``r >= 8``: for ``4 <= r <= 7`` two
+    columns of ``A`` are identical up to sign with probability ``1/T`` (otherwise orthogonal), and for ``r <= 3``
+    all of them are (chapter 11, section 2).  ``trials``: that many independent noise vectors over one hash
+    (``y`` of shape ``(trials, T)``).  ``sampler(scale, size, rng)`` draws the Laplace noise.
 
     Privacy is recomputed from the noise used: ``T`` coordinates, each ``σ/sqrt(T)``-DP, composed by advanced
     composition with slack ``δ`` (:func:`dpbook.theory.sparse_project.sparse_project_epsilon`); a combination

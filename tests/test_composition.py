@@ -57,6 +57,19 @@ def test_cor_3_21_hand_value_and_guarantee():
                 assert advanced_composition(eps, k, dp)[0] <= target
 
 
+def test_cor_3_21_delta_prime_cutoff_is_0_7095_with_k_1_binding():
+    """Erratum DR-E2: for ε' -> 1 the corollary's step reaches its target for every k iff δ' <= 0.7095 (the root of
+    a(e^a - 1) = 1/2, a = 1/(2 sqrt(2 ln(1/δ')))); k = 1 is the binding case, larger k accept a larger δ'."""
+    target = 1 - 1e-9
+    for k in (1, 2, 10, 1000):
+        advanced_per_step_epsilon(target, k, 0.7094)                   # accepted at every k
+    with pytest.raises(ValueError, match="too large"):
+        advanced_per_step_epsilon(target, 1, 0.7096)                   # refused at k = 1 ...
+    advanced_per_step_epsilon(target, 10, 0.7096)                      # ... but not at k = 10 (cutoff 0.7570)
+    with pytest.raises(ValueError, match="too large"):
+        advanced_per_step_epsilon(target, 10**6, 0.7789)               # above e^(-1/4) = 0.77880: refused at any k
+
+
 def test_cor_3_21_refuses_a_large_delta_prime():
     """At δ' = 0.95 the corollary's per-step ε (1.55 for ε' = 0.99, k = 1) composes to 6.2 > ε'."""
     with pytest.raises(ValueError, match=r"delta_prime \(0\.95\) is too large"):

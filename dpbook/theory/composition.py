@@ -54,9 +54,11 @@ def advanced_per_step_epsilon(epsilon_total, k, delta_prime) -> float:
     """DR-Cor3.21: for a target ``ε' ∈ (0, 1)``, each of ``k`` steps may use ``ε = ε'/(2 sqrt(2k ln(1/δ')))``.
 
     The corollary's proof bounds the drift ``kε(e^ε - 1)`` by ``ε'/2``, which needs ``ln(1/δ')`` not too
-    small (it holds for every ``δ' <= 0.65``; at ``δ' = 0.95``, ``k = 1``, ``ε' = 0.99`` the per-step ε is 1.55
-    and DR-Thm3.20 gives 6.2; erratum DR-E2).  So the result is checked against :func:`advanced_composition` and refused
-    (ValueError naming ``delta_prime``) when it does not reach the target.
+    small: it holds for every ``k`` and every ``ε' < 1`` exactly when ``δ' <= 0.7095`` (``k = 1`` is the binding
+    case; the cutoff rises towards ``e^{-1/4} ≈ 0.779`` as ``k`` grows), and at ``δ' = 0.95``, ``k = 1``,
+    ``ε' = 0.99`` the per-step ε is 1.55 and DR-Thm3.20 gives 6.2 (erratum DR-E2).  So the result is checked
+    against :func:`advanced_composition` and refused (ValueError naming ``delta_prime``) when it does not reach
+    the target.
     """
     epsilon_total = check_epsilon(epsilon_total, "epsilon_total", high=1.0, high_open=True)
     k = check_int("k", k, low=1)

@@ -86,7 +86,9 @@ def jl_variance(q_sq_norm, d_sq_norm, T) -> float:
 def jl_error_bound(q_sq_norm, d_sq_norm, T, n, k, beta) -> float:
     """The JL part of the error, all ``k`` queries at once with probability ``>= 1 - β/2`` (normalised):
     Chebyshev with :func:`jl_variance` at ``β/(2k)`` per query: ``sqrt(2‖Q‖²‖D‖²/T · 2k/β)/n``.
-    Needs only 4-wise independence (our practical ``r = 4``); ``q_sq_norm`` is the largest ``‖Q‖²``."""
+    Needs only 4-wise independent signs; with the polynomial hash that means ``r >= 8`` (below 8 two columns of
+    ``A`` coincide with probability ``>= 1/T``; chapter 11 uses ``r = 8``).  ``q_sq_norm`` is the largest
+    ``‖Q‖²``."""
     k, beta, n = check_int("k", k, low=1), check_beta(beta), check_int("n", n, low=1)
     return math.sqrt(jl_variance(q_sq_norm, d_sq_norm, T) * 2.0 * k / beta) / n
 
