@@ -63,15 +63,19 @@ class Projection:
 
 
 def replace_one_l2_sensitivity(workload) -> float:
-    """A proven upper bound on ``max ||Q e_u − Q e_u'||_2`` over two rows ``u, u'`` (PROJ-R1, replace-one).
+    """A proven upper bound on ``max ||Q e_u − Q e_u'||_2`` over two rows ``u, u'`` (PROJ-R1, replace-one):
+    the workload's :meth:`~dpbook.queries.Workload.replace_one_l2_sensitivity`.
 
-    ``min(sqrt(2) Δ2, sqrt(m))`` with ``Δ2 = max_u ||Q e_u||_2`` the add/remove sensitivity: entries lie in
-    ``[0, 1]``, so ``|a_i − b_i| <= max(a_i, b_i)`` and ``Σ max(a_i, b_i)² <= ||a||² + ||b||² <= 2 Δ2²``; and
-    ``|a_i − b_i| <= 1`` gives ``sqrt(m)`` (PROJ-R1's value).  Exact for marginals whose attribute sets are
-    distinct (two rows that differ everywhere share no cell).
+    For entries in ``[0, 1]``: ``min(sqrt(2) Δ2, sqrt(m))`` with ``Δ2 = max_u ||Q e_u||_2`` the add/remove
+    sensitivity (``|a_i − b_i| <= max(a_i, b_i)`` and ``Σ max(a_i, b_i)² <= ||a||² + ||b||² <= 2 Δ2²``; and
+    ``|a_i − b_i| <= 1`` gives ``sqrt(m)``, PROJ-R1's value).  Entries in a wider range ``[lo, hi]`` (read from
+    :meth:`~dpbook.queries.Workload.entry_range`, after summing the cells a sparse matrix stores twice) pay for it:
+    ``sqrt(m) (hi − lo)``, and ``2 Δ2`` when an entry is negative.  Marginals: ``sqrt`` of their exact (or bounded)
+    replace-one L1 sensitivity, repeated cells counted — exact for distinct whole marginals (two rows that differ
+    everywhere share no cell).
     """
     W = as_workload(workload)
-    return min(math.sqrt(2.0) * W.l2_sensitivity(), math.sqrt(W.m))
+    return float(W.replace_one_l2_sensitivity())
 
 
 def _check_point(y, m, name="y_tilde"):
