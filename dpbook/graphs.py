@@ -266,6 +266,19 @@ class RankOneWorkload(Workload):
         a, b = np.triu_indices(self.num_vertices, 1)
         return self.U[:, a] * self.W[:, b] + self.U[:, b] * self.W[:, a]
 
+    def entry_range(self):
+        """``(min, max)`` of the coefficients ``u_i[a] v_i[b] + u_i[b] v_i[a]`` over queries and pairs: in ``[0, 1]``
+        for disjoint ``S_i, T_i`` (cuts), up to 2 where they overlap (erratum IDC-E5).  Vectorised over blocks of
+        queries (``O(m V²)``, the cost of answering once), never a Python loop over the queries."""
+        a, b = np.triu_indices(self.num_vertices, 1)
+        block = max(1, (1 << 22) // max(self.N, 1))
+        lo, hi = np.inf, -np.inf
+        for start in range(0, self.m, block):
+            U, W = self.U[start:start + block], self.W[start:start + block]
+            C = U[:, a] * W[:, b] + U[:, b] * W[:, a]
+            lo, hi = min(lo, float(C.min())), max(hi, float(C.max()))
+        return lo, hi
+
     # ---- exact sensitivities
     def pair_coefficients(self) -> tuple[np.ndarray, np.ndarray]:
         """``(Σ_i q_i, Σ_i q_i²)`` over the pairs, as ``(N,)`` vectors (``q_i`` query ``i``'s coefficients)."""
