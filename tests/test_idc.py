@@ -617,3 +617,11 @@ def test_theory_sv_and_ic_hand_values():
 def test_theory_bad_input(call, name):
     with pytest.raises((ValueError, TypeError), match=name):
         call()
+
+
+def test_offline_ic_refuses_queries_outside_the_unit_range():
+    from dpbook.graphs import cut_workload
+    W = cut_workload(3, [([0, 1], [0, 1])])
+    with pytest.raises(ValueError, match=r"workload has entries in \[0, 2\]"):
+        iterative_construction(np.array([1, 0, 1]), W, rule=MultiplicativeWeightsIDC(3, 0.3), epsilon=1.0, delta=0.0,
+                               rounds=1, rng=0)
