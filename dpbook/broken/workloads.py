@@ -29,6 +29,7 @@ from ..mwem import mwem_practical
 from ..noise import laplace_noise
 from ..queries import MarginalWorkload, MatrixWorkload, as_workload
 from ..sparse_vector import above_threshold
+from ..validation import check_matrix_workload
 
 __all__ = ["stored_entries_workload", "composed_laplace_stored_entries", "above_threshold_stored_entries",
            "mwem_practical_distinct_cells", "composed_laplace_unit_range", "mwem_practical_unit_range"]
@@ -37,11 +38,18 @@ __all__ = ["stored_entries_workload", "composed_laplace_stored_entries", "above_
 def stored_entries_workload(Q) -> MatrixWorkload:
     """WRONG: a :class:`MatrixWorkload` over the caller's sparse ``Q`` as stored — duplicates kept, only the stored
     values checked to lie in ``[0, 1]``, so :meth:`entry_range` reports the stored values, not the summed entries."""
-    if not sp.issparse(Q):
-        raise TypeError(f"Q must be a scipy.sparse matrix, got {type(Q).__name__}")
-    raw = sp.csr_matrix(Q, dtype=np.float64, copy=True)              # BUG: no sum_duplicates() before the check
-    if raw.data.size and (raw.data.min() < 0 or raw.data.max() > 1 or not np.all(np.isfinite(raw.data))):
-        raise ValueError("Q has a stored value outside [0, 1]")
+    if not sp.issparse(Q):                                             # dense: nothing stored twice, nothing hidden
+        raw = sp.csr_matrix(check_matrix_workload(Q, "Q"))
+    else:
+        if Q.dtype == object or np.issubdtype(Q.dtype, np.complexfloating):
+            raise TypeError(f"Q must hold real numbers, got a scipy.sparse matrix of dtype {Q.dtype}")
+        raw = sp.csr_matrix(Q, dtype=np.float64, copy=True)          # BUG: no sum_duplicates() before the check
+        if 0 in raw.shape:
+            raise ValueError(f"Q must have at least one query and one universe element, got shape {raw.shape}")
+        if not np.all(np.isfinite(raw.data)):
+            raise ValueError("Q contains NaN or inf; query values must be finite")
+        if raw.data.size and (raw.data.min() < 0 or raw.data.max() > 1):
+            raise ValueError("Q has a stored value outside [0, 1]")
     W = object.__new__(MatrixWorkload)                                 # the validation of the constructor, skipped
     for name, value in (("Q", raw), ("m", raw.shape[0]), ("N", raw.shape[1]), ("names", None)):
         object.__setattr__(W, name, value)
