@@ -761,8 +761,12 @@ class MarginalWorkload(_Frozen, Workload):
 
     def replace_one_l2_sensitivity(self):
         """``sqrt`` of :meth:`replace_one_l1_sensitivity`: the entries of ``Q (e_u - e_v)`` are in ``{-1, 0, 1}``,
-        so its squared L2 norm is its L1 norm (exact or a proven upper bound, as that one)."""
-        return float(np.sqrt(self.replace_one_l1_sensitivity()))
+        so its squared L2 norm is its L1 norm (exact or a proven upper bound, as that one).  Where the generic bound
+        ``min(sqrt(2) Δ2, sqrt(m))`` is as small (up to rounding: distinct whole marginals) that float is returned,
+        so the Gaussian releases calibrated on it keep their bytes."""
+        tight = float(np.sqrt(self.replace_one_l1_sensitivity()))
+        generic = float(min(np.sqrt(2.0) * self.l2_sensitivity(), np.sqrt(self.m)))
+        return generic if generic <= tight * (1 + 1e-12) else tight
 
     def is_integral(self):
         return True                                      # 0/1 cell indicators
