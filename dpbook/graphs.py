@@ -217,6 +217,7 @@ class RankOneWorkload(Workload):
         U, W = (self._check_side(name, M) for name, M in (("U", U), ("W", W)))
         if U.shape != W.shape:
             raise ValueError(f"U {U.shape} and W {W.shape} must have the same shape (m, V)")
+        U.flags.writeable = W.flags.writeable = False      # private copies (_check_side), frozen once validated
         self.U, self.W = U, W
         self.m, self.num_vertices = U.shape
         if self.num_vertices < 2:

@@ -502,3 +502,14 @@ def test_cut_bound_rows():
         th.cut_bound_rows([(1, 1, 1.0)], 0.05)
     with pytest.raises(ValueError, match="beta"):
         th.cut_bound_rows([(12, 33, 1.0)], 1.5)
+
+
+def test_rank_one_workload_keeps_what_it_validated():
+    """U and W are private read-only copies: the caller's arrays can change afterwards, the workload cannot."""
+    from dpbook.graphs import RankOneWorkload
+    U, W = np.array([[1.0, 0.0, 0.0]]), np.array([[0.0, 1.0, 0.0]])
+    Wk = RankOneWorkload(U, W)
+    U[0, 0] = 7.0
+    assert Wk.entry_range() == (0.0, 1.0) and Wk.l1_sensitivity() == 1.0
+    with pytest.raises(ValueError, match="read-only"):
+        Wk.U[0, 1] = 7.0
