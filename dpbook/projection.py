@@ -74,7 +74,7 @@ def replace_one_l2_sensitivity(workload) -> float:
     replace-one L1 sensitivity, repeated cells counted — exact for distinct whole marginals (two rows that differ
     everywhere share no cell).
     """
-    W = as_workload(workload)
+    W = as_workload(workload, name="workload")
     return float(W.replace_one_l2_sensitivity())
 
 
@@ -218,7 +218,7 @@ def project_onto_hull(y_tilde, workload, *, tol=1e-4, max_iter=200, batch=None) 
     ``K_Q`` (enormous noise) the projection lands on a low-dimensional face and few rounds suffice.
     When ``max_iter`` runs out, the result is still returned with its honest gap and ``converged=False``.
     """
-    W = as_workload(workload)
+    W = as_workload(workload, name="workload")
     if W.N > RMATVEC_DENSE_LIMIT:
         raise ValueError(f"the workload's universe (N = {W.N}) is too large for the projection's dense gradient "
                          f"(at most {RMATVEC_DENSE_LIMIT}); over huge universes use sparse queries and chapter 11's "
@@ -277,7 +277,7 @@ def project_reference(y_tilde, workload, *, iterations=20_000) -> Projection:
     ``g = Qᵀ(Q w − ỹ)``; ``j* = argmin_j g_j``; ``w <- (1 − γ) w + γ e_{j*}`` with the ``γ ∈ [0, 1]`` that
     minimises ``||Q w − ỹ||²`` on the segment.  Dense ``w``: small universes only (tests).
     """
-    W = as_workload(workload)
+    W = as_workload(workload, name="workload")
     y = _check_point(y_tilde, W.m)
     iterations = check_int("iterations", iterations, low=1, high=10_000_000)
     w = np.zeros(W.N)

@@ -436,11 +436,12 @@ class MatrixWorkload(_Frozen, Workload):
     scipy.sparse matrix is canonicalised first — CSR, entries stored more than once summed (five stored 1.0 at a
     cell are the entry 5, refused), explicit zeros dropped, sorted indices — so :meth:`entry_range` and every
     sensitivity are those of the matrix ``Q @ x`` computes.  The copy's arrays are read-only and the workload's
-    attributes cannot be reassigned: changing the caller's array afterwards changes nothing.
+    attributes cannot be reassigned: changing the caller's array afterwards changes nothing.  ``name``: the
+    caller's parameter that errors name (a mechanism's ``workload``).
     """
 
-    def __init__(self, Q, names=None):
-        self.Q = check_matrix_workload(Q)
+    def __init__(self, Q, names=None, *, name: str = "Q"):
+        self.Q = check_matrix_workload(Q, name)
         self.m, self.N = self.Q.shape
         self.names = tuple(names) if names is not None else None
         self._frozen = True
@@ -855,19 +856,20 @@ class RangeWorkload(Workload):
         return int(self._coverage().max())
 
 
-def as_workload(Q) -> Workload:
-    """A :class:`Workload` as is; an array or sparse matrix wrapped in :class:`MatrixWorkload`."""
+def as_workload(Q, *, name: str = "Q") -> Workload:
+    """A :class:`Workload` as is; an array or sparse matrix wrapped in :class:`MatrixWorkload` (validated once,
+    errors naming ``name``, the caller's parameter)."""
     if isinstance(Q, Workload):
         return Q
     if isinstance(Q, (list, tuple)) or isinstance(Q, np.ndarray) or sp.issparse(Q):
-        return MatrixWorkload(Q)
+        return MatrixWorkload(Q, name=name)
     raise TypeError(f"workload must be a Workload, a 2-D array or a scipy.sparse matrix, got {type(Q).__name__}")
 
 
 def check_database(x, workload) -> tuple[np.ndarray, Workload]:
     """A mechanism's two inputs: a histogram ``x`` (validated) and a workload over the same universe."""
     x = check_histogram(x)
-    W = as_workload(workload)
+    W = as_workload(workload, name="workload")
     if W.N != x.size:
         raise ValueError(f"workload is over {W.N} universe elements but x has {x.size}")
     return x, W

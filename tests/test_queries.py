@@ -241,6 +241,9 @@ def test_sparse_duplicates_are_summed_before_validation():
         MatrixWorkload(Q)
     with pytest.raises(ValueError, match=r"Q\[0, 1\]"):
         as_workload(Q.tocoo())                                  # COO with repeated coordinates too
+    from dpbook.gaussian import composed_laplace_mechanism
+    with pytest.raises(ValueError, match=r"workload\[0, 1\] has a value \(5\.0\)"):    # the mechanism's parameter
+        composed_laplace_mechanism(np.array([1, 1]), Q, epsilon=1.0, n=2)
     assert Q.nnz == 5 and not Q.has_canonical_format            # the caller's matrix is left as it was
     ok = sp.csr_matrix((np.full(5, 0.2), np.ones(5, dtype=np.int64), np.array([0, 5])), shape=(1, 2))
     W = MatrixWorkload(ok)

@@ -45,7 +45,7 @@ def iterative_construction(x, workload, *, rule, epsilon, delta, n=None, rounds=
     queries must have values in ``[0, 1]`` (its :meth:`~dpbook.queries.Workload.entry_range`; else ``ValueError``).
     """
     x = check_histogram(x)
-    W = as_workload(workload)
+    W = as_workload(workload, name="workload")
     if not isinstance(rule, IDC):
         raise TypeError(f"rule must be an IDC, got {type(rule).__name__}")
     if W.N != x.size or rule.N != x.size:
