@@ -213,7 +213,7 @@ def test_bad_data(x, exc, name):
 def test_bad_workload():
     with pytest.raises(TypeError, match="workload"):
         mwem(CANCER.x, "marginals", epsilon=1.0, T=3)
-    with pytest.raises(ValueError, match="Q"):
+    with pytest.raises(ValueError, match="workload"):
         mwem(CANCER.x, np.full((3, CANCER.N), 2.0), epsilon=1.0, T=3)
 
 

@@ -226,7 +226,7 @@ def test_mechanism_bad_parameters(kwargs, error, match):
     (np.array([[1, 2], [3, 4]]), np.ones((2, 2)), ValueError, "x"),
     (np.zeros(4, dtype=int), np.ones((2, 4)), ValueError, "x"),
     (np.array([1, 2, 0, 1]), np.zeros((0, 4)), ValueError, "Q|m|empty|workload"),
-    (np.array([1, 2, 0, 1]), np.full((2, 4), np.nan), ValueError, "Q"),
+    (np.array([1, 2, 0, 1]), np.full((2, 4), np.nan), ValueError, "workload"),
     (np.array([1, 2, 0, 1]), "queries", TypeError, "workload"),
 ])
 def test_mechanism_bad_data(x, Q, error, match):

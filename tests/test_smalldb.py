@@ -277,8 +277,8 @@ def test_bad_x(x, error):
 
 
 @pytest.mark.parametrize("workload, error, match", [
-    (np.array([[1.0, 2.0]]), ValueError, "Q"), (np.array([[np.nan, 0.0]]), ValueError, "Q"),
-    (np.array([1.0, 0.0]), ValueError, "Q"), ("queries", TypeError, "workload"), (None, TypeError, "workload"),
+    (np.array([[1.0, 2.0]]), ValueError, "workload"), (np.array([[np.nan, 0.0]]), ValueError, "workload"),
+    (np.array([1.0, 0.0]), ValueError, "workload"), ("queries", TypeError, "workload"), (None, TypeError, "workload"),
     (np.array([[1.0, 0.0]]), ValueError, r"m \(1\)"),           # one query: s = 0
 ])
 def test_bad_workload(workload, error, match):
