@@ -236,10 +236,11 @@ class MarginalLayout:
     grid (``flat``, ``-1`` padded), and the merged block shape of the cube (the attributes of ``S`` stay axes
     of length 2; each run of other attributes becomes one axis) with the axes a marginal sums away."""
 
-    def __init__(self, d, cells, units, sensitivity=None):
+    def __init__(self, d, cells, units, sensitivity=None, replace_sensitivity=None):
         self.d, self.cells, self.units = d, cells, units
         self.sets, self.shapes, self.away, self.fshapes = [], [], [], []
         self.sensitivity = sensitivity     # per unit: the add/remove L1 sensitivity of its cell counts
+        self.replace_sensitivity = replace_sensitivity     # ... and the replace-one one
         self.flat = np.full(units.shape, -1, dtype=np.int64)
         for u, row in enumerate(units):
             S = tuple(sorted(cells[row[0]][0]))

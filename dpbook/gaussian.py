@@ -34,7 +34,8 @@ def gaussian_mechanism(x, workload, *, epsilon, delta, n=None, sensitivity=None,
     smaller one would break privacy and is refused.  ``n`` (the public row count, required under add/remove),
     ``trials``, ``rng`` and ``sampler`` as in :func:`dpbook.laplace.laplace_mechanism`.
     ``neighbours="replace-one"``: ``n`` may be omitted, and the L2 sensitivity is ``sqrt(2)·Δ2``
-    (``||Q(e_u - e_v)||_2^2 <= ||Q e_u||^2 + ||Q e_v||^2`` for non-negative entries).
+    (``||Q(e_u - e_v)||_2^2 <= ||Q e_u||^2 + ||Q e_v||^2`` for non-negative entries; ``2·Δ2``, the triangle
+    inequality, when the workload's :meth:`~dpbook.queries.Workload.entry_range` has a negative entry).
     """
     x, W = check_database(x, workload)
     p = mechanism_prologue(epsilon=epsilon, delta=delta, rng=rng, sampler=sampler, n=n, trials=trials,
@@ -46,7 +47,7 @@ def gaussian_mechanism(x, workload, *, epsilon, delta, n=None, sensitivity=None,
     if sensitivity < exact:
         raise ValueError(f"sensitivity ({sensitivity!r}) must be >= the workload's L2 sensitivity ({exact!r})")
     if neighbours == "replace-one":
-        sensitivity = np.sqrt(2.0) * sensitivity
+        sensitivity = (np.sqrt(2.0) if W.entry_range()[0] >= 0 else 2.0) * sensitivity
     if calibration not in CALIBRATIONS:
         raise ValueError(f"calibration ({calibration!r}) must be one of {CALIBRATIONS}")
     # one Gaussian step spends the whole (ε, δ):
@@ -91,21 +92,25 @@ def composed_laplace_mechanism(x, workload, *, epsilon, n=None, delta=0.0, neigh
 
     The budget split is a composition rule: ``δ = 0`` — basic, ``ε_q = ε/m`` (ε-DP); ``δ > 0`` — advanced,
     DR-Cor3.21 with ``δ' = δ``: ``ε_q = ε/(2 sqrt(2m ln(1/δ)))`` ((ε, δ)-DP, needs ``ε < 1``).  Each count
-    has sensitivity 1 (query values in ``[0, 1]``), so each query is one ``ε_q``-DP Laplace step; the ledger
-    lists all ``m`` steps.  ``n``: the public row count, as in :func:`dpbook.laplace.laplace_mechanism`
-    (required under add/remove).  Under replace-one each count still moves by at most 1 (entries in
-    ``[0, 1]``), so the split is the same.
+    has sensitivity 1 for query values in ``[0, 1]`` (under add/remove and under replace-one), so each query is
+    one ``ε_q``-DP Laplace step of scale ``1/ε_q``; the ledger lists all ``m`` steps.  A workload whose entries
+    leave ``[0, 1]`` (cut queries with overlapping ``S`` and ``T`` have coefficient 2, erratum IDC-E5) pays its
+    true per-count sensitivity ``s = max(1, W.linf_sensitivity(neighbours))`` (from its
+    :meth:`~dpbook.queries.Workload.entry_range`): scale ``s/ε_q``, the same ``ε_q`` per step.  ``n``: the
+    public row count, as in :func:`dpbook.laplace.laplace_mechanism` (required under add/remove).
     """
     x, W = check_database(x, workload)
     p = mechanism_prologue(epsilon=epsilon, delta=delta, rng=rng, sampler=sampler, n=n, trials=trials,
                            neighbours=neighbours, x=x, n_rule="public", per_release=(W.m,), family="laplace")
     epsilon, delta, n, neighbours, noise = p.epsilon, p.delta, p.n, p.neighbours, p.noise
-    b = laplace_per_query_scale(W.m, epsilon, delta)                      # per-query scale on the counts
-    epsilon_q = 1.0 / b                                                   # budget of each of the m steps
+    b_unit = laplace_per_query_scale(W.m, epsilon, delta)                 # per-query scale for a count of sensitivity 1
+    epsilon_q = 1.0 / b_unit                                              # budget of each of the m steps
+    s = max(1.0, W.linf_sensitivity(neighbours))                          # how far one count moves (1 on [0, 1])
+    b = s * b_unit                                                        # per-query scale on the counts
     counts, step = W.counts(x), noise.step(b)
     if step is not None:                              # lattice noise: each count rounded onto its lattice
-        if not W.is_integral():                       # ... can move one more step: sensitivity 1 + step
-            b = b * (1.0 + step)
+        if not W.is_integral():                       # ... can move one more step: sensitivity s + step
+            b = b_unit * (s + step)
         counts = round_to_grid(counts, step)
     answers = (counts + noise.sample(b, p.shape, p.rng, step=step)) / n
     rule = "basic" if delta == 0.0 else "advanced"
@@ -113,4 +118,4 @@ def composed_laplace_mechanism(x, workload, *, epsilon, n=None, delta=0.0, neigh
                    ledger=Ledger((Spend(f"laplace query {i}", epsilon_q) for i in range(W.m)),
                                  rule="basic" if delta == 0.0 else "advanced-corollary",   # DR-Cor3.21's split
                                  delta_prime=delta), neighbours=neighbours,
-                   trace={"rule": rule, "epsilon_q": epsilon_q})
+                   trace={"rule": rule, "epsilon_q": epsilon_q, "sensitivity": s})

@@ -38,8 +38,8 @@ from .noise import laplace_noise
 from .queries import check_database
 from .release import Ledger, Release, Spend
 from .theory.composition import tight_per_step_epsilon
-from .validation import (EPSILON_EXP_MAX, EPSILON_RANGE, check_choice, check_delta, check_epsilon, check_int,
-                         check_real, check_work, mechanism_prologue)
+from .validation import (EPSILON_EXP_MAX, EPSILON_RANGE, check_choice, check_delta, check_entry_range, check_epsilon,
+                         check_int, check_real, check_work, mechanism_prologue)
 
 __all__ = ["mwem", "mwem_practical", "advanced_step_epsilon"]
 # The engine (documented, shared with dpbook.broken.mwem, not in __all__, which the bad-input sweep of
@@ -74,7 +74,9 @@ def mwem(x, workload, *, epsilon, T, delta=0.0, n=None, replay=0, trials=None, r
     """MWEM (Hardt–Ligett–McSherry 2012, result MWEM [RECALLED]): ``T`` rounds of select / measure /
     multiplicative-weights update.
 
-    ``x``: histogram; ``workload``: linear queries in ``[0,1]^N`` (a :class:`MarginalWorkload` is fastest);
+    ``x``: histogram; ``workload``: linear queries in ``[0,1]^N`` (a :class:`MarginalWorkload` is fastest; a
+    workload whose :meth:`~dpbook.queries.Workload.entry_range` leaves ``[0, 1]`` is refused: the score and
+    the measured count have sensitivity 1 only there);
     ``epsilon``: total budget; ``T``: rounds.  ``delta``: the composition rule that splits ``epsilon`` over the
     ``2T`` primitive steps — ``0`` (the algorithm as HLM12 state it): basic composition (DR-Thm3.16), each step
     at ``ε/(2T)``, pure ε-DP; ``δ > 0``: advanced composition (DR-Thm3.20 with ``δ' = δ``), each step at the
@@ -92,6 +94,7 @@ def mwem(x, workload, *, epsilon, T, delta=0.0, n=None, replay=0, trials=None, r
     """
     x, W, p, T, replay = check_mwem_inputs(x, workload, epsilon=epsilon, delta=delta, T=T, n=n, replay=replay,
                                            trials=trials, rng=rng, sampler=sampler)
+    check_entry_range(W, "workload", 0.0, 1.0, why="MWEM's score and measurement have sensitivity 1 in counts")
     epsilon, delta, n = p.epsilon, p.delta, p.n
     # ---- budget split over the 2T primitive steps (select, measure) by the composition rule delta asks for
     if delta == 0.0:                            # basic composition (DR-Thm3.16): they sum to ε
@@ -140,7 +143,8 @@ def mwem_practical(x, workload, *, epsilon, T, n=None, measure="marginal", outpu
     * ``measure="marginal"``: a *unit* is one marginal — every cell of the workload with the same attribute
       set ``S``.  Round ``i`` selects a unit with the exponential mechanism on its L1 error
       ``Σ_{c∈S} |c(A) − c(B)|`` and measures all its cells, ``m_c = c(B) + Lap(Δ/ε_measure,i)``; then one MW
-      update with every measured cell at once (disjoint slabs).  ``"cell"``: a unit is one cell (the theorem).
+      update with every measured cell at once (disjoint slabs).  ``"cell"``: a unit is one query (the theorem),
+      of any workload.
     * ``output``: ``"last"`` releases the last hypothesis ``A_T``; ``"average"`` the theorem's ``Ā``.
     * ``replay``: sweeps of the update over every measurement so far after each round (``0``, an int, or
       ``"converge"``: until no measured answer moves in a sweep by more than 1% of the smallest measurement
@@ -154,10 +158,13 @@ def mwem_practical(x, workload, *, epsilon, T, n=None, measure="marginal", outpu
 
     Privacy (re-derived).  Neighbours: ``"add/remove"`` with the public record count ``n`` (the same ``n`` for
     both databases, as in :func:`mwem`) or ``"replace-one"``.  ``Δ`` is the exact L1 sensitivity of one unit's
-    cell counts, the largest over the units: a unit's cells share ``S`` and are disjoint, so one added or
-    removed row changes at most one of them by 1 (``Δ = 1``, :meth:`MarginalWorkload.l1_sensitivity` of the
-    unit) and one replaced row moves a count from one cell to another (``Δ = 2`` if the unit has two or more
-    cells, 1 if one).  (i) The score of a unit, its L1 error, changes by at most ``Δ`` (triangle inequality;
+    cell counts under ``neighbours``, the largest over the units, repeated cells counted as often as they are
+    listed: a unit's distinct cells share ``S`` and are disjoint, so one added or removed row is in one of them,
+    listed ``k`` times (``Δ = k``, :meth:`MarginalWorkload.l1_sensitivity` of the unit; 1 without repeats), and
+    one replaced row leaves one cell and enters another (``Δ = k + k'``, the two largest multiplicities,
+    :meth:`MarginalWorkload.replace_one_l1_sensitivity`; 2 without repeats, 1 for a unit of one cell).  A unit of
+    ``measure="cell"`` is one query: ``Δ = max(1, W.linf_sensitivity(neighbours))``, 1 for queries in ``[0, 1]``
+    and the true range otherwise (overlapping cut queries: 2).  (i) The score of a unit, its L1 error, changes by at most ``Δ`` (triangle inequality;
     ``A`` is fixed given the transcript so far), so selection is ``ε_select,i``-DP (exponential mechanism,
     DR-Thm3.10), also when restricted to unmeasured units (the range depends only on earlier, already
     released picks).  (ii) The measurement is the Laplace mechanism on a vector of L1 sensitivity ``Δ`` at
@@ -186,10 +193,12 @@ def mwem_practical(x, workload, *, epsilon, T, n=None, measure="marginal", outpu
     units = np.arange(W.m)[:, None] if layout is None else layout.units      # (G, g) cells per unit, -1 padded
     if exclude_measured and T > units.shape[0]:
         raise ValueError(f"T ({T}) must be at most the number of units ({units.shape[0]}) when exclude_measured")
-    if neighbours == "add/remove":     # one row is in at most one cell of a marginal (repeated cells: counted)
-        sensitivity = 1.0 if layout is None else float(layout.sensitivity.max())
-    else:                              # a replaced row leaves one cell and enters another
-        sensitivity = 2.0 if (units >= 0).sum(axis=1).max() >= 2 else 1.0
+    if layout is None:                 # one query per unit: how far one count moves (1 for queries in [0, 1])
+        sensitivity = max(1.0, W.linf_sensitivity(neighbours))
+    elif neighbours == "add/remove":   # one row is in at most one cell of a marginal (repeated cells: counted)
+        sensitivity = float(layout.sensitivity.max())
+    else:                              # a replaced row leaves one cell and enters another (repeats counted)
+        sensitivity = float(layout.replace_sensitivity.max())
     # ---- the budget: round i gets epsilon * w_i, split between selection and measurement; they sum to ε
     epsilon_round = epsilon * weights
     epsilon_select = select_share * epsilon_round

@@ -63,15 +63,19 @@ class Projection:
 
 
 def replace_one_l2_sensitivity(workload) -> float:
-    """A proven upper bound on ``max ||Q e_u − Q e_u'||_2`` over two rows ``u, u'`` (PROJ-R1, replace-one).
+    """A proven upper bound on ``max ||Q e_u − Q e_u'||_2`` over two rows ``u, u'`` (PROJ-R1, replace-one):
+    the workload's :meth:`~dpbook.queries.Workload.replace_one_l2_sensitivity`.
 
-    ``min(sqrt(2) Δ2, sqrt(m))`` with ``Δ2 = max_u ||Q e_u||_2`` the add/remove sensitivity: entries lie in
-    ``[0, 1]``, so ``|a_i − b_i| <= max(a_i, b_i)`` and ``Σ max(a_i, b_i)² <= ||a||² + ||b||² <= 2 Δ2²``; and
-    ``|a_i − b_i| <= 1`` gives ``sqrt(m)`` (PROJ-R1's value).  Exact for marginals whose attribute sets are
-    distinct (two rows that differ everywhere share no cell).
+    For entries in ``[0, 1]``: ``min(sqrt(2) Δ2, sqrt(m))`` with ``Δ2 = max_u ||Q e_u||_2`` the add/remove
+    sensitivity (``|a_i − b_i| <= max(a_i, b_i)`` and ``Σ max(a_i, b_i)² <= ||a||² + ||b||² <= 2 Δ2²``; and
+    ``|a_i − b_i| <= 1`` gives ``sqrt(m)``, PROJ-R1's value).  Entries in a wider range ``[lo, hi]`` (read from
+    :meth:`~dpbook.queries.Workload.entry_range`, after summing the cells a sparse matrix stores twice) pay for it:
+    ``sqrt(m) (hi − lo)``, and ``2 Δ2`` when an entry is negative.  Marginals: ``sqrt`` of their exact (or bounded)
+    replace-one L1 sensitivity, repeated cells counted — exact for distinct whole marginals (two rows that differ
+    everywhere share no cell).
     """
-    W = as_workload(workload)
-    return min(math.sqrt(2.0) * W.l2_sensitivity(), math.sqrt(W.m))
+    W = as_workload(workload, name="workload")
+    return float(W.replace_one_l2_sensitivity())
 
 
 def _check_point(y, m, name="y_tilde"):
@@ -214,7 +218,7 @@ def project_onto_hull(y_tilde, workload, *, tol=1e-4, max_iter=200, batch=None) 
     ``K_Q`` (enormous noise) the projection lands on a low-dimensional face and few rounds suffice.
     When ``max_iter`` runs out, the result is still returned with its honest gap and ``converged=False``.
     """
-    W = as_workload(workload)
+    W = as_workload(workload, name="workload")
     if W.N > RMATVEC_DENSE_LIMIT:
         raise ValueError(f"the workload's universe (N = {W.N}) is too large for the projection's dense gradient "
                          f"(at most {RMATVEC_DENSE_LIMIT}); over huge universes use sparse queries and chapter 11's "
@@ -273,7 +277,7 @@ def project_reference(y_tilde, workload, *, iterations=20_000) -> Projection:
     ``g = Qᵀ(Q w − ỹ)``; ``j* = argmin_j g_j``; ``w <- (1 − γ) w + γ e_{j*}`` with the ``γ ∈ [0, 1]`` that
     minimises ``||Q w − ỹ||²`` on the segment.  Dense ``w``: small universes only (tests).
     """
-    W = as_workload(workload)
+    W = as_workload(workload, name="workload")
     y = _check_point(y_tilde, W.m)
     iterations = check_int("iterations", iterations, low=1, high=10_000_000)
     w = np.zeros(W.N)

@@ -212,6 +212,47 @@ class Workload(ABC):
     def l2_sensitivity(self) -> float:
         """``max_u ||Q e_u||_2`` (the Gaussian mechanism's ``Δ2``, for counts)."""
 
+    def linf_sensitivity(self, neighbours: str = "add/remove") -> float:
+        """How much one count ``<q_i, x>`` can move between neighbours, the largest over the queries.
+
+        ``"add/remove"``: ``max_{i,u} |Q[i, u]|`` (exact, from :meth:`entry_range`).  ``"replace-one"``:
+        ``max_{i,u,v} |Q[i, u] - Q[i, v]|``, bounded by ``hi - lo`` of :meth:`entry_range` (exact when a query
+        takes both extreme values, e.g. a query with an implicit zero and the largest entry).  For queries in
+        ``[0, 1]`` both are at most 1: the sensitivity the per-query mechanisms assume (LEC3-3.3.2)."""
+        from .validation import check_neighbours
+        neighbours = check_neighbours(neighbours)
+        lo, hi = self.entry_range()
+        return float(max(abs(lo), abs(hi)) if neighbours == "add/remove" else hi - lo)
+
+    def replace_one_l1_sensitivity(self) -> float:
+        """A proven upper bound on ``max_{u,v} ||Q (e_u - e_v)||_1`` (one row replaced by another): ``2 Δ1`` by
+        the triangle inequality (:meth:`l1_sensitivity`); implicit forms override it with a tighter bound."""
+        return 2.0 * float(self.l1_sensitivity())
+
+    def replace_one_l2_sensitivity(self) -> float:
+        """A proven upper bound on ``max_{u,v} ||Q (e_u - e_v)||_2``: ``min(sqrt(2) Δ2, sqrt(m) (hi - lo))`` for
+        non-negative entries (``|a_i - b_i| <= max(a_i, b_i)``, so ``Σ (a_i - b_i)² <= ||a||² + ||b||² <= 2 Δ2²``;
+        and each coordinate moves by at most ``hi - lo`` of :meth:`entry_range`), ``2 Δ2`` (the triangle
+        inequality) in place of ``sqrt(2) Δ2`` when some entry is negative.  PROJ-R1's ``sqrt(m)`` for 0/1 queries."""
+        lo, hi = self.entry_range()
+        delta2 = float(self.l2_sensitivity())
+        first = (np.sqrt(2.0) if lo >= 0 else 2.0) * delta2
+        return float(min(first, np.sqrt(self.m) * (hi - lo)))
+
+    def sensitivity(self, norm: str = "l1", neighbours: str = "add/remove") -> float:
+        """The sensitivity of the counts ``Q x`` in ``norm`` (``"l1"``, ``"l2"``, ``"linf"``) under ``neighbours``
+        (``"add/remove"``: :meth:`l1_sensitivity`, :meth:`l2_sensitivity`; ``"replace-one"``:
+        :meth:`replace_one_l1_sensitivity`, :meth:`replace_one_l2_sensitivity`; ``"linf"``:
+        :meth:`linf_sensitivity`), each exact or a proven upper bound as its docstring says."""
+        from .validation import check_choice, check_neighbours
+        norm = check_choice("norm", norm, ("l1", "l2", "linf"))
+        neighbours = check_neighbours(neighbours)
+        if norm == "linf":
+            return self.linf_sensitivity(neighbours)
+        if neighbours == "add/remove":
+            return float(self.l1_sensitivity() if norm == "l1" else self.l2_sensitivity())
+        return float(self.replace_one_l1_sensitivity() if norm == "l1" else self.replace_one_l2_sensitivity())
+
     def _counts_sparse(self, x: SparseHistogram) -> np.ndarray:
         """``Q @ x`` for a :class:`~dpbook.data.SparseHistogram`; implicit forms override this."""
         return self._counts(x.to_dense().astype(np.float64))
@@ -370,13 +411,40 @@ class Workload(ABC):
         return self.m
 
 
-class MatrixWorkload(Workload):
-    """An explicit workload matrix ``Q ∈ [0,1]^{m×N}`` (dense ndarray or scipy.sparse)."""
+class _Frozen:
+    """Public attributes are set once, in ``__init__``: a validated workload cannot change afterwards (its
+    cached sensitivities would go stale).  Private caches (``_name``) stay writable."""
 
-    def __init__(self, Q, names=None):
-        self.Q = check_matrix_workload(Q)
+    _frozen = False
+
+    def __setattr__(self, name, value):
+        if self._frozen and not name.startswith("_"):
+            raise AttributeError(f"a {type(self).__name__} cannot change after it was validated: build a new one "
+                                 f"instead of setting {name!r}")
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name):
+        if self._frozen and not name.startswith("_"):
+            raise AttributeError(f"a {type(self).__name__} cannot change after it was validated ({name!r})")
+        object.__delattr__(self, name)
+
+
+class MatrixWorkload(_Frozen, Workload):
+    """An explicit workload matrix ``Q ∈ [0,1]^{m×N}`` (dense ndarray or scipy.sparse).
+
+    The matrix is validated once, on a private copy (:func:`dpbook.validation.check_matrix_workload`): a
+    scipy.sparse matrix is canonicalised first — CSR, entries stored more than once summed (five stored 1.0 at a
+    cell are the entry 5, refused), explicit zeros dropped, sorted indices — so :meth:`entry_range` and every
+    sensitivity are those of the matrix ``Q @ x`` computes.  The copy's arrays are read-only and the workload's
+    attributes cannot be reassigned: changing the caller's array afterwards changes nothing.  ``name``: the
+    caller's parameter that errors name (a mechanism's ``workload``).
+    """
+
+    def __init__(self, Q, names=None, *, name: str = "Q"):
+        self.Q = check_matrix_workload(Q, name)
         self.m, self.N = self.Q.shape
         self.names = tuple(names) if names is not None else None
+        self._frozen = True
 
     def _counts(self, x):
         return np.asarray(self.Q @ x, dtype=np.float64).ravel()
@@ -401,12 +469,9 @@ class MatrixWorkload(Workload):
 
     def query_support(self, i):
         i = self._check_i(i)
-        if sp.issparse(self.Q):
-            row = self.Q.getrow(i).tocsr()
-            row.sum_duplicates()
-            row.eliminate_zeros()
-            order = np.argsort(row.indices)
-            return row.indices[order].astype(np.int64), np.asarray(row.data[order], dtype=np.float64)
+        if sp.issparse(self.Q):                  # canonical CSR: sorted, no duplicates, no explicit zeros
+            a, b = self.Q.indptr[i], self.Q.indptr[i + 1]
+            return self.Q.indices[a:b].astype(np.int64), np.array(self.Q.data[a:b], dtype=np.float64)
         idx = np.flatnonzero(self.Q[i])
         return idx, np.asarray(self.Q[i, idx], dtype=np.float64)
 
@@ -414,6 +479,7 @@ class MatrixWorkload(Workload):
         return np.asarray(self.Q.T @ Y.T, dtype=np.float64).T
 
     def entry_range(self):
+        """``(min, max)`` of the entries of the canonical matrix (duplicates summed; implicit zeros included)."""
         entries = self.Q.data if sp.issparse(self.Q) else self.Q
         lo, hi = float(entries.min()) if entries.size else 0.0, float(entries.max()) if entries.size else 0.0
         if sp.issparse(self.Q) and self.Q.nnz < self.m * self.N:
@@ -465,7 +531,7 @@ class MatrixWorkload(Workload):
 SLAB_LOOP_MIN_N = 1024
 
 
-class MarginalWorkload(Workload):
+class MarginalWorkload(_Frozen, Workload):
     """Marginal cells over ``{0,1}^d``: query ``(S, v)`` counts rows whose attributes ``S`` equal ``v``.
 
     Answered without an ``m × |X|`` matrix, by a *superset-sum transform*: ``g[z] = Σ_{y ⊇ z} x[y]`` (rows as
@@ -486,19 +552,21 @@ class MarginalWorkload(Workload):
     def __init__(self, d: int, cells):
         self.d = check_int("d", d, low=1, high=40)
         self.N = 1 << self.d
-        self.cells = []
+        checked = []
         for S, v in cells:
             S, v = tuple(int(a) for a in S), tuple(int(b) for b in v)
             if len(S) != len(v) or len(set(S)) != len(S) or not S:
                 raise ValueError(f"cell ({S}, {v}) needs distinct attributes and one value per attribute")
             if min(S) < 0 or max(S) >= self.d or not set(v) <= {0, 1}:
                 raise ValueError(f"cell ({S}, {v}) must use attributes in [0, {self.d}) and values 0/1")
-            self.cells.append((S, v))
-        if not self.cells:
+            checked.append((S, v))
+        if not checked:
             raise ValueError("cells must not be empty")
+        self.cells = tuple(checked)              # frozen: the cached sensitivities below cannot go stale
         self.m = len(self.cells)
         self._corners = None
         self._coverage = None
+        self._frozen = True
 
     def corner_matrix(self) -> sp.csr_matrix:
         """The sparse ``m × N`` matrix ``C`` with ``Q x = C g`` for the superset sums ``g`` of ``x``: ``±1`` at
@@ -578,16 +646,19 @@ class MarginalWorkload(Workload):
 
     def marginal_layout(self) -> MarginalLayout:
         """The cells grouped by attribute set (a *unit* = one marginal; ``-1``-padded ``units``), with each unit's
-        exact add/remove L1 sensitivity (:meth:`l1_sensitivity` of its cells) — built once."""
+        exact L1 sensitivity under add/remove (``sensitivity``: :meth:`l1_sensitivity` of its cells) and under
+        replace-one (``replace_sensitivity``: :meth:`replace_one_l1_sensitivity`, exact for one attribute set),
+        repeated cells counted as often as they are listed — built once."""
         if getattr(self, "_layout", None) is None:
             by_set = {}
             for j, (S, _) in enumerate(self.cells):
                 by_set.setdefault(tuple(sorted(S)), []).append(j)
             g = max(len(v) for v in by_set.values())
             units = np.array([v + [-1] * (g - len(v)) for v in by_set.values()], dtype=np.int64)
-            sensitivity = np.array([MarginalWorkload(self.d, [self.cells[j] for j in row[row >= 0]]).l1_sensitivity()
-                                    for row in units])
-            self._layout = MarginalLayout(self.d, self.cells, units, sensitivity)
+            parts = [MarginalWorkload(self.d, [self.cells[j] for j in row[row >= 0]]) for row in units]
+            sensitivity = np.array([part.l1_sensitivity() for part in parts])
+            replace = np.array([part.replace_one_l1_sensitivity() for part in parts])
+            self._layout = MarginalLayout(self.d, self.cells, units, sensitivity, replace)
         return self._layout
 
     def _columns(self, idx):
@@ -668,6 +739,35 @@ class MarginalWorkload(Workload):
     def l2_sensitivity(self):
         """``Δ2 = sqrt(Δ1)`` (entries are 0/1); exact or the same proven upper bound as :meth:`l1_sensitivity`."""
         return float(np.sqrt(self._coverage_max()[0]))
+
+    def _top_two(self) -> int:
+        """``Σ_S (k1_S + k2_S)`` over distinct attribute sets ``S``: ``k1_S >= k2_S`` the two largest multiplicities
+        of distinct cells of ``S`` as listed (``k2_S = 0`` when ``S`` has one distinct cell).  Rows ``u, v`` are in
+        one cell of ``S`` each: the counts of ``S``'s cells move by ``mult(c_u) + mult(c_v)`` when the cells differ,
+        by 0 when they agree — at most ``k1_S + k2_S``."""
+        from collections import Counter
+        mult = Counter(frozenset(zip(S, v)) for S, v in self.cells)
+        by_set = {}
+        for cell, c in mult.items():
+            by_set.setdefault(frozenset(a for a, _ in cell), []).append(c)
+        return int(sum(sum(sorted(cs, reverse=True)[:2]) for cs in by_set.values()))
+
+    def replace_one_l1_sensitivity(self):
+        """``max_{u,v} ||Q (e_u - e_v)||_1`` (one row replaced), repeated cells counted as often as they are
+        listed: the proven upper bound ``min(2 Δ1, Σ_S (k1_S + k2_S), m)`` (:meth:`_top_two`), exact for the cells of
+        one attribute set (a cell listed ``k`` times and another listed ``k'`` times: ``k + k'``) and for whole
+        marginals of distinct attribute sets, each cell listed once (``2 Δ1``: two rows that differ in every
+        attribute lie in different cells of every set)."""
+        return float(min(2 * self._coverage_max()[0], self._top_two(), self.m))
+
+    def replace_one_l2_sensitivity(self):
+        """``sqrt`` of :meth:`replace_one_l1_sensitivity`: the entries of ``Q (e_u - e_v)`` are in ``{-1, 0, 1}``,
+        so its squared L2 norm is its L1 norm (exact or a proven upper bound, as that one).  Where the generic bound
+        ``min(sqrt(2) Δ2, sqrt(m))`` is as small (up to rounding: distinct whole marginals) that float is returned,
+        so the Gaussian releases calibrated on it keep their bytes."""
+        tight = float(np.sqrt(self.replace_one_l1_sensitivity()))
+        generic = float(min(np.sqrt(2.0) * self.l2_sensitivity(), np.sqrt(self.m)))
+        return generic if generic <= tight * (1 + 1e-12) else tight
 
     def is_integral(self):
         return True                                      # 0/1 cell indicators
@@ -756,19 +856,20 @@ class RangeWorkload(Workload):
         return int(self._coverage().max())
 
 
-def as_workload(Q) -> Workload:
-    """A :class:`Workload` as is; an array or sparse matrix wrapped in :class:`MatrixWorkload`."""
+def as_workload(Q, *, name: str = "Q") -> Workload:
+    """A :class:`Workload` as is; an array or sparse matrix wrapped in :class:`MatrixWorkload` (validated once,
+    errors naming ``name``, the caller's parameter)."""
     if isinstance(Q, Workload):
         return Q
     if isinstance(Q, (list, tuple)) or isinstance(Q, np.ndarray) or sp.issparse(Q):
-        return MatrixWorkload(Q)
+        return MatrixWorkload(Q, name=name)
     raise TypeError(f"workload must be a Workload, a 2-D array or a scipy.sparse matrix, got {type(Q).__name__}")
 
 
 def check_database(x, workload) -> tuple[np.ndarray, Workload]:
     """A mechanism's two inputs: a histogram ``x`` (validated) and a workload over the same universe."""
     x = check_histogram(x)
-    W = as_workload(workload)
+    W = as_workload(workload, name="workload")
     if W.N != x.size:
         raise ValueError(f"workload is over {W.N} universe elements but x has {x.size}")
     return x, W

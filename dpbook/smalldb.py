@@ -34,7 +34,7 @@ from .noise import as_generator
 from .queries import as_workload, check_database
 from .release import Ledger, ReleaseRecord, Spend
 from .theory.smalldb import range_size, smalldb_size
-from .validation import MAX_COUNT, as_array, check_int, check_real, check_trials, mechanism_prologue
+from .validation import MAX_COUNT, as_array, check_entry_range, check_int, check_real, check_trials, mechanism_prologue
 
 __all__ = [
     "SyntheticDatabase", "smalldb", "net_mechanism", "multisets", "candidate_answers", "candidate_errors",
@@ -152,15 +152,23 @@ def _prologue(x, epsilon, rng, trials):
     return mechanism_prologue(epsilon=epsilon, rng=rng, trials=trials, neighbours="replace-one", x=x, n_rule="public")
 
 
+def _check_unit_range(W) -> None:
+    """The utility ``-max_q |q(x) - q(y)|`` has ``Δu = 1/n`` for queries with values in ``[0, 1]`` only."""
+    check_entry_range(W, "workload", 0.0, 1.0, why="the utility -max_q |q(x) - q(y)| has sensitivity 1/n only "
+                                                   "for queries in [0, 1] (DR-Prop5.2, DR-Prop4.1)")
+
+
 def net_mechanism(x, workload, net, *, epsilon, trials=None, rng=None) -> SyntheticDatabase:
     """DR-Prop5.2: the exponential mechanism over a public candidate set ``net`` (rows = databases) — ε-DP.
 
-    Utility ``-max_q |q(x) - q(y)|`` with ``Δu = 1/n``.  With probability ``1-β`` the error is at most
+    Utility ``-max_q |q(x) - q(y)|`` with ``Δu = 1/n`` (queries in ``[0, 1]``; a workload whose
+    :meth:`~dpbook.queries.Workload.entry_range` leaves it is refused).  With probability ``1-β`` the error is at most
     ``OPT + 2(ln|net| + ln(1/β))/(εn)`` (DR-Thm3.11), ``OPT`` the best candidate's error.  ``net`` must not
     depend on ``x``.  A single release samples with :func:`~dpbook.exponential.exponential_mechanism`;
     ``trials`` releases use the same distribution through the inverse-CDF batch sampler.
     """
     x, W = check_database(x, workload)
+    _check_unit_range(W)
     net = _check_net(net, W.N)
     p = _prologue(x, epsilon, rng, trials)
     epsilon = p.epsilon
@@ -183,6 +191,7 @@ def smalldb(x, workload, *, epsilon, alpha, trials=None, rng=None,
     DR-Lemma4.3 needs ``|Q| >= 3``.  Refuses (``ValueError``) when ``|R| = C(N+s-1, s) > max_range_size``.
     """
     x, W = check_database(x, workload)
+    _check_unit_range(W)
     p = _prologue(x, epsilon, rng, trials)
     alpha = check_real("alpha", alpha, low=0.0, high=1.0, low_open=True)
     s = smalldb_size(W.m, alpha)                                    # rows of every candidate database

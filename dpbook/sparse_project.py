@@ -160,6 +160,16 @@ class SparseQueryWorkload(Workload):
         _, inverse = np.unique(self.indices, return_inverse=True)
         return np.bincount(inverse, weights=values) if self.indices.size else np.zeros(1)
 
+    def entry_range(self):
+        """``(min, max)`` of the stored weights (in ``(0, 1]``), with 0 when some query leaves an element out:
+        from the CSR arrays, no loop over the queries."""
+        nnz = np.diff(self.indptr)
+        lo = float(self.weights.min()) if self.weights.size else 0.0
+        hi = float(self.weights.max()) if self.weights.size else 0.0
+        if np.any(nnz < self.N):
+            lo, hi = min(lo, 0.0), max(hi, 0.0)
+        return lo, hi
+
     def l1_sensitivity(self):
         """``max_x Σ_j Q_j[x]``: the queries sharing one record move together (up to ``k``)."""
         return float(self._per_element(self.weights).max())

@@ -303,11 +303,15 @@ def _stated(neighbours, release):
 
 
 def _normalised_stream(x, workload, T, n):
-    """The true normalised answers ``Q x / n`` as a stream, the public ``n`` and the neighbouring relation the
-    claim holds under (``n`` given: add/remove; read from the data: replace-one), and the threshold ``T ∈ [0, 1]``."""
+    """The true normalised answers ``Q x / n`` as a stream, the public ``n``, the neighbouring relation the
+    claim holds under (``n`` given: add/remove; read from the data: replace-one), the threshold ``T ∈ [0, 1]``,
+    and the sensitivity of each normalised answer: ``1/n`` for queries in ``[0, 1]``, ``s/n`` for a workload whose
+    entries leave it (``s = W.linf_sensitivity(neighbours)``, from its
+    :meth:`~dpbook.queries.Workload.entry_range`: overlapping cut queries have ``s = 2``)."""
     x, W = check_database(x, workload)
     n, neighbours = check_public_n(n, x)
-    return W.counts(x) / n, n, neighbours, check_real("T", T, low=0.0, high=1.0)
+    s = max(1.0, W.linf_sensitivity(neighbours))
+    return W.counts(x) / n, n, neighbours, check_real("T", T, low=0.0, high=1.0), s / n
 
 
 def above_threshold(x, workload, *, T, epsilon, n=None, trials=None, rng=None,
@@ -316,9 +320,11 @@ def above_threshold(x, workload, *, T, epsilon, n=None, trials=None, rng=None,
 
     Noise ``Lap(2/ε)/n`` on the threshold (once) and ``Lap(4/ε)/n`` on each query; halts at the first ``⊤``.
     ``n``: the public row count (claim under add/remove); by default ``||x||_1`` (claim under replace-one).
+    Queries with values in ``[0, 1]`` have sensitivity ``1/n``; a workload with larger entries pays for them
+    (``s/n``, :func:`_normalised_stream`).
     """
-    f, n, neighbours, T = _normalised_stream(x, workload, T, n)
-    release = above_threshold_stream(f, T=T, epsilon=epsilon, sensitivity=1.0 / n, trials=trials, rng=rng,
+    f, n, neighbours, T, sensitivity = _normalised_stream(x, workload, T, n)
+    release = above_threshold_stream(f, T=T, epsilon=epsilon, sensitivity=sensitivity, trials=trials, rng=rng,
                                      sampler=sampler)
     return _stated(neighbours, release)
 
@@ -327,8 +333,8 @@ def sparse_vector(x, workload, *, T, c, epsilon, delta=0.0, n=None, trials=None,
                   sampler=laplace_noise) -> SparseVectorRelease:
     """Sparse (DR-Alg2) on the normalised answers ``Q x / n``, threshold ``T ∈ [0, 1]``, at most ``c`` ``⊤``
     (``n`` as in :func:`above_threshold`)."""
-    f, n, neighbours, T = _normalised_stream(x, workload, T, n)
-    release = sparse_vector_stream(f, T=T, c=c, epsilon=epsilon, delta=delta, sensitivity=1.0 / n, trials=trials,
+    f, n, neighbours, T, sensitivity = _normalised_stream(x, workload, T, n)
+    release = sparse_vector_stream(f, T=T, c=c, epsilon=epsilon, delta=delta, sensitivity=sensitivity, trials=trials,
                                    rng=rng, sampler=sampler)
     return _stated(neighbours, release)
 
@@ -338,7 +344,7 @@ def numeric_sparse(x, workload, *, T, c, epsilon, delta=0.0, n=None, trials=None
     """NumericSparse (DR-Alg3) on ``Q x / n``: ``⊤/⊥`` plus a normalised noisy value at each ``⊤``
     (``n`` as in :func:`above_threshold`: the released values would reveal a private ``||x||_1`` under
     add/remove, so with ``n`` read from the data the claim is made under replace-one)."""
-    f, n, neighbours, T = _normalised_stream(x, workload, T, n)
-    release = numeric_sparse_stream(f, T=T, c=c, epsilon=epsilon, delta=delta, sensitivity=1.0 / n, trials=trials,
+    f, n, neighbours, T, sensitivity = _normalised_stream(x, workload, T, n)
+    release = numeric_sparse_stream(f, T=T, c=c, epsilon=epsilon, delta=delta, sensitivity=sensitivity, trials=trials,
                                     rng=rng, sampler=sampler)
     return _stated(neighbours, release)

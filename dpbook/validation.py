@@ -44,7 +44,7 @@ import scipy.sparse as sp
 
 __all__ = [
     "check_real", "check_epsilon", "check_delta", "check_beta", "check_alpha", "check_sensitivity",
-    "check_int", "check_histogram", "check_matrix_workload", "check_probability", "check_real_array",
+    "check_int", "check_histogram", "check_matrix_workload", "check_entry_range", "check_probability", "check_real_array",
     "check_scale", "check_work", "check_trials", "check_split", "check_noise_scale", "as_array",
     "check_positive_real",
 ]
@@ -314,33 +314,93 @@ def check_histogram(x, name: str = "x", *, allow_empty: bool = False) -> np.ndar
     return arr
 
 
+def _canonical_sparse(Q, name: str) -> sp.csr_matrix:
+    """A private CSR copy of a scipy.sparse matrix in canonical form: every cell stored at most once (entries
+    stored several times are summed, which is what ``Q @ x`` computes), explicit zeros dropped, column indices
+    sorted.  The caller's matrix is never modified."""
+    try:
+        Q = sp.csr_matrix(Q, dtype=np.float64, copy=True)
+    except (ValueError, TypeError) as exc:
+        raise TypeError(f"{name} must be a real scipy.sparse matrix: {exc}") from None
+    if not np.all(np.isfinite(Q.data)):
+        raise ValueError(f"{name} contains NaN or inf; query values must be finite")
+    Q.sum_duplicates()                      # also sorts the indices of each row
+    Q.eliminate_zeros()
+    Q.sort_indices()
+    return Q
+
+
+def _stored_count(Q, row: int, col: int) -> int:
+    """How many times the caller's sparse ``Q`` stores cell ``(row, col)`` (before summing)."""
+    coo = Q.tocoo() if hasattr(Q, "tocoo") else sp.coo_matrix(Q)
+    return int(np.count_nonzero((np.asarray(coo.row) == row) & (np.asarray(coo.col) == col)))
+
+
 def check_matrix_workload(Q, name: str = "Q", *, low: float = 0.0, high: float = 1.0):
-    """A workload matrix in [low, high]^{m x N}, dense ndarray or scipy.sparse; returned as float64."""
+    """A workload matrix in [low, high]^{m x N}, dense ndarray or scipy.sparse, as a private float64 copy.
+
+    A scipy.sparse matrix is canonicalised first (:func:`_canonical_sparse`: CSR, duplicates summed, explicit zeros
+    dropped, sorted indices) and its *summed* entries are validated — a matrix that stores the value 1.0 five times
+    at one cell has the entry 5 there, and is refused (``ValueError`` naming ``name``, the cell and the value).
+    A dense array is copied.  The arrays of the returned matrix are marked read-only, so a workload built from
+    it cannot change after it was validated (not even when the caller changes its own array)."""
+    original = Q
     if sp.issparse(Q):
-        Q = sp.csr_matrix(Q, dtype=np.float64)
-        data = Q.data
+        if Q.dtype == object or np.issubdtype(Q.dtype, np.complexfloating):
+            raise TypeError(f"{name} must hold real numbers, got a scipy.sparse matrix of dtype {Q.dtype}")
+        Q = _canonical_sparse(Q, name)
         m, N = Q.shape
         # implicit zeros must lie in the range too
-        has_implicit_zero = Q.nnz < m * N
-        if has_implicit_zero and not (low <= 0.0 <= high):
+        if Q.nnz < m * N and m and N and not (low <= 0.0 <= high):
             raise ValueError(f"{name} has implicit zeros but its values must lie in [{low:g}, {high:g}]")
+        rows = np.repeat(np.arange(m), np.diff(Q.indptr))
+        cols, data = Q.indices, Q.data
     else:
         arr = as_array(name, Q)
         if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
             raise TypeError(f"{name} must be a numeric matrix, got dtype {arr.dtype}")
         if arr.ndim != 2:
             raise ValueError(f"{name} must be 2-D (m queries x |X| universe elements), got shape {arr.shape}")
-        Q = arr.astype(np.float64, copy=False)
-        data = Q.ravel()
+        Q = np.array(arr, dtype=np.float64, order="C", copy=True)
         m, N = Q.shape
+        data = Q.ravel()
+        rows = cols = None
     if m == 0 or N == 0:
         raise ValueError(f"{name} must have at least one query and one universe element, got shape {(m, N)}")
     if not np.all(np.isfinite(data)):
-        raise ValueError(f"{name} contains NaN or inf; query values must be finite")
-    if data.size and (data.min() < low or data.max() > high):
-        bad = data[(data < low) | (data > high)][0]
-        raise ValueError(f"{name} has a value ({float(bad)!r}) outside [{low:g}, {high:g}]")
+        what = " after summing the entries it stores more than once" if rows is not None else ""
+        raise ValueError(f"{name} contains NaN or inf{what}; query values must be finite")
+    bad = np.flatnonzero((data < low) | (data > high))
+    if bad.size:
+        k = int(bad[0])
+        if rows is None:
+            r, c = divmod(k, N)
+            raise ValueError(f"{name}[{r}, {c}] has a value ({float(data[k])!r}) outside [{low:g}, {high:g}]")
+        r, c = int(rows[k]), int(cols[k])
+        stored = _stored_count(original, r, c)
+        summed = f" (the sum of the {stored} entries it stores at that cell)" if stored > 1 else ""
+        raise ValueError(f"{name}[{r}, {c}] has a value ({float(data[k])!r}){summed} outside [{low:g}, {high:g}]")
+    if rows is None:
+        Q.flags.writeable = False
+    else:
+        for part in (Q.data, Q.indices, Q.indptr):
+            part.flags.writeable = False
     return Q
+
+
+def check_entry_range(workload, name: str = "workload", low: float = 0.0, high: float = 1.0, *,
+                      why: str = "") -> tuple[float, float]:
+    """The range ``(lo, hi)`` of a workload's entries (:meth:`dpbook.queries.Workload.entry_range`, implicit
+    zeros included), refused unless it lies within ``[low, high]`` — the range a mechanism's theorem assumes of
+    its queries (its sensitivity, its accuracy bound).  ``ValueError`` naming ``name`` (the caller's parameter),
+    the range found, the range assumed and ``why`` (which theorem assumes it)."""
+    lo, hi = workload.entry_range()
+    lo, hi = float(lo), float(hi)
+    if not (np.isfinite(lo) and np.isfinite(hi)) or lo < low or hi > high:
+        reason = f" ({why})" if why else ""
+        raise ValueError(f"{name} has entries in [{lo:.4g}, {hi:.4g}], outside [{low:g}, {high:g}], the range of "
+                         f"query values this mechanism assumes{reason}")
+    return lo, hi
 
 
 def check_real_array(name: str, value, *, low=None, low_open=False) -> np.ndarray:

@@ -165,6 +165,9 @@ OVERRIDES = {
     "dpbook.theory.smooth.jackson_multipliers": dict(t=10),
     "dpbook.mwem.mwem_practical": None,         # filled in by _valid_call (measures whole marginals)
     "dpbook.broken.mwem.mwem_marginal_cell_sensitivity": None,
+    "dpbook.broken.workloads.mwem_practical_distinct_cells": None,
+    "dpbook.broken.workloads.mwem_practical_unit_range": dict(T=2),
+    "dpbook.broken.workloads.above_threshold_stored_entries": dict(T=0.5),
     "dpbook.mwem.marginal_counts": None,        # filled in by _valid_call (needs a MarginalWorkload)
     "dpbook.mwem.hypothesis_counts": None,
 }
@@ -176,7 +179,8 @@ def _valid_call(qualname, fn):
     if qualname in ("dpbook.mwem.marginal_counts", "dpbook.mwem.hypothesis_counts"):
         from dpbook.queries import conjunctions
         return dict(W=conjunctions(4, 2), P=np.full((1, 16), 1 / 16))
-    if qualname in ("dpbook.mwem.mwem_practical", "dpbook.broken.mwem.mwem_marginal_cell_sensitivity"):
+    if qualname in ("dpbook.mwem.mwem_practical", "dpbook.broken.mwem.mwem_marginal_cell_sensitivity",
+                    "dpbook.broken.workloads.mwem_practical_distinct_cells"):
         from dpbook.queries import k_way_marginals
         return dict(x=np.array([3, 1, 0, 2]), workload=k_way_marginals(2, 1), epsilon=0.5, T=2, n=6, trials=10, rng=0)
     over = OVERRIDES.get(qualname) or {}

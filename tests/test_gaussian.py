@@ -501,3 +501,15 @@ def test_required_n_bad_input(cancer, kw, error, match):
     args.update(kw)
     with pytest.raises(error, match=match):
         required_n(**args)
+
+
+def test_composed_laplace_pays_the_range_of_overlapping_cuts():
+    """Cut queries with S and T overlapping have coefficient 2: each count moves by 2, so the per-query scale
+    doubles (the same ε_q per step); queries in [0, 1] keep sensitivity 1."""
+    from dpbook.graphs import cut_workload
+    x = np.array([0, 0, 1])
+    overlap = composed_laplace_mechanism(x, cut_workload(3, [([0, 1], [0, 1])]), epsilon=1.0, n=1, rng=0)
+    disjoint = composed_laplace_mechanism(x, cut_workload(3, [([0], [1])]), epsilon=1.0, n=1, rng=0)
+    assert overlap.trace["sensitivity"] == 2.0 and disjoint.trace["sensitivity"] == 1.0
+    assert overlap.noise_scale == pytest.approx(2 * disjoint.noise_scale)
+    assert overlap.trace["epsilon_q"] == disjoint.trace["epsilon_q"] == 1.0

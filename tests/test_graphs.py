@@ -555,3 +555,14 @@ def test_unvalidated_graph_twin_releases_a_weight_the_class_refuses():
     assert np.isnan(noisy.weights[0]) and noisy.epsilon == 1.0            # a NaN release claiming ε = 1
     with pytest.raises(ValueError, match="epsilon"):
         graph_randomized_response_unvalidated(3, [0.0, 0.0, 0.0], epsilon=-1.0)
+
+
+def test_rank_one_workload_keeps_what_it_validated():
+    """U and W are private read-only copies: the caller's arrays can change afterwards, the workload cannot."""
+    from dpbook.graphs import RankOneWorkload
+    U, W = np.array([[1.0, 0.0, 0.0]]), np.array([[0.0, 1.0, 0.0]])
+    Wk = RankOneWorkload(U, W)
+    U[0, 0] = 7.0
+    assert Wk.entry_range() == (0.0, 1.0) and Wk.l1_sensitivity() == 1.0
+    with pytest.raises(ValueError, match="read-only"):
+        Wk.U[0, 1] = 7.0

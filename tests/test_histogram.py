@@ -258,7 +258,7 @@ def test_bad_workload():
         histogram_mechanism(X, conjunctions(10, 1), n=int(X.sum()), epsilon=1.0)
     with pytest.raises(TypeError, match="workload"):
         histogram_mechanism(X, "W", n=int(X.sum()), epsilon=1.0)
-    with pytest.raises(ValueError, match="Q"):
+    with pytest.raises(ValueError, match="workload"):
         histogram_mechanism(np.array([1, 1]), np.array([[2.0, 0.0]]), n=int(np.sum(np.array([1, 1]))), epsilon=1.0)
 
 

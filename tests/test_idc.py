@@ -758,3 +758,11 @@ def test_online_idc_release_carries_no_noise_and_debug_is_not_a_release():
         online_idc(x, rule, stream, record="yes", **kw)
     with pytest.raises(ValueError, match="epsilon"):
         online_idc_sv_stream_sees_data(x, rule, stream, epsilon=math.nan, delta=0.0)
+
+
+def test_offline_ic_refuses_queries_outside_the_unit_range():
+    from dpbook.graphs import cut_workload
+    W = cut_workload(3, [([0, 1], [0, 1])])
+    with pytest.raises(ValueError, match=r"workload has entries in \[0, 2\]"):
+        iterative_construction(np.array([1, 0, 1]), W, rule=MultiplicativeWeightsIDC(3, 0.3), epsilon=1.0, delta=0.0,
+                               rounds=1, rng=0)

@@ -96,7 +96,7 @@ def test_bad_data_and_workload():
         laplace_mechanism(X[:100], W, n=int(np.sum(X[:100])), epsilon=1.0)
     with pytest.raises(TypeError, match="workload"):
         laplace_mechanism(X, "W", n=int(X.sum()), epsilon=1.0)
-    with pytest.raises(ValueError, match="Q"):
+    with pytest.raises(ValueError, match="workload"):
         laplace_mechanism(np.array([1, 1]), np.array([[2.0, 0.0]]), n=int(np.sum(np.array([1, 1]))), epsilon=1.0)
 
 

@@ -213,7 +213,7 @@ def test_bad_data(x, exc, name):
 def test_bad_workload():
     with pytest.raises(TypeError, match="workload"):
         mwem(CANCER.x, "marginals", epsilon=1.0, T=3)
-    with pytest.raises(ValueError, match="Q"):
+    with pytest.raises(ValueError, match="workload"):
         mwem(CANCER.x, np.full((3, CANCER.N), 2.0), epsilon=1.0, T=3)
 
 
@@ -516,3 +516,26 @@ def test_mwem_bad_delta(kwargs, exc, match):
     args = dict(epsilon=1.0, T=3, n=569, rng=0) | kwargs
     with pytest.raises(exc, match=match):
         mwem(CANCER.x, W2, **args)
+
+
+def test_mwem_refuses_queries_outside_the_unit_range():
+    from dpbook.graphs import cut_workload
+    W = cut_workload(3, [([0, 1], [0, 1])])
+    with pytest.raises(ValueError, match=r"workload has entries in \[0, 2\]"):
+        mwem(np.array([1, 0, 1]), W, epsilon=1.0, T=1, n=2, rng=0)
+
+
+def test_mwem_practical_charges_repeated_cells_and_the_query_range():
+    """Whole marginals, replace-one, a cell listed 3 times: Δ = 3 + 1 = 4 (was 2); add/remove Δ = 3.  Single
+    queries of an overlapping cut: Δ = 2 under both relations."""
+    from dpbook.graphs import cut_workload
+    W = MarginalWorkload(1, [((0,), (0,))] + [((0,), (1,))] * 3)
+    x = np.array([1, 1])
+    rel = mwem_practical(x, W, epsilon=1.0, T=1, n=2, neighbours="replace-one", replay=0, rng=0)
+    assert rel.trace["sensitivity"] == 4.0
+    assert mwem_practical(x, W, epsilon=1.0, T=1, n=2, replay=0, rng=0).trace["sensitivity"] == 3.0
+    cut = cut_workload(3, [([0, 1], [0, 1]), ([0], [2])])
+    for neighbours in ("add/remove", "replace-one"):
+        rel = mwem_practical(np.array([1, 0, 1]), cut, epsilon=1.0, T=1, n=2, measure="cell", neighbours=neighbours,
+                             replay=0, rng=0)
+        assert rel.trace["sensitivity"] == 2.0

@@ -226,7 +226,7 @@ def test_mechanism_bad_parameters(kwargs, error, match):
     (np.array([[1, 2], [3, 4]]), np.ones((2, 2)), ValueError, "x"),
     (np.zeros(4, dtype=int), np.ones((2, 4)), ValueError, "x"),
     (np.array([1, 2, 0, 1]), np.zeros((0, 4)), ValueError, "Q|m|empty|workload"),
-    (np.array([1, 2, 0, 1]), np.full((2, 4), np.nan), ValueError, "Q"),
+    (np.array([1, 2, 0, 1]), np.full((2, 4), np.nan), ValueError, "workload"),
     (np.array([1, 2, 0, 1]), "queries", TypeError, "workload"),
 ])
 def test_mechanism_bad_data(x, Q, error, match):
@@ -425,3 +425,12 @@ def test_check_dual_names_the_vector(y, exc, match):
     with pytest.raises(exc, match=match):
         check_dual(y, 2)
     np.testing.assert_array_equal(check_dual(np.array([1, -2]), 2), [1.0, -2.0])
+
+
+def test_replace_one_l2_sensitivity_pays_the_entry_range():
+    """Entries in [0, 1]: min(sqrt(2) Δ2, sqrt(m)) as before; an overlapping cut (entries up to 2) pays its range."""
+    from dpbook.graphs import cut_workload
+    W = MatrixWorkload(np.array([[1.0, 0.0], [1.0, 1.0]]))
+    assert replace_one_l2_sensitivity(W) == pytest.approx(min(math.sqrt(2) * W.l2_sensitivity(), math.sqrt(2)))
+    cut = cut_workload(3, [([0, 1], [0, 1])])                   # one query: coefficients (2, 0, 0)
+    assert replace_one_l2_sensitivity(cut) == pytest.approx(2.0)

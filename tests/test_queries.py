@@ -226,3 +226,68 @@ def test_check_database():
         check_database(np.array([-1, 0, 0, 0]), np.eye(4))
     with pytest.raises(TypeError, match="workload"):
         check_database(np.array([1, 0, 0, 0]), "Q")
+
+
+# --- validated once, on a private copy: duplicates summed, arrays read-only, cells frozen ---------------------
+
+def _stored_five_times():
+    """A CSR matrix that stores 1.0 five times at cell (0, 1): its entry (what Q @ x computes) is 5."""
+    return sp.csr_matrix((np.ones(5), np.ones(5, dtype=np.int64), np.array([0, 5])), shape=(1, 2))
+
+
+def test_sparse_duplicates_are_summed_before_validation():
+    Q = _stored_five_times()
+    with pytest.raises(ValueError, match=r"Q\[0, 1\] has a value \(5\.0\) \(the sum of the 5 entries"):
+        MatrixWorkload(Q)
+    with pytest.raises(ValueError, match=r"Q\[0, 1\]"):
+        as_workload(Q.tocoo())                                  # COO with repeated coordinates too
+    from dpbook.gaussian import composed_laplace_mechanism
+    with pytest.raises(ValueError, match=r"workload\[0, 1\] has a value \(5\.0\)"):    # the mechanism's parameter
+        composed_laplace_mechanism(np.array([1, 1]), Q, epsilon=1.0, n=2)
+    assert Q.nnz == 5 and not Q.has_canonical_format            # the caller's matrix is left as it was
+    ok = sp.csr_matrix((np.full(5, 0.2), np.ones(5, dtype=np.int64), np.array([0, 5])), shape=(1, 2))
+    W = MatrixWorkload(ok)
+    assert W.Q.nnz == 1 and W.entry_range() == (0.0, 1.0) and W.l1_sensitivity() == 1.0 == W.linf_sensitivity()
+    assert np.allclose(W.counts(np.array([3, 2])), [2.0])
+
+
+def test_matrix_workload_cannot_change_after_validation():
+    A = np.array([[0.0, 1.0], [1.0, 0.0]])
+    W = MatrixWorkload(A)
+    A[0, 1] = 7.0                                                # the caller's array: copied at construction
+    assert W.entry_range() == (0.0, 1.0) and W.l1_sensitivity() == 1.0 and W.Q[0, 1] == 1.0
+    with pytest.raises(ValueError, match="read-only"):
+        W.Q[0, 0] = 7.0
+    with pytest.raises(ValueError, match="read-only"):
+        W.matrix()[0, 0] = 7.0
+    with pytest.raises(AttributeError, match="cannot change"):
+        W.Q = np.full((2, 2), 7.0)
+    S = sp.csr_matrix(np.array([[0.0, 1.0]]))
+    Ws = MatrixWorkload(S)
+    S.data[:] = 7.0                                              # the caller's sparse matrix: copied too
+    assert Ws.entry_range() == (0.0, 1.0) and Ws.l1_sensitivity() == 1.0
+    for part in (Ws.Q.data, Ws.Q.indices, Ws.Q.indptr):
+        assert not part.flags.writeable
+
+
+def test_marginal_cells_are_frozen():
+    W = MarginalWorkload(2, [((0,), (1,))])
+    assert W.l1_sensitivity() == 1.0                             # cached
+    with pytest.raises(AttributeError):
+        W.cells.append(((0,), (1,)))
+    with pytest.raises(AttributeError, match="cannot change"):
+        W.cells = [((0,), (1,))] * 3
+    assert W.m == 1 and W.l1_sensitivity() == 1.0
+
+
+def test_replace_one_sensitivities_count_repeated_cells():
+    """A cell listed 3 times next to its complement: add/remove Δ1 = 3, replace-one 3 + 1 = 4 (not 2)."""
+    W = MarginalWorkload(1, [((0,), (0,))] + [((0,), (1,))] * 3)
+    assert W.l1_sensitivity() == 3.0 and W.replace_one_l1_sensitivity() == 4.0
+    assert W.replace_one_l2_sensitivity() == pytest.approx(2.0)
+    assert W.marginal_layout().replace_sensitivity.tolist() == [4.0]
+    assert W.sensitivity("l1", "replace-one") == 4.0 and W.sensitivity("linf", "replace-one") == 1.0
+    with pytest.raises(ValueError, match="norm"):
+        W.sensitivity("l3")
+    with pytest.raises(ValueError, match="neighbours"):
+        W.sensitivity("l1", "swap")

@@ -277,8 +277,8 @@ def test_bad_x(x, error):
 
 
 @pytest.mark.parametrize("workload, error, match", [
-    (np.array([[1.0, 2.0]]), ValueError, "Q"), (np.array([[np.nan, 0.0]]), ValueError, "Q"),
-    (np.array([1.0, 0.0]), ValueError, "Q"), ("queries", TypeError, "workload"), (None, TypeError, "workload"),
+    (np.array([[1.0, 2.0]]), ValueError, "workload"), (np.array([[np.nan, 0.0]]), ValueError, "workload"),
+    (np.array([1.0, 0.0]), ValueError, "workload"), ("queries", TypeError, "workload"), (None, TypeError, "workload"),
     (np.array([[1.0, 0.0]]), ValueError, r"m \(1\)"),           # one query: s = 0
 ])
 def test_bad_workload(workload, error, match):
@@ -364,3 +364,13 @@ def test_other_bad_input(call, error, match):
 def test_theory_bad_input(call, match):
     with pytest.raises((ValueError, TypeError), match=match):
         call()
+
+
+def test_net_mechanism_and_smalldb_refuse_queries_outside_the_unit_range():
+    from dpbook.graphs import cut_workload
+    W = cut_workload(3, [([0, 1], [0, 1]), ([0], [2])])
+    x = np.array([1, 0, 1])
+    with pytest.raises(ValueError, match=r"workload has entries in \[0, 2\]"):
+        net_mechanism(x, W, np.eye(3, dtype=np.int64), epsilon=1.0, rng=0)
+    with pytest.raises(ValueError, match=r"workload has entries in \[0, 2\]"):
+        smalldb(x, W, epsilon=1.0, alpha=0.9, rng=0)

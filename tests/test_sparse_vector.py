@@ -498,3 +498,13 @@ def test_empirical_alpha_hand_values():
     assert ea.shape == (200,) and np.all(np.isin(np.round(ea, 12), [0.05, 0.55, -0.05]))
     with pytest.raises(ValueError, match="f has 3 values"):
         empirical_alpha(r, np.zeros(3))
+
+
+def test_workload_streams_pay_the_query_range():
+    """The stream of a workload whose entries reach 2 (overlapping cuts) has sensitivity 2/n, not 1/n."""
+    from dpbook.graphs import cut_workload
+    x = np.array([0, 0, 1])
+    wide = above_threshold(x, cut_workload(3, [([0, 1], [0, 1])]), T=0.5, epsilon=1.0, n=1, rng=0)
+    unit = above_threshold(x, cut_workload(3, [([0], [1])]), T=0.5, epsilon=1.0, n=1, rng=0)
+    assert wide.query_scale == pytest.approx(2 * unit.query_scale)
+    assert wide.threshold_scale == pytest.approx(2 * unit.threshold_scale)

@@ -310,3 +310,27 @@ def test_positive_real_range():
             check_positive_real("c_gru", bad)
     with pytest.raises(ValueError, match=r"B \(0\.5\) must be in \[1, 1e\+100\]"):
         check_positive_real("B", 0.5, low=1.0)
+
+
+def test_check_entry_range_names_the_parameter_and_the_range():
+    from dpbook.graphs import cut_workload
+    from dpbook.validation import check_entry_range
+    W = cut_workload(3, [([0, 1], [0, 1])])                     # S and T overlap: coefficient 2
+    assert check_entry_range(W, "workload", 0.0, 2.0) == (0.0, 2.0)
+    with pytest.raises(ValueError, match=r"workload has entries in \[0, 2\], outside \[0, 1\].*because"):
+        check_entry_range(W, "workload", 0.0, 1.0, why="because")
+
+
+def test_check_matrix_workload_sums_duplicates_and_copies():
+    Q = sp.csr_matrix((np.full(3, 0.5), np.zeros(3, dtype=np.int64), np.array([0, 3])), shape=(1, 1))
+    with pytest.raises(ValueError, match=r"M\[0, 0\] has a value \(1\.5\) \(the sum of the 3 entries"):
+        check_matrix_workload(Q, "M")
+    Q = sp.csr_matrix((np.array([0.5, -0.5, 1.0]), np.array([0, 0, 1]), np.array([0, 3])), shape=(1, 2))
+    out = check_matrix_workload(Q)                              # 0.5 - 0.5 = 0: an entry 0, dropped
+    assert out.nnz == 1 and out.has_canonical_format and out.toarray().tolist() == [[0.0, 1.0]]
+    assert Q.nnz == 3                                           # the caller's matrix untouched
+    with pytest.raises(ValueError, match="NaN or inf"):
+        check_matrix_workload(sp.csr_matrix((np.array([1e308, 1e308]), np.array([0, 0]), np.array([0, 2])),
+                                            shape=(1, 1)), high=np.inf)
+    with pytest.raises(TypeError, match="real"):
+        check_matrix_workload(sp.csr_matrix(np.array([[1j]])))

@@ -14,7 +14,7 @@ from ..queries import as_workload
 from ..release import COMPOSITIONS, Ledger, Release, Spend, composition_rule
 from ..theory.composition import tight_per_step_epsilon
 from ..theory.idc import ic_epsilon0, ic_privacy_epsilon
-from ..validation import check_choice, check_histogram, check_int, mechanism_prologue
+from ..validation import check_choice, check_entry_range, check_histogram, check_int, mechanism_prologue
 from .updates import IDC
 
 __all__ = ["iterative_construction"]
@@ -41,14 +41,17 @@ def iterative_construction(x, workload, *, rule, epsilon, delta, n=None, rounds=
     workload; ``trace`` holds ``rounds_used``, ``stopped_early`` and the hypotheses.
 
     With :class:`MultiplicativeWeightsIDC` this is MWEM's structure (select by the exponential mechanism,
-    measure with Laplace, multiplicative-weights update) with an early stop instead of averaging.
+    measure with Laplace, multiplicative-weights update) with an early stop instead of averaging.  The workload's
+    queries must have values in ``[0, 1]`` (its :meth:`~dpbook.queries.Workload.entry_range`; else ``ValueError``).
     """
     x = check_histogram(x)
-    W = as_workload(workload)
+    W = as_workload(workload, name="workload")
     if not isinstance(rule, IDC):
         raise TypeError(f"rule must be an IDC, got {type(rule).__name__}")
     if W.N != x.size or rule.N != x.size:
         raise ValueError(f"x has {x.size} universe elements, the workload {W.N}, the rule {rule.N}: they must agree")
+    check_entry_range(W, "workload", 0.0, 1.0, why="IDC-Thm7.2: the distinguisher's score and the Laplace answer "
+                                                   "have sensitivity 1/n for queries in [0, 1]")
     p = mechanism_prologue(epsilon=epsilon, delta=delta, rng=rng, sampler=sampler, n=n, trials=trials,
                            neighbours="replace-one" if n is None else "add/remove", x=x, n_rule="public",
                            per_release=(W.m,), family="laplace", lattice_ok=False)   # Laplace on normalised reals
