@@ -1,4 +1,4 @@
-"""Shared input checks (DEVELOPERS.md standard 3).
+"""Shared input checks.
 
 Every public function of dpbook validates eagerly and fails closed:
 
@@ -8,7 +8,7 @@ Every public function of dpbook validates eagerly and fails closed:
 
 NaN and inf are always rejected.  Booleans are not numbers here (``epsilon=True`` is a ``TypeError``).
 
-Hostile input (issue 10) is refused at the boundary, by the parameter the caller passed, with these ranges:
+Hostile input is refused at the boundary, by the parameter the caller passed, with these ranges:
 
 * ``epsilon`` in [1e-12, 1e12] (:data:`EPSILON_RANGE`); at most 100 (:data:`EPSILON_EXP_MAX`) in a formula
   with ``e^epsilon`` (composition theorems, privacy curves, Laplace-tail quadratures).  The book uses 1e-9 (a test of the ⊥-answer) up to

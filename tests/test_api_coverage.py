@@ -11,7 +11,7 @@ Two parts.
    a count (``k``, ``m``, ``n``, ``trials`` …): 0 or -1; an array: NaN inside, the wrong number of dimensions,
    empty, strings; ``rng``: a string and a negative seed — and the call must raise ``ValueError`` or
    ``TypeError`` with the parameter's name in the message.
-   Plus the hostile inputs of issue 10 (:func:`_hostile_values`): complex numbers, integers of 2^63 and 10^100,
+   Plus the hostile inputs (:func:`_hostile_values`): complex numbers, integers of 2^63 and 10^100,
    ε and δ that underflow (5e-324, 1e-320) or overflow (1e308), sensitivities and scales of 1e308 and 5e-324,
    ragged lists and complex arrays, count arrays whose entries are 2^62 (the sum overflows int64), 2^64 or 2.0^53,
    and 10^12 for every integer that sizes work — the last, and ε / sensitivity at the ends of their documented
@@ -441,7 +441,7 @@ def test_the_guard_catches_hangs_and_huge_allocations():
             np.ones(8 << 30)
 
 
-# Extreme but individually valid combinations (issue 10: "sensitivities that make the noise scale infinite"):
+# Extreme but individually valid combinations ("sensitivities that make the noise scale infinite"):
 # each value is inside its documented range, together they may not be; the call must work or refuse naming one
 # of the parameters the caller set — never an internal "scale (2e+24)".
 EXTREME_COMBINATIONS = [dict(epsilon=1e-12, sensitivity=1e12), dict(epsilon=1e12, sensitivity=1e-12),

@@ -1,4 +1,4 @@
-"""The core restructuring of issue 9 for IDC, MWEM and SmallDB (sections 1 and 3).
+"""One core for IDC, MWEM and SmallDB: outputs recorded before the restructuring are reproduced.
 
 * the multiplicative-weights update is a workload method: the fast kernels (dpbook/_mw_kernels.py) and every
   workload's ``mw_update`` / ``counts_at`` agree with the readable reference, and the generic implementation

@@ -1,4 +1,4 @@
-"""Same seed, same output — for every public function of dpbook that takes ``rng`` (DESIGN.md, standard 3).
+"""Same seed, same output — for every public function of dpbook that takes ``rng``.
 
 Every function with an ``rng`` parameter is called (with the valid arguments of tests/test_api_coverage.py)
 twice with the same int seed, twice with equally seeded Generators, and once with another seed: the first

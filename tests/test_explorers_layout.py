@@ -1,4 +1,4 @@
-"""The fixed-margin widget figures (issue 11 §4) cut nothing off: at defaults and at the sliders' extremes every
+"""The fixed-margin widget figures cut nothing off: at defaults and at the sliders' extremes every
 axis (ticks, labels, title, legend) lies inside the figure as the panel renders it (no ``bbox_inches="tight"``)."""
 import matplotlib
 

@@ -1,4 +1,4 @@
-"""Chapter 13's two API-misuse lessons (issue 10): each broken twin is caught by its audit, each fix passes it.
+"""Chapter 13's two API-misuse lessons: each broken twin is caught by its audit, each fix passes it.
 
 1. A workload that repeats a query: the sensitivity must count every query passed, not the distinct ones.
 2. A lattice sampler in the wrong units: integer noise on normalised answers is almost always 0.
@@ -82,9 +82,6 @@ def test_broken_twins_reject_bad_input():
 _DUP = k_way_marginals(1, 1, attribute_sets=[(0,), (0,)])
 
 
-@pytest.mark.xfail(_DUP.l1_sensitivity() < 2, strict=True,
-                   reason="dpbook/queries.py still counts a repeated attribute set once (issue 10, violation 1; "
-                          "fixed on another branch): the default call is then the broken twin")
 def test_the_default_call_on_a_repeated_marginal_is_private():
     from dpbook.audit import AuditCase
     copies = [i for i, (S, v) in enumerate(_DUP.cells) if v == (1,)]

@@ -1,4 +1,4 @@
-"""MWEM (HLM12, THEOREMS.md [RECALLED]): ledger, accuracy vs its bound, audits of each primitive step and of
+"""MWEM (HLM12, [RECALLED]): ledger, accuracy vs its bound, audits of each primitive step and of
 the transcript with broken controls, fast marginal answers, bad input, determinism, and theory/mwem."""
 import math
 

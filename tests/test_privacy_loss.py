@@ -43,7 +43,7 @@ def test_log_interval_probability_matches_scipy_and_is_stable():
 
 
 def test_round_likelihood_normalises():
-    """p(⊥) + ∫_{|y-a|>=T} p(y) dy = 1 (THEOREMS.md §6 exact per-round likelihood)."""
+    """p(⊥) + ∫_{|y-a|>=T} p(y) dy = 1 (the exact per-round likelihood)."""
     mu, a, T, b = 0.42, 0.5, 0.2, 0.05
     bottom = math.exp(round_log_likelihood(np.nan, mu, a, T, b))
     dens = lambda y: math.exp(round_log_likelihood(y, mu, a, T, b))

@@ -1,4 +1,4 @@
-"""Chapters 06–07's regime helpers: MWEM / SmallDB against the noisy histogram (issue 12)."""
+"""Chapters 06–07's regime helpers: MWEM / SmallDB against the noisy histogram."""
 import math
 
 import numpy as np

@@ -1,37 +1,57 @@
-"""The book is self-contained: nothing a reader sees points outside the repository.
+"""The repository is self-contained: nothing it holds points outside it.
 
-The workbook was written from a specification and source notes that live outside the repository (in the
-maintainers' working directory, ``../shared``).  A student who clones the repository has none of it, so every
-statement, reference and pointer must be inside: theorem IDs (``docs/theorems.md``, generated from
-``dpbook/theory/*.py``), papers (``docs/bibliography.md``), or the method described in plain words.
+A student who clones the repository has nothing else, so every statement, reference and pointer must be inside:
+theorem IDs (``docs/theorems.md``, generated from ``dpbook/theory/*.py``), papers (``docs/bibliography.md``), or the
+method described in plain words.  Nor does the repository speak of the process that wrote it (issue numbers,
+branches).
 
-Scanned (what a reader sees): ``dpbook/**/*.py`` (chapters show its docstrings with ``show_source``),
-``notebooks/*.ipynb`` (cell sources AND stored outputs), ``docs/*.md``, ``README.md``, ``data/README.md``, and
-``CONTRIBUTING.md`` except its maintainers' section (the heading :data:`MAINTAINER_HEADING` and everything
-after it), which is allowed to name the files maintainers work from.
+Scanned: every tracked text file (``git ls-files``; outside a git checkout, the package, notebooks — cell sources AND
+stored outputs —, docs, tests, benchmarks and the top-level files), except this test, which holds the patterns.
 """
 from __future__ import annotations
 
 import json
+import re
+import subprocess
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: Strings that point outside the repository.
-FORBIDDEN = ("THEOREMS.md", "../shared")
-
-#: The one place allowed to name them: CONTRIBUTING.md from this heading on (for maintainers, not readers).
-MAINTAINER_HEADING = "## For maintainers: material outside the repository"
+#: What points outside the repository or at the process that wrote it.  A Markdown file named in capitals that the
+#: repository does not have (README.md and CONTRIBUTING.md are its own), a path into a parent folder, an issue
+#: number, a branch.
+PATTERNS = (re.compile(r"\b[A-Z][A-Z_]{3,}\.md\b"), re.compile(r"(?<![.\w])(?:\.\./)+[^\s)`'\"#>\]]*"),
+            re.compile(r"\b[Ii]ssues? #?\d+\b"), re.compile(r"\b(?:another|other|a) branch\b"))
+BINARY = (".png", ".jpg", ".gif", ".npz", ".npy", ".pdf", ".csv", ".gz", ".zip")
 
 
 def reader_files(root: Path = ROOT) -> list[Path]:
-    """Every file a reader of the book sees, in a fixed order."""
-    files = sorted((root / "dpbook").rglob("*.py")) + sorted((root / "notebooks").glob("*.ipynb"))
-    files += sorted((root / "docs").glob("*.md"))
-    files += [p for p in (root / "README.md", root / "data" / "README.md", root / "CONTRIBUTING.md") if p.exists()]
-    return files
+    """Every tracked text file of the repository, in a fixed order (this test excluded)."""
+    try:
+        listed = subprocess.run(["git", "ls-files"], cwd=root, capture_output=True, text=True, check=True).stdout
+        files = [root / f for f in listed.split()]
+    except (OSError, subprocess.CalledProcessError):
+        files = [p for d in ("dpbook", "notebooks", "docs", "tests", "benchmarks", "data", ".ci")
+                 for p in (root / d).rglob("*") if p.is_file()]
+        files += [p for p in root.iterdir() if p.is_file()]
+    me = Path(__file__).resolve()
+    return sorted(p for p in files if p.exists() and p.suffix not in BINARY and p.resolve() != me
+                  and "__pycache__" not in p.parts)
+
+
+def _outside(line: str, root: Path) -> bool:
+    for pattern in PATTERNS:
+        for m in pattern.finditer(line):
+            if pattern is PATTERNS[0] and (root / m.group(0)).exists():
+                continue                              # the repository's own README.md, CONTRIBUTING.md
+            # a relative link between the repository's folders (../docs/theorems.md from a notebook)
+            first = m.group(0).lstrip("./").split("/", 1)[0]
+            if pattern is PATTERNS[1] and first and (root / first).exists():
+                continue
+            return True
+    return False
 
 
 def _strings(value) -> list[str]:
@@ -47,7 +67,7 @@ def _strings(value) -> list[str]:
 
 def _reader_text(path: Path) -> list[tuple[str, str]]:
     """``(where, text)`` pieces of a file as a reader sees them: a notebook cell by cell (source, then each
-    output as stored), CONTRIBUTING.md up to its maintainers' section, any other file whole."""
+    output as stored), any other file whole."""
     if path.suffix == ".ipynb":
         nb = json.loads(path.read_text(encoding="utf-8"))
         pieces = []
@@ -59,10 +79,10 @@ def _reader_text(path: Path) -> list[tuple[str, str]]:
             pieces.append((f"cell {i} metadata", json.dumps(cell.get("metadata", {}), ensure_ascii=False)))
         pieces.append(("notebook metadata", json.dumps(nb.get("metadata", {}), ensure_ascii=False)))
         return pieces
-    text = path.read_text(encoding="utf-8")
-    if path.name == "CONTRIBUTING.md":
-        text = text.split(MAINTAINER_HEADING, 1)[0]
-    return [("", text)]
+    try:
+        return [("", path.read_text(encoding="utf-8"))]
+    except UnicodeDecodeError:                        # a binary file: nothing a reader reads
+        return []
 
 
 def pointers_outside(root: Path = ROOT) -> list[str]:
@@ -72,7 +92,7 @@ def pointers_outside(root: Path = ROOT) -> list[str]:
         rel = path.relative_to(root).as_posix()
         for where, text in _reader_text(path):
             for line in text.splitlines():
-                if any(s in line for s in FORBIDDEN):
+                if _outside(line, root):
                     found.append(f"{rel}{' [' + where + ']' if where else ''}: {line.strip()[:160]}")
     return found
 
@@ -85,12 +105,12 @@ def test_nothing_a_reader_sees_points_outside_the_repository():
 
 
 @pytest.mark.parametrize("where, content", [
-    ("dpbook/theory/fake.py", '"""Bounds (THEOREMS.md §4)."""\n'),
-    ("dpbook/fake.py", "# see ../shared/DESIGN.md\n"),
-    ("docs/fake.md", "The spec is THEOREMS.md.\n"),
-    ("README.md", "Read ../shared/THEOREMS.md first.\n"),
-    ("data/README.md", "From ../shared/seeds.\n"),
-    ("CONTRIBUTING.md", "The spec is THEOREMS.md.\n\n" + MAINTAINER_HEADING + "\n`../shared/THEOREMS.md`\n"),
+    ("dpbook/theory/fake.py", '"""Bounds (SPEC' + 'NOTES.md §4)."""\n'),
+    ("dpbook/fake.py", "# see ../notes/design.md\n"),
+    ("docs/fake.md", "Fixed in " + "issue 12.\n"),
+    ("tests/test_fake.py", "# fixed on another " + "branch\n"),
+    ("README.md", "Read ../elsewhere/spec.md first.\n"),
+    ("CONTRIBUTING.md", "The spec is " + "GUIDE" + ".md.\n"),
 ])
 def test_the_check_can_fail(tmp_path, where, content):
     target = tmp_path / where
@@ -100,14 +120,16 @@ def test_the_check_can_fail(tmp_path, where, content):
     assert len(found) == 1 and found[0].startswith(where + ":")
 
 
-def test_the_check_reads_notebook_outputs_and_exempts_only_the_maintainer_section(tmp_path):
+def test_the_check_reads_notebook_outputs_and_knows_the_repositorys_own_files(tmp_path):
     (tmp_path / "notebooks").mkdir()
     nb = {"cells": [
-        {"cell_type": "markdown", "metadata": {}, "source": ["# 01 — Clean\n"]},
+        {"cell_type": "markdown", "metadata": {}, "source": ["# 01 — Clean, see README.md\n"]},
         {"cell_type": "code", "metadata": {}, "execution_count": 1, "source": ["show_source(f)\n"],
-         "outputs": [{"output_type": "stream", "name": "stdout", "text": ["(THEOREMS.md §10)\n"]}]},
+         "outputs": [{"output_type": "stream", "name": "stdout", "text": ["(SPEC" + "NOTES.md §10)\n"]}]},
     ], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
     (tmp_path / "notebooks" / "01_x.ipynb").write_text(json.dumps(nb), encoding="utf-8")
-    (tmp_path / "CONTRIBUTING.md").write_text("Rules.\n\n" + MAINTAINER_HEADING + "\nThe spec: ../shared/THEOREMS.md\n",
-                                              encoding="utf-8")
-    assert pointers_outside(tmp_path) == ["notebooks/01_x.ipynb [cell 1 output 0]: (THEOREMS.md §10)"]
+    (tmp_path / "README.md").write_text("See CONTRIBUTING.md and docs/theorems.md.\n", encoding="utf-8")
+    (tmp_path / "CONTRIBUTING.md").write_text("Link a result as [ID](../docs/theorems.md#id).\n", encoding="utf-8")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text("Back to [the book](../notebooks/01_x.ipynb).\n", encoding="utf-8")
+    assert pointers_outside(tmp_path) == ["notebooks/01_x.ipynb [cell 1 output 0]: (SPEC" + "NOTES.md §10)"]

@@ -285,7 +285,7 @@ def test_theory_hand_values():
     assert th.summary_sensitivity(10, 1, 1) == 18.0 and th.summary_sensitivity(3, 2, 4) == 4.0
     assert th.summary_noise_scale(100, 10, 1, 0.5) == pytest.approx(0.36)
     assert th.paper_noise_scale(100, 10, 1, 0.5) == pytest.approx(0.2)
-    assert th.coefficient_bound(2, 4, 1.0) == 3844.0                          # THEOREMS.md §13
+    assert th.coefficient_bound(2, 4, 1.0) == 3844.0                          # the paper's constant
     assert th.accuracy_exponent(1, 2) == -0.5 and th.summary_time_exponent(1, 2) == 1.25
     assert th.query_time_exponent(1, 1) == pytest.approx(5 / 3) and th.dct_query_time_exponent(2, 4) == 0.25
     e = th.table1_exponents(1, 6)

@@ -443,7 +443,7 @@ def test_theory_functions_reject_bad_input():
 # --------------------------------------------------------------------------- hand-computed bounds
 
 def test_hand_computed_bounds():
-    # THEOREMS.md §13: T = 9.25e15 for n = 1e3, m = 100, k = 1e3, β = .05; 2.2e12 for n = 100, m = 10, k = 100, β = .1
+    # T = 9.25e15 for n = 1e3, m = 100, k = 1e3, β = .05; 2.2e12 for n = 100, m = 10, k = 100, β = .1
     assert th.sparse_project_T(1000, 100, 1000, 0.05) == pytest.approx(9.25e15, rel=1e-3)
     assert th.sparse_project_T(100, 10, 100, 0.1) == pytest.approx(2 * 4096 * math.log(4000) * 10010 ** 2 / math.sqrt(10))
     for args in [(1000, 100, 1000, 0.05), (7, 3, 2, 0.5), (1, 1, 1, 0.9)]:

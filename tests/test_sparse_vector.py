@@ -1,4 +1,4 @@
-"""Tests of AboveThreshold, Sparse and NumericSparse (THEOREMS.md §4) and of their theory and broken variants.
+"""Tests of AboveThreshold, Sparse and NumericSparse and of their theory and broken variants.
 
 Statistical checks use fixed seeds and a false-alarm probability of at most 1e-6 each (Clopper–Pearson).
 """

@@ -116,7 +116,7 @@ def test_check_real_array():
         check_real_array("t", [0.0, 1.0], low=0.0, low_open=True)
 
 
-# --- hostile input (issue 10): ranges, overflow, underflow, ragged, complex, work ----------------------------
+# --- hostile input: ranges, overflow, underflow, ragged, complex, work ----------------------------
 
 from hypothesis import given, settings, strategies as st  # noqa: E402
 

@@ -9,7 +9,7 @@ probability at least ``1 - alpha`` both true probabilities lie in their interval
     ε >= ln((p_lo(x) - δ) / p_hi(x'))          (and the same with x, x' swapped, and with S's complement).
 
 The largest of these is ``epsilon_lower_bound``.  For a correct mechanism it exceeds the true ε with
-probability at most ``alpha`` (default 1e-6, DEVELOPERS.md standard 1), so an audit that reports
+probability at most ``alpha`` (default 1e-6), so an audit that reports
 ``ε_lb > ε`` is strong evidence of a bug — and an audit that passes is evidence, never proof.
 """
 from __future__ import annotations

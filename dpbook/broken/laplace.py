@@ -57,7 +57,7 @@ def laplace_no_noise(x, workload, *, epsilon, n=None, sensitivity=None, trials=N
                     "laplace (no noise)")
 
 
-# --- API misuse lessons (chapter 13, issue 10) ------------------------------------------------------------------
+# --- API misuse lessons (chapter 13) ------------------------------------------------------------------
 
 def deduplicated_l1_sensitivity(W) -> float:
     """The WRONG sensitivity of lesson 1: the column-L1 maximum of the workload with repeated queries removed

@@ -1,4 +1,4 @@
-"""Fixed-margin figures and light log axes for the widget callbacks (issue 11 §4: slider → new figure ≤ 150 ms
+"""Fixed-margin figures and light log axes for the widget callbacks (slider → new figure ≤ 150 ms
 in a browser).
 
 ``dpbook.plots.new_figure`` uses matplotlib's constrained layout, which measures every tick label and legend on

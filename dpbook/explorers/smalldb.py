@@ -1,5 +1,5 @@
 """Chapter 06's SmallDB-against-the-histogram helpers: SmallDB at the only sizes it can run (N = 4, 8, 16 on
-projections of the cancer data), next to chapter 03's noisy histogram and the uniform guess (issue 12)."""
+projections of the cancer data), next to chapter 03's noisy histogram and the uniform guess."""
 from __future__ import annotations
 
 import functools

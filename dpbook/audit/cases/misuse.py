@@ -10,7 +10,7 @@ from ..pairs import ONE_COUNT, leq0
 __all__: list[str] = []    # factories register themselves; nothing to import
 
 
-# Two calls an API must refuse or account for (issue 10): a workload that repeats a query, and a lattice sampler
+# Two calls an API must refuse or account for: a workload that repeats a query, and a lattice sampler
 # used in normalised units.  Each broken twin is a control; the fix is audited as a mechanism on the same pair.
 
 _DUP_X, _DUP_X_PRIME = np.array([1, 0]), np.array([1, 1])     # d = 1: one row with bit 0 = 0; then add one with 1
