@@ -76,7 +76,7 @@ def explore_smalldb(epsilon=1.0, alpha=0.5, m=18, beta=0.05):
     left.plot(t, exponential_tail_bound(t - opt, size, epsilon, 1.0 / n), color=BOUND, label="|R| exp(−εn(t−OPT)/2)")
     left.set_yscale("log"); left.set_ylim(1e-6, 1.5); left.set_xlim(0, 1.1 * t_max)
     left.set_xlabel("t (max error)"); left.set_ylabel("probability"); left.legend(loc="lower left")
-    left.set_title(f"ε={epsilon:.3g}, α={alpha:.2g}: s={s}, |R|={size:,}, m={m}")
+    left.set_title(f"ε={epsilon:.3g}, α={alpha:.3g}: s={s}, |R|={size:,}, m={m}")
     accuracy_vs_theory(EPS_SWEEP, quant, [net_error_bound(opt, size, e, n, beta) for e in EPS_SWEEP], ax=right,
                        logx=True, logy=True, xlabel="ε", ylabel=f"{1 - beta:.3g}-quantile of the error",
                        empirical_label="exact quantile", bound_label="OPT + 2(ln|R|+ln 1/β)/(εn)")

@@ -62,9 +62,9 @@ def explore_randomized_response(epsilon=1.0, num_vertices=10, density=0.5, beta=
     bound, bound_disjoint = rr_cut_error_bound(V, epsilon, beta), gru_cut_error_bound(V, epsilon, beta)
 
     fig, axes = fixed_figure(3, width=13, height=4.5, left=0.2, right=0.3, bottom=1.2, top=0.45, wspace=0.9)
-    draw_graph(axes[0], g.adjacency(), title=f"G({V}, {density:.2g}): {g.num_edges} edges")
+    draw_graph(axes[0], g.adjacency(), title=f"G({V}, {density:.3g}): {g.num_edges} edges")
     draw_graph(axes[1], adjacency_from_weights(noisy.weights[0], V), color=EXTRA[3],
-               title=f"one release (ε={epsilon:.2g}), pairs with ŵ > 1/2")
+               title=f"one release (ε={epsilon:.3g}), pairs with ŵ > 1/2")
     ax = axes[2]
     ax.hist(err, bins=20, color=EMPIRICAL, alpha=0.6, label="max error over all cuts")
     ax.axvline(bound, color=BOUND, label="bound, all cuts (IDC §6.1, E5)")
@@ -72,7 +72,7 @@ def explore_randomized_response(epsilon=1.0, num_vertices=10, density=0.5, beta=
     ax.axvline(2 * g.N, color=EXTRA[3], ls=":", label="trivial: 2·C(V,2)")
     ax.set_xlabel("edges (counts)")
     ax.set_ylabel("releases")
-    ax.set_title(f"{trials} releases, β={beta:.2g}")
+    ax.set_title(f"{trials} releases, β={beta:.3g}")
     ax.legend(loc="upper right", bbox_to_anchor=(1.0, -0.2), ncol=2, borderaxespad=0.0)
     return fig
 
@@ -117,6 +117,6 @@ def explore_online(epsilon=0.9, num_vertices=24, density=0.5, idc="both", *, alp
     left.legend(fontsize=10, loc="upper center", bbox_to_anchor=(0.5, -0.2))
     right.set_xlabel("query")
     right.set_ylabel("error of the released answer (edges)")
-    right.set_title(f"IDC-Alg1-SV, ε={epsilon:.2g}, c=20", fontsize=10)
+    right.set_title(f"IDC-Alg1-SV, ε={epsilon:.3g}, c=20", fontsize=10)
     right.legend(fontsize=10, loc="upper center", bbox_to_anchor=(0.5, -0.2))
     return fig

@@ -220,7 +220,7 @@ def explore_round(n=20, epsilon0=0.5, gap=1.0, alpha=0.6, *, seed=2026):
     top.plot(y, np.exp(-np.abs(y - mu_p) / b) / (2 * b), color="k", lw=1.5, ls="--", label="density under D′ (+1/n)")
     top.axvline(draw, color=EMPIRICAL, lw=1.5, ls=":")
     top.set_ylabel("density of Q(D) + Z")
-    top.set_title(f"one round, n = {n}, ε0 = {epsilon0:.2g}: hypothesis off by {gap:.2g}·T (T = {T:.2g}, "
+    top.set_title(f"one round, n = {n}, ε0 = {epsilon0:.3g}: hypothesis off by {gap:.3g}·T (T = {T:.2g}, "
                   f"noise scale {b:.2g})")
     legend_outside(top)
     bottom_window = dist < T
@@ -318,6 +318,6 @@ def explore_run(n=1000, b_max=30, epsilon=1.0, delta=1e-6, alpha=0.6, *, rounds=
     right.set_xlim(0, k)
     right.set_xlabel("round t")
     right.set_ylabel("cumulative privacy loss Σ L_s")
-    right.set_title(f"n = {n}, B_max = {b_max}, ε = {epsilon:.3g}, δ = {delta:.0e}, α = {alpha:.2g}")
+    right.set_title(f"n = {n}, B_max = {b_max}, ε = {epsilon:.3g}, δ = {delta:.3g}, α = {alpha:.3g}")
     right.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
     return fig

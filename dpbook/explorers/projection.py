@@ -71,7 +71,7 @@ def explore_projection(epsilon=0.5, delta=1e-6, n=20, m=2, workload="nested cell
         ax.set_aspect("equal", adjustable="datalim")
     err_noisy = np.sqrt(((noisy - y) ** 2).mean(axis=1)).mean()
     err_proj = np.sqrt(((proj - y) ** 2).mean(axis=1)).mean()
-    axes[0].set_title(f"ε = {epsilon:.2g}, δ = {delta:.0e}, n = {n}: RMS error {err_noisy:.2f} → {err_proj:.2f}",
+    axes[0].set_title(f"ε = {epsilon:.3g}, δ = {delta:.3g}, n = {n}: RMS error {err_noisy:.2f} → {err_proj:.2f}",
                       fontsize=10, loc="left")
     axes[-1].legend(loc="center left", bbox_to_anchor=(1.02, 0.5))
     return fig

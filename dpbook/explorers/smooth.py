@@ -190,7 +190,7 @@ def explore_smooth(d=1, K=2, n=10_000, epsilon=1.0, query="Gaussian bump", *, tr
 
     fig, (left, right) = fixed_figure(2, width=10.0, height=4.0, left=0.72, right=0.15, bottom=0.55, top=0.3, wspace=0.85)
     left.hist(err, bins=30, histtype="stepfilled", color=EMPIRICAL, alpha=0.75, label="measured |error|")
-    left.axvline(gamma + lam, color=BOUND, label=f"bound γ+λ at β={beta:g}")
+    left.axvline(gamma + lam, color=BOUND, label=f"bound γ+λ at β={beta:.3g}")
     right_edge = 1.3 * max(gamma + lam, float(err.max()))
     if 1 / np.sqrt(n) <= right_edge:
         left.axvline(1 / np.sqrt(n), color=EXTRA[3], ls=":", label="sampling error 1/√n")
@@ -199,7 +199,7 @@ def explore_smooth(d=1, K=2, n=10_000, epsilon=1.0, query="Gaussian bump", *, tr
     left.set_xlim(0, right_edge)
     left.set_xlabel("|private answer − true answer|")
     left.set_ylabel("trials")
-    left.set_title(f"{q.name}: d={d}, K={K}, n={n:,}, t={t}, ε={epsilon:g}", fontsize=10)
+    left.set_title(f"{q.name}: d={d}, K={K}, n={n:,}, t={t}, ε={epsilon:.3g}", fontsize=10)
     left.legend(loc="upper right")
 
     right.semilogy(ts, np.maximum(gammas, 1e-17), "o-", color=EXTRA[0], ms=4, label="approximation γ(t)")
