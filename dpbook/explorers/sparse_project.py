@@ -66,7 +66,7 @@ def explore_sparse_project(epsilon=1.0, delta=1e-5, m=10, k=1000, T=512, n=2000,
                                       beta).max())
     rate = thm2_alpha(n, m, k, beta, epsilon, delta)
 
-    fig, (left, right) = fixed_figure(2, width=11, height=5.7, left=0.75, right=0.2, bottom=1.85, top=0.3, wspace=0.9)
+    fig, (left, right) = fixed_figure(2, width=10, height=5.7, left=0.75, right=0.2, bottom=1.85, top=0.3, wspace=0.9)
     rng = np.random.default_rng(seed)
     for i, (name, err, colour) in enumerate([("SparseProject", err_sp, EMPIRICAL),
                                              ("Laplace on the k counts", err_lap, EXTRA[0])]):
@@ -87,7 +87,7 @@ def explore_sparse_project(epsilon=1.0, delta=1e-5, m=10, k=1000, T=512, n=2000,
     right.axhline(0, color="k", lw=0.8)
     right.set_xlabel("true answer")
     right.set_ylabel("error part")
-    right.legend(loc="upper right")
+    right.legend(loc="upper left", bbox_to_anchor=(-0.12, -0.16), borderaxespad=0.0)
     return fig
 
 
