@@ -21,9 +21,11 @@ The rules every panel follows:
   and 1e4, scientific notation with three digits (``.2e``: ``1.70e-6``) otherwise (δ, tiny β, huge counts).
   Both are at most 8 characters (``1.00e-12``), which the readout box (72 px) shows whole.
 * **Every panel fits a 1366×768 projector**: the figure is rendered at the figure's own dpi, reduced when
-  needed so that it is at most ``MAX_WIDTH`` = 1100 px wide and the whole panel (sliders + figure) at most
-  ``MAX_HEIGHT`` = 700 px high; sliders go in two columns when there are more than three.  A figure that
-  needs shrinking by more than 15 % should get a smaller ``figsize`` in its explorer (text shrinks with it).
+  needed so that it is at most ``MAX_WIDTH`` = 900 px wide and the whole panel (sliders + figure) at most
+  ``MAX_HEIGHT`` = 700 px high; sliders go in two columns when there are more than three.  900 px is what
+  JupyterLab leaves a notebook's output on a 1366 px screen with the file browser open (~934 px), so a figure
+  this wide is shown at its own size, never scaled by the browser.  The book's explorers draw every figure at
+  most 10 in wide at 90 dpi (= 900 px) and so are never reduced; a wider figure would be, and its text with it.
 * **Fast redraw**: the panel renders the figure itself to PNG (one Agg draw, RGB, Pillow at zlib level 1; no
   second draw as ``savefig`` and the inline backend's ``bbox_inches="tight"`` do) and puts the bytes in an
   ``ipywidgets.Image``; there is no ``Output`` capture and no inline-backend round trip.  Callbacks are pure,
@@ -57,7 +59,7 @@ from IPython.display import display
 __all__ = ["log_slider", "int_slider", "float_slider", "choice", "panel", "Panel", "readout_format",
            "MAX_WIDTH", "MAX_HEIGHT"]
 
-MAX_WIDTH = 1100        # px: the widest figure a panel shows (a 1366 px screen minus JupyterLab's side bars)
+MAX_WIDTH = 900         # px: the widest figure a panel shows (a 1366 px screen minus JupyterLab's bars and file browser)
 MAX_HEIGHT = 700        # px: sliders + figure (a 768 px screen minus the browser's and JupyterLab's bars)
 CONTROL_ROW = 36        # px: one row of sliders (28 px widget + margins), used to budget the figure's height
 SLIDER_WIDTH = "440px"  # one control (description 90 px + track + readout); two columns fit MAX_WIDTH

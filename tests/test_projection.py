@@ -366,7 +366,7 @@ def test_explore_projection_pure_and_valid():
     assert lines(a) == lines(b)
     assert lines(a) != lines(explore_projection(seed=1))
     for name in WORKLOADS:
-        assert len(explore_projection(m=3, workload=name).axes) >= 3
+        assert len(explore_projection(m=3, workload=name).axes) == 2    # two views: queries 1–2 and 1–3
     plt.close("all")
     for kw, err, name in [(dict(epsilon=0.0), ValueError, "epsilon"), (dict(epsilon=1.5), ValueError, "epsilon"),
                           (dict(delta=1.0), ValueError, "delta"), (dict(n=0), ValueError, "n"),

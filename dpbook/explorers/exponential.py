@@ -69,14 +69,15 @@ def explore_smalldb(epsilon=1.0, alpha=0.5, m=18, beta=0.05):
     err, levels, law, quant = smalldb_law(m, s, beta)
     tail = np.cumsum(law(epsilon)[::-1])[::-1]                                # P[error >= levels[i]]
     opt, size = levels[0], err.size
-    fig, (left, right) = fixed_figure(2, width=11.5, height=4.0, left=0.75, right=2.5, bottom=0.55, top=0.3, wspace=0.85)
+    fig, (left, right) = fixed_figure(2, width=10, height=4.8, left=0.75, right=0.2, bottom=1.35, top=0.3, wspace=0.85)
     left.step(levels, tail, where="post", color=EMPIRICAL, label="exact P[error ≥ t]")
     t_max = min(1.0, opt + 2 * (math.log(size) + 6 * math.log(10)) / (epsilon * n))  # where the bound hits 1e-6
     t = np.linspace(opt, t_max, 100)
     left.plot(t, exponential_tail_bound(t - opt, size, epsilon, 1.0 / n), color=BOUND, label="|R| exp(−εn(t−OPT)/2)")
     left.set_yscale("log"); left.set_ylim(1e-6, 1.5); left.set_xlim(0, 1.1 * t_max)
-    left.set_xlabel("t (max error)"); left.set_ylabel("probability"); left.legend(loc="lower left")
-    left.set_title(f"ε={epsilon:.3g}, α={alpha:.2g}: s={s}, |R|={size:,}, m={m}")
+    left.set_xlabel("t (max error)"); left.set_ylabel("probability")
+    left.legend(loc="upper left", bbox_to_anchor=(-0.1, -0.16), borderaxespad=0.0)
+    left.set_title(f"ε={epsilon:.3g}, α={alpha:.3g}: s={s}, |R|={size:,}, m={m}")
     accuracy_vs_theory(EPS_SWEEP, quant, [net_error_bound(opt, size, e, n, beta) for e in EPS_SWEEP], ax=right,
                        logx=True, logy=True, xlabel="ε", ylabel=f"{1 - beta:.3g}-quantile of the error",
                        empirical_label="exact quantile", bound_label="OPT + 2(ln|R|+ln 1/β)/(εn)")
@@ -92,5 +93,5 @@ def explore_smalldb(epsilon=1.0, alpha=0.5, m=18, beta=0.05):
     right.axvline(epsilon, color="k", lw=0.8, ls=":")
     right.set_ylim(0.005, 20)
     log_minor_125(left, right)
-    right.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+    right.legend(loc="upper right", bbox_to_anchor=(1.0, -0.16), borderaxespad=0.0, ncols=2, columnspacing=1.0)
     return fig

@@ -39,7 +39,7 @@ def explore_gaussian(epsilon=0.5, delta=1e-6, m=64, *, alpha=0.05, beta=0.05, tr
               label="Gaussian σ_εδ sqrt(2m ln(2m/β))/α")
     left.axvline(m, color="k", ls=":")
     left.set_xscale("log"); left.set_yscale("log"); log_minor_125(left); left.set_xlabel("m"); left.set_ylabel("rows n needed")
-    legend_outside(left, where="below"); left.set_title(f"ε = {epsilon:.3g}, δ = {delta:.2g}")
+    legend_outside(left, where="below"); left.set_title(f"ε = {epsilon:.3g}, δ = {delta:.3g}")
     Wm = random_queries(m, data.N, r)
     e_l = run_trials(composed_laplace_mechanism, x, Wm, trials=trials, rng=r, epsilon=epsilon).max
     e_g = run_trials(gaussian_mechanism, x, Wm, trials=trials, rng=r, epsilon=epsilon, delta=delta,

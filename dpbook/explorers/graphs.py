@@ -47,7 +47,8 @@ def draw_graph(ax, adjacency, *, positions=None, color=EMPIRICAL, title=None, hi
 def explore_randomized_response(epsilon=1.0, num_vertices=10, density=0.5, beta=0.05, *, trials=40, seed=2026):
     """Chapter 10, IDC §6.1: randomized response on a random graph ``G(V, p)``.
 
-    Left: the graph.  Middle: one release, drawn as the pairs with ``ŵ > 1/2``.  Right: the largest error over
+    Left panel: the graph (left circle) and one release, drawn as the pairs with ``ŵ > 1/2`` (right circle), side
+    by side on one pair of axes so that the figure keeps two panels within 900 px.  Right: the largest error over
     all ``4^V`` cuts (exact, by enumeration) in ``trials`` releases, against the bound for all cuts (IDC-E5) and
     the paper's bound for disjoint cuts, at ``β``.  Fixed margins (no layout engine pass): a redraw is one draw.
     """
@@ -61,18 +62,23 @@ def explore_randomized_response(epsilon=1.0, num_vertices=10, density=0.5, beta=
     err = cut_norm_exact(noisy.adjacency() - g.adjacency()).value
     bound, bound_disjoint = rr_cut_error_bound(V, epsilon, beta), gru_cut_error_bound(V, epsilon, beta)
 
-    fig, axes = fixed_figure(3, width=13, height=4.5, left=0.2, right=0.3, bottom=1.2, top=0.45, wspace=0.9)
-    draw_graph(axes[0], g.adjacency(), title=f"G({V}, {density:.2g}): {g.num_edges} edges")
-    draw_graph(axes[1], adjacency_from_weights(noisy.weights[0], V), color=EXTRA[3],
-               title=f"one release (ε={epsilon:.2g}), pairs with ŵ > 1/2")
-    ax = axes[2]
+    fig, (graphs, ax) = fixed_figure(2, width=10, height=4.5, left=0.1, right=0.3, bottom=1.2, top=0.3, wspace=0.8,
+                                     gridspec_kw=dict(width_ratios=(1.6, 1)))
+    circle, shift = circle_layout(V), 1.3              # two unit circles, centres 2.6 apart
+    draw_graph(graphs, g.adjacency(), positions=circle - [shift, 0])
+    draw_graph(graphs, adjacency_from_weights(noisy.weights[0], V), positions=circle + [shift, 0], color=EXTRA[3])
+    graphs.set_xlim(-shift - 1.15, shift + 1.15)
+    graphs.set_ylim(-1.15, 1.6)
+    for x, title in ((-shift, f"G({V}, {density:.3g}): {g.num_edges} edges"),
+                     (shift, f"one release (ε={epsilon:.3g}),\npairs with ŵ > 1/2")):
+        graphs.text(x, 1.2, title, ha="center", va="bottom", fontsize=10)
     ax.hist(err, bins=20, color=EMPIRICAL, alpha=0.6, label="max error over all cuts")
     ax.axvline(bound, color=BOUND, label="bound, all cuts (IDC §6.1, E5)")
     ax.axvline(bound_disjoint, color=BOUND, ls="--", label="paper's bound (disjoint cuts)")
     ax.axvline(2 * g.N, color=EXTRA[3], ls=":", label="trivial: 2·C(V,2)")
     ax.set_xlabel("edges (counts)")
     ax.set_ylabel("releases")
-    ax.set_title(f"{trials} releases, β={beta:.2g}")
+    ax.set_title(f"{trials} releases, β={beta:.3g}")
     ax.legend(loc="upper right", bbox_to_anchor=(1.0, -0.2), ncol=2, borderaxespad=0.0)
     return fig
 
@@ -102,7 +108,7 @@ def explore_online(epsilon=0.9, num_vertices=24, density=0.5, idc="both", *, alp
     rules = {"MW": MultiplicativeWeightsIDC(g.N, alpha), "FK": FriezeKannanIDC(g.N, alpha, n=n, sq_norm=n)}
     chosen = ["MW", "FK"] if idc == "both" else [idc]
     colours = {"MW": EMPIRICAL, "FK": EXTRA[0]}
-    fig, (left, right) = new_figure(2, width=11, height=5.2)
+    fig, (left, right) = new_figure(2, width=10, height=5.2)
     for name in chosen:
         run = drive_with_oracle(rules[name], x, W, max_updates=2000)
         left.plot(np.arange(run.max_errors.size), run.max_errors * n, color=colours[name],
@@ -117,6 +123,6 @@ def explore_online(epsilon=0.9, num_vertices=24, density=0.5, idc="both", *, alp
     left.legend(fontsize=10, loc="upper center", bbox_to_anchor=(0.5, -0.2))
     right.set_xlabel("query")
     right.set_ylabel("error of the released answer (edges)")
-    right.set_title(f"IDC-Alg1-SV, ε={epsilon:.2g}, c=20", fontsize=10)
+    right.set_title(f"IDC-Alg1-SV, ε={epsilon:.3g}, c=20", fontsize=10)
     right.legend(fontsize=10, loc="upper center", bbox_to_anchor=(0.5, -0.2))
     return fig

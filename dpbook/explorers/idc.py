@@ -122,7 +122,7 @@ def explore_online(epsilon=0.9, alpha_u=0.1, scale=2000, k=60, idc="MW", analyst
     err = rel.errors(x).max
     p = rel.params
     start = float(np.abs(rule.answers(rule.initial(1), W) - W.answers(x)).max())
-    fig, (left, right) = fixed_figure(2, width=11, height=5, left=0.72, right=0.15, bottom=1.6, top=0.3, wspace=0.8)
+    fig, (left, right) = fixed_figure(2, width=10, height=5, left=0.72, right=0.15, bottom=1.6, top=0.3, wspace=0.8)
     edges = np.linspace(0.0, 1.05 * max(start, p["error_bound"], float(err.max())), 80)
     left.hist(err, bins=edges, histtype="stepfilled", color=EMPIRICAL, alpha=0.8, label="measured max error per run")
     left.axvline(p["error_bound"], color=BOUND, label="bound α_U + 2α_SV")
@@ -137,7 +137,7 @@ def explore_online(epsilon=0.9, alpha_u=0.1, scale=2000, k=60, idc="MW", analyst
     right.set_xlabel(f"number of updates (cap c = {p['c']})")
     right.set_ylabel("runs")
     right.set_title(f"ε0 = {p['epsilon0']:.3g}, T_thr = {p['T_thr']:.3g}")
-    right.legend(loc="upper left")
+    legend_outside(right, where="below")
     return fig
 
 
@@ -210,7 +210,7 @@ def explore_round(n=20, epsilon0=0.5, gap=1.0, alpha=0.6, *, seed=2026):
     ell_bot = float(round_loss(np.nan, mu, mu_p, a, T, b))
     m1, m2 = round_moments(mu, mu_p, a, T, b, points=4_001)
     with mpl.rc_context(STYLE):
-        fig, (top, bot) = plt.subplots(2, 1, figsize=(11, 6.6), sharex=True, layout="constrained",
+        fig, (top, bot) = plt.subplots(2, 1, figsize=(10, 6.6), sharex=True, layout="constrained",
                                        height_ratios=(1.15, 1))
     dist = np.abs(y - a)
     for lo_, hi_, cls in ((0, T - s, R0), (T - s, T + s, RSTAR), (T + s, np.inf, R1)):
@@ -220,7 +220,7 @@ def explore_round(n=20, epsilon0=0.5, gap=1.0, alpha=0.6, *, seed=2026):
     top.plot(y, np.exp(-np.abs(y - mu_p) / b) / (2 * b), color="k", lw=1.5, ls="--", label="density under D′ (+1/n)")
     top.axvline(draw, color=EMPIRICAL, lw=1.5, ls=":")
     top.set_ylabel("density of Q(D) + Z")
-    top.set_title(f"one round, n = {n}, ε0 = {epsilon0:.2g}: hypothesis off by {gap:.2g}·T (T = {T:.2g}, "
+    top.set_title(f"one round, n = {n}, ε0 = {epsilon0:.3g}:\nhypothesis off by {gap:.3g}·T (T = {T:.2g}, "
                   f"noise scale {b:.2g})")
     legend_outside(top)
     bottom_window = dist < T
@@ -296,7 +296,7 @@ def explore_run(n=1000, b_max=30, epsilon=1.0, delta=1e-6, alpha=0.6, *, rounds=
     k = rep.loss.shape[1]
     t = np.arange(1, k + 1)
     with mpl.rc_context(STYLE):
-        fig, (left, right) = plt.subplots(1, 2, figsize=(12.5, 6.2), layout="constrained", width_ratios=(1, 2.8))
+        fig, (left, right) = plt.subplots(1, 2, figsize=(10, 6.2), layout="constrained", width_ratios=(1, 2.8))
     active = rep.cls != HALTED
     shares = [float(np.mean(rep.cls[active] == c)) for c in (R0, RSTAR, R1)]
     bars = left.barh(["R¹", "R*", "R⁰"], shares[::-1], color=[R_COLORS[c] for c in (R1, RSTAR, R0)], edgecolor="k")
@@ -319,6 +319,6 @@ def explore_run(n=1000, b_max=30, epsilon=1.0, delta=1e-6, alpha=0.6, *, rounds=
     right.set_xlim(0, k)
     right.set_xlabel("round t")
     right.set_ylabel("cumulative privacy loss Σ L_s")
-    right.set_title(f"n = {n}, B_max = {b_max}, ε = {epsilon:.3g}, δ = {delta:.0e}, α = {alpha:.2g}")
-    right.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+    right.set_title(f"n = {n}, B_max = {b_max}, ε = {epsilon:.3g}, δ = {delta:.3g}, α = {alpha:.3g}")
+    right.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), borderaxespad=0.0, ncols=2, columnspacing=1.0)
     return fig

@@ -29,7 +29,7 @@ def explore_noise(epsilon=1.0, sensitivity=1.0, *, samples=2000, seed=2026):
     left.hist(draws, bins=50, density=True, histtype="stepfilled", color=EMPIRICAL, alpha=0.3,
               label=f"{samples} draws of M(x)")
     left.plot(y, p, color=EMPIRICAL, label="density of M(x), answer 0")
-    left.plot(y, p_prime, color=EXTRA[1], label=f"density of M(x'), answer {sensitivity:g}")
+    left.plot(y, p_prime, color=EXTRA[1], label=f"density of M(x'), answer {sensitivity:.3g}")
     left.set_xlabel("released answer y")
     left.set_title(f"Lap(b = Δf/ε = {b:.3g})")
     left.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2))

@@ -110,7 +110,7 @@ def explore_mwem(epsilon=1.0, d=12, n=1797, T=30, *, trials=3, beta=0.05, seed=2
     left.set_xlim(-0.6, len(runs) - 0.4)
     left.set_ylim(0, 1.05)
     left.set_ylabel("max error over the m cells")
-    left.set_title(f"d={d} (N={W.N:,}), m={W.m:,}, n={n}, ε={epsilon:.3g}, T={T}")
+    left.set_title(f"d={d} (N={W.N:,}), m={W.m:,},\nn={n}, ε={epsilon:.3g}, T={T}")
     left.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), borderaxespad=0.2)
     right.plot([0, 1], [0, 1], "k:", lw=1)
     right.set_xlim(-0.02, 1.02)

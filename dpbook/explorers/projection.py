@@ -1,4 +1,4 @@
-"""Chapter 09's widget: the picture of the projection mechanism for m = 2 (and 3, as three views)."""
+"""Chapter 09's widget: the picture of the projection mechanism for m = 2 (and 3, as two views)."""
 from __future__ import annotations
 
 import numpy as np
@@ -45,8 +45,10 @@ def _hull_2d(points):
 def explore_projection(epsilon=0.5, delta=1e-6, n=20, m=2, workload="nested cells", *, draws=20, seed=2026):
     """PROJ-Alg1 drawn: ``K_Q`` (grey), the true answers ``Q(x)`` of ``n`` rows resampled from the cancer data
     (black star), ``draws`` noisy Gaussian answers (red dots) and their projections onto ``K_Q`` (blue dots),
-    each pair joined by a line.  For ``m = 3`` three coordinate views of the same release.  Resampling the noise
-    (the seed) shows that projecting never moves an answer away from the truth (PROJ-Key lemma)."""
+    each pair joined by a line.  For ``m = 3`` two coordinate views of the same release, queries 1–2 and 1–3 (with
+    ``K_Q``'s shadow on each plane): together they show every coordinate of every point, so a third view (2–3) would
+    add no answer, and the figure keeps two panels.  Resampling the noise (the seed) shows that projecting never
+    moves an answer away from the truth (PROJ-Key lemma)."""
     draws = check_int("draws", draws, low=1, high=500)
     n = check_int("n", n, low=1, high=100_000)
     W = picture_workload(workload, m, seed)
@@ -55,8 +57,8 @@ def explore_projection(epsilon=0.5, delta=1e-6, n=20, m=2, workload="nested cell
     y, noisy, proj = W.answers(x), r.trace["noisy"], r.answers
     # the vertices of K_Q: one answer vector per distinct single row (columns of Q)
     cols = np.unique(W.columns(np.arange(W.N)).T, axis=0)
-    views = [(0, 1)] if W.m == 2 else [(0, 1), (0, 2), (1, 2)]
-    fig, axes = new_figure(len(views), width=6.4 if W.m == 2 else 11.5, height=4.6 if W.m == 2 else 4.0)
+    views = [(0, 1)] if W.m == 2 else [(0, 1), (0, 2)]
+    fig, axes = new_figure(len(views), width=6.4 if W.m == 2 else 9.6, height=4.6 if W.m == 2 else 4.4)
     axes = np.atleast_1d(axes)
     for ax, (a, b) in zip(axes, views):
         hull = _hull_2d(cols[:, [a, b]])
@@ -71,7 +73,7 @@ def explore_projection(epsilon=0.5, delta=1e-6, n=20, m=2, workload="nested cell
         ax.set_aspect("equal", adjustable="datalim")
     err_noisy = np.sqrt(((noisy - y) ** 2).mean(axis=1)).mean()
     err_proj = np.sqrt(((proj - y) ** 2).mean(axis=1)).mean()
-    axes[0].set_title(f"ε = {epsilon:.2g}, δ = {delta:.0e}, n = {n}: RMS error {err_noisy:.2f} → {err_proj:.2f}",
+    axes[0].set_title(f"ε = {epsilon:.3g}, δ = {delta:.3g}, n = {n}: RMS error {err_noisy:.2f} → {err_proj:.2f}",
                       fontsize=10, loc="left")
     axes[-1].legend(loc="center left", bbox_to_anchor=(1.02, 0.5))
     return fig

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..plots import BOUND, EMPIRICAL, EXTRA
+from ..plots import BOUND, EMPIRICAL, EXTRA, legend_outside
 from ._layout import fixed_figure, log_minor_125
 from ..smooth import (answer_query, approximation_error, box_query, chebyshev_coefficients, chebyshev_evaluate,
                       chebyshev_moments, cosine_query, gaussian_bump, kink_query, per_query_laplace, sigmoid_query,
@@ -188,9 +188,9 @@ def explore_smooth(d=1, K=2, n=10_000, epsilon=1.0, query="Gaussian bump", *, tr
         beta, summary_noise_scale(n, int(u), d, epsilon), coefficients[u - 1]) for u in ts])
     gamma, lam = gammas[t - 1], lams[t - 1]
 
-    fig, (left, right) = fixed_figure(2, width=10.0, height=4.0, left=0.72, right=0.15, bottom=0.55, top=0.3, wspace=0.85)
+    fig, (left, right) = fixed_figure(2, width=10.0, height=4.8, left=0.72, right=0.15, bottom=1.35, top=0.3, wspace=0.85)
     left.hist(err, bins=30, histtype="stepfilled", color=EMPIRICAL, alpha=0.75, label="measured |error|")
-    left.axvline(gamma + lam, color=BOUND, label=f"bound γ+λ at β={beta:g}")
+    left.axvline(gamma + lam, color=BOUND, label=f"bound γ+λ at β={beta:.3g}")
     right_edge = 1.3 * max(gamma + lam, float(err.max()))
     if 1 / np.sqrt(n) <= right_edge:
         left.axvline(1 / np.sqrt(n), color=EXTRA[3], ls=":", label="sampling error 1/√n")
@@ -199,8 +199,8 @@ def explore_smooth(d=1, K=2, n=10_000, epsilon=1.0, query="Gaussian bump", *, tr
     left.set_xlim(0, right_edge)
     left.set_xlabel("|private answer − true answer|")
     left.set_ylabel("trials")
-    left.set_title(f"{q.name}: d={d}, K={K}, n={n:,}, t={t}, ε={epsilon:g}", fontsize=10)
-    left.legend(loc="upper right")
+    left.set_title(f"{q.name}: d={d}, K={K}, n={n:,}, t={t}, ε={epsilon:.3g}", fontsize=10)
+    legend_outside(left, where="below")
 
     right.semilogy(ts, np.maximum(gammas, 1e-17), "o-", color=EXTRA[0], ms=4, label="approximation γ(t)")
     right.semilogy(ts[1:], lams[1:], "s-", color=EXTRA[1], ms=4, label="noise quantile λ(t)")
@@ -209,5 +209,5 @@ def explore_smooth(d=1, K=2, n=10_000, epsilon=1.0, query="Gaussian bump", *, tr
     right.set_ylabel("error term")
     right.set_title("why t = n^(1/(2d+K))", fontsize=10)
     log_minor_125(right)
-    right.legend(loc="best")
+    legend_outside(right, where="below")
     return fig

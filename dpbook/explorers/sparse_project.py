@@ -66,7 +66,7 @@ def explore_sparse_project(epsilon=1.0, delta=1e-5, m=10, k=1000, T=512, n=2000,
                                       beta).max())
     rate = thm2_alpha(n, m, k, beta, epsilon, delta)
 
-    fig, (left, right) = fixed_figure(2, width=11, height=5.7, left=0.75, right=0.2, bottom=1.85, top=0.3, wspace=0.9)
+    fig, (left, right) = fixed_figure(2, width=10, height=5.7, left=0.75, right=0.2, bottom=1.85, top=0.3, wspace=0.9)
     rng = np.random.default_rng(seed)
     for i, (name, err, colour) in enumerate([("SparseProject", err_sp, EMPIRICAL),
                                              ("Laplace on the k counts", err_lap, EXTRA[0])]):
@@ -80,14 +80,14 @@ def explore_sparse_project(epsilon=1.0, delta=1e-5, m=10, k=1000, T=512, n=2000,
     left.set_yscale("log")
     log_minor_125(left)
     left.set_ylabel(f"max error over the k = {k} queries")
-    left.set_title(f"ε={epsilon:.2g}, δ={delta:.0e}, m={m}, T={T}, n={n}")
+    left.set_title(f"ε={epsilon:.3g}, δ={delta:.3g}, m={m}, T={T}, n={n}")
     left.legend(loc="upper left", bbox_to_anchor=(-0.12, -0.16), borderaxespad=0.0)   # below: the lines span the panel
     right.plot(true, noise[0], ".", color=EXTRA[1], ms=3, label="noise part (one trial)")
     right.plot(true, jl, ".", color=EMPIRICAL, ms=3, label="JL part (this hash)")
     right.axhline(0, color="k", lw=0.8)
     right.set_xlabel("true answer")
     right.set_ylabel("error part")
-    right.legend(loc="upper right")
+    right.legend(loc="upper left", bbox_to_anchor=(-0.12, -0.16), borderaxespad=0.0)
     return fig
 
 

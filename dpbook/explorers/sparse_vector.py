@@ -56,7 +56,7 @@ def explore_sparse(epsilon=5.0, c=3, T=0.4, k=165, *, beta=0.05, trials=300, see
     legend_outside(left, where="below")
     ea = empirical_alpha(runs, stream)
     right.hist(ea, bins=30, histtype="stepfilled", color=EMPIRICAL, alpha=0.7, label="empirical α of each run")
-    right.axvline(alpha, color=BOUND, label=f"α at β={beta:g}")
+    right.axvline(alpha, color=BOUND, label=f"α at β={beta:.3g}")
     right.axvline(np.quantile(ea, 1 - beta), color=EMPIRICAL, ls="--", label=f"measured {1 - beta:.2g}-quantile")
     right.set_xlabel("empirical α (fraction of n)"); right.set_ylabel("runs"); legend_outside(right, where="below")
     return fig

@@ -17,13 +17,24 @@ def _gaussian_events(sigma, epsilon, shifts=(0.0,)):
 
 
 def _true_gaussian_epsilon(sigma, delta):
-    """The ε at which N(0,σ²) vs N(1,σ²) has δ(ε) = δ (Balle–Wang curve), by bisection."""
+    """The exact ε of N(0,σ²) vs N(1,σ²) at δ: the smallest ε >= 0 with δ(ε) <= δ on the Balle–Wang curve.
+
+    δ(ε) falls from δ(0) (the total variation distance of the two normals) towards 0.  When δ(0) <= δ already,
+    the pair is (0, δ)-indistinguishable and the answer is 0; otherwise bisection on ε keeps δ(lo) > δ >= δ(hi)
+    and returns ``hi`` (never below the root).  The bisection stops at the smallest ε the curve accepts
+    (``EPSILON_RANGE[0]``): below it the root is within that of ``hi``.
+    """
     from ...theory.gaussian import gaussian_delta
+    from ...validation import EPSILON_RANGE
+    if gaussian_delta(sigma, 0.0) <= delta:
+        return 0.0
     lo, hi = 0.0, 1.0
     while gaussian_delta(sigma, hi) > delta:
         hi *= 2
     for _ in range(60):
         mid = (lo + hi) / 2
+        if mid < EPSILON_RANGE[0]:
+            break
         lo, hi = (mid, hi) if gaussian_delta(sigma, mid) > delta else (lo, mid)
     return hi
 
