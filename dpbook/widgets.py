@@ -62,7 +62,7 @@ __all__ = ["log_slider", "int_slider", "float_slider", "choice", "panel", "Panel
 MAX_WIDTH = 900         # px: the widest figure a panel shows (a 1366 px screen minus JupyterLab's bars and file browser)
 MAX_HEIGHT = 700        # px: sliders + figure (a 768 px screen minus the browser's and JupyterLab's bars)
 CONTROL_ROW = 36        # px: one row of sliders (28 px widget + margins), used to budget the figure's height
-SLIDER_WIDTH = "440px"  # one control (description 90 px + track + readout); two columns fit MAX_WIDTH
+SLIDER_WIDTH = "430px"  # one control (description 90 px + track + readout); two columns (+ 24 px gap) fit MAX_WIDTH
 CACHE_SIZE = 64         # parameter settings whose PNG a panel keeps
 PREFETCH = os.environ.get("DPBOOK_PREFETCH", "1") != "0"   # draw the moved slider's neighbours while idle
 _FADE = 0.6             # how far a stale figure is blended towards light grey
