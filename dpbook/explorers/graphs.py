@@ -75,7 +75,7 @@ def explore_randomized_response(epsilon=1.0, num_vertices=10, density=0.5, beta=
     ax.hist(err, bins=20, color=EMPIRICAL, alpha=0.6, label="max error over all cuts")
     ax.axvline(bound, color=BOUND, label="bound, all cuts (IDC §6.1, E5)")
     ax.axvline(bound_disjoint, color=BOUND, ls="--", label="paper's bound (disjoint cuts)")
-    ax.axvline(2 * g.N, color=EXTRA[3], ls=":", label="trivial: 2·C(V,2)")
+    ax.axvline(g.N, color=EXTRA[3], ls=":", label="trivial (½ on every pair): C(V,2)")
     ax.set_xlabel("edges (counts)")
     ax.set_ylabel("releases")
     ax.set_title(f"{trials} releases, β={beta:.3g}")
