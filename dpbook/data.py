@@ -356,7 +356,7 @@ def cancer_projection(attributes) -> Dataset:
     return _cancer_projection(attributes)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(typed=True, maxsize=None)
 def _cancer_projection(attributes) -> Dataset:
     data = project_dataset(load_cancer(), attributes)
     data.x.flags.writeable = False
@@ -445,11 +445,11 @@ def sparse_database(n: int, bits: int = 32, seed: int = 2026) -> SparseHistogram
     return _sparse_database(*args)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(typed=True, maxsize=None)
 def _record_catalogue(bits, size, seed):
     return record_pool(size, bits, rng=seed)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(typed=True, maxsize=None)
 def _sparse_database(n, bits, seed):
     return synthetic_records(n, _record_catalogue(bits, 256, 7), bits=bits, rng=seed)

@@ -86,7 +86,7 @@ class SyntheticDatabase(ReleaseRecord):
 
 # --------------------------------------------------------------------------- candidates
 
-@functools.lru_cache(maxsize=16)
+@functools.lru_cache(typed=True, maxsize=16)
 def _multisets(N: int, s: int) -> np.ndarray:
     R = math.comb(N + s - 1, s)
     rows = np.fromiter(itertools.chain.from_iterable(itertools.combinations_with_replacement(range(N), s)),

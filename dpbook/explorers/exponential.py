@@ -29,7 +29,7 @@ EPS_SWEEP = np.geomspace(0.003, 10, 12)
 ATTRIBUTES = ("radius_high", "texture_high", "malignant")
 
 
-@functools.lru_cache(maxsize=32)
+@functools.lru_cache(typed=True, maxsize=32)
 def smalldb_law(m, s, beta):
     """Errors of all s-row candidates on the first m cells, their distinct values, the law over them at a
     given ε, and the exact (1-β)-quantile of SmallDB's error over ``EPS_SWEEP`` (cached per (m, s, β))."""
@@ -41,7 +41,7 @@ def smalldb_law(m, s, beta):
     return err, levels, law, quant
 
 
-@functools.lru_cache(maxsize=32)
+@functools.lru_cache(typed=True, maxsize=32)
 def histogram_quantile_at_unit_epsilon(m, beta, trials=4000, seed=2026) -> float:
     """The (1-β)-quantile of the noisy histogram's max error on the first m cells at ε = 1 (``trials`` draws).
 

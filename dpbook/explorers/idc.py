@@ -145,7 +145,7 @@ def explore_online(epsilon=0.9, alpha_u=0.1, scale=2000, k=60, idc="MW", analyst
 
 # =========================================================================== a large universe: digits, d = 16
 
-@lru_cache(maxsize=1)
+@lru_cache(typed=True, maxsize=1)
 def _digits_marginal_matrix():
     d = 16
     bits = ((np.arange(1 << d)[None, :] >> (d - 1 - np.arange(d))[:, None]) & 1).astype(np.float64)
@@ -243,7 +243,7 @@ def explore_round(n=20, epsilon0=0.5, gap=1.0, alpha=0.6, *, seed=2026):
     return fig
 
 
-@lru_cache(maxsize=32)
+@lru_cache(typed=True, maxsize=32)
 def privacy_loss_run(n=1000, b_max=30, epsilon=1.0, delta=1e-6, alpha=0.6, *, rounds=400, runs=300, seed=2026):
     """IDC-Alg1 with the MW rule at ``α/3`` on ``n`` cancer patients resampled on three attributes (``N = 8``), a
     seeded random order of the 255 counting queries, replayed against ``D' = D +`` one more copy of the commonest

@@ -24,7 +24,7 @@ __all__ = ["cancer_4way_cells", "digits_marginals", "regime_errors", "MECHANISMS
 MECHANISMS = ("MWEM (theorem)", "MWEM practical", "noisy histogram", "uniform guess")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(typed=True, maxsize=None)
 def cancer_4way_cells(m: int) -> MarginalWorkload:
     """The first ``m`` cells of the 4-way marginals of the cancer data (16 cells per attribute set; cached)."""
     W = k_way_marginals(11, 4) if m == 5280 else cancer_4way_cells(5280)
@@ -32,7 +32,7 @@ def cancer_4way_cells(m: int) -> MarginalWorkload:
     return W if m == W.m else MarginalWorkload(W.d, W.cells[:m])
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(typed=True, maxsize=None)
 def digits_marginals(d: int, k: int = 3) -> MarginalWorkload:
     """All ``k``-way marginal cells of the first ``d`` digit pixels: ``m = 2^k C(d, k)`` queries (cached)."""
     d = check_int("d", d, low=3, high=16)

@@ -45,7 +45,7 @@ def histogram_bound(N, m, beta, epsilon, n) -> float:
     return histogram_error_bound_general(N, m, beta, epsilon, n=n)
 
 
-@functools.lru_cache(maxsize=8)
+@functools.lru_cache(typed=True, maxsize=8)
 def _smalldb_errors(d: int, s: int):
     data = cancer_projection(PROJECTIONS[d])
     W = one_two_way_cells(d)

@@ -152,7 +152,7 @@ def compare_per_query(ks, *, n=50_000, d=1, K=2, epsilon=1.0, trials=200, seed=2
     return np.array(ours), np.array(base), s.t
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(typed=True, maxsize=64)
 def _query_curves(query, d, K, tmax):
     """What the n and ε sliders do not change: the query, its approximation errors ``γ(u)`` and its Chebyshev
     coefficients (without the constant one) for ``u = 1..tmax``.  Cached per ``(query, d, K, tmax)``; read-only."""

@@ -19,13 +19,13 @@ __all__ = ["catalogue", "sparse_data", "sparse_workload", "explore_sparse_projec
 BITS = 32
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(typed=True, maxsize=None)
 def sparse_workload(k: int, m: int, bits: int = BITS, seed: int = 11):
     """``k`` random ``m``-sparse queries, half of each support from the catalogue, weights in ``(0, 1]``."""
     return random_sparse_queries(k, m, 1 << bits, rng=seed, pool=catalogue(bits))
 
 
-@functools.lru_cache(maxsize=8)
+@functools.lru_cache(typed=True, maxsize=8)
 def _hash_parts(n: int, k: int, m: int, T: int, r: int, seed: int):
     """What the ε and δ sliders do not change: the hash ``f`` that SparseProject draws first from ``rng = seed``
     (it does not depend on ε, δ or β), the projected queries ``Q̂ = A Q``, the projected database ``u = A D`` and

@@ -16,7 +16,7 @@ from ..validation import check_beta, check_int, check_real
 __all__ = ["cancer_conjunction_stream", "explore_sparse"]
 
 
-@functools.lru_cache(maxsize=1)
+@functools.lru_cache(typed=True, maxsize=1)
 def cancer_conjunction_stream():
     """The true answers of the 165 three-way conjunctions on the cancer data, and its ``n``."""
     data = load_cancer()
