@@ -133,7 +133,7 @@ def _chapters(repo: pathlib.Path, wanted) -> list[pathlib.Path]:
 def _copy_repo(repo: pathlib.Path, dest: pathlib.Path) -> pathlib.Path:
     """A throw-away copy: JupyterLab autosaves executed notebooks, and the repository must not change."""
     shutil.copytree(repo, dest, ignore=shutil.ignore_patterns(".git", ".venv", "__pycache__", "*.egg-info",
-                                                                 ".ipynb_checkpoints", "peers"))
+                                                                 ".ipynb_checkpoints", ".venv-newest", "build"))
     return dest
 
 
