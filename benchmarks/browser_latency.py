@@ -29,6 +29,7 @@ on whatever else the machine is doing: run it on an idle machine for numbers to 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import pathlib
@@ -41,6 +42,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from dataclasses import dataclass
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
@@ -161,6 +163,44 @@ def _start_lab(work: pathlib.Path, port: int, token: str, log, prefetch: bool = 
             time.sleep(0.25)
     proc.terminate()
     raise RuntimeError("JupyterLab did not answer within 60 s")
+
+
+@dataclass
+class LabSession:
+    """A running JupyterLab over a throw-away copy of a checkout, and a headless Chromium context on it."""
+    context: object
+    port: int
+    token: str
+    work: pathlib.Path
+
+
+@contextlib.contextmanager
+def lab_session(repo: pathlib.Path, chromium: str, *, prefetch: bool = True):
+    """Copy ``repo``, start JupyterLab on it (a free port, a token), launch ``chromium`` headless at 1366×768 with
+    Playwright; yield a :class:`LabSession`; close the browser and stop the server, whatever happens."""
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory(prefix="dpbook-lab-") as tmp:
+        tmp = pathlib.Path(tmp)
+        work = _copy_repo(repo, tmp / "repo")
+        port, token = _free_port(), secrets.token_hex(16)
+        with open(tmp / "lab.log", "w") as log:
+            server = _start_lab(work, port, token, log, prefetch=prefetch)
+            try:
+                with sync_playwright() as pw:
+                    context = pw.chromium.launch_persistent_context(
+                        str(tmp / "profile"), executable_path=chromium, headless=True, args=CHROMIUM_FLAGS,
+                        viewport=VIEWPORT)
+                    try:
+                        yield LabSession(context, port, token, work)
+                    finally:
+                        context.close()
+            finally:
+                server.terminate()
+                try:
+                    server.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    server.kill()
 
 
 def _shutdown_kernels(port: int, token: str):
@@ -372,7 +412,7 @@ def main(argv=None) -> int:
     if not (shutil.which(args.chromium) or os.access(args.chromium, os.X_OK)):
         return _skip(f"no Chromium at {args.chromium} (apt-get install chromium, or --chromium PATH)", args.require)
     try:
-        from playwright.sync_api import sync_playwright
+        import playwright.sync_api  # noqa: F401
     except ImportError:
         return _skip("the playwright package is missing (pip install -e '.[test]')",
                      args.require)
@@ -381,39 +421,20 @@ def main(argv=None) -> int:
         print(f"no chapter matches {args.chapters}")
         return 1
     results = []
-    with tempfile.TemporaryDirectory(prefix="dpbook-latency-") as tmp:
-        tmp = pathlib.Path(tmp)
-        work = _copy_repo(args.repo, tmp / "repo")
-        port, token = _free_port(), secrets.token_hex(16)
-        if args.screenshots:
-            args.screenshots.mkdir(parents=True, exist_ok=True)
-        with open(tmp / "lab.log", "w") as log:
-            lab = _start_lab(work, port, token, log, prefetch=not args.no_prefetch)
+    if args.screenshots:
+        args.screenshots.mkdir(parents=True, exist_ok=True)
+    with lab_session(args.repo, args.chromium, prefetch=not args.no_prefetch) as lab:
+        for nb in notebooks:
             try:
-                with sync_playwright() as pw:
-                    context = pw.chromium.launch_persistent_context(
-                        str(tmp / "profile"), executable_path=args.chromium, headless=True, args=CHROMIUM_FLAGS,
-                        viewport=VIEWPORT)
-                    try:
-                        for nb in notebooks:
-                            try:
-                                r = _measure_chapter(context, port, token, nb, args.moves, args.screenshots)
-                            except Exception as exc:          # one chapter's failure does not stop the others
-                                r = {"chapter": nb.name, "panel": None, "note": f"{type(exc).__name__}: {exc}"[:300]}
-                            try:
-                                _shutdown_kernels(port, token)
-                            except OSError as exc:
-                                print(f"warning: could not shut the kernels down: {exc}", flush=True)
-                            results.append(r)
-                            print(_row(r), flush=True)
-                    finally:
-                        context.close()
-            finally:
-                lab.terminate()
-                try:
-                    lab.wait(timeout=20)
-                except subprocess.TimeoutExpired:
-                    lab.kill()
+                r = _measure_chapter(lab.context, lab.port, lab.token, nb, args.moves, args.screenshots)
+            except Exception as exc:                          # one chapter's failure does not stop the others
+                r = {"chapter": nb.name, "panel": None, "note": f"{type(exc).__name__}: {exc}"[:300]}
+            try:
+                _shutdown_kernels(lab.port, lab.token)
+            except OSError as exc:
+                print(f"warning: could not shut the kernels down: {exc}", flush=True)
+            results.append(r)
+            print(_row(r), flush=True)
     if args.out:
         store = json.loads(args.out.read_text()) if args.out.exists() else {}
         store[args.label] = {"when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "prefetch": not args.no_prefetch,

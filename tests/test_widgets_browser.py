@@ -13,9 +13,7 @@ Without Chromium or playwright the real-browser test skips with a loud reason; w
 import json
 import os
 import pathlib
-import secrets
 import shutil
-import tempfile
 
 import pytest
 
@@ -66,31 +64,11 @@ def _browser_or_skip():
 def lab():
     """JupyterLab over a throw-away copy of the repository, and a headless Chromium context."""
     _browser_or_skip()
-    from playwright.sync_api import sync_playwright
-
     shots = ROOT / "build" / "browser"
     shots.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="dpbook-browser-") as tmp:
-        tmp = pathlib.Path(tmp)
-        work = browser_latency._copy_repo(ROOT, tmp / "repo")
-        port, token = browser_latency._free_port(), secrets.token_hex(16)
-        with open(tmp / "lab.log", "w") as log:
-            server = browser_latency._start_lab(work, port, token, log)
-            try:
-                with sync_playwright() as pw:
-                    context = pw.chromium.launch_persistent_context(
-                        str(tmp / "profile"), executable_path=CHROMIUM, headless=True,
-                        args=browser_latency.CHROMIUM_FLAGS, viewport=browser_latency.VIEWPORT)
-                    try:
-                        yield {"context": context, "port": port, "token": token, "work": work, "shots": shots}
-                    finally:
-                        context.close()
-            finally:
-                server.terminate()
-                try:
-                    server.wait(timeout=20)
-                except Exception:                              # noqa: BLE001
-                    server.kill()
+    with browser_latency.lab_session(ROOT, CHROMIUM) as session:
+        yield {"context": session.context, "port": session.port, "token": session.token, "work": session.work,
+               "shots": shots}
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
