@@ -101,11 +101,16 @@ _PAIR_REPEATED = ("x=(1,0) vs x'=(0,1) over {0,1}^1 (replace-one, n=1); the 1-wa
 _REPEATED_CELLS = [((0,), (0,))] + [((0,), (1,))] * 3
 
 
+def _first_measurements(fn, W, epsilon, columns, **kwargs):
+    """``x -> (trials, rng) -> draws``: the first round's noisy measurements (``columns`` of them) of the MWEM variant
+    ``fn`` on ``W`` with one round, one measurement and no replay (T=1, select_share=0.1, public n=1)."""
+    return lambda x: (lambda t, rng: fn(x, W, epsilon=epsilon, T=1, n=1, select_share=0.1, replay=0, trials=t,
+                                        rng=rng, **kwargs).trace["measurements"][:, 0, columns])
+
+
 def _repeated_case(name, fn, epsilon, kind, true_epsilon, trials, **kwargs):
     from ...queries import MarginalWorkload
-    W = MarginalWorkload(1, _REPEATED_CELLS)
-    s = lambda x: (lambda t, rng: fn(x, W, epsilon=epsilon, T=1, n=1, select_share=0.1, replay=0, trials=t, rng=rng,
-                                     **kwargs).trace["measurements"][:, 0, :])
+    s = _first_measurements(fn, MarginalWorkload(1, _REPEATED_CELLS), epsilon, slice(None), **kwargs)
     event = {"m0 >= 1 and m1, m2, m3 <= 0": lambda m: (m[:, 0] >= 1) & np.all(m[:, 1:] <= 0, axis=1)}
     return AuditCase(name, f"{fn.__module__}.{fn.__name__}", epsilon, 0.0, s(np.array([1, 0])), s(np.array([0, 1])),
                      event, trials, _PAIR_REPEATED, kind, true_epsilon)
@@ -163,9 +168,7 @@ def _case_cut_composed_fixed(epsilon=1.0):
 
 
 def _cut_mwem_case(name, fn, epsilon, kind, true_epsilon, trials, **kwargs):
-    W = _overlap()
-    s = lambda x: (lambda t, rng: fn(x, W, epsilon=epsilon, T=1, n=1, select_share=0.1, replay=0, trials=t, rng=rng,
-                                     **kwargs).trace["measurements"][:, 0, 0])
+    s = _first_measurements(fn, _overlap(), epsilon, 0, **kwargs)
     return AuditCase(name, f"{fn.__module__}.{fn.__name__}", epsilon, 0.0, s(_CUT_X), s(_CUT_X_PRIME),
                      {"measured <= 0": lambda y: y <= 0}, trials, _PAIR_CUT + ", T=1, select_share=0.1", kind,
                      true_epsilon)
