@@ -18,7 +18,8 @@ from .stats import clopper_pearson, clopper_pearson_lower
 from .validation import (check_alpha, check_beta, check_histogram, check_int, check_probability, check_real,
                          check_real_array, check_trials)
 
-__all__ = ["Errors", "errors", "run_trials", "with_public_n", "FailureRate", "failure_rate", "required_n"]
+__all__ = ["Errors", "errors", "run_trials", "with_public_n", "uniform_guess", "uniform_guess_error", "FailureRate",
+           "failure_rate", "required_n"]
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,25 @@ def run_trials(mechanism, x, workload, *, trials: int, rng=None, **params) -> Er
     params = with_public_n(mechanism, x, params)
     release = mechanism(x, W, trials=trials, rng=rng, **params)
     return errors(release.answers, W.answers(x))
+
+
+def uniform_guess(workload) -> np.ndarray:
+    """The data-independent answers ``Q(uniform)``: every query's answer on the uniform distribution over the
+    universe (the start of multiplicative weights).  An accuracy plot draws its error as the line a mechanism
+    must beat to have learned anything from the data."""
+    W = as_workload(workload)
+    return W.answers(np.ones(W.N))
+
+
+def uniform_guess_error(x, workload, *, metric: str = "max") -> float:
+    """The error of :func:`uniform_guess` on the histogram ``x``: ``metric`` = ``"max"`` (``max_q |Q(u) - q(x)|``),
+    ``"rms"`` or ``"mean"`` (absolute) over the queries, in normalised units."""
+    x = check_histogram(x)
+    W = as_workload(workload)
+    if not isinstance(metric, str) or metric not in ("max", "rms", "mean"):
+        raise ValueError(f"metric ({metric!r}) must be 'max', 'rms' or 'mean'")
+    gap = np.abs(W.answers(x) - uniform_guess(W))
+    return float(gap.max() if metric == "max" else np.sqrt(np.mean(gap ** 2)) if metric == "rms" else gap.mean())
 
 
 @dataclass(frozen=True)

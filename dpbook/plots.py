@@ -10,7 +10,7 @@ import matplotlib as mpl
 import matplotlib.pyplot as plt
 import numpy as np
 
-__all__ = ["STYLE", "use_style", "new_figure", "accuracy_vs_theory", "legend_outside", "EMPIRICAL", "BOUND",
+__all__ = ["STYLE", "use_style", "new_figure", "accuracy_vs_theory", "legend_outside", "reference_line", "EMPIRICAL", "BOUND",
            "BASELINE", "UNIFORM", "CONTROL", "ROLE_COLOURS", "EXTRA"]
 
 # One meaning, one colour, in every chapter (issue: "the same colour for the same meaning everywhere").
@@ -65,6 +65,16 @@ def legend_outside(ax, *, where: str = "right", ncols: int = 1):
     if where == "below":
         return ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), borderaxespad=0.0, ncols=ncols)
     raise ValueError(f"where ({where!r}) must be 'right' or 'below'")
+
+
+def reference_line(ax, y, *, role: str = "uniform", label: str | None = None):
+    """A horizontal line at ``y`` in the book's colour for ``role`` (``"uniform"``: the data-independent answer,
+    grey dashed; ``"baseline"``: a baseline's error, green; ``"bound"``: red) — the level a mechanism must beat."""
+    if role not in ROLE_COLOURS:
+        raise ValueError(f"role ({role!r}) must be one of {sorted(ROLE_COLOURS)}")
+    default = {"uniform": "uniform guess (ignores the data)"}.get(role, role)
+    return ax.axhline(float(y), color=ROLE_COLOURS[role], ls="--" if role == "uniform" else "-", lw=1.6,
+                      label=default if label is None else label, zorder=1)
 
 
 def accuracy_vs_theory(x, empirical, bound, *, lower=None, upper=None, ax=None, xlabel="", ylabel="",

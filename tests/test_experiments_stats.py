@@ -73,3 +73,28 @@ def test_with_public_n_adds_the_databases_size_only_where_taken():
         with_public_n(laplace_mechanism, x, [("n", 3)])
     with pytest.raises(TypeError, match="mechanism"):
         with_public_n(3, x, {})
+
+
+def test_uniform_guess_is_the_answer_on_the_uniform_distribution_and_its_error_per_metric():
+    from dpbook.experiments import uniform_guess, uniform_guess_error
+    from dpbook.queries import MatrixWorkload
+    Q = np.array([[1, 1, 0, 0], [1, 0, 0, 0], [1, 1, 1, 1]], dtype=float)
+    x = np.array([6, 2, 0, 0])
+    np.testing.assert_allclose(uniform_guess(MatrixWorkload(Q)), [0.5, 0.25, 1.0])
+    gap = np.abs(np.array([1.0, 0.75, 1.0]) - [0.5, 0.25, 1.0])
+    assert uniform_guess_error(x, MatrixWorkload(Q)) == pytest.approx(0.5)
+    assert uniform_guess_error(x, MatrixWorkload(Q), metric="rms") == pytest.approx(np.sqrt(np.mean(gap ** 2)))
+    assert uniform_guess_error(x, MatrixWorkload(Q), metric="mean") == pytest.approx(gap.mean())
+    with pytest.raises(ValueError, match="metric"):
+        uniform_guess_error(x, MatrixWorkload(Q), metric="median")
+
+
+def test_reference_line_uses_the_role_colour_and_refuses_unknown_roles():
+    from dpbook.plots import UNIFORM, new_figure, reference_line
+    fig, ax = new_figure()
+    line = reference_line(ax, 0.3)
+    assert line.get_color() == UNIFORM and line.get_linestyle() == "--"
+    with pytest.raises(ValueError, match="role"):
+        reference_line(ax, 0.3, role="purple")
+    import matplotlib.pyplot as plt
+    plt.close(fig)

@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 from dpbook.data import add_row
-from dpbook.experiments import failure_rate
+from dpbook.experiments import failure_rate, uniform_guess_error
 from dpbook.explorers.idc import (digits16, explore_round, explore_run, fraction_above, privacy_loss_run,
-                                  run_bounds, uniform_guess_error)
+                                  run_bounds)
 from dpbook.idc import FixedStream, MultiplicativeWeightsIDC
 from dpbook.privacy_loss import HALTED, R0, RSTAR, classify_rounds, replay_alg1, round_loss, round_moments, update_probability
 from dpbook.queries import MatrixWorkload, k_way_marginals

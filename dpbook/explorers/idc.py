@@ -20,6 +20,7 @@ import numpy as np
 from matplotlib.collections import LineCollection
 
 from ..data import add_row, bootstrap, cancer_projection, digits_histogram
+from ..experiments import uniform_guess_error
 from ..idc import (AdversarialStream, FixedStream, FriezeKannanIDC, MedianIDC, MultiplicativeWeightsIDC,
                    online_idc_sv)
 from ..plots import BOUND, EMPIRICAL, EXTRA, STYLE, legend_outside
@@ -33,7 +34,7 @@ from ..validation import check_alpha, check_choice, check_delta, check_epsilon, 
 
 __all__ = ["ATTRIBUTES6", "ATTRIBUTES3", "ANALYSTS", "cancer6", "cancer3", "make_rule", "parameter_table",
            "th_sv_threshold_for", "explore_online", 
-           "digits16", "digits_marginals", "uniform_guess_error", "explore_round", "privacy_loss_run", "run_bounds", "fraction_above",
+           "digits16", "digits_marginals", "explore_round", "privacy_loss_run", "run_bounds", "fraction_above",
            "explore_run"]
 
 ATTRIBUTES6 = (0, 1, 2, 3, 4, 10)          # radius, texture, perimeter, area, smoothness, malignant
@@ -175,12 +176,6 @@ def digits_marginals(ks=(1, 2), scale: int = 1, rows: int | None = None):
         raise ValueError(f"ks ({ks!r}) must be distinct marginal orders in [1, 16]")
     cells = [cell for k in ks for cell in k_way_marginals(16, k).cells]
     return digits_histogram(scale, rows), MarginalWorkload(16, cells)
-
-
-def uniform_guess_error(x, W) -> float:
-    """The largest error of the data-free answer ``Q(uniform)`` on ``W`` (the uniform guess, the start of MW)."""
-    uniform = np.ones(W.N)                                   # Q(uniform) = Q 1 / N, through the workload
-    return float(np.abs(W.answers(x) - W.answers(uniform)).max())
 
 
 # =========================================================================== the privacy-loss picture, redesigned
