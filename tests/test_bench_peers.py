@@ -72,3 +72,14 @@ def test_smartnoise_answers_from_independent_groups():
     for j, (S, v) in enumerate(W.cells):
         index = tuple(v[S.index(a)] if a in S else slice(None) for a in range(3))
         assert answers[j] == pytest.approx(joint[index].sum(), rel=1e-12)
+
+
+def test_a_row_runs_end_to_end_without_the_peer(tmp_path):
+    """The harness itself runs (every dpbook method and both references) on the smallest row, without the peer's
+    environment: a call the privacy contract refuses (e.g. the noisy histogram without its public n) fails here,
+    not after a minute of `make bench-peers`."""
+    spec = ("cancer, 2-way, T = 2", "cancer", 2, 1.0, 2)
+    row = run.run_row(spec, 1, None, tmp_path)
+    assert PEER not in row["methods"] and set(row["methods"]) == set(run.DPBOOK_METHODS)
+    hist = row["references"]["noisy histogram"]["median_max_error"]
+    assert 0 < hist < row["references"]["uniform"]["max_error"]

@@ -198,7 +198,7 @@ def run_row(spec, repeats, peer, tmp):
     # references (no timing): the uniform guess and the noisy histogram (chapter 03) at the same ε, its marginals
     # summed from the unclamped noisy cells (clamping at 0 would add ~b/2 per empty cell: a large bias)
     uniform = errors(W.counts(np.full(x.size, 1.0 / x.size)), true)
-    hist = [errors(signed_counts(W, noisy_histogram(x, epsilon=epsilon, rng=r).counts) / n, true)
+    hist = [errors(signed_counts(W, noisy_histogram(x, epsilon=epsilon, n=n, rng=r).counts) / n, true)
             for r in range(repeats)]
     row = {"name": name, "data": data, "d": d, "n": n, "k": k, "epsilon": epsilon, "T": T, "cells": W.m,
            "methods": methods,
