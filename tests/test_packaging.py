@@ -59,3 +59,14 @@ def test_every_chapter_is_listed_in_the_readme():
     readme = (ROOT / "README.md").read_text()
     for nb in sorted((ROOT / "notebooks").glob("[0-9][0-9]*.ipynb")):
         assert nb.name in readme, f"{nb.name} missing from the README's chapter table"
+
+
+def test_the_fork_workflow_runs_the_ci_script_in_debian_with_the_pinned_python():
+    """A lecturer's fork gets CI from .github/workflows/book.yml: it must run .ci/run (the README's test command with
+    the browser test required) in a Debian container whose Python is the one constraints.txt was locked with."""
+    workflow = (ROOT / ".github" / "workflows" / "book.yml").read_text()
+    assert "run: bash .ci/run" in workflow
+    image = re.search(r"container:\s*python:(\d+\.\d+)-(\w+)", workflow)
+    assert image and image.group(2) in ("bookworm", "trixie"), "a Debian image, so apt provides chromium"
+    locked = re.search(r"Python (\d+\.\d+)", (ROOT / "constraints.txt").read_text())
+    assert locked and image.group(1) == locked.group(1)
