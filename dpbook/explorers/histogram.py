@@ -36,7 +36,7 @@ def explore_histogram(epsilon=1.0, d=10, n=1797, beta=0.05, *, k=100, trials=200
     one_bound = histogram_error_bound(x.size, 1, beta, epsilon, n=n)
     all_bound = histogram_error_bound(x.size, k, beta, epsilon, n=n)
 
-    fig, (left, right) = fixed_figure(2, width=9.5, height=4.6, left=0.72, right=0.15, bottom=1.6, top=0.3, wspace=0.8)
+    fig, (left, right) = fixed_figure(2, width=9.5, height=4.9, left=0.72, right=0.15, bottom=1.9, top=0.3, wspace=0.8)
     bins = np.linspace(0, max(all_bound, err.max(), uniform_guess_error(x, W)) * 1.02, 50)
     left.hist(err[:, 0], bins=bins, color=EMPIRICAL, histtype="stepfilled", alpha=0.5, label="one query")
     left.hist(err.max(axis=1), bins=bins, color=EXTRA[1], histtype="stepfilled", alpha=0.5,
