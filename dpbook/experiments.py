@@ -173,3 +173,18 @@ def required_n(mechanism, x, workload, *, alpha, beta, n_grid, trials, rng=None,
         lo, hi = (lo, mid) if passes(grid[mid]) else (mid, hi)
     return int(grid[hi])
 
+
+
+def uniform_guess_prefix_error(x, workload) -> np.ndarray:
+    """The uniform guess's max error over the first ``k`` queries, for every ``k = 1..m`` at once:
+    ``max_{j <= k} |Q(uniform)_j - q_j(x)|`` (normalised units), shape ``(m,)``.  A chapter that reads a
+    mechanism's max error over the first ``|Q|`` queries of a workload draws this curve as the level the
+    mechanism must beat (:func:`uniform_guess_error` is its last entry)."""
+    x = check_histogram(x)
+    W = as_workload(workload)
+    if x.size != W.N:
+        raise ValueError(f"x has {x.size} cells but the workload's universe has {W.N}")
+    return np.maximum.accumulate(np.abs(W.answers(x) - uniform_guess(W)))
+
+
+__all__ += ["uniform_guess_prefix_error"]

@@ -106,3 +106,18 @@ def accuracy_vs_theory(x, empirical, bound, *, lower=None, upper=None, ax=None, 
         ax.set_title(title)
     ax.legend(loc="best")
     return ax
+
+
+def reference_curve(ax, x, y, *, role: str = "uniform", label: str | None = None):
+    """:func:`reference_line` for a level that changes along the x axis (e.g. the uniform guess's max error over
+    the first ``|Q|`` queries): a curve in the book's colour for ``role`` — grey dashed for ``"uniform"``."""
+    if role not in ROLE_COLOURS:
+        raise ValueError(f"role ({role!r}) must be one of {sorted(ROLE_COLOURS)}")
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if x.ndim != 1 or x.shape != y.shape:
+        raise ValueError(f"x {x.shape} and y {y.shape} must be 1-D and of equal length")
+    default = {"uniform": "uniform guess (ignores the data)"}.get(role, role)
+    return ax.plot(x, y, color=ROLE_COLOURS[role], ls="--" if role == "uniform" else "-", lw=1.6,
+                   label=default if label is None else label, zorder=1)[0]
+
+__all__ += ["reference_curve"]

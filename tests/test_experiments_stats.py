@@ -98,3 +98,19 @@ def test_reference_line_uses_the_role_colour_and_refuses_unknown_roles():
         reference_line(ax, 0.3, role="purple")
     import matplotlib.pyplot as plt
     plt.close(fig)
+
+
+def test_uniform_guess_prefix_error_is_the_running_max_of_the_guess_gap():
+    from dpbook.experiments import uniform_guess_error, uniform_guess_prefix_error
+    from dpbook.queries import MatrixWorkload
+    Q = np.array([[1, 1, 1, 1], [1, 0, 0, 0], [1, 1, 0, 0], [0, 0, 0, 1]], dtype=float)
+    x = np.array([6, 2, 0, 0])
+    # answers 1, 0.75, 1, 0 against the guess 1, 0.25, 0.5, 0.25: gaps 0, 0.5, 0.5, 0.25
+    np.testing.assert_allclose(uniform_guess_prefix_error(x, MatrixWorkload(Q)), [0.0, 0.5, 0.5, 0.5])
+    assert uniform_guess_prefix_error(x, MatrixWorkload(Q))[-1] == uniform_guess_error(x, MatrixWorkload(Q))
+    with pytest.raises(ValueError, match="x"):
+        uniform_guess_prefix_error(np.array([1, 2]), MatrixWorkload(Q))
+    with pytest.raises(ValueError, match="x"):
+        uniform_guess_prefix_error(np.array([1, -2, 0, 0]), MatrixWorkload(Q))
+    with pytest.raises(TypeError, match="workload"):
+        uniform_guess_prefix_error(x, "all queries")

@@ -84,3 +84,17 @@ def test_intro_explorer():
     plt.close(fig)
     with pytest.raises(ValueError, match="sensitivity"):
         explore_noise(sensitivity=-1)
+
+
+def test_reference_curve_draws_the_role_colour_along_x_and_validates():
+    from dpbook.plots import BASELINE, UNIFORM, reference_curve
+    fig, ax = new_figure()
+    line = reference_curve(ax, [1, 2, 3], [0.1, 0.3, 0.3])
+    assert line.get_color() == UNIFORM and line.get_linestyle() == "--"
+    np.testing.assert_allclose(line.get_ydata(), [0.1, 0.3, 0.3])
+    assert reference_curve(ax, [1, 2], [1, 2], role="baseline", label="b").get_color() == BASELINE
+    with pytest.raises(ValueError, match="role"):
+        reference_curve(ax, [1, 2], [1, 2], role="purple")
+    with pytest.raises(ValueError, match="y"):
+        reference_curve(ax, [1, 2], [1, 2, 3])
+    plt.close(fig)

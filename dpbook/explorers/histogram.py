@@ -4,8 +4,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..data import bootstrap
+from ..experiments import uniform_guess_error
 from ..histogram import histogram_mechanism, pixels_histogram
-from ..plots import BOUND, EMPIRICAL, EXTRA, legend_outside
+from ..plots import BOUND, EMPIRICAL, EXTRA, UNIFORM, legend_outside
 from ._layout import fixed_figure
 from ..queries import random_queries
 from ..theory.histogram import histogram_error_bound
@@ -19,7 +20,8 @@ def explore_histogram(epsilon=1.0, d=10, n=1797, beta=0.05, *, k=100, trials=200
 
     Data: the digits marginalised to their first ``d`` pixels (``|X| = 2^d``), bootstrapped to ``n`` rows.
     Left: the distribution of one query's error and of the max error over the ``k`` queries in ``trials``
-    releases, with IDC-Lem6.1's bounds at ``β`` (``k = 1`` is LEC3-3.5).  Right: the ``k`` true answers against
+    releases, with IDC-Lem6.1's bounds at ``β`` (``k = 1`` is LEC3-3.5) and the uniform guess's max error.
+    Right: the ``k`` true answers against
     one release, with the band ``± bound``: how useful the answers are at this ``(ε, |X|, n)``.
     """
     epsilon, beta = check_epsilon(epsilon), check_beta(beta)
@@ -34,13 +36,15 @@ def explore_histogram(epsilon=1.0, d=10, n=1797, beta=0.05, *, k=100, trials=200
     one_bound = histogram_error_bound(x.size, 1, beta, epsilon, n=n)
     all_bound = histogram_error_bound(x.size, k, beta, epsilon, n=n)
 
-    fig, (left, right) = fixed_figure(2, width=9.5, height=4.6, left=0.72, right=0.15, bottom=1.6, top=0.3, wspace=0.8)
-    bins = np.linspace(0, max(all_bound, err.max()) * 1.02, 50)
+    fig, (left, right) = fixed_figure(2, width=9.5, height=4.9, left=0.72, right=0.15, bottom=1.9, top=0.3, wspace=0.8)
+    bins = np.linspace(0, max(all_bound, err.max(), uniform_guess_error(x, W)) * 1.02, 50)
     left.hist(err[:, 0], bins=bins, color=EMPIRICAL, histtype="stepfilled", alpha=0.5, label="one query")
     left.hist(err.max(axis=1), bins=bins, color=EXTRA[1], histtype="stepfilled", alpha=0.5,
               label=f"max over k={k}")
     left.axvline(one_bound, color=BOUND, ls="--", label="bound, one query (LEC3-3.5)")
     left.axvline(all_bound, color=BOUND, label=f"bound, k={k} (IDC-Lem6.1)")
+    guess = uniform_guess_error(x, W)       # the k queries answered on the uniform distribution, without the data
+    left.axvline(guess, color=UNIFORM, ls="--", lw=1.6, label=f"uniform guess, max over k={k}")
     left.set_xlabel("error (fraction of n)")
     left.set_ylabel("trials")
     left.set_title(f"ε={epsilon:.3g}, |X|=2^{d}={x.size}, n={n}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..data import bootstrap, load_cancer
+from ..experiments import uniform_guess_prefix_error
 from ..noise import laplace_noise
 from ..plots import BASELINE, BOUND, EMPIRICAL, EXTRA, UNIFORM, legend_outside
 from ._layout import fixed_figure, log_minor_125
@@ -43,7 +44,8 @@ def explore_rr(epsilon=1.0, n=569, k=100, beta=0.05, *, trials=200, seed=2026):
     of :func:`subgroup_workload` ("fraction of all n patients who are in subgroup S and malignant").  Both protect
     one patient's diagnosis.  The baseline, per-query Laplace, adds ``Lap(Δ_k/ε)`` to each of the first ``k`` counts
     with ``Δ_k`` their exact sensitivity (DR-Thm3.8, LEC3-3.3.2); randomized response spends ε once and answers
-    all queries (LEC3-3.4).  Dots: measured ``(1-β)``-quantiles; lines: the two bounds; dotted: your ``|Q|``.
+    all queries (LEC3-3.4).  Dots: measured ``(1-β)``-quantiles; lines: the two bounds (green: Laplace, red:
+    randomized response); grey dashed: the uniform guess's max error; dotted: your ``|Q|``.
     """
     epsilon, beta = check_epsilon(epsilon), check_beta(beta)
     W_all = subgroup_workload()
@@ -66,13 +68,13 @@ def explore_rr(epsilon=1.0, n=569, k=100, beta=0.05, *, trials=200, seed=2026):
     lap_bound = [laplace_max_error_bound(int(kk), beta, float(delta[kk - 1]), epsilon) / n for kk in ks]
     rr_bound = [rr_error_bound(n, beta, epsilon, int(kk)) for kk in ks]
     fig, ax = fixed_figure(width=9.6, height=4.4, left=0.75, right=3.05, bottom=0.55, top=0.3)
-    ax.plot(ks, lap_bound, "-", color=BOUND, label="Laplace (exact Δ_k): bound")
+    ax.plot(ks, lap_bound, "--", color=BASELINE, label="Laplace (exact Δ_k): bound")
     ax.plot(ks, lap_q, "o", color=BASELINE, ms=5, label="Laplace (exact Δ_k): measured")
-    ax.plot(ks, rr_bound, "--", color=BOUND, label="randomized response: bound")
+    ax.plot(ks, rr_bound, "-", color=BOUND, label="randomized response: bound")
     ax.plot(ks, rr_q, "s", color=EMPIRICAL, ms=5, label="randomized response: measured")
+    ax.plot(ks, uniform_guess_prefix_error(x, W_all)[ks - 1], "--", color=UNIFORM, lw=1.6,
+            label="uniform guess (ignores the data)")
     ax.axvline(k, color="k", ls=":", lw=1.2, label=f"your |Q| = {k}")
-    if max(max(lap_bound), lap_q.max()) >= 1:
-        ax.axhline(1, color=UNIFORM, ls="--", lw=1, label="error 1 (answers in [0, 1])")
     ax.set_xscale("log")
     ax.set_yscale("log")
     log_minor_125(ax)

@@ -160,4 +160,12 @@ RESULTS = (
                    "dpbook.theory.laplace.k_query_sample_complexity",
                    "dpbook.theory.composition.laplace_per_query_scale"),
            source=f"{LECTURE3}, §3.3.2"),
+    Result(id="S1-Def2", title="(α, β)-accuracy", chapter=_CH, section="How accurate is it?",
+           aliases=("IDC-Def2.5",),
+           statement="A mechanism $M$ answering a set $Q$ of queries is $(\\alpha,\\beta)$-accurate when, for every "
+                     "database $x$, with probability at least $1-\\beta$ over its coins every answer is within α: "
+                     "$\\max_{q\\in Q}|M(x)_q-q(x)|\\le\\alpha$ (normalised answers). α is the error, β the failure "
+                     "probability — not the privacy δ. The summary's version writes $\\ge\\alpha$ (erratum S1-E2).",
+           implemented_by=("dpbook.experiments.failure_rate",),
+           source=f"{BLUM_ROTH}, Def. 2; {GRU}, Def. 2.5"),
 )
