@@ -16,6 +16,7 @@ values; :class:`SmoothQuery` carries the function with its smoothness order ``K`
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
@@ -31,7 +32,7 @@ __all__ = ["SmoothQuery", "SmoothSummary", "check_points", "synthetic_points", "
            "chebyshev_moments", "chebyshev_moments_reference", "smooth_summary", "chebyshev_coefficients",
            "chebyshev_evaluate", "jackson_coefficients", "answer_query", "true_answer", "approximation_error", "smooth_norm",
            "smooth_query", "cosine_query", "gaussian_bump", "sigmoid_query", "polynomial_query", "kink_query",
-           "box_query", "per_query_laplace", "interpolated_l1_sensitivity", "summary_inputs"]
+           "box_query", "per_query_laplace", "interpolated_l1_sensitivity", "uniform_answer", "summary_inputs"]
 
 _MAX_D = 6              # d is a constant of the theory; t^d moments must fit in memory
 _MAX_ENTRIES = 2 ** 22  # t^d (and trials * t^d) cap: absurd sizes are refused, not allocated
@@ -313,6 +314,26 @@ def true_answer(points, f) -> float:
     return float(_values(_fn(f), X).mean())
 
 
+def uniform_answer(fn, d, *, nodes=48) -> float:
+    """The data-independent answer to the query ``fn``: its mean over the uniform distribution on ``[-1, 1]^d``
+    (Gauss–Legendre quadrature with ``nodes`` points per axis, exact for polynomials of degree ``< 2 nodes``).  An
+    accuracy plot draws its error ``|uniform_answer - q_f(D)|`` as the level a private answer must beat."""
+    d = check_int("d", d, low=1, high=3)
+    nodes = check_int("nodes", nodes, low=2, high=512)
+    P, W = _legendre_grid(nodes, d)
+    return float(_values(_fn(fn), P, "fn") @ W / 2.0 ** d)
+
+
+@functools.lru_cache(maxsize=16)
+def _legendre_grid(nodes, d):
+    x, w = np.polynomial.legendre.leggauss(nodes)
+    P = np.stack([m.ravel() for m in np.meshgrid(*([x] * d), indexing="ij")], axis=1)
+    W = np.prod(np.stack([m.ravel() for m in np.meshgrid(*([w] * d), indexing="ij")], axis=1), axis=1)
+    for a in (P, W):
+        a.setflags(write=False)
+    return P, W
+
+
 def approximation_error(fn, d, t, *, M=None, grid=None) -> float:
     """``γ_f = sup |f - p_t|`` (SMOOTH-Thm3.2 part (1)) estimated on a tensor grid of ``[-1, 1]^d`` (default 2001, 161,
     41 points per axis for d = 1, 2, >= 3; the grid contains the endpoints and 0).  Data-free."""
@@ -529,19 +550,30 @@ def interpolated_l1_sensitivity(node_values) -> float:
     if F.ndim != 2 or F.size == 0:
         raise ValueError(f"node_values must be a non-empty (k, nodes) array, got shape {F.shape}")
     best = 0.0
-    for a in range(F.shape[1]):
-        best = max(best, float(np.abs(F - F[:, a:a + 1]).sum(axis=0).max()))
+    for a in range(F.shape[1] - 1):                 # pairs (a, b), b > a: the sum is symmetric in a and b
+        best = max(best, float(np.abs(F[:, a + 1:] - F[:, a:a + 1]).sum(axis=0).max()))
     return best
 
 
-def _interpolate(axis, node_values, X) -> np.ndarray:
-    """The (multi)linear interpolant on the tensor grid ``axis^d`` with ``node_values`` (``(k, G^d)``) at rows ``X``."""
-    k, d = node_values.shape[0], X.shape[1]
-    if d == 1:
-        return np.stack([np.interp(X[:, 0], axis, v) for v in node_values])
-    from scipy.interpolate import RegularGridInterpolator
+def _hat_weights(axis, X) -> np.ndarray:
+    """``ω_a = (1/n) sum_i hat_a(x_i)``: the mean over the rows of each node's (multi)linear hat function on the
+    tensor grid ``axis^d``, so that the mean of an interpolant with node values ``F`` is ``F @ ω``."""
+    n, d = X.shape
     G = axis.size
-    return np.stack([RegularGridInterpolator((axis,) * d, v.reshape((G,) * d))(X) for v in node_values])
+    h = axis[1] - axis[0]
+    pos = np.clip((X + 1.0) / h, 0.0, G - 1.0)
+    lo = np.minimum(np.floor(pos).astype(np.int64), G - 2)
+    frac = pos - lo
+    omega = np.zeros(G ** d)
+    for corner in range(2 ** d):                        # the 2^d corners of each row's cell
+        bits = [(corner >> j) & 1 for j in range(d)]
+        idx = np.zeros(n, dtype=np.int64)
+        w = np.ones(n)
+        for j, bit in enumerate(bits):
+            idx = idx * G + lo[:, j] + bit
+            w = w * (frac[:, j] if bit else 1.0 - frac[:, j])
+        omega += np.bincount(idx, weights=w, minlength=G ** d)
+    return omega / n
 
 
 def per_query_laplace(points, queries, *, epsilon, B=1.0, grid=None, trials=None, rng=None, sampler=laplace_noise):
@@ -597,10 +629,11 @@ def per_query_laplace(points, queries, *, epsilon, B=1.0, grid=None, trials=None
                 raise ValueError(f"queries[{i}] is a query on d ({q.d}) coordinates; points have d ({X.shape[1]}) columns")
         F = np.stack([clip(_row_values(q, nodes, f"queries[{i}]")) for i, q in enumerate(queries)])  # public
         l1 = interpolated_l1_sensitivity(F)
-        means = _interpolate(axis, F, X).mean(axis=1)
+        means = F @ _hat_weights(axis, X)                               # the interpolants' means over the rows
     b = l1 / (n * epsilon)                       # the L1 sensitivity of the k means is l1 / n
     answers = means + p.noise(b, p.shape, p.rng)
     return Release(answers, epsilon, 0.0, "per_query_laplace", noise_scale=b,
                    ledger=(tuple(Spend(f"laplace query {i}", epsilon / k) for i in range(k)) if grid is None else
                            (Spend(f"laplace, {k} queries, exact L1 sensitivity {l1:.6g}/n", epsilon),)),
-                   trace={"sensitivity": l1 / n}, neighbours="replace-one")
+                   trace={"sensitivity": 2.0 * B / n} if grid is None else {"l1_sensitivity": l1 / n},
+                   neighbours="replace-one")
