@@ -321,7 +321,7 @@ def uniform_answer(fn, d, *, nodes=48) -> float:
     d = check_int("d", d, low=1, high=3)
     nodes = check_int("nodes", nodes, low=2, high=512)
     P, W = _legendre_grid(nodes, d)
-    return float(_values(_fn(fn), P, "fn") @ W / 2.0 ** d)
+    return float(_values(_fn(fn, "fn"), P, "fn") @ W / 2.0 ** d)
 
 
 @functools.lru_cache(maxsize=16)
@@ -628,7 +628,7 @@ def per_query_laplace(points, queries, *, epsilon, B=1.0, grid=None, trials=None
             if isinstance(q, SmoothQuery) and q.d != X.shape[1]:
                 raise ValueError(f"queries[{i}] is a query on d ({q.d}) coordinates; points have d ({X.shape[1]}) columns")
         F = np.stack([clip(_row_values(q, nodes, f"queries[{i}]")) for i, q in enumerate(queries)])  # public
-        l1 = interpolated_l1_sensitivity(F)
+        l1 = max(interpolated_l1_sensitivity(F), 2.0 ** -40 * 2.0 * B * k)   # 0: constant answers; any scale is private
         means = F @ _hat_weights(axis, X)                               # the interpolants' means over the rows
     b = l1 / (n * epsilon)                       # the L1 sensitivity of the k means is l1 / n
     answers = means + p.noise(b, p.shape, p.rng)
