@@ -497,3 +497,12 @@ def test_compare_per_query_crossover():
     fake = PerQueryComparison(np.array([1, 3, 10]), np.array([2.0, 2.0, 2.0]), np.array([1.0, 3.0, 1.0]),
                               np.ones(3), np.ones(3), 4)
     assert fake.crossover() is None and fake.crossover(np.array([1.0, 3.0, 3.0])) == 3
+
+
+def test_per_query_laplace_grid_raw_values_refuses_bad_input():
+    from dpbook.broken.smooth import per_query_laplace_grid_raw_values
+    f = lambda Z: Z[:, 0]
+    with pytest.raises(ValueError, match="epsilon"):
+        per_query_laplace_grid_raw_values(np.zeros((2, 1)), [f], epsilon=-1.0)
+    with pytest.raises(ValueError, match="grid"):
+        per_query_laplace_grid_raw_values(np.zeros((2, 1)), [f], epsilon=1.0, grid=1)
