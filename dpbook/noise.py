@@ -8,6 +8,17 @@ Noise samplers share one signature, ``sampler(scale, size, rng) -> ndarray``, so
 the sampler as a parameter (``sampler=laplace_noise``) and a chapter can swap in another one.  The samplers
 are named ``laplace_noise`` and ``gaussian_noise`` so that they are never confused with the mechanisms'
 modules :mod:`dpbook.laplace` and :mod:`dpbook.gaussian`.
+
+**The default is fast, not safe.**  Every mechanism defaults to :func:`laplace_noise` / :func:`gaussian_noise`,
+numpy's floating-point samplers.  As floating-point programs they are *not* differentially private: the set of
+doubles they can return depends on the true answer, and chapter 13 reproduces Mironov's (2012) attack on the book's
+own Laplace mechanism.  They stay the default because no exact sampler comes within 3x of their speed: measured at
+10^6 draws (``benchmarks/samplers.md``), :func:`discrete_laplace_exact` costs about 240-380x numpy's Laplace
+sampler and :func:`discrete_gaussian_exact` about 870-1240x numpy's normal sampler (seconds per 10^6 draws), which
+the chapters' experiments with thousands of trials cannot afford.  A deployment passes ``sampler=grid_laplace`` or
+``sampler=discrete_laplace`` (1.3-2.4x numpy; support-exact, probabilities in floating point) or
+``sampler=discrete_laplace_exact`` / ``discrete_gaussian_exact`` (the exact law) to a mechanism that adds noise to
+counts; mechanisms that add noise to normalised reals refuse lattice noise.
 """
 from __future__ import annotations
 

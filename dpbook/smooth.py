@@ -16,6 +16,7 @@ values; :class:`SmoothQuery` carries the function with its smoothness order ``K`
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
@@ -31,7 +32,7 @@ __all__ = ["SmoothQuery", "SmoothSummary", "check_points", "synthetic_points", "
            "chebyshev_moments", "chebyshev_moments_reference", "smooth_summary", "chebyshev_coefficients",
            "chebyshev_evaluate", "jackson_coefficients", "answer_query", "true_answer", "approximation_error", "smooth_norm",
            "smooth_query", "cosine_query", "gaussian_bump", "sigmoid_query", "polynomial_query", "kink_query",
-           "box_query", "per_query_laplace", "summary_inputs"]
+           "box_query", "per_query_laplace", "interpolated_l1_sensitivity", "uniform_answer", "summary_inputs"]
 
 _MAX_D = 6              # d is a constant of the theory; t^d moments must fit in memory
 _MAX_ENTRIES = 2 ** 22  # t^d (and trials * t^d) cap: absurd sizes are refused, not allocated
@@ -313,6 +314,26 @@ def true_answer(points, f) -> float:
     return float(_values(_fn(f), X).mean())
 
 
+def uniform_answer(fn, d, *, nodes=48) -> float:
+    """The data-independent answer to the query ``fn``: its mean over the uniform distribution on ``[-1, 1]^d``
+    (Gauss–Legendre quadrature with ``nodes`` points per axis, exact for polynomials of degree ``< 2 nodes``).  An
+    accuracy plot draws its error ``|uniform_answer - q_f(D)|`` as the level a private answer must beat."""
+    d = check_int("d", d, low=1, high=3)
+    nodes = check_int("nodes", nodes, low=2, high=512)
+    P, W = _legendre_grid(nodes, d)
+    return float(_values(_fn(fn, "fn"), P, "fn") @ W / 2.0 ** d)
+
+
+@functools.lru_cache(maxsize=16)
+def _legendre_grid(nodes, d):
+    x, w = np.polynomial.legendre.leggauss(nodes)
+    P = np.stack([m.ravel() for m in np.meshgrid(*([x] * d), indexing="ij")], axis=1)
+    W = np.prod(np.stack([m.ravel() for m in np.meshgrid(*([w] * d), indexing="ij")], axis=1), axis=1)
+    for a in (P, W):
+        a.setflags(write=False)
+    return P, W
+
+
 def approximation_error(fn, d, t, *, M=None, grid=None) -> float:
     """``γ_f = sup |f - p_t|`` (SMOOTH-Thm3.2 part (1)) estimated on a tensor grid of ``[-1, 1]^d`` (default 2001, 161,
     41 points per axis for d = 1, 2, >= 3; the grid contains the endpoints and 0).  Data-free."""
@@ -506,7 +527,56 @@ def _row_values(q, X, name) -> np.ndarray:
     return out
 
 
-def per_query_laplace(points, queries, *, epsilon, B=1.0, trials=None, rng=None, sampler=laplace_noise):
+#: The most nodes a public interpolation grid may have (``grid ** d``): the exact sensitivity compares every pair.
+MAX_GRID_NODES = 2049
+_MAX_PAIR_WORK = 2 * 10 ** 9        # nodes^2 * k: about ten seconds of numpy
+
+
+def _grid_nodes(grid, d) -> np.ndarray:
+    G = check_int("grid", grid, low=2, high=MAX_GRID_NODES)
+    if G ** d > MAX_GRID_NODES:
+        raise ValueError(f"grid ({G}) gives {G}^{d} = {G ** d} nodes in d = {d}; at most {MAX_GRID_NODES} "
+                         f"(the exact sensitivity compares every pair of nodes): make grid smaller")
+    axis = np.linspace(-1.0, 1.0, G)
+    return axis, np.stack([m.ravel() for m in np.meshgrid(*([axis] * d), indexing="ij")], axis=1)
+
+
+def interpolated_l1_sensitivity(node_values) -> float:
+    """``max_{a,b} sum_j |F[j, a] - F[j, b]|`` over all pairs of grid nodes: the exact replace-one L1 sensitivity
+    (times ``n``) of the (multi)linear interpolants with node values ``F`` (shape ``(k, nodes)``).  Exact, not a grid
+    estimate: for fixed ``b`` each ``|f̃_j(a) - c|`` is convex along every coordinate inside a grid cell, so their sum
+    attains its maximum over the cell at a node (and the same for ``b``)."""
+    F = check_real_array("node_values", node_values)
+    if F.ndim != 2 or F.size == 0:
+        raise ValueError(f"node_values must be a non-empty (k, nodes) array, got shape {F.shape}")
+    best = 0.0
+    for a in range(F.shape[1] - 1):                 # pairs (a, b), b > a: the sum is symmetric in a and b
+        best = max(best, float(np.abs(F[:, a + 1:] - F[:, a:a + 1]).sum(axis=0).max()))
+    return best
+
+
+def _hat_weights(axis, X) -> np.ndarray:
+    """``ω_a = (1/n) sum_i hat_a(x_i)``: the mean over the rows of each node's (multi)linear hat function on the
+    tensor grid ``axis^d``, so that the mean of an interpolant with node values ``F`` is ``F @ ω``."""
+    n, d = X.shape
+    G = axis.size
+    h = axis[1] - axis[0]
+    pos = np.clip((X + 1.0) / h, 0.0, G - 1.0)
+    lo = np.minimum(np.floor(pos).astype(np.int64), G - 2)
+    frac = pos - lo
+    omega = np.zeros(G ** d)
+    for corner in range(2 ** d):                        # the 2^d corners of each row's cell
+        bits = [(corner >> j) & 1 for j in range(d)]
+        idx = np.zeros(n, dtype=np.int64)
+        w = np.ones(n)
+        for j, bit in enumerate(bits):
+            idx = idx * G + lo[:, j] + bit
+            w = w * (frac[:, j] if bit else 1.0 - frac[:, j])
+        omega += np.bincount(idx, weights=w, minlength=G ** d)
+    return omega / n
+
+
+def per_query_laplace(points, queries, *, epsilon, B=1.0, grid=None, trials=None, rng=None, sampler=laplace_noise):
     """The baseline of chapter 12: each of the ``k`` query means ``(1/n) sum_i f(x_i)`` plus ``Lap(2Bk/(nε))`` —
     basic composition, ε-DP (DR-Thm3.6).  The error grows linearly with ``k``; the smooth summary's does not
     depend on ``k``.  Returns a :class:`~dpbook.release.Release` (answers shape ``(k,)`` or ``(trials, k)``).
@@ -517,7 +587,14 @@ def per_query_laplace(points, queries, *, epsilon, B=1.0, trials=None, rng=None,
     value computed from its own row (see :func:`_row_values`), clipped to ``[-B, B]`` (NaN counts as 0, ±inf as
     ±B): values outside the range are clipped rather than refused, because a refusal that depends on the data
     would itself be a non-private output.  Each mean then has replace-one sensitivity ``2B/n``.  The release
-    carries the answers and public parameters only (no exact means)."""
+    carries the answers and public parameters only (no exact means).
+
+    ``grid=G`` (an int, ``G^d <= MAX_GRID_NODES``): the exact-sensitivity baseline.  Each query is replaced by its
+    (multi)linear interpolant on the public tensor grid of ``G`` nodes per axis (node values clipped to
+    ``[-B, B]``), and the noise is ``Lap(Δ/(nε))`` with ``Δ`` the interpolated workload's exact L1 sensitivity
+    (:func:`interpolated_l1_sensitivity`; at most ``2Bk``, often far less: a query of small range costs little).
+    Private for any callable, since ``Δ`` is exact for what is released; the interpolation moves a ``C^2_B`` query
+    by at most ``B h^2/8`` (``h = 2/(G-1)``)."""
     from .release import Release
     X = check_points(points)
     n = X.shape[0]
@@ -537,11 +614,26 @@ def per_query_laplace(points, queries, *, epsilon, B=1.0, trials=None, rng=None,
                            per_release=(k,), family="laplace", lattice_ok=False)   # query means are reals
     epsilon = p.epsilon
     B = check_real("B", B, low=0.0, low_open=True)
-    b = 2.0 * B * k / (n * epsilon)                                     # budget ε/k per query
-    # clip every value to [-B, B] (NaN -> 0): each mean then moves by <= 2B/n whatever the callable returns
-    means = np.array([np.clip(np.nan_to_num(_row_values(q, X, f"queries[{i}]"), nan=0.0, posinf=B, neginf=-B),
-                              -B, B).mean() for i, q in enumerate(queries)])
+    clip = lambda v: np.clip(np.nan_to_num(v, nan=0.0, posinf=B, neginf=-B), -B, B)
+    if grid is None:
+        l1 = 2.0 * B * k                                                 # each of the k values moves by <= 2B
+        # clip every value to [-B, B] (NaN -> 0): each mean then moves by <= 2B/n whatever the callable returns
+        means = np.array([clip(_row_values(q, X, f"queries[{i}]")).mean() for i, q in enumerate(queries)])
+    else:
+        axis, nodes = _grid_nodes(grid, X.shape[1])
+        if nodes.shape[0] ** 2 * k > _MAX_PAIR_WORK:
+            raise ValueError(f"grid ({grid}) with k ({k}) queries: {nodes.shape[0]}^2 x {k} node pairs to compare; "
+                             f"at most {_MAX_PAIR_WORK:.0e}: make grid smaller")
+        for i, q in enumerate(queries):                                  # the shape contract, on public rows
+            if isinstance(q, SmoothQuery) and q.d != X.shape[1]:
+                raise ValueError(f"queries[{i}] is a query on d ({q.d}) coordinates; points have d ({X.shape[1]}) columns")
+        F = np.stack([clip(_row_values(q, nodes, f"queries[{i}]")) for i, q in enumerate(queries)])  # public
+        l1 = max(interpolated_l1_sensitivity(F), 2.0 ** -40 * 2.0 * B * k)   # 0: constant answers; any scale is private
+        means = F @ _hat_weights(axis, X)                               # the interpolants' means over the rows
+    b = l1 / (n * epsilon)                       # the L1 sensitivity of the k means is l1 / n
     answers = means + p.noise(b, p.shape, p.rng)
     return Release(answers, epsilon, 0.0, "per_query_laplace", noise_scale=b,
-                   ledger=tuple(Spend(f"laplace query {i}", epsilon / k) for i in range(k)),
-                   trace={"sensitivity": 2.0 * B / n}, neighbours="replace-one")
+                   ledger=(tuple(Spend(f"laplace query {i}", epsilon / k) for i in range(k)) if grid is None else
+                           (Spend(f"laplace, {k} queries, exact L1 sensitivity {l1:.6g}/n", epsilon),)),
+                   trace={"sensitivity": 2.0 * B / n} if grid is None else {"l1_sensitivity": l1 / n},
+                   neighbours="replace-one")

@@ -427,3 +427,82 @@ def test_regime_sweep_recovers_the_approximation_exponent():
     r = regime_sweep(1, 2, [6, 8, 11, 16], trials=200, repeat=1)
     assert list(r.t) == [6, 8, 11, 16] and list(r.n) == [6 ** 4, 8 ** 4, 11 ** 4, 16 ** 4]
     assert abs(r.slopes()["gamma"] - r.theory()["accuracy"]) <= 0.1
+
+
+# --- the exact-sensitivity baseline and the uniform guess -----------------------------------------------------
+
+def test_interpolated_l1_sensitivity_is_the_max_over_pairs_of_the_interpolants():
+    from dpbook.smooth import interpolated_l1_sensitivity
+    rng = np.random.default_rng(5)
+    F = rng.uniform(-1, 1, (4, 9))
+    brute = max(np.abs(F[:, a] - F[:, b]).sum() for a in range(9) for b in range(9))
+    assert interpolated_l1_sensitivity(F) == pytest.approx(brute, abs=1e-12)
+    # between nodes the interpolants never move more (convexity): a fine sample of points agrees
+    axis = np.linspace(-1, 1, 9)
+    u = np.linspace(-1, 1, 801)
+    V = np.stack([np.interp(u, axis, f) for f in F])
+    fine = max(np.abs(V - V[:, [j]]).sum(axis=0).max() for j in range(0, 801, 5))
+    assert fine <= interpolated_l1_sensitivity(F) + 1e-12
+    with pytest.raises(ValueError, match="node_values"):
+        interpolated_l1_sensitivity(np.zeros(3))
+
+
+def test_per_query_laplace_grid_mode_exact_scale_and_means():
+    from dpbook.smooth import _hat_weights
+    X = np.array([[0.25], [-0.5], [0.9]])
+    half = lambda Z: Z[:, 0] / 2
+    r = per_query_laplace(X, [half, half], epsilon=2.0, grid=2, rng=0)
+    assert r.noise_scale == pytest.approx(2.0 / (3 * 2.0))             # exact L1 sensitivity 2, not 2Bk = 4
+    exact = per_query_laplace(X, [half], epsilon=1e12, grid=2, rng=0).answers
+    assert exact[0] == pytest.approx(X.mean() / 2, abs=1e-9)           # x/2 is its own interpolant
+    rng = np.random.default_rng(1)
+    for d, G in ((1, 17), (2, 5)):
+        P = rng.uniform(-1, 1, (50, d))
+        axis = np.linspace(-1, 1, G)
+        w = _hat_weights(axis, P)
+        assert w.sum() == pytest.approx(1.0) and np.all(w >= 0)
+        lin = np.stack([m.ravel() for m in np.meshgrid(*([axis] * d), indexing="ij")], axis=1).sum(axis=1)
+        assert lin @ w == pytest.approx(P.sum(axis=1).mean())         # multilinear: exact for linear functions
+    constant = per_query_laplace(X, [lambda Z: np.ones(len(Z))], epsilon=1.0, grid=3, rng=0)
+    assert abs(constant.answers[0] - 1) < 1e-6                          # data-independent: (almost) no noise needed
+    for bad, match in [(1, "grid"), (10 ** 6, "grid")]:
+        with pytest.raises(ValueError, match=match):
+            per_query_laplace(X, [half], epsilon=1.0, grid=bad)
+    with pytest.raises(ValueError, match="grid"):
+        per_query_laplace(np.zeros((2, 2)), [lambda Z: Z[:, 0]], epsilon=1.0, grid=100)   # 100^2 nodes
+
+
+def test_per_query_laplace_grid_audit_and_raw_values_twin():
+    from dpbook.audit import audit_cases
+    ok, twin = audit_cases(names=["per_query_laplace_exact_sensitivity", "per_query_laplace_grid_raw_values"])
+    assert ok.run(3, trials=200_000).epsilon_lb <= ok.epsilon
+    assert twin.run(3).epsilon_lb > twin.epsilon
+
+
+def test_uniform_answer_is_the_mean_over_the_cube():
+    from dpbook.smooth import uniform_answer
+    assert uniform_answer(lambda Z: Z[:, 0] ** 2, 1) == pytest.approx(1 / 3)
+    assert uniform_answer(lambda Z: Z[:, 0] ** 2 * Z[:, 1] ** 2, 2) == pytest.approx(1 / 9)
+    assert uniform_answer(box_query(-0.3, 0.4, 1), 1, nodes=400) == pytest.approx(0.35, abs=5e-3)
+    with pytest.raises(ValueError, match="d"):
+        uniform_answer(lambda Z: Z[:, 0], 4)
+    with pytest.raises(TypeError, match="fn"):
+        uniform_answer(3.0, 1)
+
+
+def test_compare_per_query_crossover():
+    from dpbook.explorers.smooth import PerQueryComparison, compare_per_query
+    c = compare_per_query(np.array([1, 10, 100]), n=5_000, trials=30, grid=65)
+    assert c.baseline[0] < c.summary[0] and np.all(c.baseline <= c.baseline_bound * 1.5)
+    fake = PerQueryComparison(np.array([1, 3, 10]), np.array([2.0, 2.0, 2.0]), np.array([1.0, 3.0, 1.0]),
+                              np.ones(3), np.ones(3), 4)
+    assert fake.crossover() is None and fake.crossover(np.array([1.0, 3.0, 3.0])) == 3
+
+
+def test_per_query_laplace_grid_raw_values_refuses_bad_input():
+    from dpbook.broken.smooth import per_query_laplace_grid_raw_values
+    f = lambda Z: Z[:, 0]
+    with pytest.raises(ValueError, match="epsilon"):
+        per_query_laplace_grid_raw_values(np.zeros((2, 1)), [f], epsilon=-1.0)
+    with pytest.raises(ValueError, match="grid"):
+        per_query_laplace_grid_raw_values(np.zeros((2, 1)), [f], epsilon=1.0, grid=1)

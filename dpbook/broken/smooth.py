@@ -16,7 +16,8 @@ from ..smooth import SmoothSummary, chebyshev_moments, summary_inputs
 from ..theory.smooth import paper_noise_scale
 from ..validation import mechanism_prologue
 
-__all__ = ["smooth_summary_paper_scale", "per_query_laplace_no_split", "per_query_laplace_unchecked_shape"]
+__all__ = ["smooth_summary_paper_scale", "per_query_laplace_no_split", "per_query_laplace_unchecked_shape",
+           "per_query_laplace_grid_raw_values"]
 
 
 def smooth_summary_paper_scale(points, *, epsilon, K, t=None, trials=None, rng=None, sampler=laplace_noise) -> SmoothSummary:
@@ -82,3 +83,29 @@ def per_query_laplace_unchecked_shape(points, queries, *, epsilon, B=1.0, trials
     return Release(means + p.noise(b, p.shape, p.rng), p.epsilon, 0.0, "per_query_laplace_unchecked_shape (BROKEN)",
                    noise_scale=b, ledger=tuple(Spend(f"laplace query {i}", p.epsilon / k) for i in range(k)),
                    neighbours="replace-one")
+
+
+def per_query_laplace_grid_raw_values(points, queries, *, epsilon, B=1.0, grid=257, trials=None, rng=None,
+                                      sampler=laplace_noise):
+    """BROKEN: :func:`dpbook.smooth.per_query_laplace` with ``grid=`` calibrates the noise to the exact L1
+    sensitivity of the queries' interpolants on the public grid, and must then release the *interpolants'* means.
+    This twin computes the same sensitivity on the nodes but releases the raw queries' means: between nodes a
+    query can move more than at the nodes (``x/2 + sin(πx)/2`` on the nodes ``-1, 0, 1`` moves by 1, on
+    ``[-1, 1]`` by 1.55), so the true loss exceeds ε."""
+    from ..release import Release
+    from ..smooth import _grid_nodes, check_points, interpolated_l1_sensitivity
+    from ..validation import check_real
+    X = check_points(points)
+    n = X.shape[0]
+    queries = [queries] if callable(queries) else list(queries)
+    k = len(queries)
+    p = mechanism_prologue(epsilon=epsilon, rng=rng, sampler=sampler, trials=trials, neighbours="replace-one",
+                           per_release=(k,), family="laplace", lattice_ok=False)
+    B = check_real("B", B, low=0.0, low_open=True)
+    _, nodes = _grid_nodes(grid, X.shape[1])
+    clip = lambda v: np.clip(np.asarray(v, dtype=float), -B, B)
+    l1 = interpolated_l1_sensitivity(np.stack([clip(q(nodes)) for q in queries]))
+    b = l1 / (n * p.epsilon)
+    means = np.array([clip(q(X)).mean() for q in queries])            # WRONG: the raw queries, not the interpolants
+    return Release(means + p.noise(b, p.shape, p.rng), p.epsilon, 0.0, "per_query_laplace_grid_raw_values (BROKEN)",
+                   noise_scale=b, ledger=(Spend("laplace, node sensitivity", p.epsilon),), neighbours="replace-one")

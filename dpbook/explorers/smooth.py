@@ -17,11 +17,12 @@ from ..plots import BOUND, EMPIRICAL, EXTRA, legend_outside
 from ._layout import fixed_figure, log_minor_125
 from ..smooth import (answer_query, approximation_error, box_query, chebyshev_coefficients, chebyshev_evaluate,
                       chebyshev_moments, cosine_query, gaussian_bump, kink_query, per_query_laplace, sigmoid_query,
-                      smooth_summary, synthetic_points, true_answer)
+                      smooth_summary, synthetic_points, true_answer, uniform_answer)
 from ..theory.smooth import (summary_degree, summary_noise_scale, table1_exponents, weighted_laplace_quantile)
 from ..validation import check_beta, check_epsilon, check_int
 
 __all__ = ["QUERIES", "make_query", "worst_point", "RegimeSweep", "regime_sweep", "fit_slope", "compare_per_query",
+           "PerQueryComparison",
            "explore_smooth"]
 
 QUERIES = ("Gaussian bump", "sigmoid", "cosine", "kink", "box (non-smooth)")
@@ -90,6 +91,8 @@ class RegimeSweep:
     noise: np.ndarray
     summary_time: np.ndarray
     query_time: np.ndarray
+    uniform: np.ndarray | None = None     # |uniform_answer - q_f(D)| on the worst-case data
+    baseline: np.ndarray | None = None    # (1-β)-quantile of per-query Laplace's error on this one query, exact Δ
 
     def slopes(self, min_n_time=10_000) -> dict:
         """Fitted exponents of ``n``; the time slopes use only ``n >= min_n_time`` (below it, overhead dominates)."""
@@ -127,15 +130,47 @@ def regime_sweep(d, K, ts, *, epsilon=1.0, beta=0.05, trials=1000, seed=2026, qu
         t_sum = _best_time(lambda: chebyshev_moments(X, t), repeat)
         one = smooth_summary(X[:1], epsilon=epsilon, K=K, t=t, rng=rng)
         t_query = _best_time(lambda: answer_query(one, q), 2 * repeat + 1)
-        rows.append((n, t, worst, smooth, gamma, noise, t_sum, t_query))
+        unif = abs(uniform_answer(q, d) - true_answer(X, q))
+        # one query at ε: Lap(Δ/(nε)), Δ its exact range on the interpolation grid; |Lap(b)|'s quantile is b ln(1/β)
+        delta = float(np.ptp(np.clip(q(_grid(d)), -q.B, q.B)))   # its range on the grid: the interpolant's exact Δ
+        base = delta / (n * epsilon) * np.log(1 / beta)
+        rows.append((n, t, worst, smooth, gamma, noise, t_sum, t_query, unif, base))
     cols = np.array(rows, dtype=float).T
     return RegimeSweep(d, K, cols[0].astype(np.int64), cols[1].astype(np.int64), *cols[2:])
 
 
-def compare_per_query(ks, *, n=50_000, d=1, K=2, epsilon=1.0, trials=200, seed=2026):
+@dataclass(frozen=True)
+class PerQueryComparison:
+    """:func:`compare_per_query`'s result, one entry per ``k``: mean over the trials of the max error over ``k``
+    queries of the summary, of per-query Laplace at the exact L1 sensitivity of the ``k`` queries (``baseline``) and
+    at the class bound ``2Bk/n`` (``baseline_bound``), and the max error of the data-independent answers
+    (``uniform``); ``t`` is the summary's degree."""
+
+    ks: np.ndarray
+    summary: np.ndarray
+    baseline: np.ndarray
+    baseline_bound: np.ndarray
+    uniform: np.ndarray
+    t: int
+
+    def crossover(self, baseline=None):
+        """The smallest ``k`` from which the summary's error is below ``baseline``'s at every larger ``k``
+        (default: the exact-sensitivity baseline); ``None`` if it never is."""
+        base = self.baseline if baseline is None else np.asarray(baseline)
+        wins = self.summary < base
+        for i in range(len(self.ks)):
+            if wins[i:].all():
+                return int(self.ks[i])
+        return None
+
+
+def compare_per_query(ks, *, n=50_000, d=1, K=2, epsilon=1.0, trials=200, seed=2026, grid=257):
     """Mean over ``trials`` of the max error over ``k`` cosine queries (``C^K_1``), for each ``k`` in ``ks``: the one
-    summary (the same release answers every ``k``) against per-query Laplace at ``ε/k`` each.  Returns
-    ``(summary_max_error, per_query_max_error, t)``."""
+    summary (the same release answers every ``k``) against per-query Laplace on the same ``k`` queries at the same
+    ε and replace-one neighbours, calibrated to their exact L1 sensitivity (``per_query_laplace(..., grid=grid)``)
+    and to the class bound ``2Bk/n``, and the data-independent answers (:func:`dpbook.smooth.uniform_answer`).
+    Returns a :class:`PerQueryComparison`."""
+    grid = check_int("grid", grid, low=2, high=2049)
     rng = np.random.default_rng(seed)
     X = synthetic_points(n, d, rng=rng)
     s = smooth_summary(X, epsilon=epsilon, K=K, trials=trials, rng=rng)
@@ -144,12 +179,15 @@ def compare_per_query(ks, *, n=50_000, d=1, K=2, epsilon=1.0, trials=200, seed=2
     queries = [cosine_query(omegas[j], phases[j], d, K) for j in range(kmax)]
     exact = np.array([true_answer(X, q) for q in queries])          # cosines lie in [-1, 1] = [-B, B]: nothing clipped
     err = np.abs(np.stack([answer_query(s, q) for q in queries], axis=1) - exact)              # (trials, kmax)
-    ours, base = [], []
+    guess = np.abs(np.array([uniform_answer(q, d) for q in queries]) - exact)
+    ours, base, bound, unif = [], [], [], []
     for k in ks:
         ours.append(float(err[:, :k].max(axis=1).mean()))
-        r = per_query_laplace(X, queries[:k], epsilon=epsilon, trials=trials, rng=rng)
-        base.append(float(np.abs(r.answers - exact[:k]).max(axis=1).mean()))
-    return np.array(ours), np.array(base), s.t
+        for out, kw in ((base, dict(grid=grid)), (bound, {})):
+            r = per_query_laplace(X, queries[:k], epsilon=epsilon, trials=trials, rng=rng, **kw)
+            out.append(float(np.abs(r.answers - exact[:k]).max(axis=1).mean()))
+        unif.append(float(guess[:k].max()))
+    return PerQueryComparison(np.asarray(ks), np.array(ours), np.array(base), np.array(bound), np.array(unif), s.t)
 
 
 @functools.lru_cache(typed=True, maxsize=64)

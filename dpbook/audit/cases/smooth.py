@@ -86,3 +86,34 @@ def _case_per_query_no_split(epsilon=1.0):
     from ...broken.smooth import per_query_laplace_no_split
     return _per_query_case("per-query Laplace without the 1/k split", per_query_laplace_no_split, epsilon, 200_000,
                            "control", 2 * epsilon)
+
+
+_PAIR_GRID = "x = {x} vs x' = {xp}, n = 1, replace-one; grid = {grid} public nodes"
+
+
+def _grid_case(name, fn, epsilon, queries, grid, x, x_prime, threshold, trials, kind, true_epsilon):
+    s = lambda v: (lambda t, rng: fn(np.array([[v]]), queries, epsilon=epsilon, grid=grid, trials=t, rng=rng).answers)
+    return AuditCase(name, f"{fn.__module__}.{fn.__name__}", epsilon, 0.0, s(x), s(x_prime),
+                     {f"every answer >= {threshold:g}": lambda y: np.all(y >= threshold, axis=1)}, trials,
+                     _PAIR_GRID.format(x=x, xp=x_prime, grid=grid), kind, true_epsilon)
+
+
+@register("per_query_laplace_exact_sensitivity")
+def _case_per_query_laplace_grid(epsilon=1.0):
+    """grid = 2: two copies of f(x) = x/2 are their own interpolants; exact L1 sensitivity 2 (not the class bound
+    4), noise Lap(2/ε); x = 1 vs x' = -1 moves each answer by 1: ratio e^ε on S exactly."""
+    from ...smooth import per_query_laplace
+    half = lambda X: X[:, 0] / 2
+    return _grid_case("per-query Laplace at the exact sensitivity (grid), k = 2", per_query_laplace, epsilon,
+                      [half, half], 2, 1.0, -1.0, 0.5, 1_000_000, "mechanism", epsilon)
+
+
+@register("per_query_laplace_grid_raw_values")
+def _case_per_query_laplace_grid_raw(epsilon=1.0):
+    """Noise for the interpolant's sensitivity (1, on the nodes -1, 0, 1), raw values released: x/2 + sin(πx)/2
+    moves by 2·0.776 = 1.55 between x = 0.6 and x' = -0.6 (near its extremes): loss about 1.5 ε on S."""
+    from ...broken.smooth import per_query_laplace_grid_raw_values
+    f = lambda X: X[:, 0] / 2 + np.sin(np.pi * X[:, 0]) / 2
+    top = 0.3 + np.sin(0.6 * np.pi) / 2
+    return _grid_case("per-query Laplace, node sensitivity but raw values", per_query_laplace_grid_raw_values,
+                      epsilon, [f], 3, 0.6, -0.6, top, 200_000, "control", 2 * top * epsilon)
