@@ -32,7 +32,7 @@ def explore_gaussian(epsilon=0.5, delta=1e-6, m=64, *, alpha=0.05, beta=0.05, tr
     x, n = data.x, data.n
     r = np.random.default_rng(seed)
     ms = np.unique(np.round(np.geomspace(1, 4096, 60)).astype(int))
-    fig, (left, right) = fixed_figure(2, width=10, height=4.8, left=0.72, right=0.3, bottom=1.25, top=0.3, wspace=0.8)
+    fig, (left, right) = fixed_figure(2, width=10, height=5.1, left=0.72, right=0.3, bottom=1.55, top=0.3, wspace=0.8)
     left.plot(ms, [k_query_sample_complexity(int(k), beta, epsilon, alpha) for k in ms], color=BASELINE,
               label="Laplace m ln(m/β)/(αε)")
     left.plot(ms, [gaussian_sample_complexity(int(k), beta, epsilon, delta, alpha) for k in ms], color=EMPIRICAL,
