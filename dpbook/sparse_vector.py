@@ -45,7 +45,7 @@ __all__ = [
     "TOP", "BOTTOM", "UNANSWERED", "SparseVectorRelease",
     "above_threshold", "sparse_vector", "numeric_sparse",
     "above_threshold_stream", "sparse_vector_stream", "numeric_sparse_stream",
-    "check_stream", "empirical_alpha",
+    "check_stream", "empirical_alpha", "threshold_alpha",
 ]
 
 TOP, BOTTOM, UNANSWERED = 1, 0, -1          # ⊤, ⊥, and "not asked: the mechanism had halted"
@@ -348,3 +348,33 @@ def numeric_sparse(x, workload, *, T, c, epsilon, delta=0.0, n=None, trials=None
     release = numeric_sparse_stream(f, T=T, c=c, epsilon=epsilon, delta=delta, sensitivity=sensitivity, trials=trials,
                                     rng=rng, sampler=sampler)
     return _stated(neighbours, release)
+
+
+def threshold_alpha(noisy, f, T, *, values=False) -> np.ndarray | float:
+    """The empirical α (as :func:`empirical_alpha`) of answering **every** query by comparing a noisy answer with
+    ``T``: ``⊤`` where ``noisy >= T``, else ``⊥`` — post-processing of a per-query release (e.g.
+    :func:`dpbook.laplace.laplace_mechanism` at ``ε/k`` per query), the baseline Sparse is measured against.
+
+    ``noisy``: shape ``(k,)`` or ``(trials, k)``, in the units of the stream ``f``.  ``values=True`` also counts
+    ``|noisy_i - f_i|`` over the ``⊤`` answers (the released numbers, as NumericSparse's).  Returns a float for
+    one run, else one value per trial.
+    """
+    f = check_stream(f)
+    T = check_real("T", T)
+    if not isinstance(values, (bool, np.bool_)):
+        raise TypeError(f"values must be True or False, got {type(values).__name__} ({values!r})")
+    arr = np.asarray(noisy)
+    if arr.dtype == object or arr.dtype == bool or not np.issubdtype(arr.dtype, np.number) \
+            or np.issubdtype(arr.dtype, np.complexfloating):
+        raise TypeError(f"noisy must be an array of real answers, got dtype {arr.dtype}")
+    arr = np.asarray(arr, dtype=np.float64)
+    if arr.ndim not in (1, 2) or arr.shape[-1] != f.size:
+        raise ValueError(f"noisy (shape {arr.shape}) must have shape ({f.size},) or (trials, {f.size}) to match f")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError("noisy contains NaN or inf; noisy answers must be finite")
+    top = np.atleast_2d(arr) >= T
+    miss = np.where(top, T - f, f - T)
+    if values:
+        miss = np.maximum(miss, np.where(top, np.abs(np.atleast_2d(arr) - f), -np.inf))
+    out = miss.max(axis=1)
+    return float(out[0]) if arr.ndim == 1 else out

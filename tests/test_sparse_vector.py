@@ -508,3 +508,32 @@ def test_workload_streams_pay_the_query_range():
     unit = above_threshold(x, cut_workload(3, [([0], [1])]), T=0.5, epsilon=1.0, n=1, rng=0)
     assert wide.query_scale == pytest.approx(2 * unit.query_scale)
     assert wide.threshold_scale == pytest.approx(2 * unit.threshold_scale)
+
+
+def test_threshold_alpha_hand_values_and_agreement_with_empirical_alpha():
+    from dpbook.sparse_vector import threshold_alpha
+    f = np.array([0.1, 0.5, 0.2, 0.9])
+    assert threshold_alpha(f, f, 0.4) == pytest.approx(-0.1)                 # all correct: max(0.1-0.4, 0.4-0.5, ...)
+    noisy = np.array([[0.45, 0.5, 0.2, 0.9], [0.1, 0.3, 0.2, 0.9]])          # a false ⊤ at 0.1; a false ⊥ at 0.5
+    assert threshold_alpha(noisy, f, 0.4).tolist() == pytest.approx([0.3, 0.1])
+    assert threshold_alpha(noisy, f, 0.4, values=True).tolist() == pytest.approx([0.35, 0.1])
+    # with no query noise and a threshold far below every value it is AboveThreshold's metric on ⊤ only
+    at = above_threshold_stream(f, T=0.4, epsilon=1e9, rng=1)
+    assert threshold_alpha(f, f, 0.4) == pytest.approx(empirical_alpha(at, f), abs=1e-6)
+
+
+@pytest.mark.parametrize("kwargs, error, match", [
+    (dict(noisy=np.zeros(3)), ValueError, "noisy"),
+    (dict(noisy=np.zeros((2, 3))), ValueError, "noisy"),
+    (dict(noisy=np.array([0.1, np.nan, 0.2, 0.3])), ValueError, "noisy"),
+    (dict(noisy=np.array(["a"] * 4)), TypeError, "noisy"),
+    (dict(T=float("nan")), ValueError, "T"),
+    (dict(T="0.4"), TypeError, "T"),
+    (dict(values=1), TypeError, "values"),
+    (dict(f=np.zeros(0)), ValueError, "f"),
+])
+def test_threshold_alpha_rejects_bad_input(kwargs, error, match):
+    from dpbook.sparse_vector import threshold_alpha
+    args = dict(noisy=np.zeros(4), f=np.zeros(4), T=0.4) | kwargs
+    with pytest.raises(error, match=match):
+        threshold_alpha(args.pop("noisy"), args.pop("f"), args.pop("T"), **args)
