@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.spatial import ConvexHull
 
 from ..data import bootstrap, load_cancer
@@ -10,7 +11,8 @@ from ..projection import project_onto_hull, projection_mechanism
 from ..queries import MarginalWorkload, MatrixWorkload, random_queries
 from ..validation import check_int
 
-__all__ = ["WORKLOADS", "picture_workload", "explore_projection"]
+__all__ = ["WORKLOADS", "picture_workload", "explore_projection", "COMPARED", "noisy_histogram_answers",
+           "compare_mechanisms"]
 
 #: the widget's workloads over the cancer universe {0,1}^11 (m = 2 or 3 queries)
 WORKLOADS = ("random values", "one-way cells", "nested cells")
@@ -77,3 +79,54 @@ def explore_projection(epsilon=0.5, delta=1e-6, n=20, m=2, workload="nested cell
                       fontsize=10, loc="left")
     axes[-1].legend(loc="center left", bbox_to_anchor=(1.02, 0.5))
     return fig
+
+
+# --- chapter 09's baselines (§6): the comparisons its accuracy plots draw ------------------------------------
+
+#: the series of :func:`compare_mechanisms`, in the order they are drawn
+COMPARED = ("projection", "per-query Gaussian", "MWEM (T = 10, pure ε)", "noisy histogram (pure ε)", "uniform guess")
+
+
+def noisy_histogram_answers(x, workload, *, epsilon, delta=None, trials=None, rng=None) -> np.ndarray:
+    """The noisy histogram's answers to ``workload`` under replace-one neighbours (as the projection mechanism).
+
+    ``delta=None``: chapter 03's Laplace histogram (pure ε, ``Δ1 = 2``).  ``delta`` given: Gaussian noise on every
+    cell at the same ``(ε, δ)`` as the projection (``Δ2 = √2``) — :func:`dpbook.gaussian.gaussian_mechanism` on
+    the identity workload; the workload's answers are summed from the noisy cells (post-processing).
+    Returns ``(trials, m)`` (or ``(m,)``) normalised answers.
+    """
+    from ..gaussian import gaussian_mechanism
+    from ..histogram import histogram_mechanism
+    from ..queries import check_database
+    x, W = check_database(x, workload)
+    if delta is None:
+        return histogram_mechanism(x, W, epsilon=epsilon, neighbours="replace-one", trials=trials, rng=rng).answers
+    identity = MatrixWorkload(sp.identity(W.N, format="csr"))
+    cells = gaussian_mechanism(x, identity, epsilon=epsilon, delta=delta, neighbours="replace-one", trials=trials,
+                               rng=rng).answers
+    return W.apply(cells)
+
+
+def compare_mechanisms(x, workload, *, epsilon, delta, T=10, trials=3, rng=None) -> dict:
+    """RMS and max error (means over ``trials`` runs) of the mechanisms chapter 09 compares on ``workload``.
+
+    The projection mechanism at ``(ε, δ)``; the per-query Gaussian (the projection's own noisy answers, before
+    projecting: same draw, same ``(ε, δ)``); MWEM with ``T`` rounds (pure ε); the noisy histogram (Laplace,
+    replace-one, pure ε); the uniform guess.  Returns ``{"rms": {name: error}, "max": {name: error}}`` with the
+    names of :data:`COMPARED`.
+    """
+    from ..mwem import mwem
+    from ..queries import check_database
+    x, W = check_database(x, workload)
+    y = W.answers(x)
+    r = projection_mechanism(x, W, epsilon=epsilon, delta=delta, trials=trials, rng=rng)
+    answers = dict(zip(COMPARED, (r.answers, r.trace["noisy"],
+                                  mwem(x, W, epsilon=epsilon, T=T, trials=trials, rng=rng).answers,
+                                  noisy_histogram_answers(x, W, epsilon=epsilon, trials=trials, rng=rng),
+                                  W.answers(np.ones(W.N)))))
+    out = {"rms": {}, "max": {}}
+    for name, a in answers.items():
+        gap = np.abs(np.atleast_2d(a) - y)
+        out["rms"][name] = float(np.sqrt((gap ** 2).mean(axis=1)).mean())
+        out["max"][name] = float(gap.max(axis=1).mean())
+    return out
