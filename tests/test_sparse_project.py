@@ -558,6 +558,11 @@ def test_gaussian_direct_error_bound_holds_and_is_not_loose():
     assert failure_rate(err, bound).consistent_with(beta)
     assert bound < 1.5 * np.quantile(err, 1 - beta)
     assert not failure_rate(err, th.gaussian_direct_error_bound(k, beta, l2 / 2, 1.0, 1e-5, n)).consistent_with(beta)
+    for kw, name in [(dict(k=0), "k"), (dict(n=0), "n"), (dict(l2_sensitivity=-1.0), "sensitivity"),
+                     (dict(delta=0.0), "delta"), (dict(beta=1.5), "beta")]:
+        args = dict(k=k, beta=beta, l2_sensitivity=l2, epsilon=1.0, delta=1e-5, n=n) | kw
+        with pytest.raises(ValueError, match=name):
+            th.gaussian_direct_error_bound(**args)
 
 
 def test_practical_error_bound_is_the_sum_of_the_parts():

@@ -90,7 +90,7 @@ def explore_sparse_project(epsilon=1.0, delta=1e-5, m=10, k=1000, T=512, n=2000,
     left.set_ylabel(f"max error over the k = {k} queries")
     left.set_title(f"ε={epsilon:.3g}, δ={delta:.3g}, m={m}, T={T}, n={n}")
     left.legend(loc="upper left", bbox_to_anchor=(-0.12, -0.16), borderaxespad=0.0)   # below: the lines span the panel
-    right.plot(true, noise[0], ".", color=EXTRA[1], ms=3, label="noise part (one trial)")
+    right.plot(true, noise[0], ".", color=EXTRA[3], ms=3, label="noise part (one trial)")
     right.plot(true, jl, ".", color=EMPIRICAL, ms=3, label="JL part (this hash)")
     right.axhline(0, color="k", lw=0.8)
     right.set_xlabel("true answer")
