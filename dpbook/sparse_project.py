@@ -36,7 +36,7 @@ from .validation import check_beta, check_int, check_probability, check_trials, 
 __all__ = [
     "SparseQueryWorkload", "SparseProjectRelease", "ErrorParts", "random_sparse_queries", "record_pool", "synthetic_records",
     "project_database", "error_decomposition", "sparse_project", "sparse_project_gaussian", "laplace_sparse_queries", "MAX_T",
-    "SparseProjectParameters", "sparse_project_parameters",
+    "SparseProjectParameters", "sparse_project_parameters", "restrict_to_queries",
 ]
 
 #: The largest projection dimension we allocate (``T`` floats per release, per trial).
@@ -447,3 +447,32 @@ def laplace_sparse_queries(D, workload, *, epsilon, n, trials=None, rng=None, sa
     answers = (workload.counts(D) + p.noise(b, p.shape, p.rng)) / n
     return Release(answers, epsilon, 0.0, "laplace (sparse queries)", noise_scale=b / n,
                    ledger=(Spend("laplace", epsilon),))
+
+
+def restrict_to_queries(D, workload) -> tuple[np.ndarray, Workload]:
+    """The database and the workload on the records the queries touch, plus one cell for every other record:
+    a dense histogram ``x`` of length ``s + 1`` and a ``scipy.sparse`` :class:`~dpbook.queries.MatrixWorkload`
+    (``s`` the number of distinct records in the queries' supports).
+
+    Exact for any mechanism on the counts: ``Wr.counts(x) == workload.counts(D)``, and a record outside every
+    support moves no count (the last cell has weight 0 in every query), so every sensitivity under add/remove
+    neighbours is unchanged (``Wr.l1_sensitivity() == workload.l1_sensitivity()``, likewise L2).  This is how
+    chapter 11 runs :func:`dpbook.gaussian.gaussian_mechanism` (a dense-histogram mechanism) on a sparse
+    database over ``2^32`` records.  ``x`` has ``n = D.n`` rows."""
+    import scipy.sparse as sp
+
+    from .queries import MatrixWorkload
+
+    D = _check_database(D)
+    if not isinstance(workload, SparseQueryWorkload):
+        raise TypeError(f"workload must be a SparseQueryWorkload, got {type(workload).__name__}")
+    if workload.N != D.N:
+        raise ValueError(f"workload is over {workload.N} records but D is over {D.N}")
+    support, column = np.unique(workload.indices, return_inverse=True)
+    Q = sp.csr_array((workload.weights, column, workload.indptr), shape=(workload.m, support.size + 1))
+    x = np.zeros(support.size + 1)
+    if D.indices.size:
+        pos = np.minimum(np.searchsorted(support, D.indices), max(support.size - 1, 0))
+        hit = support[pos] == D.indices if support.size else np.zeros(D.indices.size, dtype=bool)
+        np.add.at(x, np.where(hit, pos, support.size), D.counts)
+    return x, MatrixWorkload(Q)

@@ -518,3 +518,59 @@ def test_widget_cache_reproduces_the_error_decomposition():
     assert rel.f == f
     np.testing.assert_allclose(jl_cached, jl, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose((rel.y - u) @ Q_cached.T / 500, noise, rtol=1e-12, atol=1e-15)
+
+
+# --------------------------------------------------------------------------- the per-query Gaussian baseline
+
+def test_restrict_to_queries_is_exact(setting):
+    """Counts and both sensitivities are those of the sparse workload on the full universe; a record outside
+    every support lands in the last cell, which no query weights."""
+    from dpbook.sparse_project import restrict_to_queries
+    D, W = setting
+    x, Wr = restrict_to_queries(D, W)
+    assert x.sum() == D.n and Wr.m == W.m and Wr.N == x.size
+    assert np.allclose(Wr.counts(x), W.counts(D), rtol=0, atol=1e-9)
+    assert Wr.l1_sensitivity() == pytest.approx(W.l1_sensitivity(), rel=1e-12)
+    assert Wr.l2_sensitivity() == pytest.approx(W.l2_sensitivity(), rel=1e-12)
+    assert np.all(Wr.Q.toarray()[:, -1] == 0) and x[-1] > 0        # synthetic records: many outside the supports
+
+
+def test_restrict_to_queries_bad_input(setting):
+    from dpbook.sparse_project import restrict_to_queries
+    D, W = setting
+    with pytest.raises(TypeError, match="workload"):
+        restrict_to_queries(D, MatrixWorkload(np.ones((2, 4))))
+    W16 = random_sparse_queries(3, 2, 1 << 16, rng=0)
+    with pytest.raises(ValueError, match="workload is over 65536"):
+        restrict_to_queries(D, W16)
+
+
+def test_gaussian_direct_error_bound_holds_and_is_not_loose():
+    """The max of k Gaussian errors stays below the bound in at most a β fraction of draws (it is a union bound:
+    the rate is far below β), and the bound is within a factor 1.5 of the measured 1-β quantile (control: the
+    bound at half the sensitivity is exceeded far more often than β)."""
+    from dpbook.experiments import failure_rate
+    from dpbook.theory.gaussian import analytic_gaussian_sigma
+    k, beta, l2, n = 200, 0.1, 3.0, 1000
+    sigma = analytic_gaussian_sigma(l2, 1.0, 1e-5) / n
+    err = np.abs(np.random.default_rng(5).normal(0.0, sigma, size=(4000, k))).max(axis=1)
+    bound = th.gaussian_direct_error_bound(k, beta, l2, 1.0, 1e-5, n)
+    assert failure_rate(err, bound).consistent_with(beta)
+    assert bound < 1.5 * np.quantile(err, 1 - beta)
+    assert not failure_rate(err, th.gaussian_direct_error_bound(k, beta, l2 / 2, 1.0, 1e-5, n)).consistent_with(beta)
+    for kw, name in [(dict(k=0), "k"), (dict(n=0), "n"), (dict(l2_sensitivity=-1.0), "sensitivity"),
+                     (dict(delta=0.0), "delta"), (dict(beta=1.5), "beta")]:
+        args = dict(k=k, beta=beta, l2_sensitivity=l2, epsilon=1.0, delta=1e-5, n=n) | kw
+        with pytest.raises(ValueError, match=name):
+            th.gaussian_direct_error_bound(**args)
+
+
+def test_practical_error_bound_is_the_sum_of_the_parts():
+    T, k, beta = 1024, 500, 0.1
+    total = th.practical_error_bound(3.0, 10, 1e5, T, 2000, k, beta, 1.0, 1e-5)
+    parts = th.jl_error_bound(3.0, 1e5, T, 2000, k, beta) + th.noise_error_bound(np.sqrt(3.0), 10 / np.sqrt(T), 1.0,
+                                                                                 1e-5, 2000, k, beta)
+    assert total == pytest.approx(float(parts), rel=1e-12)
+    assert th.practical_error_bound(3.0, 10, 1e5, 4 * T, 2000, k, beta, 1.0, 1e-5) < total     # JL part falls with T
+    with pytest.raises(ValueError, match="q_sq_norm"):
+        th.practical_error_bound(-1.0, 10, 1e5, T, 2000, k, beta, 1.0, 1e-5)

@@ -107,8 +107,8 @@ def explore_online(epsilon=0.9, num_vertices=24, density=0.5, idc="both", *, alp
     W = random_cuts(V, k, rng)
     rules = {"MW": MultiplicativeWeightsIDC(g.N, alpha), "FK": FriezeKannanIDC(g.N, alpha, n=n, sq_norm=n)}
     chosen = ["MW", "FK"] if idc == "both" else [idc]
-    colours = {"MW": EMPIRICAL, "FK": EXTRA[0]}
-    fig, (left, right) = new_figure(2, width=10, height=5.2)
+    colours = {"MW": EMPIRICAL, "FK": EXTRA[1]}
+    fig, (left, right) = new_figure(2, width=9.6, height=5.2)
     for name in chosen:
         run = drive_with_oracle(rules[name], x, W, max_updates=2000)
         left.plot(np.arange(run.max_errors.size), run.max_errors * n, color=colours[name],

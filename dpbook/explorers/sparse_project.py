@@ -6,7 +6,7 @@ import functools
 import numpy as np
 
 from ..hashing import PolynomialSignHash
-from ..plots import BOUND, EMPIRICAL, EXTRA, new_figure
+from ..plots import BASELINE, BOUND, EMPIRICAL, EXTRA, UNIFORM, new_figure
 from ._layout import fixed_figure, log_minor_125
 from ..data import record_catalogue as catalogue, sparse_database as sparse_data  # the chapter's data (dpbook.data)
 from ..sparse_project import (error_decomposition, laplace_sparse_queries, project_database, random_sparse_queries,
@@ -14,7 +14,8 @@ from ..sparse_project import (error_decomposition, laplace_sparse_queries, proje
 from ..theory.sparse_project import jl_error_bound, noise_error_bound, thm2_alpha
 from ..validation import check_beta, check_delta, check_epsilon, check_int
 
-__all__ = ["catalogue", "sparse_data", "sparse_workload", "explore_sparse_project", "plot_column_products"]
+__all__ = ["catalogue", "sparse_data", "sparse_workload", "explore_sparse_project", "plot_column_products",
+           "per_query_comparison", "plot_per_query_comparison"]
 
 BITS = 32
 
@@ -39,7 +40,8 @@ def _hash_parts(n: int, k: int, m: int, T: int, r: int, seed: int):
 
 def explore_sparse_project(epsilon=1.0, delta=1e-5, m=10, k=1000, T=512, n=2000, *, r=8, beta=0.1, trials=30,
                            seed=2026):
-    """SparseProject (one hash, ``trials`` noise draws) against the Laplace mechanism on the ``k`` counts.
+    """SparseProject (one hash, ``trials`` noise draws) against answering the ``k`` counts directly: the Gaussian
+    mechanism at the same (ε, δ) (exact L2 sensitivity, analytic calibration) and the pure-ε Laplace mechanism.
 
     Left: the max error over the ``k`` queries of each trial (dots), the practical bound (JL part by Chebyshev +
     noise part, each at ``β/2``; red) and S1-Thm2's rate with constant 1 (dashed).  Right: the two parts of
@@ -60,6 +62,11 @@ def explore_sparse_project(epsilon=1.0, delta=1e-5, m=10, k=1000, T=512, n=2000,
     err_sp = np.abs(jl + noise).max(axis=1)
     laplace = laplace_sparse_queries(D, W, epsilon=epsilon, n=n, trials=trials, rng=seed + 1)
     err_lap = np.abs(laplace.answers - true).max(axis=1)
+    from ..gaussian import gaussian_mechanism
+    from ..sparse_project import restrict_to_queries
+    gauss = gaussian_mechanism(*restrict_to_queries(D, W), epsilon=epsilon, delta=delta, n=n, calibration="analytic",
+                               trials=trials, rng=seed + 2)
+    err_gauss = np.abs(gauss.answers - true).max(axis=1)
     q_sq = float(np.bincount(np.repeat(np.arange(W.m), np.diff(W.indptr)), weights=W.weights ** 2).max())
     bound = float(jl_error_bound(q_sq, float(np.sum(D.counts.astype(float) ** 2)), T, n, k, beta)
                   + noise_error_bound(np.linalg.norm(Q_hat, axis=1), np.abs(Q_hat).max(axis=1), epsilon, delta, n, k,
@@ -69,20 +76,21 @@ def explore_sparse_project(epsilon=1.0, delta=1e-5, m=10, k=1000, T=512, n=2000,
     fig, (left, right) = fixed_figure(2, width=10, height=5.7, left=0.75, right=0.2, bottom=1.85, top=0.3, wspace=0.9)
     rng = np.random.default_rng(seed)
     for i, (name, err, colour) in enumerate([("SparseProject", err_sp, EMPIRICAL),
-                                             ("Laplace on the k counts", err_lap, EXTRA[0])]):
+                                             ("Gaussian per query, same (ε, δ)", err_gauss, BASELINE),
+                                             ("Laplace per query (δ = 0)", err_lap, EXTRA[1])]):
         left.plot(i + rng.uniform(-0.12, 0.12, trials), err, "o", color=colour, ms=4,
                   label=f"{name}: median {np.median(err):.2g}")
     left.axhline(bound, color=BOUND, label=f"practical bound (JL + noise) {bound:.2g}")
     left.axhline(rate, color=BOUND, ls="--", label=f"S1-Thm2 rate, constant 1: {rate:.2g}")
-    left.axhline(float(true.max()), color="grey", ls=":", label=f"answer 0 (no data) {true.max():.2g}")
-    left.set_xticks([0, 1], ["SparseProject", "Laplace\non counts"])
-    left.set_xlim(-0.5, 1.5)
+    left.axhline(float(true.max()), color=UNIFORM, ls="--", label=f"answer 0 (ignores the data) {true.max():.2g}")
+    left.set_xticks([0, 1, 2], ["Sparse-\nProject", "Gaussian", "Laplace"])
+    left.set_xlim(-0.5, 2.5)
     left.set_yscale("log")
     log_minor_125(left)
     left.set_ylabel(f"max error over the k = {k} queries")
     left.set_title(f"ε={epsilon:.3g}, δ={delta:.3g}, m={m}, T={T}, n={n}")
     left.legend(loc="upper left", bbox_to_anchor=(-0.12, -0.16), borderaxespad=0.0)   # below: the lines span the panel
-    right.plot(true, noise[0], ".", color=EXTRA[1], ms=3, label="noise part (one trial)")
+    right.plot(true, noise[0], ".", color=EXTRA[3], ms=3, label="noise part (one trial)")
     right.plot(true, jl, ".", color=EMPIRICAL, ms=3, label="JL part (this hash)")
     right.axhline(0, color="k", lw=0.8)
     right.set_xlabel("true answer")
@@ -120,3 +128,64 @@ def plot_column_products(T=1024, r_values=(4, 8, 28), support=160, seed=2026):
     ax.set_title(f"columns of A, T = {T}")
     ax.legend(loc="upper right", fontsize=10)
     return fig
+
+
+def per_query_comparison(D, W, k_grid, *, epsilon=1.0, delta=1e-5, beta=0.1, T=1024, r=8, trials=100, seed=2026,
+                         laplace=True):
+    """SparseProject against answering the first ``k`` queries of ``W`` directly, for each ``k`` in ``k_grid``.
+
+    One SparseProject release (one hash, ``trials`` noise draws) answers all of them; the baselines run per ``k``
+    with ``trials`` draws each: the per-query **Gaussian** mechanism at the same (ε, δ) with the workload's exact
+    L2 sensitivity and the analytic calibration (:func:`dpbook.gaussian.gaussian_mechanism` on
+    :func:`dpbook.sparse_project.restrict_to_queries`), and, when ``laplace``, the pure-ε Laplace mechanism with
+    the exact L1 sensitivity.  Returns a dict of arrays over ``k_grid``: the median over the draws of the max
+    error over the ``k`` queries (``"sparse_project"``, ``"gaussian"``, ``"laplace"``), the error of answering 0
+    (``"zero"``: the largest true answer) and the two sensitivities (``"l2"``, ``"l1"``)."""
+    from ..gaussian import gaussian_mechanism
+    from ..sparse_project import restrict_to_queries
+
+    k_grid = np.asarray(k_grid)
+    if k_grid.ndim != 1 or k_grid.size == 0:
+        raise ValueError("k_grid must be a non-empty 1-D array of query counts")
+    ks = [check_int("k_grid", int(v), low=1, high=W.m) for v in k_grid]
+    true = W.answers(D)
+    rel = sparse_project(D, epsilon=epsilon, delta=delta, beta=beta, m=W.sparsity, k=W.m, n=D.n, T=T, r=r,
+                         trials=trials, rng=seed)
+    answers = rel.evaluate(W.head(max(ks)))
+    out = {key: [] for key in ("sparse_project", "gaussian", "laplace", "zero", "l2", "l1")}
+    for kk in ks:
+        Wk = W.head(kk)
+        out["sparse_project"].append(np.median(np.abs(answers[:, :kk] - true[:kk]).max(axis=1)))
+        x, Wr = restrict_to_queries(D, Wk)
+        g = gaussian_mechanism(x, Wr, epsilon=epsilon, delta=delta, n=D.n, calibration="analytic", trials=trials,
+                               rng=seed + kk)
+        out["gaussian"].append(np.median(np.abs(g.answers - true[:kk]).max(axis=1)))
+        if laplace:
+            lap = laplace_sparse_queries(D, Wk, epsilon=epsilon, n=D.n, trials=trials, rng=seed + kk)
+            out["laplace"].append(np.median(np.abs(lap.answers - true[:kk]).max(axis=1)))
+        out["zero"].append(float(true[:kk].max()))
+        out["l2"].append(Wk.l2_sensitivity())
+        out["l1"].append(Wk.l1_sensitivity())
+    result = {key: np.array(v, dtype=float) for key, v in out.items()}
+    result["k"] = np.array(ks)
+    return result
+
+
+def plot_per_query_comparison(ax, result, *, title=""):
+    """Draw :func:`per_query_comparison`'s result on ``ax`` (log-log): SparseProject (measured), the per-query
+    Gaussian (baseline), the pure-ε Laplace when present (other), answering 0 (grey dashed).  Legend below."""
+    from ..plots import legend_outside
+
+    k = result["k"]
+    ax.plot(k, result["sparse_project"], "o-", color=EMPIRICAL, label="SparseProject (ε, δ)")
+    ax.plot(k, result["gaussian"], "s-", color=BASELINE, label="Gaussian per query, same (ε, δ)")
+    if result["laplace"].size:
+        ax.plot(k, result["laplace"], "^:", color=EXTRA[1], label="Laplace per query (δ = 0)")
+    ax.plot(k, result["zero"], "--", color=UNIFORM, label="answer 0 (ignores the data)")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("number of queries k")
+    ax.set_ylabel("max error over k queries (median)")
+    ax.set_title(title)
+    legend_outside(ax, where="below")
+    return ax

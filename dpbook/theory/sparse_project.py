@@ -17,6 +17,7 @@ __all__ = [
     "sparse_project_tau", "sparse_project_T", "sparse_project_T_seed_form", "sparse_project_sigma",
     "hash_independence", "sparse_project_epsilon", "thm2_alpha", "jl_variance", "jl_error_bound",
     "noise_error_bound", "laplace_direct_error_bound", "memory_words", "histogram_memory_bytes",
+    "gaussian_direct_error_bound", "practical_error_bound",
 ]
 
 _SOURCE = ("A. Blum and A. Roth, Fast Private Data Release Algorithms for Sparse Queries, APPROX-RANDOM 2013 "
@@ -203,3 +204,25 @@ RESULTS = (
                      "uses $\\tau=\\beta/(4k)$.",
            chapter="11_sparse_queries", section="5. S1-Thm2: accuracy at a practical T", source=_SOURCE),
 )
+
+
+def gaussian_direct_error_bound(k, beta, l2_sensitivity, epsilon, delta, n) -> float:
+    """The (ε, δ) baseline: the Gaussian mechanism on the ``k`` counts with the analytic calibration (the smallest
+    σ for ``l2_sensitivity`` at (ε, δ), any ε > 0) and ``P[max_k |Z| >= σ sqrt(2 ln(2k/β))] <= β`` (PROJ-R1):
+    ``σ sqrt(2 ln(2k/β)) / n``.  ``l2_sensitivity`` is the workload's exact L2 sensitivity ``max_x ‖Q e_x‖₂``
+    — up to ``sqrt(k)`` when the queries share a record."""
+    from .gaussian import analytic_gaussian_sigma, gaussian_max_error_bound
+    k, n = check_int("k", k, low=1), check_int("n", n, low=1)
+    sigma = analytic_gaussian_sigma(l2_sensitivity, epsilon, delta)
+    return gaussian_max_error_bound(k, beta, sigma) / n
+
+
+def practical_error_bound(q_sq_norm, m, d_sq_norm, T, n, k, beta, epsilon, delta) -> float:
+    """Chapter 11's practical bound for SparseProject at projection dimension ``T``, all ``k`` queries at once
+    with probability ``>= 1 - β``: :func:`jl_error_bound` plus :func:`noise_error_bound` (each at ``β/2``),
+    evaluated *before* the hash is drawn — ``‖AQ‖₂² = ‖Q‖₂² = q_sq_norm`` (its expectation) and
+    ``‖AQ‖_∞ <= ‖Q‖₁/sqrt(T) <= m/sqrt(T)``.  Normalised answers."""
+    m, T = check_int("m", m, low=1), check_int("T", T, low=1, exact=False)
+    q = check_real("q_sq_norm", q_sq_norm, low=0.0)
+    noise = noise_error_bound(math.sqrt(q), m / math.sqrt(T), epsilon, delta, n, k, beta)
+    return jl_error_bound(q, d_sq_norm, T, n, k, beta) + float(noise)
