@@ -39,7 +39,7 @@ from .experiments import FailureRate, failure_rate
 from .idc import IDC, AdversarialStream, FixedStream, as_stream, online_idc
 from .noise import as_generator, as_noise, laplace_noise
 from .theory.idc import azuma_bound, k0, p0
-from .queries import as_workload
+from .queries import MatrixWorkload, as_workload
 from .validation import (as_array, check_delta, check_epsilon, check_histogram, check_int, check_public_n, check_real,
                          check_scale, check_trials)
 
@@ -305,14 +305,15 @@ class BorderlineStream:
                              "they must agree")
         row = check_int("row", row, low=0, high=self.workload.N - 1)
         self.target = check_real("target", target, low=-ANSWER_RANGE, high=ANSWER_RANGE)
-        self._counts = self.workload.counts(reference).astype(np.float64)
         unit = np.zeros(self.workload.N)
         unit[row] = 1.0
-        self._contains = self.workload.counts(unit) > 0
-        if not self._contains.any():
+        self._inside = np.flatnonzero(self.workload.counts(unit) > 0)
+        if self._inside.size == 0:
             raise ValueError(f"row ({row}) lies in no query of the workload: the pair would be indistinguishable")
+        self._sub = MatrixWorkload(self.workload.matrix()[self._inside])      # only the queries that contain row
+        self._counts = self._sub.counts(reference).astype(np.float64)
 
     def pick(self, t, view):
         """Round ``t``'s query for every run: the one containing ``row`` whose gap is closest to ``target``."""
-        gap = view.hypothesis_answers() - self._counts / view.n
-        return np.argmin(np.where(self._contains, np.abs(gap - self.target), np.inf), axis=1)
+        gap = view.rule.answers(view.hypothesis, self._sub) - self._counts / view.n
+        return self._inside[np.argmin(np.abs(gap - self.target), axis=1)]
