@@ -23,7 +23,8 @@ from ..data import add_row, bootstrap, cancer_projection, digits_histogram
 from ..experiments import uniform_guess_error
 from ..idc import (AdversarialStream, FixedStream, FriezeKannanIDC, MedianIDC, MultiplicativeWeightsIDC,
                    online_idc_sv)
-from ..plots import BOUND, CONTROL, EMPIRICAL, EXTRA, STYLE, legend_outside, use_style
+from ..histogram import histogram_mechanism
+from ..plots import BASELINE, BOUND, CONTROL, EMPIRICAL, EXTRA, STYLE, UNIFORM, legend_outside, use_style
 from ._layout import fixed_figure, log_minor_125
 from ..privacy_loss import (CLASS_NAMES, HALTED, R0, R1, RSTAR, BorderlineStream, replay_alg1, round_loss, round_moments,
                             update_probability)
@@ -103,8 +104,9 @@ ANALYSTS = ("worst query below T_thr", "worst query")
 
 def explore_online(epsilon=0.9, alpha_u=0.1, scale=2000, k=60, idc="MW", analyst=ANALYSTS[0], *, delta=1e-6,
                    beta=0.05, trials=40, seed=2026, composition="tight"):
-    """IDC-Alg1-SV on an adversarial stream: the max error of each run against ``α_U + 2α_SV`` (left), and the
-    number of updates against ``c = B(α_U)`` (right).  ``scale`` multiplies every count (``n = 569·scale``).
+    """IDC-Alg1-SV on an adversarial stream: the max error of each run against ``α_U + 2α_SV``, the error of the
+    data-free start and the noisy histogram's median max error at the same ``ε`` (left), and the number of updates
+    against ``c = B(α_U)`` (right).  ``scale`` multiplies every count (``n = 569·scale``).
 
     ``analyst``: ``"worst query below T_thr"`` asks the worst query the threshold lets through (answers come
     from the hypothesis: the case the bound is for); ``"worst query"`` asks the worst query overall (nearly
@@ -125,12 +127,15 @@ def explore_online(epsilon=0.9, alpha_u=0.1, scale=2000, k=60, idc="MW", analyst
     err = rel.errors(x).max
     p = rel.params
     start = float(np.abs(rule.answers(rule.initial(1), W) - W.answers(x)).max())
-    fig, (left, right) = fixed_figure(2, width=10, height=5, left=0.72, right=0.15, bottom=1.6, top=0.3, wspace=0.8)
+    fig, (left, right) = fixed_figure(2, width=10, height=5.3, left=0.72, right=0.15, bottom=1.9, top=0.3, wspace=0.8)
     edges = np.linspace(0.0, 1.05 * max(start, p["error_bound"], float(err.max())), 80)
     left.hist(err, bins=edges, histtype="stepfilled", color=EMPIRICAL, alpha=0.8, label="measured max error per run")
     left.axvline(p["error_bound"], color=BOUND, label="bound α_U + 2α_SV")
     left.axvline(alpha_u, color=BOUND, ls=":", label="α_U")
-    left.axvline(start, color="k", ls="--", label="error of the start D¹")
+    left.axvline(start, color=UNIFORM, ls="--", label="error of the start D¹ (no data)")
+    hist = histogram_mechanism(x, W, epsilon=epsilon, n=int(x.sum()), trials=trials, rng=seed)
+    hist_err = float(np.median(np.abs(hist.answers - W.answers(x)).max(axis=1)))
+    left.axvline(hist_err, color=BASELINE, lw=2, label=f"noisy histogram (ε, 0): {hist_err:.2g}")
     left.set_xlabel("max |answer − truth| over the stream")
     left.set_ylabel("runs")
     left.set_title(f"{rule.name}: n = 569·{scale:,} (duplicated), ε = {epsilon:.3g}, k = {k}")
