@@ -39,13 +39,14 @@ from .experiments import FailureRate, failure_rate
 from .idc import IDC, AdversarialStream, FixedStream, as_stream, online_idc
 from .noise import as_generator, as_noise, laplace_noise
 from .theory.idc import azuma_bound, k0, p0
-from .validation import (as_array, check_delta, check_epsilon, check_histogram, check_public_n, check_real, check_scale,
-                         check_trials)
+from .queries import MatrixWorkload, as_workload
+from .validation import (as_array, check_delta, check_epsilon, check_histogram, check_int, check_public_n, check_real,
+                         check_scale, check_trials)
 
 __all__ = [
     "R0", "R1", "RSTAR", "HALTED", "CLASS_NAMES",
     "log_interval_probability", "round_log_likelihood", "round_loss", "classify_rounds",
-    "update_probability", "round_moments", "PrivacyLossReplay", "replay_alg1",
+    "update_probability", "round_moments", "PrivacyLossReplay", "replay_alg1", "BorderlineStream",
 ]
 
 R0, R1, RSTAR, HALTED = 0, 1, 2, 3
@@ -283,3 +284,36 @@ def replay_alg1(x, x_prime, rule, stream, *, delta, epsilon=None, epsilon0=None,
     eps0 = p["epsilon0"]
     return PrivacyLossReplay(hyp, mu, mu_prime, Z, v, cls, loss, rel.epsilon, rel.delta, eps0, T, b, s,
                              p["b_max"], k0(p["b_max"], rel.delta, eps0), p0(eps0), c_star)
+
+
+class BorderlineStream:
+    """The analyst who makes Algorithm 1's privacy loss largest on a known pair ``D, D' = D + row``: in every round
+    each run is asked, among the workload queries that contain ``row`` (so ``Q(D') - Q(D) = 1/n``, the largest
+    shift), the one whose hypothesis gap ``Q(D^t) - Q(D)`` is closest to ``target`` (e.g. ``-T``: the ⊥ window's
+    edge sits at ``Q(D)``, so the round updates with probability about ½ and ``ℓ(⊥)`` is near its largest).
+
+    ``reference`` is ``D`` itself: the privacy adversary knows the pair (the stream is a fixed function of the
+    released hypothesis and of ``reference``, the same whichever database the mechanism runs on).
+    """
+
+    def __init__(self, workload, k, *, reference, row, target):
+        self.workload = as_workload(workload)
+        self.k = check_int("k", k, low=1)
+        reference = check_histogram(reference, "reference")
+        if reference.size != self.workload.N:
+            raise ValueError(f"reference has {reference.size} universe elements, the workload {self.workload.N}: "
+                             "they must agree")
+        row = check_int("row", row, low=0, high=self.workload.N - 1)
+        self.target = check_real("target", target, low=-ANSWER_RANGE, high=ANSWER_RANGE)
+        unit = np.zeros(self.workload.N)
+        unit[row] = 1.0
+        self._inside = np.flatnonzero(self.workload.counts(unit) > 0)
+        if self._inside.size == 0:
+            raise ValueError(f"row ({row}) lies in no query of the workload: the pair would be indistinguishable")
+        self._sub = MatrixWorkload(self.workload.matrix()[self._inside])      # only the queries that contain row
+        self._counts = self._sub.counts(reference).astype(np.float64)
+
+    def pick(self, t, view):
+        """Round ``t``'s query for every run: the one containing ``row`` whose gap is closest to ``target``."""
+        gap = view.rule.answers(view.hypothesis, self._sub) - self._counts / view.n
+        return self._inside[np.argmin(np.abs(gap - self.target), axis=1)]

@@ -195,3 +195,56 @@ def test_digits_marginals_match_k_way_marginals():
     assert np.array_equal(np.unique(Q, axis=0), np.unique(ref, axis=0))
     assert uniform_guess_error(x, W) == pytest.approx(np.abs(W.answers(x) - Q.mean(axis=1)).max())
     assert digits16(10)[0].sum() == 17970 and digits16(rows=180)[0].sum() == 180
+
+
+# =========================================================================== the borderline analyst and the loss tail
+
+def test_borderline_stream_asks_the_query_nearest_the_target_among_those_containing_the_row():
+    from dpbook.explorers.idc import cancer3
+    from dpbook.privacy_loss import BorderlineStream
+    from dpbook.idc.streams import StreamView
+    x, W = cancer3()
+    rule = MultiplicativeWeightsIDC(8, 0.2)
+    stream = BorderlineStream(W, 5, reference=x, row=3, target=-0.4)
+    h = rule.initial(2)
+    view = StreamView(0, rule, W, h, np.zeros((2, 0)), np.zeros((2, 0), dtype=np.int64), np.zeros((2, 0), dtype=bool),
+                      n=int(x.sum()))
+    pick = stream.pick(0, view)
+    gap = rule.answers(h, W)[0] - W.answers(x)
+    inside = W.matrix()[:, 3] > 0
+    best = np.flatnonzero(inside)[np.argmin(np.abs(gap[inside] + 0.4))]
+    assert np.all(pick == best) and W.matrix()[best, 3] == 1
+    with pytest.raises(ValueError, match="row"):
+        BorderlineStream(W, 5, reference=x, row=8, target=0.0)
+    with pytest.raises(ValueError, match="row"):
+        BorderlineStream(MatrixWorkload(np.array([[1.0, 0.0]])), 5, reference=np.array([3, 4]), row=1, target=0.0)
+    with pytest.raises(ValueError, match="k"):
+        BorderlineStream(W, 0, reference=x, row=3, target=0.0)
+
+
+def test_loss_tail_in_the_borderline_regime_is_within_the_valid_bounds_and_close_to_them():
+    """The borderline analyst's loss: P[L > ε(δ)] consistent with δ for the Freedman-type and Azuma bounds (the tail
+    test has power at δ >= 0.01 with 3000 runs), the measured 99% quantile within a factor 4 of the Freedman-type
+    bound (this is the regime where the bounds can be told apart), and far above the default View 2 run's."""
+    from dpbook.explorers.idc import loss_tail_run, tail_curves
+    rep = loss_tail_run(runs=3000, seed=5)
+    deltas = np.array([0.1, 0.03, 0.01])
+    c = tail_curves(rep, deltas)
+    for name in ("freedman", "azuma", "basic"):
+        for d, b in zip(deltas, c[name]):
+            assert failure_rate(rep.total, b).consistent_with(d), (name, d)
+    q, f, a = c["measured"][-1], c["freedman"][-1], c["azuma"][-1]
+    assert q < a < f < 4 * q                                        # measured < Azuma(k) < Freedman, within ×4
+    assert np.abs(rep.loss).max() <= rep.epsilon0 * (1 + 1e-9)
+    assert set(c["share"]) == {"freedman", "azuma", "basic", "erratum"}
+    with pytest.raises(ValueError, match="delta"):
+        tail_curves(rep, [0.0])
+
+
+def test_whole_run_update_mass_stays_below_u0():
+    rep, e0 = privacy_loss_run()
+    mass = rep.update_probability.sum(axis=1)
+    assert mass.max() <= th.alg1_update_mass_bound(30, 1e-6)
+    updates = (~np.isnan(rep.v) & (rep.cls != HALTED)).sum(axis=1)
+    diff = updates - mass                         # a martingale at its end: E[N] = E[Σ u_t] (optional stopping)
+    assert updates.max() <= 31 and abs(diff.mean()) < 5 * diff.std() / np.sqrt(diff.size)

@@ -23,19 +23,22 @@ from ..data import add_row, bootstrap, cancer_projection, digits_histogram
 from ..experiments import uniform_guess_error
 from ..idc import (AdversarialStream, FixedStream, FriezeKannanIDC, MedianIDC, MultiplicativeWeightsIDC,
                    online_idc_sv)
-from ..plots import BOUND, EMPIRICAL, EXTRA, STYLE, legend_outside
-from ._layout import fixed_figure
-from ..privacy_loss import CLASS_NAMES, HALTED, R0, R1, RSTAR, replay_alg1, round_loss, round_moments, update_probability
+from ..histogram import histogram_mechanism
+from ..plots import BASELINE, BOUND, CONTROL, EMPIRICAL, EXTRA, STYLE, UNIFORM, legend_outside, use_style
+from ._layout import fixed_figure, log_minor_125
+from ..privacy_loss import (CLASS_NAMES, HALTED, R0, R1, RSTAR, BorderlineStream, replay_alg1, round_loss, round_moments,
+                            update_probability)
 from ..queries import MarginalWorkload, MatrixWorkload, k_way_marginals
 from ..release import COMPOSITIONS
 from ..theory.idc import (alg1_azuma_epsilon, alg1_freedman_epsilon, alg1_freedman_epsilon0, alg1_threshold,
+                          alg1_update_mass_bound,
                           sv_alpha_sv, sv_epsilon0, sv_epsilon0_tight, sv_privacy_epsilon, sv_threshold, sv_updates)
 from ..validation import check_alpha, check_choice, check_delta, check_epsilon, check_int, check_real
 
 __all__ = ["ATTRIBUTES6", "ATTRIBUTES3", "ANALYSTS", "cancer6", "cancer3", "make_rule", "parameter_table",
            "th_sv_threshold_for", "explore_online", 
            "digits16", "digits_marginals", "explore_round", "privacy_loss_run", "run_bounds", "fraction_above",
-           "explore_run"]
+           "explore_run", "loss_tail_run", "tail_curves", "explore_tail"]
 
 ATTRIBUTES6 = (0, 1, 2, 3, 4, 10)          # radius, texture, perimeter, area, smoothness, malignant
 ATTRIBUTES3 = (0, 3, 10)                   # radius, area, malignant
@@ -101,8 +104,9 @@ ANALYSTS = ("worst query below T_thr", "worst query")
 
 def explore_online(epsilon=0.9, alpha_u=0.1, scale=2000, k=60, idc="MW", analyst=ANALYSTS[0], *, delta=1e-6,
                    beta=0.05, trials=40, seed=2026, composition="tight"):
-    """IDC-Alg1-SV on an adversarial stream: the max error of each run against ``α_U + 2α_SV`` (left), and the
-    number of updates against ``c = B(α_U)`` (right).  ``scale`` multiplies every count (``n = 569·scale``).
+    """IDC-Alg1-SV on an adversarial stream: the max error of each run against ``α_U + 2α_SV``, the error of the
+    data-free start and the noisy histogram's median max error at the same ``ε`` (left), and the number of updates
+    against ``c = B(α_U)`` (right).  ``scale`` multiplies every count (``n = 569·scale``).
 
     ``analyst``: ``"worst query below T_thr"`` asks the worst query the threshold lets through (answers come
     from the hypothesis: the case the bound is for); ``"worst query"`` asks the worst query overall (nearly
@@ -123,12 +127,15 @@ def explore_online(epsilon=0.9, alpha_u=0.1, scale=2000, k=60, idc="MW", analyst
     err = rel.errors(x).max
     p = rel.params
     start = float(np.abs(rule.answers(rule.initial(1), W) - W.answers(x)).max())
-    fig, (left, right) = fixed_figure(2, width=10, height=5, left=0.72, right=0.15, bottom=1.6, top=0.3, wspace=0.8)
+    fig, (left, right) = fixed_figure(2, width=10, height=5.3, left=0.72, right=0.15, bottom=1.9, top=0.3, wspace=0.8)
     edges = np.linspace(0.0, 1.05 * max(start, p["error_bound"], float(err.max())), 80)
     left.hist(err, bins=edges, histtype="stepfilled", color=EMPIRICAL, alpha=0.8, label="measured max error per run")
     left.axvline(p["error_bound"], color=BOUND, label="bound α_U + 2α_SV")
     left.axvline(alpha_u, color=BOUND, ls=":", label="α_U")
-    left.axvline(start, color="k", ls="--", label="error of the start D¹")
+    left.axvline(start, color=UNIFORM, ls="--", label="error of the start D¹ (no data)")
+    hist = histogram_mechanism(x, W, epsilon=epsilon, n=int(x.sum()), trials=trials, rng=seed)
+    hist_err = float(np.median(np.abs(hist.answers - W.answers(x)).max(axis=1)))
+    left.axvline(hist_err, color=BASELINE, lw=2, label=f"noisy histogram (ε, 0): {hist_err:.2g}")
     left.set_xlabel("max |answer − truth| over the stream")
     left.set_ylabel("runs")
     left.set_title(f"{rule.name}: n = 569·{scale:,} (duplicated), ε = {epsilon:.3g}, k = {k}")
@@ -183,14 +190,33 @@ def digits_marginals(ks=(1, 2), scale: int = 1, rows: int | None = None):
 R_COLORS = {R0: "#bdbdbd", RSTAR: EXTRA[1], R1: "#f4c7c3", HALTED: "#eeeeee"}
 
 
+def _two_rows(width, height, *, left, right, bottom, top, hspace, height_ratios=(1, 1)):
+    """A two-row figure with fixed margins (inches) and a shared x axis, drawn once by a widget panel (no layout
+    engine measures it on every draw; see :func:`._layout.fixed_figure`)."""
+    from matplotlib.layout_engine import PlaceHolderLayoutEngine
+
+    use_style()
+    ax_height = (height - bottom - top - hspace) / sum(height_ratios) * (sum(height_ratios) / 2)
+    gridspec_kw = dict(left=left / width, right=1 - right / width, bottom=bottom / height, top=1 - top / height,
+                       hspace=hspace / ax_height, height_ratios=height_ratios)
+    engine = PlaceHolderLayoutEngine(adjust_compatible=True, colorbar_gridspec=True)
+    fig, axes = plt.subplots(2, 1, figsize=(width, height), layout=engine, sharex=True, gridspec_kw=gridspec_kw)
+    return fig, axes
+
+
+
+
 def explore_round(n=20, epsilon0=0.5, gap=1.0, alpha=0.6, *, seed=2026):
     """View 1 — one round of Algorithm 1, close up (the privacy-loss picture of IDC-Thm4.1, erratum IDC-E6).
 
     ``μ = Q(D) = 0.3``, ``μ' = Q(D') = μ + 1/n`` (``D'`` has one more row inside the query), the hypothesis answer
-    ``a = μ + gap·T`` with ``T = 2α/3``, noise ``Lap(1/(ε0 n))``.  Top: the densities of the noisy answer under
-    ``D`` and ``D'`` with the proof's regions R⁰ / R* / R¹ shaded (classified by the noise, as the proof does)
-    and one seeded draw.  Bottom: the loss of every possible output — the numeric outputs' Laplace ratio, and
-    the one value ``ℓ(⊥)`` every draw in the ⊥ window shares, whatever its class — against ``±ε0``.
+    ``a = μ + gap·T`` with ``T = 2α/3`` (``gap`` = how wrong the hypothesis is, in units of ``T``), noise
+    ``Lap(1/(ε0 n))``.  Top: the densities of the noisy answer under ``D`` and ``D'`` with the proof's regions
+    R⁰ / R* / R¹ shaded (classified by the noise, as the proof does) and one seeded draw.  Bottom: the loss of
+    every possible output — the numeric outputs' Laplace ratio, and the one value ``ℓ(⊥)`` every draw in the ⊥
+    window shares, whatever its class — against ``±ε0``; its title gives the update probability ``u`` and
+    ``|ℓ(⊥)|/(u ε0)``, which stays bounded (≤ ``(e^{ε0} − 1)/(ε0 (1 − u'))``): ``ℓ(⊥) → 0`` with ``u`` as the
+    hypothesis becomes accurate (``gap → 0``).
     """
     n = check_int("n", n, low=1, high=10**9)
     epsilon0 = check_epsilon(epsilon0, "epsilon0", high=0.5)
@@ -199,42 +225,45 @@ def explore_round(n=20, epsilon0=0.5, gap=1.0, alpha=0.6, *, seed=2026):
     T, s, b, mu = alg1_threshold(alpha), 1.0 / n, 1.0 / (epsilon0 * n), 0.3
     mu_p, a = mu + s, mu + gap * alg1_threshold(alpha)
     lo, hi = min(mu, a - T) - 5 * b, max(mu_p, a + T) + 5 * b
-    y = np.linspace(lo, hi, 1201)
+    y = np.linspace(lo, hi, 601)
     draw = mu + float(np.random.default_rng(seed).laplace(0.0, b))
     u = float(update_probability(mu, a, T, b))
     ell_bot = float(round_loss(np.nan, mu, mu_p, a, T, b))
     m1, m2 = round_moments(mu, mu_p, a, T, b, points=4_001)
-    with mpl.rc_context(STYLE):
-        fig, (top, bot) = plt.subplots(2, 1, figsize=(10, 6.6), sharex=True, layout="constrained",
-                                       height_ratios=(1.15, 1))
-    dist = np.abs(y - a)
-    for lo_, hi_, cls in ((0, T - s, R0), (T - s, T + s, RSTAR), (T + s, np.inf, R1)):
-        top.fill_between(y, 0, 1, where=(dist >= lo_) & (dist < hi_), color=R_COLORS[cls],
-                         transform=top.get_xaxis_transform(), alpha=0.9, lw=0, label=CLASS_NAMES[cls])
+    fig, (top, bot) = _two_rows(10, 6.0, left=0.85, right=3.35, bottom=0.6, top=0.62, hspace=0.62,
+                                height_ratios=(1.1, 1))
+    labelled = set()
+    for lo_, hi_, cls in ((a - T + s, a + T - s, R0), (a - T - s, a - T + s, RSTAR), (a + T - s, a + T + s, RSTAR),
+                          (lo, a - T - s, R1), (a + T + s, hi, R1)):
+        if hi_ > lo_:
+            top.axvspan(lo_, hi_, color=R_COLORS[cls], lw=0, label=None if cls in labelled else CLASS_NAMES[cls])
+            labelled.add(cls)
     top.plot(y, np.exp(-np.abs(y - mu) / b) / (2 * b), color=EMPIRICAL, lw=2.5, label="density under D")
     top.plot(y, np.exp(-np.abs(y - mu_p) / b) / (2 * b), color="k", lw=1.5, ls="--", label="density under D′ (+1/n)")
     top.axvline(draw, color=EMPIRICAL, lw=1.5, ls=":")
+    top.set_xlim(lo, hi)
+    top.set_ylim(0, 1.1 / (2 * b))
     top.set_ylabel("density of Q(D) + Z")
-    top.set_title(f"one round, n = {n}, ε0 = {epsilon0:.3g}:\nhypothesis off by {gap:.3g}·T (T = {T:.2g}, "
-                  f"noise scale {b:.2g})")
-    legend_outside(top)
-    bottom_window = dist < T
+    top.set_title(f"n = {n}, ε0 = {epsilon0:.3g}: hypothesis off by {gap:.3g}·T\n(T = {T:.2g}, noise scale {b:.2g})")
+    top.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
+    bottom_window = np.abs(y - a) < T
     ell_num = np.where(bottom_window, np.nan, (np.abs(y - mu_p) - np.abs(y - mu)) / b)
-    bot.plot(y, ell_num, color=EMPIRICAL, lw=2.5, label="loss of a released number y")
-    bot.plot(np.where(bottom_window, y, np.nan), np.full_like(y, ell_bot), color=EMPIRICAL, lw=5, alpha=0.5,
-             label=f"loss of ⊥ (R⁰ or R*): {ell_bot / epsilon0:+.2f} ε0")
+    bot.plot(y, ell_num, color=EMPIRICAL, lw=2.5, label="loss of a released\nnumber y")
+    bot.plot([max(a - T, lo), min(a + T, hi)], [ell_bot, ell_bot], color=EMPIRICAL, lw=5, alpha=0.5,
+             label=f"loss of ⊥ (R⁰ or R*):\nℓ(⊥) = {ell_bot / epsilon0:+.2f} ε0")
     for sgn in (1, -1):
-        bot.axhline(sgn * epsilon0, color=BOUND, lw=1.5, ls="--", label="±ε0: bound for every round" if sgn > 0 else None)
+        bot.axhline(sgn * epsilon0, color=BOUND, lw=1.5, ls="--", label="±ε0: bound for\nevery round" if sgn > 0 else None)
     out_bot = abs(draw - a) < T
     realised = ell_bot if out_bot else (abs(draw - mu_p) - abs(draw - mu)) / b
     bot.plot([draw], [realised], "o", color=EMPIRICAL, ms=10, mec="k",
-             label=f"this draw ({'⊥' if out_bot else 'a number'}): {realised / epsilon0:+.2f} ε0")
+             label=f"this draw ({'⊥' if out_bot else 'a number'}):\n{realised / epsilon0:+.2f} ε0")
     bot.set_ylim(-1.35 * epsilon0, 1.35 * epsilon0)
     bot.set_xlabel("noisy answer Q(D) + Z")
     bot.set_ylabel("privacy loss ℓ")
-    bot.set_title(f"P[update] u = {u:.2g};  E[L] = {m1 / epsilon0 ** 2:.2g} ε0²;  "
+    ratio = f"{abs(ell_bot) / (u * epsilon0):.2f}" if u > 0 else "–"
+    bot.set_title(f"P[update] u = {u:.2g}, |ℓ(⊥)|/(u·ε0) = {ratio}\n"
                   f"E[L²] = {m2 / epsilon0 ** 2:.2g} ε0² ≤ 4u ε0² = {4 * u:.2g} ε0²")
-    legend_outside(bot)
+    bot.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
     return fig
 
 
@@ -277,12 +306,18 @@ def fraction_above(rep, bounds) -> dict:
 
 
 def explore_run(n=1000, b_max=30, epsilon=1.0, delta=1e-6, alpha=0.6, *, rounds=400, runs=300, seed=2026, shown=60):
-    """Views 2 and 3 — the whole run: how often each proof class occurs among the rounds that touch the data
-    (left; the rest come after the update cap, "halted") and the cumulative privacy loss
-    of ``runs`` runs against the bounds (right): basic ``t ε0``, advanced composition / Azuma over every round
-    (``√t``), the book's Freedman-type bound (flat in ``t``: ⊥ rounds paid through their update probability), and
-    what IDC-Alg1-SV would claim with the same ``ε0`` and ``c = B_max + 1``.  The legend gives the fraction of
-    runs whose loss ever crosses each curve, and for the erratum's accounting (R⁰ rounds free).
+    """Views 2 and 3 — the whole run of ``runs`` replays (:func:`privacy_loss_run`).
+
+    Left, the update mass: each run's running ``Σ_{s<=t} u_s`` (its rounds' update probabilities), the largest
+    realised ``Σ L_s²/(4ε0²)`` (the predictable variance Freedman's inequality needs, in units of ``4ε0²``) and the
+    largest number of updates, against ``B_max + 1`` and ``U0`` (:func:`~dpbook.theory.idc.alg1_update_mass_bound`):
+    a run stops after ``B_max + 1`` updates, so its update mass cannot pass ``U0`` except w.p. ``δ/2``.  The title
+    gives the share of each proof class among the rounds that touch the data.  Right, the cumulative privacy loss
+    against basic ``t ε0``, Azuma over every round (``√t``), the book's Freedman-type bound (flat in ``t``) and
+    what IDC-Alg1-SV would claim with the same ``ε0`` and ``c = B_max + 1``; the erratum's accounting (IDC-E6:
+    Azuma over the realised non-R⁰ rounds only, R⁰ free) is a different curve for every run, so it is drawn for the
+    run that exceeds it most, with that run's loss.  The legend gives the share of runs whose loss ever crosses
+    each curve.
     """
     shown = check_int("shown", shown, low=0)
     rep, eps0 = privacy_loss_run(n, b_max, epsilon, delta, alpha, rounds=rounds, runs=runs, seed=seed)
@@ -290,30 +325,108 @@ def explore_run(n=1000, b_max=30, epsilon=1.0, delta=1e-6, alpha=0.6, *, rounds=
     above = fraction_above(rep, bounds)
     k = rep.loss.shape[1]
     t = np.arange(1, k + 1)
-    with mpl.rc_context(STYLE):
-        fig, (left, right) = plt.subplots(1, 2, figsize=(10, 6.2), layout="constrained", width_ratios=(1, 2.8))
+    fig, (left, right) = fixed_figure(2, width=10, height=6.0, left=0.75, right=0.15, bottom=2.05, top=0.62,
+                                      wspace=0.75, width_ratios=(1, 1.6))
     active = rep.cls != HALTED
-    shares = [float(np.mean(rep.cls[active] == c)) for c in (R0, RSTAR, R1)]
-    bars = left.barh(["R¹", "R*", "R⁰"], shares[::-1], color=[R_COLORS[c] for c in (R1, RSTAR, R0)], edgecolor="k")
-    for bar, share in zip(bars, shares[::-1]):
-        left.text(min(share, 0.62) + 0.02, bar.get_y() + bar.get_height() / 2, f"{share:.1%}", va="center")
-    left.set_xlim(0, 1)
-    left.set_xlabel(f"share of active rounds ({1 - active.mean():.0%} halted)")
-    left.set_title(f"round classes, ε0 = {eps0:.2g}")
-    segs = np.stack([np.broadcast_to(t, (min(shown, rep.runs), k)), rep.running[:shown]], axis=-1)
-    right.add_collection(LineCollection(segs, colors=EMPIRICAL, alpha=0.25, lw=1))
-    right.plot(t, rep.running.max(axis=0), color=EMPIRICAL, lw=2.5,
-               label=f"measured: max of {rep.runs} runs (thin: {min(shown, rep.runs)} runs)")
-    styles = {"basic": (":", "basic: t·ε0"), "azuma": ("--", "Azuma, all rounds: ∝ √t"),
-              "freedman": ("-", "Freedman-type (book)"), "sv": ("-.", f"Alg1-SV, same ε0, c = {b_max + 1}")}
+    shares = {name: float(np.mean(rep.cls[active] == c)) for name, c in (("R⁰", R0), ("R*", RSTAR), ("R¹", R1))}
+    mass = np.cumsum(rep.update_probability, axis=1)
+    u0 = alg1_update_mass_bound(b_max, delta)
+    m = min(shown, rep.runs)
+    left.add_collection(LineCollection(np.stack([np.broadcast_to(t, (m, k)), mass[:m]], axis=-1), colors=EMPIRICAL,
+                                       alpha=0.25, lw=1))
+    left.plot(t, mass.max(axis=0), color=EMPIRICAL, lw=2.5, label="Σ u_s: largest run")
+    left.plot(t, (np.cumsum(rep.loss ** 2, axis=1) / (4 * eps0 ** 2)).max(axis=0), color=EXTRA[1], lw=2,
+              label="Σ L_s²/(4ε0²): largest run")
+    left.plot(t, np.cumsum(~np.isnan(rep.v) & active, axis=1).max(axis=0), color=EXTRA[3], lw=1.5, ls=":",
+              label="updates: largest run")
+    left.axhline(b_max + 1, color=BOUND, ls=":", lw=1.5, label=f"B_max + 1 = {b_max + 1}")
+    left.axhline(u0, color=BOUND, lw=2, label=f"U0 = {u0:.3g}")
+    left.set_xlim(0, k)
+    left.set_ylim(0, 1.1 * max(u0, float(mass.max())))
+    left.set_xlabel("round t")
+    left.set_ylabel("update mass")
+    left.set_title("R⁰ {R⁰:.1%}, R* {R*:.2%}, R¹ {R¹:.1%}\nof the rounds with data access".format(**shares))
+    left.legend(loc="upper left", bbox_to_anchor=(-0.2, -0.16), borderaxespad=0.0)
+    right.add_collection(LineCollection(np.stack([np.broadcast_to(t, (m, k)), rep.running[:m]], axis=-1),
+                                        colors=EMPIRICAL, alpha=0.25, lw=1))
+    right.plot(t, rep.running.max(axis=0), color=EMPIRICAL, lw=2.5, label=f"measured: max of {rep.runs}")
+    styles = {"basic": (":", "basic t·ε0"), "azuma": ("--", "Azuma, all rounds"),
+              "freedman": ("-", "Freedman (book)"), "sv": ("-.", f"Alg1-SV, c = {b_max + 1}")}
     for name, (ls, label) in styles.items():
-        right.plot(t, bounds[name], color=BOUND, ls=ls, lw=2, label=f"{label}: {above[name]:.0%} above")
-    right.plot([], [], " ", label=f"R⁰ counted free (erratum): {above['claim42']:.0%} above")
+        right.plot(t, bounds[name], color=BOUND, ls=ls, lw=2, label=f"{label}: {above[name]:.0%}")
+    worst = int(np.argmax((rep.running - bounds["claim42"]).max(axis=1)))
+    right.plot(t, bounds["claim42"][worst], color=CONTROL, lw=2, drawstyle="steps-post",
+               label=f"R⁰ free (IDC-E6), 1 run: {above['claim42']:.0%}")
+    right.plot(t, rep.running[worst], color=CONTROL, lw=1.2, ls="--", label="that run's loss")
     top = 1.25 * max(bounds["freedman"][0], bounds["sv"][0], rep.running.max())
     right.set_ylim(min(-0.05 * top, 1.1 * rep.running.min()), top)
     right.set_xlim(0, k)
     right.set_xlabel("round t")
     right.set_ylabel("cumulative privacy loss Σ L_s")
-    right.set_title(f"n = {n}, B_max = {b_max}, ε = {epsilon:.3g}, δ = {delta:.3g}, α = {alpha:.3g}")
-    right.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), borderaxespad=0.0, ncols=2, columnspacing=1.0)
+    right.set_title(f"n = {n}, B_max = {b_max}, ε = {epsilon:.3g}, δ = {delta:.3g},\nα = {alpha:.3g}, ε0 = {eps0:.2g}")
+    right.legend(loc="upper left", bbox_to_anchor=(-0.12, -0.16), borderaxespad=0.0, ncols=2, columnspacing=0.8,
+                 title="share of runs whose loss ever crosses each curve", title_fontsize=STYLE["font.size"])
+    return fig
+
+
+# =========================================================================== the tail: does P[L > ε] <= δ show?
+
+@lru_cache(typed=True, maxsize=4)
+def loss_tail_run(n=200, epsilon0=0.05, b_max=10, alpha=0.6, *, rounds=None, runs=4000, seed=2026):
+    """The regime chosen to make Algorithm 1's loss largest: ``n`` cancer patients resampled on three attributes
+    (``N = 8``, 255 counting queries), ``D' = D +`` one more copy of the commonest row, and the
+    :class:`~dpbook.privacy_loss.BorderlineStream` analyst who, every round, asks a query containing that row whose
+    hypothesis is off by ``-T`` (the ⊥ window's edge at ``Q(D)``: updates with probability ½, the largest
+    ``E[L_t²]/u_t`` of the searched targets).  ``rounds`` defaults to ``4(B_max + 1)``, past which nearly every run
+    has stopped.  Returns the :class:`~dpbook.privacy_loss.PrivacyLossReplay` (cached)."""
+    n, b_max = check_int("n", n, low=1, high=10**7), check_int("b_max", b_max, low=0, high=10**4)
+    epsilon0, alpha = check_epsilon(epsilon0, "epsilon0", high=0.5), check_alpha(alpha)
+    rounds = 4 * (b_max + 1) if rounds is None else check_int("rounds", rounds, low=1, high=10**4)
+    runs = check_int("runs", runs, low=2, high=10**6)
+    x3, W8 = cancer3()
+    x = bootstrap(x3, n, rng=seed)
+    row = int(np.argmax(x))
+    stream = BorderlineStream(W8, rounds, reference=x, row=row, target=-alg1_threshold(alpha))
+    return replay_alg1(x, add_row(x, row), MultiplicativeWeightsIDC(8, alpha / 3), stream, delta=0.5,
+                       epsilon0=epsilon0, b_max=b_max, n=n, runs=runs, rng=seed)
+
+
+def tail_curves(rep, deltas) -> dict:
+    """For each ``δ`` in ``deltas``: the measured ``(1-δ)``-quantile of the loss ``L`` and the bounds' ``ε(δ)`` at the
+    replay's ``ε0`` — the book's Freedman-type bound, Azuma over all ``k`` rounds, basic ``k ε0`` — and the share of
+    runs with ``L`` above each, plus above the erratum's accounting (IDC-E6: Azuma over the run's realised non-R⁰
+    rounds ``K``, ``K ε0(e^{ε0} - 1) + 2ε0 sqrt(2K ln(2/δ))``, R⁰ counted free).  A valid bound has share ``<= δ``."""
+    deltas = np.asarray([check_delta(d, positive=True) for d in np.atleast_1d(deltas)])
+    L, k, e0 = rep.total, rep.loss.shape[1], rep.epsilon0
+    out = {"delta": deltas, "measured": np.quantile(L, 1 - deltas),
+           "freedman": np.array([alg1_freedman_epsilon(e0, rep.b_max, d) for d in deltas]),
+           "azuma": np.array([alg1_azuma_epsilon(k, e0, d) for d in deltas]),
+           "basic": np.full(deltas.shape, k * e0)}
+    K = rep.K
+    erratum = [K * e0 * np.expm1(e0) + 2 * e0 * np.sqrt(2 * K * np.log(2 / d)) for d in deltas]
+    out["share"] = {name: np.array([np.mean(L > b) for b in out[name]]) for name in ("freedman", "azuma", "basic")}
+    out["share"]["erratum"] = np.array([np.mean(L > e) for e in erratum])
+    return out
+
+
+def explore_tail(n=200, epsilon0=0.05, b_max=10, alpha=0.6, *, runs=4000, seed=2026):
+    """The tail of Algorithm 1's privacy loss in the regime of :func:`loss_tail_run`: for each ``δ``, the measured
+    ``(1-δ)``-quantile of ``L`` against each valid bound's ``ε(δ)`` at the same ``ε0`` (``P[L > ε(δ)] <= δ`` is what
+    a bound promises, so a bound is tight where the two curves meet)."""
+    rep = loss_tail_run(n, epsilon0, b_max, alpha, runs=runs, seed=seed)
+    deltas = np.geomspace(0.3, 10.0 / rep.runs, 12)
+    c = tail_curves(rep, deltas)
+    fig, ax = fixed_figure(1, width=10, height=4.6, left=0.8, right=3.6, bottom=0.6, top=0.62)
+    ax.plot(deltas, c["measured"], "o-", color=EMPIRICAL, lw=2.5, label=f"measured (1−δ)-quantile\nof L ({rep.runs:,} runs)")
+    for name, ls, label in (("freedman", "-", "Freedman-type (book)"),
+                            ("azuma", "--", f"Azuma, all k = {rep.loss.shape[1]} rounds"), ("basic", ":", "basic k·ε0")):
+        ax.plot(deltas, c[name], color=BOUND, ls=ls, lw=2, label=label)
+    ax.set_xscale("log")
+    ax.invert_xaxis()
+    ax.set_ylim(0, 1.1 * max(c["freedman"].max(), c["basic"].max()))
+    ax.set_xlabel("δ")
+    ax.set_ylabel("privacy loss ε (quantile or bound)")
+    ax.set_title(f"borderline analyst: n = {n}, ε0 = {rep.epsilon0:.3g}, B_max = {rep.b_max}")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.03, 1.0), borderaxespad=0.0)
+    log_minor_125(ax)
     return fig
