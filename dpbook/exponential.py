@@ -20,7 +20,8 @@ from scipy.special import softmax
 from .noise import laplace_noise
 from .release import Spend, with_claim
 from .theory.exponential import report_noisy_max_scale
-from .validation import as_array, check_epsilon, check_int, check_sensitivity, check_work, mechanism_prologue
+from .contract import mechanism_prologue
+from .validation import as_array, check_epsilon, check_int, check_sensitivity, check_work
 
 __all__ = ["exponential_mechanism", "exponential_probabilities", "exponential_sample", "report_noisy_max",
            "check_scores"]

@@ -15,7 +15,8 @@ from .queries import check_database
 from .release import Ledger, Release, Spend
 from .theory.composition import laplace_per_query_scale
 from .theory.gaussian import analytic_gaussian_sigma, gaussian_sigma
-from .validation import check_sensitivity, mechanism_prologue
+from .contract import mechanism_prologue
+from .validation import check_sensitivity
 
 __all__ = ["gaussian_mechanism", "composed_laplace_mechanism", "CALIBRATIONS"]
 

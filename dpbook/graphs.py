@@ -36,7 +36,8 @@ from .queries import Workload
 from .release import ReleaseRecord, Spend
 from .theory.graphs import rr_cut_error_bound
 from .theory.histogram import histogram_scale
-from .validation import as_array, check_int, check_probability, check_real, mechanism_prologue
+from .contract import mechanism_prologue
+from .validation import as_array, check_int, check_probability, check_real
 
 __all__ = [
     "GraphDatabase", "graph_database", "from_graph", "load_graph", "random_graph", "planted_partition",

@@ -15,11 +15,16 @@ from .noise import laplace_noise
 from .queries import as_workload, check_database
 from .release import Release, ReleaseRecord, Spend
 from .theory.histogram import histogram_scale
-from .validation import check_histogram, check_int, mechanism_prologue
+from .contract import mechanism_prologue
+from .validation import check_histogram, check_int
 
 __all__ = [
-    "NoisyHistogram", "noisy_histogram", "histogram_mechanism", "pixels_histogram",
+    "NoisyHistogram", "noisy_histogram", "histogram_mechanism",
 ]
+
+#: The digits loader lives in :mod:`dpbook.data`; the name stays importable here for the chapters that import it
+#: from this module.
+from .data import pixels_histogram  # noqa: E402,F401
 
 @dataclass(frozen=True)
 class NoisyHistogram(ReleaseRecord):
@@ -96,18 +101,3 @@ def histogram_mechanism(x, workload, *, epsilon, n=None, neighbours: str = "add/
     x, W = check_database(x, workload)
     return noisy_histogram(x, epsilon=epsilon, n=n, neighbours=neighbours, trials=trials, rng=rng,
                            sampler=sampler).release(W)
-
-
-_PIXELS: dict = {}
-
-
-def pixels_histogram(d: int = 16) -> np.ndarray:
-    """The 1797 digits marginalised to their first ``d`` pixels: a histogram over ``{0,1}^d`` (``|X| = 2^d``).
-
-    Varying ``d`` varies the universe size on real data (the first attributes are the most significant bits).
-    """
-    d = check_int("d", d, low=1, high=16)
-    if d not in _PIXELS:
-        from .data import load_digits
-        _PIXELS[d] = load_digits().x.reshape(1 << d, -1).sum(axis=1)
-    return _PIXELS[d].copy()

@@ -9,7 +9,8 @@ from .noise import (GRID_BITS, MAX_DISCRETE_SCALE, discrete_laplace, grid_granul
 from .queries import check_database
 from .release import Release, Spend, with_claim
 from .theory.laplace import laplace_scale
-from .validation import as_array, check_noise_scale, check_sensitivity, mechanism_prologue
+from .contract import mechanism_prologue
+from .validation import as_array, check_noise_scale, check_sensitivity
 
 __all__ = ["laplace_mechanism", "grid_laplace_release"]
 

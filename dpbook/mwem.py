@@ -38,8 +38,9 @@ from .noise import laplace_noise
 from .queries import check_database
 from .release import Ledger, Release, Spend
 from .theory.composition import tight_per_step_epsilon
+from .contract import mechanism_prologue
 from .validation import (EPSILON_EXP_MAX, EPSILON_RANGE, check_choice, check_delta, check_entry_range, check_epsilon,
-                         check_int, check_real, check_work, mechanism_prologue)
+                         check_int, check_real, check_work)
 
 __all__ = ["mwem", "mwem_practical", "advanced_step_epsilon"]
 # The engine (documented, shared with dpbook.broken.mwem, not in __all__, which the bad-input sweep of
@@ -250,7 +251,7 @@ def check_mwem_inputs(x, workload, *, epsilon, T, delta=0.0, n=None, replay=0, t
     """The inputs every MWEM variant checks, in one place (also for :mod:`dpbook.broken.mwem`).
 
     The histogram and the workload over the same universe (:func:`~dpbook.queries.check_database`), then the
-    mechanisms' prologue (:func:`dpbook.validation.mechanism_prologue`: ``epsilon``, ``delta``, ``rng``, the
+    mechanisms' prologue (:func:`dpbook.contract.mechanism_prologue`: ``epsilon``, ``delta``, ``rng``, the
     continuous Laplace ``sampler`` — measured counts of fractional queries are reals —, the public ``n``,
     ``trials``), then ``T >= 1`` rounds and ``replay >= 0`` sweeps, with
     the work ``R·T·(m + N)`` bounded.  ``neighbours``: the claim's relation; ``None`` derives it from ``n``

@@ -253,7 +253,7 @@ def replay_alg1(x, x_prime, rule, stream, *, delta, epsilon=None, epsilon0=None,
         raise ValueError(f"x_prime must have shape {x.shape} like x, got {x_prime.shape}")
     if np.abs(x - x_prime).sum() > 1:
         raise ValueError(f"x and x_prime must be neighbours (||x - x'||_1 <= 1), got {np.abs(x - x_prime).sum()}")
-    # the mechanisms' prologue, check by check in its order (dpbook.validation.mechanism_prologue), with the replay's
+    # the mechanisms' prologue, check by check in its order (dpbook.contract.mechanism_prologue), with the replay's
     # own names (epsilon0, runs); the mechanism then runs it again on the same values
     if (epsilon0 is None) == (epsilon is None):
         raise ValueError("give either epsilon0 or epsilon (with delta), not both")

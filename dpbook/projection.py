@@ -37,7 +37,8 @@ from .gaussian import gaussian_mechanism
 from .noise import gaussian_noise
 from .queries import RMATVEC_DENSE_LIMIT, as_workload, check_database
 from .release import Release, Spend
-from .validation import check_int, check_real, mechanism_prologue
+from .contract import mechanism_prologue
+from .validation import check_int, check_real
 
 __all__ = ["projection_mechanism", "project_onto_hull", "project_reference", "replace_one_l2_sensitivity",
            "Projection"]

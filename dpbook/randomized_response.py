@@ -28,7 +28,8 @@ from .histogram import NoisyHistogram
 from .queries import MarginalWorkload, check_database
 from .release import Release, ReleaseRecord, Spend
 from .theory.randomized_response import rr_bias_factor, rr_keep_probability
-from .validation import as_array, check_histogram, check_int, check_matrix_workload, mechanism_prologue
+from .contract import mechanism_prologue
+from .validation import as_array, check_histogram, check_int, check_matrix_workload
 
 __all__ = [
     "RRReports", "check_bits", "check_reports", "randomized_response", "debias", "rr_linear_queries", "rr_histogram",

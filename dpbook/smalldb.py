@@ -34,7 +34,8 @@ from .noise import as_generator
 from .queries import as_workload, check_database
 from .release import Ledger, ReleaseRecord, Spend
 from .theory.smalldb import range_size, smalldb_size
-from .validation import MAX_COUNT, as_array, check_entry_range, check_int, check_real, check_trials, mechanism_prologue
+from .contract import mechanism_prologue
+from .validation import MAX_COUNT, as_array, check_entry_range, check_int, check_real, check_trials
 
 __all__ = [
     "SyntheticDatabase", "smalldb", "net_mechanism", "multisets", "candidate_answers", "candidate_errors",
@@ -147,7 +148,7 @@ def candidate_errors(x, workload, net) -> np.ndarray:
 # --------------------------------------------------------------------------- mechanisms
 
 def _prologue(x, epsilon, rng, trials):
-    """The mechanisms' prologue (:func:`dpbook.validation.mechanism_prologue`): ε, rng, ``n = ||x||_1`` read from
+    """The mechanisms' prologue (:func:`dpbook.contract.mechanism_prologue`): ε, rng, ``n = ||x||_1`` read from
     the data (so the claim is a replace-one claim, :class:`SyntheticDatabase`), ``trials`` picks; no additive noise."""
     return mechanism_prologue(epsilon=epsilon, rng=rng, trials=trials, neighbours="replace-one", x=x, n_rule="public")
 

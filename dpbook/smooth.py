@@ -25,7 +25,8 @@ import numpy as np
 from .noise import as_generator, laplace_noise
 from .release import ReleaseRecord, Spend
 from .theory.smooth import jackson_multipliers, summary_degree, summary_noise_scale
-from .validation import check_int, check_real, check_real_array, check_trials, mechanism_prologue
+from .contract import mechanism_prologue
+from .validation import check_int, check_real, check_real_array, check_trials
 
 __all__ = ["SmoothQuery", "SmoothSummary", "check_points", "synthetic_points", "chebyshev_basis",
            "chebyshev_moments", "chebyshev_moments_reference", "smooth_summary", "chebyshev_coefficients",

@@ -31,7 +31,8 @@ from .theory.gaussian import gaussian_sigma
 from .theory.laplace import laplace_scale
 from .theory.sparse_project import (hash_independence, sparse_project_epsilon, sparse_project_sigma,
                                     sparse_project_T)
-from .validation import check_beta, check_int, check_probability, check_trials, check_work, mechanism_prologue
+from .contract import mechanism_prologue
+from .validation import check_beta, check_int, check_probability, check_trials, check_work
 
 __all__ = [
     "SparseQueryWorkload", "SparseProjectRelease", "ErrorParts", "random_sparse_queries", "record_pool", "synthetic_records",

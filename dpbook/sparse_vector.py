@@ -38,8 +38,8 @@ from .release import Ledger, ReleaseRecord, Spend
 from .theory.sparse_vector import (above_threshold_scales, numeric_sparse_composed_epsilon, numeric_sparse_sigma,
                                    numeric_sparse_split, sparse_composed_epsilon, sparse_per_run_epsilon,
                                    sparse_sigma)
-from .validation import (check_int, check_public_n, check_real, check_sensitivity, check_split, check_work,
-                         mechanism_prologue)
+from .contract import mechanism_prologue
+from .validation import check_int, check_public_n, check_real, check_sensitivity, check_split, check_work
 
 __all__ = [
     "TOP", "BOTTOM", "UNANSWERED", "SparseVectorRelease",
@@ -144,7 +144,7 @@ def check_stream(f, name: str = "f") -> np.ndarray:
 
 
 def _prologue(epsilon, delta, rng, sampler, trials):
-    """The mechanisms' prologue (:func:`dpbook.validation.mechanism_prologue`) for a stream: Laplace noise on
+    """The mechanisms' prologue (:func:`dpbook.contract.mechanism_prologue`) for a stream: Laplace noise on
     real query values (normalised answers are off any lattice: lattice noise is refused)."""
     return mechanism_prologue(epsilon=epsilon, delta=delta, rng=rng, sampler=sampler, trials=trials,
                               family="laplace", lattice_ok=False)

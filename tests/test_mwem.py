@@ -457,7 +457,7 @@ def test_marginal_sum_and_scale_match_numpy(d):
 ])
 def test_check_mwem_inputs_names_the_bad_parameter(kwargs, exc, name):
     """The one validation prologue every MWEM variant (and broken twin) runs: the data, then
-    validation.mechanism_prologue (epsilon, delta, rng, sampler, public n, trials), then T and replay."""
+    contract.mechanism_prologue (epsilon, delta, rng, sampler, public n, trials), then T and replay."""
     from dpbook.mwem import check_mwem_inputs
     args = dict(x=CANCER.x, workload=W2, epsilon=1.0, T=3, n=None, replay=0, trials=None, rng=0,
                 sampler=laplace_noise) | kwargs

@@ -11,7 +11,7 @@ import pytest
 from dpbook.exponential import exponential_mechanism, report_noisy_max
 from dpbook.release import (Ledger, PrivateResult, Release, ReleasedArray, ReleasedIndex, Spend, as_ledger, compose,
                             with_claim)
-from dpbook.validation import mechanism_prologue
+from dpbook.contract import mechanism_prologue
 
 
 def test_a_release_is_a_private_result_with_a_ledger():

@@ -10,7 +10,8 @@ import math
 from ..noise import gaussian_noise
 from ..queries import as_workload
 from ..release import Release, Spend
-from ..validation import check_delta, check_epsilon, check_histogram, mechanism_prologue
+from ..contract import mechanism_prologue
+from ..validation import check_delta, check_epsilon, check_histogram
 
 __all__ = ["gaussian_forgets_log_factor", "gaussian_single_query_sensitivity", "gaussian_classic_any_epsilon"]
 

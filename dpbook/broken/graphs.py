@@ -9,7 +9,7 @@ import numpy as np
 from ..graphs import GraphDatabase, NoisyGraph, graph_randomized_response
 from ..noise import laplace_noise
 from ..release import Spend
-from ..validation import mechanism_prologue
+from ..contract import mechanism_prologue
 
 __all__ = ["adjacency_randomized_response", "graph_randomized_response_unvalidated"]
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 from ..histogram import NoisyHistogram
 from ..noise import laplace_noise
 from ..release import Spend
-from ..validation import check_histogram, mechanism_prologue
+from ..contract import mechanism_prologue
+from ..validation import check_histogram
 
 __all__ = ["noisy_histogram_replace_one_unit_scale"]
 

@@ -12,7 +12,8 @@ import numpy as np
 from ..noise import discrete_laplace, laplace_noise
 from ..queries import check_database
 from ..release import Release, Spend
-from ..validation import check_sensitivity, mechanism_prologue
+from ..contract import mechanism_prologue
+from ..validation import check_sensitivity
 
 __all__ = ["laplace_halved_sensitivity", "laplace_scale_epsilon", "laplace_no_noise", "laplace_deduplicated_sensitivity",
            "normalised_discrete_laplace"]

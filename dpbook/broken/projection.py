@@ -13,7 +13,7 @@ from ..noise import gaussian_noise
 from ..projection import project_onto_hull
 from ..queries import check_database
 from ..release import Release, Spend
-from ..validation import mechanism_prologue
+from ..contract import mechanism_prologue
 
 __all__ = ["projection_single_query_sensitivity"]
 

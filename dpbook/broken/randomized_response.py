@@ -8,7 +8,8 @@ import numpy as np
 
 from ..randomized_response import RRReports, check_bits, check_reports
 from ..release import Spend
-from ..validation import check_epsilon, mechanism_prologue
+from ..contract import mechanism_prologue
+from ..validation import check_epsilon
 
 __all__ = ["randomized_response_wrong_p", "debias_seed_formula"]
 

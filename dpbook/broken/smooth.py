@@ -14,7 +14,7 @@ from .noise import broken_noise
 from ..release import Spend
 from ..smooth import SmoothSummary, chebyshev_moments, summary_inputs
 from ..theory.smooth import paper_noise_scale
-from ..validation import mechanism_prologue
+from ..contract import mechanism_prologue
 
 __all__ = ["smooth_summary_paper_scale", "per_query_laplace_no_split", "per_query_laplace_unchecked_shape"]
 

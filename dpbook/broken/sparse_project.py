@@ -14,7 +14,7 @@ from ..noise import laplace_noise
 from ..release import Spend
 from ..sparse_project import SparseProjectRelease, project_database, sparse_project_parameters
 from ..hashing import PolynomialSignHash
-from ..validation import mechanism_prologue
+from ..contract import mechanism_prologue
 
 __all__ = ["sparse_project_no_composition"]
 

@@ -14,7 +14,8 @@ from ..queries import as_workload
 from ..release import COMPOSITIONS, Ledger, Release, Spend, composition_rule
 from ..theory.composition import tight_per_step_epsilon
 from ..theory.idc import ic_epsilon0, ic_privacy_epsilon
-from ..validation import check_choice, check_entry_range, check_histogram, check_int, mechanism_prologue
+from ..contract import mechanism_prologue
+from ..validation import check_choice, check_entry_range, check_histogram, check_int
 from .updates import IDC
 
 __all__ = ["iterative_construction"]

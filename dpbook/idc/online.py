@@ -36,7 +36,8 @@ from ..release import COMPOSITIONS, Ledger, ReleaseRecord, Spend, composition_ru
 from ..theory.idc import (alg1_threshold, dr_online_mw_threshold, sv_alpha_l, sv_alpha_sv, sv_epsilon0, sv_epsilon0_tight,
                           sv_error_bound, sv_privacy_epsilon, sv_threshold, sv_updates, thm41_epsilon, thm41_epsilon0)
 from ..theory.sparse_vector import numeric_sparse_composed_epsilon, numeric_sparse_sigma, numeric_sparse_split
-from ..validation import check_beta, check_choice, check_epsilon, check_histogram, check_int, check_real, mechanism_prologue
+from ..contract import mechanism_prologue
+from ..validation import check_beta, check_choice, check_epsilon, check_histogram, check_int, check_real
 from .checker import UpdateStep
 from .streams import StreamView, as_stream, public_n
 from .updates import IDC, MultiplicativeWeightsIDC
@@ -283,7 +284,7 @@ def _setup(x, rule, stream):
 
 
 def _prologue(x, stream, *, epsilon, delta, rng, sampler, n, trials, positive_delta=False):
-    """The mechanisms' prologue (:func:`dpbook.validation.mechanism_prologue`) of an online IDC mechanism: ε, δ,
+    """The mechanisms' prologue (:func:`dpbook.contract.mechanism_prologue`) of an online IDC mechanism: ε, δ,
     rng, continuous Laplace noise (the loops add it to normalised answers and thresholds, reals), the public
     ``n`` and ``trials`` runs of ``k`` rounds.  The claim's relation: with a public ``n`` add/remove; with ``n``
     read from the data, replace-one (the only relation under which ``||x||_1`` is the same for both databases)."""
