@@ -548,7 +548,7 @@ def test_audit_catalogue_helpers_reject_bad_input():
 
 
 def test_sparse_vector_audit_case_builder_rejects_bad_input():
-    from dpbook.broken.sparse_vector import CATCHING_PAIRS, stream_audit_case
+    from dpbook.audit.cases.sparse_vector import CATCHING_PAIRS, stream_audit_case
     from dpbook.sparse_vector import above_threshold_stream
     pair = next(iter(CATCHING_PAIRS.values()))
     with pytest.raises(ValueError, match="epsilon"):
