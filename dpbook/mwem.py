@@ -20,9 +20,9 @@ primitive steps and the rest is post-processing.
 Speed.  Hypotheses live as probability vectors ``p = A/n`` (shape ``(trials, N)``, all trials at once).  The
 mechanism asks the workload, never its type: the answers of every hypothesis are ``W.counts(P)`` (for marginals a
 superset-sum transform, never an ``m × |X|`` matrix), each run's answer to its picked query ``W.counts_at(P, picks)``,
-and the update ``W.mw_update(P, picks, coefficient)`` (generic through the query's non-zeros; a
+and the update ``mw_update(W, P, picks, coefficient)`` (:mod:`dpbook.multiplicative_weights`) (generic through the query's non-zeros; a
 :class:`~dpbook.queries.MarginalWorkload` scales only the cell's slab of the reshaped ``(2,)*d`` cube).  Whole
-marginals (``mwem_practical(measure="marginal")``) need ``W.marginal_layout()``, which a workload without
+marginals (``mwem_practical(measure="marginal")``) need ``marginal_layout(W)``, which a workload without
 marginal cells refuses with a ``ValueError``.
 
 Module map: :func:`mwem` and :func:`mwem_practical` (the mechanisms); :func:`check_mwem_inputs` (what every
@@ -34,6 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from .exponential import exponential_mechanism
+from .multiplicative_weights import marginal_layout, mw_update
 from .noise import laplace_noise
 from .queries import check_database
 from .release import Ledger, Release, Spend
@@ -190,7 +191,7 @@ def mwem_practical(x, workload, *, epsilon, T, n=None, measure="marginal", outpu
         raise TypeError(f"exclude_measured must be True or False, got {type(exclude_measured).__name__}")
     select_share = check_real("select_share", select_share, low=0.0, high=1.0, low_open=True, high_open=True)
     weights = _round_weights(round_weights, T)
-    layout = W.marginal_layout() if measure == "marginal" else None      # ValueError if W has no marginals
+    layout = marginal_layout(W) if measure == "marginal" else None      # ValueError if W has no marginals
     units = np.arange(W.m)[:, None] if layout is None else layout.units      # (G, g) cells per unit, -1 padded
     if exclude_measured and T > units.shape[0]:
         raise ValueError(f"T ({T}) must be at most the number of units ({units.shape[0]}) when exclude_measured")
@@ -276,7 +277,7 @@ def mwem_rounds(x, W, *, T, n, R, rng, sampler, select, measure_scale, layout=No
     :func:`check_mwem_inputs`.
 
     ``layout``: ``None`` for the theorem's units (one cell each), or the workload's
-    :meth:`~dpbook.queries.Workload.marginal_layout` (a unit = one whole marginal, its cells in ``layout.units``,
+    :func:`~dpbook.multiplicative_weights.marginal_layout` (a unit = one whole marginal, its cells in ``layout.units``,
     ``-1`` padded).  ``select(scores, i, allowed, rng)`` picks one unit per run from the ``(R, G)`` scores (the L1
     error of each unit, in counts) at round ``i``; ``allowed`` is ``None`` or the ``(R, G)`` mask of units not yet
     measured (``exclude``).  ``measure_scale[i]``: the Laplace scale of round ``i``'s measurements, in counts.
@@ -304,7 +305,7 @@ def mwem_rounds(x, W, *, T, n, R, rng, sampler, select, measure_scale, layout=No
         measured = true_counts[measured_cells] + noise.reshape(measured_cells.shape)       # 2. measure
         coefficient = sign * (measured - n * hyp[rows[:, None], measured_cells]) / (2.0 * n)   # 3. update
         if layout is None:
-            W.mw_update(P, measured_cells[:, 0], coefficient[:, 0], out=P, check=False)
+            mw_update(W, P, measured_cells[:, 0], coefficient[:, 0], out=P, check=False)
         else:
             layout.update(P, picks, coefficient, layout.tables(P, picks))
         selected[:, i], measurements[:, i] = picks, measured
@@ -342,7 +343,7 @@ def _replay(P, W, selected, measured, n, replay=0, layout=None, tol=0.0):
         for s in range(selected.shape[1]):
             picks = selected[:, s]
             answers[:, s] = here = W.counts_at(P, picks)
-            W.mw_update(P, picks, (measured[:, s] - n * here) / (2.0 * n), out=P, check=False)
+            mw_update(W, P, picks, (measured[:, s] - n * here) / (2.0 * n), out=P, check=False)
         if replay == "converge" and previous is not None and np.max(np.abs(answers - previous)) <= tol:
             return np.full(R, sweep)                          # (cells converge jointly over the trials)
         previous = answers

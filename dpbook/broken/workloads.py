@@ -25,6 +25,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..gaussian import composed_laplace_mechanism
+from ..multiplicative_weights import marginal_layout
 from ..mwem import mwem_practical
 from ..noise import laplace_noise
 from ..queries import MarginalWorkload, MatrixWorkload, as_workload
@@ -80,10 +81,10 @@ def mwem_practical_distinct_cells(x, workload, *, epsilon, T, n=None, select_sha
     if not isinstance(W, MarginalWorkload):
         raise TypeError(f"workload must be a MarginalWorkload, got {type(W).__name__}")
     W = copy.copy(W)
-    layout = copy.copy(W.marginal_layout())
+    layout = copy.copy(marginal_layout(W))
     listed = (layout.units >= 0).sum(axis=1)
     layout.replace_sensitivity = np.where(listed >= 2, 2.0, 1.0)       # BUG: repeated cells not counted
-    W._layout = layout
+    W._marginal_layout = layout                                      # the cache marginal_layout reads
     rel = mwem_practical(x, W, epsilon=epsilon, T=T, n=n, measure="marginal", output="last", replay=replay,
                          select_share=select_share, neighbours="replace-one", trials=trials, rng=rng, sampler=sampler)
     return dataclasses.replace(rel, mechanism="broken mwem (repeated cells not counted)")

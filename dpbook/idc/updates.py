@@ -6,7 +6,7 @@ query ``Q`` on which the hypothesis is ``α``-wrong, together with an answer ``�
 no such *update sequence* is longer than ``B(α)``.  :class:`IDC` is that protocol; three rules are provided:
 
 * :class:`MultiplicativeWeightsIDC` (IDC-AlgA.2, ``B = 4 ln N/α²``): chapter 07's update, asked of the workload
-  (:meth:`dpbook.queries.Workload.mw_update`);
+  (:func:`dpbook.multiplicative_weights.mw_update`);
 * :class:`MedianIDC` (IDC-AlgA.1, ``B = floor(log2 |C^0|)``) over *all* databases of ``s`` rows of a tiny universe;
 * :class:`FriezeKannanIDC` (IDC-Alg2, ``B = ||D||² N/α²``), additive cut-decomposition-style updates.
 
@@ -23,7 +23,7 @@ from abc import ABC, abstractmethod
 import numpy as np
 import scipy.sparse as sp
 
-from ..multiplicative_weights import idc_mw_update, kl_potential, uniform_hypothesis
+from ..multiplicative_weights import idc_mw_update, kl_potential, mw_update, uniform_hypothesis
 from ..queries import Workload, as_workload
 from ..theory.idc import fk_bound, fk_step, median_bound, mw_bound
 from ..validation import MAX_INT, check_alpha, check_histogram, check_int, check_real, check_trials
@@ -114,7 +114,7 @@ class MultiplicativeWeightsIDC(IDC):
     ``1 - Q``, ``η = α/2``.  A ``B(α) = 4 ln N/α²`` IDC for every class of linear queries (IDC-ThmA.4).
 
     The update is chapter 07's :func:`dpbook.multiplicative_weights.idc_mw_update` (on a query vector) or the
-    workload's :meth:`~dpbook.queries.Workload.mw_update` (on a workload query); the potential is
+    :func:`~dpbook.multiplicative_weights.mw_update` (on a workload query); the potential is
     ``Ψ_t = KL(D̄ ‖ D^t)`` (IDC-ClaimA.5, LemmaA.6).
     """
 
@@ -139,7 +139,7 @@ class MultiplicativeWeightsIDC(IDC):
         """``D^{t+1} ∝ D^t · e^{∓η Q_j}``: ``−η`` where the noisy answer is below ``Q_j(D^t)``, else ``+η``
         (``e^{−η(1 − Q)} ∝ e^{ηQ}``), the workload's own multiplicative-weights update."""
         coefficient = np.where(np.asarray(noisy_answer) < self.evaluate_query(state, W, j), -self.eta, self.eta)
-        return W.mw_update(state, j, coefficient, check=False)
+        return mw_update(W, state, j, coefficient, check=False)
 
     def bound(self):
         return mw_bound(self.alpha, self.N)
