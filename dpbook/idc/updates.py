@@ -65,16 +65,11 @@ class IDC(ABC):
     def potential(self, state: np.ndarray, x_bar: np.ndarray) -> np.ndarray:
         """The potential of the rule's proof (per run); each valid update lowers it."""
 
-    def answers(self, state: np.ndarray, Q) -> np.ndarray:
-        """The hypotheses' answers to every query: shape ``(trials, m)``.  ``Q``: a :class:`~dpbook.queries.Workload`
-        (answered as the linear map ``W.apply(state)``, no matrix) or an explicit ``m × N`` matrix.
-
-        ``einsum`` rather than ``@`` for a matrix: these products are small, and a multi-threaded BLAS on a busy
-        two-core machine was measured 20x slower on them (benchmarks/bench_idc.py).
-        """
-        if isinstance(Q, Workload):
-            return Q.apply(np.asarray(state, dtype=np.float64))
-        return np.einsum("tn,mn->tm", np.asarray(state, dtype=np.float64), Q)
+    def answers(self, state: np.ndarray, W) -> np.ndarray:
+        """The hypotheses' answers to every query of the workload ``W``: shape ``(trials, m)``, the linear map
+        ``W.apply(state)`` (no matrix is built).  An explicit ``m × N`` matrix is taken as the workload it defines
+        (:func:`dpbook.queries.as_workload`)."""
+        return as_workload(W, name="W").apply(np.asarray(state, dtype=np.float64))
 
     def evaluate_query(self, state: np.ndarray, W: Workload, j) -> np.ndarray:
         """``Q_j(D^t)`` for every row of ``state``, ``j`` one workload index or one per row: shape ``(trials,)``.
@@ -291,19 +286,17 @@ class MedianIDC(IDC):
     def potential(self, state, x_bar):
         return np.log2(state.sum(axis=1))
 
-    def answers(self, state, Q):
-        """Median answers of every run's collection to every query (``Q`` a workload or an ``m × N`` matrix),
-        with no Python loop over runs.
+    def answers(self, state, W):
+        """Median answers of every run's collection to every query of the workload ``W`` (an explicit matrix is
+        taken as the workload it defines), with no Python loop over runs.
 
         The values ``Q(S)`` take few distinct levels (multiples of ``1/s`` for counting queries), so one
         matrix product counts, per run and query, the surviving databases at each level; the median is
         read off the cumulative counts.  Many distinct levels (real-valued queries): one ``np.median`` per run.
         """
-        workload = isinstance(Q, Workload)
-        key = Q if workload else (Q.shape, Q.tobytes())
-        cached = None if self._level_cache is None else self._level_cache[0]
-        if cached is not key and (workload or isinstance(cached, Workload) or cached != key):
-            values = self._workload_values(Q).T if workload else Q @ self.points.T      # (m, |C0|)
+        W = as_workload(W, name="W")
+        if self._level_cache is None or self._level_cache[0] is not W:
+            values = self._workload_values(W).T                                       # (m, |C0|)
             levels, inverse = np.unique(values, return_inverse=True)
             onehot = None
             if levels.size <= 64:
@@ -311,7 +304,7 @@ class MedianIDC(IDC):
                 cols = (np.arange(m)[:, None] * L + inverse.reshape(m, -1)).T.ravel()   # (|C0|·m,) in row order
                 onehot = sp.csr_matrix((np.ones(cols.size), cols, np.arange(0, cols.size + 1, m)),
                                        shape=(self.size, m * L))
-            self._level_cache = (key, values, levels, onehot)
+            self._level_cache = (W, values, levels, onehot)
         _, values, levels, onehot = self._level_cache
         if onehot is None:
             return np.stack([np.median(values[:, row], axis=1) for row in state])
