@@ -52,7 +52,7 @@ def _logits(u: np.ndarray, epsilon: float, sensitivity: float) -> np.ndarray:
 
 def _pick(picks, epsilon, mechanism, neighbours, trace=None):
     """The pick(s) as an int / array of ints that carries the claim (:func:`dpbook.release.with_claim`)."""
-    return with_claim(picks, epsilon=epsilon, mechanism=mechanism, neighbours=neighbours,
+    return with_claim(picks, mechanism=mechanism, neighbours=neighbours,
                       ledger=(Spend(mechanism, epsilon),), trace=trace)
 
 

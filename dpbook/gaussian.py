@@ -62,7 +62,7 @@ def gaussian_mechanism(x, workload, *, epsilon, delta, n=None, sensitivity=None,
         step = 1.0
         counts = round_to_grid(counts, step)
     answers = (counts + noise.sample(sigma, p.shape, p.rng, step=step)) / n
-    return Release(answers, epsilon, delta, "gaussian", noise_scale=sigma / n,
+    return Release(answers, "gaussian", noise_scale=sigma / n,
                    ledger=(Spend("gaussian", epsilon, delta),), neighbours=neighbours,
                    trace={"calibration": calibration, "sensitivity": sensitivity, "sigma_counts": sigma,
                           "noise": noise.name})
@@ -115,8 +115,8 @@ def composed_laplace_mechanism(x, workload, *, epsilon, n=None, delta=0.0, neigh
         counts = round_to_grid(counts, step)
     answers = (counts + noise.sample(b, p.shape, p.rng, step=step)) / n
     rule = "basic" if delta == 0.0 else "advanced"
-    return Release(answers, epsilon, delta, f"laplace per query ({rule} composition)", noise_scale=b / n,
+    return Release(answers, f"laplace per query ({rule} composition)", noise_scale=b / n,
                    ledger=Ledger((Spend(f"laplace query {i}", epsilon_q) for i in range(W.m)),
                                  rule="basic" if delta == 0.0 else "advanced-corollary",   # DR-Cor3.21's split
-                                 delta_prime=delta), neighbours=neighbours,
+                                 delta_prime=delta, budget=epsilon), neighbours=neighbours,
                    trace={"rule": rule, "epsilon_q": epsilon_q, "sensitivity": s})

@@ -387,8 +387,6 @@ class NoisyGraph(ReleaseRecord):
 
     weights: np.ndarray = field(repr=False)
     num_vertices: int
-    epsilon: float
-    delta: float
     mechanism: str
     neighbours: str
     noise_scale: float
@@ -440,7 +438,7 @@ def graph_randomized_response(graph, *, epsilon, neighbours="add/remove", trials
     epsilon, neighbours = p.epsilon, p.neighbours
     b = histogram_scale(epsilon, neighbours)                        # Δ1 = 1 (add/remove) or 2 (replace-one)
     weights = graph.weights + p.noise.sample(b, p.shape, p.rng)
-    return NoisyGraph(weights, graph.num_vertices, epsilon, 0.0, "graph randomized response", neighbours, b,
+    return NoisyGraph(weights, graph.num_vertices, "graph randomized response", neighbours, b,
                       (Spend("Laplace on every pair (edge-level)", epsilon),))
 
 
@@ -670,8 +668,6 @@ class SyntheticGraph(ReleaseRecord):
     scale: str
     E: float | None
     feasible: bool | None
-    epsilon: float
-    delta: float
     neighbours: str
     ledger: tuple[Spend, ...] = ()
     trace: Mapping[str, Any] | None = field(default=None, repr=False)
@@ -774,7 +770,7 @@ def synthetic_graph(noisy, *, scale="uniform", oracle="exact", E=None, max_iter=
             converged = True                                # the oracle repeats cuts the LP already satisfies
             break
     return SyntheticGraph(w, V, s_val, found, len(history), tuple(history), converged, oracle, scale, E,
-                          None if E is None else bool(found <= E), noisy.epsilon, noisy.delta, noisy.neighbours,
+                          None if E is None else bool(found <= E), noisy.neighbours,
                           noisy.ledger)
 
 

@@ -38,8 +38,6 @@ class NoisyHistogram(ReleaseRecord):
 
     counts: np.ndarray = field(repr=False)
     n: int
-    epsilon: float
-    delta: float
     mechanism: str
     neighbours: str
     noise_scale: float | None = None
@@ -66,7 +64,7 @@ class NoisyHistogram(ReleaseRecord):
     def release(self, workload) -> Release:
         """The answers to ``workload`` as a :class:`~dpbook.release.Release` (same ε, δ and ledger)."""
         scale = None if self.noise_scale is None else self.noise_scale / self.n
-        return Release(self.answers(workload), self.epsilon, self.delta, self.mechanism, noise_scale=scale,
+        return Release(self.answers(workload), self.mechanism, noise_scale=scale,
                        ledger=self.ledger, trace={"histogram": self.counts}, neighbours=self.neighbours)
 
 
@@ -86,7 +84,7 @@ def noisy_histogram(x, *, epsilon, n=None, neighbours: str = "add/remove", trial
     epsilon, n, neighbours = p.epsilon, p.n, p.neighbours
     b = histogram_scale(epsilon, neighbours)       # one ε for the whole histogram: Δ = 1 (add/remove) or 2
     counts = x + p.noise.sample(b, p.shape, p.rng)  # x is integral: on every lattice the noise can use
-    return NoisyHistogram(counts, n, epsilon, 0.0, "noisy histogram", neighbours, noise_scale=b,
+    return NoisyHistogram(counts, n, "noisy histogram", neighbours, noise_scale=b,
                           ledger=(Spend("laplace histogram", epsilon),))
 
 

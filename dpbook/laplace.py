@@ -50,7 +50,7 @@ def laplace_mechanism(x, workload, *, epsilon, n=None, sensitivity=None, neighbo
     b = laplace_scale(sensitivity, epsilon)                        # noise scale on the counts
     counts = W.counts(x) if step is None else round_to_grid(W.counts(x), step)
     answers = (counts + noise.sample(b, p.shape, p.rng, step=step)) / n
-    return Release(answers, epsilon, 0.0, "laplace", noise_scale=b / n,
+    return Release(answers, "laplace", noise_scale=b / n,
                    ledger=(Spend("laplace", epsilon),), neighbours=neighbours,
                    trace={"noise": noise.name, "sensitivity": sensitivity, "lattice_step": step})
 
@@ -83,6 +83,6 @@ def grid_laplace_release(values, *, sensitivity, epsilon, trials=None, rng=None,
         raise ValueError(f"{err}: the grid step follows sensitivity ({sensitivity!r}) / epsilon ({epsilon!r}); "
                          "make that ratio larger or the values smaller") from None
     noise = discrete_laplace(scale / granularity, p.shape, p.rng)
-    return with_claim((steps + noise) * granularity, epsilon=epsilon, mechanism="grid laplace release",
+    return with_claim((steps + noise) * granularity, mechanism="grid laplace release",
                       ledger=(Spend("grid laplace", epsilon),),
                       trace={"granularity": granularity, "scale": scale})

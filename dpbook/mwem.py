@@ -58,17 +58,19 @@ def _select(scores: np.ndarray, epsilon_select: float, rng) -> np.ndarray:
 
 
 def mwem_ledger(T: int, epsilon_select, epsilon_measure, unit: str = "", *, rule: str = "basic",
-                delta_prime: float = 0.0) -> Ledger:
+                delta_prime: float = 0.0, budget=None) -> Ledger:
     """The ``2T`` primitive steps of MWEM, each a :class:`~dpbook.release.Spend`: round ``i``'s
     exponential-mechanism selection at ``epsilon_select[i]`` and Laplace measurement at ``epsilon_measure[i]`` (a
     scalar: the same every round).  ``unit`` says what is selected and measured.  ``rule``: how the steps
-    compose — ``"basic"`` (DR-Thm3.16, the ε add up) or ``"advanced"`` with ``delta_prime`` (DR-Thm3.20)."""
+    compose — ``"basic"`` (DR-Thm3.16, the ε add up) or ``"advanced"`` with ``delta_prime`` (DR-Thm3.20).
+    ``budget``: the ε the steps were split from (:class:`~dpbook.release.Ledger`)."""
     sel = np.broadcast_to(np.asarray(epsilon_select, dtype=np.float64), (T,))
     mea = np.broadcast_to(np.asarray(epsilon_measure, dtype=np.float64), (T,))
     what = f" {unit}" if unit else ""
     return Ledger([Spend(f"round {i + 1}: {step}", float(eps)) for i in range(T)
                    for step, eps in ((f"exponential mechanism (select{what})", sel[i]),
-                                     (f"laplace (measure{what})", mea[i]))], rule=rule, delta_prime=delta_prime)
+                                     (f"laplace (measure{what})", mea[i]))], rule=rule, delta_prime=delta_prime,
+                  budget=budget)
 
 
 def mwem(x, workload, *, epsilon, T, delta=0.0, n=None, replay=0, trials=None, rng=None,
@@ -109,9 +111,9 @@ def mwem(x, workload, *, epsilon, T, delta=0.0, n=None, replay=0, trials=None, r
     out = mwem_rounds(x, W, T=T, n=n, replay=replay, R=_runs(p), rng=p.rng, sampler=p.noise,
                       select=lambda scores, i, allowed, g: _select(scores, epsilon_select, g),
                       measure_scale=[1.0 / epsilon_measure] * T)
-    return mwem_release(out, trials, "mwem", epsilon, 1.0 / (epsilon_measure * n),
-                        mwem_ledger(T, epsilon_select, epsilon_measure, rule=rule, delta_prime=delta),
-                        neighbours=p.neighbours, delta=delta, T=T, n=n, replay=replay, epsilon_select=epsilon_select,
+    return mwem_release(out, trials, "mwem", 1.0 / (epsilon_measure * n),
+                        mwem_ledger(T, epsilon_select, epsilon_measure, rule=rule, delta_prime=delta, budget=epsilon),
+                        neighbours=p.neighbours, T=T, n=n, replay=replay, epsilon_select=epsilon_select,
                         epsilon_measure=epsilon_measure, composition=rule)
 
 
@@ -217,8 +219,8 @@ def mwem_practical(x, workload, *, epsilon, T, n=None, measure="marginal", outpu
     if output == "last":
         out["answers_average"], out["answers"] = out["answers"], out["answers_last"]
     unit = "a marginal" if measure == "marginal" else "a cell"
-    ledger = mwem_ledger(T, epsilon_select, epsilon_measure, f"{unit}, Δ={sensitivity:g}")
-    return mwem_release(out, trials, "mwem (practical)", epsilon, sensitivity / (float(epsilon_measure.min()) * n),
+    ledger = mwem_ledger(T, epsilon_select, epsilon_measure, f"{unit}, Δ={sensitivity:g}", budget=epsilon)
+    return mwem_release(out, trials, "mwem (practical)", sensitivity / (float(epsilon_measure.min()) * n),
                         ledger, neighbours=neighbours, T=T, n=n, measure=measure, output=output, replay=replay,
                     exclude_measured=bool(exclude_measured), units=units, sensitivity=sensitivity,
                     epsilon_select=epsilon_select, epsilon_measure=epsilon_measure)
@@ -366,12 +368,11 @@ _MAX_SWEEPS = 50
 _TOL_SHARE = 0.01     # converged: answers move < 1% of the measurement noise scale per sweep
 
 
-def mwem_release(out: dict, trials, name, epsilon, noise_scale, ledger, neighbours="add/remove", delta=0.0,
-                 **extra) -> Release:
+def mwem_release(out: dict, trials, name, noise_scale, ledger, neighbours="add/remove", **extra) -> Release:
     """Package :func:`mwem_rounds`' output as a :class:`~dpbook.release.Release` claiming ``(epsilon, delta)``
     (``delta = 0``: pure ε); a single run (``trials=None``) drops the leading axis; ``extra`` joins the trace."""
     if trials is None:
         out = {key: value[0] for key, value in out.items()}
     answers = out.pop("answers")
-    return Release(answers, epsilon, delta, name, noise_scale=noise_scale, ledger=ledger, neighbours=neighbours,
+    return Release(answers, name, noise_scale=noise_scale, ledger=ledger, neighbours=neighbours,
                    trace={**out, **extra})

@@ -349,6 +349,6 @@ def projection_mechanism(x, workload, *, epsilon, delta, n=None, neighbours="rep
              "converged": np.array([p.converged for p in results])}
     if trials is None:
         answers = answers[0]
-    return Release(answers, noisy.epsilon, noisy.delta, "projection", noise_scale=noisy.noise_scale,
+    return Release(answers, "projection", noise_scale=noisy.noise_scale,
                    ledger=noisy.ledger + (Spend("projection onto K_Q (post-processing)", 0.0, 0.0),),
                    trace=trace, neighbours=neighbours)

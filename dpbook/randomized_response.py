@@ -60,9 +60,7 @@ class RRReports(ReleaseRecord):
     """The released reports ``Y`` (``int8`` 0/1, shape ``(n,)`` or ``(trials, n)``) and the claim behind them."""
 
     reports: np.ndarray = field(repr=False)
-    epsilon: float
     p: float
-    delta: float = 0.0
     mechanism: str = "randomized response"
     neighbours: str = NEIGHBOURS
     ledger: tuple[Spend, ...] = ()
@@ -89,7 +87,7 @@ def randomized_response(bits, *, epsilon, trials=None, rng=None) -> RRReports:
     p = rr_keep_probability(epsilon)               # the whole budget goes to each person's own bit
     keep = pro.rng.random(pro.shape) < p
     reports = np.where(keep, bits, 1 - bits).astype(np.int8)
-    return RRReports(reports, epsilon, p, ledger=(Spend("randomized response, one report per person", epsilon),))
+    return RRReports(reports, p, ledger=(Spend("randomized response, one report per person", epsilon),))
 
 
 def debias(reports, epsilon) -> np.ndarray:
@@ -122,7 +120,7 @@ def rr_linear_queries(bits, Q, *, epsilon, trials=None, rng=None) -> Release:
     released = randomized_response(bits, epsilon=epsilon, trials=trials, rng=rng)
     X_hat = np.atleast_2d(released.estimate())
     answers = np.asarray(Q @ X_hat.T).T / bits.size
-    return Release(answers[0] if trials is None else answers, released.epsilon, 0.0, released.mechanism,
+    return Release(answers[0] if trials is None else answers, released.mechanism,
                    ledger=released.ledger, neighbours=released.neighbours)
 
 
@@ -159,7 +157,7 @@ def rr_histogram(x, *, epsilon, bit, trials=None, rng=None) -> NoisyHistogram:
     counts = np.zeros(lead + (x.size,))
     counts[..., u1] = ones
     counts[..., u0] = c - ones
-    return NoisyHistogram(counts, int(x.sum()), epsilon, 0.0, "randomized response", NEIGHBOURS,
+    return NoisyHistogram(counts, int(x.sum()), "randomized response", NEIGHBOURS,
                           ledger=(Spend("randomized response, one report per person", epsilon),))
 
 

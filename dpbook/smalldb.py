@@ -61,8 +61,6 @@ class SyntheticDatabase(ReleaseRecord):
 
     y: np.ndarray = field(repr=False)
     answers: np.ndarray = field(repr=False)
-    epsilon: float
-    delta: float
     mechanism: str
     s: int
     range_size: int
@@ -179,7 +177,7 @@ def net_mechanism(x, workload, net, *, epsilon, trials=None, rng=None) -> Synthe
         pick = exponential_mechanism(-err, epsilon=epsilon, sensitivity=sensitivity, rng=p.rng)
     else:
         pick = exponential_sample(-err, epsilon=epsilon, sensitivity=sensitivity, size=p.trials, rng=p.rng)
-    return SyntheticDatabase(np.array(net[pick]), answers[pick], epsilon, 0.0, "net", 0, int(net.shape[0]),
+    return SyntheticDatabase(np.array(net[pick]), answers[pick], "net", 0, int(net.shape[0]),
                              Ledger([Spend("exponential", epsilon)]))
 
 
@@ -200,7 +198,7 @@ def smalldb(x, workload, *, epsilon, alpha, trials=None, rng=None,
         raise ValueError(f"the workload has m ({W.m}) query: s = ceil(ln m / alpha^2) = 0; SmallDB needs m >= 2")
     net = multisets(W.N, s, max_range_size=max_range_size)          # R: all s-row databases
     out = net_mechanism(x, W, net, epsilon=p.epsilon, trials=p.trials, rng=p.rng)
-    return SyntheticDatabase(out.y, out.answers, p.epsilon, 0.0, "smalldb", s, out.range_size, out.ledger)
+    return SyntheticDatabase(out.y, out.answers, "smalldb", s, out.range_size, out.ledger)
 
 
 # --------------------------------------------------------------------------- experiments

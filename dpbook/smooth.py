@@ -17,13 +17,13 @@ values; :class:`SmoothQuery` carries the function with its smoothness order ``K`
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from typing import Any, Callable, Mapping
 
 import numpy as np
 
 from .noise import as_generator, laplace_noise
-from .release import ReleaseRecord, Spend
+from .release import Ledger, ReleaseRecord, Spend
 from .theory.smooth import jackson_multipliers, summary_degree, summary_noise_scale
 from .contract import mechanism_prologue
 from .validation import check_int, check_real, check_real_array, check_trials
@@ -127,8 +127,11 @@ def chebyshev_moments_reference(points, t) -> np.ndarray:
 @dataclass(frozen=True)
 class SmoothSummary(ReleaseRecord):
     """SMOOTH-Alg1's release: the noisy moments ``moments`` of shape ``(t,)*d`` (or ``(trials,) + (t,)*d``), the
-    constant moment exactly 1.  Release-like: ``epsilon``, ``delta`` (0), ``neighbours`` ("replace-one"),
-    ``noise_scale`` (Laplace ``b`` per non-constant moment), ``ledger``; ``t, d, K, n`` are public parameters.
+    constant moment exactly 1.  Release-like: ``neighbours`` ("replace-one"), ``noise_scale`` (Laplace ``b`` per
+    non-constant moment), ``ledger`` (``epsilon``, ``delta`` are what it composes to); ``t, d, K, n`` are public
+    parameters.  The constructor's ``stated_epsilon`` and ``stated_delta`` are for a summary built by hand from
+    moments (no ledger given: the stated claim is recorded as one step); :func:`smooth_summary` passes None and its
+    ledger.
     ``answers`` is the moment vector flattened to ``(t^d,)`` or ``(trials, t^d)``.  ``trace`` holds public
     parameters only (the sensitivity); the exact moments are not part of the release — whoever holds the data
     computes them with :func:`chebyshev_moments`."""
@@ -138,13 +141,22 @@ class SmoothSummary(ReleaseRecord):
     d: int
     K: int
     n: int
-    epsilon: float
-    delta: float
+    stated_epsilon: InitVar[float | None]
+    stated_delta: InitVar[float | None]
     mechanism: str
     noise_scale: float
     ledger: tuple = ()
     trace: Mapping[str, Any] | None = field(default=None, repr=False)
     neighbours: str = "replace-one"
+
+    def __post_init__(self, epsilon, delta):
+        if epsilon is not None or delta is not None:           # a summary built by hand: its claim, as one step
+            if len(self.ledger):
+                raise ValueError("epsilon and delta are computed from the ledger: pass None with a ledger")
+            object.__setattr__(self, "ledger", (Spend(self.mechanism if isinstance(self.mechanism, str) else "",
+                                                      0.0 if epsilon is None else epsilon,
+                                                      0.0 if delta is None else delta),))
+        self._check_record()
 
     @property
     def released(self) -> np.ndarray:
@@ -195,7 +207,7 @@ def smooth_summary(points, *, epsilon, K, t=None, trials=None, rng=None, sampler
     noise = np.zeros(p.shape) if t ** d == 1 else p.noise(b, p.shape, p.rng)
     noise[(Ellipsis,) + (0,) * d] = 0.0                    # the constant moment is public: published exactly
     noisy = exact + noise
-    return SmoothSummary(noisy, t, d, K, n, epsilon, 0.0, "smooth_summary", b,
+    return SmoothSummary(noisy, t, d, K, n, None, None, "smooth_summary", b,
                          ledger=(Spend(f"laplace on the {t ** d - 1} non-constant Chebyshev moments", epsilon),),
                          trace={"sensitivity": 2.0 * (t ** d - 1) / n})
 
@@ -543,6 +555,6 @@ def per_query_laplace(points, queries, *, epsilon, B=1.0, trials=None, rng=None,
     means = np.array([np.clip(np.nan_to_num(_row_values(q, X, f"queries[{i}]"), nan=0.0, posinf=B, neginf=-B),
                               -B, B).mean() for i, q in enumerate(queries)])
     answers = means + p.noise(b, p.shape, p.rng)
-    return Release(answers, epsilon, 0.0, "per_query_laplace", noise_scale=b,
-                   ledger=tuple(Spend(f"laplace query {i}", epsilon / k) for i in range(k)),
+    return Release(answers, "per_query_laplace", noise_scale=b,
+                   ledger=Ledger((Spend(f"laplace query {i}", epsilon / k) for i in range(k)), budget=epsilon),
                    trace={"sensitivity": 2.0 * B / n}, neighbours="replace-one")

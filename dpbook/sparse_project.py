@@ -244,8 +244,6 @@ class SparseProjectRelease(ReleaseRecord):
     n: int
     m: int
     k: int
-    epsilon: float
-    delta: float
     mechanism: str
     noise_scale: float
     ledger: tuple[Spend, ...] = field(repr=False)
@@ -408,9 +406,9 @@ def sparse_project(D, *, epsilon, delta, beta, m, k, n, T=None, r=None, trials=N
     u = project_database(D, f)
     v = noise(1.0 / sigma, shape, rng)
     ledger = Ledger((Spend(f"laplace on coordinate {i + 1} of the projection", epsilon_coordinate) for i in range(T)),
-                    rule="advanced-corollary", delta_prime=delta,
+                    rule="advanced-corollary", delta_prime=delta, budget=epsilon,
                     label="S1-Thm1: T coordinates by DR-Cor3.21")
-    return SparseProjectRelease(u + v, f, n, m, k, epsilon, delta, "sparse_project", 1.0 / sigma, ledger,
+    return SparseProjectRelease(u + v, f, n, m, k, "sparse_project", 1.0 / sigma, ledger,
                                 dict(trace, sigma=sigma, epsilon_coordinate=epsilon_coordinate,
                                      epsilon_composed=achieved))
 
@@ -427,7 +425,7 @@ def sparse_project_gaussian(D, *, epsilon, delta, beta, m, k, n, T=None, r=None,
     f = PolynomialSignHash.sample(r, T, D.N, rng)
     u = project_database(D, f)
     v = noise(sigma_gauss, shape, rng)
-    return SparseProjectRelease(u + v, f, n, m, k, epsilon, delta, "sparse_project_gaussian", sigma_gauss,
+    return SparseProjectRelease(u + v, f, n, m, k, "sparse_project_gaussian", sigma_gauss,
                                 (Spend("gaussian on the projection (l2 sensitivity 1)", epsilon, delta),),
                                 dict(trace, sigma_gauss=sigma_gauss))
 
@@ -446,5 +444,5 @@ def laplace_sparse_queries(D, workload, *, epsilon, n, trials=None, rng=None, sa
     epsilon = p.epsilon
     b = laplace_scale(workload.l1_sensitivity(), epsilon)
     answers = (workload.counts(D) + p.noise(b, p.shape, p.rng)) / n
-    return Release(answers, epsilon, 0.0, "laplace (sparse queries)", noise_scale=b / n,
+    return Release(answers, "laplace (sparse queries)", noise_scale=b / n,
                    ledger=(Spend("laplace", epsilon),))

@@ -64,8 +64,6 @@ class SparseVectorRelease(ReleaseRecord):
     """
 
     answers: np.ndarray = field(repr=False)
-    epsilon: float
-    delta: float
     mechanism: str
     T: float
     c: int
@@ -226,7 +224,7 @@ def above_threshold_stream(f, *, T, epsilon, sensitivity=1.0, trials=None, rng=N
     T = check_real("T", T)
     threshold_scale, query_scale = above_threshold_scales(epsilon, sensitivity)   # 2Δ/ε once, 4Δ/ε per query
     answers = run_sparse(f, T, 1, threshold_scale, query_scale, trials or 1, p.rng, p.noise)
-    return SparseVectorRelease(_finish(answers, trials), epsilon, 0.0, "above_threshold", T, 1,
+    return SparseVectorRelease(_finish(answers, trials), "above_threshold", T, 1,
                                threshold_scale, query_scale, ledger=(Spend("above_threshold", epsilon),))
 
 
@@ -250,8 +248,9 @@ def sparse_vector_stream(f, *, T, c, epsilon, delta=0.0, sensitivity=1.0, trials
     _require(sparse_composed_epsilon(epsilon, c, delta), epsilon, delta)
     answers = run_sparse(f, T, c, sigma, 2.0 * sigma, trials or 1, p.rng, p.noise)
     ledger = Ledger((Spend(f"above_threshold run {j + 1}", epsilon_run) for j in range(c)),
-                    rule="basic" if delta == 0.0 else "advanced-corollary", delta_prime=delta)   # DR-Cor3.21
-    return SparseVectorRelease(_finish(answers, trials), epsilon, delta, "sparse_vector", T, c, sigma,
+                    rule="basic" if delta == 0.0 else "advanced-corollary", delta_prime=delta,   # DR-Cor3.21
+                    budget=epsilon)
+    return SparseVectorRelease(_finish(answers, trials), "sparse_vector", T, c, sigma,
                                2.0 * sigma, ledger=ledger)
 
 
@@ -280,11 +279,11 @@ def numeric_sparse_stream(f, *, T, c, epsilon, delta=0.0, sensitivity=1.0, trial
     answers = run_sparse(f, T, c, sigma1, 2.0 * sigma1, trials or 1, rng, sampler)
     values = np.where(answers == TOP, f + sampler(sigma2, answers.shape, rng), np.nan)
     rule = "basic" if delta == 0.0 else "advanced-corollary"   # each group at δ/2 (DR-Cor3.21), the two added (DR-Thm3.27)
-    ledger = (Ledger((Spend(f"above_threshold run {j + 1}", 2.0 * sensitivity / sigma1) for j in range(c)),
+    ledger = Ledger((Ledger((Spend(f"above_threshold run {j + 1}", 2.0 * sensitivity / sigma1) for j in range(c)),
                      rule=rule, delta_prime=delta / 2, label="Sparse part"),
               Ledger((Spend(f"laplace value {j + 1}", sensitivity / sigma2) for j in range(c)),
-                     rule=rule, delta_prime=delta / 2, label="numeric values"))
-    return SparseVectorRelease(_finish(answers, trials), epsilon, delta, "numeric_sparse", T, c, sigma1,
+                     rule=rule, delta_prime=delta / 2, label="numeric values")), budget=epsilon)
+    return SparseVectorRelease(_finish(answers, trials), "numeric_sparse", T, c, sigma1,
                                2.0 * sigma1, sigma2, _finish(values, trials), ledger)
 
 

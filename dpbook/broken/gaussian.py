@@ -22,7 +22,7 @@ def _release(x, workload, sigma, epsilon, delta, n, trials, rng, name):
     p = mechanism_prologue(epsilon=epsilon, delta=delta, rng=rng, n=n, trials=trials, x=x, n_rule="required",
                            per_release=(W.m,), positive_delta=True)        # like the real mechanism: n is public
     answers = (W.counts(x) + gaussian_noise(sigma, p.shape, p.rng)) / p.n
-    return Release(answers, epsilon, delta, name, noise_scale=sigma / n, ledger=(Spend(name, epsilon, delta),))
+    return Release(answers, name, noise_scale=sigma / n, ledger=(Spend(name, epsilon, delta),))
 
 
 def gaussian_forgets_log_factor(x, workload, *, epsilon, delta, n=None, trials=None, rng=None) -> Release:

@@ -29,7 +29,7 @@ def adjacency_randomized_response(graph, *, epsilon, trials=None, rng=None) -> N
     epsilon = p.epsilon
     b = 1.0 / epsilon                                   # WRONG: one edge moves two entries, Δ1 = 2
     noisy = A + laplace_noise(b, p.shape, p.rng)
-    return NoisyGraph(noisy, graph.num_vertices, epsilon, 0.0, "adjacency randomized response (BROKEN)",
+    return NoisyGraph(noisy, graph.num_vertices, "adjacency randomized response (BROKEN)",
                       "add/remove", b, (Spend("Laplace on every matrix entry (BROKEN)", epsilon),))
 
 
@@ -47,5 +47,5 @@ def graph_randomized_response_unvalidated(num_vertices, weights, *, epsilon, tri
     object.__setattr__(graph, "weights", np.asarray(weights, dtype=np.float64))
     object.__setattr__(graph, "name", "unvalidated graph (BROKEN)")
     rel = graph_randomized_response(graph, epsilon=epsilon, trials=trials, rng=rng)
-    return NoisyGraph(rel.weights, rel.num_vertices, rel.epsilon, 0.0, "graph randomized response on an "
+    return NoisyGraph(rel.weights, rel.num_vertices, "graph randomized response on an "
                       "unvalidated graph (BROKEN)", rel.neighbours, rel.noise_scale, rel.ledger)

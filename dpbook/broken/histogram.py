@@ -25,5 +25,5 @@ def noisy_histogram_replace_one_unit_scale(x, *, epsilon, trials=None, rng=None)
     epsilon = p.epsilon
     b = 1.0 / epsilon                                   # WRONG for replace-one: should be 2/ε
     counts = x + laplace_noise(b, p.shape, p.rng)
-    return NoisyHistogram(counts, int(x.sum()), epsilon, 0.0, "noisy histogram (BROKEN: replace-one at scale 1/ε)",
+    return NoisyHistogram(counts, int(x.sum()), "noisy histogram (BROKEN: replace-one at scale 1/ε)",
                           "replace-one", noise_scale=b, ledger=(Spend("laplace histogram (BROKEN)", epsilon),))

@@ -55,7 +55,7 @@ def online_idc_uncomposed(x, rule, stream, *, epsilon, delta, b_max=None, n=None
                      sampler=sampler, record=record, debug=debug)
     rel, internals = out if debug else (out, None)
     # the ledger the buggy code writes: one (ε, δ) step for the whole run, the claim it never composed
-    rel = dataclasses.replace(rel, epsilon=epsilon, mechanism="BROKEN " + rel.mechanism + " (eps0 = eps)",
+    rel = dataclasses.replace(rel, mechanism="BROKEN " + rel.mechanism + " (eps0 = eps)",
                               ledger=Ledger([Spend("Algorithm 1: all rounds (BROKEN: eps0 = eps)", epsilon, delta)]))
     return (rel, internals) if debug else rel
 

@@ -38,7 +38,7 @@ def _broken(x, workload, epsilon, T, n, trials, rng, sampler, name, select, epsi
                       measure_scale=[1.0 / em] * T, sign=sign)
     # The ledger the buggy code writes is the correct split, 2T steps of ε/(2T); the noise does not follow it.
     split = epsilon / (2 * T)
-    return mwem_release(out, trials, name, epsilon, 1.0 / (em * n), mwem_ledger(T, split, split),
+    return mwem_release(out, trials, name, 1.0 / (em * n), mwem_ledger(T, split, split, budget=epsilon),
                         neighbours=p.neighbours, T=T, n=n)
 
 

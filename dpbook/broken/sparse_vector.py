@@ -57,7 +57,7 @@ def _release(answers, trials, epsilon, name, T, c, threshold_scale, query_scale,
     if trials is None:
         answers = answers[0]
         values = None if values is None else values[0]
-    return SparseVectorRelease(answers, epsilon, 0.0, f"BROKEN {name}", T, c, threshold_scale, query_scale,
+    return SparseVectorRelease(answers, f"BROKEN {name}", T, c, threshold_scale, query_scale,
                                values=values, ledger=(Spend(f"BROKEN {name} (claimed)", epsilon),))
 
 

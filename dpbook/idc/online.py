@@ -32,9 +32,9 @@ import numpy as np
 from ..experiments import Errors
 from ..noise import laplace_noise
 from ..queries import Workload
-from ..release import COMPOSITIONS, Ledger, ReleaseRecord, Spend, composition_rule
+from ..release import COMPOSITIONS, Ledger, ReleaseRecord, Spend, composition_rule, theorem_epsilon
 from ..theory.idc import (alg1_threshold, dr_online_mw_threshold, sv_alpha_l, sv_alpha_sv, sv_epsilon0, sv_epsilon0_tight,
-                          sv_error_bound, sv_privacy_epsilon, sv_threshold, sv_updates, thm41_epsilon, thm41_epsilon0)
+                          sv_error_bound, sv_threshold, sv_updates, thm41_epsilon, thm41_epsilon0)
 from ..theory.sparse_vector import numeric_sparse_composed_epsilon, numeric_sparse_sigma, numeric_sparse_split
 from ..contract import mechanism_prologue
 from ..validation import check_beta, check_choice, check_epsilon, check_histogram, check_int, check_real
@@ -64,8 +64,6 @@ class OnlineRelease(ReleaseRecord):
     """
 
     answers: np.ndarray = field(repr=False)
-    epsilon: float
-    delta: float
     mechanism: str
     queries: np.ndarray = field(repr=False)
     updated: np.ndarray = field(repr=False)
@@ -345,12 +343,12 @@ def online_idc_sv(x, rule, stream, *, epsilon, delta, beta=0.05, n=None, c=None,
     run = run_online(x, rule, stream, test, n=n, runs=runs, rng=rng, logs=logs)
     ledger = Ledger([Spend("AboveThreshold (sparse vector run)", epsilon0)] * c
                     + [Spend("Laplace release at an update", epsilon0)] * c,
-                    rule=composition_rule(delta, composition), delta_prime=delta)
+                    rule=composition_rule(delta, composition), delta_prime=delta, budget=epsilon)
     params = dict(alpha_u=rule.alpha, B=B, c=c, c_theory=c_theory, capped=c < c_theory, epsilon0=epsilon0,
                   T_thr=T_thr, alpha_sv=alpha_sv, alpha_l=alpha_l, error_bound=sv_error_bound(rule.alpha, alpha_sv),
                   b_threshold=b_threshold, b_query=b_query, b_release=b_release, n=n, k=k, beta=beta,
-                  composed_epsilon=sv_privacy_epsilon(epsilon0, c, delta))
-    return _release(trials is None, run, test.halted(run.updates), epsilon=epsilon, delta=delta,
+                  composed_epsilon=theorem_epsilon(ledger))
+    return _release(trials is None, run, test.halted(run.updates),
                     mechanism=f"IDC-Alg1-SV[{rule.name}]", workload=stream.workload, params=params, ledger=ledger,
                     trace={"logs": run.logs} if logs else None, neighbours=p.neighbours)
 
@@ -402,7 +400,7 @@ def online_idc(x, rule, stream, *, delta, epsilon=None, epsilon0=None, b_max=Non
     trace = {"hypothesis_answers": run.hypothesis_answers, "active": run.active} if record else {}
     trace = (trace | {"logs": run.logs}) if logs else (trace or None)
     ledger = Ledger([Spend("Algorithm 1: all rounds (reconstructed IDC-Thm4.1 accounting)", epsilon, delta)])
-    rel = _release(trials is None, run, test.halted(run.updates), epsilon=epsilon, delta=delta,
+    rel = _release(trials is None, run, test.halted(run.updates),
                    mechanism=f"IDC-Alg1[{rule.name}] (reconstructed eps0)", workload=stream.workload,
                    params=params, ledger=ledger, trace=trace, neighbours=p.neighbours)
     if not debug:
@@ -443,7 +441,7 @@ def online_mw_dr(x, stream, *, alpha, epsilon, delta=0.0, beta=0.05, n=None, c=N
     params = dict(alpha=alpha, c=c, T=T, epsilon1=epsilon1, epsilon2=epsilon2, threshold_scale=sigma1,
                   query_scale=2 * sigma1, value_scale=sigma2, n=n, k=k, beta=beta,
                   composed_epsilon=numeric_sparse_composed_epsilon(epsilon, c, delta))
-    return _release(trials is None, run, test.halted(run.updates), epsilon=epsilon, delta=delta,
+    return _release(trials is None, run, test.halted(run.updates),
                     mechanism="DR-Alg6 OnlineMW", workload=stream.workload, params=params,
                     ledger=Ledger([Spend("NumericSparse (DR-Alg3) on the 2k one-sided queries", epsilon, delta)]),
                     neighbours=p.neighbours)
