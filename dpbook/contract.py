@@ -7,13 +7,13 @@ samplers), and below every mechanism: a mechanism imports :func:`mechanism_prolo
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from .noise import as_generator, as_noise
 from .validation import (MAX_PUBLIC_N, check_delta, check_epsilon, check_int, check_neighbours, check_public_n,
                          check_trials)
 
-__all__ = ["Prologue", "mechanism_prologue", "N_RULES", "NO_SAMPLER"]
+__all__ = ["Prologue", "mechanism_prologue", "N_RULES", "NO_SAMPLER", "example", "EXAMPLES"]
 
 #: How a mechanism uses the row count ``n``: not at all (None); ``"public"`` — answers are divided by it, so
 #: it is required under add/remove and read from the data under replace-one (:func:`check_public_n`);
@@ -80,3 +80,24 @@ def mechanism_prologue(*, epsilon, delta=0.0, rng=None, sampler=NO_SAMPLER, n=No
         trials = check_trials(trials, cells)
     shape = per_release if trials is None else (trials,) + per_release
     return Prologue(epsilon, delta, rng, noise, n, neighbours, trials, shape)
+
+
+# ------------------------------------------------------------------------------- examples of valid calls
+
+#: Valid calls of mechanisms, declared next to each mechanism with :func:`example` and keyed by its qualified name
+#: (``"dpbook.graphs.graph_randomized_response"``): what the sweeps of tests/ run — every mechanism's ledger and
+#: release protocol, its bad input — where conventional values (an ``x``, a ``workload``, ``epsilon=0.5``) do not
+#: make a valid call, or where a variant (``delta > 0``, ``composition="tight"``) must be covered too.
+EXAMPLES: dict[str, tuple[Callable[[], dict], ...]] = {}
+
+
+def example(mechanism, *calls) -> None:
+    """Declare valid calls of ``mechanism`` (a function): each of ``calls`` is a function of no arguments that
+    returns the keyword arguments of one call (built when a sweep runs it, so a module's import stays cheap).
+    Declared right after the mechanism, in its module; the sweeps find it in :data:`EXAMPLES`."""
+    if not callable(mechanism) or not hasattr(mechanism, "__qualname__"):
+        raise TypeError(f"mechanism must be a function, got {type(mechanism).__name__}")
+    if not calls or not all(callable(c) for c in calls):
+        raise TypeError("calls must be one or more functions returning the keyword arguments of a valid call")
+    key = f"{mechanism.__module__}.{mechanism.__qualname__}"
+    EXAMPLES[key] = EXAMPLES.get(key, ()) + tuple(calls)

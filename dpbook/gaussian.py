@@ -15,7 +15,7 @@ from .queries import check_database
 from .release import Ledger, Release, Spend
 from .theory.composition import laplace_per_query_scale
 from .theory.gaussian import analytic_gaussian_sigma, gaussian_sigma
-from .contract import mechanism_prologue
+from .contract import example, mechanism_prologue
 from .validation import check_sensitivity
 
 __all__ = ["gaussian_mechanism", "composed_laplace_mechanism", "CALIBRATIONS"]
@@ -120,3 +120,11 @@ def composed_laplace_mechanism(x, workload, *, epsilon, n=None, delta=0.0, neigh
                                  rule="basic" if delta == 0.0 else "advanced-corollary",   # DR-Cor3.21's split
                                  delta_prime=delta, budget=epsilon), neighbours=neighbours,
                    trace={"rule": rule, "epsilon_q": epsilon_q, "sensitivity": s})
+
+
+def _example_marginals():
+    from .queries import k_way_marginals
+    return dict(x=np.arange(16), workload=k_way_marginals(4, 1))
+
+
+example(composed_laplace_mechanism, lambda: dict(**_example_marginals(), epsilon=0.9, delta=1e-6, n=120, rng=0))

@@ -36,7 +36,7 @@ from .queries import Workload
 from .release import ReleaseRecord, Spend
 from .theory.graphs import rr_cut_error_bound
 from .theory.histogram import histogram_scale
-from .contract import mechanism_prologue
+from .contract import example, mechanism_prologue
 from .validation import as_array, check_int, check_probability, check_real
 
 __all__ = [
@@ -440,6 +440,9 @@ def graph_randomized_response(graph, *, epsilon, neighbours="add/remove", trials
     weights = graph.weights + p.noise.sample(b, p.shape, p.rng)
     return NoisyGraph(weights, graph.num_vertices, "graph randomized response", neighbours, b,
                       (Spend("Laplace on every pair (edge-level)", epsilon),))
+
+
+example(graph_randomized_response, lambda: dict(graph=random_graph(9, 0.4, 0), epsilon=0.7, rng=0))
 
 
 # =========================================================================== the cut norm, exactly and not

@@ -39,7 +39,7 @@ from .noise import laplace_noise
 from .queries import check_database
 from .release import Ledger, Release, Spend
 from .theory.composition import tight_per_step_epsilon
-from .contract import mechanism_prologue
+from .contract import example, mechanism_prologue
 from .validation import (EPSILON_EXP_MAX, EPSILON_RANGE, check_choice, check_delta, check_entry_range, check_epsilon,
                          check_int, check_real, check_work)
 
@@ -115,6 +115,14 @@ def mwem(x, workload, *, epsilon, T, delta=0.0, n=None, replay=0, trials=None, r
                         mwem_ledger(T, epsilon_select, epsilon_measure, rule=rule, delta_prime=delta, budget=epsilon),
                         neighbours=p.neighbours, T=T, n=n, replay=replay, epsilon_select=epsilon_select,
                         epsilon_measure=epsilon_measure, composition=rule)
+
+
+def _example_marginals():
+    from .queries import k_way_marginals
+    return dict(x=np.arange(16), workload=k_way_marginals(4, 1))
+
+
+example(mwem, lambda: dict(**_example_marginals(), epsilon=0.9, T=20, delta=1e-6, n=120, trials=2, rng=0))
 
 
 def advanced_step_epsilon(epsilon, T, delta) -> float:

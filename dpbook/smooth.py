@@ -25,7 +25,7 @@ import numpy as np
 from .noise import as_generator, laplace_noise
 from .release import Ledger, ReleaseRecord, Spend
 from .theory.smooth import jackson_multipliers, summary_degree, summary_noise_scale
-from .contract import mechanism_prologue
+from .contract import example, mechanism_prologue
 from .validation import check_int, check_real, check_real_array, check_trials
 
 __all__ = ["SmoothQuery", "SmoothSummary", "check_points", "synthetic_points", "chebyshev_basis",
@@ -210,6 +210,9 @@ def smooth_summary(points, *, epsilon, K, t=None, trials=None, rng=None, sampler
     return SmoothSummary(noisy, t, d, K, n, None, None, "smooth_summary", b,
                          ledger=(Spend(f"laplace on the {t ** d - 1} non-constant Chebyshev moments", epsilon),),
                          trace={"sensitivity": 2.0 * (t ** d - 1) / n})
+
+
+example(smooth_summary, lambda: dict(points=np.linspace(-1, 1, 50)[:, None], epsilon=0.7, K=2, rng=0))
 
 
 # --- Algorithm 2: answering a query (public, no data) -----------------------------------------------------
@@ -558,3 +561,7 @@ def per_query_laplace(points, queries, *, epsilon, B=1.0, trials=None, rng=None,
     return Release(answers, "per_query_laplace", noise_scale=b,
                    ledger=Ledger((Spend(f"laplace query {i}", epsilon / k) for i in range(k)), budget=epsilon),
                    trace={"sensitivity": 2.0 * B / n}, neighbours="replace-one")
+
+
+example(per_query_laplace, lambda: dict(points=np.linspace(-1, 1, 50)[:, None], queries=[lambda P: P[:, 0] ** 2] * 3,
+                                     epsilon=1.0, B=1.0, rng=0))

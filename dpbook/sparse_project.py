@@ -31,7 +31,7 @@ from .theory.gaussian import gaussian_sigma
 from .theory.laplace import laplace_scale
 from .theory.sparse_project import (hash_independence, sparse_project_epsilon, sparse_project_sigma,
                                     sparse_project_T)
-from .contract import mechanism_prologue
+from .contract import example, mechanism_prologue
 from .validation import check_beta, check_int, check_probability, check_trials, check_work
 
 __all__ = [
@@ -413,6 +413,16 @@ def sparse_project(D, *, epsilon, delta, beta, m, k, n, T=None, r=None, trials=N
                                      epsilon_composed=achieved))
 
 
+def _example_records():
+    """500 records over {0,1}^32 (a pool of 64 heavy hitters) and 20 random 5-sparse queries: the sweeps' call."""
+    pool = record_pool(64, 32, rng=7)
+    return synthetic_records(500, pool, rng=1), random_sparse_queries(20, 5, 2 ** 32, rng=2, pool=pool)
+
+
+example(sparse_project, lambda: dict(D=_example_records()[0], epsilon=1.0, delta=1e-5, beta=0.1, m=5, k=20, n=500, T=64,
+                                     r=4, rng=1))
+
+
 def sparse_project_gaussian(D, *, epsilon, delta, beta, m, k, n, T=None, r=None, trials=None, rng=None,
                             sampler=gaussian_noise) -> SparseProjectRelease:
     """SparseProject with Gaussian noise (S1-Thm1's "cleaner alternative"): one record moves ``u`` by the column
@@ -428,6 +438,10 @@ def sparse_project_gaussian(D, *, epsilon, delta, beta, m, k, n, T=None, r=None,
     return SparseProjectRelease(u + v, f, n, m, k, "sparse_project_gaussian", sigma_gauss,
                                 (Spend("gaussian on the projection (l2 sensitivity 1)", epsilon, delta),),
                                 dict(trace, sigma_gauss=sigma_gauss))
+
+
+example(sparse_project_gaussian, lambda: dict(D=_example_records()[0], epsilon=0.9, delta=1e-5, beta=0.1, m=5, k=20,
+                                              n=500, T=64, r=4, rng=1))
 
 
 def laplace_sparse_queries(D, workload, *, epsilon, n, trials=None, rng=None, sampler=laplace_noise) -> Release:
@@ -446,3 +460,6 @@ def laplace_sparse_queries(D, workload, *, epsilon, n, trials=None, rng=None, sa
     answers = (workload.counts(D) + p.noise(b, p.shape, p.rng)) / n
     return Release(answers, "laplace (sparse queries)", noise_scale=b / n,
                    ledger=(Spend("laplace", epsilon),))
+
+
+example(laplace_sparse_queries, lambda: dict(zip(("D", "workload"), _example_records()), epsilon=1.0, n=500, rng=1))

@@ -38,7 +38,7 @@ from .release import Ledger, ReleaseRecord, Spend
 from .theory.sparse_vector import (above_threshold_scales, numeric_sparse_composed_epsilon, numeric_sparse_sigma,
                                    numeric_sparse_split, sparse_composed_epsilon, sparse_per_run_epsilon,
                                    sparse_sigma)
-from .contract import mechanism_prologue
+from .contract import example, mechanism_prologue
 from .validation import check_int, check_public_n, check_real, check_sensitivity, check_split, check_work
 
 __all__ = [
@@ -254,6 +254,9 @@ def sparse_vector_stream(f, *, T, c, epsilon, delta=0.0, sensitivity=1.0, trials
                                2.0 * sigma, ledger=ledger)
 
 
+example(sparse_vector_stream, lambda: dict(f=np.linspace(0.0, 1.0, 40), T=0.5, c=5, epsilon=0.9, delta=1e-6, rng=0))
+
+
 def numeric_sparse_stream(f, *, T, c, epsilon, delta=0.0, sensitivity=1.0, trials=None, rng=None,
                           sampler=laplace_noise) -> SparseVectorRelease:
     """DR-Alg3 NumericSparse: Sparse at ``σ(ε1)`` plus ``f_i + Lap(σ(ε2))`` at each ``⊤`` — (ε, δ)-DP
@@ -285,6 +288,9 @@ def numeric_sparse_stream(f, *, T, c, epsilon, delta=0.0, sensitivity=1.0, trial
                      rule=rule, delta_prime=delta / 2, label="numeric values")), budget=epsilon)
     return SparseVectorRelease(_finish(answers, trials), "numeric_sparse", T, c, sigma1,
                                2.0 * sigma1, sigma2, _finish(values, trials), ledger)
+
+
+example(numeric_sparse_stream, lambda: dict(f=np.linspace(0.0, 1.0, 40), T=0.5, c=5, epsilon=0.9, delta=1e-6, rng=0))
 
 
 def _require(composed: float, epsilon: float, delta: float) -> None:

@@ -35,6 +35,7 @@ import numpy as np
 import pytest
 
 import dpbook
+from dpbook.contract import EXAMPLES
 
 TESTS = pathlib.Path(__file__).resolve().parent
 
@@ -174,7 +175,16 @@ OVERRIDES = {
 
 
 def _valid_call(qualname, fn):
-    """kwargs for one valid call of ``fn``: conventional values for its required parameters + overrides."""
+    """kwargs for one valid call of ``fn``: conventional values for its required parameters + overrides, or else the
+    first call declared next to it (:func:`dpbook.contract.example`); None when there is neither."""
+    kwargs = _conventional_call(qualname, fn)
+    if kwargs is None and qualname in EXAMPLES:
+        kwargs = EXAMPLES[qualname][0]()
+    return kwargs
+
+
+def _conventional_call(qualname, fn):
+    """kwargs for one valid call of ``fn`` from conventional values for its required parameters + overrides."""
     values = _values()
     if qualname in ("dpbook.mwem.marginal_counts", "dpbook.mwem.hypothesis_counts"):
         from dpbook.queries import conjunctions
@@ -199,6 +209,28 @@ def _valid_call(qualname, fn):
         elif name == "n" and param.default is None:
             kwargs[name] = int(values["x"].sum())  # the public row count: the database's own size
     return kwargs
+
+
+# --- every call of every mechanism (the ledger, protocol and frozen-release sweeps) ---------------------------
+
+def _calls(qualname) -> list:
+    """Every valid call of a mechanism the sweeps know: the conventional one, then those declared next to it."""
+    conventional = _conventional_call(qualname, FUNCTIONS[qualname])
+    return ([] if conventional is None else [lambda: conventional]) + list(EXAMPLES.get(qualname, ()))
+
+
+def _mechanisms() -> list[str]:
+    """Every public mechanism, correct and broken (introspection: dpbook.audit.public_mechanisms /
+    broken_mechanisms), except the analysis tools of tests/test_audits.py's NOT_MECHANISMS (they release nothing)."""
+    from dpbook.audit import broken_mechanisms, public_mechanisms
+    from test_audits import NOT_MECHANISMS
+    return sorted(q for q in set(public_mechanisms()) | set(broken_mechanisms()) if q not in NOT_MECHANISMS)
+
+
+MECHANISMS = _mechanisms()
+CALLS = {q: _calls(q) for q in MECHANISMS}
+#: (mechanism, index of its call): at least one per mechanism — one with no call fails by name where it is run.
+MECHANISM_CASES = [(q, i) for q in MECHANISMS for i in range(max(1, len(CALLS[q])))]
 
 
 # --- bad values by convention ---------------------------------------------------------------------------------

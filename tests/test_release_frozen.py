@@ -20,37 +20,16 @@ import pytest
 
 from dpbook.release import (Ledger, PrivateResult, Release, ReleasedArray, ReleasedIndex, Spend, compose,
                             with_claim)
-from test_api_coverage import FUNCTIONS, _valid_call
+from test_api_coverage import CALLS, FUNCTIONS
+from test_api_coverage import MECHANISM_CASES as CASES
 
 CLAIM = ("epsilon", "delta", "mechanism", "neighbours", "ledger", "trace")
 
 
 def _results():
-    """One result of every public mechanism the sweep can call, plus those it cannot (graphs, points, records)."""
-    from dpbook.audit import broken_mechanisms, public_mechanisms
-    from dpbook.graphs import graph_randomized_response, random_graph
-    from dpbook.smooth import per_query_laplace, smooth_summary
-    from dpbook.sparse_project import (laplace_sparse_queries, random_sparse_queries, record_pool, sparse_project,
-                                       synthetic_records)
-    calls = {}
-    for qualname in sorted(set(public_mechanisms()) | set(broken_mechanisms())):
-        fn = FUNCTIONS.get(qualname)
-        kwargs = None if fn is None else _valid_call(qualname, fn)
-        if kwargs is not None:
-            calls[qualname] = (lambda fn=fn, kwargs=kwargs: fn(**kwargs))
-    X = np.linspace(-1, 1, 50)[:, None]
-    pool = record_pool(64, 32, rng=7)
-    D = synthetic_records(500, pool, rng=1)
-    W = random_sparse_queries(20, 5, 2 ** 32, rng=2, pool=pool)
-    calls.update({
-        "graph_randomized_response": lambda: graph_randomized_response(random_graph(9, 0.4, 0), epsilon=0.7, rng=0),
-        "smooth_summary": lambda: smooth_summary(X, epsilon=0.7, K=2, rng=0),
-        "per_query_laplace": lambda: per_query_laplace(X, [lambda P: P[:, 0] ** 2] * 3, epsilon=1.0, B=1.0, rng=0),
-        "sparse_project": lambda: sparse_project(D, epsilon=1.0, delta=1e-5, beta=0.1, m=5, k=20, n=D.n, T=64,
-                                                 r=4, rng=1),
-        "laplace_sparse_queries": lambda: laplace_sparse_queries(D, W, epsilon=1.0, n=D.n, rng=1),
-    })
-    return calls
+    """One result per valid call of every public mechanism, correct and broken (tests/test_api_coverage.py's CASES:
+    conventional calls and those declared next to each mechanism)."""
+    return {f"{q}[{i}]": (lambda q=q, i=i: FUNCTIONS[q](**CALLS[q][i]())) for q, i in CASES if CALLS[q]}
 
 
 RESULTS = _results()
@@ -58,8 +37,7 @@ RESULTS = _results()
 
 def _release(name):
     rel = RESULTS[name]()
-    if not isinstance(rel, PrivateResult):
-        pytest.skip(f"{name} returns {type(rel).__name__}, not a release")
+    assert isinstance(rel, PrivateResult), f"{name} returns {type(rel).__name__}, not a release"
     return rel
 
 
@@ -81,19 +59,12 @@ def test_every_claim_field_of_every_release_is_frozen(name):
     assert compose(rel.ledger) == (rel.epsilon, rel.delta) == (before["epsilon"], before["delta"])
 
 
-#: Release types that are not :class:`dpbook.release.ReleaseRecord` and whose released arrays stay writable (their
-#: modules are outside this change); their claim fields are frozen all the same (the test above).
-WRITABLE_RELEASES: set[str] = set()
-
-
 @pytest.mark.parametrize("name", sorted(RESULTS))
 def test_every_released_array_is_read_only(name):
     rel = _release(name)
     released = rel.released
     arrays = [released] if isinstance(released, np.ndarray) else [r for r in released if isinstance(r, np.ndarray)] \
         if isinstance(released, (tuple, list)) else []
-    if type(rel).__name__ in WRITABLE_RELEASES:
-        pytest.skip(f"{type(rel).__name__}: released arrays not frozen (see WRITABLE_RELEASES)")
     for arr in arrays:
         assert not arr.flags.writeable, f"{name}: the released array is writable"
         if arr.size:

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..graphs import GraphDatabase, NoisyGraph, graph_randomized_response
+from ..graphs import GraphDatabase, NoisyGraph, graph_randomized_response, random_graph
 from ..noise import laplace_noise
 from ..release import Spend
-from ..contract import mechanism_prologue
+from ..contract import example, mechanism_prologue
 
 __all__ = ["adjacency_randomized_response", "graph_randomized_response_unvalidated"]
 
@@ -33,6 +33,9 @@ def adjacency_randomized_response(graph, *, epsilon, trials=None, rng=None) -> N
                       "add/remove", b, (Spend("Laplace on every matrix entry (BROKEN)", epsilon),))
 
 
+example(adjacency_randomized_response, lambda: dict(graph=random_graph(9, 0.4, 0), epsilon=0.7, rng=0))
+
+
 def graph_randomized_response_unvalidated(num_vertices, weights, *, epsilon, trials=None, rng=None) -> NoisyGraph:
     """BROKEN (privacy): graph randomized response on a :class:`~dpbook.graphs.GraphDatabase` built the way the
     class once allowed — **without validation**: any weights (5, NaN, ±inf), any length, any ``num_vertices``.
@@ -49,3 +52,7 @@ def graph_randomized_response_unvalidated(num_vertices, weights, *, epsilon, tri
     rel = graph_randomized_response(graph, epsilon=epsilon, trials=trials, rng=rng)
     return NoisyGraph(rel.weights, rel.num_vertices, "graph randomized response on an "
                       "unvalidated graph (BROKEN)", rel.neighbours, rel.noise_scale, rel.ledger)
+
+
+example(graph_randomized_response_unvalidated,
+        lambda: dict(num_vertices=5, weights=np.array([1.0, 0, 1, 1, 0, 0, 1, 0, 1, 0]), epsilon=0.7, rng=0))

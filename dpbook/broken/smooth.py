@@ -14,7 +14,7 @@ from .noise import broken_noise
 from ..release import Ledger, Spend
 from ..smooth import SmoothSummary, chebyshev_moments, summary_inputs
 from ..theory.smooth import paper_noise_scale
-from ..contract import mechanism_prologue
+from ..contract import example, mechanism_prologue
 
 __all__ = ["smooth_summary_paper_scale", "per_query_laplace_no_split", "per_query_laplace_unchecked_shape"]
 
@@ -40,6 +40,9 @@ def smooth_summary_paper_scale(points, *, epsilon, K, t=None, trials=None, rng=N
                          trace={"sensitivity": t ** d / n})
 
 
+example(smooth_summary_paper_scale, lambda: dict(points=np.linspace(-1, 1, 50)[:, None], epsilon=0.7, K=2, rng=0))
+
+
 def per_query_laplace_no_split(points, queries, *, epsilon, B=1.0, trials=None, rng=None, sampler=laplace_noise):
     """BROKEN: the per-query Laplace baseline with noise ``Lap(2B/(nε))`` on each of the ``k`` answers — the full
     budget spent on every query, no composition.  True privacy loss ``k ε`` (two identical queries: ``2ε``)."""
@@ -52,6 +55,10 @@ def per_query_laplace_no_split(points, queries, *, epsilon, B=1.0, trials=None, 
                    noise_scale=honest.noise_scale / honest.answers.shape[-1],
                    ledger=(Spend("laplace on every query at full ε", honest.epsilon),), trace=honest.trace,
                    neighbours="replace-one")
+
+
+example(per_query_laplace_no_split, lambda: dict(points=np.linspace(-1, 1, 50)[:, None],
+                                              queries=[lambda P: P[:, 0] ** 2] * 3, epsilon=1.0, rng=0))
 
 
 def per_query_laplace_unchecked_shape(points, queries, *, epsilon, B=1.0, trials=None, rng=None, sampler=laplace_noise):
@@ -82,3 +89,7 @@ def per_query_laplace_unchecked_shape(points, queries, *, epsilon, B=1.0, trials
     return Release(means + p.noise(b, p.shape, p.rng), "per_query_laplace_unchecked_shape (BROKEN)",
                    noise_scale=b, ledger=Ledger((Spend(f"laplace query {i}", p.epsilon / k) for i in range(k)), budget=p.epsilon),
                    neighbours="replace-one")
+
+
+example(per_query_laplace_unchecked_shape, lambda: dict(points=np.linspace(-1, 1, 50)[:, None],
+                                                     queries=[lambda P: P[:, 0] ** 2] * 3, epsilon=1.0, rng=0))

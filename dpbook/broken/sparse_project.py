@@ -12,9 +12,10 @@ import math
 
 from ..noise import laplace_noise
 from ..release import Ledger, Spend
+from ..data import record_pool, synthetic_records
 from ..sparse_project import SparseProjectRelease, project_database, sparse_project_parameters
 from ..hashing import PolynomialSignHash
-from ..contract import mechanism_prologue
+from ..contract import example, mechanism_prologue
 
 __all__ = ["sparse_project_no_composition"]
 
@@ -37,3 +38,7 @@ def sparse_project_no_composition(D, *, epsilon, delta, beta, m, k, n, T=None, r
                     rule="advanced", delta_prime=delta)
     return SparseProjectRelease(u + v, f, n, m, k, "broken sparse_project (no composition)",
                                 1.0 / sigma, ledger, dict(trace, sigma=sigma))
+
+
+example(sparse_project_no_composition, lambda: dict(D=synthetic_records(500, record_pool(64, 32, rng=7), rng=1),
+                                                    epsilon=1.0, delta=1e-5, beta=0.1, m=5, k=20, n=500, T=64, r=4, rng=1))

@@ -14,7 +14,7 @@ from ..queries import as_workload
 from ..release import COMPOSITIONS, Ledger, Release, Spend, composition_rule, theorem_epsilon
 from ..theory.composition import tight_per_step_epsilon
 from ..theory.idc import ic_epsilon0
-from ..contract import mechanism_prologue
+from ..contract import example, mechanism_prologue
 from ..validation import check_choice, check_entry_range, check_histogram, check_int
 from .updates import IDC
 
@@ -93,3 +93,13 @@ def iterative_construction(x, workload, *, rule, epsilon, delta, n=None, rounds=
         trace.update(rounds_used=int(rounds_used[0]), stopped_early=bool(~running[0]), hypothesis=state[0])
     return Release(answers, f"IC[{rule.name}]", noise_scale=1.0 / (epsilon0 * n), ledger=ledger,
                    trace=trace, neighbours=p.neighbours)
+
+
+def _example_marginals(**kw):
+    from ..queries import k_way_marginals
+    from .updates import MultiplicativeWeightsIDC
+    return dict(x=np.arange(16), workload=k_way_marginals(4, 1), rule=MultiplicativeWeightsIDC(16, 0.2), epsilon=0.9,
+                delta=1e-6, rng=0, **kw)
+
+
+example(iterative_construction, _example_marginals, lambda: _example_marginals(composition="tight"))

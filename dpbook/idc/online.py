@@ -36,7 +36,7 @@ from ..release import COMPOSITIONS, Ledger, ReleaseRecord, Spend, composition_ru
 from ..theory.idc import (alg1_threshold, dr_online_mw_threshold, sv_alpha_l, sv_alpha_sv, sv_epsilon0, sv_epsilon0_tight,
                           sv_error_bound, sv_threshold, sv_updates, thm41_epsilon, thm41_epsilon0)
 from ..theory.sparse_vector import numeric_sparse_composed_epsilon, numeric_sparse_sigma, numeric_sparse_split
-from ..contract import mechanism_prologue
+from ..contract import example, mechanism_prologue
 from ..validation import check_beta, check_choice, check_epsilon, check_histogram, check_int, check_real
 from .checker import UpdateStep
 from .streams import StreamView, as_stream, public_n
@@ -351,6 +351,16 @@ def online_idc_sv(x, rule, stream, *, epsilon, delta, beta=0.05, n=None, c=None,
     return _release(trials is None, run, test.halted(run.updates),
                     mechanism=f"IDC-Alg1-SV[{rule.name}]", workload=stream.workload, params=params, ledger=ledger,
                     trace={"logs": run.logs} if logs else None, neighbours=p.neighbours)
+
+
+def _example_stream(**kw):
+    from ..queries import k_way_marginals
+    from .streams import FixedStream
+    return dict(x=np.arange(16), rule=MultiplicativeWeightsIDC(16, 0.2), stream=FixedStream(k_way_marginals(4, 1)),
+                epsilon=0.9, delta=1e-6, rng=0, **kw)
+
+
+example(online_idc_sv, _example_stream, lambda: _example_stream(composition="tight"))
 
 
 def online_idc(x, rule, stream, *, delta, epsilon=None, epsilon0=None, b_max=None, n=None, c_star=2.0,
