@@ -13,7 +13,9 @@ from .noise import as_generator, as_noise
 from .validation import (MAX_PUBLIC_N, check_delta, check_epsilon, check_int, check_neighbours, check_public_n,
                          check_trials)
 
-__all__ = ["Prologue", "mechanism_prologue", "N_RULES", "NO_SAMPLER", "example", "EXAMPLES"]
+# example and EXAMPLES are public but not in __all__: they declare the sweeps' calls of tests/, and the bad-input
+# sweep (it walks __all__) must not register calls of its own.
+__all__ = ["Prologue", "mechanism_prologue", "N_RULES", "NO_SAMPLER"]
 
 #: How a mechanism uses the row count ``n``: not at all (None); ``"public"`` — answers are divided by it, so
 #: it is required under add/remove and read from the data under replace-one (:func:`check_public_n`);
@@ -36,6 +38,11 @@ class Prologue:
     neighbours: str
     trials: int | None
     shape: tuple[int, ...]
+
+    @property
+    def runs(self) -> int:
+        """The number of independent runs to draw: ``trials``, or 1 for a single release (``trials=None``)."""
+        return 1 if self.trials is None else self.trials
 
 
 #: ``sampler=`` default of :func:`mechanism_prologue`: the mechanism draws no additive noise (``None`` passed by a
@@ -84,11 +91,11 @@ def mechanism_prologue(*, epsilon, delta=0.0, rng=None, sampler=NO_SAMPLER, n=No
 
 # ------------------------------------------------------------------------------- examples of valid calls
 
-#: Valid calls of mechanisms, declared next to each mechanism with :func:`example` and keyed by its qualified name
-#: (``"dpbook.graphs.graph_randomized_response"``): what the sweeps of tests/ run — every mechanism's ledger and
-#: release protocol, its bad input — where conventional values (an ``x``, a ``workload``, ``epsilon=0.5``) do not
-#: make a valid call, or where a variant (``delta > 0``, ``composition="tight"``) must be covered too.
-EXAMPLES: dict[str, tuple[Callable[[], dict], ...]] = {}
+#: Valid calls of mechanisms, declared next to each mechanism with :func:`example`, keyed by the mechanism itself:
+#: what the sweeps of tests/ run — every mechanism's ledger and release protocol, its bad input, its seeding — where
+#: conventional values (an ``x``, a ``workload``, ``epsilon=0.5``) do not make a valid call, or where a variant
+#: (``delta > 0``, ``composition="tight"``, data on which an update fires) must be covered too.
+EXAMPLES: dict[Callable, tuple[Callable[[], dict], ...]] = {}
 
 
 def example(mechanism, *calls) -> None:
@@ -99,5 +106,4 @@ def example(mechanism, *calls) -> None:
         raise TypeError(f"mechanism must be a function, got {type(mechanism).__name__}")
     if not calls or not all(callable(c) for c in calls):
         raise TypeError("calls must be one or more functions returning the keyword arguments of a valid call")
-    key = f"{mechanism.__module__}.{mechanism.__qualname__}"
-    EXAMPLES[key] = EXAMPLES.get(key, ()) + tuple(calls)
+    EXAMPLES[mechanism] = EXAMPLES.get(mechanism, ()) + tuple(calls)

@@ -10,7 +10,7 @@ from .queries import check_database
 from .release import Release, Spend, with_claim
 from .theory.laplace import laplace_scale
 from .contract import mechanism_prologue
-from .validation import as_array, check_noise_scale, check_sensitivity
+from .validation import real_dtype, as_array, check_noise_scale, check_sensitivity
 
 __all__ = ["laplace_mechanism", "grid_laplace_release"]
 
@@ -66,8 +66,7 @@ def grid_laplace_release(values, *, sensitivity, epsilon, trials=None, rng=None,
     (:class:`dpbook.release.ReleasedArray`; ε under the relation for which ``sensitivity`` bounds the change).
     """
     arr = as_array("values", values)
-    if arr.dtype == object or arr.dtype == bool or not np.issubdtype(arr.dtype, np.number) \
-            or np.issubdtype(arr.dtype, np.complexfloating):
+    if not real_dtype(arr.dtype):
         raise TypeError(f"values must be real numbers, got dtype {arr.dtype}")
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"values must be a non-empty 1-D array, got shape {arr.shape}")

@@ -53,7 +53,7 @@ from .theory.mwem import mw_bound
 from ._mw_kernels import (SLAB_SAFE, MarginalLayout, exp_scalar, exp_update, marginal_cells_update,
                           support_update)
 from .queries import MarginalWorkload, MatrixWorkload, Workload, slab_index
-from .validation import ALPHA_RANGE, check_work, as_array, check_int, check_real
+from .validation import real_dtype, ALPHA_RANGE, check_work, as_array, check_int, check_real
 
 #: The smallest learning rate: η = α/2 for the smallest accuracy target.
 ETA_MIN = ALPHA_RANGE[0] / 2
@@ -71,7 +71,7 @@ def check_distribution(p, name: str = "p") -> np.ndarray:
     """A hypothesis: a probability vector (or a ``(trials, N)`` stack of them), finite, >= 0, each row summing to 1
     (to 1e-6); returned as float64.  ``TypeError`` for a non-numeric or boolean array, ``ValueError`` otherwise."""
     arr = as_array(name, p)
-    if arr.dtype == object or arr.dtype == bool or not np.issubdtype(arr.dtype, np.number):
+    if not real_dtype(arr.dtype):
         raise TypeError(f"{name} must be a float probability vector, got dtype {arr.dtype}")
     if arr.ndim not in (1, 2) or arr.shape[-1] == 0:
         raise ValueError(f"{name} must have shape (N,) or (trials, N) with N >= 1, got {arr.shape}")
@@ -90,7 +90,7 @@ def check_distribution(p, name: str = "p") -> np.ndarray:
 def _check_query(query, N: int, batch: tuple, name: str = "query") -> np.ndarray:
     """A linear query in ``[0,1]^N`` (float) or an indicator (bool); shape ``(N,)`` or ``batch + (N,)``."""
     q = as_array(name, query)
-    if q.dtype == object or not (np.issubdtype(q.dtype, np.number) or q.dtype == bool):
+    if not real_dtype(q.dtype, bools=True):
         raise TypeError(f"{name} must be a numeric vector in [0,1]^N or a boolean indicator, got dtype {q.dtype}")
     if q.shape not in ((N,), batch + (N,)):
         raise ValueError(f"{name} must have shape ({N},) to match p, got {q.shape}")
@@ -110,7 +110,7 @@ def _check_batch_real(name: str, value, batch: tuple, **bounds) -> np.ndarray | 
     if np.ndim(value) == 0:
         return check_real(name, value.item() if isinstance(value, np.ndarray) else value, **bounds)
     arr = as_array(name, value)
-    if arr.dtype == object or arr.dtype == bool or not np.issubdtype(arr.dtype, np.number):
+    if not real_dtype(arr.dtype):
         raise TypeError(f"{name} must be a real number or an array of them, got dtype {arr.dtype}")
     if arr.shape != batch:
         raise ValueError(f"{name} must be a scalar or have shape {batch} (one per row of p), got {arr.shape}")
@@ -276,9 +276,10 @@ def mw_update(workload, p, i, coefficient, *, out=None, check: bool = True) -> n
         p = check_distribution(p)
         rows = 1 if p.ndim == 1 else p.shape[0]
         picks = workload.check_picks(i, rows)
-        c = np.asarray(coefficient, dtype=np.float64) if not isinstance(coefficient, (str, bytes)) else None
-        if c is None or c.dtype == object:
+        c = np.asarray(coefficient)
+        if not real_dtype(c.dtype):
             raise TypeError(f"coefficient must be a real number or one per row of p, got {type(coefficient).__name__}")
+        c = c.astype(np.float64)
         if c.shape not in ((), (rows,)) or (p.ndim == 1 and c.ndim):
             raise ValueError(f"coefficient must be a scalar or have shape ({rows},) (one per row of p), got {c.shape}")
         if not np.all(np.isfinite(c)):

@@ -40,7 +40,7 @@ from .queries import check_database
 from .release import Ledger, Release, Spend
 from .theory.composition import tight_per_step_epsilon
 from .contract import example, mechanism_prologue
-from .validation import (EPSILON_EXP_MAX, EPSILON_RANGE, check_choice, check_delta, check_entry_range, check_epsilon,
+from .validation import (real_dtype, EPSILON_EXP_MAX, EPSILON_RANGE, check_choice, check_delta, check_entry_range, check_epsilon,
                          check_int, check_real, check_work)
 
 __all__ = ["mwem", "mwem_practical", "advanced_step_epsilon"]
@@ -108,7 +108,7 @@ def mwem(x, workload, *, epsilon, T, delta=0.0, n=None, replay=0, trials=None, r
         epsilon_select = epsilon_measure = advanced_step_epsilon(epsilon, T, delta)
     rule = "basic" if delta == 0.0 else "advanced"
 
-    out = mwem_rounds(x, W, T=T, n=n, replay=replay, R=_runs(p), rng=p.rng, sampler=p.noise,
+    out = mwem_rounds(x, W, T=T, n=n, replay=replay, R=p.runs, rng=p.rng, sampler=p.noise,
                       select=lambda scores, i, allowed, g: _select(scores, epsilon_select, g),
                       measure_scale=[1.0 / epsilon_measure] * T)
     return mwem_release(out, trials, "mwem", 1.0 / (epsilon_measure * n),
@@ -138,11 +138,6 @@ def advanced_step_epsilon(epsilon, T, delta) -> float:
         raise ValueError(f"T ({T}) splits epsilon ({epsilon!r}) into {step:.3g} per step, below the smallest "
                          f"epsilon {EPSILON_RANGE[0]:g}; make T smaller")
     return step
-
-
-def _runs(p) -> int:
-    """The number of independent runs of a checked call: 1 for a single release (``trials=None``)."""
-    return 1 if p.trials is None else p.trials
 
 
 def mwem_practical(x, workload, *, epsilon, T, n=None, measure="marginal", output="last", replay="converge",
@@ -192,7 +187,7 @@ def mwem_practical(x, workload, *, epsilon, T, n=None, measure="marginal", outpu
     """
     x, W, p, T, _ = check_mwem_inputs(x, workload, epsilon=epsilon, T=T, n=n, trials=trials, rng=rng,
                                       sampler=sampler, neighbours=neighbours)
-    epsilon, n, neighbours, R = p.epsilon, p.n, p.neighbours, _runs(p)   # add/remove: n must be public
+    epsilon, n, neighbours, R = p.epsilon, p.n, p.neighbours, p.runs   # add/remove: n must be public
     measure = check_choice("measure", measure, ("marginal", "cell"))
     output = check_choice("output", output, ("last", "average"))
     if not (isinstance(replay, str) and replay == "converge"):
@@ -238,7 +233,7 @@ def _round_weights(round_weights, T):
     if round_weights is None:
         return np.full(T, 1.0 / T)
     w = np.asarray(round_weights)
-    if w.dtype == object or w.dtype == bool or not np.issubdtype(w.dtype, np.number):
+    if not real_dtype(w.dtype):
         raise TypeError(f"round_weights must be a sequence of T positive numbers, got dtype {w.dtype}")
     w = w.astype(np.float64)
     if w.shape != (T,):
@@ -277,7 +272,7 @@ def check_mwem_inputs(x, workload, *, epsilon, T, delta=0.0, n=None, replay=0, t
                            family="laplace", lattice_ok=False)
     T = check_int("T", T, low=1)
     replay = check_int("replay", replay, low=0)
-    check_work(trials=_runs(p), T=T, **{"m + N": W.m + W.N})   # T rounds over (R, m) answers and (R, N) hypotheses
+    check_work(trials=p.runs, T=T, **{"m + N": W.m + W.N})   # T rounds over (R, m) answers and (R, N) hypotheses
     return x, W, p, T, replay
 
 

@@ -39,7 +39,7 @@ from .experiments import FailureRate, failure_rate
 from .idc import IDC, AdversarialStream, FixedStream, as_stream, online_idc
 from .noise import as_generator, as_noise, laplace_noise
 from .theory.idc import azuma_bound, k0, p0
-from .validation import (as_array, check_delta, check_epsilon, check_histogram, check_public_n, check_real, check_scale,
+from .validation import (real_dtype, as_array, check_delta, check_epsilon, check_histogram, check_public_n, check_real, check_scale,
                          check_trials)
 
 __all__ = [
@@ -59,8 +59,7 @@ CLASS_NAMES = {R0: "R0 (never updates)", R1: "R1 (updates under both)", RSTAR: "
 def _values(name, value, *, allow_nan=False):
     """A finite real scalar or array (at most 2-D, non-empty); NaN only where it encodes ``⊥`` (``allow_nan``)."""
     arr = as_array(name, value)
-    if arr.dtype == object or arr.dtype == bool or not np.issubdtype(arr.dtype, np.number) \
-            or np.issubdtype(arr.dtype, np.complexfloating):
+    if not real_dtype(arr.dtype):
         raise TypeError(f"{name} must be a real number or an array of them, got dtype {arr.dtype}")
     if arr.ndim > 2 or arr.size == 0:
         raise ValueError(f"{name} must be a scalar or a non-empty array of at most 2 dimensions, got shape {arr.shape}")

@@ -24,7 +24,7 @@ import scipy.sparse as sp
 
 from .data import SparseHistogram
 from .noise import as_generator
-from .validation import check_histogram, check_int, check_matrix_workload, check_work
+from .validation import real_dtype, check_histogram, check_int, check_matrix_workload, check_work
 
 __all__ = [
     "Workload", "MatrixWorkload", "MarginalWorkload", "RangeWorkload", "as_workload", "check_database", "check_dual",
@@ -42,7 +42,7 @@ def _check_vector(x, N: int, name: str = "x", *, signed: bool = False) -> np.nda
     """A finite vector over the universe, ``(N,)``, or a batch of them, ``(trials, N)``; non-negative
     (a histogram or a fractional hypothesis) unless ``signed`` (e.g. a noisy histogram)."""
     arr = np.asarray(x)
-    if arr.dtype == object or not np.issubdtype(arr.dtype, np.number) or arr.dtype == bool:
+    if not real_dtype(arr.dtype):
         raise TypeError(f"{name} must be a numeric vector over the universe, got dtype {arr.dtype}")
     if arr.ndim not in (1, 2) or arr.shape[-1] != N:
         raise ValueError(f"{name} must have shape ({N},) or (trials, {N}) to match the workload's universe, "
@@ -60,8 +60,7 @@ def check_dual(y, m: int, name: str = "y") -> np.ndarray:
     (:mod:`dpbook.geometry`: support function, Gaussian width).  ``TypeError`` for a non-real dtype,
     ``ValueError`` naming ``name`` for the wrong shape or a NaN/inf."""
     arr = np.asarray(y)
-    if arr.dtype == object or not np.issubdtype(arr.dtype, np.number) or arr.dtype == bool \
-            or np.iscomplexobj(arr):
+    if not real_dtype(arr.dtype):
         raise TypeError(f"{name} must be a real numeric vector over the queries, got dtype {arr.dtype}")
     if arr.ndim not in (1, 2) or arr.shape[-1] != m:
         raise ValueError(f"{name} must have shape ({m},) or (trials, {m}) to match the workload's queries, "

@@ -29,7 +29,7 @@ from .queries import MarginalWorkload, check_database
 from .release import Release, ReleaseRecord, Spend
 from .theory.randomized_response import rr_bias_factor, rr_keep_probability
 from .contract import mechanism_prologue
-from .validation import as_array, check_histogram, check_int, check_matrix_workload
+from .validation import real_dtype, as_array, check_histogram, check_int, check_matrix_workload
 
 __all__ = [
     "RRReports", "check_bits", "check_reports", "randomized_response", "debias", "rr_linear_queries", "rr_histogram",
@@ -42,7 +42,7 @@ NEIGHBOURS = "one person's private bit changes"
 def check_bits(bits, name: str = "bits") -> np.ndarray:
     """A non-empty 1-D array of private bits in ``{0, 1}`` (ints, whole floats or booleans); returns ``int8``."""
     arr = as_array(name, bits)
-    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+    if not real_dtype(arr.dtype, bools=True):
         raise TypeError(f"{name} must be an array of 0/1 bits, got dtype {arr.dtype}")
     if arr.ndim != 1:
         raise ValueError(f"{name} must be 1-D (one bit per person), got shape {arr.shape}")
@@ -99,7 +99,7 @@ def check_reports(reports) -> np.ndarray:
     """Randomized responses: a non-empty array (any shape) of 0/1 values, as float64 (``TypeError`` /
     ``ValueError`` naming ``reports`` otherwise; LEC3-3.4's ``Y``)."""
     Y = as_array("reports", reports)
-    if Y.dtype == object or not (np.issubdtype(Y.dtype, np.number) or Y.dtype == bool):
+    if not real_dtype(Y.dtype, bools=True):
         raise TypeError(f"reports must be an array of 0/1 reports, got dtype {Y.dtype}")
     if Y.size == 0 or not np.all(np.isin(Y, (0, 1))):
         raise ValueError("reports must be a non-empty array of 0/1 reports")

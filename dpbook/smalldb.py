@@ -35,7 +35,7 @@ from .queries import as_workload, check_database
 from .release import Ledger, ReleaseRecord, Spend
 from .theory.smalldb import range_size, smalldb_size
 from .contract import mechanism_prologue
-from .validation import MAX_COUNT, as_array, check_entry_range, check_int, check_real, check_trials
+from .validation import real_dtype, MAX_COUNT, as_array, check_entry_range, check_int, check_real, check_trials
 
 __all__ = [
     "SyntheticDatabase", "smalldb", "net_mechanism", "multisets", "candidate_answers", "candidate_errors",
@@ -115,7 +115,7 @@ def _check_net(net, N: int) -> np.ndarray:
     """A public candidate set for the net mechanism: a numeric ``(|net| >= 1, N)`` array of finite, non-negative
     counts (or weights) below 2^53, every candidate with positive mass.  ``TypeError``/``ValueError`` naming ``net``."""
     arr = as_array("net", net)
-    if arr.dtype == object or arr.dtype == bool or not np.issubdtype(arr.dtype, np.number):
+    if not real_dtype(arr.dtype):
         raise TypeError(f"net must be a numeric (|net|, N) array of candidate databases, got dtype {arr.dtype}")
     if arr.ndim != 2 or arr.shape[0] == 0 or arr.shape[1] != N:
         raise ValueError(f"net must have shape (|net| >= 1, {N}) to match the universe, got {arr.shape}")

@@ -26,7 +26,7 @@ from .noise import as_generator, laplace_noise
 from .release import Ledger, ReleaseRecord, Spend
 from .theory.smooth import jackson_multipliers, summary_degree, summary_noise_scale
 from .contract import example, mechanism_prologue
-from .validation import check_int, check_real, check_real_array, check_trials
+from .validation import check_int, check_positive_real, check_real, check_real_array, check_trials
 
 __all__ = ["SmoothQuery", "SmoothSummary", "check_points", "synthetic_points", "chebyshev_basis",
            "chebyshev_moments", "chebyshev_moments_reference", "smooth_summary", "chebyshev_coefficients",
@@ -552,7 +552,7 @@ def per_query_laplace(points, queries, *, epsilon, B=1.0, trials=None, rng=None,
     p = mechanism_prologue(epsilon=epsilon, rng=rng, sampler=sampler, trials=trials, neighbours="replace-one",
                            per_release=(k,), family="laplace", lattice_ok=False)   # query means are reals
     epsilon = p.epsilon
-    B = check_real("B", B, low=0.0, low_open=True)
+    B = check_positive_real("B", B)
     b = 2.0 * B * k / (n * epsilon)                                     # budget ε/k per query
     # clip every value to [-B, B] (NaN -> 0): each mean then moves by <= 2B/n whatever the callable returns
     means = np.array([np.clip(np.nan_to_num(_row_values(q, X, f"queries[{i}]"), nan=0.0, posinf=B, neginf=-B),

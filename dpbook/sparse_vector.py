@@ -39,7 +39,7 @@ from .theory.sparse_vector import (above_threshold_scales, numeric_sparse_compos
                                    numeric_sparse_split, sparse_composed_epsilon, sparse_per_run_epsilon,
                                    sparse_sigma)
 from .contract import example, mechanism_prologue
-from .validation import check_int, check_public_n, check_real, check_sensitivity, check_split, check_work
+from .validation import real_dtype, check_int, check_public_n, check_real, check_sensitivity, check_split, check_work
 
 __all__ = [
     "TOP", "BOTTOM", "UNANSWERED", "SparseVectorRelease",
@@ -131,8 +131,7 @@ def empirical_alpha(release: SparseVectorRelease, f) -> np.ndarray | float:
 def check_stream(f, name: str = "f") -> np.ndarray:
     """A query stream: a non-empty 1-D array of finite real query values ``f_i(D)``."""
     arr = np.asarray(f)
-    if arr.dtype == object or arr.dtype == bool or not np.issubdtype(arr.dtype, np.number) \
-            or np.issubdtype(arr.dtype, np.complexfloating):
+    if not real_dtype(arr.dtype):
         raise TypeError(f"{name} must be a 1-D array of real query values, got dtype {arr.dtype}")
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"{name} must be a non-empty 1-D array of query values, got shape {arr.shape}")

@@ -46,7 +46,7 @@ __all__ = [
     "check_real", "check_epsilon", "check_delta", "check_beta", "check_alpha", "check_sensitivity",
     "check_int", "check_histogram", "check_matrix_workload", "check_entry_range", "check_probability", "check_real_array",
     "check_scale", "check_work", "check_trials", "check_split", "check_noise_scale", "as_array",
-    "check_positive_real",
+    "check_positive_real", "real_dtype",
 ]
 
 #: The privacy parameter's range (module docstring: why).
@@ -244,6 +244,19 @@ def check_trials(trials, per_trial: int = 1, *, name: str = "trials") -> int:
     return trials
 
 
+def real_dtype(dtype, *, bools: bool = False, integer: bool = False) -> bool:
+    """Whether an array of ``dtype`` holds what a numeric parameter accepts: integers or real floats (``integer``:
+    integers only), booleans only with ``bools`` — never ``object``, complex, strings or bytes.  The one guard in
+    front of every numeric array's ``TypeError`` (each caller names its parameter in the message)."""
+    dtype = np.dtype(dtype)
+    if dtype == object:
+        return False
+    if dtype == bool:
+        return bools
+    return bool(np.issubdtype(dtype, np.integer if integer else np.number)) \
+        and not np.issubdtype(dtype, np.complexfloating)
+
+
 def as_array(name: str, value) -> np.ndarray:
     """``np.asarray(value)``, with a ragged nested list (numpy's 'inhomogeneous shape') or a scipy.sparse
     matrix turned into an error that names the parameter, and complex numbers refused."""
@@ -284,7 +297,7 @@ def check_histogram(x, name: str = "x", *, allow_empty: bool = False) -> np.ndar
     (``np.array([1., 0.])``); fractional, negative, NaN or inf counts are not.
     """
     arr = as_array(name, x)
-    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+    if not real_dtype(arr.dtype, bools=True):
         raise TypeError(f"{name} must hold numbers, got dtype {arr.dtype}")
     if arr.dtype == bool:
         raise TypeError(f"{name} must hold integer counts, got booleans")
@@ -346,7 +359,7 @@ def check_matrix_workload(Q, name: str = "Q", *, low: float = 0.0, high: float =
     it cannot change after it was validated (not even when the caller changes its own array)."""
     original = Q
     if sp.issparse(Q):
-        if Q.dtype == object or np.issubdtype(Q.dtype, np.complexfloating):
+        if not real_dtype(Q.dtype, bools=True):
             raise TypeError(f"{name} must hold real numbers, got a scipy.sparse matrix of dtype {Q.dtype}")
         Q = _canonical_sparse(Q, name)
         m, N = Q.shape
@@ -357,7 +370,7 @@ def check_matrix_workload(Q, name: str = "Q", *, low: float = 0.0, high: float =
         cols, data = Q.indices, Q.data
     else:
         arr = as_array(name, Q)
-        if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+        if not real_dtype(arr.dtype, bools=True):
             raise TypeError(f"{name} must be a numeric matrix, got dtype {arr.dtype}")
         if arr.ndim != 2:
             raise ValueError(f"{name} must be 2-D (m queries x |X| universe elements), got shape {arr.shape}")
@@ -407,8 +420,7 @@ def check_real_array(name: str, value, *, low=None, low_open=False) -> np.ndarra
     """A scalar or array of finite real numbers as a float64 array (``TypeError`` for strings, booleans and
     other non-numbers — ``np.asarray(..., dtype=float)`` would silently accept the string ``"1"``)."""
     arr = as_array(name, value)
-    if arr.dtype == object or arr.dtype == bool or not np.issubdtype(arr.dtype, np.number) \
-            or np.issubdtype(arr.dtype, np.complexfloating):
+    if not real_dtype(arr.dtype):
         raise TypeError(f"{name} must be a real number or an array of them, got dtype {arr.dtype}")
     arr = arr.astype(np.float64)
     if not np.all(np.isfinite(arr)):

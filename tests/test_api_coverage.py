@@ -49,6 +49,8 @@ EXEMPT_MODULES = {
 }
 EXEMPT_FUNCTIONS = {
     "dpbook.show_source": "prints the source of an object (inspect.getsource raises TypeError itself)",
+    "dpbook.broken.graphs.graph_randomized_response_unvalidated": "a broken twin whose bug is a graph built without "
+                                                                  "validation: accepting any weights is the point",
 }
 
 
@@ -74,6 +76,7 @@ FUNCTIONS = dict(public_functions())
 def _values():
     from dpbook.idc import MultiplicativeWeightsIDC
     from dpbook.queries import MatrixWorkload
+    from dpbook.release import Ledger, Spend
     Q = np.array([[1.0, 1.0, 0.0, 0.0], [0.0, 1.0, 0.0, 1.0]])
     return dict(
         epsilon=0.5, epsilon0=0.1, epsilon_total=0.5, epsilon_star=0.2, delta=1e-3, delta_prime=1e-3, beta=0.05,
@@ -92,6 +95,7 @@ def _values():
         lo=-1.0, hi=1.0, v=0.3, a=0.5, mu_prime=0.01, Z=np.array([0.1, -0.2]),
         outputs=np.array([[0.1, 0.2]]), center=np.array([0.0, 0.0]), center_prime=np.array([1.0, 0.0]),
         net=np.array([[2, 0, 0, 0], [1, 1, 0, 0], [0, 1, 0, 1], [0, 0, 1, 1]]),
+        ledger=Ledger([Spend("step", 0.1)] * 4, rule="advanced", delta_prime=1e-6),
     )
 
 
@@ -178,14 +182,17 @@ def _valid_call(qualname, fn):
     """kwargs for one valid call of ``fn``: conventional values for its required parameters + overrides, or else the
     first call declared next to it (:func:`dpbook.contract.example`); None when there is neither."""
     kwargs = _conventional_call(qualname, fn)
-    if kwargs is None and qualname in EXAMPLES:
-        kwargs = EXAMPLES[qualname][0]()
+    if kwargs is None and fn in EXAMPLES:
+        kwargs = EXAMPLES[fn][0]()
     return kwargs
 
 
 def _conventional_call(qualname, fn):
     """kwargs for one valid call of ``fn`` from conventional values for its required parameters + overrides."""
     values = _values()
+    if qualname == "dpbook.multiplicative_weights.marginal_layout":
+        from dpbook.queries import k_way_marginals
+        return dict(workload=k_way_marginals(3, 2))
     if qualname in ("dpbook.mwem.marginal_counts", "dpbook.mwem.hypothesis_counts"):
         from dpbook.queries import conjunctions
         return dict(W=conjunctions(4, 2), P=np.full((1, 16), 1 / 16))
@@ -216,7 +223,7 @@ def _conventional_call(qualname, fn):
 def _calls(qualname) -> list:
     """Every valid call of a mechanism the sweeps know: the conventional one, then those declared next to it."""
     conventional = _conventional_call(qualname, FUNCTIONS[qualname])
-    return ([] if conventional is None else [lambda: conventional]) + list(EXAMPLES.get(qualname, ()))
+    return ([] if conventional is None else [lambda: conventional]) + list(EXAMPLES.get(FUNCTIONS[qualname], ()))
 
 
 def _mechanisms() -> list[str]:

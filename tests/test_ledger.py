@@ -9,7 +9,6 @@ a call is declared.  Google's ``dp-accounting`` (a test-only dependency) is the 
 privacy-loss-distribution accountant composes the same steps (each (ε_i, δ_i)-DP step as the worst-case mechanism
 with those parameters, discretised pessimistically) and its δ(ε) at the claimed ε must not exceed the claimed δ.
 """
-import inspect
 import math
 from collections import Counter
 
@@ -91,6 +90,7 @@ def test_the_sweep_reaches_every_kind_of_call():
     assert len(MECHANISMS) > 60 and sum(q.startswith("dpbook.broken.") for q in MECHANISMS) > 30
     assert len(CASES) > len(MECHANISMS)
     assert sum(len(v) for v in EXAMPLES.values()) >= 20
+    assert set(EXAMPLES) <= {FUNCTIONS[q] for q in MECHANISMS}, "a declared call of a function the sweep skips"
 
 
 def test_a_mechanism_without_a_valid_call_fails_by_name(monkeypatch):

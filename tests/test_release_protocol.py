@@ -136,3 +136,17 @@ def test_summary_inputs_and_sparse_project_parameters_reject_bad_input():
         sparse_project_parameters(D, beta=1.0, m=5, k=20, n=100, T=64)
     with pytest.raises(TypeError, match="D"):
         sparse_project_parameters(np.ones(4), beta=0.1, m=5, k=20, n=100, T=64)
+
+
+def test_theorem_epsilon_is_the_theorem_on_the_ledgers_steps():
+    """DR-Thm3.20 on a DR-Cor3.21 split gives less than its claim (the corollary's slack); a basic ledger is its sum;
+    a tight split is its budget."""
+    from dpbook.release import theorem_epsilon
+    from dpbook.theory.composition import advanced_composition
+    steps = [Spend("s", 0.01)] * 50
+    corollary = Ledger(steps, rule="advanced-corollary", delta_prime=1e-6)
+    assert theorem_epsilon(corollary) == pytest.approx(advanced_composition(0.01, 50, 1e-6)[0])
+    assert theorem_epsilon(corollary) < compose(corollary)[0]
+    assert theorem_epsilon(tuple(steps)) == pytest.approx(0.5)
+    with pytest.raises(TypeError, match="ledger"):
+        theorem_epsilon(3)

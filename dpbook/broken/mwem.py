@@ -33,7 +33,7 @@ def _broken(x, workload, epsilon, T, n, trials, rng, sampler, name, select, epsi
     x, W, p, T, _ = check_mwem_inputs(x, workload, epsilon=epsilon, T=T, n=n, trials=trials, rng=rng, sampler=sampler)
     epsilon, n = p.epsilon, p.n
     es, em = epsilon_select(epsilon, T), epsilon_measure(epsilon, T)
-    out = mwem_rounds(x, W, T=T, n=n, replay=0, R=1 if p.trials is None else p.trials, rng=p.rng, sampler=p.noise,
+    out = mwem_rounds(x, W, T=T, n=n, replay=0, R=p.runs, rng=p.rng, sampler=p.noise,
                       select=lambda scores, i, allowed, g: select(scores, es, g),
                       measure_scale=[1.0 / em] * T, sign=sign)
     # The ledger the buggy code writes is the correct split, 2T steps of ε/(2T); the noise does not follow it.

@@ -30,7 +30,7 @@ from ..mwem import mwem_practical
 from ..noise import laplace_noise
 from ..queries import MarginalWorkload, MatrixWorkload, as_workload
 from ..sparse_vector import above_threshold
-from ..validation import check_matrix_workload
+from ..validation import real_dtype, check_matrix_workload
 
 __all__ = ["stored_entries_workload", "composed_laplace_stored_entries", "above_threshold_stored_entries",
            "mwem_practical_distinct_cells", "composed_laplace_unit_range", "mwem_practical_unit_range"]
@@ -42,7 +42,7 @@ def stored_entries_workload(Q) -> MatrixWorkload:
     if not sp.issparse(Q):                                             # dense: nothing stored twice, nothing hidden
         raw = sp.csr_matrix(check_matrix_workload(Q, "Q"))
     else:
-        if Q.dtype == object or np.issubdtype(Q.dtype, np.complexfloating):
+        if not real_dtype(Q.dtype, bools=True):
             raise TypeError(f"Q must hold real numbers, got a scipy.sparse matrix of dtype {Q.dtype}")
         raw = sp.csr_matrix(Q, dtype=np.float64, copy=True)          # BUG: no sum_duplicates() before the check
         if 0 in raw.shape:

@@ -57,7 +57,7 @@ def iterative_construction(x, workload, *, rule, epsilon, delta, n=None, rounds=
                            neighbours="replace-one" if n is None else "add/remove", x=x, n_rule="public",
                            per_release=(W.m,), family="laplace", lattice_ok=False)   # Laplace on normalised reals
     epsilon, delta, rng, sampler, n = p.epsilon, p.delta, p.rng, p.noise, p.n
-    runs = 1 if p.trials is None else p.trials
+    runs = p.runs
     B_theory = max(1, int(np.floor(rule.bound())))
     B = B_theory if rounds is None else check_int("rounds", rounds, low=1)
     # ---- budget split: B rounds x (distinguisher + Laplace), each ε0-DP

@@ -292,10 +292,6 @@ def _prologue(x, stream, *, epsilon, delta, rng, sampler, n, trials, positive_de
                               lattice_ok=False)
 
 
-def _runs(p) -> int:
-    return 1 if p.trials is None else p.trials
-
-
 def _release(single, run: OnlineRun, halted, **fields) -> OnlineRelease:
     """Package a batched run; ``trials=None`` (a single run) drops the leading axis."""
     answers, queries, updated, state, updates = run.answers, run.queries, run.updated, run.state, run.updates
@@ -326,7 +322,7 @@ def online_idc_sv(x, rule, stream, *, epsilon, delta, beta=0.05, n=None, c=None,
     """
     x, stream = _setup(x, rule, stream)
     p = _prologue(x, stream, epsilon=epsilon, delta=delta, rng=rng, sampler=sampler, n=n, trials=trials)
-    epsilon, delta, rng, sampler, n, runs = p.epsilon, p.delta, p.rng, p.noise, p.n, _runs(p)
+    epsilon, delta, rng, sampler, n, runs = p.epsilon, p.delta, p.rng, p.noise, p.n, p.runs
     beta = check_beta(beta)
     B = rule.bound()
     c_theory = sv_updates(B) if B > 0 else 1
@@ -360,7 +356,17 @@ def _example_stream(**kw):
                 epsilon=0.9, delta=1e-6, rng=0, **kw)
 
 
-example(online_idc_sv, _example_stream, lambda: _example_stream(composition="tight"))
+def _example_update_fires(**kw):
+    """A database whose first query's answer is far off the uniform start, so an update fires and every seed's
+    noise shows in the release (the conventional call of the sweeps updates nothing)."""
+    from ..queries import MatrixWorkload
+    Q = np.array([[1.0, 1.0, 0.0, 0.0], [0.0, 1.0, 0.0, 1.0]])
+    return dict(x=np.array([600, 0, 0, 0]), stream=MatrixWorkload(Q), epsilon=0.5, delta=1e-3, n=600, trials=10,
+                rng=0, **kw)
+
+
+example(online_idc_sv, _example_stream, lambda: _example_stream(composition="tight"),
+        lambda: _example_update_fires(rule=MultiplicativeWeightsIDC(4, 0.3), beta=1.0, c=1))
 
 
 def online_idc(x, rule, stream, *, delta, epsilon=None, epsilon0=None, b_max=None, n=None, c_star=2.0,
@@ -394,7 +400,7 @@ def online_idc(x, rule, stream, *, delta, epsilon=None, epsilon0=None, b_max=Non
     # the prologue checks the budget the caller gave: epsilon, or epsilon0 (by its own name)
     p = _prologue(x, stream, epsilon=epsilon if epsilon0 is None else check_epsilon(epsilon0, "epsilon0"),
                   delta=delta, rng=rng, sampler=sampler, n=n, trials=trials, positive_delta=True)
-    delta, rng, sampler, n, runs = p.delta, p.rng, p.noise, p.n, _runs(p)
+    delta, rng, sampler, n, runs = p.delta, p.rng, p.noise, p.n, p.runs
     T = alg1_threshold(3.0 * rule.alpha)                       # = 2α/3 with α = 3·rule.alpha
     B = rule.bound()
     b_max = int(np.floor(B)) if b_max is None else check_int("b_max", b_max, low=0)
@@ -436,7 +442,7 @@ def online_mw_dr(x, stream, *, alpha, epsilon, delta=0.0, beta=0.05, n=None, c=N
     rule = MultiplicativeWeightsIDC(x.size, alpha)
     x, stream = _setup(x, rule, stream)
     p = _prologue(x, stream, epsilon=epsilon, delta=delta, rng=rng, sampler=sampler, n=n, trials=trials)
-    epsilon, delta, rng, sampler, n, runs = p.epsilon, p.delta, p.rng, p.noise, p.n, _runs(p)
+    epsilon, delta, rng, sampler, n, runs = p.epsilon, p.delta, p.rng, p.noise, p.n, p.runs
     beta = check_beta(beta)
     c = sv_updates(rule.bound()) if c is None else check_int("c", c, low=1)
     k = stream.k
@@ -455,3 +461,6 @@ def online_mw_dr(x, stream, *, alpha, epsilon, delta=0.0, beta=0.05, n=None, c=N
                     mechanism="DR-Alg6 OnlineMW", workload=stream.workload, params=params,
                     ledger=Ledger([Spend("NumericSparse (DR-Alg3) on the 2k one-sided queries", epsilon, delta)]),
                     neighbours=p.neighbours)
+
+
+example(online_mw_dr, lambda: _example_update_fires(alpha=0.1, c=1, T=0.5))
