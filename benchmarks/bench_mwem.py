@@ -25,11 +25,12 @@ from scipy.special import logsumexp  # noqa: E402
 
 from benchmarks._timing import best_time  # noqa: E402
 from dpbook.data import histogram  # noqa: E402
-from dpbook.multiplicative_weights import marginal_cell_update, multiplicative_weights_update  # noqa: E402
+from dpbook.multiplicative_weights import (_support_update, marginal_cell_update, marginal_layout,  # noqa: E402
+                                           multiplicative_weights_update, mw_update)
 from dpbook.explorers.mwem import explore_mwem  # noqa: E402
 from dpbook._mw_kernels import marginal_sum  # noqa: E402
 from dpbook.mwem import mwem, mwem_practical  # noqa: E402
-from dpbook.queries import Workload, k_way_marginals  # noqa: E402
+from dpbook.queries import k_way_marginals  # noqa: E402
 
 D = 20
 N = 1 << D
@@ -85,14 +86,14 @@ def main():
     W = k_way_marginals(D, 2)
     rows.append((f"answers of all {W.m} 2-way marginals: W.counts", best_time(lambda: W.counts(p))))
     j = W.cells.index(((3, 11), (1, 0)))
-    rows.append(("MW round: W.mw_update (the marginal slab override), 2-way cell",
-                 best_time(lambda: W.mw_update(work, j, 0.2, out=work, check=False), repeat=10, number=5)))
-    rows.append(("  the generic Workload.mw_update (through query_support), same cell",
-                 best_time(lambda: Workload._mw_update(W, work[None], np.array([j]), np.array([0.2])), repeat=5, number=3)))
+    rows.append(("MW round: mw_update (the marginal slab path), 2-way cell",
+                 best_time(lambda: mw_update(W, work, j, 0.2, out=work, check=False), repeat=10, number=5)))
+    rows.append(("  the generic mw_update (through query_support), same cell",
+                 best_time(lambda: _support_update(W, work[None], np.array([j]), np.array([0.2])), repeat=5, number=3)))
     P8 = np.tile(p, (8, 1))
     picks8 = np.arange(8) * 7 % W.m
-    rows.append(("  8 runs, each its own cell: W.mw_update (slabs grouped by cell)",
-                 best_time(lambda: W.mw_update(P8, picks8, np.full(8, 0.2), out=P8, check=False), repeat=5)))
+    rows.append(("  8 runs, each its own cell: mw_update (slabs grouped by cell)",
+                 best_time(lambda: mw_update(W, P8, picks8, np.full(8, 0.2), out=P8, check=False), repeat=5)))
     rows.append(("each of 8 runs' answer to its cell: W.counts_at (slab sums)",
                  best_time(lambda: W.counts_at(P8, picks8), repeat=5)))
 
@@ -106,7 +107,7 @@ def main():
     for replay in (0, "converge"):
         t = best_time(lambda: mwem_practical(x, W, n=int(x.sum()), epsilon=1.0, T=10, replay=replay, rng=0), repeat=1, number=1)
         rows.append((f"mwem_practical, whole marginals, last iterate, replay={replay!r}, T=10", t))
-    layout = W.marginal_layout()
+    layout = marginal_layout(W)
     u = layout.sets.index((1, 18))                      # the slowest layout for numpy's multi-axis sum
     rows.append(("marginal table on (1, 18): numpy p.reshape(..).sum(axes)",
                  best_time(lambda: p.reshape(layout.shapes[u]).sum(axis=layout.away1[u]))))

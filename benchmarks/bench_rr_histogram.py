@@ -9,7 +9,8 @@ from benchmarks._timing import best_time, panel_time  # noqa: E402
 from dpbook.data import bootstrap, load_cancer  # noqa: E402
 from dpbook.explorers.histogram import explore_histogram  # noqa: E402
 from dpbook.explorers.randomized_response import explore_rr  # noqa: E402
-from dpbook.histogram import histogram_mechanism, pixels_histogram  # noqa: E402
+from dpbook.data import pixels_histogram  # noqa: E402
+from dpbook.histogram import histogram_mechanism  # noqa: E402
 from dpbook.queries import random_queries  # noqa: E402
 from dpbook.randomized_response import (  # noqa: E402
     person_bits, rr_linear_queries, rr_mechanism, subgroup_workload,

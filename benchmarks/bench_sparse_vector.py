@@ -7,6 +7,7 @@ The chapter's widget callback lives in the notebook; its data work (Sparse on th
 import numpy as np
 
 from benchmarks._timing import best_time, panel_time
+from dpbook.audit.cases import sparse_vector as cases
 from dpbook.broken import sparse_vector as broken
 from dpbook.data import load_cancer
 from dpbook.queries import conjunctions
@@ -34,10 +35,9 @@ def main():
     rows.append(("scan by queries, 2000 x 165, c=10", best_time(lambda: _scan_queries(noisy, thresholds))))
     rows.append(("first_k_bottom_log_ratio k=1..40 (quad)", best_time(
         lambda: [first_k_bottom_log_ratio(k, 1.0) for k in range(1, 41)], repeat=3)))
-    for name, pair in broken.CATCHING_PAIRS.items():
-        case = broken.stream_audit_case(getattr(broken, name), pair, epsilon=2.0,
-                                        trials=broken.CATCHING_TRIALS[name])
-        rows.append((f"audit {name} ({broken.CATCHING_TRIALS[name]:,} trials)",
+    for name, pair in cases.CATCHING_PAIRS.items():
+        case = cases.stream_audit_case(getattr(broken, name), pair, epsilon=2.0, trials=cases.CATCHING_TRIALS[name])
+        rows.append((f"audit {name} ({cases.CATCHING_TRIALS[name]:,} trials)",
                      best_time(lambda: case.run(rng=0), repeat=1)))
 
     def explorer_data():

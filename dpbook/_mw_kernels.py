@@ -4,7 +4,7 @@
 * :func:`exp_update` — ``p ∝ p · exp(c · q)`` for a dense query (``bool`` indicators without an ``exp`` per
   element), overflow-shifted, with a log-space guard against underflow;
 * :func:`support_update` — the same for rows that each update on one query given by its non-zeros
-  ``(indices, values)`` (the generic :meth:`dpbook.queries.Workload.mw_update`: never an ``N``-vector per query);
+  ``(indices, values)`` (the generic :func:`dpbook.multiplicative_weights.mw_update`: never an ``N``-vector per query);
 * :func:`marginal_cells_update` — many runs, each on its own marginal cell: scale the picked cells' slabs of the
   reshaped ``(2,)*d`` cube (:class:`dpbook.queries.MarginalWorkload`'s override);
 * :class:`MarginalLayout` — whole marginals (all cells sharing an attribute set) updated in one pass, with the
@@ -206,12 +206,6 @@ def support_update(P, rows, indices, values, c) -> None:
 
 
 # --------------------------------------------------------------------------- marginal cells over {0,1}^d
-
-def slab_index(d: int, attributes, values) -> tuple:
-    """The index of the cell ``x_S = v`` in the reshaped ``(2,)*d`` cube (a basic-slicing view)."""
-    where = dict(zip(attributes, values))      # slice(b, b+1), not b: a view even when S fixes every attribute
-    return tuple(slice(where[a], where[a] + 1) if a in where else slice(None) for a in range(d))
-
 
 def marginal_cells_update(P, d, cells, picks, coefficient) -> None:
     """``P[t] ∝ P[t] · exp(coefficient[t] · q_{picks[t]})`` in place for many runs at once (``|c| <= SLAB_SAFE``):

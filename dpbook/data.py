@@ -27,7 +27,7 @@ __all__ = [
     "add_row", "remove_row", "replace_row", "random_neighbour", "bootstrap",
     "load_cancer", "load_digits", "load_diabetes", "load_karate", "load_lesmis", "DATA_DIR",
     "record_pool", "synthetic_records", "record_catalogue", "sparse_database",
-    "project_dataset", "project_histogram", "cancer_projection", "digits_subsample", "digits_histogram",
+    "project_dataset", "project_histogram", "cancer_projection", "pixels_histogram", "digits_subsample", "digits_histogram",
 ]
 
 DATA_DIR = pathlib.Path(__file__).resolve().parent.parent / "data"
@@ -363,13 +363,26 @@ def _cancer_projection(attributes) -> Dataset:
     return data
 
 
+_PIXELS: dict = {}
+
+
+def pixels_histogram(d: int = 16) -> np.ndarray:
+    """The 1797 digits marginalised to their first ``d`` pixels: a histogram over ``{0,1}^d`` (``|X| = 2^d``).
+
+    Varying ``d`` varies the universe size on real data (the first attributes are the most significant bits).
+    """
+    d = check_int("d", d, low=1, high=16)
+    if d not in _PIXELS:
+        _PIXELS[d] = load_digits().x.reshape(1 << d, -1).sum(axis=1)
+    return _PIXELS[d].copy()
+
+
 def digits_subsample(d: int, n: int, rng=None) -> np.ndarray:
     """``n`` of the 1797 real digit rows, drawn without replacement, as a histogram over the first ``d`` pixels
     (chapter 07's regime grid).
 
     ``n = 1797`` returns the whole real table.  Never duplicates a row: a smaller ``n`` is a real smaller table.
     """
-    from .histogram import pixels_histogram            # histogram imports this module: import at call time
     x = pixels_histogram(check_int("d", d, low=1, high=16))
     n = check_int("n", n, low=1, high=int(x.sum()))
     if n == x.sum():

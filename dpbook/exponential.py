@@ -20,7 +20,8 @@ from scipy.special import softmax
 from .noise import laplace_noise
 from .release import Spend, with_claim
 from .theory.exponential import report_noisy_max_scale
-from .validation import as_array, check_epsilon, check_int, check_sensitivity, check_work, mechanism_prologue
+from .contract import mechanism_prologue
+from .validation import real_dtype, as_array, check_epsilon, check_int, check_sensitivity, check_work
 
 __all__ = ["exponential_mechanism", "exponential_probabilities", "exponential_sample", "report_noisy_max",
            "check_scores"]
@@ -30,8 +31,7 @@ def check_scores(scores, name: str = "scores", *, batch: bool = False) -> np.nda
     """A utility vector: a non-empty 1-D array of finite real numbers (``TypeError`` / ``ValueError`` otherwise);
     with ``batch``, also a 2-D ``(trials, |R|)`` array of them, one utility vector per row."""
     arr = as_array(name, scores)
-    if arr.dtype == object or arr.dtype == bool or not np.issubdtype(arr.dtype, np.number) \
-            or np.issubdtype(arr.dtype, np.complexfloating):
+    if not real_dtype(arr.dtype):
         raise TypeError(f"{name} must be a 1-D array of real numbers, got dtype {arr.dtype}")
     if arr.ndim not in ((1, 2) if batch else (1,)) or arr.size == 0:
         shape = "1-D (or 2-D, one row per trial)" if batch else "1-D"
@@ -51,7 +51,7 @@ def _logits(u: np.ndarray, epsilon: float, sensitivity: float) -> np.ndarray:
 
 def _pick(picks, epsilon, mechanism, neighbours, trace=None):
     """The pick(s) as an int / array of ints that carries the claim (:func:`dpbook.release.with_claim`)."""
-    return with_claim(picks, epsilon=epsilon, mechanism=mechanism, neighbours=neighbours,
+    return with_claim(picks, mechanism=mechanism, neighbours=neighbours,
                       ledger=(Spend(mechanism, epsilon),), trace=trace)
 
 

@@ -15,7 +15,8 @@ from .queries import check_database
 from .release import Ledger, Release, Spend
 from .theory.composition import laplace_per_query_scale
 from .theory.gaussian import analytic_gaussian_sigma, gaussian_sigma
-from .validation import check_sensitivity, mechanism_prologue
+from .contract import example, mechanism_prologue
+from .validation import check_sensitivity
 
 __all__ = ["gaussian_mechanism", "composed_laplace_mechanism", "CALIBRATIONS"]
 
@@ -61,7 +62,7 @@ def gaussian_mechanism(x, workload, *, epsilon, delta, n=None, sensitivity=None,
         step = 1.0
         counts = round_to_grid(counts, step)
     answers = (counts + noise.sample(sigma, p.shape, p.rng, step=step)) / n
-    return Release(answers, epsilon, delta, "gaussian", noise_scale=sigma / n,
+    return Release(answers, "gaussian", noise_scale=sigma / n,
                    ledger=(Spend("gaussian", epsilon, delta),), neighbours=neighbours,
                    trace={"calibration": calibration, "sensitivity": sensitivity, "sigma_counts": sigma,
                           "noise": noise.name})
@@ -114,8 +115,16 @@ def composed_laplace_mechanism(x, workload, *, epsilon, n=None, delta=0.0, neigh
         counts = round_to_grid(counts, step)
     answers = (counts + noise.sample(b, p.shape, p.rng, step=step)) / n
     rule = "basic" if delta == 0.0 else "advanced"
-    return Release(answers, epsilon, delta, f"laplace per query ({rule} composition)", noise_scale=b / n,
+    return Release(answers, f"laplace per query ({rule} composition)", noise_scale=b / n,
                    ledger=Ledger((Spend(f"laplace query {i}", epsilon_q) for i in range(W.m)),
                                  rule="basic" if delta == 0.0 else "advanced-corollary",   # DR-Cor3.21's split
-                                 delta_prime=delta), neighbours=neighbours,
+                                 delta_prime=delta, budget=epsilon), neighbours=neighbours,
                    trace={"rule": rule, "epsilon_q": epsilon_q, "sensitivity": s})
+
+
+def _example_marginals():
+    from .queries import k_way_marginals
+    return dict(x=np.arange(16), workload=k_way_marginals(4, 1))
+
+
+example(composed_laplace_mechanism, lambda: dict(**_example_marginals(), epsilon=0.9, delta=1e-6, n=120, rng=0))

@@ -36,7 +36,8 @@ from .queries import Workload
 from .release import ReleaseRecord, Spend
 from .theory.graphs import rr_cut_error_bound
 from .theory.histogram import histogram_scale
-from .validation import as_array, check_int, check_probability, check_real, mechanism_prologue
+from .contract import example, mechanism_prologue
+from .validation import real_dtype, as_array, check_int, check_probability, check_real
 
 __all__ = [
     "GraphDatabase", "graph_database", "from_graph", "load_graph", "random_graph", "planted_partition",
@@ -65,7 +66,7 @@ def _check_pair_weights(weights, size, *, name="weights", what="one per pair") -
     shape ``(size,)``, finite, each in ``[0, 1]`` (a pair's weight is its cell of the histogram; IDC §6.1's
     sensitivity 1 needs it).  Returns a read-only float64 copy."""
     w = as_array(name, weights)
-    if w.dtype == object or w.dtype == bool or not np.issubdtype(w.dtype, np.number):
+    if not real_dtype(w.dtype):
         raise TypeError(f"{name} must be real numbers, got dtype {w.dtype}")
     if w.shape != (size,):
         raise ValueError(f"{name} must have shape ({size},), {what}, got {w.shape}")
@@ -159,7 +160,7 @@ def graph_database(edges, num_vertices, weights=None, *, name="") -> GraphDataba
     e = as_array("edges", edges)
     if e.size == 0:
         e = np.zeros((0, 2), dtype=np.int64)
-    if e.dtype == object or e.dtype == bool or not np.issubdtype(e.dtype, np.number):
+    if not real_dtype(e.dtype):
         raise TypeError(f"edges must be an (|E|, 2) array of vertex indices, got dtype {e.dtype}")
     if e.ndim != 2 or e.shape[1] != 2:
         raise ValueError(f"edges must have shape (|E|, 2), got {e.shape}")
@@ -250,7 +251,7 @@ class RankOneWorkload(Workload):
     @staticmethod
     def _check_side(name, M):
         arr = np.asarray(M)
-        if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+        if not real_dtype(arr.dtype, bools=True):
             raise TypeError(f"{name} must be an (m, V) array of numbers in [0, 1], got dtype {arr.dtype}")
         arr = arr.astype(np.float64)
         if arr.ndim != 2 or arr.shape[0] == 0:
@@ -339,7 +340,7 @@ def _vertex_mask(name, vertices, V) -> np.ndarray:
     mask = np.zeros(V)
     if arr.size == 0:
         return mask
-    if arr.dtype == object or arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
+    if not real_dtype(arr.dtype, integer=True):
         raise TypeError(f"{name} must be a collection of integer vertex ids, got dtype {arr.dtype}")
     if arr.min() < 0 or arr.max() >= V:
         bad = int(arr.max()) if arr.max() >= V else int(arr.min())
@@ -386,8 +387,6 @@ class NoisyGraph(ReleaseRecord):
 
     weights: np.ndarray = field(repr=False)
     num_vertices: int
-    epsilon: float
-    delta: float
     mechanism: str
     neighbours: str
     noise_scale: float
@@ -439,8 +438,11 @@ def graph_randomized_response(graph, *, epsilon, neighbours="add/remove", trials
     epsilon, neighbours = p.epsilon, p.neighbours
     b = histogram_scale(epsilon, neighbours)                        # Δ1 = 1 (add/remove) or 2 (replace-one)
     weights = graph.weights + p.noise.sample(b, p.shape, p.rng)
-    return NoisyGraph(weights, graph.num_vertices, epsilon, 0.0, "graph randomized response", neighbours, b,
+    return NoisyGraph(weights, graph.num_vertices, "graph randomized response", neighbours, b,
                       (Spend("Laplace on every pair (edge-level)", epsilon),))
+
+
+example(graph_randomized_response, lambda: dict(graph=random_graph(9, 0.4, 0), epsilon=0.7, rng=0))
 
 
 # =========================================================================== the cut norm, exactly and not
@@ -458,7 +460,7 @@ class CutNorm:
 
 def _check_square(matrix, *, max_vertices=None) -> np.ndarray:
     M = np.asarray(matrix)
-    if M.dtype == object or M.dtype == bool or not np.issubdtype(M.dtype, np.number):
+    if not real_dtype(M.dtype):
         raise TypeError(f"matrix must be a real (V, V) array, got dtype {M.dtype}")
     M = M.astype(np.float64)
     if M.ndim not in (2, 3) or M.shape[-1] != M.shape[-2] or M.shape[-1] < 1:
@@ -669,8 +671,6 @@ class SyntheticGraph(ReleaseRecord):
     scale: str
     E: float | None
     feasible: bool | None
-    epsilon: float
-    delta: float
     neighbours: str
     ledger: tuple[Spend, ...] = ()
     trace: Mapping[str, Any] | None = field(default=None, repr=False)
@@ -773,7 +773,7 @@ def synthetic_graph(noisy, *, scale="uniform", oracle="exact", E=None, max_iter=
             converged = True                                # the oracle repeats cuts the LP already satisfies
             break
     return SyntheticGraph(w, V, s_val, found, len(history), tuple(history), converged, oracle, scale, E,
-                          None if E is None else bool(found <= E), noisy.epsilon, noisy.delta, noisy.neighbours,
+                          None if E is None else bool(found <= E), noisy.neighbours,
                           noisy.ledger)
 
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .noise import as_generator
-from .validation import check_int
+from .validation import real_dtype, check_int
 
 __all__ = [
     "IRREDUCIBLE", "irreducible_polynomial", "is_irreducible_reference", "field_bits",
@@ -142,7 +142,7 @@ def is_irreducible_reference(modulus: int) -> bool:
 
 def _as_field_array(name, value, s) -> np.ndarray:
     arr = np.asarray(value)
-    if arr.dtype == object or arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
+    if not real_dtype(arr.dtype, integer=True):
         raise TypeError(f"{name} must hold integers (field elements), got dtype {arr.dtype}")
     if arr.size and (arr.min() < 0 or int(arr.max()) >= (1 << s)):
         raise ValueError(f"{name} must hold field elements in [0, 2^{s})")

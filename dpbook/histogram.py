@@ -15,11 +15,16 @@ from .noise import laplace_noise
 from .queries import as_workload, check_database
 from .release import Release, ReleaseRecord, Spend
 from .theory.histogram import histogram_scale
-from .validation import check_histogram, check_int, mechanism_prologue
+from .contract import mechanism_prologue
+from .validation import check_histogram, check_int
 
 __all__ = [
-    "NoisyHistogram", "noisy_histogram", "histogram_mechanism", "pixels_histogram",
+    "NoisyHistogram", "noisy_histogram", "histogram_mechanism",
 ]
+
+#: The digits loader lives in :mod:`dpbook.data`; the name stays importable here for the chapters that import it
+#: from this module.
+from .data import pixels_histogram  # noqa: E402,F401
 
 @dataclass(frozen=True)
 class NoisyHistogram(ReleaseRecord):
@@ -33,8 +38,6 @@ class NoisyHistogram(ReleaseRecord):
 
     counts: np.ndarray = field(repr=False)
     n: int
-    epsilon: float
-    delta: float
     mechanism: str
     neighbours: str
     noise_scale: float | None = None
@@ -61,7 +64,7 @@ class NoisyHistogram(ReleaseRecord):
     def release(self, workload) -> Release:
         """The answers to ``workload`` as a :class:`~dpbook.release.Release` (same ε, δ and ledger)."""
         scale = None if self.noise_scale is None else self.noise_scale / self.n
-        return Release(self.answers(workload), self.epsilon, self.delta, self.mechanism, noise_scale=scale,
+        return Release(self.answers(workload), self.mechanism, noise_scale=scale,
                        ledger=self.ledger, trace={"histogram": self.counts}, neighbours=self.neighbours)
 
 
@@ -81,7 +84,7 @@ def noisy_histogram(x, *, epsilon, n=None, neighbours: str = "add/remove", trial
     epsilon, n, neighbours = p.epsilon, p.n, p.neighbours
     b = histogram_scale(epsilon, neighbours)       # one ε for the whole histogram: Δ = 1 (add/remove) or 2
     counts = x + p.noise.sample(b, p.shape, p.rng)  # x is integral: on every lattice the noise can use
-    return NoisyHistogram(counts, n, epsilon, 0.0, "noisy histogram", neighbours, noise_scale=b,
+    return NoisyHistogram(counts, n, "noisy histogram", neighbours, noise_scale=b,
                           ledger=(Spend("laplace histogram", epsilon),))
 
 
@@ -96,18 +99,3 @@ def histogram_mechanism(x, workload, *, epsilon, n=None, neighbours: str = "add/
     x, W = check_database(x, workload)
     return noisy_histogram(x, epsilon=epsilon, n=n, neighbours=neighbours, trials=trials, rng=rng,
                            sampler=sampler).release(W)
-
-
-_PIXELS: dict = {}
-
-
-def pixels_histogram(d: int = 16) -> np.ndarray:
-    """The 1797 digits marginalised to their first ``d`` pixels: a histogram over ``{0,1}^d`` (``|X| = 2^d``).
-
-    Varying ``d`` varies the universe size on real data (the first attributes are the most significant bits).
-    """
-    d = check_int("d", d, low=1, high=16)
-    if d not in _PIXELS:
-        from .data import load_digits
-        _PIXELS[d] = load_digits().x.reshape(1 << d, -1).sum(axis=1)
-    return _PIXELS[d].copy()

@@ -9,7 +9,8 @@ from .noise import (GRID_BITS, MAX_DISCRETE_SCALE, discrete_laplace, grid_granul
 from .queries import check_database
 from .release import Release, Spend, with_claim
 from .theory.laplace import laplace_scale
-from .validation import as_array, check_noise_scale, check_sensitivity, mechanism_prologue
+from .contract import mechanism_prologue
+from .validation import real_dtype, as_array, check_noise_scale, check_sensitivity
 
 __all__ = ["laplace_mechanism", "grid_laplace_release"]
 
@@ -49,7 +50,7 @@ def laplace_mechanism(x, workload, *, epsilon, n=None, sensitivity=None, neighbo
     b = laplace_scale(sensitivity, epsilon)                        # noise scale on the counts
     counts = W.counts(x) if step is None else round_to_grid(W.counts(x), step)
     answers = (counts + noise.sample(b, p.shape, p.rng, step=step)) / n
-    return Release(answers, epsilon, 0.0, "laplace", noise_scale=b / n,
+    return Release(answers, "laplace", noise_scale=b / n,
                    ledger=(Spend("laplace", epsilon),), neighbours=neighbours,
                    trace={"noise": noise.name, "sensitivity": sensitivity, "lattice_step": step})
 
@@ -65,8 +66,7 @@ def grid_laplace_release(values, *, sensitivity, epsilon, trials=None, rng=None,
     (:class:`dpbook.release.ReleasedArray`; ε under the relation for which ``sensitivity`` bounds the change).
     """
     arr = as_array("values", values)
-    if arr.dtype == object or arr.dtype == bool or not np.issubdtype(arr.dtype, np.number) \
-            or np.issubdtype(arr.dtype, np.complexfloating):
+    if not real_dtype(arr.dtype):
         raise TypeError(f"values must be real numbers, got dtype {arr.dtype}")
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"values must be a non-empty 1-D array, got shape {arr.shape}")
@@ -82,6 +82,6 @@ def grid_laplace_release(values, *, sensitivity, epsilon, trials=None, rng=None,
         raise ValueError(f"{err}: the grid step follows sensitivity ({sensitivity!r}) / epsilon ({epsilon!r}); "
                          "make that ratio larger or the values smaller") from None
     noise = discrete_laplace(scale / granularity, p.shape, p.rng)
-    return with_claim((steps + noise) * granularity, epsilon=epsilon, mechanism="grid laplace release",
+    return with_claim((steps + noise) * granularity, mechanism="grid laplace release",
                       ledger=(Spend("grid laplace", epsilon),),
                       trace={"granularity": granularity, "scale": scale})

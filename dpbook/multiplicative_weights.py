@@ -37,8 +37,10 @@ and without AVX-512: the update, and so MWEM's output, is then the same bytes on
 6–12x numpy's AVX-512 ``exp`` (measured: a float-query update at ``N = 2^20`` 1.8x slower than with ``np.exp``).
 
 The fast kernels live in the private :mod:`dpbook._mw_kernels`; the update of a hypothesis by one query of a
-workload is :meth:`dpbook.queries.Workload.mw_update` (through the query's non-zeros, never an ``N``-vector per
-query; :class:`~dpbook.queries.MarginalWorkload` scales the cell's slab).
+workload is :func:`mw_update` (through what the workload exposes: the query's non-zeros, never an ``N``-vector per
+query; an explicit matrix's rows; a :class:`~dpbook.queries.MarginalWorkload`'s cell slab), and MWEM's grouping of
+marginal cells into whole marginals is :func:`marginal_layout`.  A workload carries no update: ``import
+dpbook.queries`` (and every mechanism that only answers queries) loads none of this.
 
 Batches: ``p`` may have shape ``(trials, N)`` with ``coefficient`` of shape ``(trials,)`` and ``query`` of shape
 ``(N,)`` or ``(trials, N)``, so many independent runs update in one call.
@@ -48,8 +50,10 @@ from __future__ import annotations
 import numpy as np
 
 from .theory.mwem import mw_bound
-from ._mw_kernels import SLAB_SAFE, exp_scalar, exp_update, slab_index
-from .validation import ALPHA_RANGE, check_work, as_array, check_int, check_real
+from ._mw_kernels import (SLAB_SAFE, MarginalLayout, exp_scalar, exp_update, marginal_cells_update,
+                          support_update)
+from .queries import MarginalWorkload, MatrixWorkload, Workload, slab_index
+from .validation import real_dtype, ALPHA_RANGE, check_work, as_array, check_int, check_real
 
 #: The smallest learning rate: η = α/2 for the smallest accuracy target.
 ETA_MIN = ALPHA_RANGE[0] / 2
@@ -57,7 +61,7 @@ ETA_MIN = ALPHA_RANGE[0] / 2
 # mw_update_reference is public but not in __all__: it is the unguarded reference (the algorithm box's lines), which
 # the bad-input sweep of tests/test_api_coverage.py (it walks __all__) must not hold to the validated API's contract.
 __all__ = ["multiplicative_weights_update", "marginal_cell_update", "idc_mw_update", "kl_potential",
-           "mw_bound", "uniform_hypothesis", "check_distribution"]
+           "mw_bound", "uniform_hypothesis", "check_distribution", "mw_update", "marginal_layout"]
 
 
 
@@ -67,7 +71,7 @@ def check_distribution(p, name: str = "p") -> np.ndarray:
     """A hypothesis: a probability vector (or a ``(trials, N)`` stack of them), finite, >= 0, each row summing to 1
     (to 1e-6); returned as float64.  ``TypeError`` for a non-numeric or boolean array, ``ValueError`` otherwise."""
     arr = as_array(name, p)
-    if arr.dtype == object or arr.dtype == bool or not np.issubdtype(arr.dtype, np.number):
+    if not real_dtype(arr.dtype):
         raise TypeError(f"{name} must be a float probability vector, got dtype {arr.dtype}")
     if arr.ndim not in (1, 2) or arr.shape[-1] == 0:
         raise ValueError(f"{name} must have shape (N,) or (trials, N) with N >= 1, got {arr.shape}")
@@ -86,7 +90,7 @@ def check_distribution(p, name: str = "p") -> np.ndarray:
 def _check_query(query, N: int, batch: tuple, name: str = "query") -> np.ndarray:
     """A linear query in ``[0,1]^N`` (float) or an indicator (bool); shape ``(N,)`` or ``batch + (N,)``."""
     q = as_array(name, query)
-    if q.dtype == object or not (np.issubdtype(q.dtype, np.number) or q.dtype == bool):
+    if not real_dtype(q.dtype, bools=True):
         raise TypeError(f"{name} must be a numeric vector in [0,1]^N or a boolean indicator, got dtype {q.dtype}")
     if q.shape not in ((N,), batch + (N,)):
         raise ValueError(f"{name} must have shape ({N},) to match p, got {q.shape}")
@@ -106,7 +110,7 @@ def _check_batch_real(name: str, value, batch: tuple, **bounds) -> np.ndarray | 
     if np.ndim(value) == 0:
         return check_real(name, value.item() if isinstance(value, np.ndarray) else value, **bounds)
     arr = as_array(name, value)
-    if arr.dtype == object or arr.dtype == bool or not np.issubdtype(arr.dtype, np.number):
+    if not real_dtype(arr.dtype):
         raise TypeError(f"{name} must be a real number or an array of them, got dtype {arr.dtype}")
     if arr.shape != batch:
         raise ValueError(f"{name} must be a scalar or have shape {batch} (one per row of p), got {arr.shape}")
@@ -251,3 +255,95 @@ def kl_potential(target, hypothesis) -> float | np.ndarray:
         terms = np.where(t > 0, t * (np.log(t) - np.log(h)), 0.0)
     kl = terms.sum(axis=-1)
     return float(kl) if np.ndim(kl) == 0 else kl
+
+
+# --------------------------------------------------------------------------- the update by a workload's query
+
+def mw_update(workload, p, i, coefficient, *, out=None, check: bool = True) -> np.ndarray:
+    """The multiplicative-weights update of hypothesis ``p`` by query ``i`` of ``workload``:
+    ``p ∝ p · exp(coefficient · q_i)``, renormalised (IDC-AlgA.2 ≡ DR-Alg5, MWEM's step 3; the readable rule is
+    :func:`mw_update_reference`).
+
+    ``p``: a probability vector ``(N,)`` or a batch ``(trials, N)``; ``i``: a query index, or one per row;
+    ``coefficient``: a finite real, or one per row.  ``out`` may be ``p`` (in place).  Through what the workload
+    exposes (never an ``N``-vector per query): a :class:`~dpbook.queries.MarginalWorkload`'s cell slabs, a
+    :class:`~dpbook.queries.MatrixWorkload`'s rows, any other workload's query supports
+    (:meth:`~dpbook.queries.Workload.query_support`).  ``check=False`` skips validation (inner loops).
+    """
+    if check:
+        if not isinstance(workload, Workload):
+            raise TypeError(f"workload must be a dpbook.queries.Workload, got {type(workload).__name__}")
+        p = check_distribution(p)
+        rows = 1 if p.ndim == 1 else p.shape[0]
+        picks = workload.check_picks(i, rows)
+        c = np.asarray(coefficient)
+        if not real_dtype(c.dtype):
+            raise TypeError(f"coefficient must be a real number or one per row of p, got {type(coefficient).__name__}")
+        c = c.astype(np.float64)
+        if c.shape not in ((), (rows,)) or (p.ndim == 1 and c.ndim):
+            raise ValueError(f"coefficient must be a scalar or have shape ({rows},) (one per row of p), got {c.shape}")
+        if not np.all(np.isfinite(c)):
+            raise ValueError(f"coefficient ({coefficient!r}) must be finite")
+        if out is not None and (not isinstance(out, np.ndarray) or out.dtype != np.float64 or out.shape != p.shape):
+            raise TypeError(f"out must be a float64 numpy array of shape {p.shape} (the shape of p)")
+    else:
+        picks, c = i, coefficient
+    if out is None:
+        out = np.array(p, dtype=np.float64, order="C")
+    elif out is not p:
+        np.copyto(out, p)
+    P2 = out if out.ndim == 2 else out[None]
+    picks = np.broadcast_to(np.asarray(picks, dtype=np.int64), (P2.shape[0],))
+    c = np.broadcast_to(np.asarray(c, dtype=np.float64), (P2.shape[0],))
+    if isinstance(workload, MarginalWorkload):
+        _slab_update(workload, P2, picks, c)
+    elif isinstance(workload, MatrixWorkload):          # the matrix is explicit: the picked rows are at hand
+        exp_update(P2, workload.query_rows(picks), c, P2)
+    else:
+        _support_update(workload, P2, picks, c)
+    return out
+
+
+def _support_update(workload, P: np.ndarray, picks: np.ndarray, c: np.ndarray) -> None:
+    """``P[t] ∝ P[t] · exp(c[t] · q_{picks[t]})`` in place (validated ``(trials, N)`` float64), for any workload: on
+    each picked query's non-zeros, grouped by query."""
+    for j in np.unique(picks):
+        rows = np.flatnonzero(picks == j)
+        idx, val = workload.query_support(int(j))
+        support_update(P, rows, idx, val, c[rows])
+
+
+def _slab_update(workload, P: np.ndarray, picks: np.ndarray, c: np.ndarray) -> None:
+    """The slab update of marginal cells: one run → :func:`marginal_cell_update` (scales only the cell's slab of
+    the ``(2,)*d`` cube); many runs → every row at once, slabs grouped by cell; ``|c| > 30`` rows take the guarded
+    general path."""
+    if P.shape[0] == 1 or np.any(np.abs(c) > SLAB_SAFE):
+        for t, (j, ct) in enumerate(zip(picks, c)):
+            S, v = workload.cells[j]
+            marginal_cell_update(P[t], workload.d, S, v, float(ct), out=P[t], check=False)
+        return
+    marginal_cells_update(P, workload.d, workload.cells, picks, c)
+
+
+def marginal_layout(workload) -> MarginalLayout:
+    """The cells of a :class:`~dpbook.queries.MarginalWorkload` grouped by attribute set, for MWEM's
+    ``measure="marginal"`` (a *unit* = one marginal; ``-1``-padded ``units``), with each unit's exact L1 sensitivity
+    under add/remove (``sensitivity``: ``l1_sensitivity`` of its cells) and under replace-one
+    (``replace_sensitivity``: ``replace_one_l1_sensitivity``, exact for one attribute set), repeated cells counted
+    as often as they are listed — built once per workload.  Only marginal cells have that structure: any other
+    workload is refused."""
+    if not isinstance(workload, MarginalWorkload):
+        raise ValueError(f"a {type(workload).__name__} has no marginal structure: measuring whole marginals needs a "
+                         "workload of marginal cells (a MarginalWorkload); use measure='cell'")
+    layout = getattr(workload, "_marginal_layout", None)        # a private cache on the (frozen) workload
+    if layout is None:
+        by_set = {}
+        for j, (S, _) in enumerate(workload.cells):
+            by_set.setdefault(tuple(sorted(S)), []).append(j)
+        g = max(len(v) for v in by_set.values())
+        units = np.array([v + [-1] * (g - len(v)) for v in by_set.values()], dtype=np.int64)
+        parts = [MarginalWorkload(workload.d, [workload.cells[j] for j in row[row >= 0]]) for row in units]
+        sensitivity = np.array([part.l1_sensitivity() for part in parts])
+        replace = np.array([part.replace_one_l1_sensitivity() for part in parts])
+        layout = workload._marginal_layout = MarginalLayout(workload.d, workload.cells, units, sensitivity, replace)
+    return layout

@@ -20,9 +20,9 @@ primitive steps and the rest is post-processing.
 Speed.  Hypotheses live as probability vectors ``p = A/n`` (shape ``(trials, N)``, all trials at once).  The
 mechanism asks the workload, never its type: the answers of every hypothesis are ``W.counts(P)`` (for marginals a
 superset-sum transform, never an ``m × |X|`` matrix), each run's answer to its picked query ``W.counts_at(P, picks)``,
-and the update ``W.mw_update(P, picks, coefficient)`` (generic through the query's non-zeros; a
+and the update ``mw_update(W, P, picks, coefficient)`` (:mod:`dpbook.multiplicative_weights`) (generic through the query's non-zeros; a
 :class:`~dpbook.queries.MarginalWorkload` scales only the cell's slab of the reshaped ``(2,)*d`` cube).  Whole
-marginals (``mwem_practical(measure="marginal")``) need ``W.marginal_layout()``, which a workload without
+marginals (``mwem_practical(measure="marginal")``) need ``marginal_layout(W)``, which a workload without
 marginal cells refuses with a ``ValueError``.
 
 Module map: :func:`mwem` and :func:`mwem_practical` (the mechanisms); :func:`check_mwem_inputs` (what every
@@ -34,12 +34,14 @@ from __future__ import annotations
 import numpy as np
 
 from .exponential import exponential_mechanism
+from .multiplicative_weights import marginal_layout, mw_update
 from .noise import laplace_noise
 from .queries import check_database
 from .release import Ledger, Release, Spend
 from .theory.composition import tight_per_step_epsilon
-from .validation import (EPSILON_EXP_MAX, EPSILON_RANGE, check_choice, check_delta, check_entry_range, check_epsilon,
-                         check_int, check_real, check_work, mechanism_prologue)
+from .contract import example, mechanism_prologue
+from .validation import (real_dtype, EPSILON_EXP_MAX, EPSILON_RANGE, check_choice, check_delta, check_entry_range, check_epsilon,
+                         check_int, check_real, check_work)
 
 __all__ = ["mwem", "mwem_practical", "advanced_step_epsilon"]
 # The engine (documented, shared with dpbook.broken.mwem, not in __all__, which the bad-input sweep of
@@ -56,17 +58,19 @@ def _select(scores: np.ndarray, epsilon_select: float, rng) -> np.ndarray:
 
 
 def mwem_ledger(T: int, epsilon_select, epsilon_measure, unit: str = "", *, rule: str = "basic",
-                delta_prime: float = 0.0) -> Ledger:
+                delta_prime: float = 0.0, budget=None) -> Ledger:
     """The ``2T`` primitive steps of MWEM, each a :class:`~dpbook.release.Spend`: round ``i``'s
     exponential-mechanism selection at ``epsilon_select[i]`` and Laplace measurement at ``epsilon_measure[i]`` (a
     scalar: the same every round).  ``unit`` says what is selected and measured.  ``rule``: how the steps
-    compose — ``"basic"`` (DR-Thm3.16, the ε add up) or ``"advanced"`` with ``delta_prime`` (DR-Thm3.20)."""
+    compose — ``"basic"`` (DR-Thm3.16, the ε add up) or ``"advanced"`` with ``delta_prime`` (DR-Thm3.20).
+    ``budget``: the ε the steps were split from (:class:`~dpbook.release.Ledger`)."""
     sel = np.broadcast_to(np.asarray(epsilon_select, dtype=np.float64), (T,))
     mea = np.broadcast_to(np.asarray(epsilon_measure, dtype=np.float64), (T,))
     what = f" {unit}" if unit else ""
     return Ledger([Spend(f"round {i + 1}: {step}", float(eps)) for i in range(T)
                    for step, eps in ((f"exponential mechanism (select{what})", sel[i]),
-                                     (f"laplace (measure{what})", mea[i]))], rule=rule, delta_prime=delta_prime)
+                                     (f"laplace (measure{what})", mea[i]))], rule=rule, delta_prime=delta_prime,
+                  budget=budget)
 
 
 def mwem(x, workload, *, epsilon, T, delta=0.0, n=None, replay=0, trials=None, rng=None,
@@ -104,13 +108,21 @@ def mwem(x, workload, *, epsilon, T, delta=0.0, n=None, replay=0, trials=None, r
         epsilon_select = epsilon_measure = advanced_step_epsilon(epsilon, T, delta)
     rule = "basic" if delta == 0.0 else "advanced"
 
-    out = mwem_rounds(x, W, T=T, n=n, replay=replay, R=_runs(p), rng=p.rng, sampler=p.noise,
+    out = mwem_rounds(x, W, T=T, n=n, replay=replay, R=p.runs, rng=p.rng, sampler=p.noise,
                       select=lambda scores, i, allowed, g: _select(scores, epsilon_select, g),
                       measure_scale=[1.0 / epsilon_measure] * T)
-    return mwem_release(out, trials, "mwem", epsilon, 1.0 / (epsilon_measure * n),
-                        mwem_ledger(T, epsilon_select, epsilon_measure, rule=rule, delta_prime=delta),
-                        neighbours=p.neighbours, delta=delta, T=T, n=n, replay=replay, epsilon_select=epsilon_select,
+    return mwem_release(out, trials, "mwem", 1.0 / (epsilon_measure * n),
+                        mwem_ledger(T, epsilon_select, epsilon_measure, rule=rule, delta_prime=delta, budget=epsilon),
+                        neighbours=p.neighbours, T=T, n=n, replay=replay, epsilon_select=epsilon_select,
                         epsilon_measure=epsilon_measure, composition=rule)
+
+
+def _example_marginals():
+    from .queries import k_way_marginals
+    return dict(x=np.arange(16), workload=k_way_marginals(4, 1))
+
+
+example(mwem, lambda: dict(**_example_marginals(), epsilon=0.9, T=20, delta=1e-6, n=120, trials=2, rng=0))
 
 
 def advanced_step_epsilon(epsilon, T, delta) -> float:
@@ -126,11 +138,6 @@ def advanced_step_epsilon(epsilon, T, delta) -> float:
         raise ValueError(f"T ({T}) splits epsilon ({epsilon!r}) into {step:.3g} per step, below the smallest "
                          f"epsilon {EPSILON_RANGE[0]:g}; make T smaller")
     return step
-
-
-def _runs(p) -> int:
-    """The number of independent runs of a checked call: 1 for a single release (``trials=None``)."""
-    return 1 if p.trials is None else p.trials
 
 
 def mwem_practical(x, workload, *, epsilon, T, n=None, measure="marginal", output="last", replay="converge",
@@ -180,7 +187,7 @@ def mwem_practical(x, workload, *, epsilon, T, n=None, measure="marginal", outpu
     """
     x, W, p, T, _ = check_mwem_inputs(x, workload, epsilon=epsilon, T=T, n=n, trials=trials, rng=rng,
                                       sampler=sampler, neighbours=neighbours)
-    epsilon, n, neighbours, R = p.epsilon, p.n, p.neighbours, _runs(p)   # add/remove: n must be public
+    epsilon, n, neighbours, R = p.epsilon, p.n, p.neighbours, p.runs   # add/remove: n must be public
     measure = check_choice("measure", measure, ("marginal", "cell"))
     output = check_choice("output", output, ("last", "average"))
     if not (isinstance(replay, str) and replay == "converge"):
@@ -189,7 +196,7 @@ def mwem_practical(x, workload, *, epsilon, T, n=None, measure="marginal", outpu
         raise TypeError(f"exclude_measured must be True or False, got {type(exclude_measured).__name__}")
     select_share = check_real("select_share", select_share, low=0.0, high=1.0, low_open=True, high_open=True)
     weights = _round_weights(round_weights, T)
-    layout = W.marginal_layout() if measure == "marginal" else None      # ValueError if W has no marginals
+    layout = marginal_layout(W) if measure == "marginal" else None      # ValueError if W has no marginals
     units = np.arange(W.m)[:, None] if layout is None else layout.units      # (G, g) cells per unit, -1 padded
     if exclude_measured and T > units.shape[0]:
         raise ValueError(f"T ({T}) must be at most the number of units ({units.shape[0]}) when exclude_measured")
@@ -215,8 +222,8 @@ def mwem_practical(x, workload, *, epsilon, T, n=None, measure="marginal", outpu
     if output == "last":
         out["answers_average"], out["answers"] = out["answers"], out["answers_last"]
     unit = "a marginal" if measure == "marginal" else "a cell"
-    ledger = mwem_ledger(T, epsilon_select, epsilon_measure, f"{unit}, Δ={sensitivity:g}")
-    return mwem_release(out, trials, "mwem (practical)", epsilon, sensitivity / (float(epsilon_measure.min()) * n),
+    ledger = mwem_ledger(T, epsilon_select, epsilon_measure, f"{unit}, Δ={sensitivity:g}", budget=epsilon)
+    return mwem_release(out, trials, "mwem (practical)", sensitivity / (float(epsilon_measure.min()) * n),
                         ledger, neighbours=neighbours, T=T, n=n, measure=measure, output=output, replay=replay,
                     exclude_measured=bool(exclude_measured), units=units, sensitivity=sensitivity,
                     epsilon_select=epsilon_select, epsilon_measure=epsilon_measure)
@@ -226,7 +233,7 @@ def _round_weights(round_weights, T):
     if round_weights is None:
         return np.full(T, 1.0 / T)
     w = np.asarray(round_weights)
-    if w.dtype == object or w.dtype == bool or not np.issubdtype(w.dtype, np.number):
+    if not real_dtype(w.dtype):
         raise TypeError(f"round_weights must be a sequence of T positive numbers, got dtype {w.dtype}")
     w = w.astype(np.float64)
     if w.shape != (T,):
@@ -250,7 +257,7 @@ def check_mwem_inputs(x, workload, *, epsilon, T, delta=0.0, n=None, replay=0, t
     """The inputs every MWEM variant checks, in one place (also for :mod:`dpbook.broken.mwem`).
 
     The histogram and the workload over the same universe (:func:`~dpbook.queries.check_database`), then the
-    mechanisms' prologue (:func:`dpbook.validation.mechanism_prologue`: ``epsilon``, ``delta``, ``rng``, the
+    mechanisms' prologue (:func:`dpbook.contract.mechanism_prologue`: ``epsilon``, ``delta``, ``rng``, the
     continuous Laplace ``sampler`` — measured counts of fractional queries are reals —, the public ``n``,
     ``trials``), then ``T >= 1`` rounds and ``replay >= 0`` sweeps, with
     the work ``R·T·(m + N)`` bounded.  ``neighbours``: the claim's relation; ``None`` derives it from ``n``
@@ -265,7 +272,7 @@ def check_mwem_inputs(x, workload, *, epsilon, T, delta=0.0, n=None, replay=0, t
                            family="laplace", lattice_ok=False)
     T = check_int("T", T, low=1)
     replay = check_int("replay", replay, low=0)
-    check_work(trials=_runs(p), T=T, **{"m + N": W.m + W.N})   # T rounds over (R, m) answers and (R, N) hypotheses
+    check_work(trials=p.runs, T=T, **{"m + N": W.m + W.N})   # T rounds over (R, m) answers and (R, N) hypotheses
     return x, W, p, T, replay
 
 
@@ -275,7 +282,7 @@ def mwem_rounds(x, W, *, T, n, R, rng, sampler, select, measure_scale, layout=No
     :func:`check_mwem_inputs`.
 
     ``layout``: ``None`` for the theorem's units (one cell each), or the workload's
-    :meth:`~dpbook.queries.Workload.marginal_layout` (a unit = one whole marginal, its cells in ``layout.units``,
+    :func:`~dpbook.multiplicative_weights.marginal_layout` (a unit = one whole marginal, its cells in ``layout.units``,
     ``-1`` padded).  ``select(scores, i, allowed, rng)`` picks one unit per run from the ``(R, G)`` scores (the L1
     error of each unit, in counts) at round ``i``; ``allowed`` is ``None`` or the ``(R, G)`` mask of units not yet
     measured (``exclude``).  ``measure_scale[i]``: the Laplace scale of round ``i``'s measurements, in counts.
@@ -303,7 +310,7 @@ def mwem_rounds(x, W, *, T, n, R, rng, sampler, select, measure_scale, layout=No
         measured = true_counts[measured_cells] + noise.reshape(measured_cells.shape)       # 2. measure
         coefficient = sign * (measured - n * hyp[rows[:, None], measured_cells]) / (2.0 * n)   # 3. update
         if layout is None:
-            W.mw_update(P, measured_cells[:, 0], coefficient[:, 0], out=P, check=False)
+            mw_update(W, P, measured_cells[:, 0], coefficient[:, 0], out=P, check=False)
         else:
             layout.update(P, picks, coefficient, layout.tables(P, picks))
         selected[:, i], measurements[:, i] = picks, measured
@@ -341,7 +348,7 @@ def _replay(P, W, selected, measured, n, replay=0, layout=None, tol=0.0):
         for s in range(selected.shape[1]):
             picks = selected[:, s]
             answers[:, s] = here = W.counts_at(P, picks)
-            W.mw_update(P, picks, (measured[:, s] - n * here) / (2.0 * n), out=P, check=False)
+            mw_update(W, P, picks, (measured[:, s] - n * here) / (2.0 * n), out=P, check=False)
         if replay == "converge" and previous is not None and np.max(np.abs(answers - previous)) <= tol:
             return np.full(R, sweep)                          # (cells converge jointly over the trials)
         previous = answers
@@ -364,12 +371,11 @@ _MAX_SWEEPS = 50
 _TOL_SHARE = 0.01     # converged: answers move < 1% of the measurement noise scale per sweep
 
 
-def mwem_release(out: dict, trials, name, epsilon, noise_scale, ledger, neighbours="add/remove", delta=0.0,
-                 **extra) -> Release:
+def mwem_release(out: dict, trials, name, noise_scale, ledger, neighbours="add/remove", **extra) -> Release:
     """Package :func:`mwem_rounds`' output as a :class:`~dpbook.release.Release` claiming ``(epsilon, delta)``
     (``delta = 0``: pure ε); a single run (``trials=None``) drops the leading axis; ``extra`` joins the trace."""
     if trials is None:
         out = {key: value[0] for key, value in out.items()}
     answers = out.pop("answers")
-    return Release(answers, epsilon, delta, name, noise_scale=noise_scale, ledger=ledger, neighbours=neighbours,
+    return Release(answers, name, noise_scale=noise_scale, ledger=ledger, neighbours=neighbours,
                    trace={**out, **extra})

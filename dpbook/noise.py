@@ -26,7 +26,7 @@ import numbers
 
 import numpy as np
 
-from .validation import (EPSILON_EXP_MAX, as_array, check_epsilon, check_int, check_noise_scale, check_real,
+from .validation import (real_dtype, EPSILON_EXP_MAX, as_array, check_epsilon, check_int, check_noise_scale, check_real,
                          check_scale, check_sensitivity, check_trials, check_work)
 
 __all__ = ["as_generator", "laplace_noise", "gaussian_noise", "check_size"]
@@ -318,8 +318,7 @@ def round_to_grid(values, granularity) -> np.ndarray:
     if mantissa != 0.5:
         raise ValueError(f"granularity ({granularity!r}) must be a power of two")
     values = as_array("values", values)
-    if values.dtype == object or values.dtype == bool or not np.issubdtype(values.dtype, np.number) \
-            or np.issubdtype(values.dtype, np.complexfloating):
+    if not real_dtype(values.dtype):
         raise TypeError(f"values must be real numbers, got dtype {values.dtype}")
     if not np.all(np.isfinite(values)):
         raise ValueError("values contains NaN or inf; values must be finite")

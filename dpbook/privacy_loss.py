@@ -40,8 +40,8 @@ from .idc import IDC, AdversarialStream, FixedStream, as_stream, online_idc
 from .noise import as_generator, as_noise, laplace_noise
 from .theory.idc import azuma_bound, k0, p0
 from .queries import MatrixWorkload, as_workload
-from .validation import (as_array, check_delta, check_epsilon, check_histogram, check_int, check_public_n, check_real,
-                         check_scale, check_trials)
+from .validation import (real_dtype, as_array, check_delta, check_epsilon, check_histogram, check_int, check_public_n,
+                         check_real, check_scale, check_trials)
 
 __all__ = [
     "R0", "R1", "RSTAR", "HALTED", "CLASS_NAMES",
@@ -60,8 +60,7 @@ CLASS_NAMES = {R0: "R0 (never updates)", R1: "R1 (updates under both)", RSTAR: "
 def _values(name, value, *, allow_nan=False):
     """A finite real scalar or array (at most 2-D, non-empty); NaN only where it encodes ``⊥`` (``allow_nan``)."""
     arr = as_array(name, value)
-    if arr.dtype == object or arr.dtype == bool or not np.issubdtype(arr.dtype, np.number) \
-            or np.issubdtype(arr.dtype, np.complexfloating):
+    if not real_dtype(arr.dtype):
         raise TypeError(f"{name} must be a real number or an array of them, got dtype {arr.dtype}")
     if arr.ndim > 2 or arr.size == 0:
         raise ValueError(f"{name} must be a scalar or a non-empty array of at most 2 dimensions, got shape {arr.shape}")
@@ -254,7 +253,7 @@ def replay_alg1(x, x_prime, rule, stream, *, delta, epsilon=None, epsilon0=None,
         raise ValueError(f"x_prime must have shape {x.shape} like x, got {x_prime.shape}")
     if np.abs(x - x_prime).sum() > 1:
         raise ValueError(f"x and x_prime must be neighbours (||x - x'||_1 <= 1), got {np.abs(x - x_prime).sum()}")
-    # the mechanisms' prologue, check by check in its order (dpbook.validation.mechanism_prologue), with the replay's
+    # the mechanisms' prologue, check by check in its order (dpbook.contract.mechanism_prologue), with the replay's
     # own names (epsilon0, runs); the mechanism then runs it again on the same values
     if (epsilon0 is None) == (epsilon is None):
         raise ValueError("give either epsilon0 or epsilon (with delta), not both")

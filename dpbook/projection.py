@@ -37,7 +37,8 @@ from .gaussian import gaussian_mechanism
 from .noise import gaussian_noise
 from .queries import RMATVEC_DENSE_LIMIT, as_workload, check_database
 from .release import Release, Spend
-from .validation import check_int, check_real, mechanism_prologue
+from .contract import mechanism_prologue
+from .validation import real_dtype, check_int, check_real
 
 __all__ = ["projection_mechanism", "project_onto_hull", "project_reference", "replace_one_l2_sensitivity",
            "Projection"]
@@ -80,7 +81,7 @@ def replace_one_l2_sensitivity(workload) -> float:
 
 def _check_point(y, m, name="y_tilde"):
     arr = np.asarray(y)
-    if arr.dtype == object or not np.issubdtype(arr.dtype, np.number) or arr.dtype == bool or np.iscomplexobj(arr):
+    if not real_dtype(arr.dtype):
         raise TypeError(f"{name} must be a real numeric vector, got dtype {arr.dtype}")
     if arr.shape != (m,):
         raise ValueError(f"{name} must have shape ({m},) to match the workload's {m} queries, got {arr.shape}")
@@ -348,6 +349,6 @@ def projection_mechanism(x, workload, *, epsilon, delta, n=None, neighbours="rep
              "converged": np.array([p.converged for p in results])}
     if trials is None:
         answers = answers[0]
-    return Release(answers, noisy.epsilon, noisy.delta, "projection", noise_scale=noisy.noise_scale,
+    return Release(answers, "projection", noise_scale=noisy.noise_scale,
                    ledger=noisy.ledger + (Spend("projection onto K_Q (post-processing)", 0.0, 0.0),),
                    trace=trace, neighbours=neighbours)

@@ -22,11 +22,9 @@ from abc import ABC, abstractmethod
 import numpy as np
 import scipy.sparse as sp
 
-from ._mw_kernels import SLAB_SAFE, MarginalLayout, exp_update, marginal_cells_update, slab_index, support_update
 from .data import SparseHistogram
-from .multiplicative_weights import check_distribution, marginal_cell_update
 from .noise import as_generator
-from .validation import check_histogram, check_int, check_matrix_workload, check_work
+from .validation import real_dtype, check_histogram, check_int, check_matrix_workload, check_work
 
 __all__ = [
     "Workload", "MatrixWorkload", "MarginalWorkload", "RangeWorkload", "as_workload", "check_database", "check_dual",
@@ -44,7 +42,7 @@ def _check_vector(x, N: int, name: str = "x", *, signed: bool = False) -> np.nda
     """A finite vector over the universe, ``(N,)``, or a batch of them, ``(trials, N)``; non-negative
     (a histogram or a fractional hypothesis) unless ``signed`` (e.g. a noisy histogram)."""
     arr = np.asarray(x)
-    if arr.dtype == object or not np.issubdtype(arr.dtype, np.number) or arr.dtype == bool:
+    if not real_dtype(arr.dtype):
         raise TypeError(f"{name} must be a numeric vector over the universe, got dtype {arr.dtype}")
     if arr.ndim not in (1, 2) or arr.shape[-1] != N:
         raise ValueError(f"{name} must have shape ({N},) or (trials, {N}) to match the workload's universe, "
@@ -62,8 +60,7 @@ def check_dual(y, m: int, name: str = "y") -> np.ndarray:
     (:mod:`dpbook.geometry`: support function, Gaussian width).  ``TypeError`` for a non-real dtype,
     ``ValueError`` naming ``name`` for the wrong shape or a NaN/inf."""
     arr = np.asarray(y)
-    if arr.dtype == object or not np.issubdtype(arr.dtype, np.number) or arr.dtype == bool \
-            or np.iscomplexobj(arr):
+    if not real_dtype(arr.dtype):
         raise TypeError(f"{name} must be a real numeric vector over the queries, got dtype {arr.dtype}")
     if arr.ndim not in (1, 2) or arr.shape[-1] != m:
         raise ValueError(f"{name} must have shape ({m},) or (trials, {m}) to match the workload's queries, "
@@ -299,9 +296,9 @@ class Workload(ABC):
             raise ValueError(f"a dense {self.m}x{self.N} matrix is too large; use counts()/query() instead")
         return np.stack([self.query(i) for i in range(self.m)])
 
-    # ------------------------------------------------------------------ multiplicative weights (MWEM, IDC)
+    # ------------------------------------------------------------------ each row's count of its own query
 
-    def _check_picks(self, i, rows: int) -> np.ndarray:
+    def check_picks(self, i, rows: int) -> np.ndarray:
         """One query index per row: an int (shared) or an integer array of shape ``(rows,)``, each in ``[0, m)``."""
         if np.ndim(i) == 0:
             return np.full(rows, self._check_i(i.item() if isinstance(i, np.ndarray) else i), dtype=np.int64)
@@ -321,7 +318,7 @@ class Workload(ABC):
         MWEM's replay and the IDC mechanisms ask every run's hypothesis about its picked query this way."""
         arr = _check_vector(P, self.N, "P", signed=True)
         P2 = arr if arr.ndim == 2 else arr[None]
-        out = np.asarray(self._counts_at(P2, self._check_picks(i, P2.shape[0])), dtype=np.float64)
+        out = np.asarray(self._counts_at(P2, self.check_picks(i, P2.shape[0])), dtype=np.float64)
         return out if arr.ndim == 2 else float(out[0])
 
     def _counts_at(self, P: np.ndarray, picks: np.ndarray) -> np.ndarray:
@@ -332,48 +329,6 @@ class Workload(ABC):
             idx, val = self.query_support(int(j))
             out[rows] = P[np.ix_(rows, idx)] @ val
         return out
-
-    def mw_update(self, p, i, coefficient, *, out=None, check: bool = True) -> np.ndarray:
-        """The multiplicative-weights update of hypothesis ``p`` by query ``i``: ``p ∝ p · exp(coefficient · q_i)``,
-        renormalised (IDC-AlgA.2 ≡ DR-Alg5, MWEM's step 3; the readable rule is
-        :func:`dpbook.multiplicative_weights.mw_update_reference`).
-
-        ``p``: a probability vector ``(N,)`` or a batch ``(trials, N)``; ``i``: a query index, or one per row;
-        ``coefficient``: a finite real, or one per row.  ``out`` may be ``p`` (in place).  Generic version through
-        the query's non-zeros (:meth:`query_support`; never an ``N``-vector per query); :class:`MarginalWorkload`
-        scales the cell's slab of the ``(2,)*d`` cube.  ``check=False`` skips validation (inner loops).
-        """
-        if check:
-            p = check_distribution(p)
-            rows = 1 if p.ndim == 1 else p.shape[0]
-            picks = self._check_picks(i, rows)
-            c = np.asarray(coefficient, dtype=np.float64) if not isinstance(coefficient, (str, bytes)) else None
-            if c is None or c.dtype == object:
-                raise TypeError(f"coefficient must be a real number or one per row of p, got {type(coefficient).__name__}")
-            if c.shape not in ((), (rows,)) or (p.ndim == 1 and c.ndim):
-                raise ValueError(f"coefficient must be a scalar or have shape ({rows},) (one per row of p), got {c.shape}")
-            if not np.all(np.isfinite(c)):
-                raise ValueError(f"coefficient ({coefficient!r}) must be finite")
-            if out is not None and (not isinstance(out, np.ndarray) or out.dtype != np.float64 or out.shape != p.shape):
-                raise TypeError(f"out must be a float64 numpy array of shape {p.shape} (the shape of p)")
-        else:
-            picks, c = i, coefficient
-        if out is None:
-            out = np.array(p, dtype=np.float64, order="C")
-        elif out is not p:
-            np.copyto(out, p)
-        P2 = out if out.ndim == 2 else out[None]
-        picks = np.broadcast_to(np.asarray(picks, dtype=np.int64), (P2.shape[0],))
-        self._mw_update(P2, picks, np.broadcast_to(np.asarray(c, dtype=np.float64), (P2.shape[0],)))
-        return out
-
-    def _mw_update(self, P: np.ndarray, picks: np.ndarray, c: np.ndarray) -> None:
-        """``P[t] ∝ P[t] · exp(c[t] · q_{picks[t]})`` in place (validated ``(trials, N)`` float64); generic: on each
-        picked query's non-zeros, grouped by query."""
-        for j in np.unique(picks):
-            rows = np.flatnonzero(picks == j)
-            idx, val = self.query_support(int(j))
-            support_update(P, rows, idx, val, c[rows])
 
     def entry_range(self) -> tuple[float, float]:
         """``(min, max)`` over the entries of ``Q`` (implicit zeros included): a workload of linear queries has
@@ -387,12 +342,6 @@ class Workload(ABC):
             if val.size < self.N:
                 lo, hi = min(lo, 0.0), max(hi, 0.0)
         return lo, hi
-
-    def marginal_layout(self):
-        """The workload grouped into whole marginals (cells sharing an attribute set) for MWEM's
-        ``measure="marginal"``: only marginal cells have that structure, so the generic workload refuses."""
-        raise ValueError(f"a {type(self).__name__} has no marginal structure: measuring whole marginals needs a "
-                         "workload of marginal cells (a MarginalWorkload); use measure='cell'")
 
     def _check_i(self, i) -> int:
         return check_int("i", i, low=0, high=self.m - 1)
@@ -486,16 +435,13 @@ class MatrixWorkload(_Frozen, Workload):
             lo, hi = min(lo, 0.0), max(hi, 0.0)
         return lo, hi
 
-    def _dense_rows(self, picks):
+    def query_rows(self, picks) -> np.ndarray:
+        """The picked queries as dense rows, ``(len(picks), N)`` (the matrix is explicit, so they are at hand)."""
         rows = self.Q[picks]
         return rows.toarray() if sp.issparse(rows) else np.asarray(rows, dtype=np.float64)
 
     def _counts_at(self, P, picks):
-        return np.einsum("tn,tn->t", self._dense_rows(picks), P)
-
-    def _mw_update(self, P, picks, c):
-        """The matrix is explicit, so the picked rows are at hand: one dense update of every row."""
-        exp_update(P, self._dense_rows(picks), c, P)
+        return np.einsum("tn,tn->t", self.query_rows(picks), P)
 
     def _support_size(self, i):
         return int(self.Q.indptr[i + 1] - self.Q.indptr[i]) if sp.issparse(self.Q) else self.N   # stored as CSR
@@ -529,6 +475,12 @@ class MatrixWorkload(_Frozen, Workload):
 #: Universe size from which MarginalWorkload.counts_at sums each row's slab in a loop rather than transforming
 #: every row (the loop costs ~30 µs a row; the transform ~N·d/10^8 s a row, 13 ms at N = 2^16 — measured).
 SLAB_LOOP_MIN_N = 1024
+
+
+def slab_index(d: int, attributes, values) -> tuple:
+    """The index of the cell ``x_S = v`` in the reshaped ``(2,)*d`` cube (a basic-slicing view)."""
+    where = dict(zip(attributes, values))      # slice(b, b+1), not b: a view even when S fixes every attribute
+    return tuple(slice(where[a], where[a] + 1) if a in where else slice(None) for a in range(d))
 
 
 class MarginalWorkload(_Frozen, Workload):
@@ -626,40 +578,16 @@ class MarginalWorkload(_Frozen, Workload):
         if P.shape[0] > 1 and np.all(picks == picks[0]):
             return super()._counts_at(P, picks)
         if P.shape[0] <= 16 or self.N >= SLAB_LOOP_MIN_N:
-            return np.array([float(row.reshape((2,) * self.d)[slab_index(self.d, *self.cells[j])].sum())
+            return np.array([float(row.reshape((2,) * self.d)[self.slab(j)].sum())
                              for row, j in zip(P, picks)])
         return self._counts_many(P)[np.arange(P.shape[0]), picks]
-
-    def _mw_update(self, P, picks, c):
-        """The slab update: one run → :func:`~dpbook.multiplicative_weights.marginal_cell_update` (scales only the
-        cell's slab of the ``(2,)*d`` cube); many runs → every row at once, slabs grouped by cell; ``|c| > 30``
-        rows take the guarded general path."""
-        if P.shape[0] == 1 or np.any(np.abs(c) > SLAB_SAFE):
-            for t, (j, ct) in enumerate(zip(picks, c)):
-                S, v = self.cells[j]
-                marginal_cell_update(P[t], self.d, S, v, float(ct), out=P[t], check=False)
-            return
-        marginal_cells_update(P, self.d, self.cells, picks, c)
 
     def entry_range(self):
         return 0.0, 1.0                                  # 0/1 cell indicators
 
-    def marginal_layout(self) -> MarginalLayout:
-        """The cells grouped by attribute set (a *unit* = one marginal; ``-1``-padded ``units``), with each unit's
-        exact L1 sensitivity under add/remove (``sensitivity``: :meth:`l1_sensitivity` of its cells) and under
-        replace-one (``replace_sensitivity``: :meth:`replace_one_l1_sensitivity`, exact for one attribute set),
-        repeated cells counted as often as they are listed — built once."""
-        if getattr(self, "_layout", None) is None:
-            by_set = {}
-            for j, (S, _) in enumerate(self.cells):
-                by_set.setdefault(tuple(sorted(S)), []).append(j)
-            g = max(len(v) for v in by_set.values())
-            units = np.array([v + [-1] * (g - len(v)) for v in by_set.values()], dtype=np.int64)
-            parts = [MarginalWorkload(self.d, [self.cells[j] for j in row[row >= 0]]) for row in units]
-            sensitivity = np.array([part.l1_sensitivity() for part in parts])
-            replace = np.array([part.replace_one_l1_sensitivity() for part in parts])
-            self._layout = MarginalLayout(self.d, self.cells, units, sensitivity, replace)
-        return self._layout
+    def slab(self, j: int) -> tuple:
+        """The index of cell ``j`` in the reshaped ``(2,)*d`` cube (:func:`slab_index`): its rows, as a view."""
+        return slab_index(self.d, *self.cells[j])
 
     def _columns(self, idx):
         """Row ``u`` is in cell ``(S, v)`` iff ``u & mask(S) == pattern(v)``: an ``(m, k)`` comparison."""

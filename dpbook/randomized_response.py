@@ -28,7 +28,8 @@ from .histogram import NoisyHistogram
 from .queries import MarginalWorkload, check_database
 from .release import Release, ReleaseRecord, Spend
 from .theory.randomized_response import rr_bias_factor, rr_keep_probability
-from .validation import as_array, check_histogram, check_int, check_matrix_workload, mechanism_prologue
+from .contract import mechanism_prologue
+from .validation import real_dtype, as_array, check_histogram, check_int, check_matrix_workload
 
 __all__ = [
     "RRReports", "check_bits", "check_reports", "randomized_response", "debias", "rr_linear_queries", "rr_histogram",
@@ -41,7 +42,7 @@ NEIGHBOURS = "one person's private bit changes"
 def check_bits(bits, name: str = "bits") -> np.ndarray:
     """A non-empty 1-D array of private bits in ``{0, 1}`` (ints, whole floats or booleans); returns ``int8``."""
     arr = as_array(name, bits)
-    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+    if not real_dtype(arr.dtype, bools=True):
         raise TypeError(f"{name} must be an array of 0/1 bits, got dtype {arr.dtype}")
     if arr.ndim != 1:
         raise ValueError(f"{name} must be 1-D (one bit per person), got shape {arr.shape}")
@@ -59,9 +60,7 @@ class RRReports(ReleaseRecord):
     """The released reports ``Y`` (``int8`` 0/1, shape ``(n,)`` or ``(trials, n)``) and the claim behind them."""
 
     reports: np.ndarray = field(repr=False)
-    epsilon: float
     p: float
-    delta: float = 0.0
     mechanism: str = "randomized response"
     neighbours: str = NEIGHBOURS
     ledger: tuple[Spend, ...] = ()
@@ -88,7 +87,7 @@ def randomized_response(bits, *, epsilon, trials=None, rng=None) -> RRReports:
     p = rr_keep_probability(epsilon)               # the whole budget goes to each person's own bit
     keep = pro.rng.random(pro.shape) < p
     reports = np.where(keep, bits, 1 - bits).astype(np.int8)
-    return RRReports(reports, epsilon, p, ledger=(Spend("randomized response, one report per person", epsilon),))
+    return RRReports(reports, p, ledger=(Spend("randomized response, one report per person", epsilon),))
 
 
 def debias(reports, epsilon) -> np.ndarray:
@@ -100,7 +99,7 @@ def check_reports(reports) -> np.ndarray:
     """Randomized responses: a non-empty array (any shape) of 0/1 values, as float64 (``TypeError`` /
     ``ValueError`` naming ``reports`` otherwise; LEC3-3.4's ``Y``)."""
     Y = as_array("reports", reports)
-    if Y.dtype == object or not (np.issubdtype(Y.dtype, np.number) or Y.dtype == bool):
+    if not real_dtype(Y.dtype, bools=True):
         raise TypeError(f"reports must be an array of 0/1 reports, got dtype {Y.dtype}")
     if Y.size == 0 or not np.all(np.isin(Y, (0, 1))):
         raise ValueError("reports must be a non-empty array of 0/1 reports")
@@ -121,7 +120,7 @@ def rr_linear_queries(bits, Q, *, epsilon, trials=None, rng=None) -> Release:
     released = randomized_response(bits, epsilon=epsilon, trials=trials, rng=rng)
     X_hat = np.atleast_2d(released.estimate())
     answers = np.asarray(Q @ X_hat.T).T / bits.size
-    return Release(answers[0] if trials is None else answers, released.epsilon, 0.0, released.mechanism,
+    return Release(answers[0] if trials is None else answers, released.mechanism,
                    ledger=released.ledger, neighbours=released.neighbours)
 
 
@@ -158,7 +157,7 @@ def rr_histogram(x, *, epsilon, bit, trials=None, rng=None) -> NoisyHistogram:
     counts = np.zeros(lead + (x.size,))
     counts[..., u1] = ones
     counts[..., u0] = c - ones
-    return NoisyHistogram(counts, int(x.sum()), epsilon, 0.0, "randomized response", NEIGHBOURS,
+    return NoisyHistogram(counts, int(x.sum()), "randomized response", NEIGHBOURS,
                           ledger=(Spend("randomized response, one report per person", epsilon),))
 
 

@@ -8,7 +8,7 @@ from typing import Any, Mapping, Protocol, runtime_checkable
 import numpy as np
 
 __all__ = ["Release", "Spend", "Ledger", "compose", "composition_rule", "COMPOSITIONS", "RULES", "NEIGHBOURS", "PrivateResult", "ReleaseRecord",
-           "as_ledger", "ReleasedArray", "ReleasedIndex", "with_claim"]
+           "as_ledger", "ReleasedArray", "ReleasedIndex", "with_claim", "theorem_epsilon", "BUDGET_RTOL"]
 
 from .validation import NEIGHBOURS as _DATABASE_RELATIONS
 from .validation import EPSILON_EXP_MAX, EPSILON_RANGE, check_choice, check_delta, check_real
@@ -64,15 +64,22 @@ class Ledger(tuple):
     by: ``ε' = 2 sqrt(2 ln(1/δ') Σ ε_i²)``, which bounds DR-Thm3.20's value when ``ε' < 1``; where it does not,
     :func:`compose` gives the theorem's value).  A plain tuple of ``Spend`` is a basic ledger.  :func:`compose`
     gives the (ε, δ) the steps prove; a mechanism's claim is exactly that.
+
+    ``budget``: the ε the steps were split from, when a mechanism split one (None otherwise).  It is not a claim:
+    :func:`compose` returns it only where the steps compose to it up to the rounding of the float evaluation
+    (relative :data:`BUDGET_RTOL`) — ``k`` steps of ``ε/k`` add up to ``ε`` in real numbers, not always in floats —
+    and the composed value wherever they do not.
     """
 
-    def __new__(cls, entries=(), *, rule: str = "basic", delta_prime: float = 0.0, label: str = ""):
+    def __new__(cls, entries=(), *, rule: str = "basic", delta_prime: float = 0.0, label: str = "", budget=None):
         entries = tuple(entries)
         _check_entries(entries)
         rule = check_choice("rule", rule, RULES)
         delta_prime = check_delta(delta_prime, "delta_prime", positive=rule != "basic")
         if not isinstance(label, str):
             raise TypeError(f"label must be a str, got {type(label).__name__}")
+        if budget is not None:
+            budget = check_claim(budget, 0.0)[0]
         if rule != "basic":                     # DR-Thm3.20's sum has e^{ε_i}: keep it a finite float
             for entry in entries:
                 eps = compose(entry)[0]
@@ -80,7 +87,7 @@ class Ledger(tuple):
                     raise ValueError(f"epsilon ({eps!r}) of a step must be <= {EPSILON_EXP_MAX:g} under the {rule!r} "
                                      "rule (its e^epsilon term overflows beyond that, and the bound is vacuous)")
         obj = super().__new__(cls, entries)
-        obj.__dict__.update(rule=rule, delta_prime=delta_prime, label=label)
+        obj.__dict__.update(rule=rule, delta_prime=delta_prime, label=label, budget=budget)
         return obj
 
     def __setattr__(self, name, value):
@@ -90,7 +97,7 @@ class Ledger(tuple):
         raise AttributeError(f"a Ledger is frozen: cannot delete {name!r}")
 
     def __reduce__(self):                       # pickle / copy: rebuilt (and checked) through the constructor
-        return _rebuild_ledger, (tuple(self), self.rule, self.delta_prime, self.label)
+        return _rebuild_ledger, (tuple(self), self.rule, self.delta_prime, self.label, self.budget)
 
     def __repr__(self):
         extra = f", delta_prime={self.delta_prime:g}" if self.rule != "basic" else ""
@@ -107,9 +114,14 @@ def _check_entries(entries) -> None:
             _check_entries(e)
 
 
-def _rebuild_ledger(entries, rule, delta_prime, label) -> "Ledger":
-    return Ledger(entries, rule=rule, delta_prime=delta_prime, label=label)
+def _rebuild_ledger(entries, rule, delta_prime, label, budget=None) -> "Ledger":
+    return Ledger(entries, rule=rule, delta_prime=delta_prime, label=label, budget=budget)
 
+
+#: How far (relative) the float evaluation of a composition may sit from the budget its steps were split from
+#: and still be that budget (:class:`Ledger`'s ``budget``): far above the ~1e-15 rounding of the sums, square
+#: roots and e^ε of :func:`compose` and of the splits, far below any difference a claim could mean.
+BUDGET_RTOL = 1e-12
 
 COMPOSITIONS = ("corollary", "tight")
 
@@ -131,7 +143,16 @@ def compose(ledger) -> tuple[float, float]:
     (for steps with different ε_i, the same Azuma argument gives ``sqrt(2 ln(1/δ') Σ ε_i²) + Σ ε_i(e^{ε_i}-1)``);
     an ``"advanced-corollary"`` ledger states DR-Cor3.21's ``2 sqrt(2 ln(1/δ') Σ ε_i²)`` — for ``k`` steps of
     ``ε/(2 sqrt(2k ln(1/δ')))`` exactly the ε they were split from — or the theorem's value where that is larger
-    (the corollary needs its ε' < 1)."""
+    (the corollary needs its ε' < 1).  A ledger with a ``budget`` gives it where the steps compose to it up to
+    float rounding (:data:`BUDGET_RTOL`)."""
+    epsilon, delta = _compose(ledger)
+    budget = getattr(ledger, "budget", None)
+    if budget is not None and abs(epsilon - budget) <= BUDGET_RTOL * budget:
+        epsilon = budget
+    return epsilon, delta
+
+
+def _compose(ledger) -> tuple[float, float]:
     if isinstance(ledger, Spend):
         return float(ledger.epsilon), float(ledger.delta)
     if not isinstance(ledger, tuple):
@@ -195,26 +216,69 @@ def _read_only(array: np.ndarray) -> np.ndarray:
 
 
 class ReleaseRecord:
-    """Base of the book's frozen result dataclasses: on construction the claim is checked — ``neighbours`` one of
-    :data:`NEIGHBOURS`, ``mechanism`` a str, ``epsilon`` and ``delta`` in :func:`check_claim`'s ranges (stored
-    as floats) — the ``ledger`` becomes a :class:`Ledger` (:func:`as_ledger`), and every ndarray field (the
-    released values and those computed from them) becomes a read-only view, so every record satisfies
-    :class:`PrivateResult` once it defines ``released`` and nothing in it can be changed afterwards (frozen
-    fields: ``AttributeError``; read-only arrays: ``ValueError``).  The ``trace`` mapping is kept as given."""
+    """The one base of every result of the book (the frozen result dataclasses, :class:`Release`,
+    :class:`ReleasedIndex`, :class:`ReleasedArray`): the claim is what the ledger proves.
+
+    ``epsilon`` and ``delta`` are not stored: they are ``compose(ledger)`` (:func:`compose`), computed from the
+    frozen :class:`Ledger` each time they are read, so a claim cannot disagree with what was spent.  A dataclass
+    record is checked on construction (:meth:`_check_record`): ``neighbours`` one of :data:`NEIGHBOURS`,
+    ``mechanism`` a str, the ``ledger`` a :class:`Ledger` (:func:`as_ledger`) whose composition lies in
+    :func:`check_claim`'s ranges, and every ndarray field (the released values and those computed from them)
+    becomes a read-only view, so every record satisfies :class:`PrivateResult` once it defines ``released`` and
+    nothing in it can be changed afterwards (frozen fields: ``AttributeError``; read-only arrays:
+    ``ValueError``).  The ``trace`` mapping is kept as given."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "__repr__" not in cls.__dict__:      # kept by @dataclass, which only adds a __repr__ a class lacks
+            cls.__repr__ = _record_repr
+
+    @property
+    def epsilon(self) -> float:
+        """The claimed ε: the ε of ``compose(ledger)``."""
+        return compose(self.ledger)[0]
+
+    @property
+    def delta(self) -> float:
+        """The claimed δ: the δ of ``compose(ledger)``."""
+        return compose(self.ledger)[1]
 
     def __post_init__(self):
+        self._check_record()
+
+    def _check_record(self):
         if not isinstance(self.neighbours, str) or self.neighbours not in NEIGHBOURS:
             raise ValueError(f"neighbours ({self.neighbours!r}) must be one of {NEIGHBOURS}")
         if not isinstance(self.mechanism, str):
             raise TypeError(f"mechanism must be a name (str), got {type(self.mechanism).__name__}")
-        epsilon, delta = check_claim(self.epsilon, self.delta)
-        object.__setattr__(self, "epsilon", epsilon)
-        object.__setattr__(self, "delta", delta)
-        object.__setattr__(self, "ledger", as_ledger(self.ledger))
+        ledger = as_ledger(self.ledger)
+        check_claim(*compose(ledger))
+        object.__setattr__(self, "ledger", ledger)
         for f in fields(self):                  # the released arrays (and those computed from them): read-only
             value = getattr(self, f.name)
             if type(value) is np.ndarray and value.flags.writeable:
                 object.__setattr__(self, f.name, _read_only(value))
+
+
+def _record_repr(self) -> str:
+    """A record's dataclass repr with its claim: ``epsilon=…, delta=…`` (computed) before ``mechanism``."""
+    parts = []
+    for f in fields(self):
+        if f.name == "mechanism":
+            parts += [f"epsilon={self.epsilon!r}", f"delta={self.delta!r}"]
+        if f.repr:
+            parts.append(f"{f.name}={getattr(self, f.name)!r}")
+    return f"{type(self).__qualname__}({', '.join(parts)})"
+
+
+def theorem_epsilon(ledger) -> float:
+    """The ε DR-Thm3.20 proves for a ledger's steps: ``compose`` of the same steps under the ``"advanced"`` rule
+    (with the ledger's ``delta_prime`` and ``budget``) — for a DR-Cor3.21 split, less than its claim (the slack
+    chapter 08 shows); for a basic ledger (no δ′), its basic composition."""
+    ledger = as_ledger(ledger)
+    if ledger.rule == "basic":
+        return compose(ledger)[0]
+    return compose(Ledger(ledger, rule="advanced", delta_prime=ledger.delta_prime, budget=ledger.budget))[0]
 
 
 @dataclass(frozen=True)
@@ -222,17 +286,14 @@ class Release(ReleaseRecord):
     """A private release of answers (a :class:`PrivateResult`; ``released`` is ``answers``).
 
     ``answers``: the released normalised answers, shape ``(m,)`` or ``(trials, m)`` for batched runs
-    (never the true answers).  ``epsilon``/``delta``: the guarantee claimed for one release.
-    ``noise_scale``: the noise parameter in answer units (Laplace ``b`` or Gaussian ``σ``).
-    ``ledger``: every primitive private step with its (ε, δ); composite mechanisms record each call
-    so tests can check that the parts add up to the claim.  ``trace``: optional extra data for plots
-    and audits (never used to answer queries).  ``neighbours``: the neighbouring relation the claim is made
-    under, one of :data:`NEIGHBOURS`.
+    (never the true answers).  ``noise_scale``: the noise parameter in answer units (Laplace ``b`` or Gaussian
+    ``σ``).  ``ledger``: every primitive private step with its (ε, δ); ``epsilon``/``delta``, the guarantee
+    claimed for one release, are what it composes to.  ``trace``: optional extra data for plots and audits
+    (never used to answer queries).  ``neighbours``: the neighbouring relation the claim is made under, one of
+    :data:`NEIGHBOURS`.
     """
 
     answers: np.ndarray = field(repr=False)
-    epsilon: float
-    delta: float
     mechanism: str
     noise_scale: float | None = None
     ledger: tuple[Spend, ...] = ()
@@ -246,22 +307,22 @@ class Release(ReleaseRecord):
 
 # ------------------------------------------------- a released index or array that carries its claim
 
-_CLAIM = ("epsilon", "delta", "mechanism", "neighbours", "ledger", "trace")
+_CLAIM = ("mechanism", "neighbours", "ledger", "trace")
 
 
-def _claim(epsilon, delta, mechanism, neighbours, ledger, trace) -> dict:
+def _claim(mechanism, neighbours, ledger, trace) -> dict:
     if not isinstance(neighbours, str) or neighbours not in NEIGHBOURS:
         raise ValueError(f"neighbours ({neighbours!r}) must be one of {NEIGHBOURS}")
     if not isinstance(mechanism, str):
         raise TypeError(f"mechanism must be a name (str), got {type(mechanism).__name__}")
     if trace is not None and not isinstance(trace, Mapping):
         raise TypeError(f"trace must be a mapping or None, got {type(trace).__name__}")
-    epsilon, delta = check_claim(epsilon, delta)
-    return dict(epsilon=epsilon, delta=delta, mechanism=mechanism, neighbours=neighbours, ledger=as_ledger(ledger),
-                trace=trace)
+    ledger = as_ledger(ledger)
+    check_claim(*compose(ledger))
+    return dict(mechanism=mechanism, neighbours=neighbours, ledger=ledger, trace=trace)
 
 
-class ReleasedIndex(int):
+class ReleasedIndex(ReleaseRecord, int):
     """An int (a selection: the exponential mechanism's or report-noisy-max's pick) that carries its claim.
 
     It is the int everywhere (indexing, arithmetic, printing); ``released`` is the plain int and the claim is a
@@ -269,9 +330,9 @@ class ReleasedIndex(int):
     frozen like a frozen dataclass's fields (assigning or deleting one is an ``AttributeError``); pickling and
     copying keep it."""
 
-    def __new__(cls, value, *, epsilon, delta=0.0, mechanism, neighbours="add/remove", ledger=(), trace=None):
-        obj = super().__new__(cls, int(value))
-        obj.__dict__.update(_claim(epsilon, delta, mechanism, neighbours, ledger, trace))
+    def __new__(cls, value, *, mechanism, ledger, neighbours="add/remove", trace=None):
+        obj = int.__new__(cls, int(value))
+        obj.__dict__.update(_claim(mechanism, neighbours, ledger, trace))
         return obj
 
     def __setattr__(self, name, value):
@@ -295,7 +356,7 @@ def _rebuild_index(value, claim) -> ReleasedIndex:
     return ReleasedIndex(value, **claim)
 
 
-class ReleasedArray(np.ndarray):
+class ReleasedArray(ReleaseRecord, np.ndarray):
     """An ndarray (picks, or noisy values) that carries its claim: a :class:`PrivateResult` whose ``released``
     is the plain array.  Slices and views keep the claim; arithmetic and reductions give plain arrays.
 
@@ -303,8 +364,8 @@ class ReleasedArray(np.ndarray):
     them is a ``ValueError``) and the claim fields are frozen (assigning or deleting one is an ``AttributeError``).
     Pickling and copying keep the claim."""
 
-    def __new__(cls, values, *, epsilon, delta=0.0, mechanism, neighbours="add/remove", ledger=(), trace=None):
-        claim = _claim(epsilon, delta, mechanism, neighbours, ledger, trace)
+    def __new__(cls, values, *, mechanism, ledger, neighbours="add/remove", trace=None):
+        claim = _claim(mechanism, neighbours, ledger, trace)
         base = np.array(values)                 # a copy: the caller's array cannot change the release afterwards
         base.flags.writeable = False
         obj = base.view(cls)
@@ -346,11 +407,11 @@ class ReleasedArray(np.ndarray):
         return self.view(np.ndarray)
 
 
-def with_claim(value, *, epsilon, delta=0.0, mechanism, neighbours="add/remove", ledger=(), trace=None):
+def with_claim(value, *, mechanism, ledger, neighbours="add/remove", trace=None):
     """``value`` (an int, or an array of picks or noisy values) as a :class:`ReleasedIndex` /
-    :class:`ReleasedArray` carrying the claim: how a mechanism that releases a bare index or array satisfies
-    :class:`PrivateResult` while staying an int / an ndarray for its callers."""
-    claim = dict(epsilon=epsilon, delta=delta, mechanism=mechanism, neighbours=neighbours, ledger=ledger, trace=trace)
+    :class:`ReleasedArray` carrying the claim its ``ledger`` composes to: how a mechanism that releases a bare
+    index or array satisfies :class:`PrivateResult` while staying an int / an ndarray for its callers."""
+    claim = dict(mechanism=mechanism, neighbours=neighbours, ledger=ledger, trace=trace)
     if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
         return ReleasedIndex(value, **claim)
     return ReleasedArray(value, **claim)

@@ -34,7 +34,8 @@ from .noise import as_generator
 from .queries import as_workload, check_database
 from .release import Ledger, ReleaseRecord, Spend
 from .theory.smalldb import range_size, smalldb_size
-from .validation import MAX_COUNT, as_array, check_entry_range, check_int, check_real, check_trials, mechanism_prologue
+from .contract import mechanism_prologue
+from .validation import real_dtype, MAX_COUNT, as_array, check_entry_range, check_int, check_real, check_trials
 
 __all__ = [
     "SyntheticDatabase", "smalldb", "net_mechanism", "multisets", "candidate_answers", "candidate_errors",
@@ -60,8 +61,6 @@ class SyntheticDatabase(ReleaseRecord):
 
     y: np.ndarray = field(repr=False)
     answers: np.ndarray = field(repr=False)
-    epsilon: float
-    delta: float
     mechanism: str
     s: int
     range_size: int
@@ -116,7 +115,7 @@ def _check_net(net, N: int) -> np.ndarray:
     """A public candidate set for the net mechanism: a numeric ``(|net| >= 1, N)`` array of finite, non-negative
     counts (or weights) below 2^53, every candidate with positive mass.  ``TypeError``/``ValueError`` naming ``net``."""
     arr = as_array("net", net)
-    if arr.dtype == object or arr.dtype == bool or not np.issubdtype(arr.dtype, np.number):
+    if not real_dtype(arr.dtype):
         raise TypeError(f"net must be a numeric (|net|, N) array of candidate databases, got dtype {arr.dtype}")
     if arr.ndim != 2 or arr.shape[0] == 0 or arr.shape[1] != N:
         raise ValueError(f"net must have shape (|net| >= 1, {N}) to match the universe, got {arr.shape}")
@@ -147,7 +146,7 @@ def candidate_errors(x, workload, net) -> np.ndarray:
 # --------------------------------------------------------------------------- mechanisms
 
 def _prologue(x, epsilon, rng, trials):
-    """The mechanisms' prologue (:func:`dpbook.validation.mechanism_prologue`): ε, rng, ``n = ||x||_1`` read from
+    """The mechanisms' prologue (:func:`dpbook.contract.mechanism_prologue`): ε, rng, ``n = ||x||_1`` read from
     the data (so the claim is a replace-one claim, :class:`SyntheticDatabase`), ``trials`` picks; no additive noise."""
     return mechanism_prologue(epsilon=epsilon, rng=rng, trials=trials, neighbours="replace-one", x=x, n_rule="public")
 
@@ -178,7 +177,7 @@ def net_mechanism(x, workload, net, *, epsilon, trials=None, rng=None) -> Synthe
         pick = exponential_mechanism(-err, epsilon=epsilon, sensitivity=sensitivity, rng=p.rng)
     else:
         pick = exponential_sample(-err, epsilon=epsilon, sensitivity=sensitivity, size=p.trials, rng=p.rng)
-    return SyntheticDatabase(np.array(net[pick]), answers[pick], epsilon, 0.0, "net", 0, int(net.shape[0]),
+    return SyntheticDatabase(np.array(net[pick]), answers[pick], "net", 0, int(net.shape[0]),
                              Ledger([Spend("exponential", epsilon)]))
 
 
@@ -199,7 +198,7 @@ def smalldb(x, workload, *, epsilon, alpha, trials=None, rng=None,
         raise ValueError(f"the workload has m ({W.m}) query: s = ceil(ln m / alpha^2) = 0; SmallDB needs m >= 2")
     net = multisets(W.N, s, max_range_size=max_range_size)          # R: all s-row databases
     out = net_mechanism(x, W, net, epsilon=p.epsilon, trials=p.trials, rng=p.rng)
-    return SyntheticDatabase(out.y, out.answers, p.epsilon, 0.0, "smalldb", s, out.range_size, out.ledger)
+    return SyntheticDatabase(out.y, out.answers, "smalldb", s, out.range_size, out.ledger)
 
 
 # --------------------------------------------------------------------------- experiments

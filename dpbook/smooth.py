@@ -18,15 +18,16 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from typing import Any, Callable, Mapping
 
 import numpy as np
 
 from .noise import as_generator, laplace_noise
-from .release import ReleaseRecord, Spend
+from .release import Ledger, ReleaseRecord, Spend
 from .theory.smooth import jackson_multipliers, summary_degree, summary_noise_scale
-from .validation import check_int, check_real, check_real_array, check_trials, mechanism_prologue
+from .contract import example, mechanism_prologue
+from .validation import check_int, check_positive_real, check_real, check_real_array, check_trials
 
 __all__ = ["SmoothQuery", "SmoothSummary", "check_points", "synthetic_points", "chebyshev_basis",
            "chebyshev_moments", "chebyshev_moments_reference", "smooth_summary", "chebyshev_coefficients",
@@ -127,8 +128,11 @@ def chebyshev_moments_reference(points, t) -> np.ndarray:
 @dataclass(frozen=True)
 class SmoothSummary(ReleaseRecord):
     """SMOOTH-Alg1's release: the noisy moments ``moments`` of shape ``(t,)*d`` (or ``(trials,) + (t,)*d``), the
-    constant moment exactly 1.  Release-like: ``epsilon``, ``delta`` (0), ``neighbours`` ("replace-one"),
-    ``noise_scale`` (Laplace ``b`` per non-constant moment), ``ledger``; ``t, d, K, n`` are public parameters.
+    constant moment exactly 1.  Release-like: ``neighbours`` ("replace-one"), ``noise_scale`` (Laplace ``b`` per
+    non-constant moment), ``ledger`` (``epsilon``, ``delta`` are what it composes to); ``t, d, K, n`` are public
+    parameters.  The constructor's ``stated_epsilon`` and ``stated_delta`` are for a summary built by hand from
+    moments (no ledger given: the stated claim is recorded as one step); :func:`smooth_summary` passes None and its
+    ledger.
     ``answers`` is the moment vector flattened to ``(t^d,)`` or ``(trials, t^d)``.  ``trace`` holds public
     parameters only (the sensitivity); the exact moments are not part of the release — whoever holds the data
     computes them with :func:`chebyshev_moments`."""
@@ -138,13 +142,22 @@ class SmoothSummary(ReleaseRecord):
     d: int
     K: int
     n: int
-    epsilon: float
-    delta: float
+    stated_epsilon: InitVar[float | None]
+    stated_delta: InitVar[float | None]
     mechanism: str
     noise_scale: float
     ledger: tuple = ()
     trace: Mapping[str, Any] | None = field(default=None, repr=False)
     neighbours: str = "replace-one"
+
+    def __post_init__(self, epsilon, delta):
+        if epsilon is not None or delta is not None:           # a summary built by hand: its claim, as one step
+            if len(self.ledger):
+                raise ValueError("epsilon and delta are computed from the ledger: pass None with a ledger")
+            object.__setattr__(self, "ledger", (Spend(self.mechanism if isinstance(self.mechanism, str) else "",
+                                                      0.0 if epsilon is None else epsilon,
+                                                      0.0 if delta is None else delta),))
+        self._check_record()
 
     @property
     def released(self) -> np.ndarray:
@@ -195,9 +208,12 @@ def smooth_summary(points, *, epsilon, K, t=None, trials=None, rng=None, sampler
     noise = np.zeros(p.shape) if t ** d == 1 else p.noise(b, p.shape, p.rng)
     noise[(Ellipsis,) + (0,) * d] = 0.0                    # the constant moment is public: published exactly
     noisy = exact + noise
-    return SmoothSummary(noisy, t, d, K, n, epsilon, 0.0, "smooth_summary", b,
+    return SmoothSummary(noisy, t, d, K, n, None, None, "smooth_summary", b,
                          ledger=(Spend(f"laplace on the {t ** d - 1} non-constant Chebyshev moments", epsilon),),
                          trace={"sensitivity": 2.0 * (t ** d - 1) / n})
+
+
+example(smooth_summary, lambda: dict(points=np.linspace(-1, 1, 50)[:, None], epsilon=0.7, K=2, rng=0))
 
 
 # --- Algorithm 2: answering a query (public, no data) -----------------------------------------------------
@@ -613,7 +629,7 @@ def per_query_laplace(points, queries, *, epsilon, B=1.0, grid=None, trials=None
     p = mechanism_prologue(epsilon=epsilon, rng=rng, sampler=sampler, trials=trials, neighbours="replace-one",
                            per_release=(k,), family="laplace", lattice_ok=False)   # query means are reals
     epsilon = p.epsilon
-    B = check_real("B", B, low=0.0, low_open=True)
+    B = check_positive_real("B", B)
     clip = lambda v: np.clip(np.nan_to_num(v, nan=0.0, posinf=B, neginf=-B), -B, B)
     if grid is None:
         l1 = 2.0 * B * k                                                 # each of the k values moves by <= 2B
@@ -632,8 +648,12 @@ def per_query_laplace(points, queries, *, epsilon, B=1.0, grid=None, trials=None
         means = F @ _hat_weights(axis, X)                               # the interpolants' means over the rows
     b = l1 / (n * epsilon)                       # the L1 sensitivity of the k means is l1 / n
     answers = means + p.noise(b, p.shape, p.rng)
-    return Release(answers, epsilon, 0.0, "per_query_laplace", noise_scale=b,
-                   ledger=(tuple(Spend(f"laplace query {i}", epsilon / k) for i in range(k)) if grid is None else
-                           (Spend(f"laplace, {k} queries, exact L1 sensitivity {l1:.6g}/n", epsilon),)),
+    return Release(answers, "per_query_laplace", noise_scale=b,
+                   ledger=(Ledger((Spend(f"laplace query {i}", epsilon / k) for i in range(k)), budget=epsilon)
+                           if grid is None else (Spend(f"laplace, {k} queries, exact L1 sensitivity {l1:.6g}/n", epsilon),)),
                    trace={"sensitivity": 2.0 * B / n} if grid is None else {"l1_sensitivity": l1 / n},
                    neighbours="replace-one")
+
+
+example(per_query_laplace, lambda: dict(points=np.linspace(-1, 1, 50)[:, None], queries=[lambda P: P[:, 0] ** 2] * 3,
+                                     epsilon=1.0, B=1.0, rng=0))

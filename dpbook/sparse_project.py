@@ -31,7 +31,8 @@ from .theory.gaussian import gaussian_sigma
 from .theory.laplace import laplace_scale
 from .theory.sparse_project import (hash_independence, sparse_project_epsilon, sparse_project_sigma,
                                     sparse_project_T)
-from .validation import check_beta, check_int, check_probability, check_trials, check_work, mechanism_prologue
+from .contract import example, mechanism_prologue
+from .validation import check_beta, check_int, check_probability, check_trials, check_work
 
 __all__ = [
     "SparseQueryWorkload", "SparseProjectRelease", "ErrorParts", "random_sparse_queries", "record_pool", "synthetic_records",
@@ -243,8 +244,6 @@ class SparseProjectRelease(ReleaseRecord):
     n: int
     m: int
     k: int
-    epsilon: float
-    delta: float
     mechanism: str
     noise_scale: float
     ledger: tuple[Spend, ...] = field(repr=False)
@@ -407,11 +406,21 @@ def sparse_project(D, *, epsilon, delta, beta, m, k, n, T=None, r=None, trials=N
     u = project_database(D, f)
     v = noise(1.0 / sigma, shape, rng)
     ledger = Ledger((Spend(f"laplace on coordinate {i + 1} of the projection", epsilon_coordinate) for i in range(T)),
-                    rule="advanced-corollary", delta_prime=delta,
+                    rule="advanced-corollary", delta_prime=delta, budget=epsilon,
                     label="S1-Thm1: T coordinates by DR-Cor3.21")
-    return SparseProjectRelease(u + v, f, n, m, k, epsilon, delta, "sparse_project", 1.0 / sigma, ledger,
+    return SparseProjectRelease(u + v, f, n, m, k, "sparse_project", 1.0 / sigma, ledger,
                                 dict(trace, sigma=sigma, epsilon_coordinate=epsilon_coordinate,
                                      epsilon_composed=achieved))
+
+
+def _example_records():
+    """500 records over {0,1}^32 (a pool of 64 heavy hitters) and 20 random 5-sparse queries: the sweeps' call."""
+    pool = record_pool(64, 32, rng=7)
+    return synthetic_records(500, pool, rng=1), random_sparse_queries(20, 5, 2 ** 32, rng=2, pool=pool)
+
+
+example(sparse_project, lambda: dict(D=_example_records()[0], epsilon=1.0, delta=1e-5, beta=0.1, m=5, k=20, n=500, T=64,
+                                     r=4, rng=1))
 
 
 def sparse_project_gaussian(D, *, epsilon, delta, beta, m, k, n, T=None, r=None, trials=None, rng=None,
@@ -426,9 +435,13 @@ def sparse_project_gaussian(D, *, epsilon, delta, beta, m, k, n, T=None, r=None,
     f = PolynomialSignHash.sample(r, T, D.N, rng)
     u = project_database(D, f)
     v = noise(sigma_gauss, shape, rng)
-    return SparseProjectRelease(u + v, f, n, m, k, epsilon, delta, "sparse_project_gaussian", sigma_gauss,
+    return SparseProjectRelease(u + v, f, n, m, k, "sparse_project_gaussian", sigma_gauss,
                                 (Spend("gaussian on the projection (l2 sensitivity 1)", epsilon, delta),),
                                 dict(trace, sigma_gauss=sigma_gauss))
+
+
+example(sparse_project_gaussian, lambda: dict(D=_example_records()[0], epsilon=0.9, delta=1e-5, beta=0.1, m=5, k=20,
+                                              n=500, T=64, r=4, rng=1))
 
 
 def laplace_sparse_queries(D, workload, *, epsilon, n, trials=None, rng=None, sampler=laplace_noise) -> Release:
@@ -445,8 +458,11 @@ def laplace_sparse_queries(D, workload, *, epsilon, n, trials=None, rng=None, sa
     epsilon = p.epsilon
     b = laplace_scale(workload.l1_sensitivity(), epsilon)
     answers = (workload.counts(D) + p.noise(b, p.shape, p.rng)) / n
-    return Release(answers, epsilon, 0.0, "laplace (sparse queries)", noise_scale=b / n,
+    return Release(answers, "laplace (sparse queries)", noise_scale=b / n,
                    ledger=(Spend("laplace", epsilon),))
+
+
+example(laplace_sparse_queries, lambda: dict(zip(("D", "workload"), _example_records()), epsilon=1.0, n=500, rng=1))
 
 
 def restrict_to_queries(D, workload) -> tuple[np.ndarray, Workload]:

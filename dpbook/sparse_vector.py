@@ -38,8 +38,8 @@ from .release import Ledger, ReleaseRecord, Spend
 from .theory.sparse_vector import (above_threshold_scales, numeric_sparse_composed_epsilon, numeric_sparse_sigma,
                                    numeric_sparse_split, sparse_composed_epsilon, sparse_per_run_epsilon,
                                    sparse_sigma)
-from .validation import (check_int, check_public_n, check_real, check_sensitivity, check_split, check_work,
-                         mechanism_prologue)
+from .contract import example, mechanism_prologue
+from .validation import real_dtype, check_int, check_public_n, check_real, check_sensitivity, check_split, check_work
 
 __all__ = [
     "TOP", "BOTTOM", "UNANSWERED", "SparseVectorRelease",
@@ -64,8 +64,6 @@ class SparseVectorRelease(ReleaseRecord):
     """
 
     answers: np.ndarray = field(repr=False)
-    epsilon: float
-    delta: float
     mechanism: str
     T: float
     c: int
@@ -133,8 +131,7 @@ def empirical_alpha(release: SparseVectorRelease, f) -> np.ndarray | float:
 def check_stream(f, name: str = "f") -> np.ndarray:
     """A query stream: a non-empty 1-D array of finite real query values ``f_i(D)``."""
     arr = np.asarray(f)
-    if arr.dtype == object or arr.dtype == bool or not np.issubdtype(arr.dtype, np.number) \
-            or np.issubdtype(arr.dtype, np.complexfloating):
+    if not real_dtype(arr.dtype):
         raise TypeError(f"{name} must be a 1-D array of real query values, got dtype {arr.dtype}")
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"{name} must be a non-empty 1-D array of query values, got shape {arr.shape}")
@@ -144,7 +141,7 @@ def check_stream(f, name: str = "f") -> np.ndarray:
 
 
 def _prologue(epsilon, delta, rng, sampler, trials):
-    """The mechanisms' prologue (:func:`dpbook.validation.mechanism_prologue`) for a stream: Laplace noise on
+    """The mechanisms' prologue (:func:`dpbook.contract.mechanism_prologue`) for a stream: Laplace noise on
     real query values (normalised answers are off any lattice: lattice noise is refused)."""
     return mechanism_prologue(epsilon=epsilon, delta=delta, rng=rng, sampler=sampler, trials=trials,
                               family="laplace", lattice_ok=False)
@@ -226,7 +223,7 @@ def above_threshold_stream(f, *, T, epsilon, sensitivity=1.0, trials=None, rng=N
     T = check_real("T", T)
     threshold_scale, query_scale = above_threshold_scales(epsilon, sensitivity)   # 2Δ/ε once, 4Δ/ε per query
     answers = run_sparse(f, T, 1, threshold_scale, query_scale, trials or 1, p.rng, p.noise)
-    return SparseVectorRelease(_finish(answers, trials), epsilon, 0.0, "above_threshold", T, 1,
+    return SparseVectorRelease(_finish(answers, trials), "above_threshold", T, 1,
                                threshold_scale, query_scale, ledger=(Spend("above_threshold", epsilon),))
 
 
@@ -250,9 +247,13 @@ def sparse_vector_stream(f, *, T, c, epsilon, delta=0.0, sensitivity=1.0, trials
     _require(sparse_composed_epsilon(epsilon, c, delta), epsilon, delta)
     answers = run_sparse(f, T, c, sigma, 2.0 * sigma, trials or 1, p.rng, p.noise)
     ledger = Ledger((Spend(f"above_threshold run {j + 1}", epsilon_run) for j in range(c)),
-                    rule="basic" if delta == 0.0 else "advanced-corollary", delta_prime=delta)   # DR-Cor3.21
-    return SparseVectorRelease(_finish(answers, trials), epsilon, delta, "sparse_vector", T, c, sigma,
+                    rule="basic" if delta == 0.0 else "advanced-corollary", delta_prime=delta,   # DR-Cor3.21
+                    budget=epsilon)
+    return SparseVectorRelease(_finish(answers, trials), "sparse_vector", T, c, sigma,
                                2.0 * sigma, ledger=ledger)
+
+
+example(sparse_vector_stream, lambda: dict(f=np.linspace(0.0, 1.0, 40), T=0.5, c=5, epsilon=0.9, delta=1e-6, rng=0))
 
 
 def numeric_sparse_stream(f, *, T, c, epsilon, delta=0.0, sensitivity=1.0, trials=None, rng=None,
@@ -280,12 +281,15 @@ def numeric_sparse_stream(f, *, T, c, epsilon, delta=0.0, sensitivity=1.0, trial
     answers = run_sparse(f, T, c, sigma1, 2.0 * sigma1, trials or 1, rng, sampler)
     values = np.where(answers == TOP, f + sampler(sigma2, answers.shape, rng), np.nan)
     rule = "basic" if delta == 0.0 else "advanced-corollary"   # each group at δ/2 (DR-Cor3.21), the two added (DR-Thm3.27)
-    ledger = (Ledger((Spend(f"above_threshold run {j + 1}", 2.0 * sensitivity / sigma1) for j in range(c)),
+    ledger = Ledger((Ledger((Spend(f"above_threshold run {j + 1}", 2.0 * sensitivity / sigma1) for j in range(c)),
                      rule=rule, delta_prime=delta / 2, label="Sparse part"),
               Ledger((Spend(f"laplace value {j + 1}", sensitivity / sigma2) for j in range(c)),
-                     rule=rule, delta_prime=delta / 2, label="numeric values"))
-    return SparseVectorRelease(_finish(answers, trials), epsilon, delta, "numeric_sparse", T, c, sigma1,
+                     rule=rule, delta_prime=delta / 2, label="numeric values")), budget=epsilon)
+    return SparseVectorRelease(_finish(answers, trials), "numeric_sparse", T, c, sigma1,
                                2.0 * sigma1, sigma2, _finish(values, trials), ledger)
+
+
+example(numeric_sparse_stream, lambda: dict(f=np.linspace(0.0, 1.0, 40), T=0.5, c=5, epsilon=0.9, delta=1e-6, rng=0))
 
 
 def _require(composed: float, epsilon: float, delta: float) -> None:

@@ -46,7 +46,7 @@ __all__ = [
     "check_real", "check_epsilon", "check_delta", "check_beta", "check_alpha", "check_sensitivity",
     "check_int", "check_histogram", "check_matrix_workload", "check_entry_range", "check_probability", "check_real_array",
     "check_scale", "check_work", "check_trials", "check_split", "check_noise_scale", "as_array",
-    "check_positive_real",
+    "check_positive_real", "real_dtype",
 ]
 
 #: The privacy parameter's range (module docstring: why).
@@ -244,6 +244,19 @@ def check_trials(trials, per_trial: int = 1, *, name: str = "trials") -> int:
     return trials
 
 
+def real_dtype(dtype, *, bools: bool = False, integer: bool = False) -> bool:
+    """Whether an array of ``dtype`` holds what a numeric parameter accepts: integers or real floats (``integer``:
+    integers only), booleans only with ``bools`` — never ``object``, complex, strings or bytes.  The one guard in
+    front of every numeric array's ``TypeError`` (each caller names its parameter in the message)."""
+    dtype = np.dtype(dtype)
+    if dtype == object:
+        return False
+    if dtype == bool:
+        return bools
+    return bool(np.issubdtype(dtype, np.integer if integer else np.number)) \
+        and not np.issubdtype(dtype, np.complexfloating)
+
+
 def as_array(name: str, value) -> np.ndarray:
     """``np.asarray(value)``, with a ragged nested list (numpy's 'inhomogeneous shape') or a scipy.sparse
     matrix turned into an error that names the parameter, and complex numbers refused."""
@@ -284,7 +297,7 @@ def check_histogram(x, name: str = "x", *, allow_empty: bool = False) -> np.ndar
     (``np.array([1., 0.])``); fractional, negative, NaN or inf counts are not.
     """
     arr = as_array(name, x)
-    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+    if not real_dtype(arr.dtype, bools=True):
         raise TypeError(f"{name} must hold numbers, got dtype {arr.dtype}")
     if arr.dtype == bool:
         raise TypeError(f"{name} must hold integer counts, got booleans")
@@ -346,7 +359,7 @@ def check_matrix_workload(Q, name: str = "Q", *, low: float = 0.0, high: float =
     it cannot change after it was validated (not even when the caller changes its own array)."""
     original = Q
     if sp.issparse(Q):
-        if Q.dtype == object or np.issubdtype(Q.dtype, np.complexfloating):
+        if not real_dtype(Q.dtype, bools=True):
             raise TypeError(f"{name} must hold real numbers, got a scipy.sparse matrix of dtype {Q.dtype}")
         Q = _canonical_sparse(Q, name)
         m, N = Q.shape
@@ -357,7 +370,7 @@ def check_matrix_workload(Q, name: str = "Q", *, low: float = 0.0, high: float =
         cols, data = Q.indices, Q.data
     else:
         arr = as_array(name, Q)
-        if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+        if not real_dtype(arr.dtype, bools=True):
             raise TypeError(f"{name} must be a numeric matrix, got dtype {arr.dtype}")
         if arr.ndim != 2:
             raise ValueError(f"{name} must be 2-D (m queries x |X| universe elements), got shape {arr.shape}")
@@ -407,8 +420,7 @@ def check_real_array(name: str, value, *, low=None, low_open=False) -> np.ndarra
     """A scalar or array of finite real numbers as a float64 array (``TypeError`` for strings, booleans and
     other non-numbers — ``np.asarray(..., dtype=float)`` would silently accept the string ``"1"``)."""
     arr = as_array(name, value)
-    if arr.dtype == object or arr.dtype == bool or not np.issubdtype(arr.dtype, np.number) \
-            or np.issubdtype(arr.dtype, np.complexfloating):
+    if not real_dtype(arr.dtype):
         raise TypeError(f"{name} must be a real number or an array of them, got dtype {arr.dtype}")
     arr = arr.astype(np.float64)
     if not np.all(np.isfinite(arr)):
@@ -453,81 +465,6 @@ def check_public_n(n, x, *, require: bool = False) -> tuple[int, str]:
         raise ValueError(f"x sums to {total:.3g} rows; normalised answers need n <= {MAX_PUBLIC_N:.0e} (a row's "
                          "weight 1/n must stay in the sensitivity range)")
     return total, "replace-one"
-
-
-# ------------------------------------------------------------------------------- the mechanisms' prologue
-
-from dataclasses import dataclass  # noqa: E402
-from typing import Any  # noqa: E402
-
-__all__ += ["Prologue", "mechanism_prologue", "N_RULES", "NO_SAMPLER"]
-
-#: How a mechanism uses the row count ``n``: not at all (None); ``"public"`` — answers are divided by it, so
-#: it is required under add/remove and read from the data under replace-one (:func:`check_public_n`);
-#: ``"required"`` — the caller must always pass it.
-N_RULES = (None, "public", "required")
-
-
-@dataclass(frozen=True)
-class Prologue:
-    """What :func:`mechanism_prologue` checked, in the order every mechanism takes it: ``epsilon``, ``delta``
-    (0.0 for a pure mechanism), ``rng`` (a Generator), ``noise`` (a :class:`dpbook.noise.Noise`, or None),
-    ``n`` (the public row count, or None), ``neighbours``, ``trials`` (None or an int) and ``shape`` — the
-    batch shape of the noise: ``per_release``, or ``(trials,) + per_release``."""
-
-    epsilon: float
-    delta: float
-    rng: Any
-    noise: Any
-    n: int | None
-    neighbours: str
-    trials: int | None
-    shape: tuple[int, ...]
-
-
-#: ``sampler=`` default of :func:`mechanism_prologue`: the mechanism draws no additive noise (``None`` passed by a
-#: caller is a ``TypeError``, like any other value that is not a sampler).
-NO_SAMPLER = type("NoSampler", (), {"__repr__": lambda self: "NO_SAMPLER"})()
-
-
-def mechanism_prologue(*, epsilon, delta=0.0, rng=None, sampler=NO_SAMPLER, n=None, trials=None,
-                       neighbours="add/remove", x=None, n_rule=None, per_release=(), positive_delta=False,
-                       epsilon_high=None, family=None, lattice_ok=True) -> Prologue:
-    """The checks every mechanism starts with, in one order: ε, δ, rng, sampler, public n, batch shape.
-
-    ``epsilon``: :func:`check_epsilon` (at most ``epsilon_high`` when given, e.g. 1 for the classic Gaussian).
-    ``delta``: :func:`check_delta` (``positive_delta``: in (0, 1)); a pure mechanism leaves it at 0.
-    ``rng``: :func:`dpbook.noise.as_generator`.  ``sampler``: :func:`dpbook.noise.as_noise` with ``family`` and
-    ``lattice_ok`` (left at :data:`NO_SAMPLER` when the mechanism draws no additive noise; ``noise`` is then None).  ``neighbours``: :func:`check_neighbours`
-    (randomized response's local relation is not a database relation: pass None to skip).  ``n`` by
-    ``n_rule`` (:data:`N_RULES`; ``x`` is the histogram it is read from; with no rule, a given ``n`` is checked
-    as a row count in [1, 1e12]).  ``trials``: :func:`check_trials` for
-    ``per_release`` cells per release (a tuple: the shape of one release's noise).  Every error names the
-    caller's parameter: "epsilon (-1.0) must be ...".
-    """
-    from .noise import as_generator, as_noise             # noise imports this module: import at call time
-    epsilon = check_epsilon(epsilon, high=epsilon_high)
-    delta = check_delta(delta, positive=positive_delta)
-    rng = as_generator(rng)
-    noise = None if sampler is NO_SAMPLER else as_noise(sampler, family=family, lattice_ok=lattice_ok)
-    if neighbours is not None:
-        neighbours = check_neighbours(neighbours)
-    if n_rule not in N_RULES:
-        raise ValueError(f"n_rule ({n_rule!r}) must be one of {N_RULES}")
-    if n_rule == "public":
-        n, _ = check_public_n(n, x, require=neighbours == "add/remove")
-    elif n_rule == "required":
-        n, _ = check_public_n(n, x, require=True)
-    elif n is not None:                                    # a row count the mechanism takes as given
-        n = check_int("n", n, low=1, high=MAX_PUBLIC_N)
-    per_release = tuple(int(s) for s in per_release)
-    cells = 1
-    for s in per_release:
-        cells *= max(s, 1)
-    if trials is not None:
-        trials = check_trials(trials, cells)
-    shape = per_release if trials is None else (trials,) + per_release
-    return Prologue(epsilon, delta, rng, noise, n, neighbours, trials, shape)
 
 
 def check_choice(name: str, value, choices) -> str:

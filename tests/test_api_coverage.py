@@ -35,6 +35,7 @@ import numpy as np
 import pytest
 
 import dpbook
+from dpbook.contract import EXAMPLES
 
 TESTS = pathlib.Path(__file__).resolve().parent
 
@@ -48,6 +49,8 @@ EXEMPT_MODULES = {
 }
 EXEMPT_FUNCTIONS = {
     "dpbook.show_source": "prints the source of an object (inspect.getsource raises TypeError itself)",
+    "dpbook.broken.graphs.graph_randomized_response_unvalidated": "a broken twin whose bug is a graph built without "
+                                                                  "validation: accepting any weights is the point",
 }
 
 
@@ -73,6 +76,7 @@ FUNCTIONS = dict(public_functions())
 def _values():
     from dpbook.idc import MultiplicativeWeightsIDC
     from dpbook.queries import MatrixWorkload
+    from dpbook.release import Ledger, Spend
     Q = np.array([[1.0, 1.0, 0.0, 0.0], [0.0, 1.0, 0.0, 1.0]])
     return dict(
         epsilon=0.5, epsilon0=0.1, epsilon_total=0.5, epsilon_star=0.2, delta=1e-3, delta_prime=1e-3, beta=0.05,
@@ -91,6 +95,7 @@ def _values():
         lo=-1.0, hi=1.0, v=0.3, a=0.5, mu_prime=0.01, Z=np.array([0.1, -0.2]),
         outputs=np.array([[0.1, 0.2]]), center=np.array([0.0, 0.0]), center_prime=np.array([1.0, 0.0]),
         net=np.array([[2, 0, 0, 0], [1, 1, 0, 0], [0, 1, 0, 1], [0, 0, 1, 1]]),
+        ledger=Ledger([Spend("step", 0.1)] * 4, rule="advanced", delta_prime=1e-6),
     )
 
 
@@ -174,8 +179,20 @@ OVERRIDES = {
 
 
 def _valid_call(qualname, fn):
-    """kwargs for one valid call of ``fn``: conventional values for its required parameters + overrides."""
+    """kwargs for one valid call of ``fn``: conventional values for its required parameters + overrides, or else the
+    first call declared next to it (:func:`dpbook.contract.example`); None when there is neither."""
+    kwargs = _conventional_call(qualname, fn)
+    if kwargs is None and fn in EXAMPLES:
+        kwargs = EXAMPLES[fn][0]()
+    return kwargs
+
+
+def _conventional_call(qualname, fn):
+    """kwargs for one valid call of ``fn`` from conventional values for its required parameters + overrides."""
     values = _values()
+    if qualname == "dpbook.multiplicative_weights.marginal_layout":
+        from dpbook.queries import k_way_marginals
+        return dict(workload=k_way_marginals(3, 2))
     if qualname in ("dpbook.mwem.marginal_counts", "dpbook.mwem.hypothesis_counts"):
         from dpbook.queries import conjunctions
         return dict(W=conjunctions(4, 2), P=np.full((1, 16), 1 / 16))
@@ -199,6 +216,28 @@ def _valid_call(qualname, fn):
         elif name == "n" and param.default is None:
             kwargs[name] = int(values["x"].sum())  # the public row count: the database's own size
     return kwargs
+
+
+# --- every call of every mechanism (the ledger, protocol and frozen-release sweeps) ---------------------------
+
+def _calls(qualname) -> list:
+    """Every valid call of a mechanism the sweeps know: the conventional one, then those declared next to it."""
+    conventional = _conventional_call(qualname, FUNCTIONS[qualname])
+    return ([] if conventional is None else [lambda: conventional]) + list(EXAMPLES.get(FUNCTIONS[qualname], ()))
+
+
+def _mechanisms() -> list[str]:
+    """Every public mechanism, correct and broken (introspection: dpbook.audit.public_mechanisms /
+    broken_mechanisms), except the analysis tools of tests/test_audits.py's NOT_MECHANISMS (they release nothing)."""
+    from dpbook.audit import broken_mechanisms, public_mechanisms
+    from test_audits import NOT_MECHANISMS
+    return sorted(q for q in set(public_mechanisms()) | set(broken_mechanisms()) if q not in NOT_MECHANISMS)
+
+
+MECHANISMS = _mechanisms()
+CALLS = {q: _calls(q) for q in MECHANISMS}
+#: (mechanism, index of its call): at least one per mechanism — one with no call fails by name where it is run.
+MECHANISM_CASES = [(q, i) for q in MECHANISMS for i in range(max(1, len(CALLS[q])))]
 
 
 # --- bad values by convention ---------------------------------------------------------------------------------
@@ -548,7 +587,7 @@ def test_audit_catalogue_helpers_reject_bad_input():
 
 
 def test_sparse_vector_audit_case_builder_rejects_bad_input():
-    from dpbook.broken.sparse_vector import CATCHING_PAIRS, stream_audit_case
+    from dpbook.audit.cases.sparse_vector import CATCHING_PAIRS, stream_audit_case
     from dpbook.sparse_vector import above_threshold_stream
     pair = next(iter(CATCHING_PAIRS.values()))
     with pytest.raises(ValueError, match="epsilon"):

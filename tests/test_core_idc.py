@@ -15,6 +15,7 @@ import json
 import pathlib
 
 import numpy as np
+from dpbook.multiplicative_weights import _support_update, marginal_layout, mw_update
 import pytest
 
 from dpbook import _mw_kernels as kernels
@@ -75,13 +76,13 @@ def test_every_workload_mw_update_and_counts_at_match_the_reference(W):
     Q = np.stack([W.query(int(j)) for j in picks])
     np.testing.assert_allclose(W.counts_at(P, picks), (Q * P).sum(axis=1), rtol=1e-12)
     np.testing.assert_allclose(W.counts_at(P[:3], picks[:3]), (Q[:3] * P[:3]).sum(axis=1), rtol=1e-12)
-    np.testing.assert_allclose(W.mw_update(P, picks, coef), mw_update_reference(P, Q, coef[:, None]), rtol=1e-12)
-    one = W.mw_update(P[0], int(picks[0]), float(coef[0]))          # one hypothesis, one query
+    np.testing.assert_allclose(mw_update(W, P, picks, coef), mw_update_reference(P, Q, coef[:, None]), rtol=1e-12)
+    one = mw_update(W, P[0], int(picks[0]), float(coef[0]))          # one hypothesis, one query
     np.testing.assert_allclose(one, mw_update_reference(P[0], Q[0], coef[0]), rtol=1e-12)
     inplace = P.copy()
-    assert W.mw_update(inplace, picks, coef, out=inplace) is inplace
+    assert mw_update(W, inplace, picks, coef, out=inplace) is inplace
     np.testing.assert_allclose(inplace, mw_update_reference(P, Q, coef[:, None]), rtol=1e-12)
-    shared = W.mw_update(P, 3, 0.5)                                 # one query for every row
+    shared = mw_update(W, P, 3, 0.5)                                 # one query for every row
     np.testing.assert_allclose(shared, mw_update_reference(P, W.query(3), 0.5), rtol=1e-12)
     lo, hi = W.entry_range()
     Qall = np.stack([W.query(i) for i in range(W.m)])
@@ -97,12 +98,12 @@ def test_generic_mw_update_equals_the_marginal_slab_override(trials):
     picks = rng.integers(0, W.m, trials)
     coef = rng.normal(scale=2.0, size=trials)
     generic = P.copy()
-    Workload._mw_update(W, generic, picks, coef)                     # the base-class (generic) version
-    np.testing.assert_allclose(W.mw_update(P, picks, coef), generic, rtol=1e-12)
+    _support_update(W, generic, picks, coef)                     # the base-class (generic) version
+    np.testing.assert_allclose(mw_update(W, P, picks, coef), generic, rtol=1e-12)
     np.testing.assert_allclose(W.counts_at(P, picks), Workload._counts_at(W, P, picks), rtol=1e-12)
     extreme = np.full(trials, 80.0)                                  # |c| > 30: the guarded path
-    Workload._mw_update(W, (g := P.copy()), picks, extreme)
-    np.testing.assert_allclose(W.mw_update(P, picks, extreme), g, rtol=1e-10, atol=1e-300)
+    _support_update(W, (g := P.copy()), picks, extreme)
+    np.testing.assert_allclose(mw_update(W, P, picks, extreme), g, rtol=1e-10, atol=1e-300)
 
 
 def test_mw_update_rejects_bad_input():
@@ -115,11 +116,11 @@ def test_mw_update_rejects_bad_input():
                            (dict(out=np.empty(3)), TypeError, "out")):
         args = dict(p=p, i=0, coefficient=0.3) | bad
         with pytest.raises(exc, match=name):
-            W.mw_update(args.pop("p"), args.pop("i"), args.pop("coefficient"), **args)
+            mw_update(W, args.pop("p"), args.pop("i"), args.pop("coefficient"), **args)
     with pytest.raises(ValueError, match="P"):
         W.counts_at(np.full(7, 1.0), 0)
     with pytest.raises(ValueError, match="marginal"):
-        random_queries(3, 8, rng=0).marginal_layout()
+        marginal_layout(random_queries(3, 8, rng=0))
 
 
 # =========================================================================== the one loop keeps the outputs

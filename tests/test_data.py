@@ -137,3 +137,18 @@ def test_digits_histogram_scales_and_resamples():
     np.testing.assert_array_equal(digits_histogram(), load_digits().x)
     assert digits_histogram(10).sum() == 17970 and digits_histogram(rows=180).sum() == 180
     np.testing.assert_array_equal(digits_histogram(rows=180), digits_histogram(rows=180))     # seeded
+
+
+def test_pixels_histogram():
+    from dpbook.data import load_digits, pixels_histogram
+    assert np.array_equal(pixels_histogram(16), load_digits().x)
+    for d in (1, 4, 10):
+        x = pixels_histogram(d)
+        assert x.size == 2 ** d and x.sum() == 1797
+    x = pixels_histogram(4)
+    x[0] = -5                                                      # a copy: the cache cannot be corrupted
+    assert pixels_histogram(4)[0] >= 0
+    with pytest.raises(ValueError, match="d"):
+        pixels_histogram(17)
+    import dpbook.histogram
+    assert dpbook.histogram.pixels_histogram is pixels_histogram          # the chapters' old name

@@ -11,9 +11,7 @@ from dpbook.broken.histogram import noisy_histogram_replace_one_unit_scale
 from dpbook.explorers.histogram import explore_histogram
 from dpbook.data import add_row, load_cancer, load_digits, replace_row
 from dpbook.experiments import errors, failure_rate
-from dpbook.histogram import (
-    histogram_mechanism, noisy_histogram, pixels_histogram,
-)
+from dpbook.histogram import histogram_mechanism, noisy_histogram
 from dpbook.broken.noise import broken_noise
 from dpbook.noise import laplace_noise
 from dpbook.queries import MatrixWorkload, conjunctions
@@ -273,18 +271,6 @@ def test_determinism():
 
 
 # --------------------------------------------------------------------------- data helper and widget callback
-
-def test_pixels_histogram():
-    assert np.array_equal(pixels_histogram(16), load_digits().x)
-    for d in (1, 4, 10):
-        x = pixels_histogram(d)
-        assert x.size == 2 ** d and x.sum() == 1797
-    x = pixels_histogram(4)
-    x[0] = -5                                                      # a copy: the cache cannot be corrupted
-    assert pixels_histogram(4)[0] >= 0
-    with pytest.raises(ValueError, match="d"):
-        pixels_histogram(17)
-
 
 def test_explore_histogram_is_seeded():
     f1, f2 = explore_histogram(trials=40), explore_histogram(trials=40)

@@ -3,6 +3,7 @@ the transcript with broken controls, fast marginal answers, bad input, determini
 import math
 
 import numpy as np
+from dpbook.multiplicative_weights import marginal_layout
 import pytest
 
 from dpbook.audit import audit
@@ -335,7 +336,7 @@ def test_practical_outputs_are_distributions_and_last_or_average():
 def test_group_update_matches_the_reference_rule():
     """The one-pass whole-marginal update equals p ∝ p · exp(Σ_c coefficient_c · q_c) built from full query vectors."""
     W = k_way_marginals(5, 2)
-    layout = W.marginal_layout()
+    layout = marginal_layout(W)
     units = layout.units
     rng = np.random.default_rng(0)
     P = rng.random((3, 32)) + 0.1
@@ -413,7 +414,7 @@ def test_broken_twin_claims_what_it_does_not_pay():
 def test_one_run_kernel_matches_the_batched_update():
     """Layout.step_one (one run, fewest numpy calls; replay uses it) equals tables + update (the rounds use it)."""
     W = k_way_marginals(6, 2)
-    layout = W.marginal_layout()
+    layout = marginal_layout(W)
     rng = np.random.default_rng(2)
     p = rng.random(64) + 0.05
     p /= p.sum()
@@ -433,7 +434,7 @@ def test_marginal_sum_and_scale_match_numpy(d):
     """The blockwise marginal sum and the tiled slab scaling (fast kernels at 2^16 and up) equal numpy's reference
     ``p.reshape(shape).sum(axis)`` and broadcast multiply, for every 2-way (3-way at d=3) attribute set."""
     W = k_way_marginals(d, 3 if d == 3 else 2)
-    layout = W.marginal_layout()
+    layout = marginal_layout(W)
     rng = np.random.default_rng(d)
     p = rng.random(1 << d)
     for u in range(0, len(layout.sets), 1 if d == 3 else 5):
@@ -457,7 +458,7 @@ def test_marginal_sum_and_scale_match_numpy(d):
 ])
 def test_check_mwem_inputs_names_the_bad_parameter(kwargs, exc, name):
     """The one validation prologue every MWEM variant (and broken twin) runs: the data, then
-    validation.mechanism_prologue (epsilon, delta, rng, sampler, public n, trials), then T and replay."""
+    contract.mechanism_prologue (epsilon, delta, rng, sampler, public n, trials), then T and replay."""
     from dpbook.mwem import check_mwem_inputs
     args = dict(x=CANCER.x, workload=W2, epsilon=1.0, T=3, n=None, replay=0, trials=None, rng=0,
                 sampler=laplace_noise) | kwargs

@@ -11,7 +11,7 @@ from dpbook.theory.mwem import mwem_advanced_step_epsilon
 
 
 def test_digits_subsample_is_real_rows_without_replacement():
-    from dpbook.histogram import pixels_histogram
+    from dpbook.data import pixels_histogram
     full = pixels_histogram(10)
     assert np.array_equal(digits_subsample(10, 1797), full)
     a, b = digits_subsample(10, 450, rng=3), digits_subsample(10, 450, rng=3)

@@ -2,13 +2,15 @@
 
 * Every release type's claim fields (``epsilon``, ``delta``, ``mechanism``, ``neighbours``, ``ledger``, ``trace``)
   refuse assignment and deletion (``AttributeError``, like a frozen dataclass), and so do a ledger's ``rule``,
-  ``delta_prime`` and ``label`` — otherwise ``compose(release.ledger)`` could be moved away from ``release.epsilon``.
+  ``delta_prime``, ``label`` and ``budget``; ``epsilon`` and ``delta`` are not stored at all but computed from the
+  ledger (``compose(release.ledger)``), and no constructor takes them.
 * Released arrays are read-only; a released index or array keeps its claim through slicing, pickling and copying.
 * ``Spend``, ``with_claim`` and every release record check ε and δ like the mechanisms' validators do
   (ε = 0 or in [1e-12, 2^53] — the parameters' range, widened at the top for composed claims — and δ = 0 or in
   [1e-100, 1)); numpy scalars are numbers like Python's.
 """
 import copy
+import dataclasses
 import inspect
 import math
 import pickle
@@ -18,37 +20,16 @@ import pytest
 
 from dpbook.release import (Ledger, PrivateResult, Release, ReleasedArray, ReleasedIndex, Spend, compose,
                             with_claim)
-from test_api_coverage import FUNCTIONS, _valid_call
+from test_api_coverage import CALLS, FUNCTIONS
+from test_api_coverage import MECHANISM_CASES as CASES
 
 CLAIM = ("epsilon", "delta", "mechanism", "neighbours", "ledger", "trace")
 
 
 def _results():
-    """One result of every public mechanism the sweep can call, plus those it cannot (graphs, points, records)."""
-    from dpbook.audit import broken_mechanisms, public_mechanisms
-    from dpbook.graphs import graph_randomized_response, random_graph
-    from dpbook.smooth import per_query_laplace, smooth_summary
-    from dpbook.sparse_project import (laplace_sparse_queries, random_sparse_queries, record_pool, sparse_project,
-                                       synthetic_records)
-    calls = {}
-    for qualname in sorted(set(public_mechanisms()) | set(broken_mechanisms())):
-        fn = FUNCTIONS.get(qualname)
-        kwargs = None if fn is None else _valid_call(qualname, fn)
-        if kwargs is not None:
-            calls[qualname] = (lambda fn=fn, kwargs=kwargs: fn(**kwargs))
-    X = np.linspace(-1, 1, 50)[:, None]
-    pool = record_pool(64, 32, rng=7)
-    D = synthetic_records(500, pool, rng=1)
-    W = random_sparse_queries(20, 5, 2 ** 32, rng=2, pool=pool)
-    calls.update({
-        "graph_randomized_response": lambda: graph_randomized_response(random_graph(9, 0.4, 0), epsilon=0.7, rng=0),
-        "smooth_summary": lambda: smooth_summary(X, epsilon=0.7, K=2, rng=0),
-        "per_query_laplace": lambda: per_query_laplace(X, [lambda P: P[:, 0] ** 2] * 3, epsilon=1.0, B=1.0, rng=0),
-        "sparse_project": lambda: sparse_project(D, epsilon=1.0, delta=1e-5, beta=0.1, m=5, k=20, n=D.n, T=64,
-                                                 r=4, rng=1),
-        "laplace_sparse_queries": lambda: laplace_sparse_queries(D, W, epsilon=1.0, n=D.n, rng=1),
-    })
-    return calls
+    """One result per valid call of every public mechanism, correct and broken (tests/test_api_coverage.py's CASES:
+    conventional calls and those declared next to each mechanism)."""
+    return {f"{q}[{i}]": (lambda q=q, i=i: FUNCTIONS[q](**CALLS[q][i]())) for q, i in CASES if CALLS[q]}
 
 
 RESULTS = _results()
@@ -56,8 +37,7 @@ RESULTS = _results()
 
 def _release(name):
     rel = RESULTS[name]()
-    if not isinstance(rel, PrivateResult):
-        pytest.skip(f"{name} returns {type(rel).__name__}, not a release")
+    assert isinstance(rel, PrivateResult), f"{name} returns {type(rel).__name__}, not a release"
     return rel
 
 
@@ -70,18 +50,13 @@ def test_every_claim_field_of_every_release_is_frozen(name):
             setattr(rel, field, 99.0 if field in ("epsilon", "delta") else None)
         with pytest.raises(AttributeError):
             delattr(rel, field)
-    for field in ("rule", "delta_prime", "label"):
+    for field in ("rule", "delta_prime", "label", "budget"):
         with pytest.raises(AttributeError, match="frozen"):
             setattr(rel.ledger, field, "basic")
         with pytest.raises(AttributeError, match="frozen"):
             delattr(rel.ledger, field)
-    assert all(getattr(rel, field) is before[field] for field in CLAIM)
-    assert compose(rel.ledger) == pytest.approx((rel.epsilon, rel.delta), rel=1e-9, abs=1e-15)
-
-
-#: Release types that are not :class:`dpbook.release.ReleaseRecord` and whose released arrays stay writable (their
-#: modules are outside this change); their claim fields are frozen all the same (the test above).
-WRITABLE_RELEASES: set[str] = set()
+    assert all(getattr(rel, field) is before[field] for field in CLAIM if field not in ("epsilon", "delta"))
+    assert compose(rel.ledger) == (rel.epsilon, rel.delta) == (before["epsilon"], before["delta"])
 
 
 @pytest.mark.parametrize("name", sorted(RESULTS))
@@ -90,8 +65,6 @@ def test_every_released_array_is_read_only(name):
     released = rel.released
     arrays = [released] if isinstance(released, np.ndarray) else [r for r in released if isinstance(r, np.ndarray)] \
         if isinstance(released, (tuple, list)) else []
-    if type(rel).__name__ in WRITABLE_RELEASES:
-        pytest.skip(f"{type(rel).__name__}: released arrays not frozen (see WRITABLE_RELEASES)")
     for arr in arrays:
         assert not arr.flags.writeable, f"{name}: the released array is writable"
         if arr.size:
@@ -159,7 +132,7 @@ def test_a_released_array_keeps_its_claim_through_views_pickles_and_copies():
 
 def test_a_released_array_is_read_only_and_a_copy_of_what_was_drawn():
     values = np.array([0.25, 0.5])
-    rel = with_claim(values, epsilon=1.0, mechanism="m")
+    rel = with_claim(values, mechanism="m", ledger=(Spend("m", 1.0),))
     values[0] = 7.0                                            # the caller's array is not the release
     assert rel[0] == 0.25 and values.flags.writeable
     with pytest.raises(ValueError, match="read-only"):
@@ -193,35 +166,55 @@ HUGE_OR_TINY = [(1e308, ValueError), (2 ** 63, ValueError), (10 ** 400, ValueErr
 
 @pytest.mark.parametrize("epsilon, exc", HUGE_OR_TINY)
 def test_claimed_epsilon_is_bounded_like_a_mechanisms(epsilon, exc):
-    for build in (lambda: Spend("a", epsilon), lambda: with_claim(3, epsilon=epsilon, mechanism="m"),
-                  lambda: with_claim(np.zeros(2), epsilon=epsilon, mechanism="m"),
-                  lambda: Release(np.zeros(2), epsilon, 0.0, "m", ledger=(Spend("a", 1.0),))):
-        with pytest.raises(exc, match="epsilon"):
-            build()
+    with pytest.raises(exc, match="epsilon"):
+        Spend("a", epsilon)
 
 
 @pytest.mark.parametrize("delta, exc", [(5e-324, ValueError), (1e-101, ValueError), (1.0, ValueError),
                                         (-0.1, ValueError), (math.nan, ValueError), ("0", TypeError)])
 def test_claimed_delta_is_bounded_like_a_mechanisms(delta, exc):
-    for build in (lambda: Spend("a", 1.0, delta), lambda: with_claim(3, epsilon=1.0, delta=delta, mechanism="m"),
-                  lambda: Release(np.zeros(2), 1.0, delta, "m")):
-        with pytest.raises(exc, match="delta"):
+    with pytest.raises(exc, match="delta"):
+        Spend("a", 1.0, delta)
+
+
+#: Ledgers whose steps are each in range but whose composition is not a claim: ε beyond 2^53, δ summing to >= 1.
+OUT_OF_RANGE = [(Ledger([Spend("a", 2.0 ** 52)] * 4), "epsilon"), (Ledger([Spend("a", 1.0, 0.6)] * 2), "delta")]
+
+
+@pytest.mark.parametrize("ledger, name", OUT_OF_RANGE)
+def test_a_composed_claim_is_bounded_like_a_mechanisms(ledger, name):
+    for build in (lambda: with_claim(3, mechanism="m", ledger=ledger),
+                  lambda: with_claim(np.zeros(2), mechanism="m", ledger=ledger),
+                  lambda: Release(np.zeros(2), "m", ledger=ledger)):
+        with pytest.raises(ValueError, match=name):
             build()
+
+
+def test_a_claim_is_never_stated_beside_the_ledger():
+    """No constructor takes ε or δ: the claim is what the ledger composes to (a :class:`Ledger`'s ``budget`` is
+    the split's ε, returned only where the steps compose to it up to float rounding)."""
+    with pytest.raises(TypeError, match="epsilon"):
+        Release(np.zeros(2), "m", epsilon=1.0, ledger=(Spend("a", 1.0),))
+    with pytest.raises(TypeError, match="epsilon"):
+        with_claim(3, epsilon=1.0, mechanism="m", ledger=(Spend("a", 1.0),))
+    steps = [Spend("a", 1.0 / 49)] * 49
+    assert compose(tuple(steps))[0] != 1.0 and compose(Ledger(steps, budget=1.0)) == (1.0, 0.0)
+    assert compose(Ledger(steps[:48], budget=1.0))[0] == pytest.approx(48 / 49)      # not spent: not the budget
+    assert Release(np.zeros(2), "m", ledger=Ledger(steps, budget=1.0)).epsilon == 1.0
 
 
 def test_numpy_scalars_are_numbers_in_claims():
     spend = Spend("a", np.float64(0.5), np.float32(0.0))
     assert spend == Spend("a", 0.5) and type(spend.epsilon) is float
-    pick = with_claim(np.int64(2), epsilon=np.int64(1), delta=np.float64(1e-6), mechanism="m",
-                      ledger=(Spend("m", np.float64(1.0), 1e-6),))
-    assert isinstance(pick, ReleasedIndex) and pick == 2 and type(pick.epsilon) is float
-    rel = Release(np.zeros(2), np.float64(1.0), np.float64(0.0), "m", ledger=(Spend("a", 1.0),))
+    pick = with_claim(np.int64(2), mechanism="m", ledger=(Spend("m", np.float64(1.0), 1e-6),))
+    assert isinstance(pick, ReleasedIndex) and pick == 2 and type(pick.epsilon) is float and pick.delta == 1e-6
+    rel = Release(np.zeros(2), "m", ledger=(Spend("a", np.int64(1)),))
     assert type(rel.epsilon) is float and rel.epsilon == 1.0
 
 
 def test_a_step_that_spends_nothing_is_a_zero_claim():
     assert compose((Spend("post-processing", 0.0), Spend("laplace", 1.0))) == (1.0, 0.0)
-    assert with_claim(1, epsilon=0.0, mechanism="public").epsilon == 0.0
+    assert with_claim(1, mechanism="public", ledger=(Spend("public", 0.0),)).epsilon == 0.0
     assert Spend("all rounds, composed", 1.5e12).epsilon == 1.5e12      # a composed claim may exceed 1e12
 
 
@@ -232,11 +225,12 @@ def test_claim_names_are_checked(field, bad, exc):
         if field == "step":
             Spend(bad, 1.0)
         else:
-            Release(np.zeros(2), 1.0, 0.0, **{"mechanism": "m", field: bad})
+            Release(np.zeros(2), **{"mechanism": "m", "ledger": (Spend("a", 1.0),), field: bad})
 
 
 def test_every_release_record_type_validates_its_claim():
-    """Every ReleaseRecord subclass checks ε and δ in construction (one record per type, built by hand)."""
+    """Every ReleaseRecord subclass checks the ε and δ its ledger composes to in construction (one record per type,
+    rebuilt by hand with a ledger out of range)."""
     from dpbook.release import ReleaseRecord
     import dpbook.graphs, dpbook.histogram, dpbook.randomized_response, dpbook.smooth, dpbook.sparse_project  # noqa
     import dpbook.sparse_vector  # noqa: F401
@@ -244,13 +238,13 @@ def test_every_release_record_type_validates_its_claim():
     assert {"Release", "NoisyHistogram", "SparseVectorRelease", "RRReports"} <= kinds
     for name in sorted(RESULTS):
         rel = RESULTS[name]()
-        if not isinstance(rel, ReleaseRecord):
+        if not isinstance(rel, ReleaseRecord) or not dataclasses.is_dataclass(rel):    # an index or array: above
             continue
-        fields = {f: getattr(rel, f) for f in rel.__dataclass_fields__}
-        with pytest.raises(ValueError, match="epsilon"):
-            type(rel)(**{**fields, "epsilon": 1e308})
-        with pytest.raises(ValueError, match="delta"):
-            type(rel)(**{**fields, "delta": 5e-324})
+        fields = {f.name: getattr(rel, f.name) for f in dataclasses.fields(rel)}
+        fields.update({p: None for p in inspect.signature(type(rel)).parameters if p not in fields})  # InitVars
+        for ledger, what in OUT_OF_RANGE:
+            with pytest.raises(ValueError, match=what):
+                type(rel)(**{**fields, "ledger": ledger})
 
 
 def _subclasses(cls):

@@ -11,15 +11,15 @@ import pytest
 from dpbook.exponential import exponential_mechanism, report_noisy_max
 from dpbook.release import (Ledger, PrivateResult, Release, ReleasedArray, ReleasedIndex, Spend, as_ledger, compose,
                             with_claim)
-from dpbook.validation import mechanism_prologue
+from dpbook.contract import mechanism_prologue
 
 
 def test_a_release_is_a_private_result_with_a_ledger():
-    rel = Release(np.zeros(3), 1.0, 0.0, "x", ledger=(Spend("a", 1.0),))
+    rel = Release(np.zeros(3), "x", ledger=(Spend("a", 1.0),))
     assert isinstance(rel, PrivateResult) and isinstance(rel.ledger, Ledger) and rel.released is rel.answers
     assert not isinstance(np.zeros(3), PrivateResult) and not isinstance(3, PrivateResult)
     with pytest.raises(ValueError, match="neighbours"):
-        Release(np.zeros(3), 1.0, 0.0, "x", neighbours="edge")
+        Release(np.zeros(3), "x", ledger=(Spend("a", 1.0),), neighbours="edge")
 
 
 def test_as_ledger():
@@ -55,13 +55,13 @@ def test_the_same_seed_gives_the_same_pick_as_before_the_protocol():
 
 
 @pytest.mark.parametrize("kwargs, exc, match", [
-    (dict(epsilon=-1.0), ValueError, "epsilon"), (dict(epsilon="1"), TypeError, "epsilon"),
-    (dict(delta=1.5), ValueError, "delta"), (dict(neighbours="edge"), ValueError, "neighbours"),
+    (dict(ledger=Ledger([Spend("a", 2.0 ** 52)] * 4)), ValueError, "epsilon"),
+    (dict(ledger=Ledger([Spend("a", 1.0, 0.6)] * 2)), ValueError, "delta"), (dict(neighbours="edge"), ValueError, "neighbours"),
     (dict(mechanism=3), TypeError, "mechanism"), (dict(ledger=3), TypeError, "ledger"),
     (dict(trace=[1]), TypeError, "trace"),
 ])
 def test_with_claim_rejects_bad_input(kwargs, exc, match):
-    args = {**dict(value=2, epsilon=1.0, mechanism="m", ledger=(Spend("m", 1.0),)), **kwargs}
+    args = {**dict(value=2, mechanism="m", ledger=(Spend("m", 1.0),)), **kwargs}
     with pytest.raises(exc, match=match):
         with_claim(**args)
 
@@ -136,3 +136,17 @@ def test_summary_inputs_and_sparse_project_parameters_reject_bad_input():
         sparse_project_parameters(D, beta=1.0, m=5, k=20, n=100, T=64)
     with pytest.raises(TypeError, match="D"):
         sparse_project_parameters(np.ones(4), beta=0.1, m=5, k=20, n=100, T=64)
+
+
+def test_theorem_epsilon_is_the_theorem_on_the_ledgers_steps():
+    """DR-Thm3.20 on a DR-Cor3.21 split gives less than its claim (the corollary's slack); a basic ledger is its sum;
+    a tight split is its budget."""
+    from dpbook.release import theorem_epsilon
+    from dpbook.theory.composition import advanced_composition
+    steps = [Spend("s", 0.01)] * 50
+    corollary = Ledger(steps, rule="advanced-corollary", delta_prime=1e-6)
+    assert theorem_epsilon(corollary) == pytest.approx(advanced_composition(0.01, 50, 1e-6)[0])
+    assert theorem_epsilon(corollary) < compose(corollary)[0]
+    assert theorem_epsilon(tuple(steps)) == pytest.approx(0.5)
+    with pytest.raises(TypeError, match="ledger"):
+        theorem_epsilon(3)

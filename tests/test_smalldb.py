@@ -2,6 +2,8 @@
 import math
 
 import numpy as np
+
+from dpbook.release import Spend
 import pytest
 from scipy import stats
 
@@ -341,7 +343,7 @@ def test_bad_net(net, error):
     (lambda: project_dataset(load_cancer(), (11,)), ValueError, "11"),
     (lambda: project_dataset(load_cancer(), ()), ValueError, "attributes"),
     (lambda: project_dataset(load_cancer(), "malignant"), ValueError, "attributes"),
-    (lambda: SyntheticDatabase(np.array([1, 1]), np.zeros(3), 1.0, 0.0, "x", 2, 3).evaluate(np.ones((1, 3))),
+    (lambda: SyntheticDatabase(np.array([1, 1]), np.zeros(3), "x", 2, 3, (Spend("x", 1.0),)).evaluate(np.ones((1, 3))),
      ValueError, "universe"),
 ])
 def test_other_bad_input(call, error, match):

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from dpbook.broken import sparse_vector as broken
-from dpbook.broken.sparse_vector import CATCHING_PAIRS, CATCHING_TRIALS, StreamPair, halting_pair, stream_audit_case
+from dpbook.audit.cases.sparse_vector import CATCHING_PAIRS, CATCHING_TRIALS, StreamPair, halting_pair, stream_audit_case
 from dpbook.audit import audit
 from dpbook.release import compose
 from dpbook.data import load_cancer

@@ -334,3 +334,16 @@ def test_check_matrix_workload_sums_duplicates_and_copies():
                                             shape=(1, 1)), high=np.inf)
     with pytest.raises(TypeError, match="real"):
         check_matrix_workload(sp.csr_matrix(np.array([[1j]])))
+
+
+def test_real_dtype_is_the_one_numeric_guard():
+    """Integers and real floats pass; booleans only when asked; object, complex, strings and bytes never."""
+    from dpbook.validation import real_dtype
+    for ok in (np.int8, np.int64, np.uint16, np.float32, np.float64):
+        assert real_dtype(ok) and real_dtype(np.dtype(ok), bools=True)
+    assert real_dtype(np.int32, integer=True) and not real_dtype(np.float64, integer=True)
+    assert not real_dtype(bool) and real_dtype(bool, bools=True) and not real_dtype(bool, integer=True)
+    for bad in (object, np.complex128, "U3", "S2", "datetime64[s]"):
+        assert not real_dtype(bad) and not real_dtype(bad, bools=True)
+    with pytest.raises(TypeError):
+        real_dtype("no such dtype")

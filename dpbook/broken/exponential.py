@@ -24,7 +24,7 @@ def exponential_mechanism_no_half(scores, *, epsilon, sensitivity, trials=None, 
     """
     epsilon = check_epsilon(epsilon)
     picks = exponential_mechanism(scores, epsilon=2 * epsilon, sensitivity=sensitivity, trials=trials, rng=rng)
-    return with_claim(picks.released, epsilon=epsilon, mechanism="exponential mechanism (BROKEN: no 1/2)",
+    return with_claim(picks.released, mechanism="exponential mechanism (BROKEN: no 1/2)",
                       ledger=(Spend("exponential (BROKEN)", epsilon),))            # the false claim: ε
 
 
@@ -52,5 +52,5 @@ def smalldb_no_half(x, workload, *, epsilon, alpha, trials=None, rng=None) -> Sy
         pick = exponential_sample(-err, epsilon=2 * epsilon, sensitivity=1.0 / x.sum(),
                                   size=check_trials(trials), rng=rng)
     y = np.array(net[pick])
-    return SyntheticDatabase(y, answers[np.asarray(pick)], epsilon, 0.0, "smalldb (BROKEN: no 1/2)", s,
+    return SyntheticDatabase(y, answers[np.asarray(pick)], "smalldb (BROKEN: no 1/2)", s,
                              int(net.shape[0]), (Spend("exponential (BROKEN)", epsilon),))

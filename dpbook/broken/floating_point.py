@@ -95,7 +95,7 @@ def textbook_noisy_count(count, *, epsilon, sensitivity=1.0, trials=None, rng=No
     sensitivity = check_sensitivity(sensitivity)
     size = None if trials is None else check_trials(trials)
     noise = as_generator(rng).laplace(0.0, sensitivity / epsilon, size=size)
-    return with_claim(count + noise, epsilon=epsilon, mechanism="textbook noisy count (BROKEN in floating point)",
+    return with_claim(count + noise, mechanism="textbook noisy count (BROKEN in floating point)",
                       ledger=(Spend("laplace (numpy floating point)", epsilon),))
 
 
@@ -115,5 +115,5 @@ def unrounded_grid_release(values, *, sensitivity, epsilon, trials=None, rng=Non
     granularity = grid_granularity(scale)
     shape = arr.shape if trials is None else (check_trials(trials, arr.size),) + arr.shape
     noisy = arr + granularity * discrete_laplace(scale / granularity, shape, rng).astype(np.float64)
-    return with_claim(noisy, epsilon=epsilon, mechanism="grid noise without rounding (BROKEN)",
+    return with_claim(noisy, mechanism="grid noise without rounding (BROKEN)",
                       ledger=(Spend("grid laplace (BROKEN: values off the grid)", epsilon),))

@@ -10,7 +10,8 @@ import math
 from ..noise import gaussian_noise
 from ..queries import as_workload
 from ..release import Release, Spend
-from ..validation import check_delta, check_epsilon, check_histogram, mechanism_prologue
+from ..contract import mechanism_prologue
+from ..validation import check_delta, check_epsilon, check_histogram
 
 __all__ = ["gaussian_forgets_log_factor", "gaussian_single_query_sensitivity", "gaussian_classic_any_epsilon"]
 
@@ -21,7 +22,7 @@ def _release(x, workload, sigma, epsilon, delta, n, trials, rng, name):
     p = mechanism_prologue(epsilon=epsilon, delta=delta, rng=rng, n=n, trials=trials, x=x, n_rule="required",
                            per_release=(W.m,), positive_delta=True)        # like the real mechanism: n is public
     answers = (W.counts(x) + gaussian_noise(sigma, p.shape, p.rng)) / p.n
-    return Release(answers, epsilon, delta, name, noise_scale=sigma / n, ledger=(Spend(name, epsilon, delta),))
+    return Release(answers, name, noise_scale=sigma / n, ledger=(Spend(name, epsilon, delta),))
 
 
 def gaussian_forgets_log_factor(x, workload, *, epsilon, delta, n=None, trials=None, rng=None) -> Release:

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..graphs import GraphDatabase, NoisyGraph, graph_randomized_response
+from ..graphs import GraphDatabase, NoisyGraph, graph_randomized_response, random_graph
 from ..noise import laplace_noise
 from ..release import Spend
-from ..validation import mechanism_prologue
+from ..contract import example, mechanism_prologue
 
 __all__ = ["adjacency_randomized_response", "graph_randomized_response_unvalidated"]
 
@@ -29,8 +29,11 @@ def adjacency_randomized_response(graph, *, epsilon, trials=None, rng=None) -> N
     epsilon = p.epsilon
     b = 1.0 / epsilon                                   # WRONG: one edge moves two entries, Δ1 = 2
     noisy = A + laplace_noise(b, p.shape, p.rng)
-    return NoisyGraph(noisy, graph.num_vertices, epsilon, 0.0, "adjacency randomized response (BROKEN)",
+    return NoisyGraph(noisy, graph.num_vertices, "adjacency randomized response (BROKEN)",
                       "add/remove", b, (Spend("Laplace on every matrix entry (BROKEN)", epsilon),))
+
+
+example(adjacency_randomized_response, lambda: dict(graph=random_graph(9, 0.4, 0), epsilon=0.7, rng=0))
 
 
 def graph_randomized_response_unvalidated(num_vertices, weights, *, epsilon, trials=None, rng=None) -> NoisyGraph:
@@ -47,5 +50,9 @@ def graph_randomized_response_unvalidated(num_vertices, weights, *, epsilon, tri
     object.__setattr__(graph, "weights", np.asarray(weights, dtype=np.float64))
     object.__setattr__(graph, "name", "unvalidated graph (BROKEN)")
     rel = graph_randomized_response(graph, epsilon=epsilon, trials=trials, rng=rng)
-    return NoisyGraph(rel.weights, rel.num_vertices, rel.epsilon, 0.0, "graph randomized response on an "
+    return NoisyGraph(rel.weights, rel.num_vertices, "graph randomized response on an "
                       "unvalidated graph (BROKEN)", rel.neighbours, rel.noise_scale, rel.ledger)
+
+
+example(graph_randomized_response_unvalidated,
+        lambda: dict(num_vertices=5, weights=np.array([1.0, 0, 1, 1, 0, 0, 1, 0, 1, 0]), epsilon=0.7, rng=0))

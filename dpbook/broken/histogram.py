@@ -7,7 +7,8 @@ from __future__ import annotations
 from ..histogram import NoisyHistogram
 from ..noise import laplace_noise
 from ..release import Spend
-from ..validation import check_histogram, mechanism_prologue
+from ..contract import mechanism_prologue
+from ..validation import check_histogram
 
 __all__ = ["noisy_histogram_replace_one_unit_scale"]
 
@@ -24,5 +25,5 @@ def noisy_histogram_replace_one_unit_scale(x, *, epsilon, trials=None, rng=None)
     epsilon = p.epsilon
     b = 1.0 / epsilon                                   # WRONG for replace-one: should be 2/ε
     counts = x + laplace_noise(b, p.shape, p.rng)
-    return NoisyHistogram(counts, int(x.sum()), epsilon, 0.0, "noisy histogram (BROKEN: replace-one at scale 1/ε)",
+    return NoisyHistogram(counts, int(x.sum()), "noisy histogram (BROKEN: replace-one at scale 1/ε)",
                           "replace-one", noise_scale=b, ledger=(Spend("laplace histogram (BROKEN)", epsilon),))

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..idc import (AdversarialStream, MultiplicativeWeightsIDC, as_stream, iterative_construction, online_idc, online_idc_sv, online_mw_dr,
                    public_n)
+from ..contract import example
 from ..release import Ledger, Spend
 from ..noise import laplace_noise
 from .noise import broken_noise
@@ -55,7 +56,7 @@ def online_idc_uncomposed(x, rule, stream, *, epsilon, delta, b_max=None, n=None
                      sampler=sampler, record=record, debug=debug)
     rel, internals = out if debug else (out, None)
     # the ledger the buggy code writes: one (ε, δ) step for the whole run, the claim it never composed
-    rel = dataclasses.replace(rel, epsilon=epsilon, mechanism="BROKEN " + rel.mechanism + " (eps0 = eps)",
+    rel = dataclasses.replace(rel, mechanism="BROKEN " + rel.mechanism + " (eps0 = eps)",
                               ledger=Ledger([Spend("Algorithm 1: all rounds (BROKEN: eps0 = eps)", epsilon, delta)]))
     return (rel, internals) if debug else rel
 
@@ -112,3 +113,25 @@ def online_idc_sv_stream_sees_data(x, rule, stream, *, epsilon, delta, beta=0.05
     rel = online_idc_sv(x, rule, stream, epsilon=epsilon, delta=delta, beta=beta, n=n, c=c, trials=trials, rng=rng,
                         logs=logs)
     return dataclasses.replace(rel, mechanism="BROKEN " + rel.mechanism + " (the stream sees the data)")
+
+
+def _example_update_fires(**kw):
+    """A database whose first query's answer is far off the uniform start: an update fires, so each seed's noise
+    (and each twin's bug) shows in the release."""
+    from ..queries import MatrixWorkload
+    Q = np.array([[1.0, 1.0, 0.0, 0.0], [0.0, 1.0, 0.0, 1.0]])
+    return dict(x=np.array([600, 0, 0, 0]), epsilon=0.5, delta=1e-3, n=600, trials=10, rng=0, **kw)
+
+
+def _example_sv(**kw):
+    from ..queries import MatrixWorkload
+    Q = np.array([[1.0, 1.0, 0.0, 0.0], [0.0, 1.0, 0.0, 1.0]])
+    return _example_update_fires(rule=MultiplicativeWeightsIDC(4, 0.3), stream=MatrixWorkload(Q), beta=1.0, c=1, **kw)
+
+
+example(online_idc_sv_exact_release, _example_sv)
+example(online_idc_sv_stream_sees_data, _example_sv)
+example(iterative_construction_exact_answers, lambda: _example_update_fires(
+    workload=np.array([[1.0, 1.0, 0.0, 0.0], [0.0, 1.0, 0.0, 1.0]]), rule=MultiplicativeWeightsIDC(4, 0.3), rounds=3))
+example(online_mw_dr_exact_values, lambda: _example_update_fires(
+    stream=np.array([[1.0, 1.0, 0.0, 0.0], [0.0, 1.0, 0.0, 1.0]]), alpha=0.1, c=1, T=0.5))

@@ -12,7 +12,8 @@ import numpy as np
 from ..noise import discrete_laplace, laplace_noise
 from ..queries import check_database
 from ..release import Release, Spend
-from ..validation import check_sensitivity, mechanism_prologue
+from ..contract import mechanism_prologue
+from ..validation import check_sensitivity
 
 __all__ = ["laplace_halved_sensitivity", "laplace_scale_epsilon", "laplace_no_noise", "laplace_deduplicated_sensitivity",
            "normalised_discrete_laplace"]
@@ -26,7 +27,7 @@ def _release(x, workload, epsilon, n, sensitivity, trials, rng, scale_of, sample
     sensitivity = W.l1_sensitivity() if sensitivity is None else check_sensitivity(sensitivity)
     b = scale_of(sensitivity, epsilon)
     noise = np.zeros(shape) if b == 0 else sampler(b, shape, p.rng)
-    return Release((W.counts(x) + noise) / n, epsilon, 0.0, name, noise_scale=b / n,
+    return Release((W.counts(x) + noise) / n, name, noise_scale=b / n,
                    ledger=(Spend(name, epsilon),))
 
 
@@ -95,5 +96,5 @@ def normalised_discrete_laplace(x, workload, *, epsilon, n=None, trials=None, rn
     epsilon, n = p.epsilon, p.n
     b = W.l1_sensitivity() / epsilon / n                          # the right scale, in units of 1/n ...
     noise = discrete_laplace(b, p.shape, p.rng)                   # ... BUG: but drawn on the integer lattice
-    return Release(W.counts(x) / n + noise, epsilon, 0.0, "normalised answers + discrete_laplace (wrong units)",
+    return Release(W.counts(x) / n + noise, "normalised answers + discrete_laplace (wrong units)",
                    noise_scale=b, ledger=(Spend("discrete laplace in units of 1/n (BROKEN)", epsilon),))

@@ -33,12 +33,12 @@ def _broken(x, workload, epsilon, T, n, trials, rng, sampler, name, select, epsi
     x, W, p, T, _ = check_mwem_inputs(x, workload, epsilon=epsilon, T=T, n=n, trials=trials, rng=rng, sampler=sampler)
     epsilon, n = p.epsilon, p.n
     es, em = epsilon_select(epsilon, T), epsilon_measure(epsilon, T)
-    out = mwem_rounds(x, W, T=T, n=n, replay=0, R=1 if p.trials is None else p.trials, rng=p.rng, sampler=p.noise,
+    out = mwem_rounds(x, W, T=T, n=n, replay=0, R=p.runs, rng=p.rng, sampler=p.noise,
                       select=lambda scores, i, allowed, g: select(scores, es, g),
                       measure_scale=[1.0 / em] * T, sign=sign)
     # The ledger the buggy code writes is the correct split, 2T steps of ε/(2T); the noise does not follow it.
     split = epsilon / (2 * T)
-    return mwem_release(out, trials, name, epsilon, 1.0 / (em * n), mwem_ledger(T, split, split),
+    return mwem_release(out, trials, name, 1.0 / (em * n), mwem_ledger(T, split, split, budget=epsilon),
                         neighbours=p.neighbours, T=T, n=n)
 
 

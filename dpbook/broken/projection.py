@@ -13,7 +13,7 @@ from ..noise import gaussian_noise
 from ..projection import project_onto_hull
 from ..queries import check_database
 from ..release import Release, Spend
-from ..validation import mechanism_prologue
+from ..contract import mechanism_prologue
 
 __all__ = ["projection_single_query_sensitivity"]
 
@@ -29,6 +29,6 @@ def projection_single_query_sensitivity(x, workload, *, epsilon, delta, trials=N
     sigma = math.sqrt(2.0 * math.log(1.25 / delta)) / epsilon
     noisy = (W.counts(x) + gaussian_noise(sigma, p.shape, p.rng)) / n
     answers = np.stack([project_onto_hull(y, W).answers for y in np.atleast_2d(noisy)])
-    return Release(answers if trials is not None else answers[0], epsilon, delta,
+    return Release(answers if trials is not None else answers[0],
                    "broken: projection with one-query sensitivity", noise_scale=sigma / n,
                    ledger=(Spend("broken gaussian", epsilon, delta),), neighbours="replace-one")

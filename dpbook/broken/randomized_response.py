@@ -8,7 +8,8 @@ import numpy as np
 
 from ..randomized_response import RRReports, check_bits, check_reports
 from ..release import Spend
-from ..validation import check_epsilon, mechanism_prologue
+from ..contract import mechanism_prologue
+from ..validation import check_epsilon
 
 __all__ = ["randomized_response_wrong_p", "debias_seed_formula"]
 
@@ -25,7 +26,7 @@ def randomized_response_wrong_p(bits, *, epsilon, trials=None, rng=None) -> RRRe
     p = 1.0 - np.exp(-epsilon) / 2.0                    # WRONG: should be e^ε / (1 + e^ε)
     keep = pro.rng.random(pro.shape) < p
     reports = np.where(keep, bits, 1 - bits).astype(np.int8)
-    return RRReports(reports, epsilon, float(p), mechanism="randomized response (BROKEN: wrong p)",
+    return RRReports(reports, float(p), mechanism="randomized response (BROKEN: wrong p)",
                      ledger=(Spend("randomized response (BROKEN)", epsilon),))
 
 

@@ -11,10 +11,10 @@ import numpy as np
 
 from ..noise import as_noise, laplace_noise
 from .noise import broken_noise
-from ..release import Spend
+from ..release import Ledger, Spend
 from ..smooth import SmoothSummary, chebyshev_moments, summary_inputs
 from ..theory.smooth import paper_noise_scale
-from ..validation import mechanism_prologue
+from ..contract import example, mechanism_prologue
 
 __all__ = ["smooth_summary_paper_scale", "per_query_laplace_no_split", "per_query_laplace_unchecked_shape",
            "per_query_laplace_grid_raw_values"]
@@ -36,9 +36,12 @@ def smooth_summary_paper_scale(points, *, epsilon, K, t=None, trials=None, rng=N
     b = paper_noise_scale(n, t, d, epsilon)                  # WRONG: t^d/(nε), on every moment
     exact = chebyshev_moments(X, t)
     noisy = exact + p.noise(b, p.shape, p.rng)
-    return SmoothSummary(noisy, t, d, K, n, epsilon, 0.0, "smooth_summary_paper_scale", b,
+    return SmoothSummary(noisy, t, d, K, n, None, None, "smooth_summary_paper_scale", b,
                          ledger=(Spend(f"laplace on all {t ** d} Chebyshev moments (paper's scale)", epsilon),),
                          trace={"sensitivity": t ** d / n})
+
+
+example(smooth_summary_paper_scale, lambda: dict(points=np.linspace(-1, 1, 50)[:, None], epsilon=0.7, K=2, rng=0))
 
 
 def per_query_laplace_no_split(points, queries, *, epsilon, B=1.0, trials=None, rng=None, sampler=laplace_noise):
@@ -49,10 +52,14 @@ def per_query_laplace_no_split(points, queries, *, epsilon, B=1.0, trials=None, 
     honest = per_query_laplace(points, queries, epsilon=epsilon, B=B, trials=trials, rng=rng,
                                sampler=broken_noise("BROKEN laplace at the full ε per query", "laplace", None,
                                              lambda b, size, rng: as_noise(sampler)(b / size[-1], size, rng)))
-    return Release(honest.answers, honest.epsilon, 0.0, "per_query_laplace_no_split",
+    return Release(honest.answers, "per_query_laplace_no_split",
                    noise_scale=honest.noise_scale / honest.answers.shape[-1],
                    ledger=(Spend("laplace on every query at full ε", honest.epsilon),), trace=honest.trace,
                    neighbours="replace-one")
+
+
+example(per_query_laplace_no_split, lambda: dict(points=np.linspace(-1, 1, 50)[:, None],
+                                              queries=[lambda P: P[:, 0] ** 2] * 3, epsilon=1.0, rng=0))
 
 
 def per_query_laplace_unchecked_shape(points, queries, *, epsilon, B=1.0, trials=None, rng=None, sampler=laplace_noise):
@@ -80,9 +87,13 @@ def per_query_laplace_unchecked_shape(points, queries, *, epsilon, B=1.0, trials
     b = 2.0 * B * k / (n * p.epsilon)
     means = np.array([np.clip(np.nan_to_num(np.asarray(q(X), dtype=float), nan=0.0, posinf=B, neginf=-B), -B, B)
                       .mean() for q in queries])                        # WRONG: the mean of whatever came back
-    return Release(means + p.noise(b, p.shape, p.rng), p.epsilon, 0.0, "per_query_laplace_unchecked_shape (BROKEN)",
-                   noise_scale=b, ledger=tuple(Spend(f"laplace query {i}", p.epsilon / k) for i in range(k)),
+    return Release(means + p.noise(b, p.shape, p.rng), "per_query_laplace_unchecked_shape (BROKEN)",
+                   noise_scale=b, ledger=Ledger((Spend(f"laplace query {i}", p.epsilon / k) for i in range(k)), budget=p.epsilon),
                    neighbours="replace-one")
+
+
+example(per_query_laplace_unchecked_shape, lambda: dict(points=np.linspace(-1, 1, 50)[:, None],
+                                                     queries=[lambda P: P[:, 0] ** 2] * 3, epsilon=1.0, rng=0))
 
 
 def per_query_laplace_grid_raw_values(points, queries, *, epsilon, B=1.0, grid=257, trials=None, rng=None,
@@ -107,5 +118,5 @@ def per_query_laplace_grid_raw_values(points, queries, *, epsilon, B=1.0, grid=2
     l1 = interpolated_l1_sensitivity(np.stack([clip(q(nodes)) for q in queries]))
     b = l1 / (n * p.epsilon)
     means = np.array([clip(q(X)).mean() for q in queries])            # WRONG: the raw queries, not the interpolants
-    return Release(means + p.noise(b, p.shape, p.rng), p.epsilon, 0.0, "per_query_laplace_grid_raw_values (BROKEN)",
+    return Release(means + p.noise(b, p.shape, p.rng), "per_query_laplace_grid_raw_values (BROKEN)",
                    noise_scale=b, ledger=(Spend("laplace, node sensitivity", p.epsilon),), neighbours="replace-one")

@@ -11,17 +11,19 @@ from __future__ import annotations
 import math
 
 from ..noise import laplace_noise
-from ..release import Spend
+from ..release import Ledger, Spend
+from ..data import record_pool, synthetic_records
 from ..sparse_project import SparseProjectRelease, project_database, sparse_project_parameters
 from ..hashing import PolynomialSignHash
-from ..validation import mechanism_prologue
+from ..contract import example, mechanism_prologue
 
 __all__ = ["sparse_project_no_composition"]
 
 
 def sparse_project_no_composition(D, *, epsilon, delta, beta, m, k, n, T=None, r=None, trials=None, rng=None,
                                   sampler=laplace_noise) -> SparseProjectRelease:
-    """WRONG: noise ``Lap(1/ε)`` per coordinate (no ``sqrt(8 ln(1/δ))``); claims ``(ε, δ)`` (S1-Thm1 violated)."""
+    """WRONG: noise ``Lap(1/ε)`` per coordinate (no ``sqrt(8 ln(1/δ))``) for a caller's ``(ε, δ)`` (S1-Thm1
+    violated): the release spends far more than ``ε`` (its ledger's claim)."""
     D, beta, m, k, n, T, r, trace = sparse_project_parameters(D, beta=beta, m=m, k=k, n=n, T=T, r=r, trials=trials)
     p = mechanism_prologue(epsilon=epsilon, delta=delta, rng=rng, sampler=sampler, trials=trials, per_release=(T,),
                            positive_delta=True, family="laplace", lattice_ok=False)
@@ -30,6 +32,13 @@ def sparse_project_no_composition(D, *, epsilon, delta, beta, m, k, n, T=None, r
     f = PolynomialSignHash.sample(r, T, D.N, rng)
     u = project_database(D, f)
     v = noise(1.0 / sigma, shape, rng)
-    ledger = tuple(Spend(f"laplace on coordinate {i + 1} of the projection", sigma / math.sqrt(T)) for i in range(T))
-    return SparseProjectRelease(u + v, f, n, m, k, epsilon, delta, "broken sparse_project (no composition)",
+    # the steps as drawn (Lap(1/ε) on T coordinates) and DR-Thm3.20: the claim they compose to is far above the ε
+    # the caller asked for (chapter 11's check), which the audit catches at (ε, δ)
+    ledger = Ledger((Spend(f"laplace on coordinate {i + 1} of the projection", sigma / math.sqrt(T)) for i in range(T)),
+                    rule="advanced", delta_prime=delta)
+    return SparseProjectRelease(u + v, f, n, m, k, "broken sparse_project (no composition)",
                                 1.0 / sigma, ledger, dict(trace, sigma=sigma))
+
+
+example(sparse_project_no_composition, lambda: dict(D=synthetic_records(500, record_pool(64, 32, rng=7), rng=1),
+                                                    epsilon=1.0, delta=1e-5, beta=0.1, m=5, k=20, n=500, T=64, r=4, rng=1))

@@ -25,11 +25,12 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..gaussian import composed_laplace_mechanism
+from ..multiplicative_weights import marginal_layout
 from ..mwem import mwem_practical
 from ..noise import laplace_noise
 from ..queries import MarginalWorkload, MatrixWorkload, as_workload
 from ..sparse_vector import above_threshold
-from ..validation import check_matrix_workload
+from ..validation import real_dtype, check_matrix_workload
 
 __all__ = ["stored_entries_workload", "composed_laplace_stored_entries", "above_threshold_stored_entries",
            "mwem_practical_distinct_cells", "composed_laplace_unit_range", "mwem_practical_unit_range"]
@@ -41,7 +42,7 @@ def stored_entries_workload(Q) -> MatrixWorkload:
     if not sp.issparse(Q):                                             # dense: nothing stored twice, nothing hidden
         raw = sp.csr_matrix(check_matrix_workload(Q, "Q"))
     else:
-        if Q.dtype == object or np.issubdtype(Q.dtype, np.complexfloating):
+        if not real_dtype(Q.dtype, bools=True):
             raise TypeError(f"Q must hold real numbers, got a scipy.sparse matrix of dtype {Q.dtype}")
         raw = sp.csr_matrix(Q, dtype=np.float64, copy=True)          # BUG: no sum_duplicates() before the check
         if 0 in raw.shape:
@@ -80,10 +81,10 @@ def mwem_practical_distinct_cells(x, workload, *, epsilon, T, n=None, select_sha
     if not isinstance(W, MarginalWorkload):
         raise TypeError(f"workload must be a MarginalWorkload, got {type(W).__name__}")
     W = copy.copy(W)
-    layout = copy.copy(W.marginal_layout())
+    layout = copy.copy(marginal_layout(W))
     listed = (layout.units >= 0).sum(axis=1)
     layout.replace_sensitivity = np.where(listed >= 2, 2.0, 1.0)       # BUG: repeated cells not counted
-    W._layout = layout
+    W._marginal_layout = layout                                      # the cache marginal_layout reads
     rel = mwem_practical(x, W, epsilon=epsilon, T=T, n=n, measure="marginal", output="last", replay=replay,
                          select_share=select_share, neighbours="replace-one", trials=trials, rng=rng, sampler=sampler)
     return dataclasses.replace(rel, mechanism="broken mwem (repeated cells not counted)")

@@ -11,10 +11,11 @@ import numpy as np
 from ..exponential import exponential_mechanism
 from ..noise import laplace_noise
 from ..queries import as_workload
-from ..release import COMPOSITIONS, Ledger, Release, Spend, composition_rule
+from ..release import COMPOSITIONS, Ledger, Release, Spend, composition_rule, theorem_epsilon
 from ..theory.composition import tight_per_step_epsilon
-from ..theory.idc import ic_epsilon0, ic_privacy_epsilon
-from ..validation import check_choice, check_entry_range, check_histogram, check_int, mechanism_prologue
+from ..theory.idc import ic_epsilon0
+from ..contract import example, mechanism_prologue
+from ..validation import check_choice, check_entry_range, check_histogram, check_int
 from .updates import IDC
 
 __all__ = ["iterative_construction"]
@@ -56,7 +57,7 @@ def iterative_construction(x, workload, *, rule, epsilon, delta, n=None, rounds=
                            neighbours="replace-one" if n is None else "add/remove", x=x, n_rule="public",
                            per_release=(W.m,), family="laplace", lattice_ok=False)   # Laplace on normalised reals
     epsilon, delta, rng, sampler, n = p.epsilon, p.delta, p.rng, p.noise, p.n
-    runs = 1 if p.trials is None else p.trials
+    runs = p.runs
     B_theory = max(1, int(np.floor(rule.bound())))
     B = B_theory if rounds is None else check_int("rounds", rounds, low=1)
     # ---- budget split: B rounds x (distinguisher + Laplace), each ε0-DP
@@ -84,11 +85,21 @@ def iterative_construction(x, workload, *, rule, epsilon, delta, n=None, rounds=
             state[upd] = rule.update_query(state[upd], W, picks[go], a_hat[go])
     answers = rule.answers(state, W)
     ledger = Ledger([Spend("exponential mechanism (distinguisher)", epsilon0), Spend("Laplace answer", epsilon0)] * B,
-                    rule=composition_rule(delta, composition), delta_prime=delta)
+                    rule=composition_rule(delta, composition), delta_prime=delta, budget=epsilon)
     trace = {"rounds_used": rounds_used, "stopped_early": ~running, "hypothesis": state, "B": B, "B_theory": B_theory,
-             "epsilon0": epsilon0, "stop_threshold": stop, "composed_epsilon": ic_privacy_epsilon(epsilon0, B, delta)}
+             "epsilon0": epsilon0, "stop_threshold": stop, "composed_epsilon": theorem_epsilon(ledger)}
     if trials is None:
         answers = answers[0]
         trace.update(rounds_used=int(rounds_used[0]), stopped_early=bool(~running[0]), hypothesis=state[0])
-    return Release(answers, epsilon, delta, f"IC[{rule.name}]", noise_scale=1.0 / (epsilon0 * n), ledger=ledger,
+    return Release(answers, f"IC[{rule.name}]", noise_scale=1.0 / (epsilon0 * n), ledger=ledger,
                    trace=trace, neighbours=p.neighbours)
+
+
+def _example_marginals(**kw):
+    from ..queries import k_way_marginals
+    from .updates import MultiplicativeWeightsIDC
+    return dict(x=np.arange(16), workload=k_way_marginals(4, 1), rule=MultiplicativeWeightsIDC(16, 0.2), epsilon=0.9,
+                delta=1e-6, rng=0, **kw)
+
+
+example(iterative_construction, _example_marginals, lambda: _example_marginals(composition="tight"))

@@ -32,11 +32,12 @@ import numpy as np
 from ..experiments import Errors
 from ..noise import laplace_noise
 from ..queries import Workload
-from ..release import COMPOSITIONS, Ledger, ReleaseRecord, Spend, composition_rule
+from ..release import COMPOSITIONS, Ledger, ReleaseRecord, Spend, composition_rule, theorem_epsilon
 from ..theory.idc import (alg1_threshold, dr_online_mw_threshold, sv_alpha_l, sv_alpha_sv, sv_epsilon0, sv_epsilon0_tight,
-                          sv_error_bound, sv_privacy_epsilon, sv_threshold, sv_updates, thm41_epsilon, thm41_epsilon0)
+                          sv_error_bound, sv_threshold, sv_updates, thm41_epsilon, thm41_epsilon0)
 from ..theory.sparse_vector import numeric_sparse_composed_epsilon, numeric_sparse_sigma, numeric_sparse_split
-from ..validation import check_beta, check_choice, check_epsilon, check_histogram, check_int, check_real, mechanism_prologue
+from ..contract import example, mechanism_prologue
+from ..validation import check_beta, check_choice, check_epsilon, check_histogram, check_int, check_real
 from .checker import UpdateStep
 from .streams import StreamView, as_stream, public_n
 from .updates import IDC, MultiplicativeWeightsIDC
@@ -63,8 +64,6 @@ class OnlineRelease(ReleaseRecord):
     """
 
     answers: np.ndarray = field(repr=False)
-    epsilon: float
-    delta: float
     mechanism: str
     queries: np.ndarray = field(repr=False)
     updated: np.ndarray = field(repr=False)
@@ -283,7 +282,7 @@ def _setup(x, rule, stream):
 
 
 def _prologue(x, stream, *, epsilon, delta, rng, sampler, n, trials, positive_delta=False):
-    """The mechanisms' prologue (:func:`dpbook.validation.mechanism_prologue`) of an online IDC mechanism: ε, δ,
+    """The mechanisms' prologue (:func:`dpbook.contract.mechanism_prologue`) of an online IDC mechanism: ε, δ,
     rng, continuous Laplace noise (the loops add it to normalised answers and thresholds, reals), the public
     ``n`` and ``trials`` runs of ``k`` rounds.  The claim's relation: with a public ``n`` add/remove; with ``n``
     read from the data, replace-one (the only relation under which ``||x||_1`` is the same for both databases)."""
@@ -291,10 +290,6 @@ def _prologue(x, stream, *, epsilon, delta, rng, sampler, n, trials, positive_de
                               neighbours="replace-one" if n is None else "add/remove", x=x, n_rule="public",
                               per_release=(stream.k,), positive_delta=positive_delta, family="laplace",
                               lattice_ok=False)
-
-
-def _runs(p) -> int:
-    return 1 if p.trials is None else p.trials
 
 
 def _release(single, run: OnlineRun, halted, **fields) -> OnlineRelease:
@@ -327,7 +322,7 @@ def online_idc_sv(x, rule, stream, *, epsilon, delta, beta=0.05, n=None, c=None,
     """
     x, stream = _setup(x, rule, stream)
     p = _prologue(x, stream, epsilon=epsilon, delta=delta, rng=rng, sampler=sampler, n=n, trials=trials)
-    epsilon, delta, rng, sampler, n, runs = p.epsilon, p.delta, p.rng, p.noise, p.n, _runs(p)
+    epsilon, delta, rng, sampler, n, runs = p.epsilon, p.delta, p.rng, p.noise, p.n, p.runs
     beta = check_beta(beta)
     B = rule.bound()
     c_theory = sv_updates(B) if B > 0 else 1
@@ -344,14 +339,34 @@ def online_idc_sv(x, rule, stream, *, epsilon, delta, beta=0.05, n=None, c=None,
     run = run_online(x, rule, stream, test, n=n, runs=runs, rng=rng, logs=logs)
     ledger = Ledger([Spend("AboveThreshold (sparse vector run)", epsilon0)] * c
                     + [Spend("Laplace release at an update", epsilon0)] * c,
-                    rule=composition_rule(delta, composition), delta_prime=delta)
+                    rule=composition_rule(delta, composition), delta_prime=delta, budget=epsilon)
     params = dict(alpha_u=rule.alpha, B=B, c=c, c_theory=c_theory, capped=c < c_theory, epsilon0=epsilon0,
                   T_thr=T_thr, alpha_sv=alpha_sv, alpha_l=alpha_l, error_bound=sv_error_bound(rule.alpha, alpha_sv),
                   b_threshold=b_threshold, b_query=b_query, b_release=b_release, n=n, k=k, beta=beta,
-                  composed_epsilon=sv_privacy_epsilon(epsilon0, c, delta))
-    return _release(trials is None, run, test.halted(run.updates), epsilon=epsilon, delta=delta,
+                  composed_epsilon=theorem_epsilon(ledger))
+    return _release(trials is None, run, test.halted(run.updates),
                     mechanism=f"IDC-Alg1-SV[{rule.name}]", workload=stream.workload, params=params, ledger=ledger,
                     trace={"logs": run.logs} if logs else None, neighbours=p.neighbours)
+
+
+def _example_stream(**kw):
+    from ..queries import k_way_marginals
+    from .streams import FixedStream
+    return dict(x=np.arange(16), rule=MultiplicativeWeightsIDC(16, 0.2), stream=FixedStream(k_way_marginals(4, 1)),
+                epsilon=0.9, delta=1e-6, rng=0, **kw)
+
+
+def _example_update_fires(**kw):
+    """A database whose first query's answer is far off the uniform start, so an update fires and every seed's
+    noise shows in the release (the conventional call of the sweeps updates nothing)."""
+    from ..queries import MatrixWorkload
+    Q = np.array([[1.0, 1.0, 0.0, 0.0], [0.0, 1.0, 0.0, 1.0]])
+    return dict(x=np.array([600, 0, 0, 0]), stream=MatrixWorkload(Q), epsilon=0.5, delta=1e-3, n=600, trials=10,
+                rng=0, **kw)
+
+
+example(online_idc_sv, _example_stream, lambda: _example_stream(composition="tight"),
+        lambda: _example_update_fires(rule=MultiplicativeWeightsIDC(4, 0.3), beta=1.0, c=1))
 
 
 def online_idc(x, rule, stream, *, delta, epsilon=None, epsilon0=None, b_max=None, n=None, c_star=2.0,
@@ -385,7 +400,7 @@ def online_idc(x, rule, stream, *, delta, epsilon=None, epsilon0=None, b_max=Non
     # the prologue checks the budget the caller gave: epsilon, or epsilon0 (by its own name)
     p = _prologue(x, stream, epsilon=epsilon if epsilon0 is None else check_epsilon(epsilon0, "epsilon0"),
                   delta=delta, rng=rng, sampler=sampler, n=n, trials=trials, positive_delta=True)
-    delta, rng, sampler, n, runs = p.delta, p.rng, p.noise, p.n, _runs(p)
+    delta, rng, sampler, n, runs = p.delta, p.rng, p.noise, p.n, p.runs
     T = alg1_threshold(3.0 * rule.alpha)                       # = 2α/3 with α = 3·rule.alpha
     B = rule.bound()
     b_max = int(np.floor(B)) if b_max is None else check_int("b_max", b_max, low=0)
@@ -401,7 +416,7 @@ def online_idc(x, rule, stream, *, delta, epsilon=None, epsilon0=None, b_max=Non
     trace = {"hypothesis_answers": run.hypothesis_answers, "active": run.active} if record else {}
     trace = (trace | {"logs": run.logs}) if logs else (trace or None)
     ledger = Ledger([Spend("Algorithm 1: all rounds (reconstructed IDC-Thm4.1 accounting)", epsilon, delta)])
-    rel = _release(trials is None, run, test.halted(run.updates), epsilon=epsilon, delta=delta,
+    rel = _release(trials is None, run, test.halted(run.updates),
                    mechanism=f"IDC-Alg1[{rule.name}] (reconstructed eps0)", workload=stream.workload,
                    params=params, ledger=ledger, trace=trace, neighbours=p.neighbours)
     if not debug:
@@ -427,7 +442,7 @@ def online_mw_dr(x, stream, *, alpha, epsilon, delta=0.0, beta=0.05, n=None, c=N
     rule = MultiplicativeWeightsIDC(x.size, alpha)
     x, stream = _setup(x, rule, stream)
     p = _prologue(x, stream, epsilon=epsilon, delta=delta, rng=rng, sampler=sampler, n=n, trials=trials)
-    epsilon, delta, rng, sampler, n, runs = p.epsilon, p.delta, p.rng, p.noise, p.n, _runs(p)
+    epsilon, delta, rng, sampler, n, runs = p.epsilon, p.delta, p.rng, p.noise, p.n, p.runs
     beta = check_beta(beta)
     c = sv_updates(rule.bound()) if c is None else check_int("c", c, low=1)
     k = stream.k
@@ -442,7 +457,10 @@ def online_mw_dr(x, stream, *, alpha, epsilon, delta=0.0, beta=0.05, n=None, c=N
     params = dict(alpha=alpha, c=c, T=T, epsilon1=epsilon1, epsilon2=epsilon2, threshold_scale=sigma1,
                   query_scale=2 * sigma1, value_scale=sigma2, n=n, k=k, beta=beta,
                   composed_epsilon=numeric_sparse_composed_epsilon(epsilon, c, delta))
-    return _release(trials is None, run, test.halted(run.updates), epsilon=epsilon, delta=delta,
+    return _release(trials is None, run, test.halted(run.updates),
                     mechanism="DR-Alg6 OnlineMW", workload=stream.workload, params=params,
                     ledger=Ledger([Spend("NumericSparse (DR-Alg3) on the 2k one-sided queries", epsilon, delta)]),
                     neighbours=p.neighbours)
+
+
+example(online_mw_dr, lambda: _example_update_fires(alpha=0.1, c=1, T=0.5))

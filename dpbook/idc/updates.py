@@ -6,7 +6,7 @@ query ``Q`` on which the hypothesis is ``α``-wrong, together with an answer ``�
 no such *update sequence* is longer than ``B(α)``.  :class:`IDC` is that protocol; three rules are provided:
 
 * :class:`MultiplicativeWeightsIDC` (IDC-AlgA.2, ``B = 4 ln N/α²``): chapter 07's update, asked of the workload
-  (:meth:`dpbook.queries.Workload.mw_update`);
+  (:func:`dpbook.multiplicative_weights.mw_update`);
 * :class:`MedianIDC` (IDC-AlgA.1, ``B = floor(log2 |C^0|)``) over *all* databases of ``s`` rows of a tiny universe;
 * :class:`FriezeKannanIDC` (IDC-Alg2, ``B = ||D||² N/α²``), additive cut-decomposition-style updates.
 
@@ -23,7 +23,7 @@ from abc import ABC, abstractmethod
 import numpy as np
 import scipy.sparse as sp
 
-from ..multiplicative_weights import idc_mw_update, kl_potential, uniform_hypothesis
+from ..multiplicative_weights import idc_mw_update, kl_potential, mw_update, uniform_hypothesis
 from ..queries import Workload, as_workload
 from ..theory.idc import fk_bound, fk_step, median_bound, mw_bound
 from ..validation import MAX_INT, check_alpha, check_histogram, check_int, check_real, check_trials
@@ -65,16 +65,11 @@ class IDC(ABC):
     def potential(self, state: np.ndarray, x_bar: np.ndarray) -> np.ndarray:
         """The potential of the rule's proof (per run); each valid update lowers it."""
 
-    def answers(self, state: np.ndarray, Q) -> np.ndarray:
-        """The hypotheses' answers to every query: shape ``(trials, m)``.  ``Q``: a :class:`~dpbook.queries.Workload`
-        (answered as the linear map ``W.apply(state)``, no matrix) or an explicit ``m × N`` matrix.
-
-        ``einsum`` rather than ``@`` for a matrix: these products are small, and a multi-threaded BLAS on a busy
-        two-core machine was measured 20x slower on them (benchmarks/bench_idc.py).
-        """
-        if isinstance(Q, Workload):
-            return Q.apply(np.asarray(state, dtype=np.float64))
-        return np.einsum("tn,mn->tm", np.asarray(state, dtype=np.float64), Q)
+    def answers(self, state: np.ndarray, W) -> np.ndarray:
+        """The hypotheses' answers to every query of the workload ``W``: shape ``(trials, m)``, the linear map
+        ``W.apply(state)`` (no matrix is built).  An explicit ``m × N`` matrix is taken as the workload it defines
+        (:func:`dpbook.queries.as_workload`)."""
+        return as_workload(W, name="W").apply(np.asarray(state, dtype=np.float64))
 
     def evaluate_query(self, state: np.ndarray, W: Workload, j) -> np.ndarray:
         """``Q_j(D^t)`` for every row of ``state``, ``j`` one workload index or one per row: shape ``(trials,)``.
@@ -114,7 +109,7 @@ class MultiplicativeWeightsIDC(IDC):
     ``1 - Q``, ``η = α/2``.  A ``B(α) = 4 ln N/α²`` IDC for every class of linear queries (IDC-ThmA.4).
 
     The update is chapter 07's :func:`dpbook.multiplicative_weights.idc_mw_update` (on a query vector) or the
-    workload's :meth:`~dpbook.queries.Workload.mw_update` (on a workload query); the potential is
+    :func:`~dpbook.multiplicative_weights.mw_update` (on a workload query); the potential is
     ``Ψ_t = KL(D̄ ‖ D^t)`` (IDC-ClaimA.5, LemmaA.6).
     """
 
@@ -139,7 +134,7 @@ class MultiplicativeWeightsIDC(IDC):
         """``D^{t+1} ∝ D^t · e^{∓η Q_j}``: ``−η`` where the noisy answer is below ``Q_j(D^t)``, else ``+η``
         (``e^{−η(1 − Q)} ∝ e^{ηQ}``), the workload's own multiplicative-weights update."""
         coefficient = np.where(np.asarray(noisy_answer) < self.evaluate_query(state, W, j), -self.eta, self.eta)
-        return W.mw_update(state, j, coefficient, check=False)
+        return mw_update(W, state, j, coefficient, check=False)
 
     def bound(self):
         return mw_bound(self.alpha, self.N)
@@ -291,19 +286,17 @@ class MedianIDC(IDC):
     def potential(self, state, x_bar):
         return np.log2(state.sum(axis=1))
 
-    def answers(self, state, Q):
-        """Median answers of every run's collection to every query (``Q`` a workload or an ``m × N`` matrix),
-        with no Python loop over runs.
+    def answers(self, state, W):
+        """Median answers of every run's collection to every query of the workload ``W`` (an explicit matrix is
+        taken as the workload it defines), with no Python loop over runs.
 
         The values ``Q(S)`` take few distinct levels (multiples of ``1/s`` for counting queries), so one
         matrix product counts, per run and query, the surviving databases at each level; the median is
         read off the cumulative counts.  Many distinct levels (real-valued queries): one ``np.median`` per run.
         """
-        workload = isinstance(Q, Workload)
-        key = Q if workload else (Q.shape, Q.tobytes())
-        cached = None if self._level_cache is None else self._level_cache[0]
-        if cached is not key and (workload or isinstance(cached, Workload) or cached != key):
-            values = self._workload_values(Q).T if workload else Q @ self.points.T      # (m, |C0|)
+        W = as_workload(W, name="W")
+        if self._level_cache is None or self._level_cache[0] is not W:
+            values = self._workload_values(W).T                                       # (m, |C0|)
             levels, inverse = np.unique(values, return_inverse=True)
             onehot = None
             if levels.size <= 64:
@@ -311,7 +304,7 @@ class MedianIDC(IDC):
                 cols = (np.arange(m)[:, None] * L + inverse.reshape(m, -1)).T.ravel()   # (|C0|·m,) in row order
                 onehot = sp.csr_matrix((np.ones(cols.size), cols, np.arange(0, cols.size + 1, m)),
                                        shape=(self.size, m * L))
-            self._level_cache = (key, values, levels, onehot)
+            self._level_cache = (W, values, levels, onehot)
         _, values, levels, onehot = self._level_cache
         if onehot is None:
             return np.stack([np.median(values[:, row], axis=1) for row in state])
