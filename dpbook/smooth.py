@@ -33,7 +33,7 @@ __all__ = ["SmoothQuery", "SmoothSummary", "check_points", "synthetic_points", "
            "chebyshev_moments", "chebyshev_moments_reference", "smooth_summary", "chebyshev_coefficients",
            "chebyshev_evaluate", "jackson_coefficients", "answer_query", "true_answer", "approximation_error", "smooth_norm",
            "smooth_query", "cosine_query", "gaussian_bump", "sigmoid_query", "polynomial_query", "kink_query",
-           "box_query", "per_query_laplace", "interpolated_l1_sensitivity", "uniform_answer", "summary_inputs"]
+           "box_query", "per_query_laplace", "grid_nodes", "interpolated_l1_sensitivity", "uniform_answer", "summary_inputs"]
 
 _MAX_D = 6              # d is a constant of the theory; t^d moments must fit in memory
 _MAX_ENTRIES = 2 ** 22  # t^d (and trials * t^d) cap: absurd sizes are refused, not allocated
@@ -548,8 +548,11 @@ MAX_GRID_NODES = 2049
 _MAX_PAIR_WORK = 2 * 10 ** 9        # nodes^2 * k: about ten seconds of numpy
 
 
-def _grid_nodes(grid, d) -> np.ndarray:
+def grid_nodes(grid, d) -> tuple[np.ndarray, np.ndarray]:
+    """The public grid of :func:`per_query_laplace`'s ``grid=`` mode: ``grid`` equally spaced values on ``[-1, 1]``
+    per axis (``axis``) and all ``grid^d`` nodes of the product grid (shape ``(grid^d, d)``)."""
     G = check_int("grid", grid, low=2, high=MAX_GRID_NODES)
+    d = check_int("d", d, low=1, high=64)
     if G ** d > MAX_GRID_NODES:
         raise ValueError(f"grid ({G}) gives {G}^{d} = {G ** d} nodes in d = {d}; at most {MAX_GRID_NODES} "
                          f"(the exact sensitivity compares every pair of nodes): make grid smaller")
@@ -636,7 +639,7 @@ def per_query_laplace(points, queries, *, epsilon, B=1.0, grid=None, trials=None
         # clip every value to [-B, B] (NaN -> 0): each mean then moves by <= 2B/n whatever the callable returns
         means = np.array([clip(_row_values(q, X, f"queries[{i}]")).mean() for i, q in enumerate(queries)])
     else:
-        axis, nodes = _grid_nodes(grid, X.shape[1])
+        axis, nodes = grid_nodes(grid, X.shape[1])
         if nodes.shape[0] ** 2 * k > _MAX_PAIR_WORK:
             raise ValueError(f"grid ({grid}) with k ({k}) queries: {nodes.shape[0]}^2 x {k} node pairs to compare; "
                              f"at most {_MAX_PAIR_WORK:.0e}: make grid smaller")

@@ -506,3 +506,18 @@ def test_per_query_laplace_grid_raw_values_refuses_bad_input():
         per_query_laplace_grid_raw_values(np.zeros((2, 1)), [f], epsilon=-1.0)
     with pytest.raises(ValueError, match="grid"):
         per_query_laplace_grid_raw_values(np.zeros((2, 1)), [f], epsilon=1.0, grid=1)
+
+
+def test_grid_nodes_is_the_product_grid_and_refuses_bad_sizes():
+    from dpbook.smooth import MAX_GRID_NODES, grid_nodes
+    axis, nodes = grid_nodes(3, 2)
+    np.testing.assert_array_equal(axis, [-1.0, 0.0, 1.0])
+    assert nodes.shape == (9, 2) and {tuple(v) for v in nodes} == {(a, b) for a in axis for b in axis}
+    with pytest.raises(ValueError, match="grid"):
+        grid_nodes(1, 2)
+    with pytest.raises(ValueError, match="grid"):
+        grid_nodes(MAX_GRID_NODES, 2)
+    with pytest.raises(ValueError, match="d"):
+        grid_nodes(3, 0)
+    with pytest.raises(TypeError, match="grid"):
+        grid_nodes("3", 1)

@@ -104,7 +104,7 @@ def per_query_laplace_grid_raw_values(points, queries, *, epsilon, B=1.0, grid=2
     query can move more than at the nodes (``x/2 + sin(πx)/2`` on the nodes ``-1, 0, 1`` moves by 1, on
     ``[-1, 1]`` by 1.55), so the true loss exceeds ε."""
     from ..release import Release
-    from ..smooth import _grid_nodes, check_points, interpolated_l1_sensitivity
+    from ..smooth import grid_nodes, check_points, interpolated_l1_sensitivity
     from ..validation import check_real
     X = check_points(points)
     n = X.shape[0]
@@ -113,10 +113,14 @@ def per_query_laplace_grid_raw_values(points, queries, *, epsilon, B=1.0, grid=2
     p = mechanism_prologue(epsilon=epsilon, rng=rng, sampler=sampler, trials=trials, neighbours="replace-one",
                            per_release=(k,), family="laplace", lattice_ok=False)
     B = check_real("B", B, low=0.0, low_open=True)
-    _, nodes = _grid_nodes(grid, X.shape[1])
+    _, nodes = grid_nodes(grid, X.shape[1])
     clip = lambda v: np.clip(np.asarray(v, dtype=float), -B, B)
     l1 = interpolated_l1_sensitivity(np.stack([clip(q(nodes)) for q in queries]))
     b = l1 / (n * p.epsilon)
     means = np.array([clip(q(X)).mean() for q in queries])            # WRONG: the raw queries, not the interpolants
     return Release(means + p.noise(b, p.shape, p.rng), "per_query_laplace_grid_raw_values (BROKEN)",
                    noise_scale=b, ledger=(Spend("laplace, node sensitivity", p.epsilon),), neighbours="replace-one")
+
+
+example(per_query_laplace_grid_raw_values, lambda: dict(points=np.linspace(-1, 1, 50)[:, None],
+                                                     queries=[lambda P: P[:, 0] ** 2] * 3, epsilon=1.0, grid=9, rng=0))

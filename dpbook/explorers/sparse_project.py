@@ -73,7 +73,7 @@ def explore_sparse_project(epsilon=1.0, delta=1e-5, m=10, k=1000, T=512, n=2000,
                                       beta).max())
     rate = thm2_alpha(n, m, k, beta, epsilon, delta)
 
-    fig, (left, right) = fixed_figure(2, width=10, height=5.7, left=0.75, right=0.2, bottom=1.85, top=0.3, wspace=0.9)
+    fig, (left, right) = fixed_figure(2, width=10, height=6.1, left=0.75, right=0.2, bottom=2.25, top=0.3, wspace=0.9)
     rng = np.random.default_rng(seed)
     for i, (name, err, colour) in enumerate([("SparseProject", err_sp, EMPIRICAL),
                                              ("Gaussian per query, same (ε, δ)", err_gauss, BASELINE),
