@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import inspect
 import io
 import json
 import math
@@ -132,15 +133,16 @@ def _nearest(grid, value) -> int:
 
 
 def notches(grid: list, default, limit: int) -> list:
-    """At most ``limit`` values of ``grid``: all when it is short, else evenly spread ones with both ends and
-    the default (dropdown options are always all kept)."""
+    """At most ``limit`` values of ``grid`` (``limit`` >= 3): all when it is short, else both ends, the default
+    and evenly spread ones (dropdown options are always all kept)."""
     if len(grid) <= limit or not all(isinstance(v, (int, float)) for v in grid):
         return list(grid)
     d = _nearest(grid, default)
     picks = {0, len(grid) - 1, d}
-    for j in range(limit - 1):
+    for j in sorted(range(1, limit - 1), key=lambda j: abs(j - (limit - 1) / 2)):   # the middle ones first
+        if len(picks) >= limit:
+            break
         picks.add(round(j * (len(grid) - 1) / (limit - 1)))
-    # drop neighbours of the default picked by the even spread when they crowd it (keep the default itself)
     return [grid[i] for i in sorted(picks)]
 
 
@@ -209,12 +211,8 @@ def _module_file(name: str) -> Path | None:
     return None
 
 
-def code_version(module: str) -> str:
-    """A hash of the source of ``module`` and of every ``dpbook`` module it imports, transitively, plus the
-    versions of numpy and matplotlib (which draw the pixels)."""
-    import matplotlib
-    import numpy
-
+def dependencies(module: str) -> dict[str, Path]:
+    """``module`` and every ``dpbook`` module it imports, directly or not (with their parent packages): name → file."""
     todo, seen = [module], {}
     while todo:
         name = todo.pop()
@@ -225,9 +223,19 @@ def code_version(module: str) -> str:
         parts = name.split(".")
         todo += [".".join(parts[:i]) for i in range(1, len(parts))]   # parent packages run first
         todo += sorted(_dpbook_imports(path))
+    return seen
+
+
+def code_version(module: str) -> str:
+    """A hash of the source of ``module`` and of its :func:`dependencies`, of the panel's renderer
+    (``dpbook.widgets``) and of this module, plus the versions of numpy and matplotlib (which draw the pixels)."""
+    import matplotlib
+    import numpy
+
     h = hashlib.sha256(f"numpy {numpy.__version__} matplotlib {matplotlib.__version__}".encode())
-    for name in sorted(seen):
-        h.update(name.encode() + b"\0" + seen[name].read_bytes())
+    h.update(inspect.getsource(quantize).encode())              # how a frame is stored
+    for name, path in sorted({**dependencies(module), **dependencies("dpbook.widgets")}.items()):
+        h.update(name.encode() + b"\0" + path.read_bytes())
     return h.hexdigest()[:16]
 
 
