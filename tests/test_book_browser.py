@@ -91,6 +91,7 @@ def browser(site):
         context.close()
         b.close()
     server.shutdown()
+    server.server_close()
 
 
 def _pages(site: Path) -> list[str]:

@@ -38,3 +38,4 @@ html_theme_options = {
     "navigation_with_keys": False,
 }
 html_last_updated_fmt = None
+html_context = {"default_mode": "light"}     # the theme logs a console error when no mode is set

@@ -75,8 +75,16 @@ class Links:
         return LINK.sub(sub, text)
 
 
+SUMMARY = re.compile(r"<summary>.*?</summary>", re.S)
+INLINE_MATH = re.compile(r"(?<![\\$])\$([^$\n]+?)\$(?!\$)")
+
+
 def _md(text: str) -> str:
-    """A Markdown page's anchors as MyST targets."""
+    """A Markdown page's anchors as MyST targets, and the ``$…$`` inside raw HTML ``<summary>`` (which MyST leaves
+    unparsed) as the math spans MathJax typesets."""
+    text = SUMMARY.sub(lambda m: INLINE_MATH.sub(
+        lambda k: f'<span class="math notranslate nohighlight">\\({html.escape(k.group(1), quote=False)}\\)</span>',
+        m.group(0)), text)
     return ANCHOR.sub(lambda m: f"({m.group(1)})=", text)
 
 
