@@ -63,3 +63,27 @@ lock: newest  ## after `make newest` passes: pin its versions in constraints.txt
 
 clean:
 	rm -rf $(VENV) $(NEWEST)
+
+# ---- the website (website/): `make book` builds build/book/ from the stored outputs; its tools live in their own
+# venv (.venv-book, the `book` extra with constraints-book.txt on top of constraints.txt), so .venv stays the tested
+# lab/test set.  `make book-test` builds every chapter and checks it in headless Chromium; CI checks a subset.
+BOOK_VENV  := .venv-book
+BOOK_STAMP := $(BOOK_VENV)/.dpbook-book-installed
+BOOK_CI_CHAPTERS ?= --only 00 --only 01 --only 04
+
+.PHONY: book book-test book-test-ci
+
+$(BOOK_STAMP): pyproject.toml constraints.txt constraints-book.txt
+	@[ -x $(BOOK_VENV)/bin/python ] || $(PYTHON) -m venv $(BOOK_VENV)
+	$(BOOK_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(BOOK_VENV)/bin/python -m pip install --quiet -c constraints.txt -c constraints-book.txt -e ".[book]"
+	@touch $(BOOK_STAMP)
+
+book: $(BOOK_STAMP)  ## the website in build/book/ (stored outputs, precomputed slider frames; cache build/book-cache)
+	$(BOOK_VENV)/bin/python -m website.build --check
+
+book-test: $(BOOK_STAMP)  ## build every chapter, then open every page in headless Chromium with the network blocked
+	DPBOOK_BOOK_BUILD="" $(BOOK_VENV)/bin/python -m pytest tests/test_book_browser.py -q -p no:cacheprovider
+
+book-test-ci: $(BOOK_STAMP)  ## the same on a subset of the chapters (CI)
+	DPBOOK_BOOK_BUILD="$(BOOK_CI_CHAPTERS)" $(BOOK_VENV)/bin/python -m pytest tests/test_book_browser.py -q -p no:cacheprovider
