@@ -13,8 +13,9 @@ def _name(req: str) -> str:
 def test_environment_yml_matches_pyproject():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     wanted = {_name(r) for r in project["dependencies"]}
-    for extra in project["optional-dependencies"].values():
-        wanted |= {_name(r) for r in extra}
+    for name, extra in project["optional-dependencies"].items():
+        if name != "book":                              # the website's tools live in .venv-book, not the conda env
+            wanted |= {_name(r) for r in extra}
     conda, in_dependencies = set(), False
     for line in (ROOT / "environment.yml").read_text().splitlines():
         if re.match(r"^\S", line):                      # a top-level key: channels:, dependencies:, ...
@@ -36,16 +37,19 @@ def test_constraints_pin_every_dependency_and_make_installs_them():
     reqs = [Requirement(r) for r in project["dependencies"]]
     reqs += [Requirement(r) for extra in project["optional-dependencies"].values() for r in extra]
     pins = {}
-    for line in (ROOT / "constraints.txt").read_text().splitlines():
-        if line.strip() and not line.startswith("#"):
-            name, _, version = line.partition("==")
-            assert version, f"constraints.txt: {line!r} is not pinned with =="
-            pins[_name(name)] = version.strip()
+    for file in ("constraints.txt", "constraints-book.txt"):   # the book extra: pinned on top of constraints.txt
+        for line in (ROOT / file).read_text().splitlines():
+            if line.strip() and not line.startswith("#"):
+                name, _, version = line.partition("==")
+                assert version, f"{file}: {line!r} is not pinned with =="
+                assert _name(name) not in pins, f"{name} is pinned twice"
+                pins[_name(name)] = version.strip()
     for req in reqs:
-        assert _name(req.name) in pins, f"{req.name} is not pinned in constraints.txt"
+        assert _name(req.name) in pins, f"{req.name} is not pinned in constraints.txt or constraints-book.txt"
         assert req.specifier.contains(pins[_name(req.name)]), f"{req.name}=={pins[_name(req.name)]} violates {req}"
     makefile = (ROOT / "Makefile").read_text()
     assert re.search(r'pip install .*-c constraints\.txt -e "\.\[test\]"', makefile)
+    assert re.search(r'pip install .*-c constraints\.txt -c constraints-book\.txt .*\.\[book\]', makefile)
 
 
 def test_ci_runs_the_readme_test_command():

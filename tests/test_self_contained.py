@@ -50,6 +50,9 @@ def _outside(line: str, root: Path) -> bool:
             first = m.group(0).lstrip("./").split("/", 1)[0]
             if pattern is PATTERNS[1] and first and (root / first).exists():
                 continue
+            # a folder of the built website (Sphinx's convention: "_static", "_panels", ...), made by website/
+            if pattern is PATTERNS[1] and first.startswith("_") and m.group(0).startswith("../_"):
+                continue
             return True
     return False
 
