@@ -566,9 +566,15 @@ def cut_norm_local_search(matrix, *, scale="uniform", starts=32, rng=None, max_r
         raise ValueError("matrix must be one (V, V) matrix")
     starts = check_int("starts", starts, low=0, high=100_000)
     max_rounds = check_int("max_rounds", max_rounds, low=1)
-    rng = as_generator(rng)
+    best, _ = _local_search(M, _scale_table(scale, M.shape[0]), starts, as_generator(rng), max_rounds)
+    return CutNorm(best[0], best[1], best[2], False)
+
+
+def _local_search(M, g, starts, rng, max_rounds):
+    """The alternating best responses of :func:`cut_norm_local_search` from every start at once.  Returns the best
+    ``(value, S, T)`` over all starts and rounds, and each start's own best ``(values, S, T)`` (arrays with one
+    row per start, for an oracle that wants several good cuts)."""
     V = M.shape[0]
-    g = _scale_table(scale, V)
     S0 = [_spectral_starts(M)]
     if starts:
         S0.append(rng.random((starts, V)) < 0.5)
@@ -576,18 +582,21 @@ def cut_norm_local_search(matrix, *, scale="uniform", starts=32, rng=None, max_r
     S = S[S.sum(axis=1) > 0]
     best = (-np.inf, None, None)
     previous = np.full(S.shape[0], -np.inf)
+    own = (np.full(S.shape[0], -np.inf), np.zeros((S.shape[0], V), dtype=bool), np.zeros((S.shape[0], V), dtype=bool))
     for _ in range(max_rounds):
         vT, T = _best_T(S @ M, S.sum(axis=1).astype(np.int64), g)          # best T given S
         vS, S_new = _best_T(T.astype(np.float64) @ M.T, T.sum(axis=1).astype(np.int64), g.T)   # best S given T
         j = int(np.argmax(vS))
         if vS[j] > best[0]:
             best = (float(vS[j]), S_new[j].copy(), T[j].copy())
+        up = vS > own[0]
+        own[0][up], own[1][up], own[2][up] = vS[up], S_new[up], T[up]
         improved = vS > previous * (1 + 1e-12) + 1e-12
         previous = vS
         if not improved.any():
             break
         S = S_new.astype(np.float64)
-    return CutNorm(best[0], best[1], best[2], False)
+    return best, own
 
 
 def _svd_top(M, k):
@@ -693,8 +702,16 @@ def _oracle(R, oracle, g, cuts_per_iter, rng):
         value, T = _best_T(S @ R, S.sum(axis=1).astype(np.int64), g)
         keep = np.argsort(-value, kind="stable")[:cuts_per_iter]
         return [(float(value[j]), S[j] > 0, T[j]) for j in keep]
-    res = cut_norm_local_search(R, scale=g, starts=16, rng=rng)
-    return [(float(res.value), res.S, res.T)]
+    best, (values, S, T) = _local_search(R, g, 16, rng, 100)
+    out, seen = [(best[0], best[1], best[2])], {(best[1].tobytes(), best[2].tobytes())}
+    for j in np.argsort(-values, kind="stable"):                  # then the other starts' cuts, best first, distinct
+        if len(out) >= cuts_per_iter:
+            break
+        key = (S[j].tobytes(), T[j].tobytes())
+        if key not in seen:
+            seen.add(key)
+            out.append((float(values[j]), S[j], T[j]))
+    return out
 
 
 def synthetic_graph(noisy, *, scale="uniform", oracle="exact", E=None, max_iter=200, cuts_per_iter=8, tol=1e-6,
