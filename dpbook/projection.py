@@ -252,6 +252,8 @@ class _ColumnGram:
         self.W, self.cache = W, {}
 
     def _cols(self, I):
+        if I.size == 0:
+            return np.zeros((self.W.m, 0))
         missing = [int(i) for i in I if int(i) not in self.cache]
         if missing:
             for i, col in zip(missing, self.W.columns(np.array(missing, dtype=np.int64)).T):
