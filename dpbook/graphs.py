@@ -707,7 +707,7 @@ STALL_FRACTION = 0.01
 
 
 def synthetic_graph(noisy, *, scale="uniform", oracle="exact", E=None, max_iter=200, cuts_per_iter=8, tol=1e-6,
-                    patience=20, rng=None) -> SyntheticGraph:
+                    patience=None, rng=None) -> SyntheticGraph:
     """IDC-Lem6.2 / §6.2 — a non-negative weighted graph whose cuts match the noisy pairs, by cutting planes.
 
     LP over ``w ∈ [0,1]^N`` and ``s >= 0``: minimise ``s`` subject to ``|q_{ST}·w - Â(S,T)| <= s g(|S|,|T|)`` for the
@@ -721,7 +721,8 @@ def synthetic_graph(noisy, *, scale="uniform", oracle="exact", E=None, max_iter=
     ``E`` (optional): Lemma 6.2's target; ``feasible`` reports whether the final oracle value is ``<= E``.
     Post-processing of ``noisy`` only: the same ε, δ.
 
-    Budget: at most ``max_iter`` LPs, and ``patience`` (an int ``>= 1``, or ``None`` for no stall rule): stop as
+    Budget: at most ``max_iter`` LPs, and ``patience`` (an int ``>= 1``; ``None``: 20 for the local-search oracle,
+    no stall rule for the others, whose cutting planes the book runs to convergence or to ``max_iter``): stop as
     ``"stalled"`` when over the last ``patience`` LPs the LP value rose by less than ``STALL_FRACTION`` of the
     gap between the oracle's value and it.  With the local-search oracle and uniform scaling on a few dozen
     vertices the cutting planes creep (every LP adds one cut and is slower than the last); the stall rule stops
@@ -742,7 +743,10 @@ def synthetic_graph(noisy, *, scale="uniform", oracle="exact", E=None, max_iter=
     max_iter = check_int("max_iter", max_iter, low=1, high=100_000)
     cuts_per_iter = check_int("cuts_per_iter", cuts_per_iter, low=1, high=1000)
     tol = check_real("tol", tol, low=0.0, high=1.0, low_open=True)
-    patience = None if patience is None else check_int("patience", patience, low=1, high=100_000)
+    if patience is None:
+        patience = 20 if oracle == "local" else None
+    else:
+        patience = check_int("patience", patience, low=1, high=100_000)
     rng = as_generator(rng)
     g = _scale_table(scale, V)
     A_hat = noisy.adjacency()

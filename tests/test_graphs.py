@@ -601,7 +601,7 @@ def test_synthetic_graph_stall_rule_stops_where_the_lp_value_creeps():
     stalled = [k for k in range(3, len(h)) if h[k, 0] - h[k - 3, 0] < STALL_FRACTION * (h[k, 1] - h[k, 0])]
     assert res.status == "stalled" and stalled == [len(h) - 1]
     with pytest.warns(RuntimeWarning):
-        longer = synthetic_graph(noisy, oracle="local", patience=None, max_iter=len(h) + 2, rng=6)
+        longer = synthetic_graph(noisy, oracle="local", patience=100_000, max_iter=len(h) + 2, rng=6)
     assert longer.iterations > res.iterations and longer.history[:len(h)] == res.history
 
 
