@@ -24,6 +24,7 @@ normalised cut norm (IDC §6.2, Eq. (4)).
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -655,9 +656,12 @@ class SyntheticGraph(ReleaseRecord):
 
     ``lp_value``: the LP optimum ``s`` (max over the LP's cuts of ``|w(S,T) - Â(S,T)|/g``); ``oracle_value``: the
     oracle's last answer on ``W - Â`` (exact oracle: the true maximum over all cuts); ``iterations``: LP solves;
-    ``history``: ``(s_k, oracle value_k)`` per iteration; ``converged``: the oracle found no cut above ``s``.
+    ``history``: ``(s_k, oracle value_k)`` per iteration; ``converged``: the oracle found no cut above ``s``;
+    ``status``: the verdict — ``"converged"``, ``"stalled"`` (the LP value closed less than ``STALL_FRACTION`` of
+    the gap to the oracle over the last ``patience`` LPs: more cuts would take long and change little) or
+    ``"max_iter"`` (the LP budget ran out); anything but ``"converged"`` also raises a ``RuntimeWarning``.
     ``E``: the target of Lemma 6.2 (``feasible``: the final oracle value is ``<= E``).  Privacy: that of the noisy
-    release (post-processing), copied into ``epsilon``/``delta``/``ledger``.
+    release (post-processing): its ``ledger`` is the release's, and ``epsilon``/``delta`` are what it composes to.
     """
 
     weights: np.ndarray = field(repr=False)
@@ -675,6 +679,7 @@ class SyntheticGraph(ReleaseRecord):
     ledger: tuple[Spend, ...] = ()
     trace: Mapping[str, Any] | None = field(default=None, repr=False)
     mechanism: str = "synthetic graph (post-processing of graph randomized response)"
+    status: str = "converged"
 
     @property
     def released(self) -> np.ndarray:
@@ -697,8 +702,12 @@ def _oracle(R, oracle, g, cuts_per_iter, rng):
     return [(float(res.value), res.S, res.T)]
 
 
+#: the share of the remaining gap (oracle value − LP value) the LP value must close over ``patience`` LPs
+STALL_FRACTION = 0.01
+
+
 def synthetic_graph(noisy, *, scale="uniform", oracle="exact", E=None, max_iter=200, cuts_per_iter=8, tol=1e-6,
-                    rng=None) -> SyntheticGraph:
+                    patience=None, rng=None) -> SyntheticGraph:
     """IDC-Lem6.2 / §6.2 — a non-negative weighted graph whose cuts match the noisy pairs, by cutting planes.
 
     LP over ``w ∈ [0,1]^N`` and ``s >= 0``: minimise ``s`` subject to ``|q_{ST}·w - Â(S,T)| <= s g(|S|,|T|)`` for the
@@ -711,6 +720,13 @@ def synthetic_graph(noisy, *, scale="uniform", oracle="exact", E=None, max_iter=
     approximate oracle via Nikiforov's inequality), or ``"local"`` (:func:`cut_norm_local_search`).
     ``E`` (optional): Lemma 6.2's target; ``feasible`` reports whether the final oracle value is ``<= E``.
     Post-processing of ``noisy`` only: the same ε, δ.
+
+    Budget: at most ``max_iter`` LPs, and ``patience`` (an int ``>= 1``; ``None``: 20 for the local-search oracle,
+    no stall rule for the others, whose cutting planes the book runs to convergence or to ``max_iter``): stop as
+    ``"stalled"`` when over the last ``patience`` LPs the LP value rose by less than ``STALL_FRACTION`` of the
+    gap between the oracle's value and it.  With the local-search oracle and uniform scaling on a few dozen
+    vertices the cutting planes creep (every LP adds one cut and is slower than the last); the stall rule stops
+    them with the verdict on the result (``status``, ``converged=False``) and a ``RuntimeWarning``.
     """
     if not isinstance(noisy, NoisyGraph):
         raise TypeError(f"noisy must be a NoisyGraph (from graph_randomized_response), got {type(noisy).__name__}")
@@ -727,6 +743,10 @@ def synthetic_graph(noisy, *, scale="uniform", oracle="exact", E=None, max_iter=
     max_iter = check_int("max_iter", max_iter, low=1, high=100_000)
     cuts_per_iter = check_int("cuts_per_iter", cuts_per_iter, low=1, high=1000)
     tol = check_real("tol", tol, low=0.0, high=1.0, low_open=True)
+    if patience is None:
+        patience = 20 if oracle == "local" else None
+    else:
+        patience = check_int("patience", patience, low=1, high=100_000)
     rng = as_generator(rng)
     g = _scale_table(scale, V)
     A_hat = noisy.adjacency()
@@ -755,7 +775,7 @@ def synthetic_graph(noisy, *, scale="uniform", oracle="exact", E=None, max_iter=
     c[-1] = 1.0
     bounds = [(0.0, 1.0)] * N + [(0.0, None)]
     history = []
-    w, s_val, found, converged = np.zeros(N), 0.0, 0.0, False
+    w, s_val, found, converged, status = np.zeros(N), 0.0, 0.0, False, "max_iter"
     for _ in range(max_iter):
         res = scipy.optimize.linprog(c, A_ub=np.array(rows), b_ub=np.array(rhs), bounds=bounds, method="highs")
         if res.status != 0:
@@ -772,9 +792,20 @@ def synthetic_graph(noisy, *, scale="uniform", oracle="exact", E=None, max_iter=
         if not any([add_cut(S, T) for S, T in violated]):
             converged = True                                # the oracle repeats cuts the LP already satisfies
             break
+        if patience is not None and len(history) > patience:
+            if s_val - history[-1 - patience][0] < STALL_FRACTION * (found - s_val):
+                status = "stalled"
+                break
+    if converged:
+        status = "converged"
+    else:
+        warnings.warn(f"synthetic_graph stopped before convergence ({status}) after {len(history)} LPs: LP value "
+                      f"{s_val:.6g}, the {oracle} oracle still finds {found:.6g}; the weights satisfy only the cuts "
+                      f"found so far (raise max_iter or patience, or use another oracle)", RuntimeWarning,
+                      stacklevel=2)
     return SyntheticGraph(w, V, s_val, found, len(history), tuple(history), converged, oracle, scale, E,
                           None if E is None else bool(found <= E), noisy.neighbours,
-                          noisy.ledger)
+                          noisy.ledger, status=status)
 
 
 def round_graph(synthetic, rng=None) -> GraphDatabase:

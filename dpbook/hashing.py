@@ -197,7 +197,8 @@ def _bits(values: np.ndarray, s: int) -> np.ndarray:
 
 # --------------------------------------------------------------------------- the hash family
 
-_BLOCK = 1 << 22          # entries per bit-matrix block (float32): bounds the working memory of signs()
+_BLOCK = 1 << 22          # T × (elements per run) of project(): the run length fixes its summation order
+_ROWS_BLOCK = 1 << 19     # entries of A built at once by project(): 16 bytes each (float32, int32, float64)
 
 
 @dataclass(frozen=True)
@@ -325,7 +326,14 @@ class PolynomialSignHash:
     def project(self, indptr, cols, weights) -> np.ndarray:
         """``A q_j`` for sparse vectors ``q_j`` in CSR form (row ``j``: ``cols[indptr[j]:indptr[j+1]]`` with
         ``weights``): a ``(len(indptr) - 1, T)`` array.  Never builds more than a block of ``A`` at a time:
-        working memory ``O(T·r·s + block)``, time ``O(T·|cols|·r·s)`` bit operations (as BLAS flops)."""
+        working memory ``O(T·r·s + block)``, time ``O(T·|cols|·r·s)`` bit operations (as BLAS flops).
+
+        The universe elements are taken in runs of ``_BLOCK // T`` (the run fixes the order of the floating-point
+        sums, hence the bytes of the result); each run's block of ``A`` is built ``_ROWS_BLOCK`` entries at a time,
+        row range by row range (every entry of the result is still the same sum in the same order), so the
+        float32 product, its int32 bits and the float64 signs of one piece stay below ``16 · _ROWS_BLOCK`` bytes
+        whatever ``T`` is.  :meth:`_project_reference` is the one-block version the tests compare with, byte for
+        byte."""
         import scipy.sparse as sp
         indptr = np.asarray(indptr, dtype=np.int64)
         cols = self._check_cols(cols).astype(np.int64)
@@ -333,18 +341,47 @@ class PolynomialSignHash:
         q = indptr.size - 1
         unique, inverse = np.unique(cols, return_inverse=True)
         Q = sp.csr_matrix((weights, inverse, indptr), shape=(q, unique.size)).tocsc()
-        if not self._all_rows:                                            # (T, r·s), once per hash
-            self._all_rows.append(self._row_bits(np.arange(self.T, dtype=np.uint64)))
-        L = self._all_rows[0]
+        del inverse
+        L = self._all_row_bits()
         out = np.zeros((q, self.T))
         sign_of_bit = np.array([-1.0, 1.0]) / np.sqrt(self.T)
         chunk = max(1, _BLOCK // max(self.T, 1))
         for start in range(0, unique.size, chunk):
             part = unique[start:start + chunk].astype(np.uint64)
-            F = (L @ self._col_bits(part).T).astype(np.int32)                # (T, chunk) exact integer sums
-            np.bitwise_and(F, 1, out=F)                                       # the bits of A's block
-            signs = sign_of_bit.take(F)                                       # ±1/sqrt(T)
-            out += np.asarray(Q[:, start:start + part.size] @ signs.T)
+            C = self._col_bits(part).T                                        # (r·s, chunk)
+            Q_part = Q[:, start:start + part.size]
+            rows = max(1, _ROWS_BLOCK // part.size)
+            for i in range(0, self.T, rows):
+                F = (L[i:i + rows] @ C).astype(np.int32)                      # (rows, chunk) exact integer sums
+                np.bitwise_and(F, 1, out=F)                                   # the bits of A's block
+                signs = sign_of_bit.take(F)                                   # ±1/sqrt(T)
+                del F
+                out[:, i:i + rows] += np.asarray(Q_part @ signs.T)
+        return out
+
+    def _all_row_bits(self) -> np.ndarray:
+        """``_row_bits`` of every row ``0..T-1`` (``(T, r·s)`` float32), computed once per hash."""
+        if not self._all_rows:
+            self._all_rows.append(self._row_bits(np.arange(self.T, dtype=np.uint64)))
+        return self._all_rows[0]
+
+    def _project_reference(self, indptr, cols, weights) -> np.ndarray:
+        """:meth:`project` with each run's whole ``T × chunk`` block of ``A`` at once (the simple version; more
+        memory): the tests check that :meth:`project` returns the same bytes."""
+        import scipy.sparse as sp
+        indptr = np.asarray(indptr, dtype=np.int64)
+        cols = self._check_cols(cols).astype(np.int64)
+        unique, inverse = np.unique(cols, return_inverse=True)
+        Q = sp.csr_matrix((np.asarray(weights, dtype=np.float64), inverse, indptr),
+                          shape=(indptr.size - 1, unique.size)).tocsc()
+        L = self._all_row_bits()
+        out = np.zeros((indptr.size - 1, self.T))
+        sign_of_bit = np.array([-1.0, 1.0]) / np.sqrt(self.T)
+        chunk = max(1, _BLOCK // max(self.T, 1))
+        for start in range(0, unique.size, chunk):
+            part = unique[start:start + chunk].astype(np.uint64)
+            F = (L @ self._col_bits(part).T).astype(np.int32) & 1
+            out += np.asarray(Q[:, start:start + part.size] @ sign_of_bit.take(F).T)
         return out
 
     def memory_words(self) -> int:

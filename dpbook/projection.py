@@ -208,17 +208,269 @@ def _simplex_least_squares(G: np.ndarray, b: np.ndarray, lam: np.ndarray) -> np.
     return mu
 
 
+class _MarginalGram:
+    """Exact Gram entries ``Q(r)·Q(s)`` of a marginal workload without its columns.
+
+    For an attribute set ``S`` whose ``2^|S|`` cells are all listed, ``c_S`` times each, two rows ``r, s`` share
+    ``c_S`` of its cells iff they agree on ``S``: iff ``(r XOR s) & mask(S) = 0``.  So those sets contribute
+    ``f(r XOR s)`` with ``f(z) = Σ_S c_S [mask(S) ⊆ ¬z]``, one subset-sum transform of the table ``h[mask(S)] += c_S``
+    (``O(N d)``, once).  The cells of any other attribute set are counted from their columns (``Q_restᵀ Q_rest``).
+    Every entry is an integer, so the result equals ``Bᵀ B`` exactly."""
+
+    def __init__(self, W):
+        groups = {}
+        for j, (S, v) in enumerate(W.cells):
+            order = sorted(range(len(S)), key=lambda i: S[i])
+            key = tuple(S[i] for i in order)
+            groups.setdefault(key, []).append(tuple(v[i] for i in order))
+        h = np.zeros(W.N)
+        rest = []
+        for S, values in groups.items():
+            counts = {}
+            for v in values:
+                counts[v] = counts.get(v, 0) + 1
+            if len(counts) == 1 << len(S) and len(set(counts.values())) == 1:
+                h[sum(1 << (W.d - 1 - a) for a in S)] += next(iter(counts.values()))
+            else:
+                rest += [(S, v) for v in values]
+        self.f = W.subset_sums(h)[0][::-1].copy()              # f[z] = h'[¬z]: ¬z = N − 1 − z reverses the table
+        self.rest = None
+        if rest:
+            from .queries import MarginalWorkload
+            self.rest = MarginalWorkload(W.d, rest)
+
+    def block(self, I, K):
+        G = self.f[np.bitwise_xor(I[:, None], K[None, :])]
+        if self.rest is not None:
+            G = G + _cross(self.rest.columns(I), self.rest.columns(K))
+        return G
+
+
+class _ColumnGram:
+    """Exact-as-possible Gram entries from the workload's columns (any workload), cached per universe element."""
+
+    def __init__(self, W):
+        self.W, self.cache = W, {}
+
+    def _cols(self, I):
+        if I.size == 0:
+            return np.zeros((self.W.m, 0))
+        missing = [int(i) for i in I if int(i) not in self.cache]
+        if missing:
+            for i, col in zip(missing, self.W.columns(np.array(missing, dtype=np.int64)).T):
+                self.cache[i] = col
+        return np.stack([self.cache[int(i)] for i in I], axis=1)
+
+    def block(self, I, K):
+        return _cross(self._cols(I), self._cols(K))
+
+    def forget(self, keep):
+        keep = set(int(i) for i in keep)
+        self.cache = {i: c for i, c in self.cache.items() if i in keep}
+
+
+def _gram_provider(W):
+    from .queries import MarginalWorkload
+    return _MarginalGram(W) if isinstance(W, MarginalWorkload) else _ColumnGram(W)
+
+
+#: relative squared pivot below which an atom counts as affinely dependent on the active ones
+DEPENDENT_PIVOT = 1e-9
+
+
+class _ActiveSet:
+    """``min_{λ ∈ Δ} ½ λᵀGλ − cᵀλ`` over a growing set of atoms by a primal active-set method (Wolfe's, with the
+    sum constraint handled exactly), warm-started from round to round.
+
+    ``P``: the passive atoms (``λ_P > 0``), kept *affinely independent*: an atom enters only if the Cholesky pivot of
+    ``Ĝ = G + σ 11ᵀ`` (``σ`` = the largest diagonal of ``G``) stays above ``DEPENDENT_PIVOT`` relative — the
+    bordered matrix of ``P`` is then nonsingular, which is what broke Wolfe's method on the affinely dependent
+    atoms of marginal hulls.  ``Ĝ`` equals ``G`` plus a constant on the simplex, so the minimiser is the same;
+    ``R`` (upper, ``RᵀR = Ĝ_PP``) grows by one column per entering atom and loses one by Givens rotations
+    (``scipy.linalg.qr_delete``).  On ``P`` the KKT system ``Ĝ_PP s − c_P + ν 1 = 0``, ``1ᵀs = 1`` has the solution
+    ``s = u − ν v`` with ``u = Ĝ⁻¹c``, ``v = Ĝ⁻¹1``; a step towards ``s`` stops at the first weight that reaches
+    zero (that atom leaves).  Each pass adds up to ``ENTER`` atoms with the most negative reduced gradient
+    ``∇_t − λᵀ∇``; added atoms whose weight comes out non-positive leave again without a step, so every
+    pass lowers the objective.  Stops when no reduced gradient is below ``−tol``: the small problem's
+    Frank–Wolfe gap is then below ``tol``."""
+
+    ENTER = 16
+
+    def __init__(self):
+        self.atoms = np.zeros(0, dtype=np.int64)        # universe indices of P, in R's order
+        self.lam = np.zeros(0)
+        self.R = np.zeros((0, 0))
+        self.G = np.zeros((0, 0))                        # Gram of P (exact, unshifted)
+
+    def solve(self, cand, G_cand, c_cand, sigma, tol, max_passes):
+        """``cand``: universe indices, the first ``len(self.atoms)`` being the current ``P`` in order; ``G_cand``,
+        ``c_cand`` their Gram matrix and ``Bᵀỹ``.  Returns ``False`` when the pass limit ran out or the linear
+        algebra broke down (the caller falls back)."""
+        k, p = cand.size, self.atoms.size
+        lam = np.zeros(k)
+        lam[:p] = self.lam
+        P = list(range(p))
+        R = self.R
+        if p == 0:                                       # start at the best vertex
+            t = int(np.argmin(0.5 * np.diag(G_cand) - c_cand))
+            P, lam[t] = [t], 1.0
+            R = np.array([[math.sqrt(G_cand[t, t] + sigma)]])
+        for _ in range(max_passes):
+            grad = G_cand @ lam - c_cand                 # λ is zero off P
+            reduced = grad - lam[P] @ grad[P]
+            reduced[P] = np.inf
+            order = np.argsort(reduced, kind="stable")[:self.ENTER]
+            order = order[reduced[order] < -tol]
+            if order.size == 0:
+                self._keep(cand, G_cand, P, lam, R)
+                return True
+            added = []
+            for t in order:                              # append to the Cholesky factor unless dependent
+                t = int(t)
+                col = G_cand[P, t] + sigma
+                u = scipy.linalg.solve_triangular(R, col, trans="T", check_finite=False) if P else col[:0]
+                piv2 = G_cand[t, t] + sigma - u @ u
+                if piv2 <= DEPENDENT_PIVOT * (G_cand[t, t] + sigma):
+                    continue
+                R = np.block([[R, u[:, None]], [np.zeros((1, len(P))), np.array([[math.sqrt(piv2)]])]])
+                P.append(t)
+                added.append(t)
+            if not added:
+                self._keep(cand, G_cand, P, lam, R)
+                return True                              # every descent atom is dependent: rounding's limit
+            while True:                                  # the KKT solution on P, then the ratio test
+                uv = scipy.linalg.cho_solve((R, False), np.column_stack([c_cand[P], np.ones(len(P))]),
+                                            check_finite=False)
+                u, v = uv[:, 0], uv[:, 1]
+                s = u - ((u.sum() - 1.0) / v.sum()) * v
+                if not np.all(np.isfinite(s)):
+                    return False
+                if np.all(s > 0):
+                    lam[P] = s
+                    break
+                cur = lam[P]
+                fresh = (s <= 0) & (cur <= 0)            # just added and unwanted: leave without a step
+                if fresh.any():
+                    drop = np.flatnonzero(fresh)
+                else:
+                    neg = s <= 0
+                    ratios = np.full(len(P), np.inf)
+                    ratios[neg] = cur[neg] / (cur[neg] - s[neg])
+                    alpha = float(ratios.min())
+                    new = cur + alpha * (s - cur)
+                    drop = np.flatnonzero((ratios <= alpha) | (new <= 0))
+                    lam[P] = np.maximum(new, 0.0)
+                first = int(drop.min())
+                if fresh.any() and first >= len(P) - len(added):
+                    # the dropped atoms were appended this pass: cut R back and append the kept ones again
+                    tail = [P[i] for i in range(first, len(P)) if i not in set(drop.tolist())]
+                    for i in drop.tolist():
+                        lam[P[i]] = 0.0
+                    del P[first:]
+                    R = R[:first, :first]
+                    for t in tail:
+                        col = G_cand[P, t] + sigma
+                        u_t = scipy.linalg.solve_triangular(R, col, trans="T", check_finite=False)
+                        piv2 = G_cand[t, t] + sigma - u_t @ u_t
+                        if piv2 <= DEPENDENT_PIVOT * (G_cand[t, t] + sigma):
+                            continue
+                        R = np.block([[R, u_t[:, None]], [np.zeros((1, len(P))), np.array([[math.sqrt(piv2)]])]])
+                        P.append(t)
+                    added = [t for t in added if t in P]
+                else:
+                    for i in sorted(drop.tolist(), reverse=True):
+                        lam[P[i]] = 0.0
+                        if i == len(P) - 1:
+                            R = R[:i, :i]
+                        else:
+                            R = scipy.linalg.qr_delete(np.eye(R.shape[0]), R, i, 1, which="col",
+                                                       check_finite=False)[1][:-1]
+                        del P[i]
+                if not P:
+                    return False
+                lam[P] /= lam[P].sum()
+        return False
+
+    def _keep(self, cand, G_cand, P, lam, R):
+        self.atoms, self.lam, self.R = cand[P], lam[P] / lam[P].sum(), R
+        self.G = G_cand[np.ix_(P, P)]
+
+
 def project_onto_hull(y_tilde, workload, *, tol=1e-4, max_iter=200, batch=None) -> Projection:
     """The Euclidean projection of ``ỹ`` onto ``K_Q = conv{Q(r)}`` (PROJ-Alg1 step 2, PROJ-Def2), certified.
 
     Simplicial decomposition (fully corrective Frank–Wolfe): each of at most ``max_iter`` rounds calls the
     oracle ``g = Qᵀ(Q w − ỹ)`` once (``workload.rmatvec``), stops if the duality gap certifies
     ``sqrt(2 gap / m) <= tol`` (RMS distance of the answers to the exact projection), else adds the ``batch``
-    universe elements with the most negative ``g`` (default ``max(8, m // 4)``) to the active set and re-solves
-    the small problem on it exactly (:func:`_simplex_least_squares`).  Memory is ``O(N)`` for ``g`` and ``O(m k)`` for the active columns.  Far outside
-    ``K_Q`` (enormous noise) the projection lands on a low-dimensional face and few rounds suffice.
-    When ``max_iter`` runs out, the result is still returned with its honest gap and ``converged=False``.
+    universe elements with the most negative ``g`` (default ``max(8, m // 4)``) as candidates and re-solves the
+    small problem over the active atoms and the candidates by a warm-started primal active-set method
+    (:class:`_ActiveSet`: the previous round's atoms, their weights and the Cholesky factor carry over, so a
+    round costs the atoms that enter and leave, not a solve from scratch).  Gram entries ``Q(r)·Q(s)`` come
+    from the workload's columns, or for marginals from one table over ``r XOR s`` (:class:`_MarginalGram`),
+    exact integers either way; ``Bᵀỹ`` is one ``rmatvec``.  Should the active-set method break down (a pass limit,
+    a non-finite solve), the previous solver (:func:`_project_nnls`) takes over from scratch.  Memory is ``O(N)``
+    for ``g`` and ``O(k²)`` for the small problem.  Far outside ``K_Q`` (enormous noise) the projection lands on a
+    low-dimensional face and few rounds suffice.  When ``max_iter`` runs out, the result is still returned with
+    its honest gap and ``converged=False``.
     """
+    W = as_workload(workload, name="workload")
+    if W.N > RMATVEC_DENSE_LIMIT:
+        raise ValueError(f"the workload's universe (N = {W.N}) is too large for the projection's dense gradient "
+                         f"(at most {RMATVEC_DENSE_LIMIT}); over huge universes use sparse queries and chapter 11's "
+                         "SparseProject")
+    y = _check_point(y_tilde, W.m)
+    tol = check_real("tol", tol, low=0.0, low_open=True)
+    max_iter = check_int("max_iter", max_iter, low=1, high=100_000)
+    batch = max(8, W.m // 4) if batch is None else check_int("batch", batch, low=1)
+    scale = 1.0 + float(np.abs(y).max())
+    # the target gap, floored where floating point cannot certify less (|ỹ| enormous)
+    gap_target = max(0.5 * W.m * tol * tol, 1e-13 * scale * W.m)
+
+    gram = _gram_provider(W)
+    c_all = W.rmatvec(y)                                            # Bᵀỹ for every universe element
+    g = W.rmatvec(W.apply(np.full(W.N, 1.0 / W.N)) - y)            # oracle at the uniform database
+    new = _smallest(g, batch)
+    state, sigma = _ActiveSet(), None
+    gap, iterations = math.inf, 0
+    for iterations in range(1, max_iter + 1):
+        old = state.atoms
+        cand = np.concatenate([old, new])
+        k = old.size
+        G = np.empty((cand.size, cand.size))
+        G[:k, :k] = state.G
+        G[:k, k:] = gram.block(old, new)
+        G[k:, :k] = G[:k, k:].T
+        G[k:, k:] = gram.block(new, new)
+        if sigma is None:
+            sigma = max(float(np.diag(G).max()), 1e-300)
+        # the small problem to a Frank–Wolfe gap far below the target (it is exact up to rounding in practice)
+        if not state.solve(cand, G, c_all[cand], sigma, 1e-3 * gap_target / (1.0 + W.m), 50 * cand.size + 100):
+            return _project_nnls(y, W, tol=tol, max_iter=max_iter, batch=batch)
+        if isinstance(gram, _ColumnGram):
+            gram.forget(state.atoms)
+        J, lam = state.atoms, state.lam
+        w = np.zeros(W.N)
+        w[J] = lam
+        z = W.apply(w)
+        r = z - y
+        g = W.rmatvec(r)                                            # the Frank–Wolfe oracle: one pass over X
+        gap = max(float(r @ z - g.min()), 0.0)
+        if gap <= gap_target:
+            break
+        new = _smallest(g, batch)
+        new = new[(g[new] < r @ z) & ~np.isin(new, J)]             # only descent directions not yet active
+        if new.size == 0:           # every descent atom is active: rounding limits the small problem; stop honestly
+            break
+    order = np.argsort(state.atoms)
+    return Projection(answers=z, support=state.atoms[order], weights=state.lam[order], gap=gap,
+                      certified_distance=math.sqrt(2.0 * gap), iterations=iterations,
+                      converged=gap <= gap_target)
+
+
+def _project_nnls(y_tilde, workload, *, tol=1e-4, max_iter=200, batch=None) -> Projection:
+    """The previous solver of :func:`project_onto_hull`, kept as its fallback and as a reference for the tests:
+    simplicial decomposition whose small problem is re-solved from scratch each round by
+    :func:`_simplex_least_squares` (NNLS with ``Σ λ = 1`` as a heavy row), Gram products from the columns."""
     W = as_workload(workload, name="workload")
     if W.N > RMATVEC_DENSE_LIMIT:
         raise ValueError(f"the workload's universe (N = {W.N}) is too large for the projection's dense gradient "

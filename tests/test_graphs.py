@@ -1,5 +1,6 @@
 """Chapter 10: graph cuts (IDC §2, §6.1, Lem6.2, Rem6.3, §6.2, Rem4.11/5.3)."""
 import math
+import warnings
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -108,7 +109,10 @@ def test_oracle_finds_a_violated_cut_whenever_brute_force_does():
         V = 6
         g = random_graph(V, 0.5, rng)
         noisy = graph_randomized_response(g, epsilon=1.0, rng=rng)
-        res = synthetic_graph(noisy, max_iter=1)                           # one LP (the full cut only)
+        with warnings.catch_warnings():                                    # unconverged runs warn (their verdict)
+            warnings.simplefilter("ignore", RuntimeWarning)
+            res = synthetic_graph(noisy, max_iter=1)                       # one LP (the full cut only)
+        assert res.status == ("converged" if res.converged else "max_iter")
         R = res.adjacency() - noisy.adjacency()
         brute = cut_norm_reference(R)
         assert res.oracle_value == pytest.approx(brute)
@@ -566,3 +570,45 @@ def test_rank_one_workload_keeps_what_it_validated():
     assert Wk.entry_range() == (0.0, 1.0) and Wk.l1_sensitivity() == 1.0
     with pytest.raises(ValueError, match="read-only"):
         Wk.U[0, 1] = 7.0
+
+
+# --------------------------------------------------------------------------- the LP's verdict and its budget
+
+def test_synthetic_graph_reports_its_verdict_and_warns_unless_converged():
+    """``status`` says why the cutting planes stopped; anything but convergence also warns (the chapter and the
+    caller see it).  Exact oracle on 8 vertices: converged, silent; one LP: ``max_iter``, a warning."""
+    import warnings as w
+    from dpbook.graphs import graph_randomized_response, random_graph, synthetic_graph
+    noisy = graph_randomized_response(random_graph(8, 0.5, rng=3), epsilon=1.0, rng=4)
+    with w.catch_warnings():
+        w.simplefilter("error")
+        done = synthetic_graph(noisy)
+    assert done.converged and done.status == "converged"
+    with pytest.warns(RuntimeWarning, match="max_iter"):
+        cut = synthetic_graph(noisy, max_iter=1)
+    assert not cut.converged and cut.status == "max_iter" and cut.iterations == 1
+
+
+def test_synthetic_graph_stall_rule_stops_where_the_lp_value_creeps():
+    """Local-search oracle, uniform scaling, a random graph on 30 vertices: with ``patience = 3`` the run stops as ``stalled`` exactly at
+    the first LP where the value rose by less than STALL_FRACTION of the remaining gap over 3 LPs (recomputed from
+    the history), and not before; without the rule it runs on."""
+    from dpbook.graphs import STALL_FRACTION, graph_randomized_response, random_graph, synthetic_graph
+    noisy = graph_randomized_response(random_graph(30, 0.3, rng=1), epsilon=1.0, rng=5)
+    with pytest.warns(RuntimeWarning, match="stalled"):
+        res = synthetic_graph(noisy, oracle="local", patience=3, max_iter=60, rng=6)
+    h = np.array(res.history)
+    stalled = [k for k in range(3, len(h)) if h[k, 0] - h[k - 3, 0] < STALL_FRACTION * (h[k, 1] - h[k, 0])]
+    assert res.status == "stalled" and stalled == [len(h) - 1]
+    with pytest.warns(RuntimeWarning):
+        longer = synthetic_graph(noisy, oracle="local", patience=100_000, max_iter=len(h) + 2, rng=6)
+    assert longer.iterations > res.iterations and longer.history[:len(h)] == res.history
+
+
+@pytest.mark.parametrize("bad, error", [(0, ValueError), (-3, ValueError), (10 ** 9, ValueError), (2.5, TypeError),
+                                        ("5", TypeError), (True, TypeError)])
+def test_synthetic_graph_rejects_a_bad_patience(bad, error):
+    from dpbook.graphs import graph_randomized_response, random_graph, synthetic_graph
+    noisy = graph_randomized_response(random_graph(6, 0.5, rng=1), epsilon=1.0, rng=2)
+    with pytest.raises(error, match="patience"):
+        synthetic_graph(noisy, patience=bad)

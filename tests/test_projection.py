@@ -434,3 +434,78 @@ def test_replace_one_l2_sensitivity_pays_the_entry_range():
     assert replace_one_l2_sensitivity(W) == pytest.approx(min(math.sqrt(2) * W.l2_sensitivity(), math.sqrt(2)))
     cut = cut_workload(3, [([0, 1], [0, 1])])                   # one query: coefficients (2, 0, 0)
     assert replace_one_l2_sensitivity(cut) == pytest.approx(2.0)
+
+
+# --------------------------------------------------------------------------- the fast solver against the previous one
+
+def test_marginal_gram_from_the_xor_table_is_exact():
+    """The Gram entries Q(r)·Q(s) from one table over r XOR s equal the columns' products exactly: for whole
+    marginals, for cells listed twice or with their attributes in another order, and for incomplete attribute
+    sets (conjunctions: one cell per set), which take the columns' path."""
+    from dpbook.projection import _MarginalGram
+    from dpbook.queries import MarginalWorkload
+    rng = np.random.default_rng(SEED)
+    whole = k_way_marginals(7, 3)
+    mixed = MarginalWorkload(7, list(k_way_marginals(7, 2).cells) + [((3, 1), (0, 1)), ((1, 3), (1, 0)),
+                                                                    ((1, 3), (0, 0)), ((3, 1), (1, 1))]
+                             + [((2, 5), v) for v in itertools.product((0, 1), repeat=2)] * 2 + [((0, 4), (1, 1))])
+    for W in (whole, mixed, conjunctions(7, 2)):
+        I, K = rng.choice(W.N, 40, replace=False), rng.choice(W.N, 25, replace=False)
+        expected = W.columns(I).T @ W.columns(K)
+        got = _MarginalGram(W).block(I, K)
+        assert got.dtype == np.float64 and np.array_equal(got, expected)
+    bad = _MarginalGram(whole)                      # the control: a table off by one cell count is caught
+    bad.f = bad.f + (np.arange(whole.N) == 3)
+    I = np.arange(8)
+    assert not np.array_equal(bad.block(I, I), whole.columns(I).T @ whole.columns(I))
+
+
+def _certified_close(a, b, m):
+    """Two certified projections agree within the sum of their certified distances (plus rounding)."""
+    return np.linalg.norm(a.answers - b.answers) <= a.certified_distance + b.certified_distance + 1e-9 * math.sqrt(m)
+
+
+@pytest.mark.parametrize("make, sigma", [(lambda: k_way_marginals(10, 3), 0.03), (lambda: k_way_marginals(10, 3), 0.3),
+                                         (lambda: k_way_marginals(12, 2), 0.03), (lambda: conjunctions(9, 3), 0.05),
+                                         (lambda: random_queries(300, 40, rng=4), 0.05),
+                                         (lambda: range_queries(200, m=60, rng=5), 0.02)])
+def test_active_set_solver_agrees_with_the_previous_solver(make, sigma):
+    """The warm-started active-set solver and the previous NNLS solver (the reference for the fast path) reach
+    the same projection within their certified distances, both certified below tol; and the fast path's
+    certificate is honest: its gap is recomputed here from its own weights."""
+    from dpbook.projection import _project_nnls
+    W = make()
+    rng = np.random.default_rng(SEED)
+    y = W.answers(rng.integers(0, 3, size=W.N)) + sigma * rng.normal(size=W.m)
+    fast, ref = project_onto_hull(y, W), _project_nnls(y, W)
+    assert fast.converged and ref.converged
+    assert _certified_close(fast, ref, W.m)
+    assert math.sqrt(2 * fast.gap / W.m) <= 1e-4
+    assert np.all(fast.weights > 0) and abs(fast.weights.sum() - 1) < 1e-9
+    w = np.zeros(W.N)
+    w[fast.support] = fast.weights
+    z = W.apply(w)
+    assert np.allclose(z, fast.answers, atol=1e-9)
+    g = W.rmatvec(z - y)
+    assert float((z - y) @ z - g.min()) <= fast.gap + 1e-9
+
+
+def test_active_set_solver_agrees_with_plain_frank_wolfe():
+    """Against the readable reference (Frank–Wolfe with exact line search) on a small marginal workload."""
+    W = k_way_marginals(6, 2)
+    rng = np.random.default_rng(SEED + 1)
+    y = W.answers(rng.integers(0, 3, size=W.N)) + 0.1 * rng.normal(size=W.m)
+    fast, ref = project_onto_hull(y, W, tol=1e-6), project_reference(y, W, iterations=20_000)
+    assert _certified_close(fast, ref, W.m)
+    assert np.linalg.norm(fast.answers - ref.answers) <= 1e-2          # and FW's own gap is small enough to say so
+
+
+def test_active_set_breakdown_falls_back_to_the_previous_solver(monkeypatch):
+    """If the active-set method gives up, the result is the previous solver's, byte for byte."""
+    import dpbook.projection as proj
+    W = k_way_marginals(8, 2)
+    rng = np.random.default_rng(SEED + 2)
+    y = W.answers(rng.integers(0, 3, size=W.N)) + 0.05 * rng.normal(size=W.m)
+    monkeypatch.setattr(proj._ActiveSet, "solve", lambda self, *a, **k: False)
+    got, ref = project_onto_hull(y, W), proj._project_nnls(y, W)
+    assert got.answers.tobytes() == ref.answers.tobytes() and np.array_equal(got.support, ref.support)

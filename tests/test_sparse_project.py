@@ -165,6 +165,30 @@ def test_overlapping_queries_have_growing_sensitivity(setting):
 
 # --------------------------------------------------------------------------- evaluation identities
 
+@pytest.mark.parametrize("block, rows_block", [(1000, 64), (20_000, 150)])
+def test_project_in_pieces_is_byte_identical_to_one_block(monkeypatch, setting, block, rows_block):
+    """``project`` builds each run of ``A`` row range by row range (bounded memory); the result must be the same
+    bytes as the one-block reference, for several queries at once, runs shorter than a row range and pieces of
+    a single row (the sums keep their order)."""
+    import dpbook.hashing as hashing
+    D, W = setting
+    monkeypatch.setattr(hashing, "_BLOCK", block)
+    monkeypatch.setattr(hashing, "_ROWS_BLOCK", rows_block)
+    for T, N in ((100, N32), (37, 1 << 48)):
+        f = PolynomialSignHash.sample(8, T, N, rng=3)
+        sub = W.head(30) if N == N32 else random_sparse_queries(30, 10, N, rng=4)
+        for args in ((sub.indptr, sub.indices, sub.weights),
+                     (np.array([0, D.indices.size]), D.indices % N, D.counts.astype(np.float64))):
+            fast, ref = f.project(*args), f._project_reference(*args)
+            assert fast.shape == ref.shape and fast.tobytes() == ref.tobytes()
+    # the control: another run length changes the summation order, so the bytes are not a tautology of the test
+    f = PolynomialSignHash.sample(8, 100, N32, rng=3)
+    args = (np.array([0, D.indices.size]), D.indices, D.counts.astype(np.float64) / 7.0)
+    first = f.project(*args)
+    monkeypatch.setattr(hashing, "_BLOCK", 100 * 3)
+    assert np.allclose(f.project(*args), first) and f.project(*args).tobytes() != first.tobytes()
+
+
 def test_eval_equals_explicit_projection():
     """S1-Def6's Measure: with zero noise, Eval(Q) = ⟨AQ, AD⟩/n with the explicit A (small N, T)."""
     N, T, n = 64, 37, 11
