@@ -180,7 +180,7 @@ def test_default_figure_follows_the_book_rules(key):
 EXTREMES = [
     ("graphs.explore_randomized_response", dict(epsilon=0.1, num_vertices=14, density=1.0, beta=0.0005)),
     ("graphs.explore_randomized_response", dict(epsilon=10.0, num_vertices=4, density=0.0, beta=0.5)),
-    ("graphs.explore_online", dict(epsilon=0.09, num_vertices=40, density=1.0, idc="FK")),
+    ("graphs.explore_online", dict(epsilon=1.0, num_vertices=40, density=1.0, idc="FK")),
     ("graphs.explore_online", dict(epsilon=0.9 * 10 ** 0.025, num_vertices=6, density=0.05, idc="MW")),
     ("projection.explore_projection", dict(m=3)),
     ("projection.explore_projection", dict(m=3, workload="random values", epsilon=0.05, delta=1e-10, n=500)),

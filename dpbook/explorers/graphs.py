@@ -9,7 +9,7 @@ import numpy as np
 from ..graphs import (adjacency_from_weights, cut_norm_exact, graph_randomized_response, planted_partition,
                       random_cuts, random_graph)
 from ..idc import FixedStream, FriezeKannanIDC, MultiplicativeWeightsIDC, drive_with_oracle, online_idc_sv
-from ..plots import BOUND, EMPIRICAL, EXTRA, new_figure
+from ..plots import BOUND, EMPIRICAL, EXTRA, new_figure, reference_line
 from ._layout import fixed_figure
 from ..theory.graphs import gru_cut_error_bound, rr_cut_error_bound
 from ..validation import check_beta, check_epsilon, check_int, check_probability
@@ -83,15 +83,18 @@ def explore_randomized_response(epsilon=1.0, num_vertices=10, density=0.5, beta=
     return fig
 
 
-def explore_online(epsilon=0.9, num_vertices=24, density=0.5, idc="both", *, alpha=0.05, k=150, seed=2026):
+def explore_online(epsilon=16.0, num_vertices=24, density=0.5, idc="both", *, alpha=0.05, k=150, c=8, seed=2026):
     """Chapter 10, IDC-Rem4.11 / Rem5.3: MW vs Frieze–Kannan on ``k`` random cut queries of a planted-partition
     graph of the given edge ``density``.
 
     Left: each IDC driven by the worst-case oracle (exact answers, no privacy): max error over the queries vs the
     number of updates, with its bound ``B(α)`` (MW: ``4 ln N/α²``; FK: ``N/(|E| α²)``).  Right: one private run of
-    IDC-Alg1-SV (practical cap ``c = 20``, ``δ = 1e-6``) per IDC: the max error per round (counts).
+    IDC-Alg1-SV per IDC under pure ε (``δ = 0``, ``c`` updates, ``ε0 = ε/(2c)``: the chapter's setting, where a run
+    can update at this size), the error of each released answer (counts), against randomized response at the same
+    ε (its max error, median of 10 draws) and ½ on every pair (the data-independent answer).
     """
     epsilon = check_epsilon(epsilon)
+    c = check_int("c", c, low=1, high=100)
     V = check_int("num_vertices", num_vertices, low=6, high=60)
     density = check_probability(density, "density", open_low=True)
     k = check_int("k", k, low=10, high=1000)
@@ -113,7 +116,7 @@ def explore_online(epsilon=0.9, num_vertices=24, density=0.5, idc="both", *, alp
         run = drive_with_oracle(rules[name], x, W, max_updates=2000)
         left.plot(np.arange(run.max_errors.size), run.max_errors * n, color=colours[name],
                   label=f"{name}: {run.updates} updates (B = {rules[name].bound():.3g})")
-        rel = online_idc_sv(x, rules[name], FixedStream(W), epsilon=epsilon, delta=1e-6, c=20, rng=rng)
+        rel = online_idc_sv(x, rules[name], FixedStream(W), epsilon=epsilon, delta=0.0, c=c, rng=rng)
         right.plot(np.arange(1, k + 1), rel.errors(x).per_query[0] * n, ".", ms=3, color=colours[name],
                    label=f"{name}: {rel.updates} updates, max {rel.errors(x).max[0] * n:.3g}")
     left.axhline(alpha * n, color=BOUND, ls="--", label="α (counts)")
@@ -121,8 +124,15 @@ def explore_online(epsilon=0.9, num_vertices=24, density=0.5, idc="both", *, alp
     left.set_ylabel("max cut error (edges)")
     left.set_title(f"planted partition, V={V}, |E|={n}, N={g.N}", fontsize=10)
     left.legend(fontsize=10, loc="upper center", bbox_to_anchor=(0.5, -0.2))
+    true = W.counts(x)
+    rr = np.median(np.abs(graph_randomized_response(g, epsilon=epsilon, trials=10, rng=rng).counts(W) - true).max(axis=1))
+    reference_line(right, rr, role="baseline", label=f"randomized response, same ε: max {rr:.3g} (median of 10)")
+    half = np.abs(W.counts(np.full(g.N, 0.5)) - true).max()
+    reference_line(right, half, label=f"½ on every pair (ignores the data): max {half:.3g}")
+    right.set_yscale("symlog", linthresh=1.0)
+    right.set_ylim(bottom=0.0)
     right.set_xlabel("query")
-    right.set_ylabel("error of the released answer (edges)")
-    right.set_title(f"IDC-Alg1-SV, ε={epsilon:.3g}, c=20", fontsize=10)
+    right.set_ylabel("|error| of each released answer (edges)")
+    right.set_title(f"IDC-Alg1-SV, ε={epsilon:.3g}, δ=0, c={c}", fontsize=10)
     right.legend(fontsize=10, loc="upper center", bbox_to_anchor=(0.5, -0.2))
     return fig
