@@ -4,6 +4,7 @@ import math
 import numpy as np
 import pytest
 
+from bad_input import BAD_EPSILON, BAD_TRIALS_AND_RNG
 from dpbook.audit import audit
 from dpbook.broken.noise import broken_noise
 from dpbook.data import load_cancer
@@ -74,17 +75,11 @@ def test_determinism():
 
 
 @pytest.mark.parametrize("kwargs,exc,name", [
-    (dict(epsilon=0.0), ValueError, "epsilon"),
-    (dict(epsilon=-1.0), ValueError, "epsilon"),
-    (dict(epsilon=np.nan), ValueError, "epsilon"),
-    (dict(epsilon=np.inf), ValueError, "epsilon"),
-    (dict(epsilon="1"), TypeError, "epsilon"),
+    *BAD_EPSILON,
+    *BAD_TRIALS_AND_RNG,
     (dict(epsilon=1.0, sensitivity=0.0), ValueError, "sensitivity"),
     (dict(epsilon=1.0, sensitivity=np.inf), ValueError, "sensitivity"),
     (dict(epsilon=1.0, sensitivity=1.0), ValueError, "sensitivity"),        # below the workload's Δf
-    (dict(epsilon=1.0, trials=0), ValueError, "trials"),
-    (dict(epsilon=1.0, trials=2.5), TypeError, "trials"),
-    (dict(epsilon=1.0, rng="seed"), TypeError, "rng"),
     (dict(epsilon=1.0, sampler="laplace"), TypeError, "sampler"),
     (dict(epsilon=1.0, n=0), ValueError, "n"),
     (dict(epsilon=1.0, n=2.5), TypeError, "n"),
