@@ -1,5 +1,6 @@
 """The package's structure, executable: README's layer diagram, no import circle, every piece at home, and every
-mechanism family with the companions CONTRIBUTING's "Where things go" table asks for.
+mechanism family with the companions CONTRIBUTING's "Where things go" table asks for; and no module imports another
+module's private name.
 
 The import graph is read from the source (``ast``): every ``import`` statement of a module — at module level and
 inside functions (a call-time import is a dependency too) — and every ``importlib.import_module("dpbook....")``
@@ -276,3 +277,36 @@ def test_every_family_has_its_companions(family):
 
 def test_the_families_are_found():
     assert {"laplace", "gaussian", "sparse_vector", "mwem", "idc", "smooth"} <= set(FAMILIES) and len(FAMILIES) >= 12
+
+
+def _private_imports(root=ROOT):
+    found = []
+    for path in sorted((root / "dpbook").rglob("*.py")):
+        module = ".".join(path.relative_to(root).with_suffix("").parts).removesuffix(".__init__")
+        package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            base = package
+            for _ in range(node.level - 1):
+                base = base.rpartition(".")[0]
+            source = (base + "." + node.module if node.module else base) if node.level else node.module
+            if not source or not source.startswith("dpbook"):
+                continue
+            for alias in node.names:
+                if alias.name.startswith("_") and not alias.name.startswith("__"):
+                    found.append((module, source, alias.name))
+    return found
+
+
+def test_no_module_imports_another_modules_private_name():
+    bad = _private_imports()
+    assert not bad, f"private names imported across modules: {bad}"
+
+
+def test_the_private_import_check_can_fail(tmp_path):
+    (tmp_path / "dpbook" / "broken").mkdir(parents=True)
+    (tmp_path / "dpbook" / "__init__.py").write_text("")
+    (tmp_path / "dpbook" / "mwem.py").write_text("def _rounds(): pass\n")
+    (tmp_path / "dpbook" / "broken" / "mwem.py").write_text("from ..mwem import _rounds, __doc__\n")
+    assert _private_imports(tmp_path) == [("dpbook.broken.mwem", "dpbook.mwem", "_rounds")]

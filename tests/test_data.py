@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from dpbook import data as D
+from dpbook.data import digits_subsample
 
 
 def test_manifest_matches_shipped_files():
@@ -152,3 +153,16 @@ def test_pixels_histogram():
         pixels_histogram(17)
     import dpbook.histogram
     assert dpbook.histogram.pixels_histogram is pixels_histogram          # the chapters' old name
+
+
+def test_digits_subsample_is_real_rows_without_replacement():
+    from dpbook.data import pixels_histogram
+    full = pixels_histogram(10)
+    assert np.array_equal(digits_subsample(10, 1797), full)
+    a, b = digits_subsample(10, 450, rng=3), digits_subsample(10, 450, rng=3)
+    assert np.array_equal(a, b) and a.sum() == 450 and np.all(a <= full)      # never more copies than real rows
+    assert not np.array_equal(a, digits_subsample(10, 450, rng=4))
+    for kw, exc, name in [(dict(d=0, n=10), ValueError, "d"), (dict(d=8, n=1798), ValueError, "n"),
+                          (dict(d=8, n=2.5), TypeError, "n")]:
+        with pytest.raises(exc, match=name):
+            digits_subsample(**kw)

@@ -1,13 +1,16 @@
-"""The multiplicative-weights update (IDC-AlgA.2 ≡ DR-Alg5) and its bounds (IDC-ThmA.4, ClaimA.5, LemmaA.6)."""
+"""The multiplicative-weights update (IDC-AlgA.2 ≡ DR-Alg5) and its bounds (IDC-ThmA.4, ClaimA.5, LemmaA.6); the
+fast kernels (dpbook/_mw_kernels.py) and every workload's update agree with the readable reference."""
 import math
 
 import numpy as np
 import pytest
 
+from dpbook import _mw_kernels as kernels
 from dpbook.data import load_cancer
-from dpbook.multiplicative_weights import (idc_mw_update, kl_potential, marginal_cell_update,
-                                           multiplicative_weights_update, mw_bound, uniform_hypothesis)
-from dpbook.queries import MarginalWorkload, k_way_marginals
+from dpbook.multiplicative_weights import (_support_update, idc_mw_update, kl_potential, marginal_cell_update,
+                                           marginal_layout, multiplicative_weights_update, mw_bound, mw_update,
+                                           mw_update_reference, uniform_hypothesis)
+from dpbook.queries import MarginalWorkload, Workload, k_way_marginals, random_queries, range_queries
 from dpbook.theory.mwem import mw_initial_potential_bound, mw_potential_drop
 
 
@@ -364,3 +367,94 @@ def test_kernel_exp_is_within_one_ulp_of_the_c_library_and_the_scalar_path_agree
     assert np.array_equal(exp(square, out=out), exp(square.copy())) and np.array_equal(out, exp(square))
     with np.errstate(over="ignore"):
         assert exp(np.array([710.0, 1e300]))[0] == np.inf
+
+
+def _hypotheses(trials, N, rng):
+    P = rng.random((trials, N)) + 0.01
+    return P / P.sum(axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize("c", [-3.0, -0.4, 0.0, 0.7, 5.0])
+def test_fast_kernels_agree_with_the_reference(c):
+    rng = np.random.default_rng(int(10 * c) + 50)
+    P = _hypotheses(4, 64, rng)
+    q = rng.random(64)
+    ind = rng.random(64) < 0.3
+    coef = np.array([c, -c, c / 2, 1.0])
+    ref = mw_update_reference(P, q, coef[:, None])
+    np.testing.assert_allclose(kernels.exp_update(P, q, coef), ref, rtol=1e-13)
+    np.testing.assert_allclose(multiplicative_weights_update(P, ind, coef), mw_update_reference(P, ind, coef[:, None]),
+                               rtol=1e-13)
+    rows = np.array([0, 2, 3])
+    idx = np.flatnonzero(ind)
+    got = P.copy()
+    kernels.support_update(got, rows, idx, q[idx], coef[rows])
+    q_sparse = np.where(ind, q, 0.0)
+    np.testing.assert_allclose(got[rows], mw_update_reference(P[rows], q_sparse, coef[rows][:, None]), rtol=1e-13)
+    np.testing.assert_array_equal(got[1], P[1])                      # rows not listed are untouched
+    W = k_way_marginals(6, 2)
+    picks = rng.integers(0, W.m, 4)
+    Q = np.stack([W.query(int(j)) for j in picks])
+    got = P.copy()
+    kernels.marginal_cells_update(got, W.d, W.cells, picks, coef)
+    np.testing.assert_allclose(got, mw_update_reference(P, Q, coef[:, None]), rtol=1e-13)
+    S, v = W.cells[picks[0]]
+    np.testing.assert_allclose(marginal_cell_update(P[0], 6, S, v, c), mw_update_reference(P[0], Q[0], c), rtol=1e-13)
+
+
+@pytest.mark.parametrize("W", [k_way_marginals(6, 3), random_queries(30, 64, rng=1, kind="uniform"),
+                               random_queries(30, 64, rng=2, density=0.2), range_queries(64, 25, rng=3)],
+                         ids=["marginal", "dense", "sparse", "range"])
+def test_every_workload_mw_update_and_counts_at_match_the_reference(W):
+    rng = np.random.default_rng(W.m)
+    P = _hypotheses(20, 64, rng)
+    picks = rng.integers(0, W.m, 20)
+    coef = rng.normal(size=20)
+    Q = np.stack([W.query(int(j)) for j in picks])
+    np.testing.assert_allclose(W.counts_at(P, picks), (Q * P).sum(axis=1), rtol=1e-12)
+    np.testing.assert_allclose(W.counts_at(P[:3], picks[:3]), (Q[:3] * P[:3]).sum(axis=1), rtol=1e-12)
+    np.testing.assert_allclose(mw_update(W, P, picks, coef), mw_update_reference(P, Q, coef[:, None]), rtol=1e-12)
+    one = mw_update(W, P[0], int(picks[0]), float(coef[0]))          # one hypothesis, one query
+    np.testing.assert_allclose(one, mw_update_reference(P[0], Q[0], coef[0]), rtol=1e-12)
+    inplace = P.copy()
+    assert mw_update(W, inplace, picks, coef, out=inplace) is inplace
+    np.testing.assert_allclose(inplace, mw_update_reference(P, Q, coef[:, None]), rtol=1e-12)
+    shared = mw_update(W, P, 3, 0.5)                                 # one query for every row
+    np.testing.assert_allclose(shared, mw_update_reference(P, W.query(3), 0.5), rtol=1e-12)
+    lo, hi = W.entry_range()
+    Qall = np.stack([W.query(i) for i in range(W.m)])
+    assert (lo, hi) == (Qall.min(), Qall.max())
+
+
+@pytest.mark.parametrize("trials", [1, 5, 40])
+def test_generic_mw_update_equals_the_marginal_slab_override(trials):
+    """The generic Workload implementation (through query_support) and MarginalWorkload's slab update agree."""
+    W = k_way_marginals(7, 2)
+    rng = np.random.default_rng(trials)
+    P = _hypotheses(trials, W.N, rng)
+    picks = rng.integers(0, W.m, trials)
+    coef = rng.normal(scale=2.0, size=trials)
+    generic = P.copy()
+    _support_update(W, generic, picks, coef)                     # the base-class (generic) version
+    np.testing.assert_allclose(mw_update(W, P, picks, coef), generic, rtol=1e-12)
+    np.testing.assert_allclose(W.counts_at(P, picks), Workload._counts_at(W, P, picks), rtol=1e-12)
+    extreme = np.full(trials, 80.0)                                  # |c| > 30: the guarded path
+    _support_update(W, (g := P.copy()), picks, extreme)
+    np.testing.assert_allclose(mw_update(W, P, picks, extreme), g, rtol=1e-10, atol=1e-300)
+
+
+def test_mw_update_rejects_bad_input():
+    W = k_way_marginals(3, 1)
+    p = np.full(8, 1 / 8)
+    for bad, exc, name in ((dict(p=np.full(8, 0.2)), ValueError, "sum"), (dict(i=6), ValueError, "i"),
+                           (dict(i=np.array([0, 1])), ValueError, "i"), (dict(i=0.5), TypeError, "i"),
+                           (dict(coefficient=np.nan), ValueError, "coefficient"),
+                           (dict(coefficient="1"), TypeError, "coefficient"),
+                           (dict(out=np.empty(3)), TypeError, "out")):
+        args = dict(p=p, i=0, coefficient=0.3) | bad
+        with pytest.raises(exc, match=name):
+            mw_update(W, args.pop("p"), args.pop("i"), args.pop("coefficient"), **args)
+    with pytest.raises(ValueError, match="P"):
+        W.counts_at(np.full(7, 1.0), 0)
+    with pytest.raises(ValueError, match="marginal"):
+        marginal_layout(random_queries(3, 8, rng=0))

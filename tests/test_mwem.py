@@ -3,13 +3,13 @@ the transcript with broken controls, fast marginal answers, bad input, determini
 import math
 
 import numpy as np
-from dpbook.multiplicative_weights import marginal_layout
 import pytest
 
 from dpbook.audit import audit
 from dpbook.broken.mwem import mwem_argmax_select, mwem_no_round_split, mwem_wrong_sign
 from dpbook.data import add_row, bootstrap, histogram, load_cancer
 from dpbook.experiments import failure_rate
+from dpbook.multiplicative_weights import marginal_layout
 from dpbook.mwem import mwem
 from dpbook.noise import laplace_noise
 from dpbook.queries import MarginalWorkload, k_way_marginals, random_queries
@@ -285,6 +285,8 @@ def test_explore_callback_is_seeded_and_validates():
 from dpbook.broken.mwem import mwem_marginal_cell_sensitivity  # noqa: E402
 from dpbook._mw_kernels import marginal_sum  # noqa: E402
 from dpbook.mwem import mwem_practical  # noqa: E402
+from dpbook.theory.composition import advanced_composition
+from dpbook.theory.mwem import mwem_advanced_step_epsilon
 
 
 def test_theorem_is_the_practical_special_case():
@@ -540,3 +542,31 @@ def test_mwem_practical_charges_repeated_cells_and_the_query_range():
         rel = mwem_practical(np.array([1, 0, 1]), cut, epsilon=1.0, T=1, n=2, measure="cell", neighbours=neighbours,
                              replay=0, rng=0)
         assert rel.trace["sensitivity"] == 2.0
+
+
+@pytest.mark.parametrize("T", [1, 5, 15, 30, 100, 1000])
+def test_mwem_advanced_step_epsilon_is_the_largest_that_fits(T):
+    e0 = mwem_advanced_step_epsilon(1.0, T, 1e-6)
+    assert advanced_composition(e0, 2 * T, 1e-6)[0] <= 1.0
+    assert advanced_composition(e0 * (1 + 1e-9), 2 * T, 1e-6)[0] > 1.0 - 1e-9
+    assert advanced_composition(e0 * 1.001, 2 * T, 1e-6)[0] > 1.0
+
+
+def test_mwem_advanced_step_epsilon_hand_values():
+    # T = 30, delta' = 1e-6: sqrt(2*60*ln 1e6) e0 + 60 e0 (e^e0 - 1) = 1  ->  e0 ≈ 0.02372 (solved by hand/Newton)
+    e0 = mwem_advanced_step_epsilon(1.0, 30, 1e-6)
+    lhs = math.sqrt(120 * math.log(1e6)) * e0 + 60 * e0 * math.expm1(e0)
+    assert lhs == pytest.approx(1.0, abs=1e-9) and e0 == pytest.approx(0.02372, abs=2e-5)
+    # below T = ln(1/delta') the basic split epsilon/(2T) is larger
+    assert mwem_advanced_step_epsilon(1.0, 5, 1e-6) < 1.0 / 10
+    assert mwem_advanced_step_epsilon(1.0, 100, 1e-6) > 1.0 / 200
+
+
+def test_mwem_advanced_step_epsilon_bad_input():
+    for kw, exc, name in [(dict(epsilon=0.0, T=3, delta_prime=1e-6), ValueError, "epsilon"),
+                          (dict(epsilon=1.0, T=0, delta_prime=1e-6), ValueError, "T"),
+                          (dict(epsilon=1.0, T=3, delta_prime=0.0), ValueError, "delta_prime"),
+                          (dict(epsilon=1.0, T=2.5, delta_prime=1e-6), TypeError, "T"),
+                          (dict(epsilon=float("nan"), T=3, delta_prime=1e-6), ValueError, "epsilon")]:
+        with pytest.raises(exc, match=name):
+            mwem_advanced_step_epsilon(**kw)

@@ -13,9 +13,9 @@ from dpbook.audit import audit_cases
 from dpbook.broken.projection import projection_single_query_sensitivity
 from dpbook.data import load_cancer
 from dpbook.geometry import gaussian_width, key_lemma_sides, mean_width, support_function
-from dpbook.projection import (project_onto_hull, project_reference, projection_mechanism,
-                               replace_one_l2_sensitivity)
+from dpbook.projection import project_onto_hull, project_reference, projection_mechanism, replace_one_l2_sensitivity
 from dpbook.queries import MatrixWorkload, conjunctions, k_way_marginals, random_queries, range_queries
+from dpbook.sparse_project import SparseQueryWorkload
 from dpbook.theory.gaussian import sigma_epsilon_delta
 from dpbook.theory.projection import (cube_gaussian_width, expected_gaussian_norm, gaussian_width_bound,
                                       gaussian_width_bound_seed, projection_mse_bound, simplex_gaussian_width,
@@ -509,3 +509,10 @@ def test_active_set_breakdown_falls_back_to_the_previous_solver(monkeypatch):
     monkeypatch.setattr(proj._ActiveSet, "solve", lambda self, *a, **k: False)
     got, ref = project_onto_hull(y, W), proj._project_nnls(y, W)
     assert got.answers.tobytes() == ref.answers.tobytes() and np.array_equal(got.support, ref.support)
+
+
+def test_projection_refuses_a_universe_too_large_for_its_gradient():
+    from dpbook.projection import project_onto_hull
+    W = SparseQueryWorkload(1 << 32, [[(5, 1.0)], [(9, 1.0)]])
+    with pytest.raises(ValueError, match="too large"):
+        project_onto_hull(np.array([0.2, 0.3]), W)

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from bad_input import BAD_EPSILON, BAD_TRIALS_AND_RNG
 from dpbook.audit import audit
 from dpbook.broken.randomized_response import debias_seed_formula, randomized_response_wrong_p
 from dpbook.data import bootstrap, load_cancer, replace_row
@@ -280,15 +281,9 @@ def test_audit_histogram_form_real_neighbour():
 # --------------------------------------------------------------------------- bad input, determinism
 
 @pytest.mark.parametrize("kwargs,exc,name", [
-    (dict(epsilon=0.0), ValueError, "epsilon"),
-    (dict(epsilon=-1.0), ValueError, "epsilon"),
-    (dict(epsilon=np.nan), ValueError, "epsilon"),
-    (dict(epsilon=np.inf), ValueError, "epsilon"),
-    (dict(epsilon="1"), TypeError, "epsilon"),
+    *BAD_EPSILON,
+    *BAD_TRIALS_AND_RNG,
     (dict(epsilon=True), TypeError, "epsilon"),
-    (dict(epsilon=1.0, trials=0), ValueError, "trials"),
-    (dict(epsilon=1.0, trials=2.5), TypeError, "trials"),
-    (dict(epsilon=1.0, rng="seed"), TypeError, "rng"),
     (dict(epsilon=1.0, rng=-1), ValueError, "rng"),
 ])
 def test_bad_parameters(kwargs, exc, name):

@@ -2,8 +2,6 @@
 import math
 
 import numpy as np
-
-from dpbook.release import Spend
 import pytest
 from scipy import stats
 
@@ -13,10 +11,11 @@ from dpbook.data import load_cancer, project_dataset
 from dpbook.experiments import errors, failure_rate
 from dpbook.exponential import exponential_mechanism
 from dpbook.queries import MarginalWorkload, MatrixWorkload, k_way_marginals
+from dpbook.release import Spend
 from dpbook.smalldb import (SyntheticDatabase, candidate_errors, exact_error_distribution, multisets, net_mechanism,
                             smalldb, subsample_errors)
-from dpbook.theory.smalldb import (claim_a3_size, log_range_size, net_error_bound, prop44_error_bound,
-                                   proj_r3_sample_complexity, range_size, sampling_failure_bound, smalldb_size,
+from dpbook.theory.smalldb import (claim_a3_size, log_range_size, net_error_bound, proj_r3_sample_complexity,
+                                   prop44_error_bound, range_size, sampling_failure_bound, smalldb_size,
                                    thm45_error_bound, thm45_sample_complexity)
 
 LEVEL = 1e-6
@@ -376,3 +375,26 @@ def test_net_mechanism_and_smalldb_refuse_queries_outside_the_unit_range():
         net_mechanism(x, W, np.eye(3, dtype=np.int64), epsilon=1.0, rng=0)
     with pytest.raises(ValueError, match=r"workload has entries in \[0, 2\]"):
         smalldb(x, W, epsilon=1.0, alpha=0.9, rng=0)
+
+
+def test_thm45_histogram_crossover_hand_value():
+    from dpbook.theory.smalldb import thm45_error_bound, thm45_histogram_crossover
+    from dpbook.theory.histogram import histogram_error_bound
+    N, m, beta = 2 ** 16, 4480, 0.05
+    c = 16 * math.log(N) * math.log(m) + 4 * math.log(1 / beta)          # ≈ 1504.2 (by hand)
+    h = math.sqrt(6 * N * math.log(2 * m / beta))                          # ≈ 2181.5
+    n_x, a_x = thm45_histogram_crossover(N, m, 1.0, beta)
+    assert a_x == pytest.approx(math.sqrt(c / h)) and n_x == pytest.approx(h ** 1.5 / math.sqrt(c))
+    assert a_x == pytest.approx(0.830, abs=2e-3) and n_x == pytest.approx(2626, rel=1e-3)
+    # at the crossing both bounds agree; below it SmallDB's is smaller, above it the histogram's
+    n0 = int(n_x)
+    assert thm45_error_bound(N, m, 1.0, n0, beta) == pytest.approx(histogram_error_bound(N, m, beta, 1.0, n=n0), rel=1e-3)
+    assert thm45_error_bound(N, m, 1.0, n0 // 4, beta) < histogram_error_bound(N, m, beta, 1.0, n=n0 // 4)
+    assert thm45_error_bound(N, m, 1.0, 4 * n0, beta) > histogram_error_bound(N, m, beta, 1.0, n=4 * n0)
+    # ε scales both numerators: n_x ∝ 1/ε, α_x unchanged
+    n2, a2 = thm45_histogram_crossover(N, m, 2.0, beta)
+    assert n2 == pytest.approx(n_x / 2) and a2 == pytest.approx(a_x)
+    for kw, name in [(dict(N=1, m=3, epsilon=1.0, beta=0.05), "N"), (dict(N=8, m=0, epsilon=1.0, beta=0.05), "m"),
+                     (dict(N=8, m=3, epsilon=0.0, beta=0.05), "epsilon"), (dict(N=8, m=3, epsilon=1.0, beta=1.5), "beta")]:
+        with pytest.raises(ValueError, match=name):
+            thm45_histogram_crossover(**kw)

@@ -1,5 +1,5 @@
-"""Outputs of the IDC / MWEM / SmallDB mechanisms for fixed seeds, recorded before the core-idc refactor (one online
-loop, workload MW updates, no W.matrix()) into core_idc_expected.json; tests/test_core_idc.py recomputes them with
+"""Outputs of the IDC / MWEM / SmallDB mechanisms for fixed seeds, recorded when the mechanisms came to share one
+online loop into fixed_seed_outputs.json; tests/test_idc.py recomputes them with
 :func:`record` and compares.  Run this file (from the repository root) only to re-record on purpose."""
 import json, numpy as np
 from dpbook.data import load_cancer, project_histogram
@@ -55,5 +55,5 @@ def record() -> dict:
 
 if __name__ == "__main__":
     out = record()
-    json.dump(out, open("tests/data/core_idc_expected.json", "w"))
+    json.dump(out, open("tests/data/fixed_seed_outputs.json", "w"))
     print(len(out))
