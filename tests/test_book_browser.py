@@ -173,7 +173,7 @@ def test_a_slider_moves_the_figure_on_every_chapter(browser, site):
         img = panel.locator("img.dpbook-live-figure")
         before_src, before_px = img.get_attribute("src"), _pixels(img)
         slider = panel.locator("input[type=range]").first
-        readout = panel.locator("output").first
+        readout = panel.locator("output").nth(int(slider.get_attribute("data-index")))   # the moved control's readout
         before_text = readout.inner_text()
         slider.focus()
         page.keyboard.press("ArrowLeft" if slider.get_attribute("value") == slider.get_attribute("max") else "ArrowRight")
