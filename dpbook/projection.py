@@ -413,18 +413,7 @@ def project_onto_hull(y_tilde, workload, *, tol=1e-4, max_iter=200, batch=None) 
     low-dimensional face and few rounds suffice.  When ``max_iter`` runs out, the result is still returned with
     its honest gap and ``converged=False``.
     """
-    W = as_workload(workload, name="workload")
-    if W.N > RMATVEC_DENSE_LIMIT:
-        raise ValueError(f"the workload's universe (N = {W.N}) is too large for the projection's dense gradient "
-                         f"(at most {RMATVEC_DENSE_LIMIT}); over huge universes use sparse queries and chapter 11's "
-                         "SparseProject")
-    y = _check_point(y_tilde, W.m)
-    tol = check_real("tol", tol, low=0.0, low_open=True)
-    max_iter = check_int("max_iter", max_iter, low=1, high=100_000)
-    batch = max(8, W.m // 4) if batch is None else check_int("batch", batch, low=1)
-    scale = 1.0 + float(np.abs(y).max())
-    # the target gap, floored where floating point cannot certify less (|ỹ| enormous)
-    gap_target = max(0.5 * W.m * tol * tol, 1e-13 * scale * W.m)
+    W, y, max_iter, batch, gap_target = _solver_inputs(y_tilde, workload, tol, max_iter, batch)
 
     gram = _gram_provider(W)
     c_all = W.rmatvec(y)                                            # Bᵀỹ for every universe element
@@ -467,10 +456,9 @@ def project_onto_hull(y_tilde, workload, *, tol=1e-4, max_iter=200, batch=None) 
                       converged=gap <= gap_target)
 
 
-def _project_nnls(y_tilde, workload, *, tol=1e-4, max_iter=200, batch=None) -> Projection:
-    """The previous solver of :func:`project_onto_hull`, kept as its fallback and as a reference for the tests:
-    simplicial decomposition whose small problem is re-solved from scratch each round by
-    :func:`_simplex_least_squares` (NNLS with ``Σ λ = 1`` as a heavy row), Gram products from the columns."""
+def _solver_inputs(y_tilde, workload, tol, max_iter, batch):
+    """The checked inputs of both solvers: the workload, the point ``ỹ``, the round and batch limits, and the target
+    duality gap ``m·tol²/2`` (floored where floating point cannot certify less: ``|ỹ|`` enormous)."""
     W = as_workload(workload, name="workload")
     if W.N > RMATVEC_DENSE_LIMIT:
         raise ValueError(f"the workload's universe (N = {W.N}) is too large for the projection's dense gradient "
@@ -481,8 +469,14 @@ def _project_nnls(y_tilde, workload, *, tol=1e-4, max_iter=200, batch=None) -> P
     max_iter = check_int("max_iter", max_iter, low=1, high=100_000)
     batch = max(8, W.m // 4) if batch is None else check_int("batch", batch, low=1)
     scale = 1.0 + float(np.abs(y).max())
-    # the target gap, floored where floating point cannot certify less (|ỹ| enormous)
-    gap_target = max(0.5 * W.m * tol * tol, 1e-13 * scale * W.m)
+    return W, y, max_iter, batch, max(0.5 * W.m * tol * tol, 1e-13 * scale * W.m)
+
+
+def _project_nnls(y_tilde, workload, *, tol=1e-4, max_iter=200, batch=None) -> Projection:
+    """The previous solver of :func:`project_onto_hull`, kept as its fallback and as a reference for the tests:
+    simplicial decomposition whose small problem is re-solved from scratch each round by
+    :func:`_simplex_least_squares` (NNLS with ``Σ λ = 1`` as a heavy row), Gram products from the columns."""
+    W, y, max_iter, batch, gap_target = _solver_inputs(y_tilde, workload, tol, max_iter, batch)
 
     g = W.rmatvec(W.apply(np.full(W.N, 1.0 / W.N)) - y)            # oracle at the uniform database
     J = _smallest(g, batch)

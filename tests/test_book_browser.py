@@ -18,38 +18,21 @@ import http.server
 import os
 import re
 import shlex
-import shutil
 import subprocess
 import sys
 import threading
 from pathlib import Path
 
 import pytest
+from browser import CHROMIUM, browser_or_skip
 
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = os.environ.get("DPBOOK_CHROMIUM", "/usr/bin/chromium")
 OUT = ROOT / "build" / "book-test"
 SHOTS = ROOT / "build" / "book-screens"
 RAW_MATH = re.compile(r"(?<![\w$\\])\$[^$\s][^$\n]{0,200}?(?<![\s\\])\$(?![\w$])|\\\(|\\\[|\$\$")
 
 pytest.importorskip("sphinx", reason="the book extra is not installed (make book-test)")
 pytest.importorskip("myst_nb", reason="the book extra is not installed (make book-test)")
-
-
-def _browser_or_skip():
-    reason = None
-    if not (shutil.which(CHROMIUM) or os.access(CHROMIUM, os.X_OK)):
-        reason = f"no Chromium at {CHROMIUM} (apt-get install chromium)"
-    else:
-        try:
-            import playwright.sync_api  # noqa: F401
-        except ImportError:
-            reason = "the playwright package is missing (pip install -e '.[book]')"
-    if reason is None:
-        return
-    if os.environ.get("DPBOOK_REQUIRE_BROWSER"):
-        pytest.fail(f"DPBOOK_REQUIRE_BROWSER is set but the browser test cannot run: {reason}")
-    pytest.skip(f"REAL-BROWSER TEST NOT RUN: {reason}")
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +49,7 @@ def site():
 
 @pytest.fixture(scope="module")
 def browser(site):
-    _browser_or_skip()
+    browser_or_skip("book")
     from playwright.sync_api import sync_playwright
 
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))

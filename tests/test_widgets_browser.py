@@ -11,17 +11,15 @@ Without Chromium or playwright the real-browser test skips with a loud reason; w
 (set by ``.ci/run``) it fails instead.  ``benchmarks/browser_latency.py`` measures the latency of every chapter.
 """
 import json
-import os
 import pathlib
-import shutil
 
 import pytest
 
 from benchmarks import browser_latency
+from browser import CHROMIUM, browser_or_skip
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CHAPTERS = ("01", "08")
-CHROMIUM = os.environ.get("DPBOOK_CHROMIUM", "/usr/bin/chromium")
 
 
 def test_skips_with_a_clear_message_without_chromium(capsys):
@@ -44,26 +42,10 @@ def test_table_lists_every_chapter_and_run():
     assert "| 14 | no panel (no widget panel) | – | – | – | – | – | – | – |" in text
 
 
-def _browser_or_skip():
-    reason = None
-    if not (shutil.which(CHROMIUM) or os.access(CHROMIUM, os.X_OK)):
-        reason = f"no Chromium at {CHROMIUM} (apt-get install chromium)"
-    else:
-        try:
-            import playwright.sync_api  # noqa: F401
-        except ImportError:
-            reason = "the playwright package is missing (pip install -e '.[test]')"
-    if reason is None:
-        return
-    if os.environ.get("DPBOOK_REQUIRE_BROWSER"):
-        pytest.fail(f"DPBOOK_REQUIRE_BROWSER is set but the browser test cannot run: {reason}")
-    pytest.skip(f"REAL-BROWSER TEST NOT RUN: {reason}")
-
-
 @pytest.fixture(scope="module")
 def lab():
     """JupyterLab over a throw-away copy of the repository, and a headless Chromium context."""
-    _browser_or_skip()
+    browser_or_skip("test")
     shots = ROOT / "build" / "browser"
     shots.mkdir(parents=True, exist_ok=True)
     with browser_latency.lab_session(ROOT, CHROMIUM) as session:
