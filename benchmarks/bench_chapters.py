@@ -4,7 +4,8 @@ the budget (15 s a chapter, 120 s the book, on 2 cores), so a slow chapter is se
 The reference row is a one-cell notebook (``import dpbook``) in a fresh kernel — kernel start-up and the import,
 which every chapter pays — measured in the same run; each chapter's time is also shown as a ratio to it, so runs
 on machines of different speed can be compared.  The notebooks are copied to a temporary folder first: the
-stored outputs are never touched.
+stored outputs are never touched (the folders the chapters read, ``../benchmarks`` and ``../data``, are
+linked beside the copy).
 
 ``python -m benchmarks.bench_chapters [REGEX]`` times the chapters whose file name matches ``REGEX``.
 """
@@ -47,6 +48,8 @@ def main(pattern: str = r"^\d\d_") -> list[tuple[str, float]]:
     with tempfile.TemporaryDirectory() as tmp:
         workdir = pathlib.Path(tmp) / "notebooks"
         shutil.copytree(ROOT / "notebooks", workdir, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+        for sibling in ("benchmarks", "data", "docs"):        # chapters read ../benchmarks/…, ../data/… (read-only)
+            (pathlib.Path(tmp) / sibling).symlink_to(ROOT / sibling, target_is_directory=True)
         ref = reference_seconds(workdir)
         rows = [(p.stem, execute_seconds(workdir / p.name, workdir)) for p in chapters]
     print(f"{'chapter':34s} {'seconds':>8s} {'÷ ref':>7s}  budget {CHAPTER_BUDGET:.0f} s")
