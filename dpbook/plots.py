@@ -10,36 +10,50 @@ import matplotlib as mpl
 import matplotlib.pyplot as plt
 import numpy as np
 
-__all__ = ["STYLE", "use_style", "new_figure", "accuracy_vs_theory", "legend_outside", "reference_line", "EMPIRICAL", "BOUND",
-           "BASELINE", "UNIFORM", "CONTROL", "ROLE_COLOURS", "EXTRA"]
+__all__ = ["STYLE", "use_style", "new_figure", "check_size", "accuracy_vs_theory", "legend_outside", "reference_line",
+           "reference_curve", "EMPIRICAL", "BOUND", "HISTOGRAM", "BASELINE", "UNIFORM", "CONTROL", "TRUTH",
+           "ROLE_COLOURS", "EXTRA", "DPI", "MAX_WIDTH_PX", "MAX_WIDTH_IN", "MIN_FONT_PT", "MAX_PANELS"]
 
-# One meaning, one colour, in every chapter (issue: "the same colour for the same meaning everywhere").
-EMPIRICAL = "#1f6fb4"   # measured (the mechanism the section is about): blue dots and band
-BOUND = "#c0392b"       # the theorem's bound: red line
-BASELINE = "#2e8b57"    # the baseline mechanism (noisy histogram / per-query Laplace): green
-UNIFORM = "#7f7f7f"     # the uniform (data-free) guess: grey, dashed
+# One meaning, one colour, in every chapter of the book.
+EMPIRICAL = "#1f6fb4"   # measured: the mechanism the section is about (blue dots and band)
+BOUND = "#c0392b"       # the theorem's bound for it (red line)
+HISTOGRAM = "#8e44ad"   # the noisy histogram, the baseline that answers every query of a small universe (purple)
+BASELINE = "#2e8b57"    # the per-query baseline (Laplace or Gaussian noise on each answer, exact sensitivity): green
+UNIFORM = "#7f7f7f"     # the uniform (data-independent) guess: grey, dashed
 CONTROL = "#d68910"     # a broken twin or perturbed control: orange
-ROLE_COLOURS = {"measured": EMPIRICAL, "bound": BOUND, "baseline": BASELINE, "uniform": UNIFORM,
-                "control": CONTROL}
-# Further series that carry no book-wide meaning (a second mechanism, a parameter sweep).
-EXTRA = ["#2e8b57", "#8e44ad", "#d68910", "#555555"]
+TRUTH = "#000000"       # the exact, non-private value (a true answer, the target of an estimate): black
+ROLE_COLOURS = {"measured": EMPIRICAL, "bound": BOUND, "histogram": HISTOGRAM, "baseline": BASELINE,
+                "uniform": UNIFORM, "control": CONTROL, "truth": TRUTH}
+# Further series that carry no book-wide meaning (a second mechanism, a parameter sweep): none of them is a
+# role's colour, so a figure never says "baseline" or "control" by accident.
+EXTRA = ["#17a2b8", "#8c564b", "#e377c2", "#9a9a1e", "#34495e"]
+
+# Projector rule: a stored figure is at most MAX_WIDTH_PX wide (GitHub then shows it at its own size) and its
+# text is at least MIN_FONT_PT points at that size.
+DPI = 90
+MAX_WIDTH_PX = 900
+MAX_WIDTH_IN = 9.6      # leaves room for the 0.1 in padding of a tight bounding box: 9.8 in × 90 dpi = 882 px
+MIN_FONT_PT = 12
+MAX_PANELS = 2
 
 STYLE = {
-    "figure.figsize": (6.4, 3.8),
-    "figure.dpi": 90,
-    "savefig.dpi": 90,
+    "figure.figsize": (7.2, 4.2),
+    "figure.dpi": DPI,
+    "savefig.dpi": DPI,
     "axes.grid": True,
     "grid.alpha": 0.3,
     "axes.spines.top": False,
     "axes.spines.right": False,
-    "axes.titlesize": 11,
-    "axes.labelsize": 10,
-    "legend.fontsize": 10,
-    "xtick.labelsize": 10,
-    "ytick.labelsize": 10,
+    "axes.titlesize": 13,
+    "axes.labelsize": 12,
+    "legend.fontsize": 12,
+    "xtick.labelsize": 12,
+    "ytick.labelsize": 12,
     "legend.frameon": False,
-    "font.size": 10,
-    "lines.linewidth": 1.8,
+    "font.size": 12,
+    "figure.titlesize": 13,
+    "lines.linewidth": 2.0,
+    "lines.markersize": 6,
     "image.cmap": "viridis",
 }
 
@@ -49,11 +63,30 @@ def use_style() -> None:
     mpl.rcParams.update(STYLE)
 
 
+def check_size(ncols: int, width: float, height: float, *, max_width: float = MAX_WIDTH_IN) -> None:
+    """Refuse a figure a projector cannot show: more than ``MAX_PANELS`` panels side by side, or wider than
+    ``max_width`` inches (``MAX_WIDTH_IN`` for a stored figure, whose tight bounding box adds 0.1 in each side;
+    ``MAX_WIDTH_PX / DPI`` for a widget's figure, rendered as it stands)."""
+    if isinstance(ncols, bool) or not isinstance(ncols, int):
+        raise TypeError(f"ncols must be an int, got {type(ncols).__name__}")
+    if not 1 <= ncols <= MAX_PANELS:
+        raise ValueError(f"ncols ({ncols}) must be in [1, {MAX_PANELS}]: put a wider comparison in two figures")
+    if not 0 < width <= max_width:
+        raise ValueError(f"width ({width}) must be in (0, {max_width:g}] inches (≤ {MAX_WIDTH_PX} px at {DPI} dpi)")
+    if not 0 < height <= 9.0:
+        raise ValueError(f"height ({height}) must be in (0, 9.0] inches")
+
+
 def new_figure(ncols: int = 1, *, width: float | None = None, height: float | None = None):
-    """A figure with ``ncols`` axes side by side in the book's style; returns ``(fig, axes)``."""
+    """A figure with ``ncols`` (1 or 2) axes side by side in the book's style; returns ``(fig, axes)``.
+
+    The default width is the style's for one panel and ``MAX_WIDTH_IN`` for two; a legend placed with
+    :func:`legend_outside` stays inside that width (constrained layout shrinks the axes to make room).
+    """
     use_style()      # idempotent; a temporary rc_context here would break Jupyter's inline backend
-    w = width if width is not None else 4.2 * ncols if ncols > 1 else STYLE["figure.figsize"][0]
+    w = width if width is not None else MAX_WIDTH_IN if ncols == 2 else STYLE["figure.figsize"][0]
     h = height if height is not None else STYLE["figure.figsize"][1]
+    check_size(ncols, w, h)
     fig, axes = plt.subplots(1, ncols, figsize=(w, h), layout="constrained")
     return fig, axes
 
@@ -69,7 +102,8 @@ def legend_outside(ax, *, where: str = "right", ncols: int = 1):
 
 def reference_line(ax, y, *, role: str = "uniform", label: str | None = None):
     """A horizontal line at ``y`` in the book's colour for ``role`` (``"uniform"``: the data-independent answer,
-    grey dashed; ``"baseline"``: a baseline's error, green; ``"bound"``: red) — the level a mechanism must beat."""
+    grey dashed; ``"baseline"``: the per-query baseline's error, green; ``"histogram"``: the noisy histogram's,
+    purple; ``"bound"``: red) — the level a mechanism must beat."""
     if role not in ROLE_COLOURS:
         raise ValueError(f"role ({role!r}) must be one of {sorted(ROLE_COLOURS)}")
     default = {"uniform": "uniform guess (ignores the data)"}.get(role, role)
@@ -104,7 +138,7 @@ def accuracy_vs_theory(x, empirical, bound, *, lower=None, upper=None, ax=None, 
     ax.set_ylabel(ylabel)
     if title:
         ax.set_title(title)
-    ax.legend(loc="best")
+    legend_outside(ax)
     return ax
 
 
@@ -120,4 +154,3 @@ def reference_curve(ax, x, y, *, role: str = "uniform", label: str | None = None
     return ax.plot(x, y, color=ROLE_COLOURS[role], ls="--" if role == "uniform" else "-", lw=1.6,
                    label=default if label is None else label, zorder=1)[0]
 
-__all__ += ["reference_curve"]

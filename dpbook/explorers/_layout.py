@@ -15,7 +15,7 @@ import matplotlib.pyplot as plt
 from matplotlib.layout_engine import PlaceHolderLayoutEngine
 from matplotlib.ticker import LogFormatterSciNotation, LogLocator, NullLocator
 
-from ..plots import use_style
+from ..plots import DPI, MAX_WIDTH_PX, check_size, use_style
 
 __all__ = ["fixed_figure", "log_minor_125", "overflow"]
 
@@ -29,6 +29,7 @@ def fixed_figure(ncols: int = 1, *, width: float, height: float, left: float = 0
     as it stands, and ``subplots_adjust`` stays allowed.
     """
     use_style()
+    check_size(ncols, width, height, max_width=MAX_WIDTH_PX / DPI)
     ax_width = (width - left - right - (ncols - 1) * wspace) / ncols
     if ax_width <= 0 or height - bottom - top <= 0:
         raise ValueError(f"margins leave no room for the axes in a {width}×{height} in figure")
