@@ -17,7 +17,7 @@ from dpbook.audit.cases.gaussian import _true_gaussian_epsilon  # noqa: E402
 from dpbook.explorers.auditing import explore_audit  # noqa: E402
 from dpbook.theory.gaussian import gaussian_delta, gaussian_sigma  # noqa: E402
 
-NOTEBOOK = pathlib.Path(__file__).resolve().parent.parent / "notebooks" / "13_auditing.ipynb"
+NOTEBOOK = pathlib.Path(__file__).resolve().parent.parent / "notebooks" / "17_auditing.ipynb"
 GAUSSIAN_CASES = ("gaussian_classic", "gaussian_forgets_log_factor", "gaussian_single_query_sensitivity",
                   "gaussian_classic_any_epsilon")
 

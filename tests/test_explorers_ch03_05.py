@@ -12,8 +12,8 @@ from dpbook.explorers.histogram import explore_histogram
 from dpbook.explorers.sparse_vector import explore_sparse
 
 NOTEBOOKS = pathlib.Path(__file__).resolve().parent.parent / "notebooks"
-CHAPTERS = {"03_histograms": explore_histogram, "04_gaussian_composition": explore_gaussian,
-            "05_sparse_vector": explore_sparse}
+CHAPTERS = {"03_histograms": explore_histogram, "04_gaussian": explore_gaussian,
+            "06_sparse_vector": explore_sparse}
 
 
 def _panel_sliders(chapter):

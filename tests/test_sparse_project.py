@@ -494,7 +494,7 @@ def test_hand_computed_bounds():
 
 def test_results_registry_entries():
     from dpbook.theory.registry import all_results
-    ids = {r.id for r in all_results() if r.chapter == "11_sparse_queries"}
+    ids = {r.id for r in all_results() if r.chapter == "15_sparse_queries"}
     assert {"S1-Def6", "S1-Alg", "S1-Thm1", "S1-Thm2", "S1-E7", "S1-E9"} <= ids
 
 

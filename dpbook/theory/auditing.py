@@ -12,7 +12,7 @@ from .registry import DWORK_ROTH, Result
 __all__: list[str] = []
 
 RESULTS = (
-    Result(id="PA(i)", title="Privacy audit with the exact privacy loss", chapter="04_gaussian_composition",
+    Result(id="PA(i)", title="Privacy audit with the exact privacy loss", chapter="04_gaussian",
            section="Why it is private: the privacy loss is Gaussian",
            statement=r"When the output density is known, sample outputs $o\sim M(x)$ on a fixed neighbouring pair and compute "
                      r"the privacy loss $L(o)=\ln(p_x(o)/p_{x'}(o))$: pure ε-DP needs $\max L\le\varepsilon$, and "
@@ -21,7 +21,7 @@ RESULTS = (
                            "dpbook.stats.clopper_pearson"),
            bounds=("dpbook.theory.gaussian.privacy_loss_tail",),
            source=f"the book's audit template, after the privacy-loss random variable of {DWORK_ROTH}, §3.5"),
-    Result(id="PA(ii)", title="Privacy audit by event frequencies", chapter="13_auditing",
+    Result(id="PA(ii)", title="Privacy audit by event frequencies", chapter="17_auditing",
            section="What an audit measures",
            statement=r"Run the mechanism many times on $x$ and on a neighbour $x'$, count a few events $S$, and turn the "
                      r"Clopper–Pearson bounds on $\Pr[M(x)\in S]$ and $\Pr[M(x')\in S]$ into a lower bound on ε; a lower "

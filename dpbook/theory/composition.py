@@ -173,7 +173,7 @@ def randomized_response_composition_epsilon(epsilon, k, delta_prime) -> float:
 
 
 # --- the results chapter 04 states and checks (the book's theorem registry, docs/theorems.md) --------------------
-_CH = "04_gaussian_composition"
+_CH = "04_gaussian"
 RESULTS = (
     Result(id="IDC-Thm2.4", title="Expected privacy loss", chapter=_CH, section="The expected privacy loss",
            aliases=("DR-Lemma3.18",),

@@ -66,7 +66,7 @@ def report_noisy_max_gap(range_size, epsilon, sensitivity, beta, *, monotone: bo
 
 
 # --- the results chapter 06 states and checks (the book's theorem registry, docs/theorems.md) --------------------
-_CH = "06_exponential_smalldb"
+_CH = "07_exponential_mechanism"
 RESULTS = (
     Result(id="DR-Def3.4", title="The exponential mechanism", chapter=_CH, section="The exponential mechanism (DR-Def3.4",
            statement=r"Given a score $u(x,r)$ of sensitivity $\Delta u$, output candidate $r$ with probability proportional to "

@@ -156,7 +156,7 @@ def gaussian_sample_complexity(m, beta, epsilon, delta, alpha) -> float:
 
 
 # --- the results chapter 04 states and checks (the book's theorem registry, docs/theorems.md) --------------------
-_CH = "04_gaussian_composition"
+_CH = "04_gaussian"
 RESULTS = (
     Result(id="DR-Gauss", title="The Gaussian mechanism", chapter=_CH, section="The Gaussian mechanism (DR-Gauss",
            statement=r"For $\varepsilon\in(0,1)$, adding $\mathcal N(0,\sigma^2I)$ with "

@@ -242,7 +242,7 @@ def cut_bound_rows(settings, beta, delta_ic=0.0) -> list[dict]:
     return rows
 
 
-_CH = "10_graph_cuts"
+_CH = "14_graph_cuts"
 _S7 = "7. Offline: a synthetic graph by iterative construction"
 _S8 = "8. Summary of bounds"
 

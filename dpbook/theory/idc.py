@@ -597,7 +597,7 @@ def ic_alpha_condition(B, beta, epsilon0, n, m) -> float:
 
 
 # --- the results chapter 08 states and checks (the book's theorem registry, docs/theorems.md) --------------------
-_CH = "08_iterative_constructions"
+_CH = "10_iterative_constructions"
 _S1 = "The abstraction: update rules and IDCs"
 _S2 = "Online release: GRU's Algorithm 1"
 _S3 = "The provably private variant: IDC-Alg1-SV"

@@ -139,7 +139,7 @@ def mwem_advanced_step_epsilon(epsilon, T, delta_prime) -> float:
 
 
 # --- the results chapter 07 states and checks (the book's theorem registry, docs/theorems.md) --------------------
-_CH = "07_mwem"
+_CH = "09_mwem"
 RESULTS = (
     Result(id="IDC-AlgA.2", title="The multiplicative-weights update", chapter=_CH,
            section="The multiplicative-weights update", aliases=("DR-Alg5",),

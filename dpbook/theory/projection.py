@@ -104,7 +104,7 @@ def cube_gaussian_width(m) -> float:
 
 
 _SRC = "Nikolov, Talwar, Zhang, The Geometry of Differential Privacy: the Sparse and Approximate Cases, STOC 2013"
-_CH = "09_projection"
+_CH = "13_projection"
 RESULTS = (
     Result("PROJ-Def2", "Convex hull K_Q", "The answer vectors of single rows span $K_Q=\\mathrm{conv}\\{Q(r)\\}$; "
            "every database's answers $Q(x)$ lie in it (a simplex-weighted mix of the points).", _CH,

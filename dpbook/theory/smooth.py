@@ -234,7 +234,7 @@ def jackson_multipliers(t, K) -> np.ndarray:
 
 
 _SOURCE = "Wang, Zhang, Fan, Wang, Efficient Algorithm for Privately Releasing Smooth Queries, NIPS 2013"
-_CH = "12_smooth_queries"
+_CH = "16_smooth_queries"
 
 RESULTS = (
     Result(id="SMOOTH-Def", title="Even trigonometric polynomials = Chebyshev series",

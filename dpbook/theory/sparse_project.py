@@ -141,20 +141,20 @@ RESULTS = (
     Result(id="S1-Def1", title="m-sparse linear queries",
            statement="A linear query $Q:X\\to[0,1]$ is $m$-sparse if it is non-zero on at most $m$ elements of the "
                      "universe, and those elements can be listed quickly.",
-           chapter="11_sparse_queries", section="1. The setting: 32-bit records, sparse queries, no histogram",
+           chapter="15_sparse_queries", section="1. The setting: 32-bit records, sparse queries, no histogram",
            implemented_by=("dpbook.sparse_project.SparseQueryWorkload",), source=_SOURCE + "; erratum S1-E4"),
     Result(id="S1-Def6", title="Random-projection data structure",
            statement="A release is $(u, f)$: $u\\in\\mathbb R^T$ and a hash $f$ that stands for "
                      "$A[i,x]=f(N(i-1)+x)\\in\\{\\pm1/\\sqrt T\\}$; a query is answered as "
                      "$\\langle A Q, u\\rangle / n$ in $O(mT)$ hash evaluations.",
-           chapter="11_sparse_queries", section="2. S1-Def6: the projection that is never stored",
+           chapter="15_sparse_queries", section="2. S1-Def6: the projection that is never stored",
            implemented_by=("dpbook.hashing.PolynomialSignHash", "dpbook.sparse_project.SparseProjectRelease"),
            source=_SOURCE),
     Result(id="S1-Alg", title="SparseProject",
            statement="Project the database with an $r$-wise independent sign matrix of dimension $T$, add "
                      "$\\mathrm{Lap}(\\sqrt{8\\ln(1/\\delta)}/\\varepsilon)$ to each coordinate, release the noisy "
                      "projection with the hash.",
-           chapter="11_sparse_queries", section="3. S1-Alg: SparseProject",
+           chapter="15_sparse_queries", section="3. S1-Alg: SparseProject",
            implemented_by=("dpbook.sparse_project.sparse_project", "dpbook.sparse_project.sparse_project_gaussian"),
            bounds=("dpbook.theory.sparse_project.sparse_project_T", "dpbook.theory.sparse_project.sparse_project_sigma",
                    "dpbook.theory.sparse_project.hash_independence"),
@@ -162,7 +162,7 @@ RESULTS = (
     Result(id="S1-Thm1", title="SparseProject is (ε, δ)-DP",
            statement="For $0<\\varepsilon,\\delta<1$ (the proof needs $\\varepsilon\\le 2\\ln(1/\\delta)$) the "
                      "release is $(\\varepsilon,\\delta)$-DP under add/remove neighbours, whatever $T$ and hash.",
-           chapter="11_sparse_queries", section="4. S1-Thm1: privacy, whatever T",
+           chapter="15_sparse_queries", section="4. S1-Thm1: privacy, whatever T",
            implemented_by=("dpbook.sparse_project.sparse_project",),
            bounds=("dpbook.theory.sparse_project.sparse_project_epsilon",), source=_SOURCE + "; errata S1-E3, S1-E5"),
     Result(id="S1-Thm2", title="SparseProject accuracy for k m-sparse queries",
@@ -170,39 +170,39 @@ RESULTS = (
                      "$\\tilde O(\\log(k/\\beta)\\sqrt{m\\log(1/\\delta)}/(\\varepsilon n))$, the tilde hiding "
                      "$\\log(m+n)$; the error is a JL part (shrinks like $1/\\sqrt T$) plus a noise part (does not "
                      "depend on $T$).",
-           chapter="11_sparse_queries", section="5. S1-Thm2: accuracy at a practical T",
+           chapter="15_sparse_queries", section="5. S1-Thm2: accuracy at a practical T",
            implemented_by=("dpbook.sparse_project.SparseProjectRelease.evaluate",),
            bounds=("dpbook.theory.sparse_project.thm2_alpha", "dpbook.theory.sparse_project.jl_error_bound",
                    "dpbook.theory.sparse_project.noise_error_bound"),
            source=_SOURCE + "; errata S1-E2, S1-E9"),
     Result(id="S1-E1", title="Erratum: D[x] is a count",
            statement="$D[x]=|\\{x'\\in D:x'=x\\}|$, the number of copies of $x$ (the seed omits the bars).",
-           chapter="11_sparse_queries", section="3. S1-Alg: SparseProject", source=_SOURCE),
+           chapter="15_sparse_queries", section="3. S1-Alg: SparseProject", source=_SOURCE),
     Result(id="S1-E4", title="Erratum: a typo in the definition of sparse queries",
            statement="Definition 1 reads \"we ca quickly\": it means that a query's non-zero entries can be listed "
                      "quickly (in time polynomial in $m$ and $\\log|X|$), which is what the workload's `query_support` does.",
-           chapter="11_sparse_queries", section="3. S1-Alg: SparseProject", source=_SOURCE),
+           chapter="15_sparse_queries", section="3. S1-Alg: SparseProject", source=_SOURCE),
     Result(id="S1-E10", title="Erratum: the index set of the projection",
            statement="$(i,j)\\in[T]\\times[N]$ and $A[i,j]=f(N(i-1)+j)$ (the seed: $T\\times|X|$ and $f:(\\cdot)$).",
-           chapter="11_sparse_queries", section="2. S1-Def6: the projection that is never stored", source=_SOURCE),
+           chapter="15_sparse_queries", section="2. S1-Def6: the projection that is never stored", source=_SOURCE),
     Result(id="S1-E2", title="Erratum: accuracy is max error ≤ α",
            statement="The seed writes $\\ge\\alpha$ in the definition of accuracy; it is $\\le\\alpha$.",
-           chapter="11_sparse_queries", section="5. S1-Thm2: accuracy at a practical T", source=_SOURCE),
+           chapter="15_sparse_queries", section="5. S1-Thm2: accuracy at a practical T", source=_SOURCE),
     Result(id="S1-E6", title="Erratum: the projection line of SparseProject",
            statement="$u_i=\\sum_{x:D[x]>0}D[x]A[i,x]$ (the seed has a stray max and a missing bracket).",
-           chapter="11_sparse_queries", section="3. S1-Alg: SparseProject", source=_SOURCE),
+           chapter="15_sparse_queries", section="3. S1-Alg: SparseProject", source=_SOURCE),
     Result(id="S1-E7", title="Erratum: the field size",
            statement="$s$ is the smallest integer with $2^s\\ge T\\cdot|X|$ (the seed has $\\le$), so every point "
                      "embeds in $GF(2^s)$.",
-           chapter="11_sparse_queries", section="2. S1-Def6: the projection that is never stored", source=_SOURCE),
+           chapter="15_sparse_queries", section="2. S1-Def6: the projection that is never stored", source=_SOURCE),
     Result(id="S1-E8", title="Erratum: degree and cost of the hash",
            statement="A random polynomial of degree $r-1$ already gives $r$-wise independence; storing it takes "
                      "$O(rs)$ bits (the seed: degree $r$, $O(r,s)$).",
-           chapter="11_sparse_queries", section="2. S1-Def6: the projection that is never stored", source=_SOURCE),
+           chapter="15_sparse_queries", section="2. S1-Def6: the projection that is never stored", source=_SOURCE),
     Result(id="S1-E9", title="Erratum: the size of the query class",
            statement="Theorem 2 is for classes of at most $k$ queries (the seed: at least $k$); the union bound "
                      "uses $\\tau=\\beta/(4k)$.",
-           chapter="11_sparse_queries", section="5. S1-Thm2: accuracy at a practical T", source=_SOURCE),
+           chapter="15_sparse_queries", section="5. S1-Thm2: accuracy at a practical T", source=_SOURCE),
 )
 
 

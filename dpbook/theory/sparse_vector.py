@@ -273,7 +273,7 @@ def first_k_bottom_log_ratio(k, epsilon, variant="correct") -> float:
 
 
 # --- the results chapter 05 states and checks (the book's theorem registry, docs/theorems.md) --------------------
-_CH = "05_sparse_vector"
+_CH = "06_sparse_vector"
 RESULTS = (
     Result(id="LEC3-3.6", title="Sparse vector: the idea", chapter=_CH, section="AboveThreshold (DR-Alg1)",
            statement=r"To find the few queries above a threshold while paying only for those: perturb the threshold once, "
