@@ -73,7 +73,12 @@ def test_laplace_explorer_is_pure_and_validates():
 
 def test_show_source(capsys):
     show_source(use_style)
-    assert "def use_style" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "def use_style" in out and "Apply the book's figure style" not in out      # the docstring is left out
+    show_source(use_style, docstring=True)
+    assert "Apply the book's figure style" in capsys.readouterr().out
+    with pytest.raises(TypeError, match="docstring"):
+        show_source(use_style, docstring="yes")
 
 
 def test_intro_explorer():
