@@ -7,7 +7,10 @@ scipy's logsumexp measures ~50x).  Rows:
 * ``marginal_cell_update``: the round MWEM actually runs on a marginal cell (scale the changing slabs of the
   reshaped cube, one sum, one scale), for a 2- and a 3-way cell and both signs of the coefficient;
 * ``multiplicative_weights_update`` with a boolean indicator, and with a general float query in ``[0,1]^N``
-  (that one calls ``exp`` on every element: bounded by libm's exp speed, see the ``np.exp`` row);
+  (that one calls ``exp`` on every element: the book's CPU-independent ``exp``, see its row), and ``mw_update``
+  on an explicit float matrix (``MatrixWorkload``), the path MWEM and the IDCs call: block by block (``e^{c·q}``
+  of a block in cache, times ``p``, written in place), against the same update on whole arrays (the previous
+  path: a copy of the row, five passes over 8 MB, a buffer copied back) in the same run — the same bytes;
 * the naive log-space version with ``scipy.special.logsumexp`` (the reference the issue quotes);
 * answering all 2-way marginals of a hypothesis with ``W.counts`` (the superset-sum transform);
 * a full MWEM run at d = 20 (synthetic correlated binary data, n = 100,000, all 2-way marginals), and the
@@ -28,9 +31,10 @@ from dpbook.data import histogram  # noqa: E402
 from dpbook.multiplicative_weights import (_support_update, marginal_cell_update, marginal_layout,  # noqa: E402
                                            multiplicative_weights_update, mw_update)
 from dpbook.explorers.mwem import explore_mwem  # noqa: E402
+from dpbook import _mw_kernels as kernels  # noqa: E402
 from dpbook._mw_kernels import marginal_sum  # noqa: E402
 from dpbook.mwem import mwem, mwem_practical  # noqa: E402
-from dpbook.queries import k_way_marginals  # noqa: E402
+from dpbook.queries import MatrixWorkload, k_way_marginals  # noqa: E402
 
 D = 20
 N = 1 << D
@@ -79,7 +83,19 @@ def main():
                            repeat=5, number=3)))
     rows.append(("  same, with input validation (check=True)",
                  best_time(lambda: multiplicative_weights_update(work, q, 0.2, out=work), repeat=5, number=3)))
+    Wq = MatrixWorkload(rng.random((4, N)))
+    rows.append(("MW round: mw_update, MatrixWorkload dense float row (block path)",
+                 best_time(lambda: mw_update(Wq, work, 1, 0.2, out=work, check=False), repeat=5, number=3)))
+    block = kernels.FUSE_MIN
+    kernels.FUSE_MIN = 1 << 62
+    try:
+        rows.append(("  same, whole-array path (the reference, same bytes)",
+                     best_time(lambda: mw_update(Wq, work, 1, 0.2, out=work, check=False), repeat=5, number=3)))
+    finally:
+        kernels.FUSE_MIN = block
     tmp = np.empty(N)
+    rows.append(("  of which the book's CPU-independent exp over 2^20 elements",
+                 best_time(lambda: kernels.exp(q, out=tmp), repeat=5, number=3)))
     rows.append(("  of which np.exp over 2^20 elements", best_time(lambda: np.exp(q, out=tmp), repeat=5, number=3)))
     rows.append(("naive log-space update with scipy logsumexp", best_time(lambda: _naive(p, q, 0.2), repeat=5)))
 

@@ -75,39 +75,45 @@ def exp(x, out=None) -> np.ndarray:
     flat_in, flat_out = x.reshape(-1), out.reshape(-1)
     if flat_in.size == 0:
         return out
-    clip = not (_X_LOW <= flat_in.min() and flat_in.max() <= _X_HIGH)
-    size = min(flat_in.size, _BLOCK)
-    k, r, p, t, lo = (np.empty(size) for _ in range(5))
-    ki, j = np.empty(size, dtype=np.int32), np.empty(size, dtype=np.int32)
+    scratch = _exp_scratch(min(flat_in.size, _BLOCK))
     for start in range(0, flat_in.size, _BLOCK):
-        n = min(_BLOCK, flat_in.size - start)
-        xs, k_, r_, p_, t_, lo_, ki_, j_ = (flat_in[start:start + n], k[:n], r[:n], p[:n], t[:n], lo[:n], ki[:n],
-                                            j[:n])
-        if clip:
-            xs = np.clip(xs, _X_LOW, _X_HIGH, out=r_)
-        np.multiply(xs, _INV_STEP, out=k_)
-        np.rint(k_, out=k_)
-        np.multiply(k_, _STEP_HI, out=p_)
-        np.subtract(xs, p_, out=r_)
-        np.multiply(k_, _STEP_LO, out=p_)
-        r_ -= p_                                        # r = x - k·ln(2)/256, |r| <= ln(2)/512
-        np.multiply(r_, _C4, out=p_)                    # p = e^r - 1 = r + r^2 (1/2 + r (1/6 + r/24))
-        p_ += _C3
-        p_ *= r_
-        p_ += _C2
-        p_ *= r_
-        p_ *= r_
-        p_ += r_
-        np.copyto(ki_, k_, casting="unsafe")
-        np.bitwise_and(ki_, (1 << _BITS) - 1, out=j_)   # j = k mod 256 (floored)
-        np.take(_TABLE, j_, out=t_, mode="clip")        # (0 <= j < 256: "clip" is only the fast path)
-        np.take(_TABLE_LO, j_, out=lo_, mode="clip")
-        p_ *= t_
-        p_ += lo_
-        p_ += t_                                        # 2^(j/256) · e^r = hi + (hi·(e^r - 1) + lo)
-        np.right_shift(ki_, _BITS, out=ki_)             # k' = floor(k / 256)
-        np.ldexp(p_, ki_, out=flat_out[start:start + n])
+        _exp_block(flat_in[start:start + _BLOCK], flat_out[start:start + _BLOCK], scratch)
     return out
+
+
+def _exp_scratch(size: int) -> tuple:
+    """The work arrays of :func:`_exp_block` for blocks of up to ``size`` elements."""
+    return tuple(np.empty(size) for _ in range(5)) + tuple(np.empty(size, dtype=np.int32) for _ in range(2))
+
+
+def _exp_block(xs, out, scratch) -> None:
+    """:func:`exp` of one block ``xs`` (1-D, at most the scratch's length) into ``out`` (may be ``xs``)."""
+    n = xs.size
+    k_, r_, p_, t_, lo_, ki_, j_ = (a[:n] for a in scratch)
+    if not (_X_LOW <= xs.min() and xs.max() <= _X_HIGH):      # (clipping an in-range block changes nothing)
+        xs = np.clip(xs, _X_LOW, _X_HIGH, out=r_)
+    np.multiply(xs, _INV_STEP, out=k_)
+    np.rint(k_, out=k_)
+    np.multiply(k_, _STEP_HI, out=p_)
+    np.subtract(xs, p_, out=r_)
+    np.multiply(k_, _STEP_LO, out=p_)
+    r_ -= p_                                        # r = x - k·ln(2)/256, |r| <= ln(2)/512
+    np.multiply(r_, _C4, out=p_)                    # p = e^r - 1 = r + r^2 (1/2 + r (1/6 + r/24))
+    p_ += _C3
+    p_ *= r_
+    p_ += _C2
+    p_ *= r_
+    p_ *= r_
+    p_ += r_
+    np.copyto(ki_, k_, casting="unsafe")
+    np.bitwise_and(ki_, (1 << _BITS) - 1, out=j_)   # j = k mod 256 (floored)
+    np.take(_TABLE, j_, out=t_, mode="clip")        # (0 <= j < 256: "clip" is only the fast path)
+    np.take(_TABLE_LO, j_, out=lo_, mode="clip")
+    p_ *= t_
+    p_ += lo_
+    p_ += t_                                        # 2^(j/256) · e^r = hi + (hi·(e^r - 1) + lo)
+    np.right_shift(ki_, _BITS, out=ki_)             # k' = floor(k / 256)
+    np.ldexp(p_, ki_, out=out)
 
 
 def exp_scalar(x: float) -> float:
@@ -138,6 +144,8 @@ def exp_update(p, q, c, out=None) -> np.ndarray:
     float in ``[0,1]`` or ``bool``, ``c`` a float or one per row.  ``out`` may be ``p`` (in place)."""
     c = np.asarray(c, dtype=np.float64)[..., None] if np.ndim(c) else float(c)
     shape = np.broadcast_shapes(p.shape, q.shape)
+    if q.dtype != bool and _fused(p, q, c, shape, out):
+        return _exp_update_fused(p, q, c, shape, out)
     private_out = out is not None and not np.shares_memory(out, p) and not np.shares_memory(out, q)
     buf = out if private_out else np.empty(shape)
     if q.dtype == bool:
@@ -167,6 +175,59 @@ def exp_update(p, q, c, out=None) -> np.ndarray:
         out[...] = buf
         return out
     return buf
+
+
+#: From this many elements a row, :func:`exp_update`'s float path works block by block (``e^{c·q}`` of a block in
+#: cache, times ``p``'s block, written straight to the output): one pass over ``q``, ``p`` and the output instead
+#: of five.  The bytes are the same as the whole-array path's (every element takes the same operations, and the
+#: sum runs over the finished row as before).
+FUSE_MIN = 1 << 15
+FUSE_LOW = -30.0           # e^{c·q} >= e^{-30}: the row's mass cannot fall below TINY, so p is never needed again
+
+
+def _fused(p, q, c, shape, out) -> bool:
+    """Whether the block-by-block float path applies: a long row, ``p`` and ``q`` C-contiguous of the output's
+    shape (``q`` one row or one per row), ``out`` absent or ``p`` itself or separate from both, and no coefficient
+    so negative that the row could underflow (that case redoes the row in log space from the original ``p``)."""
+    if shape[-1] < FUSE_MIN or p.shape != shape or not p.flags.c_contiguous or not q.flags.c_contiguous:
+        return False
+    if q.shape not in (shape, shape[-1:]) or np.min(c) < FUSE_LOW:
+        return False
+    if out is None or out is p:
+        return not np.shares_memory(q, p)
+    return out.shape == shape and out.flags.c_contiguous and not np.shares_memory(out, p) \
+        and not np.shares_memory(out, q)
+
+
+def _exp_update_fused(p, q, c, shape, out) -> np.ndarray:
+    """The float path of :func:`exp_update` block by block (see :data:`FUSE_MIN`); ``out`` may be ``p``."""
+    target = np.empty(shape) if out is None else out
+    P, T = p.reshape(-1, shape[-1]), target.reshape(-1, shape[-1])
+    Qr = q.reshape(-1, shape[-1])
+    batch = bool(np.ndim(c))        # a per-row array multiplies in float64; a scalar c is a weak Python float,
+    cs = np.broadcast_to(np.asarray(c, dtype=np.float64).reshape(-1), (P.shape[0],))   # exactly as in exp_update
+    shift = bool(np.any(cs > OVERFLOW_SAFE))            # as the whole-array path: shift every row, or none
+    scratch = _exp_scratch(min(shape[-1], _BLOCK))
+    xs_all = np.empty(min(shape[-1], _BLOCK))
+    for t in range(P.shape[0]):
+        qt, ct = Qr[t if Qr.shape[0] > 1 else 0], (cs[t] if batch else float(c))
+        for start in range(0, shape[-1], _BLOCK):
+            stop = min(start + _BLOCK, shape[-1])
+            xs = xs_all[:stop - start]
+            np.multiply(qt[start:stop], ct, out=xs)
+            if shift:
+                xs -= max(ct, 0.0)
+            _exp_block(xs, xs, scratch)
+            np.multiply(xs, P[t, start:stop], out=T[t, start:stop])
+    total = target.sum(axis=-1, keepdims=True)
+    bad = ~(total >= TINY)                  # only for a p that is not a distribution (FUSE_LOW rules it out)
+    if np.any(bad):
+        if target is p:
+            raise ValueError("p must be a probability vector (its updated mass underflowed)")
+        log_space_rows(p, q, c, target, bad[..., 0])
+        total = np.where(bad, 1.0, total)
+    target *= 1.0 / total
+    return target
 
 
 def log_space_rows(p, q, c, out, rows) -> None:

@@ -298,7 +298,9 @@ def mw_update(workload, p, i, coefficient, *, out=None, check: bool = True) -> n
     if isinstance(workload, MarginalWorkload):
         _slab_update(workload, P2, picks, c)
     elif isinstance(workload, MatrixWorkload):          # the matrix is explicit: the picked rows are at hand
-        exp_update(P2, workload.query_rows(picks), c, P2)
+        one = P2.shape[0] == 1 or bool(np.all(picks == picks[0]))
+        rows = workload.query_rows(picks[:1]) if one else workload.query_rows(picks)
+        exp_update(P2, rows, c, P2)
     else:
         _support_update(workload, P2, picks, c)
     return out

@@ -436,7 +436,12 @@ class MatrixWorkload(_Frozen, Workload):
         return lo, hi
 
     def query_rows(self, picks) -> np.ndarray:
-        """The picked queries as dense rows, ``(len(picks), N)`` (the matrix is explicit, so they are at hand)."""
+        """The picked queries as dense rows, ``(len(picks), N)`` (the matrix is explicit, so they are at hand); one
+        pick of a dense float64 matrix is a read-only view, not a copy."""
+        picks = np.asarray(picks)
+        if picks.shape == (1,) and not sp.issparse(self.Q) and self.Q.dtype == np.float64:
+            j = int(picks[0])
+            return self.Q[j][None]
         rows = self.Q[picks]
         return rows.toarray() if sp.issparse(rows) else np.asarray(rows, dtype=np.float64)
 

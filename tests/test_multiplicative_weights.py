@@ -458,3 +458,48 @@ def test_mw_update_rejects_bad_input():
         W.counts_at(np.full(7, 1.0), 0)
     with pytest.raises(ValueError, match="marginal"):
         marginal_layout(random_queries(3, 8, rng=0))
+
+
+@pytest.mark.parametrize("c", [0.2, -5.0, -29.0, 3.0, 800.0])
+def test_block_path_gives_the_bytes_of_the_whole_array_path(c, monkeypatch):
+    """Above FUSE_MIN elements a row, the float update works block by block and straight into ``out``: the same
+    bytes as the whole-array path (single row, batch, float32 query, in place), and close to the reference rule."""
+    import dpbook._mw_kernels as K
+    g = np.random.default_rng(5)
+    N = K.FUSE_MIN + 4099                                   # not a multiple of the block
+    p = g.random(N) + 0.1
+    p /= p.sum()
+    q = g.random(N)
+    P = np.stack([p, np.roll(p, 7), p[::-1].copy()])
+    cs = np.array([c, -c / 2, 0.5])
+    cases = [(p, q, c), (P, q, cs), (P, np.stack([q, q[::-1], q]), cs), (p, q.astype(np.float32), c),
+             (P, q.astype(np.float32), cs)]
+    fast = [K.exp_update(a, b, cc) for a, b, cc in cases]
+    in_place = [K.exp_update(a.copy(), b, cc, out=None) for a, b, cc in cases]
+    buf = P.copy()
+    K.exp_update(buf, q, cs, out=buf)
+    monkeypatch.setattr(K, "FUSE_MIN", 1 << 62)             # the whole-array path
+    slow = [K.exp_update(a, b, cc) for a, b, cc in cases]
+    for f, i, s in zip(fast, in_place, slow):
+        assert np.array_equal(f, s) and np.array_equal(i, s)
+    assert np.array_equal(buf, slow[1])
+    if abs(c) <= 30:                                        # (at c = 800 the reference's own rounding dominates)
+        np.testing.assert_allclose(fast[0], mw_update_reference(p, q, c), rtol=1e-9, atol=1e-300)
+
+
+def test_block_path_of_mw_update_on_a_matrix_workload_reads_the_row_in_place(monkeypatch):
+    """``mw_update`` on an explicit float64 matrix takes the picked row as a read-only view (no copy) and updates
+    ``p`` in place with the bytes of the copying path."""
+    import dpbook._mw_kernels as K
+    from dpbook.queries import MatrixWorkload
+    g = np.random.default_rng(6)
+    N = K.FUSE_MIN
+    W = MatrixWorkload(g.random((3, N)))
+    row = W.query_rows(np.array([2]))
+    assert np.shares_memory(row, W.Q) and not row.flags.writeable
+    p = np.full(N, 1.0 / N)
+    fast = p.copy()
+    mw_update(W, fast, 2, 0.7, out=fast)
+    monkeypatch.setattr(K, "FUSE_MIN", 1 << 62)
+    slow = mw_update(W, p, 2, 0.7)
+    assert np.array_equal(fast, slow)
