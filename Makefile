@@ -11,7 +11,7 @@ ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 NEWEST := .venv-newest
 NEWEST_TESTS := tests/test_widgets.py tests/test_explorers_layout.py tests/test_widgets_browser.py
 
-.PHONY: lab test unit notebooks benchmarks bench-peers docs data clean newest lock
+.PHONY: lab test unit notebooks benchmarks bench-peers docs data clean newest lock student student-test
 
 $(STAMP): pyproject.toml constraints.txt
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || \
@@ -34,6 +34,12 @@ unit: $(STAMP)  ## only tests/ (quick)
 notebooks: $(STAMP)  ## re-execute every chapter in place (stored outputs are what GitHub shows)
 	$(BIN)/jupyter nbconvert --to notebook --execute --inplace \
 	  --ExecutePreprocessor.timeout=600 notebooks/[0-9]*.ipynb
+
+student: $(STAMP)  ## the student edition in build/student/: every chapter without its worked solutions, with check cells
+	$(BIN)/python -m classroom.student build/student
+
+student-test: student  ## execute every chapter of the student edition (CI executes chapter 01's in make test)
+	$(BIN)/python -m pytest --nbval-lax build/student/notebooks -p no:cacheprovider -q
 
 benchmarks: $(STAMP)  ## print the timing tables of benchmarks/
 	$(BIN)/python -m benchmarks

@@ -1,0 +1,1 @@
+"""Tools for teaching with the book: the student edition (``python -m classroom.student``)."""
