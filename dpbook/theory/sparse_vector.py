@@ -58,7 +58,7 @@ def above_threshold_scales(epsilon, sensitivity=1.0) -> tuple[float, float]:
 def sparse_sigma(epsilon, c, delta=0.0) -> float:
     """DR-Alg2: ``σ = 2c/ε`` if ``δ = 0``, else ``σ = sqrt(32 c ln(1/δ))/ε``.
 
-    Sparse draws each threshold as ``T + Lap(σ)`` and each query noise as ``Lap(2σ)``: exactly
+    Sparse draws each threshold as ``τ + Lap(σ)`` and each query noise as ``Lap(2σ)``: exactly
     AboveThreshold's scales ``(2/ε', 4/ε')`` at the per-run budget ``ε'`` of :func:`sparse_per_run_epsilon`.
     """
     epsilon = check_epsilon(epsilon)
@@ -137,7 +137,7 @@ def numeric_sparse_composed_epsilon(epsilon, c, delta=0.0) -> float:
 def above_threshold_alpha(k, beta, epsilon, n=None) -> float:
     """DR-Thm3.24: ``α = 8(ln k + ln(2/β))/ε`` (divided by ``n`` for normalised answers).
 
-    Except with probability ``β``: every ``⊤`` has ``f_i >= T - α`` and every ``⊥`` has ``f_i <= T + α``
+    Except with probability ``β``: every ``⊤`` has ``f_i >= τ - α`` and every ``⊥`` has ``f_i <= τ + α``
     (``|ν_i| < α/2`` for all ``k`` query noises and ``|ρ| < α/2`` for the threshold noise).
     """
     k = check_int("k", k, low=1)
@@ -224,7 +224,7 @@ MAX_K_QUADRATURE = 10 ** 7
 
 
 def first_k_bottom_probability(k, epsilon, shift=0.0, variant="correct") -> float:
-    """``P[the first k answers are ⊥]`` for AboveThreshold at ε with every ``f_i = T + shift`` (sensitivity 1).
+    """``P[the first k answers are ⊥]`` for AboveThreshold at ε with every ``f_i = τ + shift`` (sensitivity 1).
 
     ``variant="correct"`` (DR-Alg1): one threshold ``ρ ~ Lap(2/ε)``, so the answers are dependent and
     ``P = ∫ p_ρ(r) F_ν(r - shift)^k dr`` with ``ν ~ Lap(4/ε)`` — integrated numerically.
@@ -259,7 +259,7 @@ def first_k_bottom_probability(k, epsilon, shift=0.0, variant="correct") -> floa
 
 
 def first_k_bottom_log_ratio(k, epsilon, variant="correct") -> float:
-    """``ln(P_D[first k ⊥] / P_D'[first k ⊥])`` with ``f_i(D) = T`` and ``f_i(D') = T + 1`` (LEC3-3.6 measure).
+    """``ln(P_D[first k ⊥] / P_D'[first k ⊥])`` with ``f_i(D) = τ`` and ``f_i(D') = τ + 1`` (LEC3-3.6 measure).
 
     The correct AboveThreshold stays below ``ε`` for every ``k`` (it tends to ``ε/2``: only the single
     threshold draw has to move); the re-noising variant's is ``k ln(G(0)/G(-1))``, linear in ``k``.
