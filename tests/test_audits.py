@@ -152,8 +152,8 @@ def _composite_releases():
     rule = MultiplicativeWeightsIDC(16, 0.3)
     f = np.linspace(-3, 3, 12)
     return {
-        "mwem T=5": mwem(x, W, epsilon=0.7, threshold=5, rng=1),
-        "mwem_practical T=5, uneven rounds": mwem_practical(x, k_way_marginals(4, 2), n=int(x.sum()), epsilon=0.7, threshold=5, select_share=0.3,
+        "mwem T=5": mwem(x, W, epsilon=0.7, T=5, rng=1),
+        "mwem_practical T=5, uneven rounds": mwem_practical(x, k_way_marginals(4, 2), n=int(x.sum()), epsilon=0.7, T=5, select_share=0.3,
                                                             round_weights=[1, 2, 3, 4, 5], rng=1),
         "composed laplace m=24": composed_laplace_mechanism(x, W, n=int(x.sum()), epsilon=0.7, rng=1),
         "sparse c=3": sparse_vector_stream(f, threshold=0.0, c=3, epsilon=0.7, rng=1),
