@@ -43,7 +43,7 @@ def explore_sparse(epsilon=5.0, c=3, threshold=0.4, m=165, *, beta=0.05, trials=
     low, high = min(stream.min(), threshold) - 0.02, max(stream.max(), threshold) + 0.02
     wide = "\n(band wider than the panel)" if threshold - alpha < low and threshold + alpha > high else ""
     fig, (left, right) = fixed_figure(2, width=10, height=4.8, left=0.75, right=0.15, bottom=1.45,
-                                      top=0.55 if wide else 0.3, wspace=0.8)
+                                      top=0.55 if wide else 0.3, wspace=1.3)
     idx = np.arange(m)
     left.fill_between([-1, m], threshold - alpha, threshold + alpha, color=BOUND, alpha=0.12, lw=0,
                       label="τ ± α (DR-Thm3.26)")
