@@ -67,7 +67,7 @@ def main():
     rel = call()
     rows.append(("GRU Alg. 1 MW, n=284,500, 100 runs x 100 queries", best_time(call, repeat=2),
                  f"max err {rel.errors(x6 * 500).max.max():.3f}, updates <= {rel.updates.max()}",
-                 f"3T/2 = {1.5 * rel.params['T']:.3f}, B_max = {rel.params['b_max']}"))
+                 f"3τ/2 = {1.5 * rel.params['threshold']:.3f}, B_max = {rel.params['b_max']}"))
     call = lambda: iterative_construction(x6 * 1000, W, rule=MultiplicativeWeightsIDC(64, 0.15), epsilon=0.9,
                                           delta=1e-6, trials=40, rng=3)
     rel = call()

@@ -23,12 +23,12 @@ def main():
     rows = []
     for trials in (1000, 100_000):
         rows.append((f"above_threshold_stream k=165, trials={trials}", best_time(
-            lambda: above_threshold_stream(f, T=0.4, epsilon=1.0, sensitivity=1 / n, trials=trials, rng=0))))
+            lambda: above_threshold_stream(f, threshold=0.4, epsilon=1.0, sensitivity=1 / n, trials=trials, rng=0))))
     for c in (3, 20):
         rows.append((f"sparse_vector_stream k=165, c={c}, trials=10000", best_time(
-            lambda: sparse_vector_stream(f, T=0.3, c=c, epsilon=1.0, sensitivity=1 / n, trials=10_000, rng=0))))
+            lambda: sparse_vector_stream(f, threshold=0.3, c=c, epsilon=1.0, sensitivity=1 / n, trials=10_000, rng=0))))
     rows.append(("numeric_sparse_stream k=165, c=3, trials=10000", best_time(
-        lambda: numeric_sparse_stream(f, T=0.3, c=3, epsilon=1.0, sensitivity=1 / n, trials=10_000, rng=0))))
+        lambda: numeric_sparse_stream(f, threshold=0.3, c=3, epsilon=1.0, sensitivity=1 / n, trials=10_000, rng=0))))
     rng = np.random.default_rng(0)
     noisy, thresholds = f + rng.laplace(size=(2000, 165)), rng.laplace(size=(2000, 10))
     rows.append(("scan by rounds, 2000 x 165, c=10", best_time(lambda: _scan_rounds(noisy, thresholds))))
@@ -41,7 +41,7 @@ def main():
                      best_time(lambda: case.run(rng=0), repeat=1)))
 
     def explorer_data():
-        runs = sparse_vector_stream(f, T=0.4, c=3, epsilon=1.0, sensitivity=1 / n, trials=300, rng=2026)
+        runs = sparse_vector_stream(f, threshold=0.4, c=3, epsilon=1.0, sensitivity=1 / n, trials=300, rng=2026)
         empirical_alpha(runs, f), runs.above.mean(axis=0), runs.answered.mean(axis=0)
     rows.append(("explore_sparse data at defaults (k=165, c=3, 300 runs)", best_time(explorer_data)))
     from dpbook.explorers.sparse_vector import explore_sparse

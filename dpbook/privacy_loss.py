@@ -6,15 +6,15 @@ hypothesis) or the noisy answer ``y = Q_t(D) + Z_t``.  Given the past transcript
 so the per-round likelihoods are exact closed forms ([DERIVED] for the PA(i) check of IDC-Thm4.1; Gupta, Roth,
 Ullman, TCC 2012).  With ``μ = Q_t(D)``, ``b = 1/(ε0 n)`` and ``F_b`` the ``Lap(0, b)`` CDF:
 
-    p_D(⊥) = F_b(a + T - μ) - F_b(a - T - μ),      p_D(y) = e^{-|y - μ|/b} / (2b)   (|y - a| >= T),
+    p_D(⊥) = F_b(a + τ - μ) - F_b(a - τ - μ),      p_D(y) = e^{-|y - μ|/b} / (2b)   (|y - a| >= τ),
 
 and the privacy loss of the transcript is ``L(v) = Σ_t L_t`` with ``L_t = ln p_D(v_t)/p_{D'}(v_t)``.
 :func:`round_loss` computes ``L_t`` in log space (stable deep in the tails); :func:`replay_alg1` runs the
 mechanism on ``D`` and computes every ``L_t`` against ``D'``.
 
 The proof's bookkeeping (IDC-Claims 4.2–4.8 [RECON]): with ``d_t = Q_t(D^t) - Q_t(D)`` and ``s = 1/n``, a round
-is **R⁰** if ``|Z_t - d_t| < T - s`` (no noise value near it could cause an update under either database),
-**R¹** if ``|Z_t - d_t| >= T + s`` (an update under both), **R*** otherwise.  ``K`` = number of non-R⁰ rounds;
+is **R⁰** if ``|Z_t - d_t| < τ - s`` (no noise value near it could cause an update under either database),
+**R¹** if ``|Z_t - d_t| >= τ + s`` (an update under both), **R*** otherwise.  ``K`` = number of non-R⁰ rounds;
 Claim 4.6 bounds it by ``K0`` w.p. ``1 - δ/2``; Claim 4.7 bounds the loss by the Azuma expression
 ``K ε*(e^{ε*}-1) + 2ε* sqrt(2K ln(2/δ))``.
 
@@ -26,7 +26,7 @@ The correct accounting (erratum IDC-E6, the book's Freedman-type bound
 What the exact numbers show (and the chapter discusses): every ``|L_t| <= ε0`` (a Laplace density ratio or
 an interval probability shifted by at most ``s = 1/n``), so ``c* = 1`` would do for the realised loss; and
 the exact loss of an R⁰ round is *not* zero — it is ``ln p_D(⊥)/p_{D'}(⊥)``, tiny when the hypothesis is
-accurate (``|d_t| << T``) but up to ``ε0`` when ``|d_t| ≈ T``.  Claim 4.2's "zero loss" is a statement about
+accurate (``|d_t| << τ``) but up to ``ε0`` when ``|d_t| ≈ τ``.  Claim 4.2's "zero loss" is a statement about
 the proof's coupling, not about this likelihood ratio.
 """
 from __future__ import annotations
@@ -78,9 +78,9 @@ def _largest(values: np.ndarray) -> str:
     return f"{values.flat[int(np.argmax(np.abs(values)))]:.3g}"
 
 
-def _threshold(T) -> float:
-    """The threshold ``T`` of Algorithm 1, in answer units: in [1e-12, 1e12]."""
-    return check_real("T", T, low=1e-12, high=ANSWER_RANGE)
+def _threshold(threshold) -> float:
+    """The threshold ``τ`` of Algorithm 1, in answer units: in [1e-12, 1e12]."""
+    return check_real("threshold", threshold, low=1e-12, high=ANSWER_RANGE)
 
 
 def log_interval_probability(lo, hi, b):
@@ -99,59 +99,59 @@ def log_interval_probability(lo, hi, b):
     return np.where(lo >= 0, right, np.where(hi <= 0, left, mid))
 
 
-def round_log_likelihood(v, mu, a, T, b):
+def round_log_likelihood(v, mu, a, threshold, b):
     """``ln p(v)`` of one round of Algorithm 1: ``v = NaN`` means ``⊥``, otherwise the released number.
 
-    ``mu = Q_t(D)``, ``a = Q_t(D^t)`` (the hypothesis answer), ``T`` the threshold, ``b = 1/(ε0 n)``.  A numeric
-    ``v`` must satisfy ``|v - a| >= T`` (else it has probability 0 and ``-inf`` is returned).
+    ``mu = Q_t(D)``, ``a = Q_t(D^t)`` (the hypothesis answer), ``τ`` the threshold, ``b = 1/(ε0 n)``.  A numeric
+    ``v`` must satisfy ``|v - a| >= τ`` (else it has probability 0 and ``-inf`` is returned).
     """
     v, mu, a = np.broadcast_arrays(_values("v", v, allow_nan=True), _values("mu", mu), _values("a", a))
-    T = _threshold(T)
+    threshold = _threshold(threshold)
     b = check_scale(b, "b")
     bottom = np.isnan(v)
     d = a - mu
-    log_bottom = log_interval_probability(d - T, d + T, b)
+    log_bottom = log_interval_probability(d - threshold, d + threshold, b)
     vv = np.where(bottom, mu, v)
-    log_value = np.where(np.abs(vv - a) >= T, -np.log(2 * b) - np.abs(vv - mu) / b, -np.inf)
+    log_value = np.where(np.abs(vv - a) >= threshold, -np.log(2 * b) - np.abs(vv - mu) / b, -np.inf)
     return np.where(bottom, log_bottom, log_value)
 
 
-def round_loss(v, mu, mu_prime, a, T, b):
+def round_loss(v, mu, mu_prime, a, threshold, b):
     """The exact per-round privacy loss ``L_t = ln p_D(v_t)/p_{D'}(v_t)`` (PA(i), [DERIVED])."""
     mu_prime = _values("mu_prime", mu_prime)
-    return round_log_likelihood(v, mu, a, T, b) - round_log_likelihood(v, mu_prime, a, T, b)
+    return round_log_likelihood(v, mu, a, threshold, b) - round_log_likelihood(v, mu_prime, a, threshold, b)
 
 
-def classify_rounds(Z, d, T, s):
-    """IDC-Claims 4.2–4.8 [RECON]: ``R0`` if ``|Z - d| < T - s``, ``R1`` if ``|Z - d| >= T + s``, else ``RSTAR``."""
+def classify_rounds(Z, d, threshold, s):
+    """IDC-Claims 4.2–4.8 [RECON]: ``R0`` if ``|Z - d| < τ - s``, ``R1`` if ``|Z - d| >= τ + s``, else ``RSTAR``."""
     gap = np.abs(_values("Z", Z) - _values("d", d))
-    T = check_real("T", T, low=0.0, low_open=True)
+    threshold = check_real("threshold", threshold, low=0.0, low_open=True)
     s = check_real("s", s, low=0.0, low_open=True)
-    return np.where(gap < T - s, R0, np.where(gap >= T + s, R1, RSTAR)).astype(np.int8)
+    return np.where(gap < threshold - s, R0, np.where(gap >= threshold + s, R1, RSTAR)).astype(np.int8)
 
 
-def update_probability(mu, a, T, b):
+def update_probability(mu, a, threshold, b):
     """``u = P_D[update] = 1 - p_D(⊥)`` of one round of Algorithm 1 (``mu = Q_t(D)``, ``a = Q_t(D^t)``)."""
     mu, a = np.broadcast_arrays(_values("mu", mu), _values("a", a))
-    T = _threshold(T)
+    threshold = _threshold(threshold)
     b = check_scale(b, "b")
-    return -np.expm1(log_interval_probability(a - mu - T, a - mu + T, b))
+    return -np.expm1(log_interval_probability(a - mu - threshold, a - mu + threshold, b))
 
 
-def round_moments(mu, mu_prime, a, T, b, *, points: int = 200_001) -> tuple[float, float]:
+def round_moments(mu, mu_prime, a, threshold, b, *, points: int = 200_001) -> tuple[float, float]:
     """The exact ``(E[L_t], E[L_t²])`` of one round under ``D`` (scalars): the ⊥ part in closed form, the numeric
-    part by the trapezoid rule on ``points`` nodes over ``±(T + 40 b)`` around the centres (the rest has mass
+    part by the trapezoid rule on ``points`` nodes over ``±(τ + 40 b)`` around the centres (the rest has mass
     ``< e^{-40}``).  ``E[L_t]`` is the round's KL divergence ``KL(P_D ‖ P_D')``."""
     mu, mu_prime, a = (float(check_real(name, v, low=-ANSWER_RANGE, high=ANSWER_RANGE))
                        for name, v in (("mu", mu), ("mu_prime", mu_prime), ("a", a)))
-    T = _threshold(T)
+    threshold = _threshold(threshold)
     b = check_scale(b, "b")
     points = int(check_real("points", points, low=1001, high=10_000_001))
-    ell_bottom = float(round_loss(np.nan, mu, mu_prime, a, T, b))
-    p_bottom = float(np.exp(log_interval_probability(a - mu - T, a - mu + T, b)))
-    lo, hi = min(mu, mu_prime, a) - T - 40 * b, max(mu, mu_prime, a) + T + 40 * b
+    ell_bottom = float(round_loss(np.nan, mu, mu_prime, a, threshold, b))
+    p_bottom = float(np.exp(log_interval_probability(a - mu - threshold, a - mu + threshold, b)))
+    lo, hi = min(mu, mu_prime, a) - threshold - 40 * b, max(mu, mu_prime, a) + threshold + 40 * b
     y = np.linspace(lo, hi, points)
-    outside = np.abs(y - a) >= T
+    outside = np.abs(y - a) >= threshold
     density = np.where(outside, np.exp(-np.abs(y - mu) / b) / (2 * b), 0.0)
     ell = (np.abs(y - mu_prime) - np.abs(y - mu)) / b
     first = p_bottom * ell_bottom + np.trapezoid(density * ell, y)
@@ -165,7 +165,7 @@ class PrivacyLossReplay:
 
     ``hyp`` = ``Q_t(D^t)``; ``mu``, ``mu_prime`` = ``Q_t(D)``, ``Q_t(D')``; ``noise`` = ``Z_t``; ``v`` = the output
     (NaN for ``⊥``); ``cls`` = ``R0 / R1 / RSTAR / HALTED``; ``loss`` = ``L_t`` (0 after termination).
-    Scalars: ``epsilon``, ``delta`` (the reconstructed Thm 4.1 claim), ``epsilon0``, ``T``, ``b``, ``s``,
+    Scalars: ``epsilon``, ``delta`` (the reconstructed Thm 4.1 claim), ``epsilon0``, ``τ``, ``b``, ``s``,
     ``b_max``, ``K0``, ``p0``, ``c_star``.
     """
 
@@ -179,7 +179,7 @@ class PrivacyLossReplay:
     epsilon: float
     delta: float
     epsilon0: float
-    T: float
+    threshold: float
     b: float
     s: float
     b_max: int
@@ -225,7 +225,7 @@ class PrivacyLossReplay:
     @property
     def update_probability(self) -> np.ndarray:
         """Each round's update probability ``u_t`` under ``D`` given the past (0 after termination), ``(runs, k)``."""
-        return np.where(self.cls != HALTED, update_probability(self.mu, self.hyp, self.T, self.b), 0.0)
+        return np.where(self.cls != HALTED, update_probability(self.mu, self.hyp, self.threshold, self.b), 0.0)
 
     def class_counts(self) -> dict:
         return {CLASS_NAMES[c]: int(np.sum(self.cls == c)) for c in (R0, R1, RSTAR, HALTED)}
@@ -272,23 +272,23 @@ def replay_alg1(x, x_prime, rule, stream, *, delta, epsilon=None, epsilon0=None,
                                sampler=sampler, record=True, debug=True, **kwargs)
     W = stream.workload
     p = rel.params
-    T, b, s = p["T"], p["noise_scale"], 1.0 / n
+    threshold, b, s = p["threshold"], p["noise_scale"], 1.0 / n
     queries = np.atleast_2d(rel.queries)
     mu = (W.counts(x) / n)[queries]
     mu_prime = (W.counts(x_prime) / n)[queries]
     hyp, Z, active = rel.trace["hypothesis_answers"], internals["noise"], rel.trace["active"]
     v = np.where(np.atleast_2d(rel.updated), np.atleast_2d(rel.answers), np.nan)
-    loss = np.where(active, round_loss(v, mu, mu_prime, hyp, T, b), 0.0)
-    cls = np.where(active, classify_rounds(Z, hyp - mu, T, s), HALTED).astype(np.int8)
+    loss = np.where(active, round_loss(v, mu, mu_prime, hyp, threshold, b), 0.0)
+    cls = np.where(active, classify_rounds(Z, hyp - mu, threshold, s), HALTED).astype(np.int8)
     eps0 = p["epsilon0"]
-    return PrivacyLossReplay(hyp, mu, mu_prime, Z, v, cls, loss, rel.epsilon, rel.delta, eps0, T, b, s,
+    return PrivacyLossReplay(hyp, mu, mu_prime, Z, v, cls, loss, rel.epsilon, rel.delta, eps0, threshold, b, s,
                              p["b_max"], k0(p["b_max"], rel.delta, eps0), p0(eps0), c_star)
 
 
 class BorderlineStream:
     """The analyst who makes Algorithm 1's privacy loss largest on a known pair ``D, D' = D + row``: in every round
     each run is asked, among the workload queries that contain ``row`` (so ``Q(D') - Q(D) = 1/n``, the largest
-    shift), the one whose hypothesis gap ``Q(D^t) - Q(D)`` is closest to ``target`` (e.g. ``-T``: the ⊥ window's
+    shift), the one whose hypothesis gap ``Q(D^t) - Q(D)`` is closest to ``target`` (e.g. ``-τ``: the ⊥ window's
     edge sits at ``Q(D)``, so the round updates with probability about ½ and ``ℓ(⊥)`` is near its largest).
 
     ``reference`` is ``D`` itself: the privacy adversary knows the pair (the stream is a fixed function of the

@@ -1,12 +1,12 @@
-"""The sparse vector technique: AboveThreshold, Sparse and NumericSparse (DR-Alg1–3, chapter 05).
+"""The sparse vector technique: AboveThreshold, Sparse and NumericSparse (DR-Alg1–3, chapter 06).
 
-A stream of queries ``f_1, ..., f_k`` of sensitivity 1 and a public threshold ``T``.  We want to learn
-*which* queries are (approximately) above ``T`` while paying only for the few that are:
+A stream of queries ``f_1, ..., f_k`` of sensitivity 1 and a public threshold ``τ``.  We want to learn
+*which* queries are (approximately) above ``τ`` while paying only for the few that are:
 
-* :func:`above_threshold` (DR-Alg1): ``T̂ = T + Lap(2/ε)`` drawn **once**; each query gets **fresh** noise
-  ``Lap(4/ε)``; answer ``⊤`` if ``f_i + ν_i >= T̂`` and halt, else ``⊥``.  ε-DP for any number of ``⊥``
+* :func:`above_threshold` (DR-Alg1): ``τ̂ = τ + Lap(2/ε)`` drawn **once**; each query gets **fresh** noise
+  ``Lap(4/ε)``; answer ``⊤`` if ``f_i + ν_i >= τ̂`` and halt, else ``⊥``.  ε-DP for any number of ``⊥``
   (DR-Thm3.23).  Lecture 3 re-noises the threshold at every check and returns a noisy value: both break
-  privacy (erratum LEC3-E10; :mod:`dpbook.broken.sparse_vector` and chapter 05 show the audits catching them).
+  privacy (erratum LEC3-E10; :mod:`dpbook.broken.sparse_vector` and chapter 06 show the audits catching them).
 * :func:`sparse_vector` (DR-Alg2): up to ``c`` ``⊤`` answers, a fresh threshold after each one, i.e. ``c``
   AboveThreshold runs at ``ε/c`` (``δ = 0``) or ``ε/sqrt(8c ln(1/δ))`` (``δ > 0``) each (DR-Thm3.25).
 * :func:`numeric_sparse` (DR-Alg3): Sparse at ``ε1``, plus a *fresh* Laplace value ``f_i + Lap(σ(ε2))`` at
@@ -14,9 +14,9 @@ A stream of queries ``f_1, ..., f_k`` of sensitivity 1 and a public threshold ``
 
 Two entry points per mechanism.  ``*_stream(f, ...)`` is the algorithm box itself, on a vector of query
 values with a given sensitivity (the audits use it with worst-case patterns).  ``above_threshold(x,
-workload, ...)`` etc. run it on a database: ``f = Q x / n`` (normalised), ``T`` a fraction in ``[0, 1]`` and
-every noise scale divided by ``n`` (sensitivity ``1/n``).  Comparing ``q(x) + ν/n >= T + ρ/n`` is comparing
-the count ``<q - T, x> + ν >= ρ``, a query of sensitivity ``max(T, 1 - T) <= 1`` under add/remove, so the
+workload, ...)`` etc. run it on a database: ``f = Q x / n`` (normalised), ``τ`` a fraction in ``[0, 1]`` and
+every noise scale divided by ``n`` (sensitivity ``1/n``).  Comparing ``q(x) + ν/n >= τ + ρ/n`` is comparing
+the count ``<q - τ, x> + ν >= ρ``, a query of sensitivity ``max(τ, 1 - τ) <= 1`` under add/remove, so the
 threshold test is private even though ``n`` changes with the neighbour; the numeric values of
 NumericSparse are released as ``(count + noise)/n`` with ``n`` public, as in chapter 01.
 
@@ -57,7 +57,7 @@ class SparseVectorRelease(ReleaseRecord):
 
     ``answers``: int8 array ``(k,)`` or ``(trials, k)`` of ``TOP`` (1, ⊤), ``BOTTOM`` (0, ⊥) and
     ``UNANSWERED`` (-1, after the mechanism halted).  ``values``: NumericSparse's released numbers at the
-    ``⊤`` positions (NaN elsewhere), ``None`` otherwise.  ``T``, ``c``: the public threshold and cut-off.
+    ``⊤`` positions (NaN elsewhere), ``None`` otherwise.  ``τ``, ``c``: the public threshold and cut-off.
     ``threshold_scale``, ``query_scale``, ``value_scale``: the Laplace scales used, in the units of the
     answers.  ``ledger``: every primitive private step (one entry per AboveThreshold run and per numeric
     value); for ``δ > 0`` the runs compose by advanced composition to the claimed ``(ε, δ)``.
@@ -65,7 +65,7 @@ class SparseVectorRelease(ReleaseRecord):
 
     answers: np.ndarray = field(repr=False)
     mechanism: str
-    T: float
+    threshold: float
     c: int
     threshold_scale: float
     query_scale: float
@@ -107,18 +107,19 @@ class SparseVectorRelease(ReleaseRecord):
 
 
 def empirical_alpha(release: SparseVectorRelease, f) -> np.ndarray | float:
-    """The smallest α for which a run meets DR-Def3.9/3.10: the largest of ``T - f_i`` over the ``⊤`` answers,
-    ``f_i - T`` over the ``⊥`` answers and ``|a_i - f_i|`` over NumericSparse's values (``-inf`` if none).
+    """The smallest α for which a run meets DR-Def3.9/3.10: the largest of ``τ - f_i`` over the ``⊤`` answers,
+    ``f_i - τ`` over the ``⊥`` answers and ``|a_i - f_i|`` over NumericSparse's values (``-inf`` if none).
 
     ``f`` are the true query values in the release's units.  DR-Thm3.24/3.26/3.28 say this is ``< α`` except
-    with probability ``β``; on a stream with queries at ``T ± α`` it is ``>= α`` exactly when the run
+    with probability ``β``; on a stream with queries at ``τ ± α`` it is ``>= α`` exactly when the run
     answers wrongly (so the mechanism may also halt early only through a wrong ``⊤``).
     """
     f = check_stream(f)
     answers = np.atleast_2d(release.answers)
     if answers.shape[1] != f.size:
         raise ValueError(f"f has {f.size} values but the release answered a stream of {answers.shape[1]}")
-    miss = np.where(answers == TOP, release.T - f, np.where(answers == BOTTOM, f - release.T, -np.inf))
+    tau = release.threshold
+    miss = np.where(answers == TOP, tau - f, np.where(answers == BOTTOM, f - tau, -np.inf))
     if release.values is not None:
         values = np.atleast_2d(release.values)
         miss = np.maximum(miss, np.where(answers == TOP, np.abs(np.nan_to_num(values) - f), -np.inf))
@@ -149,16 +150,16 @@ def _prologue(epsilon, delta, rng, sampler, trials):
 
 # ------------------------------------------------------------------------------------- the engine
 
-def run_sparse(f, T, c, threshold_scale, query_scale, trials, rng, sampler=laplace_noise) -> np.ndarray:
+def run_sparse(f, threshold, c, threshold_scale, query_scale, trials, rng, sampler=laplace_noise) -> np.ndarray:
     """DR-Alg2's loop for validated inputs: ``(trials, k)`` int8 answers.
 
     The query noise ``ν ~ Lap(query_scale)`` is one ``(trials, k)`` array (each query is compared once);
-    the ``c`` thresholds ``T + Lap(threshold_scale)`` are one ``(trials, c)`` array: query ``i`` of a trial
+    the ``c`` thresholds ``τ + Lap(threshold_scale)`` are one ``(trials, c)`` array: query ``i`` of a trial
     is compared with threshold number "``⊤`` answers so far", and nothing is answered after the ``c``-th ``⊤``.
     """
     k = f.size
     noisy = f + sampler(query_scale, (trials, k), rng)
-    thresholds = T + sampler(threshold_scale, (trials, c), rng)
+    thresholds = threshold + sampler(threshold_scale, (trials, c), rng)
     if c == 1 or c * trials < 2_000:                         # both scans give identical answers
         return _scan_rounds(noisy, thresholds)
     return _scan_queries(noisy, thresholds)
@@ -210,53 +211,54 @@ def _finish(answers, trials):
 
 # ------------------------------------------------------------------------------------- stream mechanisms
 
-def above_threshold_stream(f, *, T, epsilon, sensitivity=1.0, trials=None, rng=None,
+def above_threshold_stream(f, *, threshold, epsilon, sensitivity=1.0, trials=None, rng=None,
                            sampler=laplace_noise) -> SparseVectorRelease:
     """DR-Alg1 AboveThreshold on query values ``f`` of the given sensitivity — ε-DP (DR-Thm3.23).
 
-    ``T̂ = T + Lap(2Δ/ε)`` once; ``⊤`` at the first ``i`` with ``f_i + Lap(4Δ/ε) >= T̂``, then halt.
+    ``τ̂ = τ + Lap(2Δ/ε)`` once; ``⊤`` at the first ``i`` with ``f_i + Lap(4Δ/ε) >= τ̂``, then halt.
     Accuracy: DR-Thm3.24, ``α = 8(ln k + ln(2/β))Δ/ε`` (:func:`dpbook.theory.sparse_vector.above_threshold_alpha`).
     """
     f = check_stream(f)
     p = _prologue(epsilon, 0.0, rng, sampler, trials)
     epsilon, trials = p.epsilon, p.trials
-    T = check_real("T", T)
+    threshold = check_real("threshold", threshold)
     threshold_scale, query_scale = above_threshold_scales(epsilon, sensitivity)   # 2Δ/ε once, 4Δ/ε per query
-    answers = run_sparse(f, T, 1, threshold_scale, query_scale, trials or 1, p.rng, p.noise)
-    return SparseVectorRelease(_finish(answers, trials), "above_threshold", T, 1,
+    answers = run_sparse(f, threshold, 1, threshold_scale, query_scale, trials or 1, p.rng, p.noise)
+    return SparseVectorRelease(_finish(answers, trials), "above_threshold", threshold, 1,
                                threshold_scale, query_scale, ledger=(Spend("above_threshold", epsilon),))
 
 
-def sparse_vector_stream(f, *, T, c, epsilon, delta=0.0, sensitivity=1.0, trials=None, rng=None,
+def sparse_vector_stream(f, *, threshold, c, epsilon, delta=0.0, sensitivity=1.0, trials=None, rng=None,
                          sampler=laplace_noise) -> SparseVectorRelease:
     """DR-Alg2 Sparse: up to ``c`` ``⊤`` answers, a new threshold after each — (ε, δ)-DP (DR-Thm3.25).
 
-    ``σ = 2cΔ/ε`` (``δ = 0``) or ``sqrt(32c ln(1/δ))Δ/ε`` (``δ > 0``); thresholds ``T + Lap(σ)``, query noise
+    ``σ = 2cΔ/ε`` (``δ = 0``) or ``sqrt(32c ln(1/δ))Δ/ε`` (``δ > 0``); thresholds ``τ + Lap(σ)``, query noise
     ``Lap(2σ)``: ``c`` AboveThreshold runs at ``ε' = ε/c`` or ``ε/sqrt(8c ln(1/δ))``.  Accuracy: DR-Thm3.26.
     """
     f = check_stream(f)
     p = _prologue(epsilon, delta, rng, sampler, trials)
     epsilon, delta, trials = p.epsilon, p.delta, p.trials
     c = check_int("c", c, low=1)
-    T = check_real("T", T)
+    threshold = check_real("threshold", threshold)
     check_work(trials=trials or 1, c=c)                   # c thresholds per trial
     check_split(epsilon, c, parts_name="c")
     sensitivity = check_sensitivity(sensitivity)
     epsilon_run = sparse_per_run_epsilon(epsilon, c, delta)                # ε/c or ε/sqrt(8c ln(1/δ))
     sigma = sparse_sigma(epsilon, c, delta) * sensitivity                   # = 2Δ/ε_run
     _require(sparse_composed_epsilon(epsilon, c, delta), epsilon, delta)
-    answers = run_sparse(f, T, c, sigma, 2.0 * sigma, trials or 1, p.rng, p.noise)
+    answers = run_sparse(f, threshold, c, sigma, 2.0 * sigma, trials or 1, p.rng, p.noise)
     ledger = Ledger((Spend(f"above_threshold run {j + 1}", epsilon_run) for j in range(c)),
                     rule="basic" if delta == 0.0 else "advanced-corollary", delta_prime=delta,   # DR-Cor3.21
                     budget=epsilon)
-    return SparseVectorRelease(_finish(answers, trials), "sparse_vector", T, c, sigma,
+    return SparseVectorRelease(_finish(answers, trials), "sparse_vector", threshold, c, sigma,
                                2.0 * sigma, ledger=ledger)
 
 
-example(sparse_vector_stream, lambda: dict(f=np.linspace(0.0, 1.0, 40), T=0.5, c=5, epsilon=0.9, delta=1e-6, rng=0))
+example(sparse_vector_stream, lambda: dict(f=np.linspace(0.0, 1.0, 40), threshold=0.5, c=5, epsilon=0.9, delta=1e-6,
+                                           rng=0))
 
 
-def numeric_sparse_stream(f, *, T, c, epsilon, delta=0.0, sensitivity=1.0, trials=None, rng=None,
+def numeric_sparse_stream(f, *, threshold, c, epsilon, delta=0.0, sensitivity=1.0, trials=None, rng=None,
                           sampler=laplace_noise) -> SparseVectorRelease:
     """DR-Alg3 NumericSparse: Sparse at ``σ(ε1)`` plus ``f_i + Lap(σ(ε2))`` at each ``⊤`` — (ε, δ)-DP
     (DR-Thm3.27).
@@ -270,7 +272,7 @@ def numeric_sparse_stream(f, *, T, c, epsilon, delta=0.0, sensitivity=1.0, trial
     p = _prologue(epsilon, delta, rng, sampler, trials)
     epsilon, delta, trials, rng, sampler = p.epsilon, p.delta, p.trials, p.rng, p.noise
     c = check_int("c", c, low=1)
-    T = check_real("T", T)
+    threshold = check_real("threshold", threshold)
     check_work(trials=trials or 1, c=c)                   # c thresholds per trial
     check_split(epsilon, c, parts_name="c")
     sensitivity = check_sensitivity(sensitivity)
@@ -278,18 +280,19 @@ def numeric_sparse_stream(f, *, T, c, epsilon, delta=0.0, sensitivity=1.0, trial
     sigma1 = numeric_sparse_sigma(epsilon1, c, delta) * sensitivity          # thresholds Lap(σ1), queries Lap(2σ1)
     sigma2 = numeric_sparse_sigma(epsilon2, c, delta) * sensitivity          # numeric answers Lap(σ2)
     _require(numeric_sparse_composed_epsilon(epsilon, c, delta), epsilon, delta)
-    answers = run_sparse(f, T, c, sigma1, 2.0 * sigma1, trials or 1, rng, sampler)
+    answers = run_sparse(f, threshold, c, sigma1, 2.0 * sigma1, trials or 1, rng, sampler)
     values = np.where(answers == TOP, f + sampler(sigma2, answers.shape, rng), np.nan)
     rule = "basic" if delta == 0.0 else "advanced-corollary"   # each group at δ/2 (DR-Cor3.21), the two added (DR-Thm3.27)
     ledger = Ledger((Ledger((Spend(f"above_threshold run {j + 1}", 2.0 * sensitivity / sigma1) for j in range(c)),
                      rule=rule, delta_prime=delta / 2, label="Sparse part"),
               Ledger((Spend(f"laplace value {j + 1}", sensitivity / sigma2) for j in range(c)),
                      rule=rule, delta_prime=delta / 2, label="numeric values")), budget=epsilon)
-    return SparseVectorRelease(_finish(answers, trials), "numeric_sparse", T, c, sigma1,
+    return SparseVectorRelease(_finish(answers, trials), "numeric_sparse", threshold, c, sigma1,
                                2.0 * sigma1, sigma2, _finish(values, trials), ledger)
 
 
-example(numeric_sparse_stream, lambda: dict(f=np.linspace(0.0, 1.0, 40), T=0.5, c=5, epsilon=0.9, delta=1e-6, rng=0))
+example(numeric_sparse_stream, lambda: dict(f=np.linspace(0.0, 1.0, 40), threshold=0.5, c=5, epsilon=0.9, delta=1e-6,
+                                            rng=0))
 
 
 def _require(composed: float, epsilon: float, delta: float) -> None:
@@ -306,57 +309,57 @@ def _stated(neighbours, release):
     return dataclasses.replace(release, neighbours=neighbours)
 
 
-def _normalised_stream(x, workload, T, n):
+def _normalised_stream(x, workload, threshold, n):
     """The true normalised answers ``Q x / n`` as a stream, the public ``n``, the neighbouring relation the
-    claim holds under (``n`` given: add/remove; read from the data: replace-one), the threshold ``T ∈ [0, 1]``,
+    claim holds under (``n`` given: add/remove; read from the data: replace-one), the threshold ``τ ∈ [0, 1]``,
     and the sensitivity of each normalised answer: ``1/n`` for queries in ``[0, 1]``, ``s/n`` for a workload whose
     entries leave it (``s = W.linf_sensitivity(neighbours)``, from its
     :meth:`~dpbook.queries.Workload.entry_range`: overlapping cut queries have ``s = 2``)."""
     x, W = check_database(x, workload)
     n, neighbours = check_public_n(n, x)
     s = max(1.0, W.linf_sensitivity(neighbours))
-    return W.counts(x) / n, n, neighbours, check_real("T", T, low=0.0, high=1.0), s / n
+    return W.counts(x) / n, n, neighbours, check_real("threshold", threshold, low=0.0, high=1.0), s / n
 
 
-def above_threshold(x, workload, *, T, epsilon, n=None, trials=None, rng=None,
+def above_threshold(x, workload, *, threshold, epsilon, n=None, trials=None, rng=None,
                     sampler=laplace_noise) -> SparseVectorRelease:
-    """AboveThreshold (DR-Alg1) on the normalised answers ``Q x / n`` with threshold ``T ∈ [0, 1]`` — ε-DP.
+    """AboveThreshold (DR-Alg1) on the normalised answers ``Q x / n`` with threshold ``τ ∈ [0, 1]`` — ε-DP.
 
     Noise ``Lap(2/ε)/n`` on the threshold (once) and ``Lap(4/ε)/n`` on each query; halts at the first ``⊤``.
     ``n``: the public row count (claim under add/remove); by default ``||x||_1`` (claim under replace-one).
     Queries with values in ``[0, 1]`` have sensitivity ``1/n``; a workload with larger entries pays for them
     (``s/n``, :func:`_normalised_stream`).
     """
-    f, n, neighbours, T, sensitivity = _normalised_stream(x, workload, T, n)
-    release = above_threshold_stream(f, T=T, epsilon=epsilon, sensitivity=sensitivity, trials=trials, rng=rng,
-                                     sampler=sampler)
+    f, n, neighbours, threshold, sensitivity = _normalised_stream(x, workload, threshold, n)
+    release = above_threshold_stream(f, threshold=threshold, epsilon=epsilon, sensitivity=sensitivity, trials=trials,
+                                     rng=rng, sampler=sampler)
     return _stated(neighbours, release)
 
 
-def sparse_vector(x, workload, *, T, c, epsilon, delta=0.0, n=None, trials=None, rng=None,
+def sparse_vector(x, workload, *, threshold, c, epsilon, delta=0.0, n=None, trials=None, rng=None,
                   sampler=laplace_noise) -> SparseVectorRelease:
-    """Sparse (DR-Alg2) on the normalised answers ``Q x / n``, threshold ``T ∈ [0, 1]``, at most ``c`` ``⊤``
+    """Sparse (DR-Alg2) on the normalised answers ``Q x / n``, threshold ``τ ∈ [0, 1]``, at most ``c`` ``⊤``
     (``n`` as in :func:`above_threshold`)."""
-    f, n, neighbours, T, sensitivity = _normalised_stream(x, workload, T, n)
-    release = sparse_vector_stream(f, T=T, c=c, epsilon=epsilon, delta=delta, sensitivity=sensitivity, trials=trials,
-                                   rng=rng, sampler=sampler)
+    f, n, neighbours, threshold, sensitivity = _normalised_stream(x, workload, threshold, n)
+    release = sparse_vector_stream(f, threshold=threshold, c=c, epsilon=epsilon, delta=delta, sensitivity=sensitivity,
+                                   trials=trials, rng=rng, sampler=sampler)
     return _stated(neighbours, release)
 
 
-def numeric_sparse(x, workload, *, T, c, epsilon, delta=0.0, n=None, trials=None, rng=None,
+def numeric_sparse(x, workload, *, threshold, c, epsilon, delta=0.0, n=None, trials=None, rng=None,
                    sampler=laplace_noise) -> SparseVectorRelease:
     """NumericSparse (DR-Alg3) on ``Q x / n``: ``⊤/⊥`` plus a normalised noisy value at each ``⊤``
     (``n`` as in :func:`above_threshold`: the released values would reveal a private ``||x||_1`` under
     add/remove, so with ``n`` read from the data the claim is made under replace-one)."""
-    f, n, neighbours, T, sensitivity = _normalised_stream(x, workload, T, n)
-    release = numeric_sparse_stream(f, T=T, c=c, epsilon=epsilon, delta=delta, sensitivity=sensitivity, trials=trials,
-                                    rng=rng, sampler=sampler)
+    f, n, neighbours, threshold, sensitivity = _normalised_stream(x, workload, threshold, n)
+    release = numeric_sparse_stream(f, threshold=threshold, c=c, epsilon=epsilon, delta=delta, sensitivity=sensitivity,
+                                    trials=trials, rng=rng, sampler=sampler)
     return _stated(neighbours, release)
 
 
-def threshold_alpha(noisy, f, T, *, values=False) -> np.ndarray | float:
+def threshold_alpha(noisy, f, threshold, *, values=False) -> np.ndarray | float:
     """The empirical α (as :func:`empirical_alpha`) of answering **every** query by comparing a noisy answer with
-    ``T``: ``⊤`` where ``noisy >= T``, else ``⊥`` — post-processing of a per-query release (e.g.
+    ``τ``: ``⊤`` where ``noisy >= τ``, else ``⊥`` — post-processing of a per-query release (e.g.
     :func:`dpbook.laplace.laplace_mechanism` at ``ε/k`` per query), the baseline Sparse is measured against.
 
     ``noisy``: shape ``(k,)`` or ``(trials, k)``, in the units of the stream ``f``.  ``values=True`` also counts
@@ -364,7 +367,7 @@ def threshold_alpha(noisy, f, T, *, values=False) -> np.ndarray | float:
     one run, else one value per trial.
     """
     f = check_stream(f)
-    T = check_real("T", T)
+    threshold = check_real("threshold", threshold)
     if not isinstance(values, (bool, np.bool_)):
         raise TypeError(f"values must be True or False, got {type(values).__name__} ({values!r})")
     arr = np.asarray(noisy)
@@ -376,8 +379,8 @@ def threshold_alpha(noisy, f, T, *, values=False) -> np.ndarray | float:
         raise ValueError(f"noisy (shape {arr.shape}) must have shape ({f.size},) or (trials, {f.size}) to match f")
     if not np.all(np.isfinite(arr)):
         raise ValueError("noisy contains NaN or inf; noisy answers must be finite")
-    top = np.atleast_2d(arr) >= T
-    miss = np.where(top, T - f, f - T)
+    top = np.atleast_2d(arr) >= threshold
+    miss = np.where(top, threshold - f, f - threshold)
     if values:
         miss = np.maximum(miss, np.where(top, np.abs(np.atleast_2d(arr) - f), -np.inf))
     out = miss.max(axis=1)

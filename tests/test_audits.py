@@ -156,8 +156,8 @@ def _composite_releases():
         "mwem_practical T=5, uneven rounds": mwem_practical(x, k_way_marginals(4, 2), n=int(x.sum()), epsilon=0.7, T=5, select_share=0.3,
                                                             round_weights=[1, 2, 3, 4, 5], rng=1),
         "composed laplace m=24": composed_laplace_mechanism(x, W, n=int(x.sum()), epsilon=0.7, rng=1),
-        "sparse c=3": sparse_vector_stream(f, T=0.0, c=3, epsilon=0.7, rng=1),
-        "numeric sparse c=3": numeric_sparse_stream(f, T=0.0, c=3, epsilon=0.7, rng=1),
+        "sparse c=3": sparse_vector_stream(f, threshold=0.0, c=3, epsilon=0.7, rng=1),
+        "numeric sparse c=3": numeric_sparse_stream(f, threshold=0.0, c=3, epsilon=0.7, rng=1),
         "online IDC-Alg1-SV c=4": online_idc_sv(x, rule, FixedStream(W), epsilon=0.7, delta=0.0, c=4, rng=1),
         "offline IC rounds=6": iterative_construction(x, W, rule=rule, epsilon=0.7, delta=0.0, rounds=6, rng=1),
     }
@@ -181,7 +181,7 @@ def test_ledger_with_delta_composes_to_the_claim():
     W = conjunctions(4, 2)
     x = np.random.default_rng(0).integers(0, 20, size=16)
     for release, delta_prime in [
-        (sparse_vector_stream(np.zeros(5), T=0.0, c=4, epsilon=0.8, delta=1e-4, rng=1), 1e-4),
+        (sparse_vector_stream(np.zeros(5), threshold=0.0, c=4, epsilon=0.8, delta=1e-4, rng=1), 1e-4),
         (online_idc_sv(x, MultiplicativeWeightsIDC(16, 0.3), FixedStream(W), epsilon=0.8, delta=1e-4, c=4, rng=1), 1e-4),
     ]:
         steps = [s.epsilon for s in release.ledger]

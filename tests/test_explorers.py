@@ -46,10 +46,10 @@ def test_explore_gaussian_pure_and_valid():
 
 def test_explore_sparse_pure_and_valid():
     from dpbook.explorers.sparse_vector import explore_sparse
-    a, b = explore_sparse(k=40, trials=50), explore_sparse(k=40, trials=50)
+    a, b = explore_sparse(m=40, trials=50), explore_sparse(m=40, trials=50)
     assert _lines(a) == _lines(b)
     plt.close("all")
-    for kw, name in [(dict(epsilon=0), "epsilon"), (dict(c=0), "c"), (dict(k=500), "k"), (dict(T=1.5), "T")]:
+    for kw, name in [(dict(epsilon=0), "epsilon"), (dict(c=0), "c"), (dict(m=500), "m"), (dict(threshold=1.5), "threshold")]:
         with pytest.raises(ValueError, match=name):
             explore_sparse(**kw)
 

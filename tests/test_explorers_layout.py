@@ -75,7 +75,7 @@ CASES = [
     (_online, {}), (_online, dict(epsilon=0.05625, alpha_u=0.025, scale=100, k=200, idc="FK", analyst="worst query")),
     (_online, dict(idc="Median", scale=20_000, alpha_u=0.4, epsilon=0.9646, k=10)),
     (_smalldb, {}), (_smalldb, dict(epsilon=0.001, alpha=0.42, m=26)), (_smalldb, dict(epsilon=10.0, alpha=0.595, m=3)),
-    (_sparse, {}), (_sparse, dict(epsilon=0.05, c=20, T=0.1, k=10)), (_sparse, dict(epsilon=50.0, c=1, T=0.5)),
+    (_sparse, {}), (_sparse, dict(epsilon=0.05, c=20, threshold=0.1, m=10)), (_sparse, dict(epsilon=50.0, c=1, threshold=0.5)),
     (_gaussian, {}), (_gaussian, dict(epsilon=0.5 * 10 ** -1.7, delta=1e-12, m=1024)),
     (_gaussian, dict(epsilon=0.5 * 10 ** 0.3, delta=1e-2, m=1)),
     (_histogram, {}), (_histogram, dict(epsilon=0.01, d=16, n=99_997, beta=0.005)),

@@ -184,11 +184,11 @@ def test_sv_accuracy_fk():
 
 def test_sv_accuracy_mw_below_threshold_adversary():
     """The analyst who asks the worst query the threshold lets through: answers come from the hypothesis and
-    their error approaches T_thr — still within α_U + 2α_SV w.p. >= 1-β."""
+    their error approaches τ — still within α_U + 2α_SV w.p. >= 1-β."""
     x = X64 * 3000
     rule = MultiplicativeWeightsIDC(64, 0.1)
     probe = online_idc_sv(x, rule, FixedStream(W64, [0]), epsilon=0.9, delta=1e-6, beta=0.05, rng=0)
-    stream = AdversarialStream(W64, 100, below=probe.params["T_thr"], reference=x)
+    stream = AdversarialStream(W64, 100, below=probe.params["threshold"], reference=x)
     rel = online_idc_sv(x, rule, stream, epsilon=0.9, delta=1e-6, beta=0.05, trials=100, rng=21)
     err = rel.errors(x).max
     assert failure_rate(err, rel.params["error_bound"]).consistent_with(0.05)
@@ -223,14 +223,14 @@ def test_sv_cap_stops_data_access():
 # =========================================================================== GRU Algorithm 1 accuracy
 
 def test_alg1_accuracy_thm_4_9():
-    """IDC-Thm4.9: T >= 2 ln(k/β)/(ε0 n) ⇒ w.p. >= 1-β all errors <= 3T/2 and no early termination."""
+    """IDC-Thm4.9: τ >= 2 ln(k/β)/(ε0 n) ⇒ w.p. >= 1-β all errors <= 3τ/2 and no early termination."""
     x = X64 * 500
-    rule = MultiplicativeWeightsIDC(64, 0.1)                          # α = 0.3, T = 0.2, B_max = B(0.1)
+    rule = MultiplicativeWeightsIDC(64, 0.1)                          # α = 0.3, τ = 0.2, B_max = B(0.1)
     rel = online_idc(x, rule, AdversarialStream(W64, 100, reference=x), epsilon=1.0, delta=1e-6, trials=200, rng=5)
     p = rel.params
-    assert p["T"] == pytest.approx(0.2) and p["b_max"] == math.floor(4 * math.log(64) / 0.01)
-    assert p["T"] >= th.alg1_min_threshold(100, 0.05, p["epsilon0"], int(x.sum()))
-    bad = (rel.errors(x).max > 1.5 * p["T"]) | rel.halted
+    assert p["threshold"] == pytest.approx(0.2) and p["b_max"] == math.floor(4 * math.log(64) / 0.01)
+    assert p["threshold"] >= th.alg1_min_threshold(100, 0.05, p["epsilon0"], int(x.sum()))
+    bad = (rel.errors(x).max > 1.5 * p["threshold"]) | rel.halted
     assert failure_rate(bad.astype(float), 0.5).consistent_with(0.05)
     assert rel.epsilon == pytest.approx(1.0)
 
@@ -244,8 +244,8 @@ def test_alg1_accuracy_other_idcs(make):
     rule = make(int(x.sum()))
     rel = online_idc(x, rule, AdversarialStream(W8, 40, reference=x), delta=1e-6, epsilon0=0.05, trials=100, rng=6)
     p = rel.params
-    assert p["T"] >= th.alg1_min_threshold(40, 0.05, 0.05, int(x.sum()))
-    bad = (rel.errors(x).max > 1.5 * p["T"]) | rel.halted
+    assert p["threshold"] >= th.alg1_min_threshold(40, 0.05, 0.05, int(x.sum()))
+    bad = (rel.errors(x).max > 1.5 * p["threshold"]) | rel.halted
     assert failure_rate(bad.astype(float), 0.5).consistent_with(0.05)
 
 
@@ -268,10 +268,10 @@ def _sv_sampler(x, n, mechanism=online_idc_sv, k=4):
 
 
 def _sv_tight_pair():
-    """Truth at hypothesis (1/2) + T_thr: round 1's threshold test is a coin flip."""
+    """Truth at hypothesis (1/2) + τ: round 1's threshold test is a coin flip."""
     n = 10_000
     T1 = online_idc_sv(np.array([n // 2, n // 2]), MultiplicativeWeightsIDC(2, 0.05), FixedStream(ONE, [0] * 4),
-                       epsilon=0.5, delta=1e-3, c=2, rng=0).params["T_thr"]
+                       epsilon=0.5, delta=1e-3, c=2, rng=0).params["threshold"]
     return _pair(n // 2 + int(round(T1 * n)), n)
 
 
@@ -332,13 +332,13 @@ def test_alg1_audit_and_uncomposed_control():
 # =========================================================================== DR-Alg6 (OnlineMW via NumericSparse)
 
 def test_dr_alg6_accuracy_delta_0():
-    """DR-Alg6, δ = 0, at dr_alg6_parameters: P[max error > T + α_NS = 3α] <= β; at most c updates."""
+    """DR-Alg6, δ = 0, at dr_alg6_parameters: P[max error > τ + α_NS = 3α] <= β; at most c updates."""
     x = X64 * 10_000
     alpha, c = th.dr_alg6_parameters(64, 100, 0.05, 0.9, int(x.sum()))
     rel = online_mw_dr(x, AdversarialStream(W64, 100, reference=x), alpha=alpha, epsilon=0.9, delta=0.0, c=c, trials=100, rng=14)
-    T = rel.params["T"]
+    threshold = rel.params["threshold"]
     a_ns = th.dr_alg6_alpha_ns(100, c, 0.05, 0.9, 0.0, int(x.sum()))
-    assert th.dr_alg6_conditions(T, a_ns, alpha) and th.dr_alg6_error_bound(T, a_ns) == pytest.approx(3 * alpha)
+    assert th.dr_alg6_conditions(threshold, a_ns, alpha) and th.dr_alg6_error_bound(threshold, a_ns) == pytest.approx(3 * alpha)
     assert 3 * alpha < np.abs(W64.answers(x) - 1 / 8).max()
     assert failure_rate(rel.errors(x).max, 3 * alpha).consistent_with(0.05)
     assert rel.updates.max() <= c and rel.updates.min() > 0
@@ -350,7 +350,7 @@ def test_dr_alg6_audit_and_exact_values_control():
 
     def sampler(xx, mechanism=online_mw_dr):
         def sample(trials, rng):
-            out = mechanism(xx, FixedStream(ONE, [0] * 3), alpha=0.3, epsilon=0.5, delta=0.0, c=2, T=0.3, n=n,
+            out = mechanism(xx, FixedStream(ONE, [0] * 3), alpha=0.3, epsilon=0.5, delta=0.0, c=2, threshold=0.3, n=n,
                             trials=trials, rng=rng)
             return np.where(out.updated, out.answers, np.nan)
         return sample
@@ -366,20 +366,20 @@ def test_dr_alg6_audit_and_exact_values_control():
 
 
 def test_dr_alg6_delta_positive_has_no_derived_guarantee():
-    """Finding: with δ > 0 the corrected NumericSparse accuracy exceeds T/2 for the box's T, so no α satisfies
-    α_NS <= α <= T - α_NS (the numeric noise can flip an update's sign)."""
+    """Finding: with δ > 0 the corrected NumericSparse accuracy exceeds τ/2 for the box's τ, so no α satisfies
+    α_NS <= α <= τ - α_NS (the numeric noise can flip an update's sign)."""
     for n in (10 ** 5, 10 ** 6, 10 ** 8):
         for alpha in (0.05, 0.1, 0.3):
             c = th.sv_updates(th.mw_bound(alpha, 64))
-            T = th.dr_online_mw_threshold(c, 0.9, 1e-6, 100, 0.05, n)
+            threshold = th.dr_online_mw_threshold(c, 0.9, 1e-6, 100, 0.05, n)
             a_ns = th.dr_alg6_alpha_ns(100, c, 0.05, 0.9, 1e-6, n)
-            assert T - a_ns < a_ns
+            assert threshold - a_ns < a_ns
 
 
 @pytest.mark.parametrize("kw, err, name", [
     (dict(alpha=0.0), ValueError, "alpha"), (dict(alpha=3.0), ValueError, "alpha"),
     (dict(epsilon=-1.0), ValueError, "epsilon"), (dict(delta=1.0), ValueError, "delta"),
-    (dict(c=0), ValueError, "c"), (dict(T=float("nan")), ValueError, "T"), (dict(beta=0.0), ValueError, "beta"),
+    (dict(c=0), ValueError, "c"), (dict(threshold=float("nan")), ValueError, "threshold"), (dict(beta=0.0), ValueError, "beta"),
     (dict(trials=0), ValueError, "trials"),
 ])
 def test_dr_alg6_bad_input(kw, err, name):

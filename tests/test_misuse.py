@@ -68,7 +68,7 @@ def test_the_api_refuses_lattice_noise_on_normalised_answers():
     x, Q = np.array([3, 1]), np.array([[0.0, 1.0]])
     for fn, kw in ((above_threshold, {}), (sparse_vector, {"c": 1})):
         with pytest.raises(ValueError, match="sampler"):
-            fn(x, Q, T=0.5, epsilon=1.0, n=4, sampler=discrete_laplace, **kw)
+            fn(x, Q, threshold=0.5, epsilon=1.0, n=4, sampler=discrete_laplace, **kw)
 
 
 def test_broken_twins_reject_bad_input():

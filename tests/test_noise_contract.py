@@ -78,7 +78,7 @@ def test_composed_laplace_pays_for_rounding_per_query():
 
 
 @pytest.mark.parametrize("fn, kwargs", [
-    (above_threshold, dict(T=0.5)), (sparse_vector, dict(T=0.5, c=2)),
+    (above_threshold, dict(threshold=0.5)), (sparse_vector, dict(threshold=0.5, c=2)),
 ])
 @pytest.mark.parametrize("sampler", [discrete_laplace, grid_laplace], ids=lambda s: s.__name__)
 def test_lattice_noise_in_normalised_streams_is_refused(fn, kwargs, sampler):
@@ -231,11 +231,11 @@ def test_numeric_sparse_states_replace_one_when_n_comes_from_the_data():
     from dpbook.sparse_vector import numeric_sparse
     W = MatrixWorkload(np.array([[0.0, 1.0]]))
     x, x_prime = np.array([1, 0]), np.array([1, 1])
-    assert numeric_sparse(x, W, T=0.5, c=1, epsilon=EPS, rng=0).neighbours == "replace-one"
-    assert numeric_sparse(x, W, T=0.5, c=1, epsilon=EPS, n=2, rng=0).neighbours == "add/remove"
+    assert numeric_sparse(x, W, threshold=0.5, c=1, epsilon=EPS, rng=0).neighbours == "replace-one"
+    assert numeric_sparse(x, W, threshold=0.5, c=1, epsilon=EPS, n=2, rng=0).neighbours == "add/remove"
 
     def value(xx, **kw):
-        return lambda t, r: np.nan_to_num(numeric_sparse(xx, W, T=0.0, c=1, epsilon=EPS, trials=t, rng=r,
+        return lambda t, r: np.nan_to_num(numeric_sparse(xx, W, threshold=0.0, c=1, epsilon=EPS, trials=t, rng=r,
                                                          **kw).values[:, 0], nan=-99.0)
     # with n = ||x||_1 the noise on the value is σ/1 under x and σ/2 under x': the far tail tells them apart
     events = {f"value > {v}": (lambda y, v=v: y > v) for v in (6.0, 9.0, 12.0, 15.0)}

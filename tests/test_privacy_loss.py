@@ -43,34 +43,34 @@ def test_log_interval_probability_matches_scipy_and_is_stable():
 
 
 def test_round_likelihood_normalises():
-    """p(⊥) + ∫_{|y-a|>=T} p(y) dy = 1 (the exact per-round likelihood)."""
-    mu, a, T, b = 0.42, 0.5, 0.2, 0.05
-    bottom = math.exp(round_log_likelihood(np.nan, mu, a, T, b))
-    dens = lambda y: math.exp(round_log_likelihood(y, mu, a, T, b))
-    rest = (integrate.quad(dens, -np.inf, a - T)[0] + integrate.quad(dens, a + T, np.inf)[0])
+    """p(⊥) + ∫_{|y-a|>=τ} p(y) dy = 1 (the exact per-round likelihood)."""
+    mu, a, threshold, b = 0.42, 0.5, 0.2, 0.05
+    bottom = math.exp(round_log_likelihood(np.nan, mu, a, threshold, b))
+    dens = lambda y: math.exp(round_log_likelihood(y, mu, a, threshold, b))
+    rest = (integrate.quad(dens, -np.inf, a - threshold)[0] + integrate.quad(dens, a + threshold, np.inf)[0])
     assert bottom + rest == pytest.approx(1.0, abs=1e-9)
-    assert round_log_likelihood(a + T / 2, mu, a, T, b) == -np.inf          # inside the window: impossible
+    assert round_log_likelihood(a + threshold / 2, mu, a, threshold, b) == -np.inf          # inside the window: impossible
 
 
 def test_round_loss_against_monte_carlo():
     """The exact L_t agrees with Monte Carlo: P[⊥] and the probability of output bins under D and D'."""
     n, eps0 = 100, 0.5
     b, s = 1 / (eps0 * n), 1 / n
-    mu, mup, a, T = 0.55, 0.55 + s, 0.5, 0.04                 # truth near the window's right edge
+    mu, mup, a, threshold = 0.55, 0.55 + s, 0.5, 0.04                 # truth near the window's right edge
     rng = np.random.default_rng(0)
     R = 1_000_000
     yD, yP = mu + rng.laplace(0, b, R), mup + rng.laplace(0, b, R)
-    botD, botP = np.abs(yD - a) < T, np.abs(yP - a) < T
+    botD, botP = np.abs(yD - a) < threshold, np.abs(yP - a) < threshold
     for outputs, m in ((botD, mu), (botP, mup)):
         lo, hi = clopper_pearson(int(outputs.sum()), R, 1e-6)
-        assert lo <= math.exp(round_log_likelihood(np.nan, m, a, T, b)) <= hi
+        assert lo <= math.exp(round_log_likelihood(np.nan, m, a, threshold, b)) <= hi
     # ⊥'s loss: ln(P_D[⊥]/P_D'[⊥]) measured vs exact
     measured = math.log(botD.mean() / botP.mean())
-    assert measured == pytest.approx(float(round_loss(np.nan, mu, mup, a, T, b)), abs=0.02)
+    assert measured == pytest.approx(float(round_loss(np.nan, mu, mup, a, threshold, b)), abs=0.02)
     # numeric bins on each side of (μ, μ'): the density ratio is constant there, so bin ratio = L(y)
     for lo_, hi_ in ((0.54, 0.55), (0.56, 0.60), (0.60, 0.75)):    # >= 40k hits each: tolerance >= 8 sd
         pD, pP = np.mean((yD > lo_) & (yD < hi_)), np.mean((yP > lo_) & (yP < hi_))
-        exact = float(round_loss(0.5 * (lo_ + hi_), mu, mup, a, T, b))
+        exact = float(round_loss(0.5 * (lo_ + hi_), mu, mup, a, threshold, b))
         assert abs(exact) == pytest.approx(eps0)
         assert math.log(pD / pP) == pytest.approx(exact, abs=0.06)
 
@@ -78,33 +78,33 @@ def test_round_loss_against_monte_carlo():
 def test_every_round_loss_is_at_most_epsilon0():
     """Each realised |L_t| <= ε0 = s/b (a density ratio or a shifted interval probability)."""
     rng = np.random.default_rng(1)
-    n, eps0, T = 1000, 0.3, 0.05
+    n, eps0, threshold = 1000, 0.3, 0.05
     b, s = 1 / (eps0 * n), 1 / n
     mu = rng.random(10_000)
     mup = mu + rng.choice([-s, s], 10_000)
     a = mu + rng.normal(0, 0.08, 10_000)
     y = mu + rng.laplace(0, b, 10_000)
-    v = np.where(np.abs(y - a) >= T, y, np.nan)
-    L = round_loss(v, mu, mup, a, T, b)
+    v = np.where(np.abs(y - a) >= threshold, y, np.nan)
+    L = round_loss(v, mu, mup, a, threshold, b)
     assert np.all(np.abs(L) <= eps0 * (1 + 1e-9)) and np.abs(L).max() > 0.99 * eps0
 
 
 def test_r0_round_can_lose_epsilon0():
-    """Erratum-type finding: Claim 4.2's "zero loss on R⁰" is not the likelihood ratio.  With d = T, a noise
-    value Z = T is R⁰ (|Z - d| = 0 < T - s) and outputs ⊥, yet L_t = ln p_D(⊥)/p_D'(⊥) = ε0 exactly."""
-    n, eps0, T = 100, 0.2, 0.1
+    """Erratum-type finding: Claim 4.2's "zero loss on R⁰" is not the likelihood ratio.  With d = τ, a noise
+    value Z = τ is R⁰ (|Z - d| = 0 < τ - s) and outputs ⊥, yet L_t = ln p_D(⊥)/p_D'(⊥) = ε0 exactly."""
+    n, eps0, threshold = 100, 0.2, 0.1
     b, s = 1 / (eps0 * n), 1 / n
     mu, mup = 0.3, 0.3 - s
-    a = mu + T
-    assert classify_rounds(T, a - mu, T, s) == R0
-    assert float(round_loss(np.nan, mu, mup, a, T, b)) == pytest.approx(eps0, rel=1e-12)
+    a = mu + threshold
+    assert classify_rounds(threshold, a - mu, threshold, s) == R0
+    assert float(round_loss(np.nan, mu, mup, a, threshold, b)) == pytest.approx(eps0, rel=1e-12)
 
 
 def test_classify_rounds_hand_values():
-    T, s = 0.2, 0.01
+    threshold, s = 0.2, 0.01
     d = 0.05
     Z = np.array([0.05, 0.05 + 0.18, 0.05 + 0.195, 0.05 - 0.205, 0.05 + 0.21, 0.05 - 0.5])
-    assert list(classify_rounds(Z, d, T, s)) == [R0, R0, RSTAR, RSTAR, R1, R1]
+    assert list(classify_rounds(Z, d, threshold, s)) == [R0, R0, RSTAR, RSTAR, R1, R1]
 
 
 # =========================================================================== replays of Algorithm 1
@@ -165,7 +165,7 @@ def test_pa_i_reconstructed_alg1_and_uncomposed_control():
                          epsilon=1.0), ValueError, "delta"),
     (lambda: replay_alg1(np.array([5, 5]), np.array([5, 6]), MultiplicativeWeightsIDC(2, 0.1), ONE, delta=1e-3,
                          epsilon=1.0, runs=0), ValueError, "runs"),
-    (lambda: round_log_likelihood(np.nan, 0.5, 0.5, 0.0, 1.0), ValueError, "T"),
+    (lambda: round_log_likelihood(np.nan, 0.5, 0.5, 0.0, 1.0), ValueError, "threshold"),
     (lambda: round_log_likelihood(np.nan, np.inf, 0.5, 0.1, 1.0), ValueError, "mu"),
     (lambda: classify_rounds(0.1, 0.0, 0.2, -1.0), ValueError, "s"),
     (lambda: explore_online(k=0), ValueError, "k"), (lambda: explore_online(analyst="x"), ValueError, "analyst"),

@@ -31,11 +31,11 @@ ONE = MatrixWorkload(np.array([[0.0, 1.0]]))
 GRID = [(gap, e0, sgn) for gap in np.linspace(-3, 3, 31) for e0 in (0.02, 0.1, 0.3, 0.5) for sgn in (1, -1)]
 
 
-def _moments(gap, e0, sgn, n=20, T=0.4):
+def _moments(gap, e0, sgn, n=20, threshold=0.4):
     b, mu = 1 / (e0 * n), 0.3
-    a = mu + gap * T
-    m1, m2 = round_moments(mu, mu + sgn / n, a, T, b, points=40_001)
-    return m1, m2, float(update_probability(mu, a, T, b))
+    a = mu + gap * threshold
+    m1, m2 = round_moments(mu, mu + sgn / n, a, threshold, b, points=40_001)
+    return m1, m2, float(update_probability(mu, a, threshold, b))
 
 
 def test_second_moment_lemma_and_drift_bound_on_a_grid():
@@ -52,32 +52,32 @@ def test_second_moment_lemma_and_drift_bound_on_a_grid():
 
 
 def test_round_moments_match_monte_carlo():
-    mu, mu_p, T, n, e0 = 0.3, 0.35, 0.4, 20, 0.5
+    mu, mu_p, threshold, n, e0 = 0.3, 0.35, 0.4, 20, 0.5
     b, a = 1 / (e0 * n), 0.3 + 0.4
-    m1, m2 = round_moments(mu, mu_p, a, T, b)
+    m1, m2 = round_moments(mu, mu_p, a, threshold, b)
     z = np.random.default_rng(3).laplace(0, b, 400_000) + mu
-    v = np.where(np.abs(z - a) >= T, z, np.nan)
-    L = round_loss(v, mu, mu_p, a, T, b)
+    v = np.where(np.abs(z - a) >= threshold, z, np.nan)
+    L = round_loss(v, mu, mu_p, a, threshold, b)
     assert m1 == pytest.approx(L.mean(), abs=5 * L.std() / math.sqrt(L.size))
     assert m2 == pytest.approx((L ** 2).mean(), rel=0.01)
 
 
 def test_bottom_loss_reaches_epsilon0_the_erratum_example():
-    """IDC-E6: with d = T and Z = T the round is R⁰ (|Z - d| = 0 < T - s) and outputs ⊥ under both databases; against
-    D' = D minus a row inside the query (μ' = μ - 1/n) that ⊥ costs exactly ε0 (up to e^{-T/b})."""
+    """IDC-E6: with d = τ and Z = τ the round is R⁰ (|Z - d| = 0 < τ - s) and outputs ⊥ under both databases; against
+    D' = D minus a row inside the query (μ' = μ - 1/n) that ⊥ costs exactly ε0 (up to e^{-τ/b})."""
     n, e0 = 10 ** 6, 0.3
-    T, b, s = 0.2, 1 / (e0 * n), 1 / n
-    mu, a = 0.5, 0.5 + T
-    assert classify_rounds(T, a - mu, T, s) == R0
-    assert float(round_loss(np.nan, mu, mu - s, a, T, b)) == pytest.approx(e0, rel=1e-9)
-    assert abs(float(round_loss(np.nan, mu, mu + s, a, T, b))) == pytest.approx(math.log(2 - math.exp(-e0)), rel=1e-9)
+    threshold, b, s = 0.2, 1 / (e0 * n), 1 / n
+    mu, a = 0.5, 0.5 + threshold
+    assert classify_rounds(threshold, a - mu, threshold, s) == R0
+    assert float(round_loss(np.nan, mu, mu - s, a, threshold, b)) == pytest.approx(e0, rel=1e-9)
+    assert abs(float(round_loss(np.nan, mu, mu + s, a, threshold, b))) == pytest.approx(math.log(2 - math.exp(-e0)), rel=1e-9)
 
 
 def test_update_probability_and_bad_input():
     assert float(update_probability(0.5, 0.5, 0.1, 1e-6)) == pytest.approx(0.0, abs=1e-12)
     assert float(update_probability(0.5, 0.5, 1e-9, 10.0)) == pytest.approx(1.0, abs=1e-8)
     assert float(update_probability(0.0, 0.0, 1.0, 1.0)) == pytest.approx(math.exp(-1.0))
-    for call, name in ((lambda: update_probability(0.5, 0.5, 0.0, 1.0), "T"),
+    for call, name in ((lambda: update_probability(0.5, 0.5, 0.0, 1.0), "threshold"),
                        (lambda: update_probability(np.nan, 0.5, 0.1, 1.0), "mu"),
                        (lambda: update_probability(0.5, 0.5, 0.1, -1.0), "b"),
                        (lambda: round_moments(0.5, 0.6, 0.5, 0.1, 1.0, points=10), "points"),

@@ -76,7 +76,7 @@ def test_the_ledger_cannot_be_rewritten_after_release():
     """Was: ``ledger.rule = "basic"`` moved compose() from (1.0, 1e-5) to (0.489, 0) under an unchanged claim,
     and ``rule = "nonsense"`` was accepted."""
     from dpbook.sparse_vector import sparse_vector
-    rel = sparse_vector(np.array([3, 1, 0, 2]), np.eye(4), T=0.5, c=2, epsilon=1.0, delta=1e-5, n=6, rng=0)
+    rel = sparse_vector(np.array([3, 1, 0, 2]), np.eye(4), threshold=0.5, c=2, epsilon=1.0, delta=1e-5, n=6, rng=0)
     assert rel.ledger.rule != "basic"
     claim = compose(rel.ledger)
     for value in ("basic", "nonsense"):

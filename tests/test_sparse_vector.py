@@ -29,7 +29,7 @@ NEEDS_C = {sparse_vector_stream, numeric_sparse_stream, sparse_vector, numeric_s
 
 
 def _params(fn, **extra):
-    p = dict(T=0.0, epsilon=1.0)
+    p = dict(threshold=0.0, epsilon=1.0)
     if fn in NEEDS_C:
         p["c"] = 2
     p.update(extra)
@@ -141,7 +141,7 @@ def test_theory_bad_inputs():
 
 def test_above_threshold_halts_at_first_clear_top():
     f = np.array([0.0, 0.0, 100.0, 100.0, 0.0])
-    r = above_threshold_stream(f, T=50.0, epsilon=100.0, rng=1)
+    r = above_threshold_stream(f, threshold=50.0, epsilon=100.0, rng=1)
     assert r.answers.tolist() == [BOTTOM, BOTTOM, TOP, UNANSWERED, UNANSWERED]
     assert r.answers.dtype == np.int8 and r.k == 5 and r.num_above == 1 and r.halted
     assert r.threshold_scale == pytest.approx(0.02) and r.query_scale == pytest.approx(0.04)
@@ -150,17 +150,17 @@ def test_above_threshold_halts_at_first_clear_top():
 
 def test_sparse_vector_finds_c_clear_tops_then_halts():
     f = np.array([0, 100, 0, 100, 0, 100, 100], dtype=float)
-    r = sparse_vector_stream(f, T=50.0, c=2, epsilon=100.0, trials=4, rng=2)
+    r = sparse_vector_stream(f, threshold=50.0, c=2, epsilon=100.0, trials=4, rng=2)
     expected = [BOTTOM, TOP, BOTTOM, TOP, UNANSWERED, UNANSWERED, UNANSWERED]
     assert r.answers.shape == (4, 7) and all(row.tolist() == expected for row in r.answers)
     assert np.all(r.halted) and r.threshold_scale == pytest.approx(0.04) and r.query_scale == pytest.approx(0.08)
-    r3 = sparse_vector_stream(f, T=50.0, c=10, epsilon=100.0, rng=2)
+    r3 = sparse_vector_stream(f, threshold=50.0, c=10, epsilon=100.0, rng=2)
     assert r3.answers.tolist() == [BOTTOM, TOP, BOTTOM, TOP, BOTTOM, TOP, TOP] and not r3.halted
 
 
 def test_numeric_sparse_values_only_at_tops():
     f = np.array([0, 100, 0, 100, 0, 100], dtype=float)
-    r = numeric_sparse_stream(f, T=50.0, c=2, epsilon=900.0, trials=3, rng=3)
+    r = numeric_sparse_stream(f, threshold=50.0, c=2, epsilon=900.0, trials=3, rng=3)
     tops = r.answers == TOP
     assert np.all(np.isnan(r.values[~tops])) and np.allclose(r.values[tops], 100.0, atol=1.0)
     assert r.value_scale == pytest.approx(2 * 2 / 200.0)                  # σ(ε2) = 2c/ε2, ε2 = 2·900/9
@@ -171,7 +171,7 @@ def test_structure_of_random_runs():
     rng = np.random.default_rng(4)
     f = rng.normal(0, 3, 40)
     for c in (1, 3, 7):
-        a = sparse_vector_stream(f, T=1.0, c=c, epsilon=1.0, trials=500, rng=5).answers
+        a = sparse_vector_stream(f, threshold=1.0, c=c, epsilon=1.0, trials=500, rng=5).answers
         tops = np.sum(a == TOP, axis=1)
         assert np.all(tops <= c)
         answered = a != UNANSWERED
@@ -192,19 +192,19 @@ def test_scan_by_rounds_equals_scan_by_queries():
 
 def test_ledgers_add_up_to_the_claim():
     f = np.zeros(5)
-    assert sum(s.epsilon for s in above_threshold_stream(f, T=0, epsilon=0.7).ledger) == pytest.approx(0.7)
-    r = sparse_vector_stream(f, T=0, c=4, epsilon=0.7)
+    assert sum(s.epsilon for s in above_threshold_stream(f, threshold=0, epsilon=0.7).ledger) == pytest.approx(0.7)
+    r = sparse_vector_stream(f, threshold=0, c=4, epsilon=0.7)
     assert len(r.ledger) == 4 and compose(r.ledger) == pytest.approx((0.7, 0.0))
-    r = numeric_sparse_stream(f, T=0, c=4, epsilon=0.9)
+    r = numeric_sparse_stream(f, threshold=0, c=4, epsilon=0.9)
     assert [len(group) for group in r.ledger] == [4, 4] and compose(r.ledger) == pytest.approx((0.9, 0.0))
     # δ > 0: the c equal runs were split by DR-Cor3.21, the ledger says so and composes to exactly the claim;
     # DR-Thm3.20 itself proves less (the corollary is its simplification for ε < 1)
-    r = sparse_vector_stream(f, T=0, c=50, epsilon=0.9, delta=1e-5)
+    r = sparse_vector_stream(f, threshold=0, c=50, epsilon=0.9, delta=1e-5)
     eps_run = r.ledger[0].epsilon
     assert all(s.epsilon == eps_run for s in r.ledger) and r.delta == 1e-5
     assert r.ledger.rule == "advanced-corollary" and compose(r.ledger) == pytest.approx((0.9, 1e-5))
     assert advanced_composition(eps_run, 50, 1e-5)[0] <= 0.9
-    r = numeric_sparse_stream(f, T=0, c=50, epsilon=0.9, delta=1e-5)
+    r = numeric_sparse_stream(f, threshold=0, c=50, epsilon=0.9, delta=1e-5)
     at, vals = r.ledger[0][0].epsilon, r.ledger[1][0].epsilon
     total = advanced_composition(at, 50, 5e-6)[0] + advanced_composition(vals, 50, 5e-6)[0]
     assert compose(r.ledger) == pytest.approx((0.9, 1e-5)) and total <= 0.9
@@ -217,8 +217,8 @@ def test_database_version_equals_stream_on_normalised_answers():
     for db_fn, stream_fn, extra in [(above_threshold, above_threshold_stream, {}),
                                     (sparse_vector, sparse_vector_stream, {"c": 3}),
                                     (numeric_sparse, numeric_sparse_stream, {"c": 3, "delta": 1e-6})]:
-        a = db_fn(data.x, W, T=0.3, epsilon=1.0, trials=20, rng=7, **extra)
-        b = stream_fn(f, T=0.3, epsilon=1.0, sensitivity=1 / n, trials=20, rng=7, **extra)
+        a = db_fn(data.x, W, threshold=0.3, epsilon=1.0, trials=20, rng=7, **extra)
+        b = stream_fn(f, threshold=0.3, epsilon=1.0, sensitivity=1 / n, trials=20, rng=7, **extra)
         assert np.array_equal(a.answers, b.answers)
         assert a.query_scale == pytest.approx(b.query_scale) and a.query_scale < 1.0
         if a.values is not None:
@@ -226,24 +226,24 @@ def test_database_version_equals_stream_on_normalised_answers():
 
 
 def test_first_answer_probabilities_match_exact_values():
-    """P[⊤ at the first query] = 1 - G(T - f) and P[first 4 ⊥] from the single-threshold integral."""
+    """P[⊤ at the first query] = 1 - G(τ - f) and P[first 4 ⊥] from the single-threshold integral."""
     trials = 400_000
     for shift in (0.0, 1.0, -2.5):
-        r = above_threshold_stream(np.full(4, shift), T=0.0, epsilon=1.0, trials=trials, rng=8)
+        r = above_threshold_stream(np.full(4, shift), threshold=0.0, epsilon=1.0, trials=trials, rng=8)
         p_top = 1 - float(th.laplace_difference_cdf(-shift, 4.0, 2.0))
         assert _exact_two_sided(int(np.sum(r.answers[:, 0] == TOP)), trials, p_top)
         p_bottoms = th.first_k_bottom_probability(4, 1.0, shift)
         assert _exact_two_sided(int(np.sum(np.all(r.answers == BOTTOM, axis=1))), trials, p_bottoms)
-        renoise = broken.above_threshold_renoise_threshold(np.full(4, shift), T=0.0, epsilon=1.0, trials=trials, rng=8)
+        renoise = broken.above_threshold_renoise_threshold(np.full(4, shift), threshold=0.0, epsilon=1.0, trials=trials, rng=8)
         p_renoise = th.first_k_bottom_probability(4, 1.0, shift, "renoise")
         assert _exact_two_sided(int(np.sum(np.all(renoise.answers == BOTTOM, axis=1))), trials, p_renoise)
 
 
 def test_sparse_thresholds_are_redrawn_after_each_top():
-    """Two queries at T, c = 2: (⊥, ⊥) shares one threshold (probability 7/24, not 1/4), while after a ⊤ the
+    """Two queries at τ, c = 2: (⊥, ⊥) shares one threshold (probability 7/24, not 1/4), while after a ⊤ the
     threshold is redrawn, so (⊤, ⊥) has probability exactly 1/2 · 1/2."""
     trials = 300_000
-    r = sparse_vector_stream(np.zeros(2), T=0.0, c=2, epsilon=2.0, trials=trials, rng=9)   # ε' = 1
+    r = sparse_vector_stream(np.zeros(2), threshold=0.0, c=2, epsilon=2.0, trials=trials, rng=9)   # ε' = 1
     assert _exact_two_sided(int(np.sum(np.all(r.answers == BOTTOM, axis=1))), trials, 7 / 24)
     top_bottom = (r.answers[:, 0] == TOP) & (r.answers[:, 1] == BOTTOM)
     assert _exact_two_sided(int(np.sum(top_bottom)), trials, 0.25)
@@ -252,13 +252,13 @@ def test_sparse_thresholds_are_redrawn_after_each_top():
 # ----------------------------------------------------------------------------------------- accuracy vs theory
 
 def _wrong(answers, high):
-    """Failure of DR-Def3.9/3.10 on a stream with queries at T ± α: ⊤ on a low query or ⊥ on a high one."""
+    """Failure of DR-Def3.9/3.10 on a stream with queries at τ ± α: ⊤ on a low query or ⊥ on a high one."""
     tops, bottoms = answers == TOP, answers == BOTTOM
     return np.any(tops & ~high, axis=1) | np.any(bottoms & high, axis=1) | (np.sum(tops, axis=1) < high.sum())
 
 
 def _exact_wrong_above_threshold(k, alpha, epsilon):
-    """1 - P[⊥ on k-1 queries at T-α and ⊤ on the last at T+α] = 1 - ∫ p_ρ F_ν(ρ+α)^{k-1} (1 - F_ν(ρ-α))."""
+    """1 - P[⊥ on k-1 queries at τ-α and ⊤ on the last at τ+α] = 1 - ∫ p_ρ F_ν(ρ+α)^{k-1} (1 - F_ν(ρ-α))."""
     b_rho, b_nu = 2 / epsilon, 4 / epsilon
     r = np.linspace(-60 * b_rho, 60 * b_rho, 400_001)
     F = lambda z: np.where(z <= 0, 0.5 * np.exp(np.minimum(z, 0) / b_nu), 1 - 0.5 * np.exp(-np.maximum(z, 0) / b_nu))
@@ -269,8 +269,8 @@ def _exact_wrong_above_threshold(k, alpha, epsilon):
 def test_above_threshold_accuracy_dr_thm_3_24():
     k, beta, epsilon, trials = 50, 0.05, 1.0, 40_000
     alpha = th.above_threshold_alpha(k, beta, epsilon)
-    f = np.r_[np.full(k - 1, -alpha), alpha]                    # only the last query is near T = 0
-    r = above_threshold_stream(f, T=0.0, epsilon=epsilon, trials=trials, rng=10)
+    f = np.r_[np.full(k - 1, -alpha), alpha]                    # only the last query is near τ = 0
+    r = above_threshold_stream(f, threshold=0.0, epsilon=epsilon, trials=trials, rng=10)
     wrong = _wrong(r.answers, f > 0)
     rate = failure_rate(wrong.astype(float), 1.0)
     assert rate.consistent_with(beta)
@@ -285,11 +285,11 @@ def test_sparse_vector_accuracy_dr_thm_3_26(delta):
     high = np.zeros(k, dtype=bool)
     high[[10, 30, 59]] = True
     f = np.where(high, alpha, -alpha)
-    r = sparse_vector_stream(f, T=0.0, c=c, epsilon=epsilon, delta=delta, trials=trials, rng=11)
+    r = sparse_vector_stream(f, threshold=0.0, c=c, epsilon=epsilon, delta=delta, trials=trials, rng=11)
     assert failure_rate(_wrong(r.answers, high).astype(float), 1.0).consistent_with(beta)
     # the bound is not vacuous at a quarter of α: the test can see too much noise
     f4 = np.where(high, alpha / 4, -alpha / 4)
-    r4 = sparse_vector_stream(f4, T=0.0, c=c, epsilon=epsilon, delta=delta, trials=trials, rng=12)
+    r4 = sparse_vector_stream(f4, threshold=0.0, c=c, epsilon=epsilon, delta=delta, trials=trials, rng=12)
     assert np.mean(_wrong(r4.answers, high)) > 0
 
 
@@ -305,7 +305,7 @@ def test_numeric_sparse_accuracy_dr_thm_3_28(delta):
     high = np.zeros(k, dtype=bool)
     high[[5, 25, 50]] = True
     f = np.where(high, alpha, -alpha)
-    r = numeric_sparse_stream(f, T=0.0, c=c, epsilon=epsilon, delta=delta, trials=trials, rng=13)
+    r = numeric_sparse_stream(f, threshold=0.0, c=c, epsilon=epsilon, delta=delta, trials=trials, rng=13)
     assert failure_rate(_numeric_failures(r, f, high, alpha).astype(float), 1.0).consistent_with(beta)
 
 
@@ -314,7 +314,7 @@ def test_numeric_sparse_printed_delta_bound_fails_for_the_values():
     beta, epsilon, delta, trials = 0.05, 1.0, 1e-6, 20_000
     printed = th.numeric_sparse_alpha(1, 1, beta, epsilon, delta)
     f = np.array([10 * printed])                                  # surely ⊤; only the value's error matters
-    r = numeric_sparse_stream(f, T=0.0, c=1, epsilon=epsilon, delta=delta, trials=trials, rng=14)
+    r = numeric_sparse_stream(f, threshold=0.0, c=1, epsilon=epsilon, delta=delta, trials=trials, rng=14)
     fails = failure_rate(_numeric_failures(r, f, np.array([True]), printed).astype(float), 1.0)
     assert not fails.consistent_with(beta)                        # measured ≈ exp(-printed/σ2) = 0.21
     assert _exact_two_sided(fails.failures, trials, math.exp(-printed / r.value_scale))
@@ -324,14 +324,14 @@ def test_numeric_sparse_printed_delta_bound_fails_for_the_values():
 
 
 def test_above_threshold_accuracy_on_real_data():
-    """On the cancer 3-way conjunctions: every ⊤ is >= T - α and every ⊥ <= T + α, except w.p. β."""
+    """On the cancer 3-way conjunctions: every ⊤ is >= τ - α and every ⊥ <= τ + α, except w.p. β."""
     data = load_cancer()
     W = conjunctions(11, 3)
     f = W.answers(data.x)
-    beta, epsilon, T, trials = 0.05, 0.5, 0.3, 20_000
+    beta, epsilon, threshold, trials = 0.05, 0.5, 0.3, 20_000
     alpha = th.above_threshold_alpha(W.m, beta, epsilon, n=data.n)
-    r = above_threshold(data.x, W, T=T, epsilon=epsilon, trials=trials, rng=15)
-    violation = np.max(np.where(r.answers == TOP, T - f, np.where(r.answers == BOTTOM, f - T, -np.inf)), axis=1)
+    r = above_threshold(data.x, W, threshold=threshold, epsilon=epsilon, trials=trials, rng=15)
+    violation = np.max(np.where(r.answers == TOP, threshold - f, np.where(r.answers == BOTTOM, f - threshold, -np.inf)), axis=1)
     assert failure_rate(violation, alpha).consistent_with(beta)
 
 
@@ -352,11 +352,11 @@ def test_audit_above_threshold_on_the_catching_pairs(name):
 
 
 def test_audit_above_threshold_on_a_database_pair():
-    """Neighbours x = (0 rows of a, 6 of b), x' = one more row a; 12 copies of the query "row is a", T = 0."""
+    """Neighbours x = (0 rows of a, 6 of b), x' = one more row a; 12 copies of the query "row is a", τ = 0."""
     W = MatrixWorkload(np.tile([1.0, 0.0], (12, 1)))
     x, x_prime = np.array([0, 6]), np.array([1, 6])
     events = {f"first {j} ⊥": (lambda a, j=j: np.all(a[:, :j] == BOTTOM, axis=1)) for j in (3, 6, 12)}
-    sample = lambda xx: (lambda t, r: above_threshold(xx, W, T=0.0, epsilon=EPS_AUDIT, trials=t, rng=r).answers)
+    sample = lambda xx: (lambda t, r: above_threshold(xx, W, threshold=0.0, epsilon=EPS_AUDIT, trials=t, rng=r).answers)
     result = audit(sample(x), sample(x_prime), events, trials=200_000, rng=22)
     assert 0 < result.epsilon_lb <= EPS_AUDIT
 
@@ -412,10 +412,10 @@ def test_determinism(fn):
 def test_broken_determinism(name):
     fn, case = getattr(broken, name), CATCHING_PAIRS[name]
     extra = {"c": case.c} if name == "sparse_vector_unscaled_noise" else {}
-    a = fn(case.f, T=0.0, epsilon=1.0, trials=40, rng=5, **extra)
-    b = fn(case.f, T=0.0, epsilon=1.0, trials=40, rng=5, **extra)
+    a = fn(case.f, threshold=0.0, epsilon=1.0, trials=40, rng=5, **extra)
+    b = fn(case.f, threshold=0.0, epsilon=1.0, trials=40, rng=5, **extra)
     assert np.array_equal(a.answers, b.answers) and a.mechanism.startswith("BROKEN")
-    assert fn(case.f, T=0.0, epsilon=1.0, rng=5, **extra).answers.shape == case.f.shape
+    assert fn(case.f, threshold=0.0, epsilon=1.0, rng=5, **extra).answers.shape == case.f.shape
 
 
 # ----------------------------------------------------------------------------------------- bad inputs
@@ -424,7 +424,7 @@ def test_broken_determinism(name):
 @pytest.mark.parametrize("param,value,error", [
     ("f", np.array([]), ValueError), ("f", np.zeros((2, 2)), ValueError), ("f", np.array([0.0, np.nan]), ValueError),
     ("f", np.array([np.inf]), ValueError), ("f", np.array(["a"]), TypeError), ("f", np.array([True]), TypeError),
-    ("T", float("nan"), ValueError), ("T", float("inf"), ValueError), ("T", "0", TypeError),
+    ("threshold", float("nan"), ValueError), ("threshold", float("inf"), ValueError), ("threshold", "0", TypeError),
     ("epsilon", 0.0, ValueError), ("epsilon", -1.0, ValueError), ("epsilon", float("nan"), ValueError),
     ("epsilon", float("inf"), ValueError), ("epsilon", "1", TypeError), ("epsilon", True, TypeError),
     ("sensitivity", 0.0, ValueError), ("sensitivity", -2.0, ValueError), ("sensitivity", float("nan"), ValueError),
@@ -454,7 +454,7 @@ def test_bad_inputs_c_and_delta(fn, param, value, error):
 @pytest.mark.parametrize("fn", [sparse_vector_stream, numeric_sparse_stream])
 def test_delta_split_refused_when_it_does_not_compose(fn):
     with pytest.raises(ValueError, match="epsilon"):
-        fn(np.zeros(5), T=0.0, c=100, epsilon=20.0, delta=0.5)
+        fn(np.zeros(5), threshold=0.0, c=100, epsilon=20.0, delta=0.5)
 
 
 @pytest.mark.parametrize("fn", [above_threshold, sparse_vector, numeric_sparse])
@@ -463,11 +463,11 @@ def test_delta_split_refused_when_it_does_not_compose(fn):
     ("x", np.array([np.nan, 1.0]), ValueError), ("x", np.array(["a", "b"]), TypeError),
     ("workload", np.ones((3, 5)), ValueError), ("workload", "queries", TypeError),
     ("workload", np.array([[0.5, 2.0]]), ValueError),
-    ("T", -0.1, ValueError), ("T", 1.5, ValueError), ("T", float("nan"), ValueError), ("T", None, TypeError),
+    ("threshold", -0.1, ValueError), ("threshold", 1.5, ValueError), ("threshold", float("nan"), ValueError), ("threshold", None, TypeError),
     ("epsilon", 0.0, ValueError), ("trials", 0, ValueError), ("rng", "x", TypeError),
 ])
 def test_bad_inputs_database(fn, param, value, error):
-    args = {"x": np.array([3, 4]), "workload": np.array([[1.0, 0.0], [0.0, 1.0]]), **_params(fn), "T": 0.5,
+    args = {"x": np.array([3, 4]), "workload": np.array([[1.0, 0.0], [0.0, 1.0]]), **_params(fn), "threshold": 0.5,
             param: value}
     x, W = args.pop("x"), args.pop("workload")
     with pytest.raises(error, match=param if param != "workload" else "workload|Q"):
@@ -475,11 +475,11 @@ def test_bad_inputs_database(fn, param, value, error):
 
 
 @pytest.mark.parametrize("name", sorted(CATCHING_PAIRS))
-@pytest.mark.parametrize("param,value,error", [("epsilon", 0.0, ValueError), ("T", float("nan"), ValueError),
+@pytest.mark.parametrize("param,value,error", [("epsilon", 0.0, ValueError), ("threshold", float("nan"), ValueError),
                                                ("f", np.array([]), ValueError), ("trials", 0, ValueError)])
 def test_bad_inputs_broken(name, param, value, error):
     fn, case = getattr(broken, name), CATCHING_PAIRS[name]
-    args = {"f": case.f, "T": 0.0, "epsilon": 1.0, **({"c": case.c} if name == "sparse_vector_unscaled_noise" else {}),
+    args = {"f": case.f, "threshold": 0.0, "epsilon": 1.0, **({"c": case.c} if name == "sparse_vector_unscaled_noise" else {}),
             param: value}
     f = args.pop("f")
     with pytest.raises(error, match=param):
@@ -488,12 +488,12 @@ def test_bad_inputs_broken(name, param, value, error):
 
 def test_empirical_alpha_hand_values():
     f = np.array([0.1, 0.5, 0.2, 0.9])
-    r = numeric_sparse_stream(f, T=0.4, c=1, epsilon=1e6, rng=1)             # (⊥, ⊤, -, -), value ≈ 0.5
+    r = numeric_sparse_stream(f, threshold=0.4, c=1, epsilon=1e6, rng=1)             # (⊥, ⊤, -, -), value ≈ 0.5
     assert r.answers.tolist() == [BOTTOM, TOP, UNANSWERED, UNANSWERED]
     assert empirical_alpha(r, f) == pytest.approx(0.0, abs=1e-3)             # max(0.1-0.4, 0.4-0.5, |err| ≈ 0)
-    at = above_threshold_stream(f, T=0.4, epsilon=1e6, rng=1)
+    at = above_threshold_stream(f, threshold=0.4, epsilon=1e6, rng=1)
     assert empirical_alpha(at, f) == pytest.approx(-0.1, abs=1e-4)           # max(0.1-0.4, 0.4-0.5)
-    wrong = above_threshold_stream(np.array([0.3, 0.9]), T=0.35, epsilon=1e-9, trials=200, rng=2)
+    wrong = above_threshold_stream(np.array([0.3, 0.9]), threshold=0.35, epsilon=1e-9, trials=200, rng=2)
     ea = empirical_alpha(wrong, [0.3, 0.9])
     assert ea.shape == (200,) and np.all(np.isin(np.round(ea, 12), [0.05, 0.55, -0.05]))
     with pytest.raises(ValueError, match="f has 3 values"):
@@ -504,8 +504,8 @@ def test_workload_streams_pay_the_query_range():
     """The stream of a workload whose entries reach 2 (overlapping cuts) has sensitivity 2/n, not 1/n."""
     from dpbook.graphs import cut_workload
     x = np.array([0, 0, 1])
-    wide = above_threshold(x, cut_workload(3, [([0, 1], [0, 1])]), T=0.5, epsilon=1.0, n=1, rng=0)
-    unit = above_threshold(x, cut_workload(3, [([0], [1])]), T=0.5, epsilon=1.0, n=1, rng=0)
+    wide = above_threshold(x, cut_workload(3, [([0, 1], [0, 1])]), threshold=0.5, epsilon=1.0, n=1, rng=0)
+    unit = above_threshold(x, cut_workload(3, [([0], [1])]), threshold=0.5, epsilon=1.0, n=1, rng=0)
     assert wide.query_scale == pytest.approx(2 * unit.query_scale)
     assert wide.threshold_scale == pytest.approx(2 * unit.threshold_scale)
 
@@ -518,7 +518,7 @@ def test_threshold_alpha_hand_values_and_agreement_with_empirical_alpha():
     assert threshold_alpha(noisy, f, 0.4).tolist() == pytest.approx([0.3, 0.1])
     assert threshold_alpha(noisy, f, 0.4, values=True).tolist() == pytest.approx([0.35, 0.1])
     # with no query noise and a threshold far below every value it is AboveThreshold's metric on ⊤ only
-    at = above_threshold_stream(f, T=0.4, epsilon=1e9, rng=1)
+    at = above_threshold_stream(f, threshold=0.4, epsilon=1e9, rng=1)
     assert threshold_alpha(f, f, 0.4) == pytest.approx(empirical_alpha(at, f), abs=1e-6)
 
 
@@ -527,13 +527,13 @@ def test_threshold_alpha_hand_values_and_agreement_with_empirical_alpha():
     (dict(noisy=np.zeros((2, 3))), ValueError, "noisy"),
     (dict(noisy=np.array([0.1, np.nan, 0.2, 0.3])), ValueError, "noisy"),
     (dict(noisy=np.array(["a"] * 4)), TypeError, "noisy"),
-    (dict(T=float("nan")), ValueError, "T"),
-    (dict(T="0.4"), TypeError, "T"),
+    (dict(threshold=float("nan")), ValueError, "threshold"),
+    (dict(threshold="0.4"), TypeError, "threshold"),
     (dict(values=1), TypeError, "values"),
     (dict(f=np.zeros(0)), ValueError, "f"),
 ])
 def test_threshold_alpha_rejects_bad_input(kwargs, error, match):
     from dpbook.sparse_vector import threshold_alpha
-    args = dict(noisy=np.zeros(4), f=np.zeros(4), T=0.4) | kwargs
+    args = dict(noisy=np.zeros(4), f=np.zeros(4), threshold=0.4) | kwargs
     with pytest.raises(error, match=match):
-        threshold_alpha(args.pop("noisy"), args.pop("f"), args.pop("T"), **args)
+        threshold_alpha(args.pop("noisy"), args.pop("f"), args.pop("threshold"), **args)

@@ -272,7 +272,7 @@ def test_public_n_keeps_one_rows_weight_in_range():
     with pytest.raises(ValueError, match="x sums to 2e\\+12 rows"):
         check_public_n(None, np.array([10 ** 12, 10 ** 12]))
     with pytest.raises(ValueError, match=r"^n \("):             # not an internal "sensitivity (5e-13)"
-        above_threshold(np.array([3, 1]), np.array([[0.0, 1.0]]), T=0.5, epsilon=1.0, n=2 * 10 ** 12)
+        above_threshold(np.array([3, 1]), np.array([[0.0, 1.0]]), threshold=0.5, epsilon=1.0, n=2 * 10 ** 12)
 
 
 def test_noise_scale_names_the_callers_parameters():

@@ -77,7 +77,7 @@ def iterative_construction_exact_answers(x, workload, *, rule, epsilon, delta, n
     return dataclasses.replace(rel, mechanism="BROKEN " + rel.mechanism + " (exact answers)")
 
 
-def online_mw_dr_exact_values(x, stream, *, alpha, epsilon, delta=0.0, beta=0.05, n=None, c=None, T=None,
+def online_mw_dr_exact_values(x, stream, *, alpha, epsilon, delta=0.0, beta=0.05, n=None, c=None, threshold=None,
                               trials=None, rng=None):
     """BROKEN DR-Alg6: NumericSparse's numeric answers carry no noise (``σ(ε2)`` forgotten), so a ``⊤`` round
     releases ``f_i(D)`` exactly.  The ``ε2`` share of the budget is claimed but never spent."""
@@ -89,7 +89,7 @@ def online_mw_dr_exact_values(x, stream, *, alpha, epsilon, delta=0.0, beta=0.05
         draw = laplace_noise(scale, size, rng_)
         return np.zeros_like(draw) if scale == sigma2 else draw
 
-    rel = online_mw_dr(x, stream, alpha=alpha, epsilon=epsilon, delta=delta, beta=beta, n=n, c=c, T=T,
+    rel = online_mw_dr(x, stream, alpha=alpha, epsilon=epsilon, delta=delta, beta=beta, n=n, c=c, threshold=threshold,
                        trials=trials, rng=rng, sampler=broken_noise("BROKEN laplace without σ2", "laplace", None, sampler))
     return dataclasses.replace(rel, mechanism="BROKEN " + rel.mechanism + " (exact values)")
 
@@ -134,4 +134,4 @@ example(online_idc_sv_stream_sees_data, _example_sv)
 example(iterative_construction_exact_answers, lambda: _example_update_fires(
     workload=np.array([[1.0, 1.0, 0.0, 0.0], [0.0, 1.0, 0.0, 1.0]]), rule=MultiplicativeWeightsIDC(4, 0.3), rounds=3))
 example(online_mw_dr_exact_values, lambda: _example_update_fires(
-    stream=np.array([[1.0, 1.0, 0.0, 0.0], [0.0, 1.0, 0.0, 1.0]]), alpha=0.1, c=1, T=0.5))
+    stream=np.array([[1.0, 1.0, 0.0, 0.0], [0.0, 1.0, 0.0, 1.0]]), alpha=0.1, c=1, threshold=0.5))

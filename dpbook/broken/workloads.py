@@ -65,11 +65,11 @@ def composed_laplace_stored_entries(x, Q, *, epsilon, n=None, delta=0.0, neighbo
                                       neighbours=neighbours, trials=trials, rng=rng, sampler=sampler)
 
 
-def above_threshold_stored_entries(x, Q, *, T, epsilon, n=None, trials=None, rng=None, sampler=laplace_noise):
+def above_threshold_stored_entries(x, Q, *, threshold, epsilon, n=None, trials=None, rng=None, sampler=laplace_noise):
     """WRONG: :func:`~dpbook.sparse_vector.above_threshold` on :func:`stored_entries_workload` ``(Q)``: the
     normalised answers are charged sensitivity ``1/n`` though a cell stored ``k`` times moves them by ``k/n``."""
-    return above_threshold(x, stored_entries_workload(Q), T=T, epsilon=epsilon, n=n, trials=trials, rng=rng,
-                           sampler=sampler)
+    return above_threshold(x, stored_entries_workload(Q), threshold=threshold, epsilon=epsilon, n=n, trials=trials,
+                           rng=rng, sampler=sampler)
 
 
 def mwem_practical_distinct_cells(x, workload, *, epsilon, T, n=None, select_share=0.5, replay=0,

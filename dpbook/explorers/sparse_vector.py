@@ -1,4 +1,4 @@
-"""Chapter 05's widget: Sparse (DR-Alg2) on a stream of the cancer data's 3-way conjunctions."""
+"""Chapter 06's widget: Sparse (DR-Alg2) on a stream of the cancer data's 3-way conjunctions."""
 from __future__ import annotations
 
 import functools
@@ -23,36 +23,38 @@ def cancer_conjunction_stream():
     return conjunctions(11, 3).answers(data.x), data.n
 
 
-def explore_sparse(epsilon=5.0, c=3, T=0.4, k=165, *, beta=0.05, trials=300, seed=2026):
-    """Sparse (DR-Alg2) on the first ``k`` conjunctions: who is found, and the empirical α vs DR-Thm3.26.
+def explore_sparse(epsilon=5.0, c=3, threshold=0.4, m=165, *, beta=0.05, trials=300, seed=2026):
+    """Sparse (DR-Alg2) on the first ``m`` conjunctions: who is found, and the empirical α vs DR-Thm3.26.
 
-    Left: each query's true answer, coloured by how often it is answered ⊤, with the band ``T ± α``.
+    Left: each query's true answer, coloured by how often it is answered ⊤, with the band ``τ ± α``.
     Right: the empirical α of ``trials`` seeded runs against the theorem's α at ``β``.
     The default ε = 5 keeps the band narrower than the range of the answers (at ε = 1 it covers all of them); the
     left panel is limited to the answers' range, and the title says when the band extends beyond it.
     """
     f, n = cancer_conjunction_stream()
-    k = check_int("k", k, low=1, high=f.size)
+    m = check_int("m", m, low=1, high=f.size)
     c, trials = check_int("c", c, low=1), check_int("trials", trials, low=1)
-    T, beta = check_real("T", T, low=0.0, high=1.0), check_beta(beta)
-    stream = f[:k]
-    runs = sparse_vector_stream(stream, T=T, c=c, epsilon=epsilon, sensitivity=1 / n, trials=trials, rng=seed)
-    alpha = th.sparse_vector_alpha(k, c, beta, epsilon, n=n)
+    threshold, beta = check_real("threshold", threshold, low=0.0, high=1.0), check_beta(beta)
+    stream = f[:m]
+    runs = sparse_vector_stream(stream, threshold=threshold, c=c, epsilon=epsilon, sensitivity=1 / n, trials=trials,
+                                rng=seed)
+    alpha = th.sparse_vector_alpha(m, c, beta, epsilon, n=n)
     p_top, asked = runs.above.mean(axis=0), runs.answered.mean(axis=0)
-    low, high = min(stream.min(), T) - 0.02, max(stream.max(), T) + 0.02
-    wide = "\n(band wider than the panel)" if T - alpha < low and T + alpha > high else ""
+    low, high = min(stream.min(), threshold) - 0.02, max(stream.max(), threshold) + 0.02
+    wide = "\n(band wider than the panel)" if threshold - alpha < low and threshold + alpha > high else ""
     fig, (left, right) = fixed_figure(2, width=10, height=4.8, left=0.75, right=0.15, bottom=1.45,
-                                      top=0.55 if wide else 0.3, wspace=0.8)
-    idx = np.arange(k)
-    left.fill_between([-1, k], T - alpha, T + alpha, color=BOUND, alpha=0.12, lw=0, label="T ± α (DR-Thm3.26)")
-    left.axhline(T, color=BOUND, lw=1)
+                                      top=0.55 if wide else 0.3, wspace=1.3)
+    idx = np.arange(m)
+    left.fill_between([-1, m], threshold - alpha, threshold + alpha, color=BOUND, alpha=0.12, lw=0,
+                      label="τ ± α (DR-Thm3.26)")
+    left.axhline(threshold, color=BOUND, lw=1)
     never = asked < 0.5
     left.plot(idx[never], stream[never], "x", color="0.6", ms=4, label="asked in < 50% of runs")
     sc = left.scatter(idx[~never], stream[~never], c=p_top[~never], cmap="viridis", vmin=0, vmax=1, s=14, zorder=3)
     fig.colorbar(sc, ax=left, label="P[⊤]")
-    left.set_xlim(-1, k); left.set_ylim(low, high)
+    left.set_xlim(-1, m); left.set_ylim(low, high)
     left.set_xlabel("query index in the stream"); left.set_ylabel("true answer q(x)")
-    left.set_title(f"ε={epsilon:.3g}, c={c}, T={T:.3g}: {runs.num_above.mean():.2f} ⊤ per run{wide}")
+    left.set_title(f"ε={epsilon:.3g}, c={c}, τ={threshold:.3g}: {runs.num_above.mean():.2f} ⊤ per run{wide}")
     legend_outside(left, where="below")
     ea = empirical_alpha(runs, stream)
     right.hist(ea, bins=30, histtype="stepfilled", color=EMPIRICAL, alpha=0.7, label="empirical α of each run")

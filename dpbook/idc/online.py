@@ -13,7 +13,7 @@ Every online IDC mechanism is the same algorithm box; only the per-round test di
 * :class:`SparseVectorTest` — IDC-Alg1-SV (:func:`online_idc_sv`, the provably private mechanism): sparse vector
   on the score ``|Q(D) − Q(D^t)|`` against a noisy threshold, a fresh Laplace answer at each ``⊤``, at most ``c``;
 * :class:`NoisyThresholdTest` — GRU Algorithm 1 (:func:`online_idc`, IDC-Alg1, reconstructed ``ε0``): one Laplace
-  answer per round, ``⊤`` when it is at least ``T`` away from the hypothesis, at most ``B_max + 1`` updates;
+  answer per round, ``⊤`` when it is at least ``τ`` away from the hypothesis, at most ``B_max + 1`` updates;
 * :class:`NumericSparseTest` — DR-Alg6 OnlineMW (:func:`online_mw_dr`): NumericSparse on the two one-sided
   differences ``±(Q(D) − Q(D^t))``, at most ``c`` ``⊤``'s.
 
@@ -192,13 +192,13 @@ def _check_pick(idx, runs, m):
 # =========================================================================== the per-round tests
 
 class SparseVectorTest:
-    """IDC-Alg1-SV's round: ``⊤`` iff ``|Q(D) − Q(D^t)| + Lap(b_query) >= T̂`` (``T̂ = T_thr + Lap(b_threshold)``,
+    """IDC-Alg1-SV's round: ``⊤`` iff ``|Q(D) − Q(D^t)| + Lap(b_query) >= τ̂`` (``τ̂ = τ + Lap(b_threshold)``,
     redrawn after each ``⊤``); at ``⊤`` release ``Q(D) + Lap(b_release)``.  At most ``c`` updates."""
 
-    def __init__(self, T_thr, b_threshold, b_query, b_release, c, sampler, runs, rng):
-        self.T_thr, self.b_threshold, self.b_query, self.b_release = T_thr, b_threshold, b_query, b_release
+    def __init__(self, threshold, b_threshold, b_query, b_release, c, sampler, runs, rng):
+        self.threshold, self.b_threshold, self.b_query, self.b_release = threshold, b_threshold, b_query, b_release
         self.c, self.sampler, self.runs = c, sampler, runs
-        self.T_hat = T_thr + sampler(b_threshold, runs, rng)
+        self.noisy_threshold = threshold + sampler(b_threshold, runs, rng)
 
     def active(self, updates):
         return updates < self.c
@@ -208,18 +208,18 @@ class SparseVectorTest:
 
     def __call__(self, mu, hyp, active, rng):
         nu, release, fresh = (self.sampler(b, self.runs, rng) for b in (self.b_query, self.b_release, self.b_threshold))
-        top = active & (np.abs(mu - hyp) + nu >= self.T_hat)
-        self.T_hat = np.where(top, self.T_thr + fresh, self.T_hat)
+        top = active & (np.abs(mu - hyp) + nu >= self.noisy_threshold)
+        self.noisy_threshold = np.where(top, self.threshold + fresh, self.noisy_threshold)
         return np.where(top, mu + release, hyp), top
 
 
 class NoisyThresholdTest:
-    """GRU Algorithm 1's round: ``Â = Q(D) + Lap(b)``; ``⊤`` iff ``|Â − Q(D^t)| >= T``, then release ``Â``.
+    """GRU Algorithm 1's round: ``Â = Q(D) + Lap(b)``; ``⊤`` iff ``|Â − Q(D^t)| >= τ``, then release ``Â``.
     Terminates after more than ``b_max`` updates.  ``record=True`` keeps each round's noise ``Z`` (for
     :class:`NotARelease` only)."""
 
-    def __init__(self, T, b, b_max, sampler, runs, record=False):
-        self.T, self.b, self.b_max, self.sampler, self.runs = T, b, b_max, sampler, runs
+    def __init__(self, threshold, b, b_max, sampler, runs, record=False):
+        self.threshold, self.b, self.b_max, self.sampler, self.runs = threshold, b, b_max, sampler, runs
         self.noise = [] if record else None
 
     def active(self, updates):
@@ -231,7 +231,7 @@ class NoisyThresholdTest:
     def __call__(self, mu, hyp, active, rng):
         Z = self.sampler(self.b, self.runs, rng)
         A_hat = mu + Z
-        top = active & (np.abs(A_hat - hyp) >= self.T)
+        top = active & (np.abs(A_hat - hyp) >= self.threshold)
         if self.noise is not None:
             self.noise.append(Z)
         return np.where(top, A_hat, hyp), top
@@ -242,9 +242,10 @@ class NumericSparseTest:
     ``Lap(σ1)`` (redrawn after each ``⊤``), query noise ``Lap(2σ1)``, value ``f' + Lap(σ2)``.  At ``⊤`` the answer
     is ``f(x^t) ± E``.  At most ``c`` ``⊤``'s."""
 
-    def __init__(self, T, sigma1, sigma2, c, sampler, runs, rng):
-        self.T, self.sigma1, self.sigma2, self.c, self.sampler, self.runs = T, sigma1, sigma2, c, sampler, runs
-        self.T_hat = T + sampler(sigma1, runs, rng)
+    def __init__(self, threshold, sigma1, sigma2, c, sampler, runs, rng):
+        self.threshold, self.sigma1, self.sigma2, self.c = threshold, sigma1, sigma2, c
+        self.sampler, self.runs = sampler, runs
+        self.noisy_threshold = threshold + sampler(sigma1, runs, rng)
 
     def active(self, updates):
         return updates < self.c
@@ -258,9 +259,9 @@ class NumericSparseTest:
         for sign in (1.0, -1.0):                                 # f'_{2i-1} = f - f(x^t), f'_{2i} = f(x^t) - f
             f = sign * (mu - hyp)
             nu, E, fresh = (self.sampler(b, self.runs, rng) for b in (2 * self.sigma1, self.sigma2, self.sigma1))
-            hit = active & ~top & (f + nu >= self.T_hat)
+            hit = active & ~top & (f + nu >= self.noisy_threshold)
             value = np.where(hit, hyp + sign * (f + E), value)
-            self.T_hat = np.where(hit, self.T + fresh, self.T_hat)
+            self.noisy_threshold = np.where(hit, self.threshold + fresh, self.noisy_threshold)
             top |= hit
         return np.where(top, value, hyp), top
 
@@ -308,13 +309,13 @@ def online_idc_sv(x, rule, stream, *, epsilon, delta, beta=0.05, n=None, c=None,
 
     For each query ``Q_i`` of the (adaptive) ``stream``, with ``D^t`` the current hypothesis of ``rule``:
     the score ``g_i = |Q_i(D) - Q_i(D^t)|`` (sensitivity ``1/n``) gets fresh noise ``ν_i ~ Lap(4/(ε0 n))`` and
-    is compared with a noisy threshold ``T̂ = T_thr + Lap(2/(ε0 n))``.  ``⊤``: release
-    ``a_i = Q_i(D) + Lap(1/(ε0 n))``, update ``D^{t+1} = U(D^t, Q_i, a_i)``, redraw ``T̂``.  ``⊥``: answer
+    is compared with a noisy threshold ``τ̂ = τ + Lap(2/(ε0 n))``.  ``⊤``: release
+    ``a_i = Q_i(D) + Lap(1/(ε0 n))``, update ``D^{t+1} = U(D^t, Q_i, a_i)``, redraw ``τ̂``.  ``⊥``: answer
     ``Q_i(D^t)``.  After ``c`` updates every answer comes from the hypothesis (no data access).
 
     Parameters (IDC-Alg1-SV): ``α_U = rule.alpha``; ``c = max(1, floor(B(α_U)))`` unless a practical cap ``c``
     is given (privacy stays exact for the cap, the accuracy guarantee is void: §13);
-    ``ε0 = ε/(4 sqrt(c ln(1/δ)))`` (``ε/(2c)`` if ``δ = 0``); ``T_thr = α_U + α_SV``.
+    ``ε0 = ε/(4 sqrt(c ln(1/δ)))`` (``ε/(2c)`` if ``δ = 0``); ``τ = α_U + α_SV``.
     ``composition="corollary"`` is that split (DR-Cor3.21: the ``2c`` steps provably compose to about half of
     ``ε``); ``"tight"`` spends the whole budget, ``ε0`` solved from DR-Thm3.20 (:func:`sv_epsilon0_tight`).
     Guarantees: ``(ε, δ)``-DP; w.p. ``>= 1-β`` every answer is within ``α_U + 2α_SV`` (uncapped ``c``).
@@ -333,15 +334,16 @@ def online_idc_sv(x, rule, stream, *, epsilon, delta, beta=0.05, n=None, c=None,
     epsilon0 = (sv_epsilon0 if composition == "corollary" else sv_epsilon0_tight)(epsilon, delta, c)
     b_threshold, b_query, b_release = 2.0 / (epsilon0 * n), 4.0 / (epsilon0 * n), 1.0 / (epsilon0 * n)
     alpha_sv, alpha_l = sv_alpha_sv(c, k, beta, epsilon0, n), sv_alpha_l(c, beta, epsilon0, n)
-    T_thr = sv_threshold(rule.alpha, alpha_sv)
+    threshold = sv_threshold(rule.alpha, alpha_sv)
 
-    test = SparseVectorTest(T_thr, b_threshold, b_query, b_release, c, sampler, runs, rng)
+    test = SparseVectorTest(threshold, b_threshold, b_query, b_release, c, sampler, runs, rng)
     run = run_online(x, rule, stream, test, n=n, runs=runs, rng=rng, logs=logs)
     ledger = Ledger([Spend("AboveThreshold (sparse vector run)", epsilon0)] * c
                     + [Spend("Laplace release at an update", epsilon0)] * c,
                     rule=composition_rule(delta, composition), delta_prime=delta, budget=epsilon)
     params = dict(alpha_u=rule.alpha, B=B, c=c, c_theory=c_theory, capped=c < c_theory, epsilon0=epsilon0,
-                  T_thr=T_thr, alpha_sv=alpha_sv, alpha_l=alpha_l, error_bound=sv_error_bound(rule.alpha, alpha_sv),
+                  threshold=threshold, alpha_sv=alpha_sv, alpha_l=alpha_l,
+                  error_bound=sv_error_bound(rule.alpha, alpha_sv),
                   b_threshold=b_threshold, b_query=b_query, b_release=b_release, n=n, k=k, beta=beta,
                   composed_epsilon=theorem_epsilon(ledger))
     return _release(trials is None, run, test.halted(run.updates),
@@ -373,16 +375,16 @@ def online_idc(x, rule, stream, *, delta, epsilon=None, epsilon0=None, b_max=Non
                trials=None, rng=None, sampler=laplace_noise, record=False, logs=False, debug=False):
     """IDC-Alg1 — GRU Algorithm 1, the paper's structure with a **reconstructed** ``ε0`` (IDC-Thm4.1).
 
-    Build ``rule`` at ``α/3`` (its ``alpha``); then ``T = 2α/3 = 2·rule.alpha``, ``B_max = floor(B(α/3))`` (or a
+    Build ``rule`` at ``α/3`` (its ``alpha``); then ``τ = 2α/3 = 2·rule.alpha``, ``B_max = floor(B(α/3))`` (or a
     practical cap ``b_max``), ``Z_i ~ Lap(1/(ε0 n))``.  For each query: ``Â_i = Q_i(D) + Z_i``; if
-    ``|Â_i - Q_i(D^t)| < T`` answer ``Q_i(D^t)`` (``v_i = ⊥``), else answer ``Â_i`` and update; terminate after
+    ``|Â_i - Q_i(D^t)| < τ`` answer ``Q_i(D^t)`` (``v_i = ⊥``), else answer ``Â_i`` and update; terminate after
     more than ``B_max`` updates (later answers come from the hypothesis: no data access).
 
     ``ε0``: pass ``epsilon0`` directly, or ``epsilon`` to take the largest ``ε0`` allowed (at ``delta``) by the
     reconstructed IDC-Thm4.1 condition (:func:`dpbook.theory.idc.thm41_epsilon0`, constant ``c_star``).
     The ``epsilon``/``delta`` of the release are that **reconstructed** claim — audit it; for a guaranteed
-    claim use :func:`online_idc_sv`.  Accuracy (IDC-Thm4.9): if ``T >= 2 ln(k/β)/(ε0 n)``, w.p. ``>= 1-β`` every
-    answer is within ``3T/2`` and the mechanism never terminates early.
+    claim use :func:`online_idc_sv`.  Accuracy (IDC-Thm4.9): if ``τ >= 2 ln(k/β)/(ε0 n)``, w.p. ``>= 1-β`` every
+    answer is within ``3τ/2`` and the mechanism never terminates early.
     ``record=True`` keeps the per-round hypothesis answers ``Q_i(D^t)`` and data-access flags in ``trace`` (both
     functions of the released transcript); ``logs=True`` keeps every run's update sequence in ``trace["logs"]``.
     The release never carries the noise.  ``debug=True`` (for :mod:`dpbook.privacy_loss`, which needs every round's
@@ -401,7 +403,7 @@ def online_idc(x, rule, stream, *, delta, epsilon=None, epsilon0=None, b_max=Non
     p = _prologue(x, stream, epsilon=epsilon if epsilon0 is None else check_epsilon(epsilon0, "epsilon0"),
                   delta=delta, rng=rng, sampler=sampler, n=n, trials=trials, positive_delta=True)
     delta, rng, sampler, n, runs = p.delta, p.rng, p.noise, p.n, p.runs
-    T = alg1_threshold(3.0 * rule.alpha)                       # = 2α/3 with α = 3·rule.alpha
+    threshold = alg1_threshold(3.0 * rule.alpha)                       # = 2α/3 with α = 3·rule.alpha
     B = rule.bound()
     b_max = int(np.floor(B)) if b_max is None else check_int("b_max", b_max, low=0)
     epsilon0 = thm41_epsilon0(p.epsilon, b_max, delta, c_star) if epsilon0 is None else p.epsilon
@@ -409,10 +411,10 @@ def online_idc(x, rule, stream, *, delta, epsilon=None, epsilon0=None, b_max=Non
     k = stream.k
     b = 1.0 / (epsilon0 * n)                                    # the only noise: Lap(1/(ε0 n)) per round
 
-    test = NoisyThresholdTest(T, b, b_max, sampler, runs, record=bool(debug))
+    test = NoisyThresholdTest(threshold, b, b_max, sampler, runs, record=bool(debug))
     run = run_online(x, rule, stream, test, n=n, runs=runs, rng=rng, logs=logs, record=record)
-    params = dict(alpha=3 * rule.alpha, T=T, B=B, b_max=b_max, epsilon0=epsilon0, noise_scale=b, n=n, k=k,
-                  c_star=c_star, reconstructed=True)
+    params = dict(alpha=3 * rule.alpha, threshold=threshold, B=B, b_max=b_max, epsilon0=epsilon0, noise_scale=b, n=n,
+                  k=k, c_star=c_star, reconstructed=True)
     trace = {"hypothesis_answers": run.hypothesis_answers, "active": run.active} if record else {}
     trace = (trace | {"logs": run.logs}) if logs else (trace or None)
     ledger = Ledger([Spend("Algorithm 1: all rounds (reconstructed IDC-Thm4.1 accounting)", epsilon, delta)])
@@ -425,11 +427,12 @@ def online_idc(x, rule, stream, *, delta, epsilon=None, epsilon0=None, b_max=Non
     return rel, NotARelease(rel.mechanism, {"noise": noise[0] if trials is None else noise})
 
 
-def online_mw_dr(x, stream, *, alpha, epsilon, delta=0.0, beta=0.05, n=None, c=None, T=None, trials=None, rng=None,
+def online_mw_dr(x, stream, *, alpha, epsilon, delta=0.0, beta=0.05, n=None, c=None, threshold=None, trials=None,
+                 rng=None,
                  sampler=laplace_noise) -> OnlineRelease:
     """DR-Alg6 — OnlineMW via NumericSparse (Dwork–Roth; the reference IDC-Alg1-SV is derived from).
 
-    MW hypothesis (IDC-AlgA.2 at ``α``); ``c = floor(4 ln N/α²)`` unless given; the box's threshold ``T``
+    MW hypothesis (IDC-AlgA.2 at ``α``); ``c = floor(4 ln N/α²)`` unless given; the box's threshold ``τ``
     (:func:`dpbook.theory.idc.dr_online_mw_threshold`) unless given.  For each query ``f_i``, NumericSparse
     (DR-Alg3, box budget split ``ε1, ε2``, scales ``σ(ε)/n``) sees ``f'_{2i-1} = f_i - f_i(x^t)`` and
     ``f'_{2i} = f_i(x^t) - f_i``: threshold noise ``Lap(σ(ε1)/n)`` (redrawn after each ``⊤``), query noise
@@ -446,16 +449,17 @@ def online_mw_dr(x, stream, *, alpha, epsilon, delta=0.0, beta=0.05, n=None, c=N
     beta = check_beta(beta)
     c = sv_updates(rule.bound()) if c is None else check_int("c", c, low=1)
     k = stream.k
-    T = dr_online_mw_threshold(c, epsilon, delta, k, beta, n) if T is None else check_real("T", T, low=0.0)
+    threshold = (dr_online_mw_threshold(c, epsilon, delta, k, beta, n) if threshold is None
+                 else check_real("threshold", threshold, low=0.0))
     # ---- budget split (DR-Alg3 box): Sparse at ε1, the c numeric values at ε2; scales for sensitivity 1/n
     epsilon1, epsilon2 = numeric_sparse_split(epsilon, delta)
     sigma1 = numeric_sparse_sigma(epsilon1, c, delta) / n
     sigma2 = numeric_sparse_sigma(epsilon2, c, delta) / n
 
-    test = NumericSparseTest(T, sigma1, sigma2, c, sampler, runs, rng)
+    test = NumericSparseTest(threshold, sigma1, sigma2, c, sampler, runs, rng)
     run = run_online(x, rule, stream, test, n=n, runs=runs, rng=rng)
-    params = dict(alpha=alpha, c=c, T=T, epsilon1=epsilon1, epsilon2=epsilon2, threshold_scale=sigma1,
-                  query_scale=2 * sigma1, value_scale=sigma2, n=n, k=k, beta=beta,
+    params = dict(alpha=alpha, c=c, threshold=threshold, epsilon1=epsilon1, epsilon2=epsilon2,
+                  threshold_scale=sigma1, query_scale=2 * sigma1, value_scale=sigma2, n=n, k=k, beta=beta,
                   composed_epsilon=numeric_sparse_composed_epsilon(epsilon, c, delta))
     return _release(trials is None, run, test.halted(run.updates),
                     mechanism="DR-Alg6 OnlineMW", workload=stream.workload, params=params,
@@ -463,4 +467,4 @@ def online_mw_dr(x, stream, *, alpha, epsilon, delta=0.0, beta=0.05, n=None, c=N
                     neighbours=p.neighbours)
 
 
-example(online_mw_dr, lambda: _example_update_fires(alpha=0.1, c=1, T=0.5))
+example(online_mw_dr, lambda: _example_update_fires(alpha=0.1, c=1, threshold=0.5))

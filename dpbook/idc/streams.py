@@ -94,7 +94,7 @@ class AdversarialStream:
     database the mechanism runs on — so the mechanism's privacy proof covers it.  With ``reference`` equal to the
     data (the accuracy experiments of chapter 08) it is the worst case for accuracy: the analyst asks where the
     hypothesis is really most wrong.  ``reference`` answers are normalised by the mechanism's public ``n``.
-    With ``below`` (e.g. the public threshold ``T_thr``) the analyst asks the worst query whose error is still
+    With ``below`` (e.g. the public threshold ``τ``) the analyst asks the worst query whose error is still
     *below* that value — the query the threshold test lets through, i.e. the worst case for the answers that
     come from the hypothesis (if no query is below, the worst query overall).
     """

@@ -4,7 +4,7 @@ Gupta, Roth & Ullman 2012 (GRU), online: IDC-Def3.1–3.2, IDC-Alg1, IDC-Alg1-SV
 IDC-Thm4.9, IDC-Eq(3), IDC-Cor4.10, App. A, IDC-Alg2/Thm5.1, IDC-Cor5.2 and DR-Alg6; offline: IDC-Def7.1,
 IDC-Alg3, IDC-Thm7.2–7.3.
 
-Units: ``alpha`` and ``T`` are **normalised** (errors on answers in ``[0,1]``, sensitivity ``1/n``) unless a
+Units: ``alpha`` and ``τ`` are **normalised** (errors on answers in ``[0,1]``, sensitivity ``1/n``) unless a
 name ends in ``_counts`` (GRU's unnormalised units: multiply by ``n``).  ``ln`` is the natural log.
 
 Provenance.  The copy of GRU available to us lost almost every displayed formula; the book restores them.
@@ -105,19 +105,19 @@ def fk_potential_drop(alpha_counts, N) -> float:
 # --------------------------------------------------------------------------- GRU Algorithm 1 [RECON]
 
 def alg1_threshold(alpha) -> float:
-    """IDC-Alg1 [RECON]: the threshold ``T = 2α/3`` (with ``B_max = B(α/3)``)."""
+    """IDC-Alg1 [RECON]: the threshold ``τ = 2α/3`` (with ``B_max = B(α/3)``)."""
     return 2.0 * check_alpha(alpha) / 3.0
 
 
 def alg1_min_threshold(k, beta, epsilon0, n) -> float:
-    """IDC-Thm4.9 precondition: ``T >= 2 ln(k/β)/(ε0 n)`` makes ``max_i |Z_i| < T/2`` w.p. ``>= 1-β``."""
+    """IDC-Thm4.9 precondition: ``τ >= 2 ln(k/β)/(ε0 n)`` makes ``max_i |Z_i| < τ/2`` w.p. ``>= 1-β``."""
     k, beta = check_int("k", k, low=1), check_beta(beta)
     return 2.0 * math.log(k / beta) / (check_epsilon(epsilon0, "epsilon0") * check_int("n", n, low=1))
 
 
-def alg1_error_bound(T) -> float:
-    """IDC-Thm4.9: on the good event every answer of Algorithm 1 has error ``<= 3T/2``."""
-    return 1.5 * check_alpha(T, "T")
+def alg1_error_bound(threshold) -> float:
+    """IDC-Thm4.9: on the good event every answer of Algorithm 1 has error ``<= 3τ/2``."""
+    return 1.5 * check_alpha(threshold, "threshold")
 
 
 def alg1_accuracy_alpha(k, beta, epsilon0, n) -> float:
@@ -332,7 +332,7 @@ def sv_alpha_l(c, beta, epsilon0, n) -> float:
 
 
 def sv_threshold(alpha_u, alpha_sv) -> float:
-    """IDC-Alg1-SV: the threshold ``T_thr = α_U + α_SV``."""
+    """IDC-Alg1-SV: the threshold ``τ = α_U + α_SV``."""
     return check_alpha(alpha_u, "alpha_u") + check_alpha(alpha_sv, "alpha_sv")
 
 
@@ -486,8 +486,8 @@ def alg1_freedman_epsilon0(epsilon, b_max, delta) -> float:
 def dr_online_mw_threshold(c, epsilon, delta, k, beta, n) -> float:
     """DR-Alg6's threshold (the box's constants, normalised by ``n``).
 
-    ``δ = 0``: ``T = 18c(ln(2k) + ln(4c/β))/(ε n)``; ``δ > 0``:
-    ``T = (2 + 32√2) sqrt(c ln(2/δ)) (ln k + ln(4c/β))/(ε n)`` with the cut-off ``c = floor(4 ln N/α²)`` (an integer).
+    ``δ = 0``: ``τ = 18c(ln(2k) + ln(4c/β))/(ε n)``; ``δ > 0``:
+    ``τ = (2 + 32√2) sqrt(c ln(2/δ)) (ln k + ln(4c/β))/(ε n)`` with the cut-off ``c = floor(4 ln N/α²)`` (an integer).
     """
     c = check_int("c", c, low=1)
     epsilon, delta = check_epsilon(epsilon), check_delta(delta)
@@ -501,28 +501,29 @@ def dr_online_mw_threshold(c, epsilon, delta, k, beta, n) -> float:
 def dr_alg6_alpha_ns(k, c, beta, epsilon, delta, n) -> float:
     """DR-Alg6's NumericSparse accuracy on its ``2k`` one-sided queries [DERIVED]: chapter 05's corrected
     DR-Thm3.28 (:func:`dpbook.theory.sparse_vector.numeric_sparse_alpha_corrected`), normalised by ``n``.
-    On the good event (prob ``>= 1-β``) a ``⊤`` has ``f' >= T - α_NS``, a ``⊥`` has ``f' <= T + α_NS`` and every
+    On the good event (prob ``>= 1-β``) a ``⊤`` has ``f' >= τ - α_NS``, a ``⊥`` has ``f' <= τ + α_NS`` and every
     numeric answer is within ``α_NS``."""
     n = check_int("n", n, low=1)                          # normalised: the public row count is required
     return numeric_sparse_alpha_corrected(2 * check_int("k", k, low=1), c, beta, epsilon, delta, n)
 
 
-def dr_alg6_conditions(T, alpha_ns, alpha) -> bool:
-    """[DERIVED] When DR-Alg6's guarantee follows: ``α_NS <= α <= T - α_NS``.  Then on the good event every ``⊤`` is
-    a valid MW update (gap ``> T - α_NS >= α``, numeric error ``< α_NS <= α``), so there are at most
+def dr_alg6_conditions(threshold, alpha_ns, alpha) -> bool:
+    """[DERIVED] When DR-Alg6's guarantee follows: ``α_NS <= α <= τ - α_NS``.  Then on the good event every ``⊤`` is
+    a valid MW update (gap ``> τ - α_NS >= α``, numeric error ``< α_NS <= α``), so there are at most
     ``c = 4 ln N/α²`` of them and NumericSparse never halts early.  (Relative tolerance 1e-12: with ``δ = 0`` the
-    box's ``T`` is exactly ``2α_NS`` and the only admissible ``α`` is ``α_NS``.)"""
-    T, alpha_ns, alpha = check_alpha(T, "T"), check_alpha(alpha_ns, "alpha_ns"), check_alpha(alpha)
-    tol = 1e-12 * T
-    return alpha_ns <= alpha + tol and alpha <= T - alpha_ns + tol
+    box's ``τ`` is exactly ``2α_NS`` and the only admissible ``α`` is ``α_NS``.)"""
+    threshold = check_alpha(threshold, "threshold")
+    alpha_ns, alpha = check_alpha(alpha_ns, "alpha_ns"), check_alpha(alpha)
+    tol = 1e-12 * threshold
+    return alpha_ns <= alpha + tol and alpha <= threshold - alpha_ns + tol
 
 
 def dr_alg6_parameters(N, k, beta, epsilon, n) -> tuple[float, int]:
     """DR-Alg6 with ``δ = 0`` [DERIVED]: the smallest cut-off ``c`` with ``c >= 4 ln N/α_NS(c)²`` and ``α = α_NS(c)``.
 
-    With ``δ = 0`` the box's threshold is exactly ``T = 2α_NS``, so :func:`dr_alg6_conditions` force ``α = α_NS``;
+    With ``δ = 0`` the box's threshold is exactly ``τ = 2α_NS``, so :func:`dr_alg6_conditions` force ``α = α_NS``;
     and NumericSparse must allow every update of a valid MW sequence, ``c >= B(α) = 4 ln N/α²``.  Then the error
-    bound is ``T + α_NS = 3α`` (DR-Thm4.14's form).  Returns ``(α, c)``.
+    bound is ``τ + α_NS = 3α`` (DR-Thm4.14's form).  Returns ``(α, c)``.
     """
     N, k, n = check_int("N", N, low=2), check_int("k", k, low=1), check_int("n", n, low=1)
     beta, epsilon = check_beta(beta), check_epsilon(epsilon)
@@ -542,11 +543,11 @@ def dr_alg6_parameters(N, k, beta, epsilon, n) -> tuple[float, int]:
     return dr_alg6_alpha_ns(k, hi, beta, epsilon, 0.0, n), hi
 
 
-def dr_alg6_error_bound(T, alpha_ns) -> float:
-    """[DERIVED] Under :func:`dr_alg6_conditions`, w.p. ``>= 1-β`` every DR-Alg6 answer is within ``T + α_NS``
-    (a ``⊥``: ``T + α_NS``; a numeric answer: ``α_NS``).  With the box's ``T ≈ 2α_NS`` and ``α = T/2`` this is
+def dr_alg6_error_bound(threshold, alpha_ns) -> float:
+    """[DERIVED] Under :func:`dr_alg6_conditions`, w.p. ``>= 1-β`` every DR-Alg6 answer is within ``τ + α_NS``
+    (a ``⊥``: ``τ + α_NS``; a numeric answer: ``α_NS``).  With the box's ``τ ≈ 2α_NS`` and ``α = τ/2`` this is
     DR-Thm4.14/4.15's ``3α``."""
-    return check_alpha(T, "T") + check_alpha(alpha_ns, "alpha_ns")
+    return check_alpha(threshold, "threshold") + check_alpha(alpha_ns, "alpha_ns")
 
 
 # --------------------------------------------------------------------------- offline IC (GRU §7)

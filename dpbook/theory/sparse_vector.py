@@ -58,7 +58,7 @@ def above_threshold_scales(epsilon, sensitivity=1.0) -> tuple[float, float]:
 def sparse_sigma(epsilon, c, delta=0.0) -> float:
     """DR-Alg2: ``σ = 2c/ε`` if ``δ = 0``, else ``σ = sqrt(32 c ln(1/δ))/ε``.
 
-    Sparse draws each threshold as ``T + Lap(σ)`` and each query noise as ``Lap(2σ)``: exactly
+    Sparse draws each threshold as ``τ + Lap(σ)`` and each query noise as ``Lap(2σ)``: exactly
     AboveThreshold's scales ``(2/ε', 4/ε')`` at the per-run budget ``ε'`` of :func:`sparse_per_run_epsilon`.
     """
     epsilon = check_epsilon(epsilon)
@@ -137,7 +137,7 @@ def numeric_sparse_composed_epsilon(epsilon, c, delta=0.0) -> float:
 def above_threshold_alpha(k, beta, epsilon, n=None) -> float:
     """DR-Thm3.24: ``α = 8(ln k + ln(2/β))/ε`` (divided by ``n`` for normalised answers).
 
-    Except with probability ``β``: every ``⊤`` has ``f_i >= T - α`` and every ``⊥`` has ``f_i <= T + α``
+    Except with probability ``β``: every ``⊤`` has ``f_i >= τ - α`` and every ``⊥`` has ``f_i <= τ + α``
     (``|ν_i| < α/2`` for all ``k`` query noises and ``|ρ| < α/2`` for the threshold noise).
     """
     k = check_int("k", k, low=1)
@@ -224,7 +224,7 @@ MAX_K_QUADRATURE = 10 ** 7
 
 
 def first_k_bottom_probability(k, epsilon, shift=0.0, variant="correct") -> float:
-    """``P[the first k answers are ⊥]`` for AboveThreshold at ε with every ``f_i = T + shift`` (sensitivity 1).
+    """``P[the first k answers are ⊥]`` for AboveThreshold at ε with every ``f_i = τ + shift`` (sensitivity 1).
 
     ``variant="correct"`` (DR-Alg1): one threshold ``ρ ~ Lap(2/ε)``, so the answers are dependent and
     ``P = ∫ p_ρ(r) F_ν(r - shift)^k dr`` with ``ν ~ Lap(4/ε)`` — integrated numerically.
@@ -259,7 +259,7 @@ def first_k_bottom_probability(k, epsilon, shift=0.0, variant="correct") -> floa
 
 
 def first_k_bottom_log_ratio(k, epsilon, variant="correct") -> float:
-    """``ln(P_D[first k ⊥] / P_D'[first k ⊥])`` with ``f_i(D) = T`` and ``f_i(D') = T + 1`` (LEC3-3.6 measure).
+    """``ln(P_D[first k ⊥] / P_D'[first k ⊥])`` with ``f_i(D) = τ`` and ``f_i(D') = τ + 1`` (LEC3-3.6 measure).
 
     The correct AboveThreshold stays below ``ε`` for every ``k`` (it tends to ``ε/2``: only the single
     threshold draw has to move); the re-noising variant's is ``k ln(G(0)/G(-1))``, linear in ``k``.
@@ -306,12 +306,12 @@ RESULTS = (
            source=f"{DWORK_ROTH}, Thm. 3.23"),
     Result(id="DR-Def3.9", title="Accuracy of a threshold test", chapter=_CH, section="AboveThreshold (DR-Alg1)",
            statement=r"A ⊤/⊥ stream is $(\alpha,\beta)$-accurate if, except with probability β, it does not stop early, every "
-                     r"⊤ has $f_i(D)\ge T-\alpha$ and every ⊥ has $f_i(D)\le T+\alpha$.",
+                     r"⊤ has $f_i(D)\ge \tau-\alpha$ and every ⊥ has $f_i(D)\le \tau+\alpha$.",
            implemented_by=("dpbook.sparse_vector.empirical_alpha",),
            source=f"{DWORK_ROTH}, Def. 3.9"),
     Result(id="DR-Thm3.24", title="Accuracy of AboveThreshold", chapter=_CH, section="AboveThreshold (DR-Alg1)",
-           statement=r"On $k$ queries of which only the last is above $T-\alpha$, AboveThreshold is $(\alpha,\beta)$-accurate for "
-                     r"$\alpha=8(\ln k+\ln(2/\beta))/\varepsilon$ (divide by $n$ for normalised answers).",
+           statement=r"On $m$ queries of which only the last is above $\tau-\alpha$, AboveThreshold is $(\alpha,\beta)$-accurate for "
+                     r"$\alpha=8(\ln m+\ln(2/\beta))/\varepsilon$ (divide by $n$ for normalised answers).",
            implemented_by=("dpbook.sparse_vector.above_threshold",),
            bounds=("dpbook.theory.sparse_vector.above_threshold_alpha",),
            source=f"{DWORK_ROTH}, Thm. 3.24"),
@@ -329,9 +329,9 @@ RESULTS = (
                    "dpbook.theory.sparse_vector.sparse_composed_epsilon"),
            source=f"{DWORK_ROTH}, Thm. 3.25"),
     Result(id="DR-Thm3.26", title="Accuracy of Sparse", chapter=_CH, section="Sparse (DR-Alg2",
-           statement=r"If at most $c$ of the $k$ queries are above $T-\alpha$, Sparse is $(\alpha,\beta)$-accurate with "
-                     r"$\alpha=8c(\ln k+\ln(2c/\beta))/\varepsilon$ (pure) or "
-                     r"$(\ln k+\ln(2c/\beta))\sqrt{512c\ln(1/\delta)}/\varepsilon$.",
+           statement=r"If at most $c$ of the $m$ queries are above $\tau-\alpha$, Sparse is $(\alpha,\beta)$-accurate with "
+                     r"$\alpha=8c(\ln m+\ln(2c/\beta))/\varepsilon$ (pure) or "
+                     r"$(\ln m+\ln(2c/\beta))\sqrt{512c\ln(1/\delta)}/\varepsilon$.",
            implemented_by=("dpbook.sparse_vector.sparse_vector",),
            bounds=("dpbook.theory.sparse_vector.sparse_vector_alpha",),
            source=f"{DWORK_ROTH}, Thm. 3.26"),
@@ -352,8 +352,8 @@ RESULTS = (
            implemented_by=("dpbook.sparse_vector.empirical_alpha",),
            source=f"{DWORK_ROTH}, Def. 3.10"),
     Result(id="DR-Thm3.28", title="Accuracy of NumericSparse", chapter=_CH, section="NumericSparse (DR-Alg3",
-           statement=r"If at most $c$ queries are above $T-\alpha$, NumericSparse is $(\alpha,\beta)$-accurate with "
-                     r"$\alpha=9c(\ln k+\ln(4c/\beta))/\varepsilon$ in the pure case (for $\delta>0$ see erratum DR-E1).",
+           statement=r"If at most $c$ queries are above $\tau-\alpha$, NumericSparse is $(\alpha,\beta)$-accurate with "
+                     r"$\alpha=9c(\ln m+\ln(4c/\beta))/\varepsilon$ in the pure case (for $\delta>0$ see erratum DR-E1).",
            implemented_by=("dpbook.sparse_vector.numeric_sparse",),
            bounds=("dpbook.theory.sparse_vector.numeric_sparse_alpha",
                    "dpbook.theory.sparse_vector.numeric_sparse_alpha_corrected"),
@@ -362,7 +362,7 @@ RESULTS = (
            section="NumericSparse (DR-Alg3",
            statement=r"Correction: for $\delta>0$ the printed α covers only the ⊤/⊥ part; the released values carry "
                      r"$\sqrt8$ times more noise, so a valid α is $\frac{\sqrt{c\ln(2/\delta)}(\sqrt{512}+1)}{\varepsilon}"
-                     r"\max\{\ln k+\ln\frac{4c}{\beta},\ \sqrt8\ln\frac{2c}{\beta}\}$ (at $k=c=1$, $\beta=0.05$ a value "
+                     r"\max\{\ln m+\ln\frac{4c}{\beta},\ \sqrt8\ln\frac{2c}{\beta}\}$ (at $m=c=1$, $\beta=0.05$ a value "
                      r"misses the printed α with probability 0.21). The pure case is correct.",
            bounds=("dpbook.theory.sparse_vector.numeric_sparse_alpha_corrected",
                    "dpbook.theory.sparse_vector.numeric_sparse_value_alpha"),

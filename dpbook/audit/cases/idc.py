@@ -56,7 +56,7 @@ def _case_online_idc_sv_exact(epsilon=1.0):
 def _mw_dr_case(name, fn, epsilon, trials, kind):
     from ...idc import FixedStream
     s = lambda x: (lambda t, rng: _answer_and_update(fn(x, FixedStream(ONE_COUNT), alpha=0.2, epsilon=epsilon, n=_IDC_N,
-                                                        c=1, T=0.33, trials=t, rng=rng)))
+                                                        c=1, threshold=0.33, trials=t, rng=rng)))
     return AuditCase(name, f"{fn.__module__}.{fn.__name__}", epsilon, 0.0, s(np.array([83, 17])),
                      s(np.array([83, 18])), {"update released, answer <= 0.175": _updated_low}, trials,
                      "x=(83,17) vs x'=(83,18), public n=100, one query, α=0.2, c=1, public threshold T=0.33",

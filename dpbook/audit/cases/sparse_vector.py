@@ -40,7 +40,7 @@ class StreamPair:
 
 def stream_audit_case(mechanism, pair: StreamPair, *, epsilon=2.0, delta=0.0, trials=200_000, kind=None,
                       name=None, true_epsilon=None, run_delta=None, **params) -> AuditCase:
-    """A :class:`dpbook.audit.AuditCase` for ``mechanism(f, T=0, epsilon=..., trials=..., rng=...)`` (a ``*_stream``
+    """A :class:`dpbook.audit.AuditCase` for ``mechanism(f, threshold=0, epsilon=..., trials=..., rng=...)`` (a ``*_stream``
     function, or a broken variant of :mod:`dpbook.broken.sparse_vector`: ``kind`` then defaults to ``"control"``)
     on the pair and its events, claiming ``(epsilon, delta)``.  ``c`` comes from the pair if it has one and the
     mechanism takes it; ``params`` go to the mechanism, and so does ``delta`` when it is not 0 (``run_delta``, when
@@ -55,7 +55,7 @@ def stream_audit_case(mechanism, pair: StreamPair, *, epsilon=2.0, delta=0.0, tr
         kind = "control" if mechanism.__module__ == broken.__name__ else "mechanism"
 
     def sampler(f):
-        return lambda t, r: mechanism(f, T=0.0, epsilon=epsilon, trials=t, rng=r, **params)
+        return lambda t, r: mechanism(f, threshold=0.0, epsilon=epsilon, trials=t, rng=r, **params)
 
     return AuditCase(name or f"{mechanism.__name__} on {pair.name}", f"{mechanism.__module__}.{mechanism.__name__}",
                      epsilon, delta, sampler(pair.f), sampler(pair.f_prime), pair.events, trials, pair.name, kind,
@@ -67,8 +67,8 @@ def _first_bottoms(j):
 
 
 def halting_pair(m: int) -> StreamPair:
-    """DR-Thm3.23's proof pattern: ``m`` queries at ``T`` then one at ``T`` (D) against ``m`` at ``T + 1`` then one at
-    ``T - 1`` (D'); events "halts at index j" for every j and "never halts" (the PA(ii) audit on the halting index)."""
+    """DR-Thm3.23's proof pattern: ``m`` queries at ``τ`` then one at ``τ`` (D) against ``m`` at ``τ + 1`` then one at
+    ``τ - 1`` (D'); events "halts at index j" for every j and "never halts" (the PA(ii) audit on the halting index)."""
     m = check_int("m", m, low=1, high=10 ** 5)           # one event (a Python closure) per query
     events = {f"halts at {j + 1}": (lambda rel, j=j: rel.answers[:, j] == TOP) for j in range(m + 1)}
     events["never halts"] = lambda rel: ~np.any(rel.answers == TOP, axis=1)
@@ -122,7 +122,7 @@ CATCHING_TRIALS = {"above_threshold_renoise_threshold": 400_000, "above_threshol
 
 
 #
-# Stream pairs in the style of StatDP (Ding et al. 2018) and Lyu–Su–Li (2017), threshold T = 0, Δ = 1:
+# Stream pairs in the style of StatDP (Ding et al. 2018) and Lyu–Su–Li (2017), threshold τ = 0, Δ = 1:
 # the queries answered ⊥ move *up* on the neighbour and the one answered ⊤ moves *down*, so both the
 # threshold noise (ε/2) and the ⊤ query's noise (ε/2) pay — the proof of DR-Thm3.23 is tight there.
 
@@ -193,7 +193,7 @@ def _case_numeric_stream(epsilon=1.0):
 
 @register("above_threshold_renoise_threshold")
 def _case_sv_renoise(epsilon=1.0):
-    """Fresh threshold noise at every check: 10 queries at T - 1 vs T, all ⊥, loss linear in k (≈1.6)."""
+    """Fresh threshold noise at every check: 10 queries at τ - 1 vs τ, all ⊥, loss linear in k (≈1.6)."""
     k = 10
     pair = StreamPair("stream of 10 queries at T-1 vs T, T = 0", np.full(k, -1.0), np.full(k, 0.0),
                       {"first 10 answers ⊥": _first_bottoms(k)})
@@ -237,7 +237,7 @@ def _case_sv_no_halt(epsilon=1.0):
                              name="AboveThreshold that never halts (Lyu–Su–Li Alg. 6)")
 
 
-# On a database the comparison is the count <q - T, x> + ν >= ρ: with T = 1/2, adding a row of type a moves
+# On a database the comparison is the count <q - τ, x> + ν >= ρ: with τ = 1/2, adding a row of type a moves
 # the queries counting a by +1/2 and those counting b by -1/2 (half the stream pattern's shift).
 _SV_Q = np.array([[1.0, 0.0]] * _K_SV + [[0.0, 1.0]])
 _SV_X, _SV_X_PRIME = np.array([1, 1]), np.array([2, 1])
@@ -245,7 +245,7 @@ _PAIR_SV_DB = "x=(1,1) vs x'=(2,1), 6 queries counting element 0 then one counti
 
 
 def _sv_db_case(name, fn, epsilon, *, trials=1_000_000, **kwargs):
-    s = lambda x: (lambda t, rng: fn(x, _SV_Q, T=0.5, epsilon=epsilon, trials=t, rng=rng, **kwargs))
+    s = lambda x: (lambda t, rng: fn(x, _SV_Q, threshold=0.5, epsilon=epsilon, trials=t, rng=rng, **kwargs))
     return AuditCase(name, f"{fn.__module__}.{fn.__name__}", epsilon, kwargs.get("delta", 0.0), s(_SV_X),
                      s(_SV_X_PRIME), {"answers = ⊥⊥⊥⊥⊥⊥⊤": _sv_pattern(_K_SV)}, trials, _PAIR_SV_DB,
                      "mechanism", None)

@@ -69,7 +69,7 @@ _PAIR_AT = (f"x=(1,0) vs x'=(1,1), public n=1, T=1; {_AT_QUERIES} queries, each 
 
 def _at_case(name, fn, Q, epsilon, kind, answer):
     from ...sparse_vector import TOP
-    s = lambda x: (lambda t, rng: fn(x, Q, T=1.0, epsilon=epsilon, n=1, trials=t, rng=rng))
+    s = lambda x: (lambda t, rng: fn(x, Q, threshold=1.0, epsilon=epsilon, n=1, trials=t, rng=rng))
     events = {"never halts": lambda r: ~np.any(r.answers == TOP, axis=1), "halts at 1": lambda r: r.answers[:, 0] == TOP}
     pair = _PAIR_AT.format(v="1.0" if answer == 5 else "0.2", a=answer)
     return AuditCase(name, f"{fn.__module__}.{fn.__name__}", epsilon, 0.0, s(_X), s(_X_PRIME), events, 200_000, pair,
