@@ -105,12 +105,12 @@ def figure_expected_loss(eps, mean, se, kl_exact, kl_bound):
     eps = _positive("eps", c["eps"])
     fig, ax = new_figure(height=4.6)
     accuracy_vs_theory(eps, c["mean"], c["kl_bound"], lower=c["mean"] - 1.96 * c["se"],
-                       upper=c["mean"] + 1.96 * c["se"], ax=ax, logx=True, logy=True, xlabel="ε of the step",
+                       upper=c["mean"] + 1.96 * c["se"], ax=ax, logx=True, logy=True, xlabel="ε₀ (one step)",
                        ylabel="expected privacy loss E[L]", empirical_label="Monte Carlo E[L]",
-                       bound_label="bound ε(e^ε − 1)")
-    ax.plot(eps, c["kl_exact"], ":", color=TRUTH, label="exact KL = ε + e^−ε − 1")
+                       bound_label="bound ε₀(e^ε₀ − 1)")
+    ax.plot(eps, c["kl_exact"], ":", color=TRUTH, label="exact KL = ε₀ + e^−ε₀ − 1")
     small = eps <= 1
-    ax.plot(eps[small], 2 * eps[small] ** 2, "--", color=EXTRA[3], lw=1.2, label="2ε² (ε ≤ 1)")
+    ax.plot(eps[small], 2 * eps[small] ** 2, "--", color=EXTRA[3], lw=1.2, label="2ε₀² (ε₀ ≤ 1)")
     legend_outside(ax)
     return fig
 
