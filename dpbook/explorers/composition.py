@@ -112,6 +112,7 @@ def figure_expected_loss(eps, mean, se, kl_exact, kl_bound):
     small = eps <= 1
     ax.plot(eps[small], 2 * eps[small] ** 2, "--", color=EXTRA[3], lw=1.2, label="2ε₀² (ε₀ ≤ 1)")
     legend_outside(ax)
+    log_minor_125(*fig.axes)
     return fig
 
 
@@ -140,6 +141,7 @@ def figure_composition(steps, exact, advanced, basic, per_step_basic, per_step_a
     a2.set_title(f"total ε = {target:.3g}, δ′ = {delta_prime:.3g}")
     for a in (a1, a2):
         legend_outside(a, where="below")
+    log_minor_125(*fig.axes)
     return fig
 
 
@@ -167,6 +169,7 @@ def figure_counting_queries(ms, q_basic, q_advanced, bound_advanced, q_gauss, un
     ax.set_ylabel(f"max error, {quantile:g}-quantile")
     ax.set_title(f"n = {n}, ε = {epsilon:.3g}, δ = {delta:.3g}")
     legend_outside(ax, where="below", ncols=2)
+    log_minor_125(*fig.axes)
     return fig
 
 
@@ -193,4 +196,5 @@ def figure_crossovers(steps, crossovers, *, epsilon0s=(0.01, 1.0), delta_primes=
         ax.set_xscale("log"); ax.set_yscale("log"); ax.set_xlabel("m (steps)"); ax.set_ylabel("total ε")
         ax.set_title(f"ε₀ = {e:.3g}")
         legend_outside(ax, where="below")
+    log_minor_125(*fig.axes)
     return fig

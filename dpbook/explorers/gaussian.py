@@ -103,6 +103,7 @@ def figure_privacy_loss(loss, mu, epsilon, *, delta, tail_exact):
     ax.set_xlabel("privacy loss L"); ax.set_ylabel("density of L")
     ax.set_title(f"P[L > ε]: {np.mean(loss > epsilon):.2e} measured,\n{tail_exact:.2e} exact, δ = {delta:.3g}")
     legend_outside(ax, where="below", ncols=2)
+    log_minor_125(*fig.axes)
     return fig
 
 
@@ -124,6 +125,7 @@ def figure_calibration(eps, exact_delta, loss_tail, sigma_ratio, *, delta):
     a2.axvline(1, color=TRUTH, ls=":", lw=1)
     a2.set_xscale("log"); a2.set_xlabel("ε"); a2.set_ylabel("σ analytic / σ classic")
     a2.set_title(f"analytic calibration, δ = {delta:.3g}")
+    log_minor_125(*fig.axes)
     return fig
 
 
@@ -178,4 +180,5 @@ def figure_rows_needed(ms, need_laplace, theory_laplace, need_gauss, theory_gaus
     ax.set_title(f"α = β = {alpha:.3g}, ε = {epsilon:.3g}, δ = {delta:.3g}" if alpha == beta else
                  f"α = {alpha:.3g}, β = {beta:.3g}, ε = {epsilon:.3g}, δ = {delta:.3g}")
     legend_outside(ax, where="below")
+    log_minor_125(*fig.axes)
     return fig
