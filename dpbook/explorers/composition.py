@@ -6,6 +6,7 @@ computed from a binomial by :mod:`dpbook.theory.composition`.
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -49,6 +50,15 @@ def _step_grid(high):
     return np.unique(np.round(np.geomspace(1, high, 30)).astype(int))
 
 
+@functools.lru_cache(maxsize=64)
+def _totals(epsilon0, delta_prime):
+    """The left panel's curves (steps, basic, advanced, exact) for one (ε₀, δ′): moving the m slider reuses them."""
+    steps = _step_grid(MAX_STEPS)
+    adv = tuple(advanced_composition(epsilon0, int(k), delta_prime)[0] for k in steps)
+    exact = tuple(randomized_response_composition_epsilon(epsilon0, int(k), delta_prime) for k in steps)
+    return tuple(steps.tolist()), tuple((steps * epsilon0).tolist()), adv, exact
+
+
 def explore_composition(epsilon0=0.1, m=100, delta_prime=1e-6):
     """DR-Thm3.16 and DR-Thm3.20 against the exact cost of ``m`` ε₀-DP steps.
 
@@ -61,10 +71,7 @@ def explore_composition(epsilon0=0.1, m=100, delta_prime=1e-6):
     epsilon0 = check_epsilon(epsilon0, "epsilon0", high=5.0)
     m = check_int("m", m, low=1, high=MAX_STEPS)
     delta_prime = check_delta(delta_prime, "delta_prime", positive=True)
-    steps = _step_grid(MAX_STEPS)
-    basic = steps * epsilon0
-    adv = np.array([advanced_composition(epsilon0, int(k), delta_prime)[0] for k in steps])
-    exact = np.array([randomized_response_composition_epsilon(epsilon0, int(k), delta_prime) for k in steps])
+    steps, basic, adv, exact = (np.array(v) for v in _totals(epsilon0, delta_prime))
     fig, (left, right) = fixed_figure(2, width=9.6, height=5.4, left=0.8, right=0.25, bottom=1.75, top=0.4,
                                       wspace=0.95)
     left.plot(steps, basic, color=BASELINE, label="basic mε₀")
