@@ -1,4 +1,4 @@
-"""Composition of private mechanisms and the expected privacy loss (DR-Thm3.16, DR-Thm3.20, DR-Cor3.21; chapter 04).
+"""Composition of private mechanisms and the expected privacy loss (DR-Thm3.16, DR-Thm3.20, DR-Cor3.21; chapter 05).
 
 * :func:`basic_composition` — ``k`` (ε, δ)-DP steps are ``(kε, kδ)``-DP (DR-Thm3.16).
 * :func:`advanced_composition` — DR-Thm3.20 (Dwork–Rothblum–Vadhan 2010): ``(ε', kδ + δ')``-DP with
@@ -172,14 +172,14 @@ def randomized_response_composition_epsilon(epsilon, k, delta_prime) -> float:
     return hi
 
 
-# --- the results chapter 04 states and checks (the book's theorem registry, docs/theorems.md) --------------------
-_CH = "04_gaussian"
+# --- the results chapter 05 states and checks (the book's theorem registry, docs/theorems.md) --------------------
+_CH = "05_composition"
 RESULTS = (
     Result(id="IDC-Thm2.4", title="Expected privacy loss", chapter=_CH, section="The expected privacy loss",
            aliases=("DR-Lemma3.18",),
-           statement=r"If two output distributions have log-ratio at most ε everywhere, their KL divergence is at most "
-                     r"$\varepsilon(e^\varepsilon-1)$ ($\le2\varepsilon^2$ for $\varepsilon\le1$): an ε-DP step loses only "
-                     r"$O(\varepsilon^2)$ on average, which is what advanced composition adds up.",
+           statement=r"If two output distributions have log-ratio at most $\varepsilon_0$ everywhere, their KL divergence is "
+                     r"at most $\varepsilon_0(e^{\varepsilon_0}-1)$ ($\le2\varepsilon_0^2$ for $\varepsilon_0\le1$): an "
+                     r"$\varepsilon_0$-DP step loses only $O(\varepsilon_0^2)$ on average, which is what advanced composition adds up.",
            bounds=("dpbook.theory.composition.kl_bound", "dpbook.theory.composition.laplace_kl"),
            source=f"{DWORK_ROTH}, Lemma 3.18; {DRV}; {GRU}, Thm. 2.4"),
     Result(id="IDC-E3", title="Erratum: the composition theorem IDC cites", chapter=_CH,
@@ -188,34 +188,34 @@ RESULTS = (
                      r"composition (DR-Thm3.20), not IDC's Thm 2.4 (the KL lemma).",
            source=f"{GRU}, proof of Thm. 7.2"),
     Result(id="DR-Thm3.16", title="Basic composition", chapter=_CH, section="Basic and advanced composition",
-           statement=r"Running $k$ mechanisms, each $(\varepsilon_i,\delta_i)$-DP and possibly chosen adaptively, is "
-                     r"$(\sum\varepsilon_i,\sum\delta_i)$-DP. (The book states it together with advanced composition, "
+           statement=r"Running $m$ mechanisms, each $(\varepsilon_t,\delta_t)$-DP and possibly chosen adaptively, is "
+                     r"$(\sum\varepsilon_t,\sum\delta_t)$-DP. (The book states it together with advanced composition, "
                      r"DR-Thm3.20; the number is Dwork–Roth's Theorem 3.16.)",
            implemented_by=("dpbook.release.Release",),
            bounds=("dpbook.theory.composition.basic_composition",),
            source=f"{DWORK_ROTH}, Thm. 3.16"),
     Result(id="DR-Thm3.20", title="Advanced composition", chapter=_CH, section="Basic and advanced composition",
-           statement=r"$k$ adaptive $(\varepsilon,\delta)$-DP steps are $(\varepsilon',k\delta+\delta')$-DP for every "
-                     r"$\delta'>0$, with $\varepsilon'=\sqrt{2k\ln(1/\delta')}\,\varepsilon+k\varepsilon(e^\varepsilon-1)$: the "
-                     r"budget grows like $\sqrt k$ instead of $k$.",
+           statement=r"$m$ adaptive $(\varepsilon_0,\delta_0)$-DP steps are $(\varepsilon,m\delta_0+\delta')$-DP for every "
+                     r"$\delta'>0$, with $\varepsilon=\sqrt{2m\ln(1/\delta')}\,\varepsilon_0+m\varepsilon_0(e^{\varepsilon_0}-1)$: "
+                     r"the budget grows like $\sqrt m$ instead of $m$.",
            implemented_by=("dpbook.gaussian.composed_laplace_mechanism",),
            bounds=("dpbook.theory.composition.advanced_composition",
                    "dpbook.theory.composition.randomized_response_composition_epsilon"),
            source=f"{DWORK_ROTH}, Thm. 3.20; {DRV}"),
     Result(id="DR-Cor3.21", title="Per-step budget for advanced composition", chapter=_CH,
            section="Basic and advanced composition",
-           statement=r"For a target $\varepsilon'<1$ it suffices that each of the $k$ steps uses "
-                     r"$\varepsilon=\varepsilon'/(2\sqrt{2k\ln(1/\delta')})$; the $k$ counting queries of LEC3-3.3.2 then get "
-                     r"Laplace noise of scale $2\sqrt{2k\ln(1/\delta)}/\varepsilon$.",
+           statement=r"For a target total $\varepsilon<1$ it suffices that each of the $m$ steps uses "
+                     r"$\varepsilon_0=\varepsilon/(2\sqrt{2m\ln(1/\delta')})$; the $m$ counting queries of LEC3-3.3.2 then get "
+                     r"Laplace noise of scale $2\sqrt{2m\ln(1/\delta)}/\varepsilon$.",
            implemented_by=("dpbook.gaussian.composed_laplace_mechanism",),
            bounds=("dpbook.theory.composition.advanced_per_step_epsilon",
                    "dpbook.theory.composition.laplace_per_query_scale"),
            source=f"{DWORK_ROTH}, Cor. 3.21"),
     Result(id="DR-E2", title="Erratum: DR-Cor3.21 needs a small δ′", chapter=_CH,
            section="Basic and advanced composition",
-           statement=r"Correction: the corollary's proof needs $k\varepsilon(e^\varepsilon-1)\le\varepsilon'/2$, which holds "
-                     r"for all $k$ and all $\varepsilon'<1$ only when $\delta'\le0.7095$; at $\delta'=0.95$, $k=1$, "
-                     r"$\varepsilon'=0.99$ the step composes to 6.2. The book refuses such a δ′.",
+           statement=r"Correction: the corollary's proof needs $m\varepsilon_0(e^{\varepsilon_0}-1)\le\varepsilon/2$, which "
+                     r"holds for all $m$ and all $\varepsilon<1$ only when $\delta'\le0.7095$; at $\delta'=0.95$, $m=1$, "
+                     r"$\varepsilon=0.99$ the step composes to 6.2. The book refuses such a δ′.",
            bounds=("dpbook.theory.composition.advanced_per_step_epsilon",),
            source=THIS_BOOK),
 )
