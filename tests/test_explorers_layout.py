@@ -219,7 +219,7 @@ def test_check_rules_sees_a_wide_crowded_figure():
     problems = _check_rules(fig)
     plt.close(fig)
     assert any("px wide" in p for p in problems) and any("3 axes" in p for p in problems)
-    assert any("below 10" in p for p in problems)
+    assert any(f"below {STYLE['font.size']} pt" in p for p in problems)
 
 
 # --- numbers printed from parameters are rounded ----------------------------------------------------------------
