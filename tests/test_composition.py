@@ -173,10 +173,10 @@ def test_bad_values(call, name, bad):
 
 
 @pytest.mark.parametrize("call, name", [
-    (lambda v: basic_composition(0.1, v), "k"),
-    (lambda v: advanced_composition(0.1, v, 1e-6), "k"),
-    (lambda v: advanced_per_step_epsilon(0.5, v, 1e-6), "k"),
-    (lambda v: randomized_response_composition_epsilon(0.1, v, 1e-6), "k"),
+    (lambda v: basic_composition(0.1, v), "m"),
+    (lambda v: advanced_composition(0.1, v, 1e-6), "m"),
+    (lambda v: advanced_per_step_epsilon(0.5, v, 1e-6), "m"),
+    (lambda v: randomized_response_composition_epsilon(0.1, v, 1e-6), "m"),
 ])
 def test_bad_k(call, name):
     with pytest.raises(ValueError, match=name):

@@ -1,13 +1,13 @@
 """Composition of private mechanisms and the expected privacy loss (DR-Thm3.16, DR-Thm3.20, DR-Cor3.21; chapter 05).
 
-* :func:`basic_composition` — ``k`` (ε, δ)-DP steps are ``(kε, kδ)``-DP (DR-Thm3.16).
-* :func:`advanced_composition` — DR-Thm3.20 (Dwork–Rothblum–Vadhan 2010): ``(ε', kδ + δ')``-DP with
-  ``ε' = sqrt(2k ln(1/δ')) ε + k ε (e^ε - 1)``.
-* :func:`advanced_per_step_epsilon` — DR-Cor3.21: ``ε = ε'/(2 sqrt(2k ln(1/δ')))`` per step for a target
+* :func:`basic_composition` — ``m`` (ε, δ)-DP steps are ``(mε, mδ)``-DP (DR-Thm3.16).
+* :func:`advanced_composition` — DR-Thm3.20 (Dwork–Rothblum–Vadhan 2010): ``(ε', mδ + δ')``-DP with
+  ``ε' = sqrt(2m ln(1/δ')) ε + m ε (e^ε - 1)``.
+* :func:`advanced_per_step_epsilon` — DR-Cor3.21: ``ε = ε'/(2 sqrt(2m ln(1/δ')))`` per step for a target
   ``ε' < 1``.
 * :func:`kl_bound` — IDC-Thm2.4 ≡ DR-Lemma3.18: ``KL(μ‖ν) <= ε(e^ε - 1)`` when ``|ln μ/ν| <= ε``, the drift
   term of advanced composition; :func:`laplace_kl` is the exact KL of the Laplace pair it is measured on.
-* :func:`randomized_response_composition_epsilon` — *extra, not a numbered result*: the exact ε' of ``k``-fold
+* :func:`randomized_response_composition_epsilon` — *extra, not a numbered result*: the exact ε' of ``m``-fold
   randomized response, the worst case among ε-DP mechanisms (Kairouz–Oh–Viswanath 2015), used as the
   "measured" curve under the two bounds.
 
@@ -31,89 +31,89 @@ __all__ = [
 ]
 
 
-def basic_composition(epsilon, k, delta=0.0) -> tuple[float, float]:
-    """Basic composition (DR-Thm3.16): ``k`` adaptive (ε, δ)-DP steps are ``(kε, kδ)``-DP."""
+def basic_composition(epsilon, m, delta=0.0) -> tuple[float, float]:
+    """Basic composition (DR-Thm3.16): ``m`` adaptive (ε, δ)-DP steps are ``(mε, mδ)``-DP."""
     epsilon = check_epsilon(epsilon)
-    k = check_int("k", k, low=1)
-    return k * epsilon, k * check_delta(delta)
+    m = check_int("m", m, low=1)
+    return m * epsilon, m * check_delta(delta)
 
 
-def advanced_composition(epsilon, k, delta_prime, delta=0.0) -> tuple[float, float]:
-    """DR-Thm3.20: ``k`` adaptive (ε, δ)-DP steps are ``(ε', kδ + δ')``-DP for every ``δ' ∈ (0, 1)``, with
-    ``ε' = sqrt(2k ln(1/δ')) ε + k ε (e^ε - 1)``.  Returns ``(ε', kδ + δ')``.
+def advanced_composition(epsilon, m, delta_prime, delta=0.0) -> tuple[float, float]:
+    """DR-Thm3.20: ``m`` adaptive (ε, δ)-DP steps are ``(ε', mδ + δ')``-DP for every ``δ' ∈ (0, 1)``, with
+    ``ε' = sqrt(2m ln(1/δ')) ε + m ε (e^ε - 1)``.  Returns ``(ε', mδ + δ')``.
     """
     epsilon = check_epsilon(epsilon, high=EPSILON_EXP_MAX)
-    k = check_int("k", k, low=1)
+    m = check_int("m", m, low=1)
     delta_prime = check_delta(delta_prime, "delta_prime", positive=True)
     delta = check_delta(delta)
-    eps_total = math.sqrt(2.0 * k * math.log(1.0 / delta_prime)) * epsilon + k * epsilon * math.expm1(epsilon)
-    return eps_total, k * delta + delta_prime
+    eps_total = math.sqrt(2.0 * m * math.log(1.0 / delta_prime)) * epsilon + m * epsilon * math.expm1(epsilon)
+    return eps_total, m * delta + delta_prime
 
 
-def advanced_per_step_epsilon(epsilon_total, k, delta_prime) -> float:
-    """DR-Cor3.21: for a target ``ε' ∈ (0, 1)``, each of ``k`` steps may use ``ε = ε'/(2 sqrt(2k ln(1/δ')))``.
+def advanced_per_step_epsilon(epsilon_total, m, delta_prime) -> float:
+    """DR-Cor3.21: for a target ``ε' ∈ (0, 1)``, each of ``m`` steps may use ``ε = ε'/(2 sqrt(2m ln(1/δ')))``.
 
-    The corollary's proof bounds the drift ``kε(e^ε - 1)`` by ``ε'/2``, which needs ``ln(1/δ')`` not too
-    small: it holds for every ``k`` and every ``ε' < 1`` exactly when ``δ' <= 0.7095`` (``k = 1`` is the binding
-    case; the cutoff rises towards ``e^{-1/4} ≈ 0.779`` as ``k`` grows), and at ``δ' = 0.95``, ``k = 1``,
+    The corollary's proof bounds the drift ``mε(e^ε - 1)`` by ``ε'/2``, which needs ``ln(1/δ')`` not too
+    small: it holds for every ``m`` and every ``ε' < 1`` exactly when ``δ' <= 0.7095`` (``m = 1`` is the binding
+    case; the cutoff rises towards ``e^{-1/4} ≈ 0.779`` as ``m`` grows), and at ``δ' = 0.95``, ``m = 1``,
     ``ε' = 0.99`` the per-step ε is 1.55 and DR-Thm3.20 gives 6.2 (erratum DR-E2).  So the result is checked
     against :func:`advanced_composition` and refused (ValueError naming ``delta_prime``) when it does not reach
     the target.
     """
     epsilon_total = check_epsilon(epsilon_total, "epsilon_total", high=1.0, high_open=True)
-    k = check_int("k", k, low=1)
+    m = check_int("m", m, low=1)
     delta_prime = check_delta(delta_prime, "delta_prime", positive=True)
-    epsilon = check_split(epsilon_total, 2.0 * math.sqrt(2.0 * k * math.log(1.0 / delta_prime)),
-                          parts_name="2 sqrt(2 k ln(1/delta_prime))", name="epsilon_total")
-    reached, _ = advanced_composition(epsilon, k, delta_prime)
+    epsilon = check_split(epsilon_total, 2.0 * math.sqrt(2.0 * m * math.log(1.0 / delta_prime)),
+                          parts_name="2 sqrt(2 m ln(1/delta_prime))", name="epsilon_total")
+    reached, _ = advanced_composition(epsilon, m, delta_prime)
     if reached > epsilon_total:
         raise ValueError(f"delta_prime ({delta_prime!r}) is too large for DR-Cor3.21: its per-step epsilon "
                          f"{epsilon:.4g} composes to {reached:.4g} > epsilon_total ({epsilon_total!r})")
     return epsilon
 
 
-def tight_per_step_epsilon(epsilon_total, k, delta_prime) -> float:
-    """DR-Thm3.20 solved for the step: the largest ``ε`` whose ``k`` steps compose to at most ``epsilon_total``,
-    the root of ``sqrt(2k ln(1/δ')) ε + k ε (e^ε - 1) = ε_total``.
+def tight_per_step_epsilon(epsilon_total, m, delta_prime) -> float:
+    """DR-Thm3.20 solved for the step: the largest ``ε`` whose ``m`` steps compose to at most ``epsilon_total``,
+    the root of ``sqrt(2m ln(1/δ')) ε + m ε (e^ε - 1) = ε_total``.
 
     :func:`advanced_per_step_epsilon` (DR-Cor3.21's closed form) composes to only about half of ``ε_total``: the
     corollary bounds the drift term by ``ε_total/2`` and loses ``√2`` in the square root.  The left-hand side is
-    convex and increasing in ``ε``, so Newton's method from the right (``ε_total/sqrt(2k ln(1/δ'))``, which is
+    convex and increasing in ``ε``, so Newton's method from the right (``ε_total/sqrt(2m ln(1/δ'))``, which is
     above the root since the drift is ``>= 0``) converges monotonically; the result is then stepped down to the
     last float whose composition does not exceed ``ε_total``.  Unlike the corollary it needs no ``ε_total < 1``.
     """
     epsilon_total = check_epsilon(epsilon_total, "epsilon_total", high=100.0)
-    k = check_int("k", k, low=1, high=10 ** 9)
+    m = check_int("m", m, low=1, high=10 ** 9)
     delta_prime = check_delta(delta_prime, "delta_prime", positive=True)
-    A = math.sqrt(2.0 * k * math.log(1.0 / delta_prime))
+    A = math.sqrt(2.0 * m * math.log(1.0 / delta_prime))
     x = min(epsilon_total / A, EPSILON_EXP_MAX)
     for _ in range(200):
-        f = A * x + k * x * math.expm1(x) - epsilon_total
-        step = f / (A + k * (math.expm1(x) + x * math.exp(x)))
+        f = A * x + m * x * math.expm1(x) - epsilon_total
+        step = f / (A + m * (math.expm1(x) + x * math.exp(x)))
         x -= step
         if abs(step) <= 1e-15 * x:
             break
-    composed = lambda e: A * e + k * e * math.expm1(e)                      # noqa: E731 - DR-Thm3.20's ε'
+    composed = lambda e: A * e + m * e * math.expm1(e)                      # noqa: E731 - DR-Thm3.20's ε'
     while x > 0.0 and composed(x) > epsilon_total:                          # never above after rounding
         x = math.nextafter(x, 0.0)
     if not x >= EPSILON_RANGE[0]:
-        raise ValueError(f"epsilon_total ({epsilon_total!r}) is too small for k = {k} composed steps: the per-step "
+        raise ValueError(f"epsilon_total ({epsilon_total!r}) is too small for m = {m} composed steps: the per-step "
                          f"epsilon would be {x:.3g} < {EPSILON_RANGE[0]:g}")
     return x
 
 
-def laplace_per_query_scale(k, epsilon, delta=0.0) -> float:
-    """LEC3-3.3.2: Laplace scale for each of ``k`` counting queries (sensitivity 1 each) under a total budget.
+def laplace_per_query_scale(m, epsilon, delta=0.0) -> float:
+    """LEC3-3.3.2: Laplace scale for each of ``m`` counting queries (sensitivity 1 each) under a total budget.
 
-    ``δ = 0``: basic composition, ``b = k/ε``.  ``δ > 0`` (practical note, via DR-Cor3.21 with ``δ' = δ``):
-    ``b = 2 sqrt(2k ln(1/δ))/ε``, which grows like ``sqrt(k)``; needs ``ε < 1``.
+    ``δ = 0``: basic composition, ``b = m/ε``.  ``δ > 0`` (practical note, via DR-Cor3.21 with ``δ' = δ``):
+    ``b = 2 sqrt(2m ln(1/δ))/ε``, which grows like ``sqrt(m)``; needs ``ε < 1``.
     """
-    k = check_int("k", k, low=1)
+    m = check_int("m", m, low=1)
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
     if delta > 0.0 and epsilon >= 1.0:
         raise ValueError(f"epsilon ({epsilon!r}) must be < 1 for the advanced-composition split (DR-Cor3.21)")
-    return k / epsilon if delta == 0.0 else 1.0 / advanced_per_step_epsilon(epsilon, k, delta)
+    return m / epsilon if delta == 0.0 else 1.0 / advanced_per_step_epsilon(epsilon, m, delta)
 
 
 def kl_bound(epsilon) -> float:
@@ -132,38 +132,38 @@ def laplace_kl(shift, b) -> float:
     return t + math.expm1(-t)
 
 
-def _rr_losses(epsilon, k):
-    """The k-fold randomized-response pair: ``P[j agreements] = Bin(k, p)``, loss ``ε(2j - k)``."""
-    check_work(k=k + 1, bytes_per_cell=64)                 # a handful of (k+1)-arrays
+def _rr_losses(epsilon, m):
+    """The m-fold randomized-response pair: ``P[j agreements] = Bin(m, p)``, loss ``ε(2j - m)``."""
+    check_work(m=m + 1, bytes_per_cell=64)                 # a handful of (m+1)-arrays
     p = math.exp(epsilon) / (1.0 + math.exp(epsilon)) if epsilon < 700 else 1.0
-    j = np.arange(k + 1)
-    return binom.pmf(j, k, p), epsilon * (2 * j - k)
+    j = np.arange(m + 1)
+    return binom.pmf(j, m, p), epsilon * (2 * j - m)
 
 
-def randomized_response_composition_delta(epsilon_total, epsilon, k) -> float:
-    """*Extra*: the exact ``δ(ε') = E[(1 - e^{ε' - L})_+]`` of ``k``-fold ε-randomized response (``L`` = its
-    privacy loss ``ε(2B - k)``, ``B ~ Bin(k, e^ε/(1+e^ε))``)."""
+def randomized_response_composition_delta(epsilon_total, epsilon, m) -> float:
+    """*Extra*: the exact ``δ(ε') = E[(1 - e^{ε' - L})_+]`` of ``m``-fold ε-randomized response (``L`` = its
+    privacy loss ``ε(2B - m)``, ``B ~ Bin(m, e^ε/(1+e^ε))``)."""
     epsilon_total = check_epsilon(epsilon_total, "epsilon_total", allow_zero=True)
     epsilon = check_epsilon(epsilon)
-    k = check_int("k", k, low=1)
-    pmf, loss = _rr_losses(epsilon, k)
+    m = check_int("m", m, low=1)
+    pmf, loss = _rr_losses(epsilon, m)
     gap = np.minimum(epsilon_total - loss, 0.0)                          # only outcomes with L > ε' count
     return float(np.sum(pmf * -np.expm1(gap)))
 
 
-def randomized_response_composition_epsilon(epsilon, k, delta_prime) -> float:
-    """*Extra*: the smallest ``ε'`` with ``k``-fold ε-randomized response ``(ε', δ')``-DP — the exact cost of
-    composing ``k`` ε-DP steps in the worst case (Kairouz–Oh–Viswanath 2015).  Bisection on ``[0, kε]``;
+def randomized_response_composition_epsilon(epsilon, m, delta_prime) -> float:
+    """*Extra*: the smallest ``ε'`` with ``m``-fold ε-randomized response ``(ε', δ')``-DP — the exact cost of
+    composing ``m`` ε-DP steps in the worst case (Kairouz–Oh–Viswanath 2015).  Bisection on ``[0, mε]``;
     the returned ``ε'`` always satisfies the δ' constraint (fail closed)."""
     epsilon = check_epsilon(epsilon)
-    k = check_int("k", k, low=1)
+    m = check_int("m", m, low=1)
     delta_prime = check_delta(delta_prime, "delta_prime", positive=True)
-    pmf, loss = _rr_losses(epsilon, k)
+    pmf, loss = _rr_losses(epsilon, m)
 
     def delta_at(e):
         return float(np.sum(pmf * -np.expm1(np.minimum(e - loss, 0.0))))
 
-    lo, hi = 0.0, k * epsilon                                                # δ(kε) = 0
+    lo, hi = 0.0, m * epsilon                                                # δ(mε) = 0
     if delta_at(lo) <= delta_prime:
         return 0.0
     while hi - lo > 1e-12 * max(1.0, hi):
