@@ -84,13 +84,13 @@ def chebyshev_basis(points, t) -> np.ndarray:
     recurrence ``T_{m+1} = 2x T_m - T_{m-1}`` (SMOOTH-Def: ``T_m(x) = cos(m arccos x)``)."""
     x = check_points(points, d=1)[:, 0]
     t = check_int("t", t, low=1, high=_MAX_ENTRIES)
-    V = np.empty((x.size, t))
-    V[:, 0] = 1.0
+    V = np.empty((t, x.size))          # row by row (contiguous writes), then one transposed copy: same values
+    V[0] = 1.0
     if t > 1:
-        V[:, 1] = x
+        V[1] = x
     for m in range(2, t):
-        V[:, m] = 2.0 * x * V[:, m - 1] - V[:, m - 2]
-    return V
+        V[m] = 2.0 * x * V[m - 1] - V[m - 2]
+    return np.ascontiguousarray(V.T)
 
 
 def chebyshev_moments(points, t) -> np.ndarray:

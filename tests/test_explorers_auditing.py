@@ -90,3 +90,28 @@ def test_true_gaussian_epsilon_of_a_known_pair():
     assert tv == pytest.approx(0.38292492254802624, rel=1e-12)
     assert _true_gaussian_epsilon(1.0, tv) == 0.0
     assert 0.0 < _true_gaussian_epsilon(1.0, tv - 1e-3) < 0.01
+
+
+def test_chapter_figures_draw_and_refuse_bad_input():
+    import numpy as np
+    from dpbook.audit import run_audits
+    from dpbook.explorers.auditing import figure_audit_power, figure_families, figure_float_support, figure_lessons
+    results = run_audits(audit_cases(names=["laplace", "laplace_halved_sensitivity"]), rng=0, trials_factor=0.05)
+    fig = figure_families(results, title="t")
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert labels == ["laplace (2)"] and fig.get_size_inches()[0] <= 9.6
+    assert len(figure_lessons(results, ["a", "b"]).axes[0].patches) == 2
+    assert len(figure_audit_power([10, 100], [0.1, 0.5], [0.2, 1.5], [2.0, 4.0]).axes[0].lines) == 5
+    y = np.array([-0.7, 0.3, 1.2])
+    assert len(figure_float_support(y, [True] * 3, y + 1, [False, True, False]).axes) == 2
+    plt.close("all")
+    with pytest.raises(ValueError, match="results"):
+        figure_families([])
+    with pytest.raises(ValueError, match="labels"):
+        figure_lessons(results, ["a"])
+    with pytest.raises(ValueError, match="trials"):
+        figure_audit_power([10], [0.1], [0.2], [1.0])
+    with pytest.raises(ValueError, match="y0"):
+        figure_float_support(y, [True], y, [True] * 3)
+    with pytest.raises(TypeError, match="cap"):
+        figure_families(results, cap="x")

@@ -493,6 +493,7 @@ def test_uniform_answer_is_the_mean_over_the_cube():
 def test_compare_per_query_crossover():
     from dpbook.explorers.smooth import PerQueryComparison, compare_per_query
     c = compare_per_query(np.array([1, 10, 100]), n=5_000, trials=30, grid=65)
+    assert list(c.ms) == [1, 10, 100]
     assert c.baseline[0] < c.summary[0] and np.all(c.baseline <= c.baseline_bound * 1.5)
     fake = PerQueryComparison(np.array([1, 3, 10]), np.array([2.0, 2.0, 2.0]), np.array([1.0, 3.0, 1.0]),
                               np.ones(3), np.ones(3), 4)
@@ -521,3 +522,34 @@ def test_grid_nodes_is_the_product_grid_and_refuses_bad_sizes():
         grid_nodes(3, 0)
     with pytest.raises(TypeError, match="grid"):
         grid_nodes("3", 1)
+
+
+def test_chapter_figures_draw_and_refuse_bad_input():
+    from dpbook.explorers.smooth import (PerQueryComparison, box_control, figure_accuracy, figure_approximation,
+                                         figure_per_query, figure_regimes, figure_sensitivity, regime_sweep)
+    t = np.array([4, 8, 16, 32])
+    fig = figure_approximation(t, {"kink, K=1": 1 / t, "box": np.ones(4)}, {"kink, K=1": 1})
+    assert len(fig.axes[0].lines) == 3 and fig.get_size_inches()[0] <= 9.6
+    acc = {(4, "a"): dict(err=np.linspace(0, 1, 50), bound=1.0), (4, "b"): dict(err=np.zeros(5), bound=0.5)}
+    assert len(figure_accuracy(acc, [0.1, 0.2], [0.3, 0.3], n=100, epsilon=1.0).axes) == 1
+    ctrl = box_control(np.array([1000, 8000]), trials=20, rng=0)
+    assert ctrl["box"].shape == (2,) and np.all(ctrl["box"] > ctrl["kink"])          # the box's error does not fall
+    cmp = PerQueryComparison(np.array([1, 3]), np.ones(2), np.ones(2), np.ones(2), np.ones(2), 4)
+    assert len(figure_per_query(cmp, ctrl).axes) == 2
+    assert len(figure_regimes({"K=2": regime_sweep(1, 2, [6, 8], trials=20, repeat=1)}).axes) == 1
+    assert len(figure_sensitivity(np.array([2, 3, 10]), np.array([2.0, 3.1, 11.6])).axes[0].lines) == 3
+    plt.close("all")
+    with pytest.raises(ValueError, match="t_grid"):
+        figure_approximation([4], {"a": [1.0]}, {})
+    with pytest.raises(TypeError, match="gammas"):
+        figure_approximation(t, [], {})
+    with pytest.raises(ValueError, match="acc"):
+        figure_accuracy(acc, [0.1], [0.3, 0.3], n=100, epsilon=1.0)
+    with pytest.raises(ValueError, match="ns"):
+        box_control(np.array([5]))
+    with pytest.raises(ValueError, match="tie"):
+        box_control(np.array([1000]), tie=1.5)
+    with pytest.raises(TypeError, match="cmp"):
+        figure_per_query(None, ctrl)
+    with pytest.raises(ValueError, match="t_sens"):
+        figure_sensitivity([2, 3], [1.0])

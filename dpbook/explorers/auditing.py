@@ -1,4 +1,11 @@
-"""Chapter 13's widget: one audit of the catalogue, with the evidence behind its ε lower bound."""
+"""Chapter 17's widget (one audit of the catalogue, with the evidence behind its ε lower bound) and figures.
+
+* :func:`explore_audit` — the widget callback ``(case, ε, N) -> Figure``.
+* :func:`figure_audit_power` — ε_lb against the number of runs, for a mechanism and its broken twin.
+* :func:`figure_families` — the catalogue's results, one row per family of mechanisms, one dot per audit.
+* :func:`figure_float_support` — where ``fl(q + Z)`` lands relative to numpy's Laplace image.
+* :func:`figure_lessons` — broken twins and their fixes, as ε_lb / claimed ε.
+"""
 from __future__ import annotations
 
 import math
@@ -8,12 +15,12 @@ import numpy as np
 
 from ..audit import audit_cases, epsilon_lb_ceiling, epsilon_lower_bound
 from ..audit.engine import count_event
-from ..plots import BOUND, CONTROL, EMPIRICAL, EXTRA, UNIFORM
+from ..plots import BOUND, CONTROL, EMPIRICAL, EXTRA, UNIFORM, legend_outside, new_figure
 from ._layout import fixed_figure
 from ..stats import clopper_pearson
-from ..validation import check_epsilon, check_int
+from ..validation import check_epsilon, check_int, check_real
 
-__all__ = ["explore_audit"]
+__all__ = ["explore_audit", "figure_audit_power", "figure_families", "figure_float_support", "figure_lessons"]
 
 
 def _centre(ax) -> float:
@@ -69,4 +76,107 @@ def explore_audit(case="laplace", epsilon=1.0, trials=20_000, *, seed=2026):
     right.set_title("caught: ε_lb > ε" if max(lbs) > c.epsilon else
                     "ε_lb ≈ 0: this audit shows nothing" if max(lbs) < 0.1 * c.epsilon else "no evidence against the claim")
     right.legend(loc="lower center", bbox_to_anchor=(_centre(right), 0.01), bbox_transform=fig.transFigure)
+    return fig
+
+
+def _results(name, results):
+    results = list(results)
+    if not results or not all(isinstance(r, tuple) and len(r) == 2 for r in results):
+        raise ValueError(f"{name} must be a non-empty list of (case, result) pairs, as run_audits returns")
+    return results
+
+
+def figure_audit_power(trials, lb_ok, lb_bad, ceiling, *, epsilon=1.0):
+    """PA(ii)'s evidence against the number of runs ``trials`` per side: ``epsilon_lb`` of a correct mechanism
+    (``lb_ok``, true loss ε) and of its broken twin (``lb_bad``, true loss 2ε), and the ``ceiling`` that ``trials``
+    samples allow.  Returns the figure."""
+    trials = np.asarray(trials, dtype=float)
+    arrays = [np.asarray(a, dtype=float) for a in (lb_ok, lb_bad, ceiling)]
+    if trials.ndim != 1 or trials.size < 2 or any(a.shape != trials.shape for a in arrays):
+        raise ValueError(f"trials, lb_ok, lb_bad and ceiling must be 1-D of one length >= 2 (trials: {trials.shape})")
+    epsilon = check_epsilon(epsilon)
+    fig, ax = new_figure(width=8.6, height=4.2)
+    ax.semilogx(trials, arrays[0], "o-", color=EMPIRICAL, label="Laplace mechanism")
+    ax.semilogx(trials, arrays[1], "s-", color=CONTROL, label="broken twin:\nhalved sensitivity")
+    ax.axhline(epsilon, color=BOUND, ls="--", label="claimed ε\n(true loss)")
+    ax.axhline(2 * epsilon, color=CONTROL, ls=":", lw=1.2, label="twin's true loss 2ε")
+    ax.semilogx(trials, arrays[2], ":", color=UNIFORM, lw=2, label="ceiling for N")
+    ax.set(xlabel="N (runs per side)", ylabel="ε lower bound ε_lb", ylim=(0, 4 * epsilon),
+           title="ε_lb approaches the true loss from below")
+    legend_outside(ax)
+    return fig
+
+
+def figure_families(results, *, title="", colour=EMPIRICAL, cap=8.0):
+    """The catalogue's ``(case, result)`` pairs as one row per family (the module of the audited function) and
+    one dot per audit at ``epsilon_lb / claimed ε`` (capped at ``cap``); audits with ``epsilon_lb < 0.1 ε`` are
+    hollow (they show nothing).  The dashed line is the claim: a mechanism must sit left of it, a control right."""
+    results = _results("results", results)
+    cap = check_real("cap", cap, low=1.0, high=1e3)
+    family = [c.target.split(".")[-2] for c, _ in results]
+    names = sorted(set(family), key=lambda f: (-family.count(f), f))
+    ratio = np.array([min(r.epsilon_lb / c.epsilon, cap) for c, r in results])
+    row = np.array([names.index(f) for f in family], dtype=float)
+    jitter = np.zeros_like(row)
+    for f in names:                      # spread the dots of one family a little so equal values stay visible
+        idx = np.flatnonzero(row == names.index(f))
+        jitter[idx] = np.linspace(-0.22, 0.22, idx.size) if idx.size > 1 else 0.0
+    nothing = ratio < 0.1
+    fig, ax = new_figure(width=8.4, height=0.34 * len(names) + 1.9)
+    ax.scatter(ratio[~nothing], (row + jitter)[~nothing], s=36, color=colour, alpha=0.85, label="one audit")
+    if nothing.any():
+        ax.scatter(np.maximum(ratio[nothing], 0), (row + jitter)[nothing], s=36, facecolors="none",
+                   edgecolors=colour, label="ε_lb < 0.1 ε:\nshows nothing")
+    ax.axvline(1, color=BOUND, ls="--", lw=1.5, label="claimed ε")
+    ax.set_yticks(range(len(names)), [f"{f} ({family.count(f)})" for f in names])
+    ax.set_ylim(len(names) - 0.5, -0.5)
+    ax.set(xlabel=f"ε_lb / claimed ε (capped at {cap:g})", title=title)
+    legend_outside(ax)
+    return fig
+
+
+def figure_float_support(y0, in0, y1, in1, *, scale=1.0, edges=None):
+    """Mironov's support attack, measured: for released values ``y0`` (``q = 0``) and ``y1`` (``q = 1``) and the
+    booleans ``in0``, ``in1`` (is the value in numpy's Laplace image at ``scale``?), the fraction in the image per
+    bin of ``edges`` (left), and the image around one released value near -0.7, double by double (right)."""
+    from ..broken.floating_point import numpy_laplace_image
+    y0, y1 = np.asarray(y0, dtype=float), np.asarray(y1, dtype=float)
+    in0, in1 = np.asarray(in0, dtype=bool), np.asarray(in1, dtype=bool)
+    if y0.ndim != 1 or y0.size == 0 or y0.shape != in0.shape or y1.shape != in1.shape:
+        raise ValueError("y0, in0 (and y1, in1) must be 1-D arrays of one non-empty length")
+    scale = check_real("scale", scale, low=1e-300, high=1e300)
+    edges = np.linspace(-6, 6, 25) if edges is None else np.asarray(edges, dtype=float)
+    mid = (edges[1:] + edges[:-1]) / 2
+    frac = lambda y, hit: [hit[(y >= lo) & (y < hi)].mean() if np.any((y >= lo) & (y < hi)) else np.nan
+                           for lo, hi in zip(edges[:-1], edges[1:])]
+    fig, (a1, a2) = new_figure(2, width=9.6, height=4.6)
+    a1.plot(mid, frac(y0, in0), "o-", color=EMPIRICAL, label="q = 0: output Z")
+    a1.plot(mid, frac(y1, in1), "s-", color=CONTROL, label="q = 1: output fl(1 + Z)")
+    a1.set(xlabel="released value y", ylabel="fraction in the\nsampler's image", ylim=(-0.05, 1.05),
+           title="where fl(1 + Z) lands")
+    legend_outside(a1, where="below")
+    ulps = np.arange(-12, 13)
+    centre = y0[np.argmin(np.abs(y0 + 0.7))]
+    a2.stem(ulps, numpy_laplace_image(centre + ulps * np.spacing(centre), scale).astype(float), basefmt=" ")
+    a2.set(xlabel=f"doubles next to y = {centre:.4f}\n(in ulps)", ylabel="a possible output?",
+           title="the image is sparse")
+    a2.set_yticks([0, 1], ["no", "yes"])
+    return fig
+
+
+def figure_lessons(results, labels):
+    """Broken twins and their fixes: one bar per ``(case, result)`` at ``epsilon_lb / claimed ε``, orange where the
+    audit catches it (right of the claim), blue where it passes; ``labels`` name the bars."""
+    results = _results("results", results)
+    if len(labels) != len(results):
+        raise ValueError(f"labels ({len(labels)}) must name each of the {len(results)} results")
+    lb = np.array([r.epsilon_lb / c.epsilon for c, r in results])
+    y = np.arange(len(results))
+    fig, ax = new_figure(width=9.0, height=0.55 * len(results) + 1.6)
+    ax.barh(y, lb, color=[CONTROL if v > 1 else EMPIRICAL for v in lb], alpha=0.85)
+    ax.axvline(1, color=BOUND, ls="--", lw=1.5, label="claimed ε")
+    ax.set_yticks(y, labels)
+    ax.set_ylim(len(results) - 0.5, -0.5)
+    ax.set(xlabel="ε_lb / claimed ε", title="caught (orange) and fixed (blue)")
+    legend_outside(ax, where="below")
     return fig

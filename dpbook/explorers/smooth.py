@@ -1,8 +1,10 @@
-"""Chapter 12's experiments and widget: smooth queries answered from one private Chebyshev summary
+"""Chapter 16's experiments, figures and widget: smooth queries answered from one private Chebyshev summary
 (SMOOTH-Alg1/Alg2, SMOOTH-Thm3.1, SMOOTH-Table1).
 
 * :func:`regime_sweep` — one row of SMOOTH-Table1 measured: error and run time against ``n = t^{2d+K}``.
 * :func:`compare_per_query` — the summary against per-query Laplace as the number of queries grows.
+* :func:`box_control` — the non-smooth control: a box with rows tied at its edge, against a kink.
+* ``figure_*`` — the chapter's figures, drawn from the results above.
 * :func:`explore_smooth` — the widget callback ``(d, K, n, ε, query) -> Figure``.
 """
 from __future__ import annotations
@@ -12,8 +14,9 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+from matplotlib.ticker import MaxNLocator
 
-from ..plots import BOUND, EMPIRICAL, EXTRA, legend_outside
+from ..plots import (BASELINE, BOUND, CONTROL, EMPIRICAL, EXTRA, UNIFORM, legend_outside, new_figure)
 from ._layout import fixed_figure, log_minor_125
 from ..smooth import (answer_query, approximation_error, box_query, chebyshev_coefficients, chebyshev_evaluate,
                       chebyshev_moments, cosine_query, gaussian_bump, kink_query, per_query_laplace, sigmoid_query,
@@ -22,8 +25,8 @@ from ..theory.smooth import (summary_degree, summary_noise_scale, table1_exponen
 from ..validation import check_beta, check_epsilon, check_int
 
 __all__ = ["QUERIES", "make_query", "worst_point", "RegimeSweep", "regime_sweep", "fit_slope", "compare_per_query",
-           "PerQueryComparison",
-           "explore_smooth"]
+           "PerQueryComparison", "box_control", "figure_approximation", "figure_accuracy", "figure_regimes",
+           "figure_per_query", "figure_sensitivity", "explore_smooth"]
 
 QUERIES = ("Gaussian bump", "sigmoid", "cosine", "kink", "box (non-smooth)")
 
@@ -141,12 +144,12 @@ def regime_sweep(d, K, ts, *, epsilon=1.0, beta=0.05, trials=1000, seed=2026, qu
 
 @dataclass(frozen=True)
 class PerQueryComparison:
-    """:func:`compare_per_query`'s result, one entry per ``k``: mean over the trials of the max error over ``k``
-    queries of the summary, of per-query Laplace at the exact L1 sensitivity of the ``k`` queries (``baseline``) and
-    at the class bound ``2Bk/n`` (``baseline_bound``), and the max error of the data-independent answers
+    """:func:`compare_per_query`'s result, one entry per number of queries ``m``: mean over the trials of the max error over ``m``
+    queries of the summary, of per-query Laplace at the exact L1 sensitivity of the ``m`` queries (``baseline``) and
+    at the class bound ``2Bm/n`` (``baseline_bound``), and the max error of the data-independent answers
     (``uniform``); ``t`` is the summary's degree."""
 
-    ks: np.ndarray
+    ms: np.ndarray
     summary: np.ndarray
     baseline: np.ndarray
     baseline_bound: np.ndarray
@@ -154,40 +157,40 @@ class PerQueryComparison:
     t: int
 
     def crossover(self, baseline=None):
-        """The smallest ``k`` from which the summary's error is below ``baseline``'s at every larger ``k``
+        """The smallest ``m`` from which the summary's error is below ``baseline``'s at every larger ``m``
         (default: the exact-sensitivity baseline); ``None`` if it never is."""
         base = self.baseline if baseline is None else np.asarray(baseline)
         wins = self.summary < base
-        for i in range(len(self.ks)):
+        for i in range(len(self.ms)):
             if wins[i:].all():
-                return int(self.ks[i])
+                return int(self.ms[i])
         return None
 
 
-def compare_per_query(ks, *, n=50_000, d=1, K=2, epsilon=1.0, trials=200, seed=2026, grid=257):
-    """Mean over ``trials`` of the max error over ``k`` cosine queries (``C^K_1``), for each ``k`` in ``ks``: the one
-    summary (the same release answers every ``k``) against per-query Laplace on the same ``k`` queries at the same
+def compare_per_query(ms, *, n=50_000, d=1, K=2, epsilon=1.0, trials=200, seed=2026, grid=257):
+    """Mean over ``trials`` of the max error over ``m`` cosine queries (``C^K_1``), for each ``m`` in ``ms``: the one
+    summary (the same release answers every ``m``) against per-query Laplace on the same ``m`` queries at the same
     ε and replace-one neighbours, calibrated to their exact L1 sensitivity (``per_query_laplace(..., grid=grid)``)
-    and to the class bound ``2Bk/n``, and the data-independent answers (:func:`dpbook.smooth.uniform_answer`).
+    and to the class bound ``2Bm/n``, and the data-independent answers (:func:`dpbook.smooth.uniform_answer`).
     Returns a :class:`PerQueryComparison`."""
     grid = check_int("grid", grid, low=2, high=2049)
     rng = np.random.default_rng(seed)
     X = synthetic_points(n, d, rng=rng)
     s = smooth_summary(X, epsilon=epsilon, K=K, trials=trials, rng=rng)
-    kmax = int(max(ks))
-    omegas, phases = rng.uniform(0.5, 3.0, (kmax, d)), rng.uniform(0, np.pi, (kmax, d))
-    queries = [cosine_query(omegas[j], phases[j], d, K) for j in range(kmax)]
+    mmax = int(max(ms))
+    omegas, phases = rng.uniform(0.5, 3.0, (mmax, d)), rng.uniform(0, np.pi, (mmax, d))
+    queries = [cosine_query(omegas[j], phases[j], d, K) for j in range(mmax)]
     exact = np.array([true_answer(X, q) for q in queries])          # cosines lie in [-1, 1] = [-B, B]: nothing clipped
-    err = np.abs(np.stack([answer_query(s, q) for q in queries], axis=1) - exact)              # (trials, kmax)
+    err = np.abs(np.stack([answer_query(s, q) for q in queries], axis=1) - exact)              # (trials, mmax)
     guess = np.abs(np.array([uniform_answer(q, d) for q in queries]) - exact)
     ours, base, bound, unif = [], [], [], []
-    for k in ks:
-        ours.append(float(err[:, :k].max(axis=1).mean()))
+    for m in ms:
+        ours.append(float(err[:, :m].max(axis=1).mean()))
         for out, kw in ((base, dict(grid=grid)), (bound, {})):
-            r = per_query_laplace(X, queries[:k], epsilon=epsilon, trials=trials, rng=rng, **kw)
-            out.append(float(np.abs(r.answers - exact[:k]).max(axis=1).mean()))
-        unif.append(float(guess[:k].max()))
-    return PerQueryComparison(np.asarray(ks), np.array(ours), np.array(base), np.array(bound), np.array(unif), s.t)
+            r = per_query_laplace(X, queries[:m], epsilon=epsilon, trials=trials, rng=rng, **kw)
+            out.append(float(np.abs(r.answers - exact[:m]).max(axis=1).mean()))
+        unif.append(float(guess[:m].max()))
+    return PerQueryComparison(np.asarray(ms), np.array(ours), np.array(base), np.array(bound), np.array(unif), s.t)
 
 
 @functools.lru_cache(typed=True, maxsize=64)
@@ -226,7 +229,7 @@ def explore_smooth(d=1, K=2, n=10_000, epsilon=1.0, query="Gaussian bump", *, tr
         beta, summary_noise_scale(n, int(u), d, epsilon), coefficients[u - 1]) for u in ts])
     gamma, lam = gammas[t - 1], lams[t - 1]
 
-    fig, (left, right) = fixed_figure(2, width=10.0, height=4.8, left=0.72, right=0.15, bottom=1.35, top=0.3, wspace=0.85)
+    fig, (left, right) = fixed_figure(2, width=10.0, height=5.4, left=0.72, right=0.15, bottom=1.55, top=0.8, wspace=0.85)
     left.hist(err, bins=30, histtype="stepfilled", color=EMPIRICAL, alpha=0.75, label="measured |error|")
     left.axvline(gamma + lam, color=BOUND, label=f"bound γ+λ at β={beta:.3g}")
     right_edge = 1.3 * max(gamma + lam, float(err.max()))
@@ -237,7 +240,8 @@ def explore_smooth(d=1, K=2, n=10_000, epsilon=1.0, query="Gaussian bump", *, tr
     left.set_xlim(0, right_edge)
     left.set_xlabel("|private answer − true answer|")
     left.set_ylabel("trials")
-    left.set_title(f"{q.name}: d={d}, K={K}, n={n:,}, t={t}, ε={epsilon:.3g}", fontsize=10)
+    left.set_title(f"{q.name}\nd={d}, K={K}, n={n:,}, t={t}, ε={epsilon:.3g}")
+    left.xaxis.set_major_locator(MaxNLocator(4))
     legend_outside(left, where="below")
 
     right.semilogy(ts, np.maximum(gammas, 1e-17), "o-", color=EXTRA[0], ms=4, label="approximation γ(t)")
@@ -245,7 +249,160 @@ def explore_smooth(d=1, K=2, n=10_000, epsilon=1.0, query="Gaussian bump", *, tr
     right.axvline(t, color=BOUND, ls="--", label=f"theorem's t = {t}")
     right.set_xlabel("degree bound t (moments per axis)")
     right.set_ylabel("error term")
-    right.set_title("why t = n^(1/(2d+K))", fontsize=10)
+    right.set_title("why t = n^(1/(2d+K))")
     log_minor_125(right)
     legend_outside(right, where="below")
+    return fig
+
+
+# --- the chapter's figures and its non-smooth control ----------------------------------------------------------
+
+def box_control(ns, *, epsilon=1.0, tie=0.1, edge=-0.3, trials=300, rng=None):
+    """The non-smooth control of SMOOTH-Thm3.1: for each ``n`` in ``ns`` (``n = t^3``, ``K = 1``), ``n`` seeded
+    synthetic rows of which a fraction ``tie`` sit exactly at ``edge``, the left edge of the box ``[edge, 0.4]``.
+    Returns a dict of arrays over ``ns``: ``box`` and ``kink`` (0.95-quantile over ``trials`` summaries of the error
+    on the box and on a kink with ``K = 1`` at the same edge), ``baseline`` (the 0.95-quantile of per-query
+    Laplace on the box alone, ``2 ln 20/(nε)``) and ``guess`` (the box's data-independent answer's error)."""
+    ns = np.asarray(ns)
+    if ns.ndim != 1 or ns.size == 0 or not np.issubdtype(ns.dtype, np.integer) or np.any(ns < 10):
+        raise ValueError(f"ns ({ns!r}) must be a non-empty 1-D array of integers >= 10")
+    epsilon, trials = check_epsilon(epsilon), check_int("trials", trials, low=1)
+    if not (isinstance(tie, (int, float)) and 0 < tie < 1):
+        raise ValueError(f"tie ({tie!r}) must be in (0, 1)")
+    if not (isinstance(edge, (int, float)) and -1 <= edge < 0.4):
+        raise ValueError(f"edge ({edge!r}) must be in [-1, 0.4)")
+    rng = np.random.default_rng(rng) if not isinstance(rng, np.random.Generator) else rng
+    box, kink = box_query(edge, 0.4, 1), kink_query(edge, 1, 1)
+    out = {"n": ns, "box": [], "kink": [], "guess": []}
+    for n in ns:
+        X = synthetic_points(int(n), 1, rng=rng)
+        X[: int(round(int(n) * tie))] = edge
+        s = smooth_summary(X, epsilon=epsilon, K=1, trials=trials, rng=rng)
+        for name, q in (("box", box), ("kink", kink)):
+            out[name].append(np.quantile(np.abs(answer_query(s, q) - true_answer(X, q)), 0.95))
+        out["guess"].append(abs(uniform_answer(box, 1) - true_answer(X, box)))
+    out = {k: np.asarray(v, dtype=float) if k != "n" else v for k, v in out.items()}
+    out["baseline"] = 2 * np.log(20) / (ns * epsilon)
+    return out
+
+
+def _check_dict(name, value):
+    if not isinstance(value, dict) or not value:
+        raise TypeError(f"{name} ({type(value).__name__}) must be a non-empty dict")
+    return value
+
+
+def figure_approximation(t_grid, gammas, orders, *, fit_from=16):
+    """SMOOTH-Thm3.2's picture: ``sup|f − p_t|`` against the degree bound ``t`` (log–log) for each query in
+    ``gammas`` (name → errors over ``t_grid``), with the rate ``t^(-K)`` drawn from ``fit_from`` on for each name
+    in ``orders`` (name → K).  Returns the figure."""
+    t_grid = np.asarray(t_grid, dtype=float)
+    if t_grid.ndim != 1 or t_grid.size < 2 or np.any(t_grid < 1):
+        raise ValueError(f"t_grid ({t_grid!r}) must be a 1-D array of at least two degrees >= 1")
+    _check_dict("gammas", gammas), _check_dict("orders", orders)
+    fig, ax = new_figure(width=8.6, height=4.4)
+    for (name, g), colour in zip(gammas.items(), [EMPIRICAL, *EXTRA]):
+        ax.loglog(t_grid, np.maximum(g, 1e-16), "o-", color=colour, ms=4, label=name)
+    big = t_grid >= fit_from
+    for i, (name, K) in enumerate(orders.items()):
+        g = np.asarray(gammas[name])[big]
+        ax.loglog(t_grid[big], g[0] * (t_grid[big] / t_grid[big][0]) ** (-K), "--", color=BOUND, lw=1.2,
+                  label="rate t^(−K) (SMOOTH-Thm3.2)" if i == 0 else None)
+    ax.set_xticks(t_grid, [f"{t:g}" for t in t_grid])
+    ax.minorticks_off()
+    ax.set(xlabel="degree bound t", ylabel="max error sup |f − p_t|", ylim=(1e-16, 3),
+           title="smoothness sets the rate")
+    legend_outside(ax)
+    return fig
+
+
+def figure_accuracy(acc, baseline, guess, *, n, epsilon, beta=0.05):
+    """SMOOTH-Thm3.1 part 2 on real data: per query, the ``1-β``-quantile of the summary's error, its bound
+    ``γ_f + λ_β``, per-query Laplace (``baseline``, one value per query) and the uniform guess (``guess``); one
+    panel per degree ``t``.  ``acc`` maps ``(t, query name)`` to a dict with ``err`` (array) and ``bound``."""
+    _check_dict("acc", acc)
+    ts = sorted({t for t, _ in acc})
+    names = list(dict.fromkeys(nm for _, nm in acc))
+    if len(ts) > 2 or len(baseline) != len(names) or len(guess) != len(names):
+        raise ValueError(f"acc ({len(ts)} degrees) must hold at most 2 degrees; baseline and guess one value per query")
+    fig, axes = new_figure(len(ts), width=9.6 if len(ts) == 2 else 7.2, height=5.0)
+    axes = np.atleast_1d(axes)
+    xs = np.arange(len(names))
+    for ax, t in zip(axes, ts):
+        ax.bar(xs - 0.27, [np.quantile(acc[(t, nm)]["err"], 1 - beta) for nm in names], 0.27, color=EMPIRICAL,
+               label="summary: measured")
+        ax.bar(xs, [acc[(t, nm)]["bound"] for nm in names], 0.27, color=BOUND, label="bound γ_f + λ_β")
+        ax.bar(xs + 0.27, baseline, 0.27, color=BASELINE, label="per-query Laplace, exact Δ")
+        ax.hlines(guess, xs - 0.42, xs + 0.42, color=UNIFORM, ls="--", lw=1.6, label="uniform guess")
+        ax.axhline(1 / np.sqrt(n), color=EXTRA[3], ls=":", label="sampling error 1/√n")
+        ax.set_xticks(xs, [nm.replace(" ", "\n", 1) for nm in names])
+        ax.set_title(f"t = {t}")
+    axes[0].set_ylabel(f"{1 - beta:.2f}-quantile of |error|\n(each query)")
+    fig.suptitle(f"n = {n}, ε = {epsilon:g}")
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncols=3)
+    return fig
+
+
+def figure_regimes(sweeps, *, epsilon=1.0):
+    """SMOOTH-Table1 measured: for each regime (name → :class:`RegimeSweep`), the worst-case error against ``n``
+    with the theorem's slope (dashed), per-query Laplace on the one query, the uniform guess and ``1/√n``."""
+    _check_dict("sweeps", sweeps)
+    fig, ax = new_figure(width=9.4, height=4.6)
+    for j, ((name, r), colour) in enumerate(zip(sweeps.items(), [EMPIRICAL, EXTRA[1], EXTRA[4]])):
+        slope = r.theory()["accuracy"]
+        ax.loglog(r.n, r.worst, "o-", color=colour, ms=5, label=f"{name} (theory slope {slope:.2f})")
+        ax.loglog(r.n, r.worst[0] * (r.n / r.n[0]) ** slope, "--", color=colour, lw=1.1)
+        ax.loglog(r.n, r.baseline, "-", color=BASELINE, lw=1, label="per-query Laplace" if j == 0 else None)
+        ax.loglog(r.n, r.uniform, "x--", color=UNIFORM, lw=1, label="uniform guess" if j == 0 else None)
+    n_line = np.geomspace(min(r.n[0] for r in sweeps.values()), max(r.n[-1] for r in sweeps.values()), 50)
+    ax.loglog(n_line, 1 / np.sqrt(n_line), ":", color=EXTRA[3], lw=2, label="sampling error 1/√n")
+    ax.plot([], [], "--", color=UNIFORM, lw=1.1, label="dashed: theory slope")
+    ax.set(xlabel="n (rows), t = n^(1/(2d+K))", ylabel="0.95-quantile of |error|\n(one query)",
+           title=f"error vs n, d = 1, ε = {epsilon:g}")
+    legend_outside(ax)
+    return fig
+
+
+def figure_per_query(cmp, control, *, epsilon=1.0, n=50_000):
+    """Two panels.  Left: :func:`compare_per_query`'s result (mean max error over ``m`` queries, summary against
+    per-query Laplace at the exact and at the class sensitivity, and the uniform guess).  Right: :func:`box_control`'s
+    result (the box against a kink at the same edge, per-query Laplace on the box, the uniform guess, ``1/√n``)."""
+    if not isinstance(cmp, PerQueryComparison):
+        raise TypeError(f"cmp ({type(cmp).__name__}) must be a PerQueryComparison")
+    _check_dict("control", control)
+    fig, (left, right) = new_figure(2, width=9.6, height=5.4)
+    left.loglog(cmp.ms, cmp.summary, "o-", color=EMPIRICAL, label=f"one summary (t={cmp.t})")
+    left.loglog(cmp.ms, cmp.baseline, "s-", color=BASELINE, label="per-query Laplace, exact Δ")
+    left.loglog(cmp.ms, cmp.baseline_bound, "s:", color=BASELINE, alpha=0.6, label="per-query, Δ = 2Bm/n")
+    left.loglog(cmp.ms, cmp.uniform, "--", color=UNIFORM, label="uniform guess")
+    left.set(xlabel="number of queries m", ylabel="mean max |error| over m",
+             title=f"m cosines, n = {n:,}, ε = {epsilon:g}")
+    ns = control["n"]
+    right.loglog(ns, control["box"], "s-", color=CONTROL, label="summary: box (control)")
+    right.loglog(ns, control["kink"], "o-", color=EMPIRICAL, label="summary: kink, K = 1")
+    right.loglog(ns, control["baseline"], "-", color=BASELINE, label="per-query Laplace")
+    right.loglog(ns, control["guess"], "--", color=UNIFORM, label="uniform guess")
+    right.loglog(ns, 1 / np.sqrt(ns), ":", color=EXTRA[3], label="sampling error 1/√n")
+    right.set(xlabel="n (10% of rows at the edge)", ylabel="0.95-quantile of |error|", title="a box is not smooth")
+    for ax in (left, right):
+        legend_outside(ax, where="below")
+    return fig
+
+
+def figure_sensitivity(t_sens, exact):
+    """SMOOTH-E1's picture (``d = 1``): the exact L1 sensitivity of the ``t`` moments (``exact``, in units of
+    ``1/n``) divided by ``t``, against the paper's assumption ``t/n`` and the corrected scale ``2(t−1)/n``."""
+    t_sens, exact = np.asarray(t_sens, dtype=float), np.asarray(exact, dtype=float)
+    if t_sens.ndim != 1 or t_sens.shape != exact.shape or t_sens.size < 2 or np.any(t_sens < 2):
+        raise ValueError(f"t_sens and exact must be 1-D, of equal length >= 2, with t >= 2 (got {t_sens!r})")
+    fig, ax = new_figure(width=8.6, height=4.2)
+    ax.plot(t_sens, exact / t_sens, "o-", color=EMPIRICAL, label="exact sensitivity\n(computed)")
+    ax.plot(t_sens, np.ones_like(t_sens), "-", color=CONTROL, label="paper's scale t/n")
+    ax.plot(t_sens, 2 * (t_sens - 1) / t_sens, "-", color=BOUND, label="corrected scale\n2(t−1)/n")
+    ax.set_xscale("log")
+    ticks = [t for t in (2, 3, 5, 10, 20, 40, 60) if t_sens[0] <= t <= t_sens[-1]]
+    ax.set_xticks(ticks, [str(t) for t in ticks])
+    ax.minorticks_off()
+    ax.set(xlabel="t (d = 1)", ylabel="L1 sensitivity × n / t", title="the moments move more than t/n")
+    legend_outside(ax)
     return fig

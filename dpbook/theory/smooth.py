@@ -238,18 +238,18 @@ _CH = "16_smooth_queries"
 
 RESULTS = (
     Result(id="SMOOTH-Def", title="Even trigonometric polynomials = Chebyshev series",
-           statement=r"$\cos(m\arccos x)=T_m(x)$, so an even trigonometric polynomial in $\theta_i=\arccos x_i$ of "
+           statement=r"$\cos(j\arccos x)=T_j(x)$, so an even trigonometric polynomial in $\theta_i=\arccos x_i$ of "
                      r"degree $<t$ per coordinate is a tensor Chebyshev polynomial of degree $<t$ in $x$.",
            chapter=_CH, section="1. Smooth queries and Chebyshev polynomials",
            implemented_by=("dpbook.smooth.chebyshev_moments",), source=_SOURCE),
     Result(id="SMOOTH-Def C^K_B", title="The class of K-smooth queries",
-           statement=r"$\|f\|_K=\max_{|k|\le K}\sup_{[-1,1]^d}|D^kf|$ and $C^K_B=\{f:\|f\|_K\le B\}$; the query of $f$ "
+           statement=r"$\|f\|_K=\max_{|\mathbf a|\le K}\sup_{[-1,1]^d}|D^{\mathbf a}f|$ (multi-indices $\mathbf a$) and $C^K_B=\{f:\|f\|_K\le B\}$; the query of $f$ "
                      r"is the mean of $f$ over the rows (reconstructed definition).",
            chapter=_CH, section="1. Smooth queries and Chebyshev polynomials",
            implemented_by=("dpbook.smooth.SmoothQuery", "dpbook.smooth.smooth_norm"),
            source=_SOURCE + " (definition garbled in the source; reconstructed)"),
     Result(id="SMOOTH-Alg1", title="Private summary: noisy Chebyshev moments",
-           statement=r"Release the $t^d$ averages $\frac1n\sum_x\prod_iT_{m_i}(x_i)$, $\|m\|_\infty<t$, "
+           statement=r"Release the $t^d$ averages $\frac1n\sum_x\prod_iT_{r_i}(x_i)$, $\|\mathbf r\|_\infty<t$, "
                      r"$t=\lfloor n^{1/(2d+K)}\rfloor$, the constant one exactly and the others with "
                      r"$\mathrm{Lap}(2(t^d-1)/(n\varepsilon))$ (scale corrected by SMOOTH-E1).",
            chapter=_CH, section="2. Algorithm 1: the summary",
@@ -259,7 +259,7 @@ RESULTS = (
     Result(id="SMOOTH-Alg2", title="Answering a smooth query from the summary",
            statement=r"Compute the degree-$(t-1)$ Chebyshev coefficients $c$ of $f$ (interpolation + DCT, no data) and "
                      r"answer $\langle c,\widehat{\mathrm{Su}}\rangle$; the error is at most "
-                     r"$\sup|f-p_t|+|\sum_mc_mZ_m|$.",
+                     r"$\sup|f-p_t|+|\sum_{\mathbf r}c_{\mathbf r}Z_{\mathbf r}|$.",
            chapter=_CH, section="3. Algorithm 2: answering a query — with no data",
            implemented_by=("dpbook.smooth.chebyshev_coefficients", "dpbook.smooth.answer_query"),
            bounds=("dpbook.theory.smooth.answer_error_bound", "dpbook.theory.smooth.weighted_laplace_quantile"),
@@ -290,7 +290,7 @@ RESULTS = (
     Result(id="SMOOTH-E4", title="Erratum: Algorithm 1 has no δ and no β",
            statement=r"The paper lists $\delta$ and $\beta$ among Algorithm 1's parameters; it uses neither: the summary "
                      r"is pure $\varepsilon$-DP, and $\beta$ enters only the accuracy statement of Theorem 3.1.",
-           chapter=_CH, section="7. Erratum SMOOTH-E1: the paper's noise scale", source=_SOURCE),
+           chapter=_CH, section="2. Algorithm 1: the summary", source=_SOURCE),
     Result(id="SMOOTH-E1", title="Erratum: the summary's noise scale",
            statement=r"The moments' L1 sensitivity exceeds $t^d/n$ ($1.16\,t/n$ for $d=1,t=10$); use "
                      r"$\mathrm{Lap}(2(t^d-1)/(n\varepsilon))$ and publish the constant moment.",
