@@ -411,7 +411,7 @@ def test_chapter_figures_draw_and_validate():
     t = np.array([0.01, 0.05, 0.1])
     fig = figure_hoeffding_tail(t, [0.5, 0.1, 0.01], [0.3, 0.05, 0.0], [1.0, 0.6, 0.1], 0.12, n=569, epsilon=1.0,
                                 releases=100)
-    assert fig.axes[0].get_ylabel() == "P[error > t]"
+    assert fig.axes[0].get_ylabel() == "P[error > λ]"
     plt.close(fig)
     with pytest.raises(ValueError, match="tail_weights"):
         figure_hoeffding_tail(t, [0.5, 0.1, 0.01], [0.3, 0.05], [1.0, 0.6, 0.1], 0.12, n=569, epsilon=1.0, releases=100)

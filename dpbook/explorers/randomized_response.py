@@ -97,9 +97,10 @@ def _values(name, values, size=None, *, positive=False):
 
 
 def figure_hoeffding_tail(t_grid, tail_one, tail_weights, bound, guess_error, *, n, epsilon, releases):
-    """Chapter 02, one query: the measured tail ``P[error > t]`` of randomized response for ``q = 1`` (blue) and a
+    """Chapter 02, one query: the measured tail ``P[error > λ]`` of randomized response for ``q = 1`` (blue) and a
     random-weight query, against Hoeffding's bound (red, LEC3-3.4) and the error of the data-independent answer ½
-    (grey dashed, vertical).  Arrays share ``t_grid``'s length; the y axis is log, down to ``1/releases``."""
+    (grey dashed, vertical).  Arrays share the length of ``t_grid`` (the grid of λ); the y axis is log, down to
+    ``1/releases``."""
     t_grid = _values("t_grid", t_grid, positive=True)
     tail_one, tail_weights, bound = (_values(nm, v, t_grid.size) for nm, v in
                                      (("tail_one", tail_one), ("tail_weights", tail_weights), ("bound", bound)))
@@ -107,8 +108,8 @@ def figure_hoeffding_tail(t_grid, tail_one, tail_weights, bound, guess_error, *,
     n, releases = check_int("n", n, low=1), check_int("releases", releases, low=1)
     epsilon = check_epsilon(epsilon)
     fig, ax = new_figure()
-    accuracy_vs_theory(t_grid, tail_one, bound, ax=ax, logy=True, xlabel="t (error, fraction of n)",
-                       ylabel="P[error > t]", empirical_label="measured, q = 1", bound_label="Hoeffding bound")
+    accuracy_vs_theory(t_grid, tail_one, bound, ax=ax, logy=True, xlabel="λ (error, fraction of n)",
+                       ylabel="P[error > λ]", empirical_label="measured, q = 1", bound_label="Hoeffding bound")
     ax.plot(t_grid, tail_weights, "s", color=EXTRA[1], ms=4, label="measured,\nrandom weights")
     ax.axvline(guess_error, color=UNIFORM, ls="--", lw=1.6, label="error of the\nguess ½, q = 1")
     ax.set_ylim(1 / releases, 1.5)
