@@ -1,5 +1,5 @@
 """The Laplace mechanism for a workload of linear queries (IDC-Thm2.3 / DR-Thm3.6, chapter 01), and its
-floating-point-safe release of real values on a power-of-two grid (chapter 13)."""
+floating-point-safe release of real values on a power-of-two grid (chapter 17)."""
 from __future__ import annotations
 
 import numpy as np
@@ -21,7 +21,7 @@ def laplace_mechanism(x, workload, *, epsilon, n=None, sensitivity=None, neighbo
 
     ``n`` is the **public** number of rows the counts are divided by; it is required under the default
     add/remove neighbours, where the row count is private (dividing by ``||x||_1`` would leak it — chapter
-    13's audit).  ``neighbours="replace-one"``: ``n`` may be omitted (it is then ``||x||_1``, the same for both
+    17's audit).  ``neighbours="replace-one"``: ``n`` may be omitted (it is then ``||x||_1``, the same for both
     neighbours) and one row's change moves the counts by ``Q(e_u - e_v)``, whose L1 norm is at most
     ``2 max_u ||Q e_u||_1`` for queries with non-negative entries: the noise doubles.
     ``sensitivity`` is the add/remove L1 sensitivity ``Δf`` of the counts ``Q x``; by default the workload's
@@ -29,7 +29,7 @@ def laplace_mechanism(x, workload, *, epsilon, n=None, sensitivity=None, neighbo
     composition split ε/m per query of LEC3-3.3.2); a smaller one would break privacy and is refused.
     ``trials`` draws that many independent releases at once (answers of shape ``(trials, m)``).
     ``sampler``: the Laplace-family noise (a :class:`dpbook.noise.Noise` or one of the book's samplers;
-    chapter 13 swaps in a floating-point-safe one).  Lattice noise (``discrete_laplace``, ``grid_laplace``)
+    chapter 17 swaps in a floating-point-safe one).  Lattice noise (``discrete_laplace``, ``grid_laplace``)
     is added to the counts rounded onto its lattice; when the workload has non-integer entries the rounding
     can move each of the ``l0_sensitivity()`` counts one row touches by one more step, and the noise scale
     pays for it (``Δ + step · L0``).  Any other callable, and Gaussian noise, are refused.

@@ -79,8 +79,8 @@ def _texts(fig):
 
 @pytest.mark.parametrize("make", [
     lambda: __import__("dpbook.explorers.intro", fromlist=["x"]).explore_noise(samples=200),
-    lambda: __import__("dpbook.explorers.laplace", fromlist=["x"]).explore_laplace(k=10, trials=200),
-    lambda: __import__("dpbook.explorers.randomized_response", fromlist=["x"]).explore_rr(k=20, trials=40),
+    lambda: __import__("dpbook.explorers.laplace", fromlist=["x"]).explore_laplace(m=10, trials=200),
+    lambda: __import__("dpbook.explorers.randomized_response", fromlist=["x"]).explore_rr(m=20, trials=40),
     lambda: __import__("dpbook.explorers.auditing", fromlist=["x"]).explore_audit("sparse_vector_stream", trials=2000),
 ])
 def test_chapter_explorers_use_projector_font_sizes(make):

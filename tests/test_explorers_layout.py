@@ -80,9 +80,9 @@ CASES = [
     (_gaussian, dict(epsilon=0.5 * 10 ** 0.3, delta=1e-2, m=1)),
     (_histogram, {}), (_histogram, dict(epsilon=0.01, d=16, n=99_997, beta=0.005)),
     (_histogram, dict(epsilon=100.0, d=4, n=97, beta=0.5)),
-    (_rr, {}), (_rr, dict(epsilon=0.01, n=99_969, k=1161)), (_rr, dict(epsilon=10.0, n=69, k=1, beta=0.0005)),
-    (_laplace, {}), (_laplace, dict(epsilon=0.01)), (_laplace, dict(n=19_969, k=1, epsilon=10.0)),
-    (_laplace, dict(k=165, beta=0.0005)),
+    (_rr, {}), (_rr, dict(epsilon=0.01, n=99_969, m=1161)), (_rr, dict(epsilon=10.0, n=69, m=1, beta=0.0005)),
+    (_laplace, {}), (_laplace, dict(epsilon=0.01)), (_laplace, dict(n=19_969, m=1, epsilon=10.0)),
+    (_laplace, dict(m=165, beta=0.0005)),
 ]
 
 

@@ -275,3 +275,36 @@ def test_explore_histogram_is_seeded():
     plt.close(f2)
     with pytest.raises(ValueError, match="epsilon"):
         explore_histogram(epsilon=0.0)
+
+
+def test_chapter_figures_draw_and_validate():
+    from dpbook.explorers.histogram import figure_histogram_vs_laplace, figure_tail_bound, figure_universe_size
+    r = np.random.default_rng(0)
+    lam = np.array([1.0, 5.0, 10.0])
+    draws = r.laplace(size=(2, 400))
+    fig = figure_tail_bound({16: (lam, draws[0] * 4, draws[1] * 2), 64: (lam, draws[0] * 8, draws[1] * 4)}, b=1.0)
+    assert len(fig.axes) == 2 and fig.axes[0].get_ylabel() == "P[Y ≥ λ]"
+    plt.close(fig)
+    with pytest.raises(ValueError, match="tails"):
+        figure_tail_bound({16: (lam, draws[0])}, b=1.0)
+    with pytest.raises(ValueError, match="b"):
+        figure_tail_bound({16: (lam, draws[0], draws[1])}, b=0.0)
+    ms = np.array([1, 10, 100])
+    panel = dict(n=569, hist=[0.2, 0.22, 0.25], hist_b=[0.4, 0.5, 0.6], lap=[0.005, 0.2, 2.0], lap_b=[0.01, 0.3, 3.0],
+                 guess=[0.0, 0.1, 0.25])
+    fig = figure_histogram_vs_laplace(ms, [panel, dict(panel, n=5690)], N=2048, epsilon=1.0)
+    assert len(fig.axes) == 2 and fig.axes[0].get_ylabel() == "max error, 0.95-quantile"
+    from dpbook.plots import HISTOGRAM, BASELINE
+    colours = {ln.get_label(): ln.get_color() for ln in fig.axes[0].lines}
+    assert colours["noisy histogram: measured"] == HISTOGRAM and colours["per-query Laplace (exact Δ): measured"] == BASELINE
+    plt.close(fig)
+    with pytest.raises(ValueError, match="panels"):
+        figure_histogram_vs_laplace(ms, [dict(panel, hist=[0.2, np.inf, 0.3])], N=2048, epsilon=1.0)
+    Ns = 2.0 ** np.array([4, 8, 12])
+    fig = figure_universe_size(Ns, [0.01, 0.04, 0.16], [0.02, 0.08, 0.3], [0.02, 0.06, 0.2], [0.04, 0.1, 0.4],
+                               [0.2, 0.2, 0.2], m=100, n=1797, epsilon=1.0)
+    assert "slope 0.50" in [t.get_text() for t in fig.axes[0].get_legend().get_texts()][1]
+    plt.close(fig)
+    with pytest.raises(ValueError, match="many_q"):
+        figure_universe_size(Ns, [0.01, 0.04, 0.16], [0.02, 0.08, 0.3], [0.02, 0.06], [0.04, 0.1, 0.4],
+                             [0.2, 0.2, 0.2], m=100, n=1797, epsilon=1.0)

@@ -57,18 +57,37 @@ def test_panel_calls_callback_with_slider_values():
 
 
 def test_laplace_explorer_is_pure_and_validates():
-    fig1 = explore_laplace(k=10, trials=200)
-    fig2 = explore_laplace(k=10, trials=200)
+    fig1 = explore_laplace(m=10, trials=200)
+    fig2 = explore_laplace(m=10, trials=200)
     data1 = fig1.axes[0].patches[0].get_xy().tolist(), fig1.axes[1].lines[-1].get_ydata().tolist()
     data2 = fig2.axes[0].patches[0].get_xy().tolist(), fig2.axes[1].lines[-1].get_ydata().tolist()
     assert data1 == data2                            # same parameters, same figure
     plt.close("all")
     with pytest.raises(ValueError, match="epsilon"):
         explore_laplace(epsilon=0)
-    with pytest.raises(ValueError, match="k"):
+    with pytest.raises(ValueError, match="m"):
         cancer_conjunctions(166)
     with pytest.raises(ValueError, match="n"):
         explore_laplace(n=0)
+
+
+def test_laplace_error_sweeps_figure_draws_and_validates():
+    from dpbook.explorers.laplace import figure_error_sweeps
+    eps, ms = np.array([0.5, 1.0, 2.0]), np.array([1, 10, 55])
+    fig = figure_error_sweeps(eps, [0.4, 0.2, 0.1], [0.5, 0.25, 0.12], [0.3] * 3, ms, [0.01, 0.1, 0.6],
+                              [0.02, 0.2, 0.7], [0.3, 0.35, 0.36], m_fixed=55, eps_fixed=1.0)
+    assert len(fig.axes) == 2 and fig.axes[0].get_ylabel() == "max error, 0.95-quantile"
+    assert fig.axes[1].lines[1].get_ydata().tolist() == [0.01, 0.1, 0.6]      # the measured dots, as given
+    plt.close(fig)
+    with pytest.raises(ValueError, match="q_eps"):
+        figure_error_sweeps(eps, [0.4, 0.2], [0.5, 0.25, 0.12], [0.3] * 3, ms, [0.01, 0.1, 0.6],
+                            [0.02, 0.2, 0.7], [0.3] * 3, m_fixed=55, eps_fixed=1.0)
+    with pytest.raises(ValueError, match="bound_m"):
+        figure_error_sweeps(eps, [0.4, 0.2, 0.1], [0.5, 0.25, 0.12], [0.3] * 3, ms, [0.01, 0.1, 0.6],
+                            [0.02, np.nan, 0.7], [0.3] * 3, m_fixed=55, eps_fixed=1.0)
+    with pytest.raises(ValueError, match="eps_fixed"):
+        figure_error_sweeps(eps, [0.4, 0.2, 0.1], [0.5, 0.25, 0.12], [0.3] * 3, ms, [0.01, 0.1, 0.6],
+                            [0.02, 0.2, 0.7], [0.3] * 3, m_fixed=55, eps_fixed=0.0)
 
 
 def test_show_source(capsys):

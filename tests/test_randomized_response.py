@@ -396,11 +396,43 @@ def test_subgroup_workload():
 
 
 def test_explore_rr_is_seeded():
-    fig1, fig2 = explore_rr(epsilon=1.0, n=569, k=100, trials=40), explore_rr(epsilon=1.0, n=569, k=100, trials=40)
+    fig1, fig2 = explore_rr(epsilon=1.0, n=569, m=100, trials=40), explore_rr(epsilon=1.0, n=569, m=100, trials=40)
     y1 = [ln.get_ydata() for ln in fig1.axes[0].lines]
     y2 = [ln.get_ydata() for ln in fig2.axes[0].lines]
     assert all(np.array_equal(a, b) for a, b in zip(y1, y2))
     plt.close(fig1)
     plt.close(fig2)
-    with pytest.raises(ValueError, match="k"):
-        explore_rr(k=5000)
+    with pytest.raises(ValueError, match="m"):
+        explore_rr(m=5000)
+
+
+def test_chapter_figures_draw_and_validate():
+    from dpbook.explorers.randomized_response import figure_hoeffding_tail, figure_rr_sweeps, figure_rr_vs_laplace
+    t = np.array([0.01, 0.05, 0.1])
+    fig = figure_hoeffding_tail(t, [0.5, 0.1, 0.01], [0.3, 0.05, 0.0], [1.0, 0.6, 0.1], 0.12, n=569, epsilon=1.0,
+                                releases=100)
+    assert fig.axes[0].get_ylabel() == "P[error > λ]"
+    plt.close(fig)
+    with pytest.raises(ValueError, match="tail_weights"):
+        figure_hoeffding_tail(t, [0.5, 0.1, 0.01], [0.3, 0.05], [1.0, 0.6, 0.1], 0.12, n=569, epsilon=1.0, releases=100)
+    with pytest.raises(ValueError, match="guess_error"):
+        figure_hoeffding_tail(t, [0.5, 0.1, 0.01], [0.3, 0.05, 0.0], [1.0, 0.6, 0.1], np.nan, n=569, epsilon=1.0,
+                              releases=100)
+    ns, eps = np.array([569, 5690, 56900]), np.array([0.1, 0.5, 1.0, 2.0])
+    fig = figure_rr_sweeps(ns, [0.1, 0.03, 0.01], [0.2, 0.06, 0.02], [0.3] * 3, eps, [1.0, 0.2, 0.1, 0.06],
+                           [2.0, 0.4, 0.2, 0.1], [0.3] * 4, n=569, epsilon=1.0, m=1161)
+    assert len(fig.axes) == 2 and "max error" in fig.axes[0].get_ylabel()
+    assert "slope -0.50" in fig.axes[0].get_title()                # 0.1, 0.03, 0.01 over n ×10: slope ≈ -1/2
+    plt.close(fig)
+    with pytest.raises(ValueError, match="q_eps"):
+        figure_rr_sweeps(ns, [0.1, 0.03, 0.01], [0.2, 0.06, 0.02], [0.3] * 3, eps, [1.0, -0.2, 0.1, 0.06],
+                         [2.0, 0.4, 0.2, 0.1], [0.3] * 4, n=569, epsilon=1.0, m=1161)
+    ms = np.array([1, 10, 100])
+    panel = dict(n=569, rr=[0.08] * 3, rr_b=[0.1] * 3, lap=[0.005, 0.05, 0.5], lap_b=[0.01, 0.1, 1.0], guess=[0.3] * 3)
+    fig = figure_rr_vs_laplace(ms, [panel, dict(panel, n=56900)], epsilon=1.0)
+    assert len(fig.axes) == 2 and fig.axes[0].get_ylabel() == "max error, 0.95-quantile"
+    plt.close(fig)
+    with pytest.raises(ValueError, match="panels"):
+        figure_rr_vs_laplace(ms, [panel] * 3, epsilon=1.0)
+    with pytest.raises(ValueError, match="panels"):
+        figure_rr_vs_laplace(ms, [dict(n=569, rr=[0.1] * 3)], epsilon=1.0)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..noise import laplace_noise
-from ..plots import BOUND, EMPIRICAL, EXTRA, new_figure
+from ..plots import BOUND, EMPIRICAL, EXTRA, TRUTH, new_figure
 from ..theory.laplace import laplace_scale
 from ..validation import check_epsilon, check_int, check_sensitivity
 
@@ -31,12 +31,14 @@ def explore_noise(epsilon=1.0, sensitivity=1.0, *, samples=2000, seed=2026):
     left.plot(y, p, color=EMPIRICAL, label="density of M(x), answer 0")
     left.plot(y, p_prime, color=EXTRA[1], label=f"density of M(x'), answer {sensitivity:.3g}")
     left.set_xlabel("released answer y")
+    left.set_ylabel("density")
     left.set_title(f"Lap(b = Δf/ε = {b:.3g})")
     left.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2))
-    right.plot(y, np.log(p / p_prime), color="k", label="ln p(y) / p'(y)")
+    right.plot(y, np.log(p / p_prime), color=TRUTH, label="ln p(y) / p'(y)")
     right.axhline(epsilon, color=BOUND, ls="--", label="±ε")
     right.axhline(-epsilon, color=BOUND, ls="--")
     right.set_xlabel("released answer y")
+    right.set_ylabel("privacy loss")
     right.set_title("privacy loss at each output")
     right.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2))
     return fig

@@ -147,8 +147,8 @@ RESULTS = (
     Result(id="IDC-Lem6.1", title="A noisy histogram answers every linear query", chapter=_CH,
            section="Every linear query at once",
            statement=r"With probability $1-\beta$ the histogram with $\mathrm{Lap}(1/\varepsilon)$ cells answers all queries "
-                     r"of a family $Q\subseteq[0,1]^N$ within $\sqrt{6N\ln(2|Q|/\beta)}/\varepsilon$ counts while "
-                     r"$\ln(2|Q|/\beta)\le2N/3$, and within $\frac{\ln(2N/\beta)}{\varepsilon}\sqrt{2N\ln(4|Q|/\beta)}$ in general.",
+                     r"of a family $Q\subseteq[0,1]^N$ within $\sqrt{6N\ln(2m/\beta)}/\varepsilon$ counts while "
+                     r"$\ln(2m/\beta)\le2N/3$, and within $\frac{\ln(2N/\beta)}{\varepsilon}\sqrt{2N\ln(4m/\beta)}$ in general.",
            implemented_by=("dpbook.histogram.noisy_histogram",),
            bounds=("dpbook.theory.histogram.histogram_error_bound",
                    "dpbook.theory.histogram.histogram_error_bound_general",

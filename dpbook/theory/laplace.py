@@ -111,7 +111,7 @@ RESULTS = (
     Result(id="DR-Def3.1", title="ℓ1-sensitivity", chapter=_CH,
            section="Neighbouring databases and differential privacy",
            statement="The $\\ell_1$-sensitivity $\\Delta f$ is the largest $\\|f(x)-f(x')\\|_1$ over neighbours: 1 for one "
-                     "counting query, at most $k$ for $k$ of them, and for a histogram 1 under add/remove but 2 under "
+                     "counting query, at most $m$ for $m$ of them, and for a histogram 1 under add/remove but 2 under "
                      "replace-one.",
            implemented_by=("dpbook.queries.Workload.l1_sensitivity",),
            bounds=("dpbook.theory.histogram.histogram_sensitivity",),
@@ -138,8 +138,8 @@ RESULTS = (
            source=f"{DWORK_ROTH}, Thm. 3.6; {GRU}, Thm. 2.3"),
     Result(id="DR-Thm3.8", title="Accuracy of the Laplace mechanism", chapter=_CH, section="How accurate is it?",
            aliases=("LEC3-3.3",),
-           statement="With $k$ noisy answers of scale $\\Delta f/\\varepsilon$, the largest error exceeds "
-                     "$\\ln(k/\\beta)\\,\\Delta f/\\varepsilon$ with probability at most $\\beta$ (a union bound over the $k$ "
+           statement="With $m$ noisy answers of scale $\\Delta f/\\varepsilon$, the largest error exceeds "
+                     "$\\ln(m/\\beta)\\,\\Delta f/\\varepsilon$ with probability at most $\\beta$ (a union bound over the $m$ "
                      "Laplace tails).",
            implemented_by=("dpbook.laplace.laplace_mechanism",),
            bounds=("dpbook.theory.laplace.laplace_max_error_bound", "dpbook.theory.laplace.laplace_failure_probability"),
@@ -149,12 +149,12 @@ RESULTS = (
                      "'δ' of the accuracy statement is a failure probability β, not the privacy δ.",
            bounds=("dpbook.theory.laplace.laplace_max_error_bound",),
            source=f"{LECTURE3}, §3.3"),
-    Result(id="LEC3-3.3.2", title="k counting queries with a split budget", chapter=_CH,
-           section="Answering k queries: budget split and sample complexity",
-           statement="To answer $k$ counting queries with total budget ε, give each $\\varepsilon/k$ (basic composition), "
-                     "i.e. noise $\\mathrm{Lap}(k/\\varepsilon)$; then all errors are below $k\\ln(k/\\beta)/\\varepsilon$ counts "
-                     "w.p. $1-\\beta$, and $n=k\\ln(k/\\beta)/(\\varepsilon\\alpha)$ rows give normalised error α. Advanced "
-                     "composition turns $k$ into $\\approx\\sqrt{k}$ at a small δ.",
+    Result(id="LEC3-3.3.2", title="m counting queries with a split budget", chapter=_CH,
+           section="Answering m queries: budget split and sample complexity",
+           statement="To answer $m$ counting queries with total budget ε, give each $\\varepsilon/m$ (basic composition), "
+                     "i.e. noise $\\mathrm{Lap}(m/\\varepsilon)$; then all errors are below $m\\ln(m/\\beta)/\\varepsilon$ counts "
+                     "w.p. $1-\\beta$, and $n=m\\ln(m/\\beta)/(\\varepsilon\\alpha)$ rows give normalised error α. Advanced "
+                     "composition turns $m$ into $\\approx\\sqrt{m}$ at a small δ.",
            implemented_by=("dpbook.laplace.laplace_mechanism", "dpbook.gaussian.composed_laplace_mechanism"),
            bounds=("dpbook.theory.laplace.per_query_epsilon", "dpbook.theory.laplace.k_query_error_bound",
                    "dpbook.theory.laplace.k_query_sample_complexity",

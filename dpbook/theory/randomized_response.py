@@ -113,7 +113,7 @@ RESULTS = (
            statement=r"Each person reports their bit truthfully with probability $p=e^\varepsilon/(1+e^\varepsilon)$ and "
                      r"flips it otherwise ($\varepsilon$-DP for that bit); the analyst debiases with "
                      r"$\hat x_i=\tfrac12+(Y_i-\tfrac12)/\tanh(\varepsilon/2)$ and answers any number of linear queries "
-                     r"from $\hat x$ at no extra privacy cost, with error $O(\sqrt{\ln(|Q|/\beta)}/(\varepsilon\sqrt n))$.",
+                     r"from $\hat x$ at no extra privacy cost, with error $O(\sqrt{\ln(m/\beta)}/(\varepsilon\sqrt n))$.",
            implemented_by=("dpbook.randomized_response.randomized_response", "dpbook.randomized_response.debias",
                            "dpbook.randomized_response.rr_linear_queries", "dpbook.randomized_response.rr_mechanism"),
            bounds=("dpbook.theory.randomized_response.rr_keep_probability",
@@ -146,7 +146,7 @@ RESULTS = (
            source=f"{LECTURE3}, §3.4"),
     Result(id="LEC3-E8", title="Erratum: the rate of randomized response", chapter=_CH,
            section="Many queries: error against",
-           statement=r"Correction: for $\varepsilon\le1$ the error is $O(\sqrt{\ln(|Q|/\beta)}/(\varepsilon\sqrt n))$, i.e. it "
+           statement=r"Correction: for $\varepsilon\le1$ the error is $O(\sqrt{\ln(m/\beta)}/(\varepsilon\sqrt n))$, i.e. it "
                      r"falls like $1/\varepsilon$, not $1/\sqrt{\varepsilon}$.",
            bounds=("dpbook.theory.randomized_response.rr_error_bound_small_epsilon",),
            source=f"{LECTURE3}, §3.4"),
