@@ -45,7 +45,7 @@ example(smooth_summary_paper_scale, lambda: dict(points=np.linspace(-1, 1, 50)[:
 
 
 def per_query_laplace_no_split(points, queries, *, epsilon, B=1.0, trials=None, rng=None, sampler=laplace_noise):
-    """BROKEN: the per-query Laplace baseline with noise ``Lap(2B/(nε))`` on each of the ``k`` answers — the full
+    """BROKEN: the per-query Laplace baseline with noise ``Lap(2B/(nε))`` on each of the ``m`` answers — the full
     budget spent on every query, no composition.  True privacy loss ``k ε`` (two identical queries: ``2ε``)."""
     from ..release import Release
     from ..smooth import per_query_laplace

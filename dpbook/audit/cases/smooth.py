@@ -66,7 +66,7 @@ def _case_smooth_paper_scale(epsilon=2.0):
 
 
 def _per_query_case(name, fn, epsilon, trials, kind, true_epsilon):
-    queries = [lambda X: X[:, 0], lambda X: X[:, 0]]           # the same query twice: k = 2, B = 1
+    queries = [lambda X: X[:, 0], lambda X: X[:, 0]]           # the same query twice: m = 2, B = 1
     s = lambda x: (lambda t, rng: fn(np.array([[x]]), queries, epsilon=epsilon, trials=t, rng=rng).answers)
     return AuditCase(name, f"{fn.__module__}.{fn.__name__}", epsilon, 0.0, s(1.0), s(-1.0),
                      {"both answers >= 1": lambda y: np.all(y >= 1.0, axis=1)}, trials,
@@ -77,14 +77,14 @@ def _per_query_case(name, fn, epsilon, trials, kind, true_epsilon):
 def _case_per_query_laplace(epsilon=1.0):
     """Each answer moves by 2 under noise Lap(4/ε): ε/2 each, ratio e^ε on S exactly."""
     from ...smooth import per_query_laplace
-    return _per_query_case("per-query Laplace on smooth queries, k = 2", per_query_laplace, epsilon, 1_000_000,
+    return _per_query_case("per-query Laplace on smooth queries, m = 2", per_query_laplace, epsilon, 1_000_000,
                            "mechanism", epsilon)
 
 
 @register("per_query_laplace_no_split")
 def _case_per_query_no_split(epsilon=1.0):
     from ...broken.smooth import per_query_laplace_no_split
-    return _per_query_case("per-query Laplace without the 1/k split", per_query_laplace_no_split, epsilon, 200_000,
+    return _per_query_case("per-query Laplace without the 1/m split", per_query_laplace_no_split, epsilon, 200_000,
                            "control", 2 * epsilon)
 
 
@@ -104,7 +104,7 @@ def _case_per_query_laplace_grid(epsilon=1.0):
     4), noise Lap(2/ε); x = 1 vs x' = -1 moves each answer by 1: ratio e^ε on S exactly."""
     from ...smooth import per_query_laplace
     half = lambda X: X[:, 0] / 2
-    return _grid_case("per-query Laplace at the exact sensitivity (grid), k = 2", per_query_laplace, epsilon,
+    return _grid_case("per-query Laplace at the exact sensitivity (grid), m = 2", per_query_laplace, epsilon,
                       [half, half], 2, 1.0, -1.0, 0.5, 1_000_000, "mechanism", epsilon)
 
 
