@@ -104,7 +104,7 @@ def test_figure_ablation_rows_and_references():
 
 def test_figure_peers_reads_the_committed_results():
     peers = json.loads((ROOT / "benchmarks" / "peers" / "results.json").read_text())
-    colours = _check(figure_peers(peers), 2)
+    colours = _check(figure_peers(peers), 1)
     assert {plots.EMPIRICAL, plots.HISTOGRAM, plots.UNIFORM} <= colours
     with pytest.raises(ValueError, match="peers"):
         figure_peers({"rows": []})
