@@ -1,4 +1,4 @@
-"""MWEM — offline multiplicative weights with the exponential mechanism (Hardt–Ligett–McSherry 2012; chapter 07).
+"""MWEM — offline multiplicative weights with the exponential mechanism (Hardt–Ligett–McSherry 2012; chapter 09).
 
 Hardt, Ligett, McSherry, "A Simple and Practical Algorithm for Differentially Private Data Release", NeurIPS
 2012 (result MWEM, [RECALLED]: stated from memory of the paper), the practical instance of IDC-Alg3.  Counts are

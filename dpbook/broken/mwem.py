@@ -1,4 +1,4 @@
-"""Broken MWEM variants: positive controls for chapter 07's audits and accuracy test.  Never release with these.
+"""Broken MWEM variants: positive controls for chapter 09's audits and accuracy test.  Never release with these.
 
 * :func:`mwem_no_round_split` — spends ``ε/2`` on *each* round's selection and measurement (forgets to divide
   by ``T``) yet claims ``ε``: really ``T·ε``-DP.  The transcript audit catches it.

@@ -1,6 +1,8 @@
-"""Chapter 07's regime experiments and widget: MWEM where its theorem says it should win — a universe far
+"""Chapter 09's regime experiments, figures and widget: MWEM where its theorem says it should win — a universe far
 larger than the data (the digits' first ``d`` pixels, ``N = 2^d``), all 3-way marginals (``m >> n``) — next to
-the noisy histogram of chapter 03 (given its exact sensitivity, 1 per row) and the uniform guess."""
+the noisy histogram of chapter 03 (given its exact sensitivity, 1 per row), the per-query Laplace baseline and the
+uniform guess.  The ``figure_*`` functions draw the chapter's figures from numbers the chapter computed (pure
+functions of their arguments; colours by role from :mod:`dpbook.plots`)."""
 from __future__ import annotations
 
 import functools
@@ -11,14 +13,16 @@ from ..data import digits_subsample
 from ..histogram import histogram_mechanism
 from ..mwem import mwem, mwem_practical
 from ..noise import as_generator
-from ..plots import BASELINE, BOUND, EMPIRICAL, EXTRA, UNIFORM, new_figure
+from ..plots import (BASELINE, BOUND, EMPIRICAL, EXTRA, HISTOGRAM, UNIFORM, accuracy_vs_theory, legend_outside,
+                     new_figure, reference_line)
 from ..queries import MarginalWorkload, k_way_marginals
 from ..theory.histogram import histogram_error_bound
 from ..theory.mwem import hlm_error_bound
 from ..validation import check_epsilon, check_int
 
-__all__ = ["cancer_4way_cells", "digits_marginals", "regime_errors", "MECHANISMS",
-           "explore_mwem"]
+__all__ = ["cancer_4way_cells", "digits_marginals", "regime_errors", "MECHANISMS", "explore_mwem",
+           "figure_potential", "figure_rounds_sweep", "figure_workload_growth", "figure_regime", "figure_ablation",
+           "figure_peers"]
 
 #: the series of :func:`regime_errors`, in plotting order
 MECHANISMS = ("MWEM (theorem)", "MWEM practical", "noisy histogram", "uniform guess")
@@ -76,7 +80,7 @@ def explore_mwem(epsilon=1.0, d=12, n=1797, T=30, *, trials=3, beta=0.05, seed=2
     ``d``: the first ``d`` of the 16 pixels (``N = 2^d``, ``m = 8 C(d, 3)``); ``n``: that many of the 1797 real
     rows (without replacement).  Left: the max error of ``trials`` runs of each, the uniform guess, the
     histogram's bound (IDC-Lem6.1) and HLM's recalled bound (both drawn only where below 1).  Right: one run's
-    released answers against the truth.  A pure, seeded function of its parameters (chapter 07's widget).
+    released answers against the truth.  A pure, seeded function of its parameters (chapter 09's widget).
     """
     epsilon = check_epsilon(epsilon)
     d = check_int("d", d, low=3, high=16)
@@ -90,11 +94,11 @@ def explore_mwem(epsilon=1.0, d=12, n=1797, T=30, *, trials=3, beta=0.05, seed=2
     runs = {"MWEM": mwem(x, W, epsilon=epsilon, T=T, n=n, trials=trials, rng=rng).answers,
             "noisy histogram": histogram_mechanism(x, W, epsilon=epsilon, n=n, trials=trials, rng=rng).answers}
     err_uniform = float(np.abs(W.counts(np.full(W.N, 1.0 / W.N)) - true).max())
-    bounds = {"histogram bound": (histogram_error_bound(W.N, W.m, beta, epsilon, n=n), BASELINE),
+    bounds = {"histogram bound": (histogram_error_bound(W.N, W.m, beta, epsilon, n=n), HISTOGRAM),
               "HLM bound [recalled]": (hlm_error_bound(n, W.N, W.m, T, epsilon), BOUND)}
 
     fig, (left, right) = new_figure(2, width=9.6, height=3.9)
-    colours = {"MWEM": EMPIRICAL, "noisy histogram": BASELINE}
+    colours = {"MWEM": EMPIRICAL, "noisy histogram": HISTOGRAM}
     for i, (name, answers) in enumerate(runs.items()):
         err = _max_error(answers, true)
         left.plot(np.full(trials, i), err, "o", color=colours[name], ms=6, alpha=0.8,
@@ -119,4 +123,194 @@ def explore_mwem(epsilon=1.0, d=12, n=1797, T=30, *, trials=3, beta=0.05, seed=2
     right.set_ylabel("released (one run)")
     right.set_title("one run's answers")
     right.legend(loc="lower right", markerscale=3)
+    return fig
+
+
+# --- the chapter's figures ----------------------------------------------------------------------------------------
+
+def _series(name, values, *, ndim=1, length=None) -> np.ndarray:
+    """``values`` as a finite float array of ``ndim`` dimensions (and ``length`` entries along the first), or a
+    ValueError naming ``name``."""
+    try:
+        a = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be an array of numbers") from None
+    if a.ndim != ndim or a.size == 0 or not np.all(np.isfinite(a)):
+        raise ValueError(f"{name} must be a non-empty, finite {ndim}-D array, got shape {a.shape}")
+    if length is not None and a.shape[0] != length:
+        raise ValueError(f"{name} has {a.shape[0]} entries, expected {length}")
+    return a
+
+
+def figure_potential(psi, alpha, N, *, every=10):
+    """The KL potential ``Ψ_t`` of non-private multiplicative weights (every ``every``-th update) against the
+    descent IDC-LemmaA.6 guarantees, ``Ψ_0 − t α²/4``, and the start bound ``ln N`` (IDC-ClaimA.5)."""
+    psi = _series("psi", psi)
+    alpha = check_epsilon(alpha, "alpha")
+    N = check_int("N", N, low=2)
+    every = check_int("every", every, low=1)
+    t = np.arange(psi.size)[::every]
+    fig, ax = new_figure(width=9.6)
+    accuracy_vs_theory(t, psi[t], psi[0] - t * alpha ** 2 / 4, ax=ax, xlabel="update t",
+                       ylabel="Ψ_t = KL(x̄ ‖ p_t)  (nats)", empirical_label=f"potential (every {every}th)",
+                       bound_label="Ψ_0 − t α²/4\n(IDC-LemmaA.6)", title=f"non-private MW, α = {alpha:g}")
+    reference_line(ax, np.log(N), role="bound", label="ln N (IDC-ClaimA.5)").set_linestyle(":")
+    legend_outside(ax)
+    return fig
+
+
+def figure_rounds_sweep(T_grid, sweeps, *, m, epsilon):
+    """MWEM's max error against the rounds ``T`` for each database size: ``sweeps[n]`` is a dict with ``median``,
+    ``low``, ``high`` (per ``T``), ``bound`` (HLM's recalled bound per ``T``), ``histogram`` and
+    ``histogram_bound`` (the noisy histogram's median error and IDC-Lem6.1 bound) and ``uniform``.  Two sizes
+    at most (one panel each); the y axis is cut at 2 (a bound above 1 says nothing)."""
+    T_grid = _series("T_grid", T_grid)
+    if not isinstance(sweeps, dict) or not 1 <= len(sweeps) <= 2:
+        raise ValueError("sweeps must be a dict of one or two database sizes")
+    m = check_int("m", m, low=1)
+    epsilon = check_epsilon(epsilon)
+    fig, axes = new_figure(len(sweeps), width=9.6, height=4.6)
+    for ax, (n, sw) in zip(np.atleast_1d(axes), sweeps.items()):
+        med, lo, hi, bnd = (_series(f"sweeps[{n}][{k!r}]", sw[k], length=T_grid.size)
+                            for k in ("median", "low", "high", "bound"))
+        ax.fill_between(T_grid, lo, hi, color=EMPIRICAL, alpha=0.18, lw=0, label="MWEM, range of runs")
+        ax.plot(T_grid, bnd, "-", color=BOUND, label="HLM bound [RECALLED]")
+        ax.plot(T_grid, med, "o-", color=EMPIRICAL, label="MWEM, median")
+        reference_line(ax, sw["histogram"], role="histogram", label="noisy histogram, median")
+        reference_line(ax, sw["histogram_bound"], role="histogram",
+                       label="histogram bound (β = 0.05)").set_linestyle("-.")
+        reference_line(ax, sw["uniform"])
+        ax.set_xscale("log"); ax.set_yscale("log"); ax.minorticks_off()
+        ax.set_ylim(min(0.002, 0.5 * float(sw["histogram"])), 2)
+        ax.set_xticks(T_grid, [f"{t:g}" for t in T_grid])
+        ax.set_xlabel("rounds T"); ax.set_ylabel(f"max error over {m} cells")
+        ax.set_title(f"bootstrapped to n = {n:,}, ε = {epsilon:g}")
+    fig.legend(*np.atleast_1d(axes)[0].get_legend_handles_labels(), loc="outside lower center", ncols=3)
+    return fig
+
+
+def figure_workload_growth(ms, errors, laplace_bound, histogram_bound, *, n, epsilon):
+    """Max error against the number of queries ``m`` (all k-way cells, one point per k): ``errors`` maps
+    "MWEM (T=20)", "MWEM, replay 2", "Laplace", "noisy histogram" and "uniform guess" to medians per ``m``;
+    the per-query Laplace and the histogram bounds are drawn in their mechanism's colour."""
+    ms = _series("ms", ms)
+    styles = {"MWEM (T=20)": ("o-", EMPIRICAL, "MWEM T=20 (as specified)"),
+              "MWEM, replay 2": ("^-", EXTRA[0], "MWEM T=20, replay 2"),
+              "Laplace": ("s-", BASELINE, "per-query Laplace, Δ = C(11,k)"),
+              "noisy histogram": ("D-", HISTOGRAM, "noisy histogram (ch. 03), Δ = 1"),
+              "uniform guess": ("--", UNIFORM, "uniform guess")}
+    if not isinstance(errors, dict) or set(errors) != set(styles):
+        raise ValueError(f"errors must map exactly {sorted(styles)} to medians")
+    n = check_int("n", n, low=1)
+    epsilon = check_epsilon(epsilon)
+    fig, ax = new_figure(width=9.6, height=4.4)
+    for name, (style, colour, label) in styles.items():
+        ax.plot(ms, _series(f"errors[{name!r}]", errors[name], length=ms.size), style, color=colour, label=label)
+    ax.plot(ms, _series("laplace_bound", laplace_bound, length=ms.size), ":", color=BASELINE, lw=2,
+            label="Laplace bound")
+    ax.plot(ms, _series("histogram_bound", histogram_bound, length=ms.size), "-.", color=HISTOGRAM, lw=2,
+            label="histogram bound")
+    ax.set_xscale("log"); ax.set_yscale("log"); ax.minorticks_off()
+    ax.set_xticks(ms, [f"{v:g}" for v in ms])
+    ax.set_xlabel("m (all k-way cells, k = 1..4)"); ax.set_ylabel("max error (median of runs)")
+    ax.set_title(f"cancer bootstrapped to n = {n}, ε = {epsilon:g}")
+    legend_outside(ax)
+    return fig
+
+
+_REGIME_STYLES = {"MWEM (theorem)": ("o-", EMPIRICAL, "MWEM as specified"),
+                  "MWEM practical": ("^-", EXTRA[0], "MWEM practical (§8)"),
+                  "noisy histogram": ("D-", HISTOGRAM, "noisy histogram (ch. 03)"),
+                  "uniform guess": ("--", UNIFORM, "uniform guess")}
+
+
+def figure_regime(d_grid, by_d, bounds_d, n_grid, by_n, *, n, d):
+    """MWEM against the noisy histogram on digit pixels: left, the max error against the pixels ``d`` at ``n``
+    images; right, against ``n`` at ``d`` pixels.  ``by_d`` / ``by_n`` map each of :data:`MECHANISMS` to
+    medians per grid point; ``bounds_d`` maps "histogram bound" and "HLM bound" to their values per ``d``."""
+    d_grid, n_grid = _series("d_grid", d_grid), _series("n_grid", n_grid)
+    for name, table, grid_ in (("by_d", by_d, d_grid), ("by_n", by_n, n_grid)):
+        if not isinstance(table, dict) or set(table) != set(MECHANISMS):
+            raise ValueError(f"{name} must map exactly {list(MECHANISMS)} to medians")
+        for key in MECHANISMS:
+            _series(f"{name}[{key!r}]", table[key], length=grid_.size)
+    if not isinstance(bounds_d, dict) or set(bounds_d) != {"histogram bound", "HLM bound"}:
+        raise ValueError("bounds_d must map 'histogram bound' and 'HLM bound' to values per d")
+    n = check_int("n", n, low=1)
+    d = check_int("d", d, low=3, high=16)
+    fig, (left, right) = new_figure(2, width=9.6, height=4.8)
+    for ax, xs, table in ((left, d_grid, by_d), (right, n_grid, by_n)):
+        for name, (style, colour, label) in _REGIME_STYLES.items():
+            ax.plot(xs, table[name], style, color=colour, label=label)
+        ax.set_yscale("log"); ax.set_ylim(0.01, 4); ax.minorticks_off()
+        ax.axhline(1, color=UNIFORM, lw=0.8, ls=":")
+        ax.set_ylabel("max error (median of runs)")
+    left.plot(d_grid, _series("bounds_d['histogram bound']", bounds_d["histogram bound"], length=d_grid.size), "-.",
+              color=HISTOGRAM, lw=1.5, label="histogram bound (β = 0.05)")
+    left.plot(d_grid, _series("bounds_d['HLM bound']", bounds_d["HLM bound"], length=d_grid.size), "-",
+              color=BOUND, label="HLM bound [RECALLED]")
+    left.set_xticks(d_grid, [f"{int(v)}" for v in d_grid])
+    left.set_xlabel("pixels d  (N = 2^d)"); left.set_title(f"n = {n} images")
+    right.set_xscale("log"); right.set_xticks(n_grid, [f"{int(v)}" for v in n_grid]); right.minorticks_off()
+    right.set_xlabel("n (real images)"); right.set_title(f"d = {d} pixels (N = {2 ** d:,})")
+    fig.legend(*left.get_legend_handles_labels(), loc="outside lower center", ncols=3)
+    return fig
+
+
+def figure_ablation(errors, histogram, uniform, *, title):
+    """Each practical change's max and mean error (two panels, one row per variant: every run and the median),
+    with the noisy histogram's median and the uniform guess as vertical lines.  ``errors`` maps a variant's name
+    to ``(max errors, mean errors)`` per run; ``histogram`` is the same pair for the histogram, ``uniform`` a
+    ``(max, mean)`` pair of numbers."""
+    if not isinstance(errors, dict) or not errors:
+        raise ValueError("errors must be a non-empty dict of variant -> (max errors, mean errors)")
+    if not isinstance(title, str):
+        raise TypeError(f"title must be a str, got {type(title).__name__}")
+    fig, axes = new_figure(2, width=9.6, height=4.4)
+    names = list(errors)
+    ys = np.arange(len(names))[::-1]
+    for ax, which, label in ((axes[0], 0, "max error"), (axes[1], 1, "mean error")):
+        for y, name in zip(ys, names):
+            vals = _series(f"errors[{name!r}][{which}]", errors[name][which])
+            ax.plot(vals, np.full(vals.size, y), "o", color=EMPIRICAL, alpha=0.35, ms=5)
+            ax.plot(np.median(vals), y, "D", color=EMPIRICAL, ms=8)
+        ax.axvline(np.median(_series("histogram", histogram[which])), color=HISTOGRAM, label="noisy histogram (median)")
+        ax.axvline(float(uniform[which]), color=UNIFORM, ls="--", label="uniform guess")
+        ax.set_yticks(ys, names if which == 0 else [])
+        ax.set_xlabel(f"{label} (runs; ◆ median)")
+    fig.legend(*axes[1].get_legend_handles_labels(), loc="outside lower center", ncols=2)
+    fig.suptitle(title)
+    return fig
+
+
+#: the methods of the committed peer comparison (benchmarks/peers/results.json) and how they are drawn
+PEER_STYLES = {"dpbook mwem (theorem)": ("s", EXTRA[1]), "dpbook mwem_practical": ("o", EMPIRICAL),
+               "dpbook mwem_practical replay=0": ("^", EXTRA[3]), "smartnoise-synth 1.0.8 MWEM": ("D", EXTRA[4])}
+
+
+def figure_peers(peers):
+    """Max error against time for every row of the peer comparison (the parsed ``benchmarks/peers/results.json``):
+    each method a marker, a row's methods joined by a faint line, and the noisy histogram and uniform guess of that
+    row as ticks at ``mwem_practical``'s time (the chapter prints the mean errors in a table)."""
+    from matplotlib.lines import Line2D
+    if not isinstance(peers, dict) or not peers.get("rows"):
+        raise ValueError("peers must be the parsed peer-comparison results (a dict with 'rows')")
+    fig, ax = new_figure(width=9.6, height=4.6)
+    for row in peers["rows"]:
+        methods = row["methods"]
+        pts = sorted((m["median_seconds"], m["median_max_error"]) for m in methods.values())
+        ax.plot(*zip(*pts), "-", color=UNIFORM, alpha=0.3, lw=1, zorder=0)
+        t_p, ref = methods["dpbook mwem_practical"]["median_seconds"], row["references"]
+        ax.plot(t_p, ref["noisy histogram"]["median_max_error"], "_", color=HISTOGRAM, ms=18, mew=2.5, zorder=1)
+        ax.plot(t_p, ref["uniform"]["max_error"], "_", color=UNIFORM, ms=18, mew=2.5, zorder=1)
+        for name, m in methods.items():
+            marker, colour = PEER_STYLES[name]
+            ax.plot(m["median_seconds"], m["median_max_error"], marker, color=colour, ms=8)
+    ax.set_xscale("log"); ax.set_yscale("log"); ax.minorticks_off()
+    ax.set_xlabel("seconds per run (median)"); ax.set_ylabel("max error (median)")
+    ax.set_title("a grey line joins one row's methods")
+    handles = [Line2D([], [], ls="", marker=mk, color=c, ms=8, label=name) for name, (mk, c) in PEER_STYLES.items()]
+    handles += [Line2D([], [], ls="", marker="_", ms=18, mew=2.5, color=c, label=name)
+                for c, name in ((HISTOGRAM, "noisy histogram, same ε"), (UNIFORM, "uniform guess"))]
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
     return fig

@@ -1,5 +1,5 @@
 """Bounds for multiplicative weights and MWEM (IDC-AlgA.2, IDC-ThmA.4, MWEM after Hardt, Ligett & McSherry
-2012, PROJ-R4; chapters 07–08).
+2012, PROJ-R4; chapters 09–10).
 
 Units: ``alpha`` is normalised (an error on answers in ``[0,1]``) unless a name says ``counts``.  ``ln`` is
 the natural log.
@@ -138,7 +138,7 @@ def mwem_advanced_step_epsilon(epsilon, T, delta_prime) -> float:
     return tight_per_step_epsilon(epsilon, 2 * T, delta_prime)
 
 
-# --- the results chapter 07 states and checks (the book's theorem registry, docs/theorems.md) --------------------
+# --- the results chapter 09 states and checks (the book's theorem registry, docs/theorems.md) --------------------
 _CH = "09_mwem"
 RESULTS = (
     Result(id="IDC-AlgA.2", title="The multiplicative-weights update", chapter=_CH,
@@ -176,7 +176,7 @@ RESULTS = (
            statement=r"For $T$ rounds: pick a badly answered query with the exponential mechanism ($\varepsilon/(2T)$), measure "
                      r"it with Laplace noise ($\varepsilon/(2T)$), and apply a multiplicative-weights step; output the average "
                      r"hypothesis. It is ε-DP by basic composition, and its recalled bound is "
-                     r"$2n\sqrt{\ln N/T}+10T\ln|Q|/\varepsilon$ counts w.p. $1-2T/|Q|$.",
+                     r"$2n\sqrt{\ln N/T}+10T\ln m/\varepsilon$ counts for $m$ queries w.p. $1-2T/m$.",
            implemented_by=("dpbook.mwem.mwem",),
            bounds=("dpbook.theory.mwem.mwem_epsilon_split", "dpbook.theory.mwem.mwem_measurement_scale",
                    "dpbook.theory.mwem.hlm_error_bound", "dpbook.theory.mwem.hlm_failure_probability",

@@ -1,4 +1,4 @@
-"""Audit cases: MWEM (chapter 07): transcript audits."""
+"""Audit cases: MWEM (chapter 09): transcript audits."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""Audit cases: MWEM, practical variants (chapter 07)."""
+"""Audit cases: MWEM, practical variants (chapter 09)."""
 from __future__ import annotations
 
 import numpy as np
