@@ -1,4 +1,4 @@
-"""Chapter 06: the exponential mechanism and report-noisy-max against the number of candidates |R| and the batch size.
+"""Chapter 07: the exponential mechanism and report-noisy-max against the number of candidates |R| and the batch size.
 
 Both draw one Gumbel (or Laplace) variate per candidate and run: the cost is linear in |R| × trials.
 """

@@ -1,4 +1,4 @@
-"""Chapter 04: the Gaussian mechanism, the analytic calibration, the required-n search and the composition bounds.
+"""Chapters 04 and 05: the Gaussian mechanism, the analytic calibration, the required-n search and the composition bounds.
 
 The chapter's widget callback lives in the notebook; its data work (one workload of m = 64 random queries and
 400 releases of each mechanism) is timed here as "explore_gaussian data at defaults" (budget: 100 ms).

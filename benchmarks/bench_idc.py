@@ -1,4 +1,4 @@
-"""Chapter 08: run times of the IDC mechanisms, with the measured error and update count next to each bound.
+"""Chapters 10–12: run times of the IDC mechanisms, with the measured error and update count next to each bound.
 
 Rows (the chapter's settings: cancer data on 6 attributes, N = 64, the 160 three-way marginal cells; the
 median mechanism on 3 attributes, N = 8, all 255 counting queries; each patient counted ``scale`` times):

@@ -1,4 +1,4 @@
-"""Chapter 07: one multiplicative-weights round at |X| = 2^20 against a numpy copy, and a whole MWEM run.
+"""Chapter 09: one multiplicative-weights round at |X| = 2^20 against a numpy copy, and a whole MWEM run.
 
 The issue's budget: one MW round at most ~5x a numpy copy of the 2^20 histogram (the obvious version with
 scipy's logsumexp measures ~50x).  Rows:
@@ -17,7 +17,7 @@ scipy's logsumexp measures ~50x).  Rows:
   practical variant (:func:`dpbook.mwem.mwem_practical`) with and without replay to convergence;
 * one marginal table at 2^20 for the attribute set (1, 18): numpy's multi-axis sum against the blockwise sum the
   replay kernel uses;
-* chapter 07's widget callback ``explore_mwem()`` at its defaults (budget: 100 ms).
+* chapter 09's widget callback ``explore_mwem()`` at its defaults (budget: 100 ms).
 """
 import matplotlib
 

@@ -1,4 +1,4 @@
-"""Chapter 09: the projection onto K_Q (fully corrective Frank–Wolfe with a certified duality gap) against |X| and m.
+"""Chapter 13: the projection onto K_Q (fully corrective Frank–Wolfe with a certified duality gap) against |X| and m.
 
 Rows: 2-way marginals of {0,1}^d for d = 12, 16, 20 (|X| = 2^12 … 2^20, m = 264, 480, 760) and 3-way marginals
 of {0,1}^12 and {0,1}^16 (m = 1760 and 4480), each at three noise levels in answer units: a realistic one

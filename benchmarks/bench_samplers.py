@@ -1,10 +1,10 @@
-"""Chapter 13 and the book's default noise: every sampler of ``dpbook.noise`` at 10^6 draws and scales 1, 10, 1000,
+"""Chapter 17 and the book's default noise: every sampler of ``dpbook.noise`` at 10^6 draws and scales 1, 10, 1000,
 as a ratio against numpy's own sampler of the same family timed in the same run (``Generator.laplace`` for the
 Laplace family, ``Generator.normal`` for the Gaussian family); then the floating-point-safe release, the support test
 of Mironov's attack, an audit, and the widget callback at its defaults (budget: 100 ms).
 
 ``python -m benchmarks.bench_samplers --json benchmarks/samplers.json`` also stores the sampler table, which
-``benchmarks/samplers.md`` and chapter 13 quote.  The whole run takes about a minute and a half: the two exact
+``benchmarks/samplers.md`` and chapter 17 quote.  The whole run takes about a minute and a half: the two exact
 (pure-Python) samplers take seconds per 10^6 draws, so they are timed once per scale, the others best of 3, all in
 CPU time of this process (``time.process_time``), which other programs on a shared machine do not inflate.
 """

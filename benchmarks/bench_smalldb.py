@@ -1,4 +1,4 @@
-"""Chapter 06: SmallDB's running time against |X| = N and the database size s (erratum PROJ-E7).
+"""Chapter 08: SmallDB's running time against |X| = N and the database size s (erratum PROJ-E7).
 
 |R| = C(N+s-1, s) candidates, each scored on m queries: the time grows like |R|·(N + m), i.e. like N^s.
 Rows with |R| above dpbook.smalldb.MAX_RANGE_SIZE are refused by smalldb() and only extrapolated here.
@@ -73,7 +73,7 @@ def main():
     from dpbook.explorers.exponential import explore_smalldb
     plt.close(explore_smalldb())                                  # fill the caches once, as the chapter does
     t = best_time(lambda: plt.close(explore_smalldb()))
-    print(f"explore_smalldb() at defaults (chapter 06's widget callback, budget 100 ms): {1000 * t:.1f} ms")
+    print(f"explore_smalldb() at defaults (chapter 08's widget callback, budget 100 ms): {1000 * t:.1f} ms")
     from benchmarks._timing import panel_time
     t = panel_time(explore_smalldb, epsilon=1.0)
     print(f"explore_smalldb() + panel PNG (a slider move): {1000 * t:.1f} ms")

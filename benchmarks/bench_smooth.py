@@ -1,4 +1,4 @@
-"""Chapter 12: the smooth-query summary (SMOOTH-Alg1), one answer (SMOOTH-Alg2), and the widget at its defaults."""
+"""Chapter 16: the smooth-query summary (SMOOTH-Alg1), one answer (SMOOTH-Alg2), and the widget at its defaults."""
 import matplotlib
 
 matplotlib.use("Agg")

@@ -1,4 +1,4 @@
-"""Chapter 05: AboveThreshold, Sparse and NumericSparse (vectorised over trials), the exact first-k-⊥ integrals and
+"""Chapter 06: AboveThreshold, Sparse and NumericSparse (vectorised over trials), the exact first-k-⊥ integrals and
 the audits of the broken variants.
 
 The chapter's widget callback lives in the notebook; its data work (Sparse on the 165 cancer conjunctions,

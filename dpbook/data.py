@@ -304,7 +304,7 @@ def load_lesmis() -> Graph:
 def project_dataset(dataset: Dataset, attributes) -> Dataset:
     """The same rows restricted to a few attributes (names or indices): a histogram over ``{0,1}^k``.
 
-    A public, data-independent reduction of the universe (``N = 2^k``), e.g. so that SmallDB's range (chapter 06)
+    A public, data-independent reduction of the universe (``N = 2^k``), e.g. so that SmallDB's range (chapter 08)
     is enumerable.  The first listed attribute becomes the most significant bit (:class:`BinaryUniverse`).
     :func:`project_histogram` is the same reduction on a bare histogram.
     """
@@ -328,7 +328,7 @@ def project_histogram(x, d, attributes) -> np.ndarray:
     """Marginalise a histogram over ``{0,1}^d`` onto the listed attribute indices (a universe of ``2^len``
     elements): :func:`project_dataset` on a bare histogram, without building the rows.
 
-    The first listed attribute becomes the most significant bit, as in :class:`BinaryUniverse`.  Chapter 08
+    The first listed attribute becomes the most significant bit, as in :class:`BinaryUniverse`.  Chapter 10
     uses it for the tiny universes (``N = 8``) of the median mechanism.
     """
     x = check_histogram(x)
@@ -347,8 +347,8 @@ def project_histogram(x, d, attributes) -> np.ndarray:
 
 def cancer_projection(attributes) -> Dataset:
     """The cancer table (:func:`load_cancer`) restricted to ``attributes`` (a tuple of names or indices,
-    :func:`project_dataset`; cached per tuple).  The chapters' small cancer tables: chapter 06's
-    ``("radius_high", "texture_high", "malignant")`` (SmallDB's ``N = 8``), chapter 08's six attributes
+    :func:`project_dataset`; cached per tuple).  The chapters' small cancer tables: chapter 08's
+    ``("radius_high", "texture_high", "malignant")`` (SmallDB's ``N = 8``), chapter 10's six attributes
     ``(0, 1, 2, 3, 4, 10)`` (``N = 64``) and three ``(0, 3, 10)`` (the median mechanism's ``N = 8``).
     The returned histogram is read-only: it is shared by every caller."""
     if isinstance(attributes, list):
@@ -379,7 +379,7 @@ def pixels_histogram(d: int = 16) -> np.ndarray:
 
 def digits_subsample(d: int, n: int, rng=None) -> np.ndarray:
     """``n`` of the 1797 real digit rows, drawn without replacement, as a histogram over the first ``d`` pixels
-    (chapter 07's regime grid).
+    (chapter 09's regime grid).
 
     ``n = 1797`` returns the whole real table.  Never duplicates a row: a smaller ``n`` is a real smaller table.
     """
@@ -391,7 +391,7 @@ def digits_subsample(d: int, n: int, rng=None) -> np.ndarray:
 
 
 def digits_histogram(scale: int = 1, rows: int | None = None) -> np.ndarray:
-    """The 1797 digits as 4×4 binary pixels, a histogram over ``{0,1}^16`` (chapter 08's large universe).
+    """The 1797 digits as 4×4 binary pixels, a histogram over ``{0,1}^16`` (chapter 11's large universe).
 
     ``scale`` counts every image ``scale`` times (``n = 1797·scale``: duplication, to be said wherever it is
     used); ``rows`` instead resamples that many images with replacement (:func:`bootstrap`, seed 2026, to go
@@ -404,7 +404,7 @@ def digits_histogram(scale: int = 1, rows: int | None = None) -> np.ndarray:
     return x * scale
 
 
-# --------------------------------------------------------------------- sparse records over 2^bits (chapter 11)
+# --------------------------------------------------------------------- sparse records over 2^bits (chapter 15)
 
 def record_pool(size, bits=32, rng=None) -> np.ndarray:
     """``size`` distinct public ``bits``-bit records (sorted): the "catalogue" both data and queries draw from.
@@ -444,14 +444,14 @@ def synthetic_records(n, pool, *, bits=32, pool_share=0.7, zipf=1.1, rng=None) -
 
 
 def record_catalogue(bits: int = 32, size: int = 256, seed: int = 7) -> np.ndarray:
-    """Chapter 11's public catalogue: ``size`` popular ``bits``-bit records (:func:`record_pool` with its own
+    """Chapter 15's public catalogue: ``size`` popular ``bits``-bit records (:func:`record_pool` with its own
     seed: data-independent)."""
     args = check_int("bits", bits, low=1, high=62), check_int("size", size, low=1), check_int("seed", seed, low=0)
     return _record_catalogue(*args).copy()
 
 
 def sparse_database(n: int, bits: int = 32, seed: int = 2026) -> SparseHistogram:
-    """Chapter 11's seeded database: ``n`` records, 70% from :func:`record_catalogue` (Zipf 1.1), 30% random
+    """Chapter 15's seeded database: ``n`` records, 70% from :func:`record_catalogue` (Zipf 1.1), 30% random
     ``bits``-bit strings (:func:`synthetic_records`).  Cached per ``(n, bits, seed)``."""
     args = check_int("n", n, low=1), check_int("bits", bits, low=1, high=62), check_int("seed", seed, low=0)
     check_work(n=args[0])

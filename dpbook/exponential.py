@@ -1,4 +1,4 @@
-"""The exponential mechanism and report-noisy-max (DR-Def3.4, DR-Thm3.10/3.11, DR-Claim3.9; chapter 06).
+"""The exponential mechanism and report-noisy-max (DR-Def3.4, DR-Thm3.10/3.11, DR-Claim3.9; chapter 07).
 
 Both pick one element ``r`` of a finite range ``R`` (given by index ``0..|R|-1``) with a high utility
 ``u(x, r)``.  The scores are the vector ``u(x, ·)``; ``sensitivity`` is ``Δu = max_r max_{x~x'} |u(x,r) - u(x',r)|``.

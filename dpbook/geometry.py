@@ -1,4 +1,4 @@
-"""The geometry of query release (chapter 09): support function, mean width and Gaussian width of
+"""The geometry of query release (chapter 13): support function, mean width and Gaussian width of
 ``K_Q = conv{Q(r) : r ∈ X}`` (PROJ-Def6, PROJ-Def7/Def8), and the key lemma's two sides (PROJ-Key lemma).
 
 Everything goes through the workload's adjoint: ``h_{K_Q}(y) = max_{r ∈ X} ⟨y, Q(r)⟩ = max_r (Qᵀ y)_r``

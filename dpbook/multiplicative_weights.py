@@ -1,4 +1,4 @@
-"""The multiplicative-weights update rule, shared by MWEM (chapter 07) and the IDC framework (chapter 08).
+"""The multiplicative-weights update rule, shared by MWEM (chapter 09) and the IDC framework (chapters 10–12).
 
 A hypothesis is a probability vector ``p`` over the universe (the normalised database ``D̄ = D/n``).  One
 update multiplies each weight by ``exp(coefficient · q[x])`` and renormalises:

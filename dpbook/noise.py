@@ -11,7 +11,7 @@ modules :mod:`dpbook.laplace` and :mod:`dpbook.gaussian`.
 
 **The default is fast, not safe.**  Every mechanism defaults to :func:`laplace_noise` / :func:`gaussian_noise`,
 numpy's floating-point samplers.  As floating-point programs they are *not* differentially private: the set of
-doubles they can return depends on the true answer, and chapter 13 reproduces Mironov's (2012) attack on the book's
+doubles they can return depends on the true answer, and chapter 17 reproduces Mironov's (2012) attack on the book's
 own Laplace mechanism.  They stay the default because no exact sampler comes within 3x of their speed: measured at
 10^6 draws (``benchmarks/samplers.md``), :func:`discrete_laplace_exact` costs about 240-380x numpy's Laplace
 sampler and :func:`discrete_gaussian_exact` about 870-1240x numpy's normal sampler (seconds per 10^6 draws), which
@@ -70,7 +70,7 @@ def _check_exact_size(size) -> tuple[int, ...]:
 def laplace_noise(scale, size, rng=None) -> np.ndarray:
     """Draw i.i.d. ``Lap(scale)`` noise, density ``exp(-|z|/scale) / (2 scale)`` (S1-Def5, DR-Def3.2).
 
-    Uses numpy's floating-point sampler; see chapter 13 for why a careful library rounds its output.
+    Uses numpy's floating-point sampler; see chapter 17 for why a careful library rounds its output.
     """
     scale = check_scale(scale)
     return as_generator(rng).laplace(0.0, scale, size=check_size(size))
@@ -82,7 +82,7 @@ def gaussian_noise(scale, size, rng=None) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------------------------------------
-# Floating-point-safe noise (chapter 13).
+# Floating-point-safe noise (chapter 17).
 #
 # ``laplace_noise`` above is the textbook sampler: numpy computes ``scale * log(2U)`` in floating point, so the
 # set of values it can return is a sparse, irregular subset of the doubles, and ``q + noise`` rounds
@@ -365,7 +365,7 @@ class Noise:
     ``Λ = grid_granularity(scale)`` (``Λ <= 1``).  ``steps(scale, size, rng)`` samples in lattice steps (for
     ``"grid"``, the integer multiplier of ``Λ``), or the real values when ``lattice`` is None.
     ``exact``: the law is exactly the stated one (integer arithmetic); otherwise floating-point
-    probabilities, and for real-valued noise the floating-point support leak of chapter 13.
+    probabilities, and for real-valued noise the floating-point support leak of chapter 17.
 
     A mechanism adds ``sample(...)`` to values that lie on :meth:`step`'s lattice (rounding them there and
     paying for the rounding in sensitivity), draws through :meth:`sample` — which checks every draw's shape,

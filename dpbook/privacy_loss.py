@@ -1,4 +1,4 @@
-"""The privacy-loss picture of the IDC proof (IDC-Thm4.1, IDC-Claims 4.2–4.8; chapter 08).
+"""The privacy-loss picture of the IDC proof (IDC-Thm4.1, IDC-Claims 4.2–4.8; chapter 12).
 
 GRU Algorithm 1 (:func:`dpbook.idc.online_idc`) outputs, in round ``t``, either ``⊥`` (answer from the
 hypothesis) or the noisy answer ``y = Q_t(D) + Z_t``.  Given the past transcript, the hypothesis answer

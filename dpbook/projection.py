@@ -1,4 +1,4 @@
-"""The projection mechanism (chapter 09; PROJ-Alg1, PROJ-Thm3, Nikolov–Talwar–Zhang STOC 2013).
+"""The projection mechanism (chapter 13; PROJ-Alg1, PROJ-Thm3, Nikolov–Talwar–Zhang STOC 2013).
 
 1. ``ỹ = Q(x) + W``: the Gaussian mechanism on the ``m`` normalised answers (:func:`dpbook.gaussian.gaussian_mechanism`,
    its calibration, with the workload's exact L2 sensitivity under the stated neighbours);
@@ -462,7 +462,7 @@ def _solver_inputs(y_tilde, workload, tol, max_iter, batch):
     W = as_workload(workload, name="workload")
     if W.N > RMATVEC_DENSE_LIMIT:
         raise ValueError(f"the workload's universe (N = {W.N}) is too large for the projection's dense gradient "
-                         f"(at most {RMATVEC_DENSE_LIMIT}); over huge universes use sparse queries and chapter 11's "
+                         f"(at most {RMATVEC_DENSE_LIMIT}); over huge universes use sparse queries and chapter 15's "
                          "SparseProject")
     y = _check_point(y_tilde, W.m)
     tol = check_real("tol", tol, low=0.0, low_open=True)

@@ -274,7 +274,7 @@ def _record_repr(self) -> str:
 def theorem_epsilon(ledger) -> float:
     """The ε DR-Thm3.20 proves for a ledger's steps: ``compose`` of the same steps under the ``"advanced"`` rule
     (with the ledger's ``delta_prime`` and ``budget``) — for a DR-Cor3.21 split, less than its claim (the slack
-    chapter 08 shows); for a basic ledger (no δ′), its basic composition."""
+    chapter 12 shows); for a basic ledger (no δ′), its basic composition."""
     ledger = as_ledger(ledger)
     if ledger.rule == "basic":
         return compose(ledger)[0]

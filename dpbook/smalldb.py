@@ -1,4 +1,4 @@
-"""SmallDB and the net mechanism: synthetic data from the exponential mechanism (Dwork–Roth 2014 §4.1; chapter 06).
+"""SmallDB and the net mechanism: synthetic data from the exponential mechanism (Dwork–Roth 2014 §4.1; chapter 08).
 
 DR-Alg4 SmallDB(x, Q, ε, α) ≡ PROJ-R3:
 

@@ -1,4 +1,4 @@
-"""Smooth queries: a private summary from Chebyshev moments (Wang, Zhang, Fan, Wang, NIPS 2013; chapter 12).
+"""Smooth queries: a private summary from Chebyshev moments (Wang, Zhang, Fan, Wang, NIPS 2013; chapter 16).
 
 Data are ``n`` points of ``[-1, 1]^d``; a query is the mean of a smooth function ``f`` over them.  Because
 ``cos(m arccos x) = T_m(x)`` (SMOOTH-Def), the paper's even trigonometric polynomials are tensor Chebyshev
@@ -282,7 +282,7 @@ def jackson_coefficients(fn, d, t, K, *, M=None) -> np.ndarray:
     """SMOOTH-Thm3.2 option (b), paper-style [RECON]: the coefficients of the generalised Jackson operator applied to
     ``g_f(θ) = f(cos θ)``, ``c_m = ĝ_m prod_i λ_{m_i}`` with ``ĝ`` the Chebyshev coefficients of ``f`` (here from an
     interpolant on ``M + 1 >= max(4t, 64) + 1`` nodes per axis) and ``λ`` = :func:`dpbook.theory.smooth.jackson_multipliers`.
-    Same rate ``t^{-K}`` as interpolation, larger constants (chapter 12, §3).  Shape ``(t,)*d``; uses no data."""
+    Same rate ``t^{-K}`` as interpolation, larger constants (chapter 16, §3).  Shape ``(t,)*d``; uses no data."""
     d = check_int("d", d, low=1, high=_MAX_D)
     t = _check_t(t, d)
     lam = jackson_multipliers(t, K)
@@ -596,7 +596,7 @@ def _hat_weights(axis, X) -> np.ndarray:
 
 
 def per_query_laplace(points, queries, *, epsilon, B=1.0, grid=None, trials=None, rng=None, sampler=laplace_noise):
-    """The baseline of chapter 12: each of the ``k`` query means ``(1/n) sum_i f(x_i)`` plus ``Lap(2Bk/(nε))`` —
+    """The baseline of chapter 16: each of the ``k`` query means ``(1/n) sum_i f(x_i)`` plus ``Lap(2Bk/(nε))`` —
     basic composition, ε-DP (DR-Thm3.6).  The error grows linearly with ``k``; the smooth summary's does not
     depend on ``k``.  Returns a :class:`~dpbook.release.Release` (answers shape ``(k,)`` or ``(trials, k)``).
 

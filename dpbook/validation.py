@@ -449,7 +449,7 @@ def check_public_n(n, x, *, require: bool = False) -> tuple[int, str]:
 
     ``n`` given: it is public (the caller's promise), and a claim made for one row's change of the counts
     holds under add/remove neighbours.  ``n`` None: it is read from the data, ``||x||_1``, which is private
-    under add/remove (dividing by it leaks it: chapter 13) but the same for both databases under
+    under add/remove (dividing by it leaks it: chapter 17) but the same for both databases under
     replace-one — so the claim is made under ``"replace-one"``.  ``require=True``: the mechanism's
     sensitivity is the add/remove one, so ``n`` must be given (or the caller asks for replace-one with
     its own sensitivity); a clear error otherwise.

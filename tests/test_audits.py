@@ -1,4 +1,4 @@
-"""Empirical privacy audits of every mechanism of the book, and the controls they must catch (chapter 13).
+"""Empirical privacy audits of every mechanism of the book, and the controls they must catch (chapter 17).
 
 Every case of ``dpbook.audit.audit_cases()`` is one test: a tight neighbouring pair, events, ``trials``
 samples per side, Clopper–Pearson at alpha = 1e-6 (so ~100 audits have false-alarm probability <= 1e-4).
@@ -87,7 +87,7 @@ def _audited_in_other_tests() -> set[str]:
 # Functions with ``epsilon`` and ``rng`` parameters that are not mechanisms releasing data, with the reason.
 NOT_MECHANISMS = {
     "dpbook.privacy_loss.replay_alg1": "an analysis tool: replays dpbook.idc.online_idc (audited here) and "
-                                       "computes its exact privacy loss (chapter 08's PA(i) check)",
+                                       "computes its exact privacy loss (chapter 12's PA(i) check)",
 }
 # Broken variants that are private (accuracy controls): an audit must NOT catch them; their own tests show
 # the accuracy check failing.

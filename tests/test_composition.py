@@ -1,4 +1,4 @@
-"""Chapter 04: composition bounds (DR-Thm3.16/3.20, DR-Cor3.21, LEC3-3.3.2 practical note) and the KL lemma
+"""Chapter 05: composition bounds (DR-Thm3.16/3.20, DR-Cor3.21, LEC3-3.3.2 practical note) and the KL lemma
 IDC-Thm2.4 ≡ DR-Lemma3.18, in dpbook.theory.composition."""
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Every chapter's widget callback: callable without a browser, pure (same parameters, same figure), validating;
-and the explorers' helpers: chapter 06–07's regimes (MWEM / SmallDB against the noisy histogram), chapter 08's
+and the explorers' helpers: chapter 08–09's regimes (MWEM / SmallDB against the noisy histogram), chapters 10–12's
 digits marginals without a matrix (m = 4992 >> n) and budget split (IDC-Alg1-SV at composition="corollary" vs
 "tight", DR-Cor3.21 vs DR-Thm3.20)."""
 import itertools
@@ -65,7 +65,7 @@ def test_explore_audit_pure_and_valid():
         explore_audit("no such case")
 
 
-# --- chapters 00, 01, 02, 13: figures readable on a projector, exact sensitivities, empty bars explained ----------
+# --- chapters 00, 01, 02, 17: figures readable on a projector, exact sensitivities, empty bars explained ----------
 
 def _texts(fig):
     """Every piece of text a figure shows: titles, labels, tick labels, legend entries, annotations."""
@@ -114,7 +114,7 @@ def test_explore_audit_says_when_an_audit_shows_nothing():
     plt.close(fig)
 
 
-# --- chapter 09's baselines ------------------------------------------------------------------------------------
+# --- chapter 13's baselines ------------------------------------------------------------------------------------
 
 def test_noisy_histogram_answers_laplace_and_gaussian():
     from dpbook.data import load_cancer
@@ -162,7 +162,7 @@ def test_comparison_bad_input():
 
 
 def test_per_query_comparison_sparse_project():
-    """Chapter 11's comparison: pure (same seed, same numbers); the Gaussian baseline's sensitivity is the
+    """Chapter 15's comparison: pure (same seed, same numbers); the Gaussian baseline's sensitivity is the
     workload's exact L2 sensitivity and grows with k; the answer-0 error is the largest true answer."""
     from dpbook.explorers.sparse_project import per_query_comparison, plot_per_query_comparison, sparse_data, \
         sparse_workload

@@ -1,4 +1,4 @@
-"""Chapter 13's panel: every ε on its slider works for every Gaussian audit case, and the exact ε of a Gaussian pair
+"""Chapter 17's panel: every ε on its slider works for every Gaussian audit case, and the exact ε of a Gaussian pair
 (the "true loss" the panel draws) is right, including 0 when the pair is already (0, δ)-indistinguishable."""
 import json
 import math
@@ -23,7 +23,7 @@ GAUSSIAN_CASES = ("gaussian_classic", "gaussian_forgets_log_factor", "gaussian_s
 
 
 def _panel_controls():
-    """The controls of chapter 13's panel, built by the chapter's own cell (``widgets.panel`` replaced by a recorder)."""
+    """The controls of chapter 17's panel, built by the chapter's own cell (``widgets.panel`` replaced by a recorder)."""
     nb = json.loads(NOTEBOOK.read_text())
     cell = next("".join(c["source"]) for c in nb["cells"]
                 if c["cell_type"] == "code" and "widgets.panel(explore_audit" in "".join(c["source"]))

@@ -1,4 +1,4 @@
-"""Chapters 03–05's widgets: slider ranges offer only valid values and defaults lie on the slider grid."""
+"""Chapters 03–06's widgets: slider ranges offer only valid values and defaults lie on the slider grid."""
 import json
 import math
 import pathlib

@@ -1,4 +1,4 @@
-"""The exponential mechanism and report-noisy-max (DR-Def3.4, DR-Thm3.10/3.11, DR-Claim3.9; chapter 06)."""
+"""The exponential mechanism and report-noisy-max (DR-Def3.4, DR-Thm3.10/3.11, DR-Claim3.9; chapter 07)."""
 import math
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""Mironov's floating-point attack on textbook Laplace noise, and the samplers that defeat it (chapter 13)."""
+"""Mironov's floating-point attack on textbook Laplace noise, and the samplers that defeat it (chapter 17)."""
 import math
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""Chapter 08: IDC protocol, the three IDCs, online mechanisms (Alg1-SV, GRU Alg1), offline IC, theory; the one online
+"""Chapters 10–12: IDC protocol, the three IDCs, online mechanisms (Alg1-SV, GRU Alg1), offline IC, theory; the one online
 loop's outputs for fixed seeds (recorded by tests/data/record_fixed_seed_outputs.py, IDC, MWEM and SmallDB), and
 no mechanism of the loop densifies a workload.
 

@@ -155,7 +155,7 @@ def _size(released) -> int:
 def test_tight_composition_spends_the_whole_budget_and_the_corollary_half():
     """``composition="tight"`` (DR-Thm3.20 solved for the step) against DR-Cor3.21's closed-form split: the tight
     ledger's steps are ~1.94x larger and compose by the theorem itself to the claim; the corollary's steps compose
-    by the theorem to about half of it (the slack chapter 08 shows).  Catches a tight split that overshoots."""
+    by the theorem to about half of it (the slack chapter 12 shows).  Catches a tight split that overshoots."""
     from dpbook.idc import FixedStream, MultiplicativeWeightsIDC, iterative_construction, online_idc_sv
     from dpbook.mwem import mwem
     from dpbook.queries import k_way_marginals

@@ -1,4 +1,4 @@
-"""Chapter 13's two API-misuse lessons: each broken twin is caught by its audit, each fix passes it.
+"""Chapter 17's two API-misuse lessons: each broken twin is caught by its audit, each fix passes it.
 
 1. A workload that repeats a query: the sensitivity must count every query passed, not the distinct ones.
 2. A lattice sampler in the wrong units: integer noise on normalised answers is almost always 0.

@@ -1,4 +1,4 @@
-"""The correct accounting of GRU's Algorithm 1 (erratum IDC-E6; chapter 08, section 6): the book's second-moment
+"""The correct accounting of GRU's Algorithm 1 (erratum IDC-E6; chapter 12, section 6): the book's second-moment
 lemma against exact one-round moments, the drift (KL) bound, the update-mass bound against replays, the
 Freedman-type bound against replays with a control (the erratum's "R⁰ rounds are free" accounting), hand values of
 every new bound, the tight per-step ε of IDC-Alg1-SV, the best SV bound, and the chapter's new views."""

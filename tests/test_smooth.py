@@ -1,4 +1,4 @@
-"""Chapter 12: smooth queries from a private Chebyshev summary (SMOOTH-Alg1/Alg2, SMOOTH-Thm3.1, erratum SMOOTH-E1)."""
+"""Chapter 16: smooth queries from a private Chebyshev summary (SMOOTH-Alg1/Alg2, SMOOTH-Thm3.1, erratum SMOOTH-E1)."""
 import math
 
 import matplotlib.pyplot as plt

@@ -23,7 +23,7 @@ from dpbook.sparse_vector import (BOTTOM, TOP, UNANSWERED, _scan_queries, _scan_
                                   above_threshold_stream, numeric_sparse, numeric_sparse_stream, sparse_vector,
                                   sparse_vector_stream)
 
-EPS_AUDIT = 2.0          # the audits claim ε = 2 (where the broken variants are easiest to catch, see chapter 05)
+EPS_AUDIT = 2.0          # the audits claim ε = 2 (where the broken variants are easiest to catch, see chapter 06)
 STREAMS = [above_threshold_stream, sparse_vector_stream, numeric_sparse_stream]
 NEEDS_C = {sparse_vector_stream, numeric_sparse_stream, sparse_vector, numeric_sparse}
 

@@ -1,4 +1,4 @@
-"""Empirical privacy audits (chapter 13).
+"""Empirical privacy audits (chapter 17).
 
 * :mod:`dpbook.audit.engine` — Clopper–Pearson lower bounds on ε and one audit of a pair of samplers.
 * :mod:`dpbook.audit.catalogue` — :class:`AuditCase`, the registry, running and tabulating audits.

@@ -1,10 +1,10 @@
-"""The book's audit catalogue (chapter 13): :class:`AuditCase`, the registry of case factories, running and
+"""The book's audit catalogue (chapter 17): :class:`AuditCase`, the registry of case factories, running and
 tabulating audits, and which public functions are mechanisms (for the coverage test).
 
 One :class:`AuditCase` per (mechanism, neighbouring pair, events): the worst-case pair known for the mechanism, so a
 correct mechanism scores ``epsilon_lb`` close to (and below) its claim, and each deliberately broken variant of
 ``dpbook.broken`` (a *control*) scores above it.  The cases themselves live in :mod:`dpbook.audit.cases`, one module
-per family, each factory registered with :func:`register`; the tests (tests/test_audits.py) and chapter 13 run the
+per family, each factory registered with :func:`register`; the tests (tests/test_audits.py) and chapter 17 run the
 same catalogue.
 """
 from __future__ import annotations
@@ -88,7 +88,7 @@ def register(key: str):
 
 def audit_cases(which: str = "all", *, epsilon=None, names=None) -> list[AuditCase]:
     """The catalogue: ``which`` is ``"all"`` or one of :data:`KINDS` (``"mechanism"``, ``"control"``,
-    ``"finding"``).  ``epsilon`` overrides each case's default claim (chapter 13's slider); ``names``
+    ``"finding"``).  ``epsilon`` overrides each case's default claim (chapter 17's slider); ``names``
     selects cases by key (see :func:`audit_case_names`).  A case whose module is missing is skipped.
     """
     if which != "all" and which not in KINDS:

@@ -57,7 +57,7 @@ def mechanism_case(name, fn, epsilon, *, trials, kind="mechanism", true_epsilon=
     """A case for a mechanism with the signature ``fn(x, workload, *, epsilon, n, trials, rng, ...)``.
 
     ``n="public"``: both databases are normalised by the same public ``n`` (that of ``x``), as the API
-    requires under add/remove; ``n="private"``: each by its own ``||x||_1`` — the misuse chapter 13 audits.
+    requires under add/remove; ``n="private"``: each by its own ``||x||_1`` — the misuse chapter 17 audits.
     """
     n_x, n_prime = (int(x.sum()), int(x_prime.sum())) if n == "private" else (int(x.sum()), int(x.sum()))
     return AuditCase(name, f"{fn.__module__}.{fn.__name__}", epsilon, 0.0,

@@ -1,4 +1,4 @@
-"""BROKEN exponential-mechanism family: positive controls for the chapter 06 audits.  Never release with these."""
+"""BROKEN exponential-mechanism family: positive controls for the chapter 07 audits.  Never release with these."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""Deliberately broken online IDC mechanisms: positive controls for chapter 08's privacy audits.
+"""Deliberately broken online IDC mechanisms: positive controls for chapter 12's privacy audits.
 
 Never use these to release data.  Each is one plausible bug away from :mod:`dpbook.idc`.
 """
@@ -50,7 +50,7 @@ def online_idc_uncomposed(x, rule, stream, *, epsilon, delta, b_max=None, n=None
 
     The bug: no composition over the (up to ``B_max + 1``) updates and the ``⊥`` rounds — the per-round
     noise ``Lap(1/(ε n))`` is what a *single* ε-DP answer needs.  The exact transcript loss then exceeds
-    ``ε`` far more often than ``δ`` (chapter 08's PA(i) check).
+    ``ε`` far more often than ``δ`` (chapter 12's PA(i) check).
     """
     out = online_idc(x, rule, stream, delta=delta, epsilon0=epsilon, b_max=b_max, n=n, trials=trials, rng=rng,
                      sampler=sampler, record=record, debug=debug)

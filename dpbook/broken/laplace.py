@@ -1,4 +1,4 @@
-"""Broken Laplace mechanisms: positive controls for the audits of chapters 01 and 13.
+"""Broken Laplace mechanisms: positive controls for the audits of chapters 01 and 17.
 
 Each function has the signature of :func:`dpbook.laplace.laplace_mechanism` and returns a
 :class:`~dpbook.release.Release` that *claims* ε-DP; each docstring says what is wrong and what the
@@ -58,7 +58,7 @@ def laplace_no_noise(x, workload, *, epsilon, n=None, sensitivity=None, trials=N
                     "laplace (no noise)")
 
 
-# --- API misuse lessons (chapter 13) ------------------------------------------------------------------
+# --- API misuse lessons (chapter 17) ------------------------------------------------------------------
 
 def deduplicated_l1_sensitivity(W) -> float:
     """The WRONG sensitivity of lesson 1: the column-L1 maximum of the workload with repeated queries removed
@@ -69,7 +69,7 @@ def deduplicated_l1_sensitivity(W) -> float:
 
 def laplace_deduplicated_sensitivity(x, workload, *, epsilon, n=None, trials=None, rng=None,
                                      sampler=laplace_noise) -> Release:
-    """BROKEN (chapter 13, lesson 1): Laplace calibrated to the sensitivity of the workload *without its repeats*.
+    """BROKEN (chapter 17, lesson 1): Laplace calibrated to the sensitivity of the workload *without its repeats*.
 
     ``k_way_marginals(d, 1, attribute_sets=[(0,), (0,)])`` asks the same marginal twice: one added row moves
     both copies, so the exact L1 sensitivity (DR-Def3.1) is 2, but counting each attribute set once gives 1.
@@ -82,7 +82,7 @@ def laplace_deduplicated_sensitivity(x, workload, *, epsilon, n=None, trials=Non
 
 
 def normalised_discrete_laplace(x, workload, *, epsilon, n=None, trials=None, rng=None) -> Release:
-    """BROKEN (chapter 13, lesson 2): a secure integer sampler used in the wrong units.
+    """BROKEN (chapter 17, lesson 2): a secure integer sampler used in the wrong units.
 
     The answers are normalised (``Qx/n``, sensitivity ``Δ/n``), so the noise is drawn as
     ``discrete_laplace(Δ/(εn))`` and added to them.  But the discrete Laplace lives on the *integers*: at a scale

@@ -1,4 +1,4 @@
-"""A deliberately broken projection mechanism (positive control for chapter 09's audit). Never use it.
+"""A deliberately broken projection mechanism (positive control for chapter 13's audit). Never use it.
 
 It projects exactly like :func:`dpbook.projection.projection_mechanism` — the projection is post-processing and
 cannot break privacy — but its Gaussian step is calibrated for the wrong sensitivity.

@@ -1,4 +1,4 @@
-"""Broken smooth-query summaries: positive controls for chapter 12's audit (erratum SMOOTH-E1).
+"""Broken smooth-query summaries: positive controls for chapter 16's audit (erratum SMOOTH-E1).
 
 Each function has the signature of :func:`dpbook.smooth.smooth_summary` and returns a
 :class:`~dpbook.smooth.SmoothSummary` that *claims* ε-DP; each docstring says what is wrong and what the true privacy

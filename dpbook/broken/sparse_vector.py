@@ -1,4 +1,4 @@
-"""Broken sparse-vector variants: positive controls for the chapter 05 audits.  NEVER use them on data.
+"""Broken sparse-vector variants: positive controls for the chapter 06 audits.  NEVER use them on data.
 
 Each takes the arguments of :func:`dpbook.sparse_vector.above_threshold_stream` (plus ``c`` where the
 mechanism has one), *claims* ``epsilon``-DP, and returns a :class:`~dpbook.sparse_vector.SparseVectorRelease`.
@@ -21,7 +21,7 @@ __all__ = [
 ]
 
 #: The worst-case stream pairs and the audit builder live in :mod:`dpbook.audit.cases.sparse_vector` (a broken
-#: twin does not import the audit); chapter 05 reads them under these names too.
+#: twin does not import the audit); chapter 06 reads them under these names too.
 _AUDIT_NAMES = ("StreamPair", "stream_audit_case", "halting_pair", "CATCHING_PAIRS", "CATCHING_TRIALS")
 
 

@@ -1,5 +1,5 @@
 """Broken handling of workload inputs: positive controls for the audits of :mod:`dpbook.audit.cases.workload_inputs`
-(chapter 13).  Never release with these.
+(chapter 17).  Never release with these.
 
 Each twin is a correct mechanism of the book handed a workload that hides the one fact the fix reads:
 

@@ -1,4 +1,4 @@
-"""Iterative database constructions (IDC) and online / offline query release (chapter 08).
+"""Iterative database constructions (IDC) and online / offline query release (chapters 10–12).
 
 Gupta, Roth, Ullman, "Iterative Constructions and Private Data Release", TCC 2012 (GRU): IDC-Def3.1, IDC-Def3.2,
 IDC-Alg1, IDC-Alg1-SV, IDC-Alg3; and Dwork–Roth, *The Algorithmic Foundations of Differential Privacy* (2014),

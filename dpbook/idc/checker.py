@@ -1,4 +1,4 @@
-"""The update-sequence checker and the worst-case oracle (IDC-Def3.1, Def3.2; chapter 08).
+"""The update-sequence checker and the worst-case oracle (IDC-Def3.1, Def3.2; chapter 10).
 
 * :func:`update_sequence_violations` / :func:`is_update_sequence` — which conditions of IDC-Def3.1 a log
   ``[(D^t, Q^t, Â^t)]`` (:class:`UpdateStep`, e.g. ``trace["logs"]`` of an online mechanism) violates;

@@ -1,4 +1,4 @@
-"""The offline Iterative Construction (IC) mechanism, IDC-Alg3 (Gupta–Roth–Ullman, TCC 2012, §7; chapter 08).
+"""The offline Iterative Construction (IC) mechanism, IDC-Alg3 (Gupta–Roth–Ullman, TCC 2012, §7; chapter 10).
 
 A private distinguisher (the exponential mechanism over the workload) picks the query on which the hypothesis is
 worst, a Laplace answer drives the IDC; with :class:`~dpbook.idc.MultiplicativeWeightsIDC` this is the structure

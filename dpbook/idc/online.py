@@ -1,4 +1,4 @@
-"""Online query release from an IDC: one loop, one private per-round test per mechanism (GRU §4–§6, chapter 08).
+"""Online query release from an IDC: one loop, one private per-round test per mechanism (GRU §4–§6, chapter 11).
 
 Every online IDC mechanism is the same algorithm box; only the per-round test differs:
 

@@ -1,4 +1,4 @@
-"""Queries for the IDC mechanisms, and the data they are asked about (chapter 08).
+"""Queries for the IDC mechanisms, and the data they are asked about (chapter 11).
 
 Queries come from a finite workload (the class ``Q``).  A stream is the analyst: in round ``t`` it chooses the
 next query from what the mechanism has **released** so far — a :class:`StreamView` (the current hypothesis, which
@@ -92,7 +92,7 @@ class AdversarialStream:
 
     The strategy is a fixed function of what was released (the hypothesis) and of ``reference``, the same whichever
     database the mechanism runs on — so the mechanism's privacy proof covers it.  With ``reference`` equal to the
-    data (the accuracy experiments of chapter 08) it is the worst case for accuracy: the analyst asks where the
+    data (the accuracy experiments of chapter 11) it is the worst case for accuracy: the analyst asks where the
     hypothesis is really most wrong.  ``reference`` answers are normalised by the mechanism's public ``n``.
     With ``below`` (e.g. the public threshold ``τ``) the analyst asks the worst query whose error is still
     *below* that value — the query the threshold test lets through, i.e. the worst case for the answers that

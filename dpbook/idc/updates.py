@@ -1,11 +1,11 @@
-"""The update rules of the IDC framework (IDC-Def3.1, Def3.2; chapter 08).
+"""The update rules of the IDC framework (IDC-Def3.1, Def3.2; chapter 10).
 
 An *update rule* ``U`` keeps a hypothesis ``D^t`` about the private database ``D``.  Whenever someone shows it a
 query ``Q`` on which the hypothesis is ``α``-wrong, together with an answer ``Â`` that is ``α``-close to the truth
 (so the *sign* of ``Q(D) - Q(D^t)`` is right), it moves to ``D^{t+1} = U(D^t, Q, Â)``.  ``U`` is a ``B(α)``-IDC if
 no such *update sequence* is longer than ``B(α)``.  :class:`IDC` is that protocol; three rules are provided:
 
-* :class:`MultiplicativeWeightsIDC` (IDC-AlgA.2, ``B = 4 ln N/α²``): chapter 07's update, asked of the workload
+* :class:`MultiplicativeWeightsIDC` (IDC-AlgA.2, ``B = 4 ln N/α²``): chapter 09's update, asked of the workload
   (:func:`dpbook.multiplicative_weights.mw_update`);
 * :class:`MedianIDC` (IDC-AlgA.1, ``B = floor(log2 |C^0|)``) over *all* databases of ``s`` rows of a tiny universe;
 * :class:`FriezeKannanIDC` (IDC-Alg2, ``B = ||D||² N/α²``), additive cut-decomposition-style updates.
@@ -108,7 +108,7 @@ class MultiplicativeWeightsIDC(IDC):
     """IDC-AlgA.2 ≡ DR-Alg5: ``D^0`` uniform; ``D^{t+1} ∝ D^t e^{-η r}`` with ``r = Q`` if ``Â < Q(D^t)`` else
     ``1 - Q``, ``η = α/2``.  A ``B(α) = 4 ln N/α²`` IDC for every class of linear queries (IDC-ThmA.4).
 
-    The update is chapter 07's :func:`dpbook.multiplicative_weights.idc_mw_update` (on a query vector) or the
+    The update is chapter 09's :func:`dpbook.multiplicative_weights.idc_mw_update` (on a query vector) or the
     :func:`~dpbook.multiplicative_weights.mw_update` (on a workload query); the potential is
     ``Ψ_t = KL(D̄ ‖ D^t)`` (IDC-ClaimA.5, LemmaA.6).
     """
@@ -197,7 +197,7 @@ class MedianIDC(IDC):
     middle values for an even count).
 
     ``C^0`` is the set of **all** multisets of ``s`` rows over the ``N`` elements (``C(N+s-1, s)`` of them, so
-    only tiny universes are feasible: chapter 08 runs it at ``N = 8``).  ``U(C, Q, Â)`` keeps ``{S : Q(S) > Q(C)}`` if
+    only tiny universes are feasible: chapter 10 runs it at ``N = 8``).  ``U(C, Q, Â)`` keeps ``{S : Q(S) > Q(C)}`` if
     ``Â > Q(C)``, else ``{S : Q(S) < Q(C)}`` — at most half of ``C``.  A ``B = floor(log2 |C^0|)`` IDC for every
     ``α`` for which some size-``s`` database is α-accurate (Claim A.3 guarantees one for
     ``s > ln(2|Q|)/(2α²)``); check it on a workload with :meth:`best_accuracy`.

@@ -1,4 +1,4 @@
-"""The audit templates of the book (chapter 13, and every chapter's privacy check) as registry entries.
+"""The audit templates of the book (chapter 17, and every chapter's privacy check) as registry entries.
 
 An audit can refute a privacy claim, never prove it.  PA(i) uses the exact privacy loss when the output law has
 a closed form; PA(ii) estimates the probabilities of a few events on a neighbouring pair and compares them with

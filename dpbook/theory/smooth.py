@@ -1,4 +1,4 @@
-"""Bounds for chapter 12, smooth queries (Wang, Zhang, Fan, Wang, NIPS 2013; SMOOTH-*).
+"""Bounds for chapter 16, smooth queries (Wang, Zhang, Fan, Wang, NIPS 2013; SMOOTH-*).
 
 Pure functions: the summary degree ``t`` (SMOOTH-Alg1, SMOOTH-E5), the noise scales (the paper's and the corrected
 one of erratum SMOOTH-E1), the exact ``d = 1`` sensitivity that exhibits the erratum, the query-specific error bound
@@ -165,7 +165,7 @@ def worst_case_accuracy(n, d, K, epsilon, *, B=1.0, C=1.0) -> float:
     """SMOOTH-Thm3.1 part (2), the derivation's bound ``C t^{-K} + 2 M t^{2d} / (n ε)`` at ``t = summary_degree(n,d,K)``
     and ``M = coefficient_bound(d, K, B)`` (``C`` is the unrecovered approximation constant; the printed
     scale ``t^d/(nε)``, since this is the paper's derivation).  Vacuous at realistic sizes
-    (chapter 12 shows by how much)."""
+    (chapter 16 shows by how much)."""
     t = summary_degree(n, d, K)
     d, K = _dK(d, K)                                       # Python ints (a numpy K would refuse t ** -K)
     C = check_real("C", C, low=0.0, low_open=True)

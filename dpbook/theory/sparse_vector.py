@@ -1,4 +1,4 @@
-"""Bounds and exact probabilities for the sparse vector technique (DR-Alg1–3, LEC3-3.6; chapter 05).
+"""Bounds and exact probabilities for the sparse vector technique (DR-Alg1–3, LEC3-3.6; chapter 06).
 
 Units: the queries ``f_i`` have sensitivity 1 (counts).  Every bound takes an optional ``n`` and is divided
 by it for normalised answers ``f_i / n`` (sensitivity ``1/n``; ``n`` public), the book's convention for normalised
@@ -272,7 +272,7 @@ def first_k_bottom_log_ratio(k, epsilon, variant="correct") -> float:
                     / first_k_bottom_probability(k, epsilon, 1.0, variant))
 
 
-# --- the results chapter 05 states and checks (the book's theorem registry, docs/theorems.md) --------------------
+# --- the results chapter 06 states and checks (the book's theorem registry, docs/theorems.md) --------------------
 _CH = "06_sparse_vector"
 RESULTS = (
     Result(id="LEC3-3.6", title="Sparse vector: the idea", chapter=_CH, section="AboveThreshold (DR-Alg1)",

@@ -1,5 +1,5 @@
 """Audit cases: what the caller hands a mechanism besides the data — a query callable, an adaptive analyst, a
-graph object (chapters 08, 10 and 12).
+graph object (chapters 11, 14 and 16).
 
 Each broken twin reproduces a call the API once accepted and released more than it claimed; its fixed mechanism
 is audited on the same (or the tightest legal) pair:
@@ -25,7 +25,7 @@ from ..catalogue import AuditCase, register
 __all__: list[str] = []    # factories register themselves; nothing to import
 
 
-# --- a query callable that reduces (chapter 12) ----------------------------------------------------------
+# --- a query callable that reduces (chapter 16) ----------------------------------------------------------
 
 _N_SMOOTH = 100
 _PAIR_SMOOTH = (f"n = {_N_SMOOTH} rows of [-1,1], row 0 = 1 vs -1, the other rows 0 (replace-one); one query "
@@ -70,7 +70,7 @@ def _case_per_query_row_by_row(epsilon=1.0):
                      {"answer >= 1/n": lambda y: y >= 1.0 / _N_SMOOTH}, 400_000, _PAIR_SMOOTH, "mechanism", epsilon)
 
 
-# --- an adaptive analyst shown the data (chapter 08) --------------------------------------------------------
+# --- an adaptive analyst shown the data (chapter 11) --------------------------------------------------------
 
 _IDC_N = 100
 _PAIR_STREAM = ("x=(83,17) vs x'=(82,17), public n=100, workload {count of element 0, count of element 1}, MW "
@@ -119,7 +119,7 @@ def _case_stream_sees_release(epsilon=1.0):
                         epsilon, 200_000, "mechanism")
 
 
-# --- a graph object that validated nothing (chapter 10) -----------------------------------------------------
+# --- a graph object that validated nothing (chapter 14) -----------------------------------------------------
 
 _PAIR_GRAPH_5 = "3 vertices: pair {0,1} of weight 5 vs 0 (built without validation), the other pairs 0"
 _PAIR_GRAPH_1 = ("3 vertices: pair {0,1} of weight 1 vs 0, both built by the GraphDatabase constructor (weight 5 "

@@ -1,4 +1,4 @@
-"""Audit cases: a caller-built :class:`dpbook.noise.Noise` (chapters 01 and 13).
+"""Audit cases: a caller-built :class:`dpbook.noise.Noise` (chapters 01 and 17).
 
 A mechanism computes its claim from the law a ``Noise`` declares.  The broken twin is the call the API accepted
 while a declaration was taken on trust — the discrete Laplace declared as real-valued noise, so the Laplace

@@ -1,4 +1,4 @@
-"""Audit cases: the exponential mechanism and report-noisy-max (chapter 06)."""
+"""Audit cases: the exponential mechanism and report-noisy-max (chapter 07)."""
 from __future__ import annotations
 
 import math

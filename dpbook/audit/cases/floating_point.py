@@ -1,4 +1,4 @@
-"""Audit cases: floating point (chapter 13)."""
+"""Audit cases: floating point (chapter 17)."""
 from __future__ import annotations
 
 import math

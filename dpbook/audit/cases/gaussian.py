@@ -1,4 +1,4 @@
-"""Audit cases: Gaussian mechanism and composition (chapter 04)."""
+"""Audit cases: Gaussian mechanism and composition (chapters 04 and 05)."""
 from __future__ import annotations
 
 import math

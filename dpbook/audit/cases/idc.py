@@ -1,4 +1,4 @@
-"""Audit cases: iterative database constructions (chapter 08)."""
+"""Audit cases: iterative database constructions (chapter 12)."""
 from __future__ import annotations
 
 import math

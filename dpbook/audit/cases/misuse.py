@@ -1,4 +1,4 @@
-"""Audit cases: API misuse lessons (chapter 13)."""
+"""Audit cases: API misuse lessons (chapter 17)."""
 from __future__ import annotations
 
 import math

@@ -1,4 +1,4 @@
-"""Audit cases: projection mechanism (chapter 09)."""
+"""Audit cases: projection mechanism (chapter 13)."""
 from __future__ import annotations
 
 import numpy as np

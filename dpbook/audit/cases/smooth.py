@@ -1,4 +1,4 @@
-"""Audit cases: smooth queries (chapter 12)."""
+"""Audit cases: smooth queries (chapter 16)."""
 from __future__ import annotations
 
 import math

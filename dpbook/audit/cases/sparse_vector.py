@@ -1,4 +1,4 @@
-"""Audit cases: the sparse vector technique (chapter 05)."""
+"""Audit cases: the sparse vector technique (chapter 06)."""
 from __future__ import annotations
 
 import dataclasses

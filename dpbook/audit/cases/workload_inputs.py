@@ -1,4 +1,4 @@
-"""Audit cases: workload inputs (chapter 13) — what a mechanism must read from the workload it is handed.
+"""Audit cases: workload inputs (chapter 17) — what a mechanism must read from the workload it is handed.
 
 Three ways a workload can move a count further than the mechanism charges for, each a broken twin of
 :mod:`dpbook.broken.workloads` (a control, caught) next to the fixed call on the same pair (a mechanism, within
