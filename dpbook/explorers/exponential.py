@@ -237,7 +237,7 @@ def explore_exponential(epsilon=0.5, beta=0.05):
     order = np.argsort(-counts, kind="stable")
     p = exponential_probabilities(counts, epsilon=epsilon, sensitivity=1.0)[order]
     gaps = counts.max() - counts[order]
-    fig, (left, right) = fixed_figure(2, width=10, height=4.6, left=0.8, right=0.2, bottom=1.45, top=0.35, wspace=0.9)
+    fig, (left, right) = fixed_figure(2, width=10, height=4.9, left=0.8, right=0.25, bottom=1.7, top=0.45, wspace=0.9)
     top = 30
     left.bar(np.arange(top), p[:top], color=EMPIRICAL, label="P[output = row]")
     left.bar([top + 1], [p[top:].sum()], color=EXTRA[4], label=f"all other {counts.size - top:,} rows")
@@ -252,7 +252,7 @@ def explore_exponential(epsilon=0.5, beta=0.05):
                label="noisy histogram's argmax")
     right.plot(t, np.minimum(1.0, exponential_tail_bound(t, counts.size, epsilon, 1.0)), color=BOUND,
                label="|R| exp(−εt/2) (DR-Cor3.12)")
-    right.axhline(beta, color=UNIFORM, ls="--", label=f"β = {beta:g}")
+    right.axhline(beta, color=UNIFORM, ls="--", label=f"β = {beta:.2g}")
     right.set_yscale("log"); right.set_ylim(1e-4, 1.5); right.set_xlabel("g (gap OPT − u, counts)")
     right.set_ylabel("P[gap ≥ g]")
     right.legend(loc="upper right", bbox_to_anchor=(1.0, -0.16), borderaxespad=0.0)
