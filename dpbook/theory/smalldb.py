@@ -129,7 +129,7 @@ def proj_r3_sample_complexity(N, m, alpha, epsilon) -> float:
 
 
 # --- the results chapter 06 states and checks (the book's theorem registry, docs/theorems.md) --------------------
-_CH = "07_exponential_mechanism"
+_CH = "08_smalldb"
 RESULTS = (
     Result(id="DR-Alg4", title="SmallDB", chapter=_CH, section="SmallDB (DR-Alg4", aliases=("PROJ-R3",),
            statement=r"Use the exponential mechanism to pick, among all databases of $\lceil\ln|Q|/\alpha^2\rceil$ rows, one "
