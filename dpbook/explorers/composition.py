@@ -14,7 +14,7 @@ from matplotlib.ticker import LogLocator
 
 from ..plots import (BASELINE, BOUND, EMPIRICAL, EXTRA, TRUTH, accuracy_vs_theory, legend_outside, new_figure,
                      reference_curve)
-from ..theory.composition import (_rr_losses, advanced_composition, basic_composition,
+from ..theory.composition import (advanced_composition, basic_composition, randomized_response_loss_law,
                                   randomized_response_composition_epsilon)
 from ..validation import check_delta, check_epsilon, check_int, check_positive_real, check_real_array
 from ._layout import fixed_figure, log_minor_125
@@ -83,7 +83,7 @@ def explore_composition(epsilon0=0.1, m=100, delta_prime=1e-6):
     left.set_title(f"ε₀ = {epsilon0:.3g}, δ′ = {delta_prime:.3g}")
     legend_outside(left, where="below")
     # right: δ against the total ε at m steps
-    pmf, loss = _rr_losses(epsilon0, m)
+    pmf, loss = randomized_response_loss_law(epsilon0, m)
     e_grid = np.linspace(0.0, m * epsilon0, 120)
     exact_delta = np.sum(pmf[None, :] * -np.expm1(np.minimum(e_grid[:, None] - loss[None, :], 0.0)), axis=1)
     dps = np.geomspace(1e-15, 0.5, 60)

@@ -27,7 +27,8 @@ from .registry import DRV, DWORK_ROTH, GRU, THIS_BOOK, Result
 __all__ = [
     "tight_per_step_epsilon",
     "basic_composition", "advanced_composition", "advanced_per_step_epsilon", "laplace_per_query_scale",
-    "kl_bound", "laplace_kl", "randomized_response_composition_delta", "randomized_response_composition_epsilon",
+    "kl_bound", "laplace_kl", "randomized_response_loss_law", "randomized_response_composition_delta",
+    "randomized_response_composition_epsilon",
 ]
 
 
@@ -132,8 +133,12 @@ def laplace_kl(shift, b) -> float:
     return t + math.expm1(-t)
 
 
-def _rr_losses(epsilon, m):
-    """The m-fold randomized-response pair: ``P[j agreements] = Bin(m, p)``, loss ``ε(2j - m)``."""
+def randomized_response_loss_law(epsilon, m) -> tuple[np.ndarray, np.ndarray]:
+    """*Extra*: the law of the privacy loss of ``m``-fold ε-randomized response: ``(pmf, loss)`` with
+    ``pmf[j] = P[j agreements] = Bin(m, e^ε/(1+e^ε))`` and ``loss[j] = ε(2j - m)`` (the worst case among ε-DP
+    mechanisms, Kairouz–Oh–Viswanath 2015)."""
+    epsilon = check_epsilon(epsilon)
+    m = check_int("m", m, low=1)
     check_work(m=m + 1, bytes_per_cell=64)                 # a handful of (m+1)-arrays
     p = math.exp(epsilon) / (1.0 + math.exp(epsilon)) if epsilon < 700 else 1.0
     j = np.arange(m + 1)
@@ -146,7 +151,7 @@ def randomized_response_composition_delta(epsilon_total, epsilon, m) -> float:
     epsilon_total = check_epsilon(epsilon_total, "epsilon_total", allow_zero=True)
     epsilon = check_epsilon(epsilon)
     m = check_int("m", m, low=1)
-    pmf, loss = _rr_losses(epsilon, m)
+    pmf, loss = randomized_response_loss_law(epsilon, m)
     gap = np.minimum(epsilon_total - loss, 0.0)                          # only outcomes with L > ε' count
     return float(np.sum(pmf * -np.expm1(gap)))
 
@@ -158,7 +163,7 @@ def randomized_response_composition_epsilon(epsilon, m, delta_prime) -> float:
     epsilon = check_epsilon(epsilon)
     m = check_int("m", m, low=1)
     delta_prime = check_delta(delta_prime, "delta_prime", positive=True)
-    pmf, loss = _rr_losses(epsilon, m)
+    pmf, loss = randomized_response_loss_law(epsilon, m)
 
     def delta_at(e):
         return float(np.sum(pmf * -np.expm1(np.minimum(e - loss, 0.0))))
