@@ -97,7 +97,7 @@ def parameter_table(rows, *, limit: float = 1e7) -> str:
 # --------------------------------------------------------------------------- accuracy explorer
 
 def th_sv_threshold_for(rule, m, epsilon, delta, beta, n, composition="corollary") -> float:
-    """The public threshold ``T_thr = α_U + α_SV`` IDC-Alg1-SV will use for this rule and a stream of ``m`` queries, with its
+    """The public threshold ``τ_thr = α_U + α_SV`` IDC-Alg1-SV will use for this rule and a stream of ``m`` queries, with its
     budget split by ``composition`` (``"corollary"``: DR-Cor3.21's ``ε0``; ``"tight"``: DR-Thm3.20 solved)."""
     composition = check_choice("composition", composition, COMPOSITIONS)
     c = sv_updates(rule.bound()) if rule.bound() > 0 else 1
@@ -105,7 +105,7 @@ def th_sv_threshold_for(rule, m, epsilon, delta, beta, n, composition="corollary
     return sv_threshold(rule.alpha, sv_alpha_sv(c, m, beta, epsilon0, n))
 
 
-ANALYSTS = ("worst query below T_thr", "worst query")
+ANALYSTS = ("worst query below τ_thr", "worst query")
 
 
 def explore_online(epsilon=0.9, alpha_u=0.1, scale=2000, m=60, idc="MW", analyst=ANALYSTS[0], *, delta=1e-6,
@@ -115,7 +115,7 @@ def explore_online(epsilon=0.9, alpha_u=0.1, scale=2000, m=60, idc="MW", analyst
     same ``(ε, δ)`` (left), and the number of updates
     against ``c = B(α_U)`` (right).  ``scale`` multiplies every count (``n = 569·scale``).
 
-    ``analyst``: ``"worst query below T_thr"`` asks the worst query the threshold lets through (answers come
+    ``analyst``: ``"worst query below τ_thr"`` asks the worst query the threshold lets through (answers come
     from the hypothesis: the case the bound is for); ``"worst query"`` asks the worst query overall (nearly
     every round then updates and releases a fresh Laplace answer).  ``composition``: the budget split
     (``"tight"``, the chapter's: DR-Thm3.20 solved for ``ε0``; ``"corollary"``: DR-Cor3.21's closed form).
@@ -154,7 +154,7 @@ def explore_online(epsilon=0.9, alpha_u=0.1, scale=2000, m=60, idc="MW", analyst
                label="updates per run")
     right.set_xlabel(f"number of updates (cap c = {p['c']})")
     right.set_ylabel("runs")
-    right.set_title(f"ε0 = {p['epsilon0']:.3g}, T_thr = {p['T_thr']:.3g}")
+    right.set_title(f"ε0 = {p['epsilon0']:.3g}, τ_thr = {p['T_thr']:.3g}")
     legend_outside(right, where="below")
     return fig
 
@@ -220,7 +220,7 @@ def explore_round(n=20, epsilon0=0.5, gap=1.0, alpha=0.6, *, seed=2026):
     """View 1 — one round of Algorithm 1, close up (the privacy-loss picture of IDC-Thm4.1, erratum IDC-E6).
 
     ``μ = Q(D) = 0.3``, ``μ' = Q(D') = μ + 1/n`` (``D'`` has one more row inside the query), the hypothesis answer
-    ``a = μ + gap·T`` with ``T = 2α/3`` (``gap`` = how wrong the hypothesis is, in units of ``T``), noise
+    ``a = μ + gap·τ`` with the threshold ``τ = 2α/3`` (``gap`` = how wrong the hypothesis is, in units of ``τ``), noise
     ``Lap(1/(ε0 n))``.  Top: the densities of the noisy answer under ``D`` and ``D'`` with the proof's regions
     R⁰ / R* / R¹ shaded (classified by the noise, as the proof does) and one seeded draw.  Bottom: the loss of
     every possible output — the numeric outputs' Laplace ratio, and the one value ``ℓ(⊥)`` every draw in the ⊥
@@ -254,7 +254,7 @@ def explore_round(n=20, epsilon0=0.5, gap=1.0, alpha=0.6, *, seed=2026):
     top.set_xlim(lo, hi)
     top.set_ylim(0, 1.1 / (2 * b))
     top.set_ylabel("density of Q(D) + Z")
-    top.set_title(f"n = {n}, ε0 = {epsilon0:.3g}: hypothesis off by {gap:.3g}·T\n(T = {T:.2g}, noise scale {b:.2g})")
+    top.set_title(f"n = {n}, ε0 = {epsilon0:.3g}: hypothesis off by {gap:.3g}·τ\n(τ = {T:.2g}, noise scale {b:.2g})")
     top.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
     bottom_window = np.abs(y - a) < T
     ell_num = np.where(bottom_window, np.nan, (np.abs(y - mu_p) - np.abs(y - mu)) / b)
@@ -335,7 +335,7 @@ def explore_run(n=1000, b_max=30, epsilon=1.0, delta=1e-6, alpha=0.6, *, rounds=
     above = fraction_above(rep, bounds)
     k = rep.loss.shape[1]
     t = np.arange(1, k + 1)
-    fig, (left, right) = fixed_figure(2, width=10, height=6.0, left=0.75, right=0.15, bottom=2.05, top=0.62,
+    fig, (left, right) = fixed_figure(2, width=10, height=6.0, left=0.75, right=0.3, bottom=2.05, top=0.62,
                                       wspace=0.75, width_ratios=(1, 1.6))
     active = rep.cls != HALTED
     shares = {name: float(np.mean(rep.cls[active] == c)) for name, c in (("R⁰", R0), ("R*", RSTAR), ("R¹", R1))}
@@ -374,7 +374,7 @@ def explore_run(n=1000, b_max=30, epsilon=1.0, delta=1e-6, alpha=0.6, *, rounds=
     right.set_xlabel("round t")
     right.set_ylabel("cumulative privacy loss Σ L_s")
     right.set_title(f"n = {n}, B_max = {b_max}, ε = {epsilon:.3g}, δ = {delta:.3g},\nα = {alpha:.3g}, ε0 = {eps0:.2g}")
-    right.legend(loc="upper left", bbox_to_anchor=(-0.12, -0.16), borderaxespad=0.0, ncols=2, columnspacing=0.8,
+    right.legend(loc="upper left", bbox_to_anchor=(-0.17, -0.16), borderaxespad=0.0, ncols=2, columnspacing=0.6,
                  title="share of runs whose loss ever crosses each curve", title_fontsize=STYLE["font.size"])
     return fig
 
