@@ -143,7 +143,8 @@ def explore_online(epsilon=0.9, alpha_u=0.1, scale=2000, m=60, idc="MW", analyst
     hist = histogram_mechanism(x, W, epsilon=epsilon, n=int(x.sum()), trials=trials, rng=seed)
     hist_err = float(np.median(np.abs(hist.answers - W.answers(x)).max(axis=1)))
     left.axvline(hist_err, color=HISTOGRAM, lw=2, label=f"noisy histogram (ε, 0): {hist_err:.2g}")
-    gauss = gaussian_mechanism(x, W, epsilon=epsilon, delta=delta, n=int(x.sum()), trials=trials, rng=seed)
+    gauss = gaussian_mechanism(x, W, epsilon=epsilon, delta=delta, n=int(x.sum()), trials=trials, rng=seed,
+                               calibration="analytic")
     gauss_err = float(np.median(np.abs(gauss.answers - W.answers(x)).max(axis=1)))
     left.axvline(gauss_err, color=BASELINE, lw=2, ls="-.", label=f"per-query Gaussian (ε, δ): {gauss_err:.2g}")
     left.set_xlabel("max error |answer − truth| over the stream")
@@ -546,6 +547,9 @@ def figure_curves(panels, *, height=None):
         ax.set_ylabel(panel.get("ylabel", ""))
         ax.set_title(panel.get("title", ""))
         legend_outside(ax, where="below")
+        if logx or panel.get("logy", False):
+            ax.autoscale_view()
+            log_minor_125(ax)                 # light log ticks, Unicode labels (no mathtext parse per figure)
     return fig
 
 
