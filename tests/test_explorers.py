@@ -242,7 +242,7 @@ def test_threshold_for_each_split_hand_computed():
 
 def test_explore_online_composition():
     lines = lambda fig: [tuple(map(tuple, line.get_xydata())) for ax in fig.axes for line in ax.lines]
-    kw = dict(k=20, trials=5, scale=1000)
+    kw = dict(m=20, trials=5, scale=1000)
     tight, again, cor = explore_online(**kw), explore_online(**kw), explore_online(composition="corollary", **kw)
     try:
         assert lines(tight) == lines(again)                  # deterministic

@@ -168,7 +168,7 @@ def test_pa_i_reconstructed_alg1_and_uncomposed_control():
     (lambda: round_log_likelihood(np.nan, 0.5, 0.5, 0.0, 1.0), ValueError, "threshold"),
     (lambda: round_log_likelihood(np.nan, np.inf, 0.5, 0.1, 1.0), ValueError, "mu"),
     (lambda: classify_rounds(0.1, 0.0, 0.2, -1.0), ValueError, "s"),
-    (lambda: explore_online(k=0), ValueError, "k"), (lambda: explore_online(analyst="x"), ValueError, "analyst"),
+    (lambda: explore_online(m=0), ValueError, "m"), (lambda: explore_online(analyst="x"), ValueError, "analyst"),
     (lambda: make_rule("XX", 8, 0.1, 10), ValueError, "idc"),
 ])
 def test_bad_input(call, err, name):
@@ -187,7 +187,7 @@ def test_replay_determinism():
 
 def test_widgets_return_figures_and_are_seeded():
     for idc, alpha, scale in (("MW", 0.1, 2000), ("Median", 0.2, 200), ("FK", 0.1, 5000)):
-        fig = explore_online(alpha_u=alpha, scale=scale, k=20, idc=idc, trials=5)
+        fig = explore_online(alpha_u=alpha, scale=scale, m=20, idc=idc, trials=5)
         assert len(fig.axes) == 2
         plt.close(fig)
     x8, W8 = cancer3()

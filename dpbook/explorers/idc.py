@@ -1,13 +1,16 @@
-"""Chapter 08's widgets: online IDC accuracy against IDC-Alg1-SV's bound, the large-universe regime (digits,
-``N = 2^16``: :func:`digits16`), and the privacy-loss picture of the IDC proof in three views — one round close up
-(:func:`explore_round`), the whole run against basic / Azuma / Freedman-type / Alg1-SV bounds and the widget that
-makes R* rounds frequent or rare (:func:`explore_run`, cached replays from :func:`privacy_loss_run`).
+"""The widgets and figures of chapters 10–12 (iterative database constructions).
+
+Chapter 10: an IDC's potential under the worst-query oracle (:func:`explore_potential`, :func:`figure_potentials`,
+:func:`promised_drop`) and the offline comparison (:func:`figure_boxes`).  Chapter 11: online IDC accuracy against
+IDC-Alg1-SV's bound (:func:`explore_online`), the large-universe regime (digits, ``N = 2^16``: :func:`digits16`,
+:func:`digits_marginals`) and its curves (:func:`figure_curves`).  Chapter 12: the privacy-loss picture of the IDC
+proof — one round close up (:func:`explore_round`), the whole run against basic / Azuma / Freedman-type / Alg1-SV
+bounds (:func:`explore_run`, cached replays from :func:`privacy_loss_run`) and the tail (:func:`explore_tail`).
 
 The running example is the cancer data projected to six attributes (``N = 64``) with all 160 three-way
 marginal cells as the query class; each patient is counted ``scale`` times (``n = 569·scale``) because the
-theorems need a large ``n`` before they say anything (chapter 08 says where each theorem's parameters are
-astronomical).  The median mechanism runs on three
-attributes (``N = 8``) with all 255 counting queries.
+theorems need a large ``n`` before they say anything.  The median mechanism runs on three attributes (``N = 8``)
+with all 255 counting queries.
 """
 from __future__ import annotations
 
@@ -22,9 +25,11 @@ from matplotlib.collections import LineCollection
 from ..data import add_row, bootstrap, cancer_projection, digits_histogram
 from ..experiments import uniform_guess_error
 from ..idc import (AdversarialStream, FixedStream, FriezeKannanIDC, MedianIDC, MultiplicativeWeightsIDC,
-                   online_idc_sv)
+                   drive_with_oracle, online_idc_sv)
 from ..histogram import histogram_mechanism
-from ..plots import BASELINE, BOUND, CONTROL, EMPIRICAL, EXTRA, STYLE, UNIFORM, legend_outside, use_style
+from ..gaussian import gaussian_mechanism
+from ..plots import (BASELINE, BOUND, CONTROL, EMPIRICAL, EXTRA, HISTOGRAM, ROLE_COLOURS, STYLE, UNIFORM, legend_outside,
+                     new_figure, reference_line, use_style)
 from ._layout import fixed_figure, log_minor_125
 from ..privacy_loss import (CLASS_NAMES, HALTED, R0, R1, RSTAR, BorderlineStream, replay_alg1, round_loss, round_moments,
                             update_probability)
@@ -38,7 +43,8 @@ from ..validation import check_alpha, check_choice, check_delta, check_epsilon, 
 __all__ = ["ATTRIBUTES6", "ATTRIBUTES3", "ANALYSTS", "cancer6", "cancer3", "make_rule", "parameter_table",
            "th_sv_threshold_for", "explore_online", 
            "digits16", "digits_marginals", "explore_round", "privacy_loss_run", "run_bounds", "fraction_above",
-           "explore_run", "loss_tail_run", "tail_curves", "explore_tail"]
+           "explore_run", "loss_tail_run", "tail_curves", "explore_tail", "promised_drop", "figure_potentials",
+           "explore_potential", "figure_curves", "figure_boxes"]
 
 ATTRIBUTES6 = (0, 1, 2, 3, 4, 10)          # radius, texture, perimeter, area, smoothness, malignant
 ATTRIBUTES3 = (0, 3, 10)                   # radius, area, malignant
@@ -90,44 +96,45 @@ def parameter_table(rows, *, limit: float = 1e7) -> str:
 
 # --------------------------------------------------------------------------- accuracy explorer
 
-def th_sv_threshold_for(rule, k, epsilon, delta, beta, n, composition="corollary") -> float:
-    """The public threshold ``T_thr = α_U + α_SV`` IDC-Alg1-SV will use for this rule and stream length, with its
+def th_sv_threshold_for(rule, m, epsilon, delta, beta, n, composition="corollary") -> float:
+    """The public threshold ``τ_thr = α_U + α_SV`` IDC-Alg1-SV will use for this rule and a stream of ``m`` queries, with its
     budget split by ``composition`` (``"corollary"``: DR-Cor3.21's ``ε0``; ``"tight"``: DR-Thm3.20 solved)."""
     composition = check_choice("composition", composition, COMPOSITIONS)
     c = sv_updates(rule.bound()) if rule.bound() > 0 else 1
     epsilon0 = (sv_epsilon0 if composition == "corollary" else sv_epsilon0_tight)(epsilon, delta, c)
-    return sv_threshold(rule.alpha, sv_alpha_sv(c, k, beta, epsilon0, n))
+    return sv_threshold(rule.alpha, sv_alpha_sv(c, m, beta, epsilon0, n))
 
 
-ANALYSTS = ("worst query below T_thr", "worst query")
+ANALYSTS = ("worst query below τ_thr", "worst query")
 
 
-def explore_online(epsilon=0.9, alpha_u=0.1, scale=2000, k=60, idc="MW", analyst=ANALYSTS[0], *, delta=1e-6,
+def explore_online(epsilon=0.9, alpha_u=0.1, scale=2000, m=60, idc="MW", analyst=ANALYSTS[0], *, delta=1e-6,
                    beta=0.05, trials=40, seed=2026, composition="tight"):
-    """IDC-Alg1-SV on an adversarial stream: the max error of each run against ``α_U + 2α_SV``, the error of the
-    data-free start and the noisy histogram's median max error at the same ``ε`` (left), and the number of updates
+    """IDC-Alg1-SV on an adversarial stream of ``m`` queries: the max error of each run against ``α_U + 2α_SV``, the error of the
+    data-free start, the noisy histogram's median max error at the same ``ε`` and the per-query Gaussian's at the
+    same ``(ε, δ)`` (left), and the number of updates
     against ``c = B(α_U)`` (right).  ``scale`` multiplies every count (``n = 569·scale``).
 
-    ``analyst``: ``"worst query below T_thr"`` asks the worst query the threshold lets through (answers come
+    ``analyst``: ``"worst query below τ_thr"`` asks the worst query the threshold lets through (answers come
     from the hypothesis: the case the bound is for); ``"worst query"`` asks the worst query overall (nearly
     every round then updates and releases a fresh Laplace answer).  ``composition``: the budget split
     (``"tight"``, the chapter's: DR-Thm3.20 solved for ``ε0``; ``"corollary"``: DR-Cor3.21's closed form).
     """
     epsilon, delta, alpha_u = check_epsilon(epsilon), check_delta(delta), check_real("alpha_u", alpha_u, low=1e-3, high=2.0)
-    k, trials = check_int("k", k, low=1), check_int("trials", trials, low=2)
+    m, trials = check_int("m", m, low=1), check_int("trials", trials, low=2)
     if analyst not in ANALYSTS:
         raise ValueError(f"analyst ({analyst!r}) must be one of {ANALYSTS}")
     x, W = cancer3(scale) if idc == "Median" else cancer6(scale)
     rule = make_rule(idc, x.size, alpha_u, int(x.sum()))
     composition = check_choice("composition", composition, COMPOSITIONS)
-    below = (th_sv_threshold_for(rule, k, epsilon, delta, beta, int(x.sum()), composition)
+    below = (th_sv_threshold_for(rule, m, epsilon, delta, beta, int(x.sum()), composition)
              if analyst == ANALYSTS[0] else None)
-    rel = online_idc_sv(x, rule, AdversarialStream(W, k, below=below, reference=x), epsilon=epsilon, delta=delta,
+    rel = online_idc_sv(x, rule, AdversarialStream(W, m, below=below, reference=x), epsilon=epsilon, delta=delta,
                         beta=beta, trials=trials, rng=seed, composition=composition)
     err = rel.errors(x).max
     p = rel.params
     start = float(np.abs(rule.answers(rule.initial(1), W) - W.answers(x)).max())
-    fig, (left, right) = fixed_figure(2, width=10, height=5.3, left=0.72, right=0.15, bottom=1.9, top=0.3, wspace=0.8)
+    fig, (left, right) = fixed_figure(2, width=10, height=5.6, left=0.72, right=0.15, bottom=2.25, top=0.3, wspace=0.8)
     edges = np.linspace(0.0, 1.05 * max(start, p["error_bound"], float(err.max())), 80)
     left.hist(err, bins=edges, histtype="stepfilled", color=EMPIRICAL, alpha=0.8, label="measured max error per run")
     left.axvline(p["error_bound"], color=BOUND, label="bound α_U + 2α_SV")
@@ -135,16 +142,20 @@ def explore_online(epsilon=0.9, alpha_u=0.1, scale=2000, k=60, idc="MW", analyst
     left.axvline(start, color=UNIFORM, ls="--", label="error of the start D¹ (no data)")
     hist = histogram_mechanism(x, W, epsilon=epsilon, n=int(x.sum()), trials=trials, rng=seed)
     hist_err = float(np.median(np.abs(hist.answers - W.answers(x)).max(axis=1)))
-    left.axvline(hist_err, color=BASELINE, lw=2, label=f"noisy histogram (ε, 0): {hist_err:.2g}")
-    left.set_xlabel("max |answer − truth| over the stream")
+    left.axvline(hist_err, color=HISTOGRAM, lw=2, label=f"noisy histogram (ε, 0): {hist_err:.2g}")
+    gauss = gaussian_mechanism(x, W, epsilon=epsilon, delta=delta, n=int(x.sum()), trials=trials, rng=seed,
+                               calibration="analytic")
+    gauss_err = float(np.median(np.abs(gauss.answers - W.answers(x)).max(axis=1)))
+    left.axvline(gauss_err, color=BASELINE, lw=2, ls="-.", label=f"per-query Gaussian (ε, δ): {gauss_err:.2g}")
+    left.set_xlabel("max error |answer − truth| over the stream")
     left.set_ylabel("runs")
-    left.set_title(f"{rule.name}: n = 569·{scale:,} (duplicated), ε = {epsilon:.3g}, k = {k}")
+    left.set_title(f"{rule.name}: n = 569·{scale:,} (duplicated), ε = {epsilon:.3g}, m = {m}")
     legend_outside(left, where="below")
     right.hist(rel.updates, bins=np.arange(rel.updates.max() + 2) - 0.5, histtype="stepfilled", color=EMPIRICAL, alpha=0.7,
                label="updates per run")
     right.set_xlabel(f"number of updates (cap c = {p['c']})")
     right.set_ylabel("runs")
-    right.set_title(f"ε0 = {p['epsilon0']:.3g}, T_thr = {p['T_thr']:.3g}")
+    right.set_title(f"ε0 = {p['epsilon0']:.3g}, τ_thr = {p['T_thr']:.3g}")
     legend_outside(right, where="below")
     return fig
 
@@ -187,30 +198,30 @@ def digits_marginals(ks=(1, 2), scale: int = 1, rows: int | None = None):
 
 # =========================================================================== the privacy-loss picture, redesigned
 
-R_COLORS = {R0: "#bdbdbd", RSTAR: EXTRA[1], R1: "#f4c7c3", HALTED: "#eeeeee"}
+# the proof's round classes, shaded in the book's colours (light tints: the curves are drawn over them)
+R_COLORS = {R0: mpl.colors.to_rgba(UNIFORM, 0.45), RSTAR: mpl.colors.to_rgba(EXTRA[1], 0.6), R1: mpl.colors.to_rgba(BOUND, 0.3),
+            HALTED: mpl.colors.to_rgba(UNIFORM, 0.15)}
 
 
 def _two_rows(width, height, *, left, right, bottom, top, hspace, height_ratios=(1, 1)):
     """A two-row figure with fixed margins (inches) and a shared x axis, drawn once by a widget panel (no layout
-    engine measures it on every draw; see :func:`._layout.fixed_figure`)."""
-    from matplotlib.layout_engine import PlaceHolderLayoutEngine
-
-    use_style()
-    ax_height = (height - bottom - top - hspace) / sum(height_ratios) * (sum(height_ratios) / 2)
-    gridspec_kw = dict(left=left / width, right=1 - right / width, bottom=bottom / height, top=1 - top / height,
-                       hspace=hspace / ax_height, height_ratios=height_ratios)
-    engine = PlaceHolderLayoutEngine(adjust_compatible=True, colorbar_gridspec=True)
-    fig, axes = plt.subplots(2, 1, figsize=(width, height), layout=engine, sharex=True, gridspec_kw=gridspec_kw)
-    return fig, axes
-
-
+    engine measures it on every draw; see :func:`._layout.fixed_figure`, which makes the figure)."""
+    fig, first = fixed_figure(1, width=width, height=height, left=left, right=right, bottom=bottom, top=top)
+    ax_height = (height - bottom - top - hspace) / 2
+    grid = fig.add_gridspec(2, 1, left=left / width, right=1 - right / width, bottom=bottom / height,
+                            top=1 - top / height, hspace=hspace / ax_height, height_ratios=height_ratios)
+    first.set_subplotspec(grid[0])
+    second = fig.add_axes(grid[1].get_position(fig), sharex=first)
+    second.set_subplotspec(grid[1])
+    first.tick_params(labelbottom=False)
+    return fig, (first, second)
 
 
 def explore_round(n=20, epsilon0=0.5, gap=1.0, alpha=0.6, *, seed=2026):
     """View 1 — one round of Algorithm 1, close up (the privacy-loss picture of IDC-Thm4.1, erratum IDC-E6).
 
     ``μ = Q(D) = 0.3``, ``μ' = Q(D') = μ + 1/n`` (``D'`` has one more row inside the query), the hypothesis answer
-    ``a = μ + gap·T`` with ``T = 2α/3`` (``gap`` = how wrong the hypothesis is, in units of ``T``), noise
+    ``a = μ + gap·τ`` with the threshold ``τ = 2α/3`` (``gap`` = how wrong the hypothesis is, in units of ``τ``), noise
     ``Lap(1/(ε0 n))``.  Top: the densities of the noisy answer under ``D`` and ``D'`` with the proof's regions
     R⁰ / R* / R¹ shaded (classified by the noise, as the proof does) and one seeded draw.  Bottom: the loss of
     every possible output — the numeric outputs' Laplace ratio, and the one value ``ℓ(⊥)`` every draw in the ⊥
@@ -239,12 +250,12 @@ def explore_round(n=20, epsilon0=0.5, gap=1.0, alpha=0.6, *, seed=2026):
             top.axvspan(lo_, hi_, color=R_COLORS[cls], lw=0, label=None if cls in labelled else CLASS_NAMES[cls])
             labelled.add(cls)
     top.plot(y, np.exp(-np.abs(y - mu) / b) / (2 * b), color=EMPIRICAL, lw=2.5, label="density under D")
-    top.plot(y, np.exp(-np.abs(y - mu_p) / b) / (2 * b), color="k", lw=1.5, ls="--", label="density under D′ (+1/n)")
+    top.plot(y, np.exp(-np.abs(y - mu_p) / b) / (2 * b), color=EXTRA[4], lw=1.5, ls="--", label="density under D′ (+1/n)")
     top.axvline(draw, color=EMPIRICAL, lw=1.5, ls=":")
     top.set_xlim(lo, hi)
     top.set_ylim(0, 1.1 / (2 * b))
     top.set_ylabel("density of Q(D) + Z")
-    top.set_title(f"n = {n}, ε0 = {epsilon0:.3g}: hypothesis off by {gap:.3g}·T\n(T = {T:.2g}, noise scale {b:.2g})")
+    top.set_title(f"n = {n}, ε0 = {epsilon0:.3g}: hypothesis off by {gap:.3g}·τ\n(τ = {T:.2g}, noise scale {b:.2g})")
     top.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
     bottom_window = np.abs(y - a) < T
     ell_num = np.where(bottom_window, np.nan, (np.abs(y - mu_p) - np.abs(y - mu)) / b)
@@ -325,7 +336,7 @@ def explore_run(n=1000, b_max=30, epsilon=1.0, delta=1e-6, alpha=0.6, *, rounds=
     above = fraction_above(rep, bounds)
     k = rep.loss.shape[1]
     t = np.arange(1, k + 1)
-    fig, (left, right) = fixed_figure(2, width=10, height=6.0, left=0.75, right=0.15, bottom=2.05, top=0.62,
+    fig, (left, right) = fixed_figure(2, width=10, height=6.0, left=0.75, right=0.3, bottom=2.05, top=0.62,
                                       wspace=0.75, width_ratios=(1, 1.6))
     active = rep.cls != HALTED
     shares = {name: float(np.mean(rep.cls[active] == c)) for name, c in (("R⁰", R0), ("R*", RSTAR), ("R¹", R1))}
@@ -364,7 +375,7 @@ def explore_run(n=1000, b_max=30, epsilon=1.0, delta=1e-6, alpha=0.6, *, rounds=
     right.set_xlabel("round t")
     right.set_ylabel("cumulative privacy loss Σ L_s")
     right.set_title(f"n = {n}, B_max = {b_max}, ε = {epsilon:.3g}, δ = {delta:.3g},\nα = {alpha:.3g}, ε0 = {eps0:.2g}")
-    right.legend(loc="upper left", bbox_to_anchor=(-0.12, -0.16), borderaxespad=0.0, ncols=2, columnspacing=0.8,
+    right.legend(loc="upper left", bbox_to_anchor=(-0.17, -0.16), borderaxespad=0.0, ncols=2, columnspacing=0.6,
                  title="share of runs whose loss ever crosses each curve", title_fontsize=STYLE["font.size"])
     return fig
 
@@ -419,7 +430,7 @@ def explore_tail(n=200, epsilon0=0.05, b_max=10, alpha=0.6, *, runs=4000, seed=2
     fig, ax = fixed_figure(1, width=10, height=4.6, left=0.8, right=3.6, bottom=0.6, top=0.62)
     ax.plot(deltas, c["measured"], "o-", color=EMPIRICAL, lw=2.5, label=f"measured (1−δ)-quantile\nof L ({rep.runs:,} runs)")
     for name, ls, label in (("freedman", "-", "Freedman-type (book)"),
-                            ("azuma", "--", f"Azuma, all k = {rep.loss.shape[1]} rounds"), ("basic", ":", "basic k·ε0")):
+                            ("azuma", "--", f"Azuma, all t = {rep.loss.shape[1]} rounds"), ("basic", ":", "basic t·ε0")):
         ax.plot(deltas, c[name], color=BOUND, ls=ls, lw=2, label=label)
     ax.set_xscale("log")
     ax.invert_xaxis()
@@ -429,4 +440,153 @@ def explore_tail(n=200, epsilon0=0.05, b_max=10, alpha=0.6, *, runs=4000, seed=2
     ax.set_title(f"borderline analyst: n = {n}, ε0 = {rep.epsilon0:.3g}, B_max = {rep.b_max}")
     ax.legend(loc="upper left", bbox_to_anchor=(1.03, 1.0), borderaxespad=0.0)
     log_minor_125(ax)
+    return fig
+
+
+# =========================================================================== potentials (chapter 10) and figures
+
+_POTENTIAL_LABELS = {"MW": "potential KL(D̄‖Dᵗ)", "FK": "potential ‖D̄ − Dᵗ‖²", "Median": "potential log₂|Cᵗ|"}
+
+
+def promised_drop(rule) -> float:
+    """The least drop of an IDC's potential at a valid update, as its proof promises: ``α²/4`` for MW
+    (IDC-LemmaA.6), ``α²/N`` for FK (the proof of IDC-Thm5.1), 1 for the median mechanism (halving, IDC-ThmA.2)."""
+    if not isinstance(rule, (MultiplicativeWeightsIDC, FriezeKannanIDC, MedianIDC)):
+        raise TypeError(f"rule must be one of the chapter's IDCs (MW, FK, Median), got {type(rule).__name__}")
+    return {"MW": rule.alpha ** 2 / 4, "FK": rule.alpha ** 2 / rule.N, "Median": 1.0}[rule.name]
+
+
+def _draw_potential(ax, rule, run, title):
+    t = np.arange(run.potentials.size)
+    ax.plot(t, run.potentials, "o-", color=EMPIRICAL, ms=3, label="measured potential")
+    ax.plot(t, np.maximum(run.potentials[0] - t * promised_drop(rule), 0), color=BOUND,
+            label="start − t × promised drop")
+    ax.set_xlabel("update t")
+    ax.set_ylabel(_POTENTIAL_LABELS[rule.name])
+    ax.set_title(title)
+
+
+def figure_potentials(items):
+    """The potential argument of IDC-Def3.2, measured: for each ``(title, rule, run)`` in ``items`` (one or two; ``run``
+    from :func:`dpbook.idc.drive_with_oracle`), the potential after every update against its start minus ``t``
+    times the promised drop (:func:`promised_drop`).  A valid IDC's measured curve stays below the red line."""
+    items = list(items)
+    if not 1 <= len(items) <= 2:
+        raise ValueError(f"items ({len(items)} entries) must hold one or two (title, rule, run) triples")
+    fig, axes = new_figure(len(items))
+    for ax, (title, rule, run) in zip(np.atleast_1d(axes), items):
+        if not hasattr(run, "potentials"):
+            raise TypeError(f"run must be a drive_with_oracle result, got {type(run).__name__}")
+        _draw_potential(ax, rule, run, title)
+    legend_outside(np.atleast_1d(axes)[-1], where="below")
+    return fig
+
+
+def explore_potential(idc="MW", alpha=0.05):
+    """One IDC driven by the worst-query oracle with exact answers until no query is ``α``-wrong (the cancer data,
+    ``N = 64`` and its 160 three-way marginal cells; the median mechanism on ``N = 8``, all 255 counting queries,
+    ``s = 4``).  Left: the potential against its promised drop.  Right: the max error over the workload after each
+    update against ``α``; the number of updates ``L`` and the bound ``B(α)`` in the title."""
+    idc = check_choice("idc", idc, ("MW", "FK", "Median"))
+    alpha = check_real("alpha", alpha, low=0.01, high=0.5)
+    x, W = cancer3() if idc == "Median" else cancer6()
+    rule = make_rule(idc, x.size, alpha, int(x.sum()))
+    run = drive_with_oracle(rule, x, W)
+    fig, (left, right) = fixed_figure(2, width=10, height=5.0, left=0.85, right=0.15, bottom=1.75, top=0.62, wspace=0.9)
+    _draw_potential(left, rule, run, f"{rule.name}: L = {run.updates} updates, B(α) = {rule.bound():.4g}")
+    right.plot(np.arange(run.max_errors.size), run.max_errors, "o-", color=EMPIRICAL, ms=3, label="measured max error")
+    right.axhline(alpha, color=BOUND, ls=":", label="α")
+    right.set_xlabel("update t")
+    right.set_ylabel("max error over Q")
+    right.set_title(f"N = {x.size}, |Q| = {W.m}, α = {alpha:.3g}")
+    left.legend(loc="upper left", bbox_to_anchor=(0.0, -0.2), borderaxespad=0.0)
+    right.legend(loc="upper left", bbox_to_anchor=(0.0, -0.2), borderaxespad=0.0)
+    return fig
+
+
+_STYLES = {"measured": "o-", "bound": "-", "histogram": "s-", "baseline": "^-", "uniform": "--", "control": "-",
+           "truth": "-"}
+
+
+def figure_curves(panels, *, height=None):
+    """One or two panels of curves drawn in the book's role colours.
+
+    ``panels``: a list of dicts with ``"series"`` — a list of ``(label, x, y, role)`` or ``(label, x, y, role, style)``,
+    ``role`` one of :data:`dpbook.plots.ROLE_COLOURS` (``"uniform"`` is drawn as a grey dashed reference line at
+    the constant ``y``) or ``"extra"`` — and optional ``"xlabel"``, ``"ylabel"``, ``"title"``, ``"logx"``,
+    ``"logy"`` (booleans; ``logx`` may be a base), ``"ylim"``.  The legend goes below the panels (never on data).
+    """
+    panels = list(panels)
+    if not 1 <= len(panels) <= 2:
+        raise ValueError(f"panels ({len(panels)} entries) must be one or two")
+    fig, axes = new_figure(len(panels), height=height)
+    for ax, panel in zip(np.atleast_1d(axes), panels):
+        if not isinstance(panel, dict) or "series" not in panel:
+            raise TypeError("each panel must be a dict with a 'series' list")
+        extra = 0
+        for entry in panel["series"]:
+            label, x, y, role, *style = entry
+            if role == "uniform":
+                reference_line(ax, float(np.ravel(y)[0]), label=label)
+                continue
+            if role == "extra":
+                colour, extra = EXTRA[extra % len(EXTRA)], extra + 1
+            elif role in ROLE_COLOURS:
+                colour = ROLE_COLOURS[role]
+            else:
+                raise ValueError(f"role ({role!r}) must be one of {sorted(ROLE_COLOURS)} or 'extra'")
+            ax.plot(x, y, style[0] if style else _STYLES.get(role, "-"), color=colour, label=label)
+        logx = panel.get("logx", False)
+        if logx:
+            ax.set_xscale("log", **({} if logx is True else {"base": logx}))
+        if panel.get("logy", False):
+            ax.set_yscale("log")
+        if "ylim" in panel:
+            ax.set_ylim(*panel["ylim"])
+        ax.set_xlabel(panel.get("xlabel", ""))
+        ax.set_ylabel(panel.get("ylabel", ""))
+        ax.set_title(panel.get("title", ""))
+        legend_outside(ax, where="below")
+        if logx or panel.get("logy", False):
+            ax.autoscale_view()
+            log_minor_125(ax)                 # light log ticks, Unicode labels (no mathtext parse per figure)
+    return fig
+
+
+def figure_boxes(groups, *, ylabel, title="", lines=(), logy=True, width=9.4):
+    """Box plots of per-run errors, one box per ``(label, errors, role)`` in ``groups`` (``role`` as in
+    :func:`figure_curves`), with horizontal ``lines`` ``(y, label, role)`` — ``"uniform"`` as the grey dashed
+    reference line.  The legend goes beside the axes (never on data)."""
+    groups = list(groups)
+    if not groups:
+        raise ValueError("groups must hold at least one (label, errors, role) triple")
+    fig, ax = new_figure(width=width)
+    colours = []
+    extra = 0
+    for label, errors, role in groups:
+        if role == "extra":
+            colours.append(EXTRA[extra % len(EXTRA)])
+            extra += 1
+        elif role in ROLE_COLOURS:
+            colours.append(ROLE_COLOURS[role])
+        else:
+            raise ValueError(f"role ({role!r}) must be one of {sorted(ROLE_COLOURS)} or 'extra'")
+    parts = ax.boxplot([np.asarray(e, dtype=float) for _, e, _ in groups], tick_labels=[g[0] for g in groups],
+                       patch_artist=True)
+    for box, median, colour in zip(parts["boxes"], parts["medians"], colours):
+        box.set_facecolor(mpl.colors.to_rgba(colour, 0.35))
+        box.set_edgecolor(colour)
+        median.set_color(colour)
+        median.set_linewidth(2.5)
+    for y, label, role in lines:
+        if role == "uniform":
+            reference_line(ax, y, label=label)
+        else:
+            ax.axhline(y, color=ROLE_COLOURS[role], label=label)
+    if logy:
+        ax.set_yscale("log")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    if lines:
+        legend_outside(ax)
     return fig

@@ -597,8 +597,10 @@ def ic_alpha_condition(B, beta, epsilon0, n, m) -> float:
     return max(noise, 8.0 * distinguisher_F(m, ic_gamma(beta, B), epsilon0, n))
 
 
-# --- the results chapter 08 states and checks (the book's theorem registry, docs/theorems.md) --------------------
-_CH = "10_iterative_constructions"
+# --- the results chapters 10-12 state and check (the book's theorem registry, docs/theorems.md) --------------------
+_CH = "10_iterative_constructions"         # update rules, IDCs, potentials; the offline Iterative Construction
+_CH11 = "11_online_idc"                     # Algorithm 1 online, IDC-Alg1-SV, where it wins, DR-Alg6
+_CH12 = "12_idc_privacy"                    # the privacy proof of Algorithm 1, round by round
 _S1 = "The abstraction: update rules and IDCs"
 _S2 = "Online release: GRU's Algorithm 1"
 _S3 = "The provably private variant: IDC-Alg1-SV"
@@ -647,7 +649,7 @@ RESULTS = (
            implemented_by=("dpbook.idc.FriezeKannanIDC",),
            bounds=("dpbook.theory.idc.fk_bound", "dpbook.theory.idc.fk_potential_drop"),
            source=f"{GRU}, Thm. 5.1 {_RECON}"),
-    Result(id="IDC-Alg1", title="Online query release from an IDC (GRU Algorithm 1)", chapter=_CH, section=_S2,
+    Result(id="IDC-Alg1", title="Online query release from an IDC (GRU Algorithm 1)", chapter=_CH11, section=_S2,
            statement=r"For each incoming query compare a Laplace-noised true answer with the hypothesis: within the threshold "
                      r"$T=2\alpha/3$ answer from the hypothesis, otherwise release the noisy answer and update; stop after "
                      r"$B(\alpha/3)$ updates. The per-round budget $\varepsilon_0$ is reconstructed, so privacy claims use "
@@ -655,38 +657,38 @@ RESULTS = (
            implemented_by=("dpbook.idc.online_idc",),
            bounds=("dpbook.theory.idc.alg1_threshold",),
            source=f"{GRU}, Algorithm 1 {_RECON}"),
-    Result(id="IDC-Thm4.9", title="Accuracy of Algorithm 1", chapter=_CH, section=_S2,
+    Result(id="IDC-Thm4.9", title="Accuracy of Algorithm 1", chapter=_CH11, section=_S2,
            statement=r"If $T\ge2\ln(k/\beta)/(\varepsilon_0n)$, then w.p. $1-\beta$ all $k$ noise draws are below $T/2$, every "
                      r"answer is within $3T/2$, and the updates form a valid sequence, so Algorithm 1 never stops early.",
            implemented_by=("dpbook.idc.online_idc",),
            bounds=("dpbook.theory.idc.alg1_min_threshold", "dpbook.theory.idc.alg1_error_bound",
                    "dpbook.theory.idc.alg1_accuracy_alpha"),
            source=f"{GRU}, Thm. 4.9 {_RECON}"),
-    Result(id="IDC-Eq(3)", title="The best accuracy of Algorithm 1", chapter=_CH, section=_S2,
+    Result(id="IDC-Eq(3)", title="The best accuracy of Algorithm 1", chapter=_CH11, section=_S2,
            statement=r"Substituting $\varepsilon_0$ into Thm 4.9's condition gives a fixed-point equation for α, "
                      r"$\alpha=3C\sqrt{B(\alpha/3)\ln(1/\delta)}\ln(k/\beta)/(\varepsilon n)$, solved by bisection.",
            bounds=("dpbook.theory.idc.best_alpha", "dpbook.theory.idc.alg1_best_alpha"),
            source=f"{GRU}, Eq. (3) {_RECON}"),
-    Result(id="IDC-Cor4.10", title="Online MW and median mechanisms", chapter=_CH, section=_S2,
+    Result(id="IDC-Cor4.10", title="Online MW and median mechanisms", chapter=_CH11, section=_S2,
            statement=r"With MW, Algorithm 1's error is $O((\ln N\ln\frac1\delta)^{1/4}\sqrt{\ln(k/\beta)/(\varepsilon n)})$ "
                      r"(normalised); with the median rule $\ln N$ becomes $\log_2N\ln(2k)$. Only $\sqrt{\log k}$ depends on "
                      r"the number of queries.",
            implemented_by=("dpbook.idc.online_idc",),
            bounds=("dpbook.theory.idc.mw_online_alpha", "dpbook.theory.idc.median_online_alpha"),
            source=f"{GRU}, Cor. 4.10 {_RECON}"),
-    Result(id="IDC-Cor5.2", title="Online Frieze–Kannan mechanism", chapter=_CH, section=_S2,
+    Result(id="IDC-Cor5.2", title="Online Frieze–Kannan mechanism", chapter=_CH11, section=_S2,
            statement=r"With FK the count error is $O(\|D\|_2^{1/2}N^{1/4}(\ln\frac1\delta)^{1/4}\sqrt{\ln(k/\beta)/\varepsilon})$, "
                      r"which beats MW when the universe is not much larger than the data ($N\lesssim n\ln N$ for sets).",
            implemented_by=("dpbook.idc.online_idc",),
            bounds=("dpbook.theory.idc.fk_online_alpha_counts",),
            source=f"{GRU}, Cor. 5.2 {_RECON}"),
-    Result(id="IDC-E8", title="Erratum: \"C_GRU ≈ 12\" is the book's constant", chapter=_CH, section=_S2,
+    Result(id="IDC-E8", title="Erratum: \"C_GRU ≈ 12\" is the book's constant", chapter=_CH11, section=_S2,
            statement=r"Clarification: the value about 11.9 of Algorithm 1's constant (at $B=1663$, $\varepsilon=1$, "
                      r"$\delta=10^{-6}$; $\to8\sqrt2$ as $\delta\to0$) restates the reconstruction and inherits IDC-E6; it is "
                      r"\"the reconstructed constant\", never GRU's.",
            bounds=("dpbook.theory.idc.effective_c_gru", "dpbook.theory.idc.thm41_epsilon0"),
            source=THIS_BOOK),
-    Result(id="IDC-Alg1-SV", title="Online IDC release, provably private (sparse vector)", chapter=_CH, section=_S3,
+    Result(id="IDC-Alg1-SV", title="Online IDC release, provably private (sparse vector)", chapter=_CH11, section=_S3,
            statement=r"Algorithm 1's loop with its update test done by Sparse/NumericSparse on the score "
                      r"$|Q(D)-Q(D^t)|$: $c=B(\alpha_U)$ updates, $2c$ steps of $\varepsilon_0$ each — DR-Cor3.21's "
                      r"$\varepsilon/(4\sqrt{c\ln(1/\delta)})$ (about half of $\varepsilon$ spent; $\varepsilon/(2c)$ if $\delta=0$) or, "
@@ -698,53 +700,53 @@ RESULTS = (
                    "dpbook.theory.idc.sv_error_bound", "dpbook.theory.idc.sv_epsilon0_tight",
                    "dpbook.theory.idc.sv_best_error_bound"),
            source=f"derived in this book from {DWORK_ROTH}, Algorithms 2, 3 and 6, and {GRU}, Algorithm 1"),
-    Result(id="IDC-Thm4.1", title="Privacy of Algorithm 1 (reconstructed condition)", chapter=_CH, section=_S5,
+    Result(id="IDC-Thm4.1", title="Privacy of Algorithm 1 (reconstructed condition)", chapter=_CH12, section=_S5,
            statement=r"Algorithm 1 is claimed $(\varepsilon,\delta)$-DP for $\varepsilon_0=\Theta(\varepsilon/\sqrt{B\ln(1/\delta)})$; "
                      r"the book's explicit condition is $\varepsilon\ge K_0\varepsilon_*(e^{\varepsilon_*}-1)+2\varepsilon_*"
                      r"\sqrt{2K_0\ln(2/\delta)}$ with $K_0$ from Claim 4.6. Its proof is incomplete (erratum IDC-E6).",
            implemented_by=("dpbook.idc.online_idc", "dpbook.privacy_loss.replay_alg1"),
            bounds=("dpbook.theory.idc.thm41_epsilon", "dpbook.theory.idc.thm41_epsilon0"),
            source=f"{GRU}, Thm. 4.1 {_RECON}; {HARDT_ROTHBLUM}"),
-    Result(id="IDC-Claim4.2", title="R⁰ rounds output ⊥ under both databases", chapter=_CH, section=_S5,
+    Result(id="IDC-Claim4.2", title="R⁰ rounds output ⊥ under both databases", chapter=_CH12, section=_S5,
            statement=r"When the round's noise lies more than $1/n$ inside the threshold band, the output is ⊥ under $D$ and "
                      r"$D'$ alike. The reconstruction concludes that such rounds cost no privacy; that is false as a "
                      r"statement about the loss (erratum IDC-E6): ⊥ has different probabilities under $D$ and $D'$, and "
                      r"an R⁰ round's loss can reach $\pm\varepsilon_0$.",
            implemented_by=("dpbook.privacy_loss.classify_rounds", "dpbook.privacy_loss.round_loss"),
            source=f"{GRU}, Claim 4.2 {_RECON}"),
-    Result(id="IDC-Claim4.3", title="An R* round loses at most ε*", chapter=_CH, section=_S5,
+    Result(id="IDC-Claim4.3", title="An R* round loses at most ε*", chapter=_CH12, section=_S5,
            statement=r"In a round whose noise falls in the uncertain band, the privacy loss is at most "
                      r"$\varepsilon_*=c_*\varepsilon_0$ in absolute value.",
            implemented_by=("dpbook.privacy_loss.round_loss",),
            source=f"{GRU}, Claim 4.3 {_RECON}"),
-    Result(id="IDC-Claim4.4", title="Expected loss of an R* round", chapter=_CH, section=_S5,
+    Result(id="IDC-Claim4.4", title="Expected loss of an R* round", chapter=_CH12, section=_S5,
            statement=r"Its expected loss is at most $\varepsilon_*(e^{\varepsilon_*}-1)\le2\varepsilon_*^2$, by IDC-Thm2.4.",
            bounds=("dpbook.theory.composition.kl_bound",),
            source=f"{GRU}, Claim 4.4 {_RECON}"),
-    Result(id="IDC-Claim4.5", title="Lossy rounds are often updates", chapter=_CH, section=_S5,
+    Result(id="IDC-Claim4.5", title="Lossy rounds are often updates", chapter=_CH12, section=_S5,
            statement=r"Given that a round is not R⁰, it is an update under both databases (R¹) with probability at least "
                      r"$p_0=\tfrac12e^{-2\varepsilon_0}$ (Laplace tails are memoryless).",
            implemented_by=("dpbook.privacy_loss.classify_rounds",),
            bounds=("dpbook.theory.idc.p0",),
            source=f"{GRU}, Claim 4.5 {_RECON}"),
-    Result(id="IDC-Claim4.6", title="Few rounds are not R⁰", chapter=_CH, section=_S5,
+    Result(id="IDC-Claim4.6", title="Few rounds are not R⁰", chapter=_CH12, section=_S5,
            statement=r"Because updates are capped at $B_{\max}+1$, w.p. $1-\delta/2$ at most "
                      r"$K_0=(2(B_{\max}+1)+8\ln(2/\delta))/p_0$ rounds are not R⁰ (Chernoff on a binomial).",
            implemented_by=("dpbook.privacy_loss.replay_alg1",),
            bounds=("dpbook.theory.idc.k0",),
            source=f"{GRU}, Claim 4.6 {_RECON}"),
-    Result(id="IDC-Claim4.7", title="Azuma over the lossy rounds", chapter=_CH, section=_S5,
+    Result(id="IDC-Claim4.7", title="Azuma over the lossy rounds", chapter=_CH12, section=_S5,
            statement=r"If at most $K$ rounds are lossy, the total loss exceeds "
                      r"$K\varepsilon_*(e^{\varepsilon_*}-1)+2\varepsilon_*\sqrt{2K\ln(2/\delta)}$ with probability at most "
                      r"$\delta/2$.",
            implemented_by=("dpbook.privacy_loss.replay_alg1",),
            bounds=("dpbook.theory.idc.azuma_bound",),
            source=f"{GRU}, Claim 4.7 {_RECON}"),
-    Result(id="IDC-Claim4.8", title="The per-round bound, restated", chapter=_CH, section=_S5,
+    Result(id="IDC-Claim4.8", title="The per-round bound, restated", chapter=_CH12, section=_S5,
            statement=r"The paper's Claim 4.8 restates the per-round bound of Claim 4.3 for use in the martingale argument.",
            implemented_by=("dpbook.privacy_loss.round_loss",),
            source=f"{GRU}, Claim 4.8 {_RECON}"),
-    Result(id="IDC-E6", title="Erratum: R⁰ rounds are not free", chapter=_CH, section=_S5,
+    Result(id="IDC-E6", title="Erratum: R⁰ rounds are not free", chapter=_CH12, section=_S5,
            statement=r"Correction: an R⁰ round's loss $\ln(p_D(\bot)/p_{D'}(\bot))$ can reach $\pm\varepsilon_0$ (e.g. $d=T$, "
                      r"$Z=T$), so the reconstructed Claim 4.2 is wrong as a loss statement and the reconstructed Thm 4.1, "
                      r"which applies Azuma only to the non-R⁰ rounds, is unproved for every $c_*$. The book proves a "
@@ -761,7 +763,7 @@ RESULTS = (
                    "dpbook.theory.idc.alg1_azuma_epsilon", "dpbook.theory.idc.alg1_basic_epsilon"),
            source=f"{THIS_BOOK}; Freedman's inequality: D. A. Freedman, *On Tail Probabilities for Martingales*, "
                   f"The Annals of Probability 3(1), 1975"),
-    Result(id="IDC-E2", title="Erratum: answers are produced in step 2", chapter=_CH, section=_S2,
+    Result(id="IDC-E2", title="Erratum: answers are produced in step 2", chapter=_CH11, section=_S2,
            statement=r"Correction: the proof of Thm 4.9 says answers are given “in step 3”; they are produced in step 2 "
                      r"(step 3 is the termination test).",
            implemented_by=("dpbook.idc.online_idc",),
@@ -795,7 +797,7 @@ RESULTS = (
            implemented_by=("dpbook.idc.iterative_construction",),
            bounds=("dpbook.theory.idc.ic_alpha_condition", "dpbook.theory.idc.ic_gamma"),
            source=f"{GRU}, Thm. 7.3 {_RECON}"),
-    Result(id="DR-Alg6", title="Online multiplicative weights via NumericSparse", chapter=_CH, section=_S7,
+    Result(id="DR-Alg6", title="Online multiplicative weights via NumericSparse", chapter=_CH11, section=_S7,
            statement=r"Feed NumericSparse the two one-sided errors $\pm(f_i-f_i(x^t))$ of each query against the MW hypothesis; "
                      r"answer from the hypothesis on ⊥, otherwise release the noisy value and make an MW update (at most "
                      r"$c=4\ln N/\alpha^2$ times).",
@@ -804,14 +806,14 @@ RESULTS = (
                    "dpbook.theory.idc.dr_alg6_alpha_ns", "dpbook.theory.idc.dr_alg6_conditions",
                    "dpbook.theory.idc.dr_alg6_error_bound"),
            source=f"{DWORK_ROTH}, Algorithm 6; {HARDT_ROTHBLUM}"),
-    Result(id="DR-Thm4.14", title="Accuracy of online MW, pure DP", chapter=_CH, section=_S7,
+    Result(id="DR-Thm4.14", title="Accuracy of online MW, pure DP", chapter=_CH11, section=_S7,
            statement=r"With $\delta=0$, online MW answers every query within $3\alpha$ once "
                      r"$\alpha\ge32\ln N(\ln|Q|+\ln\frac{32\ln N}{\alpha^2\beta})/(\varepsilon\alpha^2n)$; the book uses the "
                      r"algorithm box's threshold and requires α to be at least the NumericSparse error it needs.",
            implemented_by=("dpbook.idc.online_mw_dr",),
            bounds=("dpbook.theory.idc.dr_alg6_error_bound",),
            source=f"{DWORK_ROTH}, Thm. 4.14"),
-    Result(id="DR-Thm4.15", title="Accuracy of online MW, (ε, δ)-DP", chapter=_CH, section=_S7,
+    Result(id="DR-Thm4.15", title="Accuracy of online MW, (ε, δ)-DP", chapter=_CH11, section=_S7,
            statement=r"With $\delta>0$ the condition becomes "
                      r"$\alpha\ge(2+32\sqrt2)\sqrt{\ln N\ln(2/\delta)}(\ln|Q|+\ln\frac{32\ln N}{\alpha^2\beta})/(\varepsilon\alpha^2n)$: "
                      r"the sample size grows with $\sqrt{\log N}\log|Q|$ only.",

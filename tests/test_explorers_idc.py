@@ -1,0 +1,95 @@
+"""The chapter-10–12 figure functions of ``dpbook.explorers.idc``: they draw in the book's roles and refuse bad input."""
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from dpbook.explorers._layout import overflow  # noqa: E402
+from dpbook.explorers.idc import (R_COLORS, cancer6, explore_potential, figure_boxes, figure_curves,  # noqa: E402
+                                  figure_potentials, promised_drop)
+from dpbook.idc import FriezeKannanIDC, MedianIDC, MultiplicativeWeightsIDC, drive_with_oracle  # noqa: E402
+from dpbook.plots import BASELINE, BOUND, EMPIRICAL, HISTOGRAM, MAX_WIDTH_PX  # noqa: E402
+
+
+def _width_px(fig):
+    return fig.get_size_inches()[0] * fig.dpi
+
+
+def test_promised_drop_is_each_proofs_amount():
+    assert promised_drop(MultiplicativeWeightsIDC(64, 0.1)) == pytest.approx(0.1 ** 2 / 4)
+    assert promised_drop(FriezeKannanIDC(64, 0.1, n=100)) == pytest.approx(0.1 ** 2 / 64)
+    assert promised_drop(MedianIDC(8, 2, alpha=0.2)) == 1.0
+    with pytest.raises(TypeError, match="rule"):
+        promised_drop("MW")
+
+
+def test_figure_potentials_draws_measured_against_the_promised_line():
+    x, W = cancer6()
+    rule = MultiplicativeWeightsIDC(64, 0.1)
+    run = drive_with_oracle(rule, x, W)
+    fig = figure_potentials([("MW", rule, run)])
+    ax = fig.axes[0]
+    colours = [line.get_color() for line in ax.get_lines()]
+    assert EMPIRICAL in colours and BOUND in colours and _width_px(fig) <= MAX_WIDTH_PX
+    measured = ax.get_lines()[0].get_ydata()
+    promised = ax.get_lines()[1].get_ydata()
+    assert np.all(measured <= promised + 1e-12)              # the potential argument, as drawn
+    plt.close(fig)
+    with pytest.raises(ValueError, match="one or two"):
+        figure_potentials([("MW", rule, run)] * 3)
+    with pytest.raises(TypeError, match="drive_with_oracle"):
+        figure_potentials([("MW", rule, "not a run")])
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(idc="Median", alpha=0.2), dict(idc="FK", alpha=0.4), dict(alpha=0.03)])
+def test_explore_potential_fits_its_figure(kw):
+    fig = explore_potential(**kw)
+    assert overflow(fig) == [] and _width_px(fig) <= MAX_WIDTH_PX and len(fig.axes) == 2
+    plt.close(fig)
+
+
+@pytest.mark.parametrize("bad, match", [(dict(idc="LP"), "idc"), (dict(alpha=0.0), "alpha"), (dict(alpha=2.0), "alpha")])
+def test_explore_potential_rejects_bad_input(bad, match):
+    with pytest.raises(ValueError, match=match):
+        explore_potential(**bad)
+
+
+def test_figure_curves_uses_role_colours_and_a_reference_line():
+    n = np.array([1e3, 1e4, 1e5])
+    fig = figure_curves([{"series": [("m", n, 1 / n, "measured"), ("b", n, 2 / n, "bound"), ("h", n, 0.5 / n, "histogram"),
+                                     ("g", n, 0.7 / n, "baseline"), ("u", n, [0.4], "uniform")],
+                          "logx": True, "logy": True, "ylabel": "max error"}])
+    colours = {line.get_label(): line.get_color() for line in fig.axes[0].get_lines()}
+    assert (colours["m"], colours["b"], colours["h"], colours["g"]) == (EMPIRICAL, BOUND, HISTOGRAM, BASELINE)
+    assert "u" in colours and fig.axes[0].get_legend() is not None
+    plt.close(fig)
+    fig = figure_curves([{"series": [("a", n, n, "extra")]}, {"series": [("b", n, n, "measured")]}])
+    assert len(fig.axes) == 2 and _width_px(fig) <= MAX_WIDTH_PX
+    plt.close(fig)
+
+
+@pytest.mark.parametrize("panels, exc", [([], ValueError), ([{"series": []}] * 3, ValueError), (["x"], TypeError),
+                                         ([{"series": [("a", [1], [1], "teal")]}], ValueError)])
+def test_figure_curves_rejects_bad_panels(panels, exc):
+    with pytest.raises(exc):
+        figure_curves(panels)
+    plt.close("all")
+
+
+def test_figure_boxes_colours_each_box_by_its_role():
+    fig = figure_boxes([("IC", [0.2, 0.21], "measured"), ("hist", [1e-5, 2e-5], "histogram")], ylabel="max error",
+                       lines=[(0.3, "bound", "bound"), (0.36, "uniform guess", "uniform")])
+    assert _width_px(fig) <= MAX_WIDTH_PX and fig.axes[0].get_legend() is not None
+    plt.close(fig)
+    with pytest.raises(ValueError, match="groups"):
+        figure_boxes([], ylabel="max error")
+    with pytest.raises(ValueError, match="role"):
+        figure_boxes([("IC", [0.2], "teal")], ylabel="max error")
+    plt.close("all")
+
+
+def test_round_classes_have_no_role_colour_by_accident():
+    from matplotlib.colors import to_hex
+    assert len({to_hex(c, keep_alpha=True) for c in R_COLORS.values()}) == len(R_COLORS)
