@@ -161,7 +161,7 @@ def round_moments(mu, mu_prime, a, threshold, b, *, points: int = 200_001) -> tu
 
 @dataclass(frozen=True)
 class PrivacyLossReplay:
-    """Algorithm 1 replayed on ``D`` with every round's exact loss against ``D'`` (arrays ``(runs, k)``).
+    """Algorithm 1 replayed on ``D`` with every round's exact loss against ``D'`` (arrays ``(runs, T)``).
 
     ``hyp`` = ``Q_t(D^t)``; ``mu``, ``mu_prime`` = ``Q_t(D)``, ``Q_t(D')``; ``noise`` = ``Z_t``; ``v`` = the output
     (NaN for ``⊥``); ``cls`` = ``R0 / R1 / RSTAR / HALTED``; ``loss`` = ``L_t`` (0 after termination).
@@ -198,11 +198,11 @@ class PrivacyLossReplay:
 
     @property
     def running(self) -> np.ndarray:
-        """The running total ``Σ_{s<=t} L_s``, shape ``(runs, k)``."""
+        """The running total ``Σ_{s<=t} L_s``, shape ``(runs, T)``."""
         return np.cumsum(self.loss, axis=1)
 
     @property
-    def K(self) -> np.ndarray:
+    def updating_rounds(self) -> np.ndarray:
         """The number of non-R⁰ rounds (R¹ or R*) per run (IDC-Claim4.6)."""
         return np.sum((self.cls == R1) | (self.cls == RSTAR), axis=1)
 
@@ -224,7 +224,7 @@ class PrivacyLossReplay:
 
     @property
     def update_probability(self) -> np.ndarray:
-        """Each round's update probability ``u_t`` under ``D`` given the past (0 after termination), ``(runs, k)``."""
+        """Each round's update probability ``u_t`` under ``D`` given the past (0 after termination), ``(runs, T)``."""
         return np.where(self.cls != HALTED, update_probability(self.mu, self.hyp, self.threshold, self.b), 0.0)
 
     def class_counts(self) -> dict:

@@ -135,7 +135,7 @@ def test_replay_claims_4_5_and_4_6():
                       delta=1e-6, epsilon=1.0, b_max=20, runs=300, rng=4)
     non0 = (rep.cls == R1) | (rep.cls == RSTAR)
     assert clopper_pearson_upper(int((rep.cls == R1).sum()), int(non0.sum()), 1e-6) >= rep.p0
-    assert rep.K.max() <= rep.K0
+    assert rep.updating_rounds.max() <= rep.K0
     assert np.abs(rep.loss).max() <= rep.epsilon0 * (1 + 1e-9) <= rep.epsilon_star
     assert np.all(rep.loss[rep.cls == HALTED] == 0)
     assert set(rep.class_counts()) and rep.loss_by_class()["R0 (never updates)"] > 0

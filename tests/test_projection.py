@@ -1,4 +1,4 @@
-"""Chapter 09: the projection mechanism (PROJ-Alg1, PROJ-Thm3/5/9), the geometry of K_Q (PROJ-Def6–8,
+"""Chapter 13: the projection mechanism (PROJ-Alg1, PROJ-Thm3/5/9), the geometry of K_Q (PROJ-Def6–8,
 PROJ-Lemma, PROJ-Key lemma) and their bounds in dpbook.theory.projection."""
 from __future__ import annotations
 

@@ -155,7 +155,7 @@ def explore_online(epsilon=0.9, alpha_u=0.1, scale=2000, m=60, idc="MW", analyst
                label="updates per run")
     right.set_xlabel(f"number of updates (cap c = {p['c']})")
     right.set_ylabel("runs")
-    right.set_title(f"ε0 = {p['epsilon0']:.3g}, τ_thr = {p['T_thr']:.3g}")
+    right.set_title(f"ε0 = {p['epsilon0']:.3g}, τ_thr = {p['threshold']:.3g}")
     legend_outside(right, where="below")
     return fig
 
@@ -413,7 +413,7 @@ def tail_curves(rep, deltas) -> dict:
            "freedman": np.array([alg1_freedman_epsilon(e0, rep.b_max, d) for d in deltas]),
            "azuma": np.array([alg1_azuma_epsilon(k, e0, d) for d in deltas]),
            "basic": np.full(deltas.shape, k * e0)}
-    K = rep.K
+    K = rep.updating_rounds
     erratum = [K * e0 * np.expm1(e0) + 2 * e0 * np.sqrt(2 * K * np.log(2 / d)) for d in deltas]
     out["share"] = {name: np.array([np.mean(L > b) for b in out[name]]) for name in ("freedman", "azuma", "basic")}
     out["share"]["erratum"] = np.array([np.mean(L > e) for e in erratum])

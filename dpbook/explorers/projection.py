@@ -1,4 +1,4 @@
-"""Chapter 09's widget: the picture of the projection mechanism for m = 2 (and 3, as two views)."""
+"""Chapter 13's widget: the picture of the projection mechanism for m = 2 (and 3, as two views)."""
 from __future__ import annotations
 
 import numpy as np

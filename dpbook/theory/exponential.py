@@ -1,4 +1,4 @@
-"""Bounds for the exponential mechanism and report-noisy-max (DR-Def3.4, DR-Thm3.10/3.11, DR-Claim3.9; chapter 06)."""
+"""Bounds for the exponential mechanism and report-noisy-max (DR-Def3.4, DR-Thm3.10/3.11, DR-Claim3.9; chapter 07)."""
 from __future__ import annotations
 
 import math
@@ -45,7 +45,7 @@ def report_noisy_max_scale(epsilon, sensitivity, *, monotone: bool = False) -> f
 
     DR-Claim3.9 proves ε-DP with ``Lap(1/ε)`` for counting queries (``Δu = 1``, all counts move the same way
     under add/remove).  For a general, non-monotone utility the same proof needs a shift of ``2Δu``
-    [DERIVED], hence ``Lap(2Δu/ε)``; with ``Lap(Δu/ε)`` the loss on a non-monotone pair exceeds ε (chapter 06).
+    [DERIVED], hence ``Lap(2Δu/ε)``; with ``Lap(Δu/ε)`` the loss on a non-monotone pair exceeds ε (chapter 07).
     """
     epsilon = check_epsilon(epsilon)
     sensitivity = check_sensitivity(sensitivity)
@@ -65,7 +65,7 @@ def report_noisy_max_gap(range_size, epsilon, sensitivity, beta, *, monotone: bo
     return 2.0 * b * (math.log(range_size) - math.log(check_beta(beta)))     # ln of a Python int: no overflow
 
 
-# --- the results chapter 06 states and checks (the book's theorem registry, docs/theorems.md) --------------------
+# --- the results chapter 07 states and checks (the book's theorem registry, docs/theorems.md) --------------------
 _CH = "07_exponential_mechanism"
 RESULTS = (
     Result(id="DR-Def3.4", title="The exponential mechanism", chapter=_CH, section="The exponential mechanism (DR-Def3.4",

@@ -1,4 +1,4 @@
-"""Bounds for iterative database constructions (IDC) and online / offline query release (chapter 08).
+"""Bounds for iterative database constructions (IDC) and online / offline query release (chapters 10–12).
 
 Gupta, Roth & Ullman 2012 (GRU), online: IDC-Def3.1–3.2, IDC-Alg1, IDC-Alg1-SV, IDC-Thm4.1, IDC-Claims 4.2–4.8,
 IDC-Thm4.9, IDC-Eq(3), IDC-Cor4.10, App. A, IDC-Alg2/Thm5.1, IDC-Cor5.2 and DR-Alg6; offline: IDC-Def7.1,
@@ -499,7 +499,7 @@ def dr_online_mw_threshold(c, epsilon, delta, k, beta, n) -> float:
 
 
 def dr_alg6_alpha_ns(k, c, beta, epsilon, delta, n) -> float:
-    """DR-Alg6's NumericSparse accuracy on its ``2k`` one-sided queries [DERIVED]: chapter 05's corrected
+    """DR-Alg6's NumericSparse accuracy on its ``2k`` one-sided queries [DERIVED]: chapter 06's corrected
     DR-Thm3.28 (:func:`dpbook.theory.sparse_vector.numeric_sparse_alpha_corrected`), normalised by ``n``.
     On the good event (prob ``>= 1-β``) a ``⊤`` has ``f' >= τ - α_NS``, a ``⊥`` has ``f' <= τ + α_NS`` and every
     numeric answer is within ``α_NS``."""

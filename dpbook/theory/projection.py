@@ -1,5 +1,5 @@
 """Bounds for the projection mechanism and the widths of ``K_Q`` (PROJ-*, after Nikolov, Talwar & Zhang
-2013; chapter 09).
+2013; chapter 13).
 
 Noise convention: the Gaussian step adds ``N(0, σ² I_m)`` to the normalised answers; PROJ's calibration is
 ``σ = σ_{ε,δ} sqrt(m) / n`` with ``σ_{ε,δ} = sqrt(2 ln(1.25/δ)) / ε`` (replace-one, ``Δ2 = sqrt(m)/n``).  The

@@ -1,4 +1,4 @@
-"""Bounds for SmallDB and the net mechanism (DR-Alg4, DR-Thm4.5, DR-Def5.2/Prop5.2, PROJ-R3; chapter 06).
+"""Bounds for SmallDB and the net mechanism (DR-Alg4, DR-Thm4.5, DR-Def5.2/Prop5.2, PROJ-R3; chapter 08).
 
 Normalised units throughout: errors are fractions of ``n``; ``N = |X|``, ``m = |Q|``; ``ln`` is natural.
 """
@@ -81,7 +81,7 @@ def prop44_error_bound(N, m, alpha, epsilon, n, beta) -> float:
     """DR-Prop4.4: with probability ``1-β`` SmallDB's error is at most ``α + 2(ln N ln|Q|/α² + ln(1/β))/(εn)``.
 
     The proof uses ``ln|R| <= s ln N`` with ``s = ln|Q|/α²``.  With the integer ``s = ⌈ln|Q|/α²⌉`` of the
-    algorithm, ``ln|R|`` can exceed ``ln N ln|Q|/α²`` by up to ``ln N`` (chapter 06 checks it never does at
+    algorithm, ``ln|R|`` can exceed ``ln N ln|Q|/α²`` by up to ``ln N`` (chapter 08 checks it never does at
     the sizes used); :func:`net_error_bound` with ``net_size = range_size(N, s)`` is the exact form.
     """
     N, m = check_int("N", N, low=1), check_int("m", m, low=1)
@@ -128,7 +128,7 @@ def proj_r3_sample_complexity(N, m, alpha, epsilon) -> float:
     return math.log(N) * math.log(m) / (check_alpha(alpha) ** 3 * check_epsilon(epsilon))
 
 
-# --- the results chapter 06 states and checks (the book's theorem registry, docs/theorems.md) --------------------
+# --- the results chapter 08 states and checks (the book's theorem registry, docs/theorems.md) --------------------
 _CH = "08_smalldb"
 RESULTS = (
     Result(id="DR-Alg4", title="SmallDB", chapter=_CH, section="SmallDB (DR-Alg4", aliases=("PROJ-R3",),
