@@ -1,4 +1,4 @@
-"""Chapter 10: run times of the graph-cut tools, with the measured error next to each bound (counts).
+"""Chapter 14: run times of the graph-cut tools, with the measured error next to each bound (counts).
 
 Rows:
 

@@ -1,4 +1,4 @@
-"""Releasing graph cuts privately (GRU §2, §6; chapter 10).
+"""Releasing graph cuts privately (GRU §2, §6; chapter 14).
 
 **Graphs as databases (IDC §2).**  The vertex set ``V = {0..V-1}`` is public; the universe is the
 ``N = C(V, 2)`` unordered pairs ``{u < v}``, in ``np.triu_indices(V, 1)`` order.  A graph is its vector of edge

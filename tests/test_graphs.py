@@ -1,4 +1,4 @@
-"""Chapter 10: graph cuts (IDC §2, §6.1, Lem6.2, Rem6.3, §6.2, Rem4.11/5.3)."""
+"""Chapter 14: graph cuts (IDC §2, §6.1, Lem6.2, Rem6.3, §6.2, Rem4.11/5.3)."""
 import math
 import warnings
 

@@ -1,4 +1,4 @@
-"""Deliberately broken graph randomized response (positive control for chapter 10's audit).
+"""Deliberately broken graph randomized response (positive control for chapter 14's audit).
 
 Never use this to release data.
 """

@@ -1,4 +1,4 @@
-"""Chapter 10's widgets: randomized response on a graph, and the two online IDCs on cut queries.
+"""Chapter 14's widgets: randomized response on a graph, and the two online IDCs on cut queries.
 
 Graphs are drawn with matplotlib directly (vertices on a circle), so networkx is not needed at run time.
 """
@@ -45,7 +45,7 @@ def draw_graph(ax, adjacency, *, positions=None, color=EMPIRICAL, title=None, hi
 
 
 def explore_randomized_response(epsilon=1.0, num_vertices=10, density=0.5, beta=0.05, *, trials=40, seed=2026):
-    """Chapter 10, IDC §6.1: randomized response on a random graph ``G(V, p)``.
+    """Chapter 14, IDC §6.1: randomized response on a random graph ``G(V, p)``.
 
     Left panel: the graph (left circle) and one release, drawn as the pairs with ``ŵ > 1/2`` (right circle), side
     by side on one pair of axes so that the figure keeps two panels within 900 px.  Right: the largest error over
@@ -84,7 +84,7 @@ def explore_randomized_response(epsilon=1.0, num_vertices=10, density=0.5, beta=
 
 
 def explore_online(epsilon=16.0, num_vertices=24, density=0.5, idc="both", *, alpha=0.05, k=150, c=8, seed=2026):
-    """Chapter 10, IDC-Rem4.11 / Rem5.3: MW vs Frieze–Kannan on ``k`` random cut queries of a planted-partition
+    """Chapter 14, IDC-Rem4.11 / Rem5.3: MW vs Frieze–Kannan on ``k`` random cut queries of a planted-partition
     graph of the given edge ``density``.
 
     Left: each IDC driven by the worst-case oracle (exact answers, no privacy): max error over the queries vs the

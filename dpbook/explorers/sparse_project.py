@@ -1,4 +1,4 @@
-"""Chapter 11's figures and widget: SparseProject over 32-bit records against the Laplace mechanism on the counts."""
+"""Chapter 15's figures and widget: SparseProject over 32-bit records against the Laplace mechanism on the counts."""
 from __future__ import annotations
 
 import functools
@@ -21,41 +21,41 @@ BITS = 32
 
 
 @functools.lru_cache(typed=True, maxsize=None)
-def sparse_workload(k: int, m: int, bits: int = BITS, seed: int = 11):
-    """``k`` random ``m``-sparse queries, half of each support from the catalogue, weights in ``(0, 1]``."""
-    return random_sparse_queries(k, m, 1 << bits, rng=seed, pool=catalogue(bits))
+def sparse_workload(m: int, s: int, bits: int = BITS, seed: int = 11):
+    """``m`` random ``s``-sparse queries, half of each support from the catalogue, weights in ``(0, 1]``."""
+    return random_sparse_queries(m, s, 1 << bits, rng=seed, pool=catalogue(bits))
 
 
 @functools.lru_cache(typed=True, maxsize=8)
-def _hash_parts(n: int, k: int, m: int, T: int, r: int, seed: int):
+def _hash_parts(n: int, m: int, s: int, ell: int, r: int, seed: int):
     """What the ε and δ sliders do not change: the hash ``f`` that SparseProject draws first from ``rng = seed``
     (it does not depend on ε, δ or β), the projected queries ``Q̂ = A Q``, the projected database ``u = A D`` and
     the JL part of the error (:func:`dpbook.sparse_project.error_decomposition` on one release).  Cached so that
-    moving ε or δ redraws only the noise: the expensive projections run once per ``(n, k, m, T, r, seed)``."""
-    D, W = sparse_data(n), sparse_workload(k, m)
-    reference = sparse_project(D, epsilon=1.0, delta=1e-5, beta=0.1, m=m, k=k, n=n, T=T, r=r, rng=seed)
+    moving ε or δ redraws only the noise: the expensive projections run once per ``(n, m, s, ℓ, r, seed)``."""
+    D, W = sparse_data(n), sparse_workload(m, s)
+    reference = sparse_project(D, epsilon=1.0, delta=1e-5, beta=0.1, s=s, m=m, n=n, ell=ell, r=r, rng=seed)
     jl, _, Q_hat = error_decomposition(reference, D, W)
     return reference.f, Q_hat, project_database(D, reference.f), jl
 
 
-def explore_sparse_project(epsilon=1.0, delta=1e-5, m=10, k=1000, T=512, n=2000, *, r=8, beta=0.1, trials=30,
+def explore_sparse_project(epsilon=1.0, delta=1e-5, s=10, m=1000, ell=512, n=2000, *, r=8, beta=0.1, trials=30,
                            seed=2026):
-    """SparseProject (one hash, ``trials`` noise draws) against answering the ``k`` counts directly: the Gaussian
+    """SparseProject (one hash, ``trials`` noise draws) against answering the ``m`` counts directly: the Gaussian
     mechanism at the same (ε, δ) (exact L2 sensitivity, analytic calibration) and the pure-ε Laplace mechanism.
 
-    Left: the max error over the ``k`` queries of each trial (dots), the practical bound (JL part by Chebyshev +
+    Left: the max error over the ``m`` queries of each trial (dots), the practical bound (JL part by Chebyshev +
     noise part, each at ``β/2``; red) and S1-Thm2's rate with constant 1 (dashed).  Right: the two parts of
     SparseProject's error per query — the JL part (fixed by the hash) and the noise part of one trial — against the
-    true answers.  A pure, seeded function of its parameters (chapter 11's widget).
+    true answers.  A pure, seeded function of its parameters (chapter 15's widget).
     """
     epsilon, delta = check_epsilon(epsilon), check_delta(delta, positive=True)
-    m, k, T, n = check_int("m", m, low=1), check_int("k", k, low=1), check_int("T", T, low=1), check_int("n", n, low=1)
+    s, m, ell, n = check_int("s", s, low=1), check_int("m", m, low=1), check_int("ell", ell, low=1), check_int("n", n, low=1)
     beta, r, trials = check_beta(beta), check_int("r", r, low=1), check_int("trials", trials, low=1)
-    D, W = sparse_data(n), sparse_workload(k, m)
+    D, W = sparse_data(n), sparse_workload(m, s)
     true = W.answers(D)
-    release = sparse_project(D, epsilon=epsilon, delta=delta, beta=beta, m=m, k=k, n=n, T=T, r=r, trials=trials,
+    release = sparse_project(D, epsilon=epsilon, delta=delta, beta=beta, s=s, m=m, n=n, ell=ell, r=r, trials=trials,
                              rng=seed)
-    f, Q_hat, u, jl = _hash_parts(n, k, m, T, r, seed)
+    f, Q_hat, u, jl = _hash_parts(n, m, s, ell, r, seed)
     if release.f != f:                                      # the cache is only valid for the same hash
         raise RuntimeError("SparseProject drew a different hash for the same seed: the widget's cache is stale")
     noise = (release.y - u) @ Q_hat.T / n                  # error_decomposition's noise part, reusing Q̂ and u
@@ -68,10 +68,10 @@ def explore_sparse_project(epsilon=1.0, delta=1e-5, m=10, k=1000, T=512, n=2000,
                                trials=trials, rng=seed + 2)
     err_gauss = np.abs(gauss.answers - true).max(axis=1)
     q_sq = float(np.bincount(np.repeat(np.arange(W.m), np.diff(W.indptr)), weights=W.weights ** 2).max())
-    bound = float(jl_error_bound(q_sq, float(np.sum(D.counts.astype(float) ** 2)), T, n, k, beta)
-                  + noise_error_bound(np.linalg.norm(Q_hat, axis=1), np.abs(Q_hat).max(axis=1), epsilon, delta, n, k,
+    bound = float(jl_error_bound(q_sq, float(np.sum(D.counts.astype(float) ** 2)), ell, n, m, beta)
+                  + noise_error_bound(np.linalg.norm(Q_hat, axis=1), np.abs(Q_hat).max(axis=1), epsilon, delta, n, m,
                                       beta).max())
-    rate = thm2_alpha(n, m, k, beta, epsilon, delta)
+    rate = thm2_alpha(n, s, m, beta, epsilon, delta)
 
     fig, (left, right) = fixed_figure(2, width=10, height=6.1, left=0.75, right=0.2, bottom=2.25, top=0.3, wspace=0.9)
     rng = np.random.default_rng(seed)
@@ -87,69 +87,69 @@ def explore_sparse_project(epsilon=1.0, delta=1e-5, m=10, k=1000, T=512, n=2000,
     left.set_xlim(-0.5, 2.5)
     left.set_yscale("log")
     log_minor_125(left)
-    left.set_ylabel(f"max error over the k = {k} queries")
-    left.set_title(f"ε={epsilon:.3g}, δ={delta:.3g}, m={m}, T={T}, n={n}")
+    left.set_ylabel(f"max error over the m = {m} queries")
+    left.set_title(f"ε={epsilon:.3g}, δ={delta:.3g}, s={s}, ℓ={ell}, n={n}")
     left.legend(loc="upper left", bbox_to_anchor=(-0.12, -0.16), borderaxespad=0.0)   # below: the lines span the panel
     right.plot(true, noise[0], ".", color=EXTRA[3], ms=3, label="noise part (one trial)")
     right.plot(true, jl, ".", color=EMPIRICAL, ms=3, label="JL part (this hash)")
-    right.axhline(0, color="k", lw=0.8)
+    right.axhline(0, color="m", lw=0.8)
     right.set_xlabel("true answer")
     right.set_ylabel("error part")
     right.legend(loc="upper left", bbox_to_anchor=(-0.12, -0.16), borderaxespad=0.0)
     return fig
 
 
-def plot_column_products(T=1024, r_values=(4, 8, 28), support=160, seed=2026):
-    """How often two columns of ``A`` coincide: ``sqrt(T)·⟨A e_x, A e_y⟩`` over all pairs of ``support`` random
+def plot_column_products(ell=1024, r_values=(4, 8, 28), support=160, seed=2026):
+    """How often two columns of ``A`` coincide: ``sqrt(ℓ)·⟨A e_x, A e_y⟩`` over all pairs of ``support`` random
     32-bit records, for hashes of independence ``r`` (one panel line each) and for fully random signs.
 
     With ``r = 4`` the sum over the rows of ``f(i, x) f(i, y)`` is a character of an affine function of the row
-    bits, so it is exactly ``0`` or ``±T``: the columns are orthogonal or identical.  Returns the figure.
+    bits, so it is exactly ``0`` or ``±ℓ``: the columns are orthogonal or identical.  Returns the figure.
     """
-    T, support = check_int("T", T, low=2), check_int("support", support, low=2)
+    ell, support = check_int("ell", ell, low=2), check_int("support", support, low=2)
     rng = np.random.default_rng(seed)
     cols = np.unique(rng.integers(0, 1 << BITS, size=support, dtype=np.int64))
     off = ~np.eye(cols.size, dtype=bool)
     fig, ax = new_figure(1, width=7.5, height=4.2)
     colours = [EXTRA[1], EMPIRICAL, EXTRA[0]]
     for colour, r in zip(colours, r_values):
-        A = PolynomialSignHash.sample(r, T, 1 << BITS, rng).matrix(cols)
-        z = np.sqrt(T) * (A.T @ A)[off]
+        A = PolynomialSignHash.sample(r, ell, 1 << BITS, rng).matrix(cols)
+        z = np.sqrt(ell) * (A.T @ A)[off]
         values, counts = np.unique(np.round(z, 6), return_counts=True)
         ax.plot(values, counts / z.size, "o" if r < 8 else "o-", color=colour, ms=6 if r < 8 else 4, lw=1,
                 label=f"r = {r}: max |z| = {np.abs(z).max():.3g}")
-    signs = rng.choice([-1.0, 1.0], size=(T, cols.size)) / np.sqrt(T)
-    z = np.sqrt(T) * (signs.T @ signs)[off]
+    signs = rng.choice([-1.0, 1.0], size=(ell, cols.size)) / np.sqrt(ell)
+    z = np.sqrt(ell) * (signs.T @ signs)[off]
     values, counts = np.unique(np.round(z, 6), return_counts=True)
     ax.plot(values, counts / z.size, "-", color="grey", lw=1.5, label=f"fully random signs: max |z| = {np.abs(z).max():.3g}")
     ax.set_yscale("log")
-    ax.set_xlabel(r"$z=\sqrt{T}\,\langle Ae_x, Ae_y\rangle$ over pairs of records")
+    ax.set_xlabel(r"$z=\sqrt{ℓ}\,\langle Ae_x, Ae_y\rangle$ over pairs of records")
     ax.set_ylabel("fraction of pairs")
-    ax.set_title(f"columns of A, T = {T}")
+    ax.set_title(f"columns of A, ℓ = {ell}")
     ax.legend(loc="upper right", fontsize=10)
     return fig
 
 
-def per_query_comparison(D, W, k_grid, *, epsilon=1.0, delta=1e-5, beta=0.1, T=1024, r=8, trials=100, seed=2026,
+def per_query_comparison(D, W, m_grid, *, epsilon=1.0, delta=1e-5, beta=0.1, ell=1024, r=8, trials=100, seed=2026,
                          laplace=True):
-    """SparseProject against answering the first ``k`` queries of ``W`` directly, for each ``k`` in ``k_grid``.
+    """SparseProject against answering the first ``m`` queries of ``W`` directly, for each ``m`` in ``k_grid``.
 
-    One SparseProject release (one hash, ``trials`` noise draws) answers all of them; the baselines run per ``k``
+    One SparseProject release (one hash, ``trials`` noise draws) answers all of them; the baselines run per ``m``
     with ``trials`` draws each: the per-query **Gaussian** mechanism at the same (ε, δ) with the workload's exact
     L2 sensitivity and the analytic calibration (:func:`dpbook.gaussian.gaussian_mechanism` on
     :func:`dpbook.sparse_project.restrict_to_queries`), and, when ``laplace``, the pure-ε Laplace mechanism with
     the exact L1 sensitivity.  Returns a dict of arrays over ``k_grid``: the median over the draws of the max
-    error over the ``k`` queries (``"sparse_project"``, ``"gaussian"``, ``"laplace"``), the error of answering 0
+    error over the ``m`` queries (``"sparse_project"``, ``"gaussian"``, ``"laplace"``), the error of answering 0
     (``"zero"``: the largest true answer) and the two sensitivities (``"l2"``, ``"l1"``)."""
     from ..gaussian import gaussian_mechanism
     from ..sparse_project import restrict_to_queries
 
-    k_grid = np.asarray(k_grid)
-    if k_grid.ndim != 1 or k_grid.size == 0:
+    m_grid = np.asarray(m_grid)
+    if m_grid.ndim != 1 or m_grid.size == 0:
         raise ValueError("k_grid must be a non-empty 1-D array of query counts")
-    ks = [check_int("k_grid", int(v), low=1, high=W.m) for v in k_grid]
+    ks = [check_int("m_grid", int(v), low=1, high=W.m) for v in m_grid]
     true = W.answers(D)
-    rel = sparse_project(D, epsilon=epsilon, delta=delta, beta=beta, m=W.sparsity, k=W.m, n=D.n, T=T, r=r,
+    rel = sparse_project(D, epsilon=epsilon, delta=delta, beta=beta, s=W.sparsity, m=W.m, n=D.n, ell=ell, r=r,
                          trials=trials, rng=seed)
     answers = rel.evaluate(W.head(max(ks)))
     out = {key: [] for key in ("sparse_project", "gaussian", "laplace", "zero", "l2", "l1")}
@@ -167,7 +167,7 @@ def per_query_comparison(D, W, k_grid, *, epsilon=1.0, delta=1e-5, beta=0.1, T=1
         out["l2"].append(Wk.l2_sensitivity())
         out["l1"].append(Wk.l1_sensitivity())
     result = {key: np.array(v, dtype=float) for key, v in out.items()}
-    result["k"] = np.array(ks)
+    result["s"] = np.array(ks)
     return result
 
 
@@ -176,16 +176,16 @@ def plot_per_query_comparison(ax, result, *, title=""):
     Gaussian (baseline), the pure-ε Laplace when present (other), answering 0 (grey dashed).  Legend below."""
     from ..plots import legend_outside
 
-    k = result["k"]
-    ax.plot(k, result["sparse_project"], "o-", color=EMPIRICAL, label="SparseProject (ε, δ)")
-    ax.plot(k, result["gaussian"], "s-", color=BASELINE, label="Gaussian per query, same (ε, δ)")
+    m = result["s"]
+    ax.plot(m, result["sparse_project"], "o-", color=EMPIRICAL, label="SparseProject (ε, δ)")
+    ax.plot(m, result["gaussian"], "s-", color=BASELINE, label="Gaussian per query, same (ε, δ)")
     if result["laplace"].size:
-        ax.plot(k, result["laplace"], "^:", color=EXTRA[1], label="Laplace per query (δ = 0)")
-    ax.plot(k, result["zero"], "--", color=UNIFORM, label="answer 0 (ignores the data)")
+        ax.plot(m, result["laplace"], "^:", color=EXTRA[1], label="Laplace per query (δ = 0)")
+    ax.plot(m, result["zero"], "--", color=UNIFORM, label="answer 0 (ignores the data)")
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("number of queries k")
-    ax.set_ylabel("max error over k queries (median)")
+    ax.set_xlabel("number of queries m")
+    ax.set_ylabel("max error over m queries (median)")
     ax.set_title(title)
     legend_outside(ax, where="below")
     return ax

@@ -1,4 +1,4 @@
-"""Bounds for releasing graph cuts privately (GRU §2, §6, Rem 4.11/5.3; chapter 10).
+"""Bounds for releasing graph cuts privately (GRU §2, §6, Rem 4.11/5.3; chapter 14).
 
 Counts, not normalised: a cut answer is a number of edges.  The universe is the ``N = C(V, 2)`` unordered vertex
 pairs; a graph is a 0/1 (or [0, 1]-weighted) vector over it.  A cut query ``(S, T)`` weighs the pair ``{u, v}``

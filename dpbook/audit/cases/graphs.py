@@ -1,4 +1,4 @@
-"""Audit cases: graph cuts (chapter 10)."""
+"""Audit cases: graph cuts (chapter 14)."""
 from __future__ import annotations
 
 import numpy as np
