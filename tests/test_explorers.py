@@ -178,9 +178,9 @@ def test_per_query_comparison_sparse_project():
     assert len(ax.lines) == 4
     plt.close("all")
     with pytest.raises(ValueError, match="m_grid"):
-        per_query_comparison(D, W, [10, 500], T=256, trials=2)
+        per_query_comparison(D, W, [10, 500], ell=256, trials=2)
     with pytest.raises(ValueError, match="m_grid"):
-        per_query_comparison(D, W, [], T=256, trials=2)
+        per_query_comparison(D, W, [], ell=256, trials=2)
 
 
 def test_digits_marginals_match_the_dense_reference():

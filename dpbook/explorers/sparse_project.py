@@ -132,13 +132,13 @@ def plot_column_products(ell=1024, r_values=(4, 8, 28), support=160, seed=2026):
 
 def per_query_comparison(D, W, m_grid, *, epsilon=1.0, delta=1e-5, beta=0.1, ell=1024, r=8, trials=100, seed=2026,
                          laplace=True):
-    """SparseProject against answering the first ``m`` queries of ``W`` directly, for each ``m`` in ``k_grid``.
+    """SparseProject against answering the first ``m`` queries of ``W`` directly, for each ``m`` in ``m_grid``.
 
     One SparseProject release (one hash, ``trials`` noise draws) answers all of them; the baselines run per ``m``
     with ``trials`` draws each: the per-query **Gaussian** mechanism at the same (ε, δ) with the workload's exact
     L2 sensitivity and the analytic calibration (:func:`dpbook.gaussian.gaussian_mechanism` on
     :func:`dpbook.sparse_project.restrict_to_queries`), and, when ``laplace``, the pure-ε Laplace mechanism with
-    the exact L1 sensitivity.  Returns a dict of arrays over ``k_grid``: the median over the draws of the max
+    the exact L1 sensitivity.  Returns a dict of arrays over ``m_grid``: the median over the draws of the max
     error over the ``m`` queries (``"sparse_project"``, ``"gaussian"``, ``"laplace"``), the error of answering 0
     (``"zero"``: the largest true answer) and the two sensitivities (``"l2"``, ``"l1"``)."""
     from ..gaussian import gaussian_mechanism
@@ -146,14 +146,14 @@ def per_query_comparison(D, W, m_grid, *, epsilon=1.0, delta=1e-5, beta=0.1, ell
 
     m_grid = np.asarray(m_grid)
     if m_grid.ndim != 1 or m_grid.size == 0:
-        raise ValueError("k_grid must be a non-empty 1-D array of query counts")
-    ks = [check_int("m_grid", int(v), low=1, high=W.m) for v in m_grid]
+        raise ValueError("m_grid must be a non-empty 1-D array of query counts")
+    ms = [check_int("m_grid", int(v), low=1, high=W.m) for v in m_grid]
     true = W.answers(D)
     rel = sparse_project(D, epsilon=epsilon, delta=delta, beta=beta, s=W.sparsity, m=W.m, n=D.n, ell=ell, r=r,
                          trials=trials, rng=seed)
-    answers = rel.evaluate(W.head(max(ks)))
+    answers = rel.evaluate(W.head(max(ms)))
     out = {key: [] for key in ("sparse_project", "gaussian", "laplace", "zero", "l2", "l1")}
-    for kk in ks:
+    for kk in ms:
         Wk = W.head(kk)
         out["sparse_project"].append(np.median(np.abs(answers[:, :kk] - true[:kk]).max(axis=1)))
         x, Wr = restrict_to_queries(D, Wk)
@@ -167,7 +167,7 @@ def per_query_comparison(D, W, m_grid, *, epsilon=1.0, delta=1e-5, beta=0.1, ell
         out["l2"].append(Wk.l2_sensitivity())
         out["l1"].append(Wk.l1_sensitivity())
     result = {key: np.array(v, dtype=float) for key, v in out.items()}
-    result["s"] = np.array(ks)
+    result["m"] = np.array(ms)
     return result
 
 
@@ -176,7 +176,7 @@ def plot_per_query_comparison(ax, result, *, title=""):
     Gaussian (baseline), the pure-ε Laplace when present (other), answering 0 (grey dashed).  Legend below."""
     from ..plots import legend_outside
 
-    m = result["s"]
+    m = result["m"]
     ax.plot(m, result["sparse_project"], "o-", color=EMPIRICAL, label="SparseProject (ε, δ)")
     ax.plot(m, result["gaussian"], "s-", color=BASELINE, label="Gaussian per query, same (ε, δ)")
     if result["laplace"].size:
