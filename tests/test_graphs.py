@@ -78,7 +78,7 @@ def test_cut_norm_exact_matches_brute_force():
         M = _sym(rng, V)
         res = cut_norm_exact(M)
         assert res.value == pytest.approx(cut_norm_reference(M))
-        assert abs(res.S.astype(float) @ M @ res.T.astype(float)) == pytest.approx(res.value)
+        assert abs(res.S.astype(float) @ M @ res.R.astype(float)) == pytest.approx(res.value)
         S = ((np.arange(1, 1 << V)[:, None] >> np.arange(V)) & 1).astype(float)
         sizes = S.sum(axis=1)
         brute_norm = (np.abs(S @ M @ S.T) / np.sqrt(np.outer(sizes, sizes))).max()
@@ -95,7 +95,7 @@ def test_heuristics_are_true_cuts_and_close_to_exact():
         M = _sym(rng, 12)
         exact = cut_norm_exact(M).value
         for res in (cut_norm_local_search(M, rng=0), spectral_cut(M, scale="uniform")):
-            assert abs(res.S.astype(float) @ M @ res.T.astype(float)) == pytest.approx(res.value)
+            assert abs(res.S.astype(float) @ M @ res.R.astype(float)) == pytest.approx(res.value)
             assert res.value <= exact * (1 + 1e-12)
         ratios.append(cut_norm_local_search(M, rng=0).value / exact)
     assert min(ratios) >= 0.95
@@ -124,7 +124,7 @@ def test_lp_solution_is_feasible_and_optimal_over_all_cuts():
     g = random_graph(8, 0.5, rng)
     noisy = graph_randomized_response(g, epsilon=0.5, rng=rng)
     for scale in ("uniform", "normalized"):
-        syn = synthetic_graph(noisy, scale=scale, E=th.rr_cut_error_bound(8, 0.5, BETA))
+        syn = synthetic_graph(noisy, scale=scale, target=th.rr_cut_error_bound(8, 0.5, BETA))
         assert syn.converged and np.all((syn.weights >= 0) & (syn.weights <= 1))
         # the exact maximum over all cuts of |W - Â|/g is the LP value, within the tolerance
         worst = cut_norm_exact(syn.adjacency() - noisy.adjacency(), scale=scale).value
@@ -157,8 +157,8 @@ def test_rounding_and_synthetic_bounds_hold():
     syn = synthetic_graph(noisy)
     err = [cut_norm_exact(round_graph(syn, r).adjacency() - syn.adjacency()).value for r in range(200)]
     assert failure_rate(np.array(err), th.rounding_error_bound(V, BETA)).consistent_with(BETA)
-    E = th.rr_cut_error_bound(V, 1.0, BETA)
-    assert cut_norm_exact(syn.adjacency() - g.adjacency()).value <= th.synthetic_error_bound(E)
+    eta = th.rr_cut_error_bound(V, 1.0, BETA)
+    assert cut_norm_exact(syn.adjacency() - g.adjacency()).value <= th.synthetic_error_bound(eta)
 
 
 # --- bounds: hand-computed values ----------------------------------------------------------------------------
@@ -270,7 +270,7 @@ def test_bad_graphs_are_rejected():
 def test_bad_queries_are_rejected():
     with pytest.raises(ValueError, match="S .cut 0. contains vertex 5"):
         cut_workload(4, [([0, 5], [1])])
-    with pytest.raises(ValueError, match="T .cut 1. contains vertex -1"):
+    with pytest.raises(ValueError, match="R .cut 1. contains vertex -1"):
         cut_workload(4, [([0], [1]), ([2], [-1])])
     with pytest.raises(TypeError, match="S"):
         cut_workload(4, [([0.5], [1])])
@@ -326,7 +326,7 @@ def test_bad_mechanism_and_oracle_input_is_rejected():
         synthetic_graph(g)
     with pytest.raises(ValueError, match="one release"):
         synthetic_graph(graph_randomized_response(g, epsilon=1.0, trials=2, rng=0))
-    for kw, name in [(dict(oracle="sdp"), "oracle"), (dict(scale="log"), "scale"), (dict(E=-1.0), "E"),
+    for kw, name in [(dict(oracle="sdp"), "oracle"), (dict(scale="log"), "scale"), (dict(target=-1.0), "target"),
                      (dict(max_iter=0), "max_iter"), (dict(cuts_per_iter=0), "cuts_per_iter"), (dict(tol=0.0), "tol")]:
         with pytest.raises(ValueError, match=name):
             synthetic_graph(noisy, **kw)
@@ -373,9 +373,9 @@ def test_bad_bound_input_is_rejected():
         th.rr_cut_error_bound(5, 1.0, 0.05, "node")
     with pytest.raises(ValueError, match="beta"):
         th.gru_cut_error_bound(5, 1.0, 0.0)
-    with pytest.raises(ValueError, match="s must"):
+    with pytest.raises(ValueError, match="size_S must"):
         th.rr_size_error_bound(np.array([0]), np.array([1]), 5, 1.0, 0.05)
-    with pytest.raises(ValueError, match="t must"):
+    with pytest.raises(ValueError, match="size_R must"):
         th.rr_size_error_bound(np.array([1]), np.array([6]), 5, 1.0, 0.05)
     with pytest.raises(ValueError, match="epsilon"):
         th.rr_size_error_table(5, np.inf, 0.05)
@@ -385,7 +385,7 @@ def test_bad_bound_input_is_rejected():
         th.rounding_error_bound(5, 2.0)
     with pytest.raises(ValueError, match="rho"):
         th.synthetic_error_bound(1.0, 1.5)
-    with pytest.raises(ValueError, match="E"):
+    with pytest.raises(ValueError, match="target"):
         th.synthetic_error_bound(0.0)
     with pytest.raises(ValueError, match="delta"):
         th.mw_cut_rate(10, 5, 1.0, 0.0)
@@ -428,7 +428,7 @@ def test_explorers_are_pure_and_validate():
     lines = lambda fig: [np.asarray(l.get_ydata(), dtype=float).tolist() for ax in fig.axes for l in ax.lines]
     heights = lambda fig: [p.get_height() for p in fig.axes[1].patches]     # axes 0: the graph and one release
     assert heights(explore_randomized_response(trials=10)) == heights(explore_randomized_response(trials=10))
-    assert lines(explore_online(k=20)) == lines(explore_online(k=20))
+    assert lines(explore_online(m=20)) == lines(explore_online(m=20))
     assert np.allclose(np.linalg.norm(circle_layout(7), axis=1), 1.0)
     fig, ax = plt.subplots()
     draw_graph(ax, np.ones((4, 4)) - np.eye(4), highlight=[True, False, False, True])
@@ -437,7 +437,7 @@ def test_explorers_are_pure_and_validate():
                      (dict(density=2.0), "density"), (dict(beta=0.0), "beta")]:
         with pytest.raises(ValueError, match=name):
             explore_randomized_response(**kw)
-    for kw, name in [(dict(idc="Median"), "idc"), (dict(num_vertices=3), "num_vertices"), (dict(k=5), "k"),
+    for kw, name in [(dict(idc="Median"), "idc"), (dict(num_vertices=3), "num_vertices"), (dict(m=5), "m"),
                      (dict(density=0.0), "density")]:
         with pytest.raises(ValueError, match=name):
             explore_online(**kw)

@@ -83,8 +83,8 @@ def explore_randomized_response(epsilon=1.0, num_vertices=10, density=0.5, beta=
     return fig
 
 
-def explore_online(epsilon=16.0, num_vertices=24, density=0.5, idc="both", *, alpha=0.05, k=150, c=8, seed=2026):
-    """Chapter 14, IDC-Rem4.11 / Rem5.3: MW vs Frieze–Kannan on ``k`` random cut queries of a planted-partition
+def explore_online(epsilon=16.0, num_vertices=24, density=0.5, idc="both", *, alpha=0.05, m=150, c=8, seed=2026):
+    """Chapter 14, IDC-Rem4.11 / Rem5.3: MW vs Frieze–Kannan on ``m`` random cut queries of a planted-partition
     graph of the given edge ``density``.
 
     Left: each IDC driven by the worst-case oracle (exact answers, no privacy): max error over the queries vs the
@@ -97,7 +97,7 @@ def explore_online(epsilon=16.0, num_vertices=24, density=0.5, idc="both", *, al
     c = check_int("c", c, low=1, high=100)
     V = check_int("num_vertices", num_vertices, low=6, high=60)
     density = check_probability(density, "density", open_low=True)
-    k = check_int("k", k, low=10, high=1000)
+    m = check_int("m", m, low=10, high=1000)
     if idc not in ("MW", "FK", "both"):
         raise ValueError(f"idc ({idc!r}) must be 'MW', 'FK' or 'both'")
     rng = np.random.default_rng(seed)
@@ -107,7 +107,7 @@ def explore_online(epsilon=16.0, num_vertices=24, density=0.5, idc="both", *, al
     if x.sum() == 0:
         x = x.copy()
         x[0] = 1
-    W = random_cuts(V, k, rng)
+    W = random_cuts(V, m, rng)
     rules = {"MW": MultiplicativeWeightsIDC(g.N, alpha), "FK": FriezeKannanIDC(g.N, alpha, n=n, sq_norm=n)}
     chosen = ["MW", "FK"] if idc == "both" else [idc]
     colours = {"MW": EMPIRICAL, "FK": EXTRA[1]}
@@ -117,7 +117,7 @@ def explore_online(epsilon=16.0, num_vertices=24, density=0.5, idc="both", *, al
         left.plot(np.arange(run.max_errors.size), run.max_errors * n, color=colours[name],
                   label=f"{name}: {run.updates} updates (B = {rules[name].bound():.3g})")
         rel = online_idc_sv(x, rules[name], FixedStream(W), epsilon=epsilon, delta=0.0, c=c, rng=rng)
-        right.plot(np.arange(1, k + 1), rel.errors(x).per_query[0] * n, ".", ms=3, color=colours[name],
+        right.plot(np.arange(1, m + 1), rel.errors(x).per_query[0] * n, ".", ms=3, color=colours[name],
                    label=f"{name}: {rel.updates} updates, max {rel.errors(x).max[0] * n:.3g}")
     left.axhline(alpha * n, color=BOUND, ls="--", label="α (counts)")
     left.set_xlabel("updates (oracle shows the worst cut, exact answer)")
