@@ -375,6 +375,23 @@ def _prologue(epsilon, delta, rng, sampler, trials, ell, family):
                               per_release=(ell,), positive_delta=True, family=family, lattice_ok=False)
 
 
+def _composed_epsilon(epsilon, delta, ell) -> float:
+    """The ε that ``ell`` coordinates of ``Lap(sqrt(8 ln(1/δ))/(ε sqrt(ℓ)))`` noise compose to (S1-Thm1, advanced
+    composition with slack δ); refuses an ``(ε, δ)`` where it exceeds ``ε`` (the proof needs ``ε <= 2 ln(1/δ)``)."""
+    achieved = sparse_project_epsilon(epsilon, delta, ell)
+    if achieved > epsilon * (1 + 1e-12):
+        raise ValueError(f"epsilon ({epsilon!r}) and delta ({delta!r}): the noise Lap(sqrt(8 ln(1/δ))/ε) composes "
+                         f"to {achieved:.4g} > epsilon over ell ({ell}) coordinates; S1-Thm1 needs ε <= 2 ln(1/δ)")
+    return achieved
+
+
+def _coordinate_ledger(epsilon_coordinate, ell, delta, epsilon) -> Ledger:
+    """One Laplace step per coordinate, composed by DR-Cor3.21 with slack ``delta`` within ``epsilon``."""
+    return Ledger((Spend(f"laplace on coordinate {i + 1} of the projection", epsilon_coordinate) for i in range(ell)),
+                  rule="advanced-corollary", delta_prime=delta, budget=epsilon,
+                  label="S1-Thm1: ℓ coordinates by DR-Cor3.21")
+
+
 def sparse_project(D, *, epsilon, delta, beta, s, m, n, ell=None, r=None, trials=None, rng=None,
                    sampler=laplace_noise) -> SparseProjectRelease:
     """SparseProject(D, ε, δ, β, s, m) (S1-Alg): ``(ε, δ)``-DP under add/remove neighbours (S1-Thm1).
@@ -396,20 +413,14 @@ def sparse_project(D, *, epsilon, delta, beta, s, m, n, ell=None, r=None, trials
     """
     D, beta, s, m, n, ell, r, trace = sparse_project_parameters(D, beta=beta, s=s, m=m, n=n, ell=ell, r=r, trials=trials)
     p = _prologue(epsilon, delta, rng, sampler, trials, ell, "laplace")
-    epsilon, delta, rng, noise, shape = p.epsilon, p.delta, p.rng, p.noise, p.shape
-    sigma = sparse_project_sigma(epsilon, delta)                # inverse scale: v_i ~ Lap(1/σ)
+    sigma = sparse_project_sigma(p.epsilon, p.delta)              # inverse scale: v_i ~ Lap(1/σ)
     epsilon_coordinate = sigma / math.sqrt(ell)                   # one record moves u_i by ±1/sqrt(ℓ)
-    achieved = sparse_project_epsilon(epsilon, delta, ell)
-    if achieved > epsilon * (1 + 1e-12):
-        raise ValueError(f"epsilon ({epsilon!r}) and delta ({delta!r}): the noise Lap(sqrt(8 ln(1/δ))/ε) composes "
-                         f"to {achieved:.4g} > epsilon over ell ({ell}) coordinates; S1-Thm1 needs ε <= 2 ln(1/δ)")
-    f = PolynomialSignHash.sample(r, ell, D.N, rng)
+    achieved = _composed_epsilon(p.epsilon, p.delta, ell)         # S1-Thm1: the ℓ coordinates compose to <= ε
+    f = PolynomialSignHash.sample(r, ell, D.N, p.rng)
     u = project_database(D, f)
-    v = noise(1.0 / sigma, shape, rng)
-    ledger = Ledger((Spend(f"laplace on coordinate {i + 1} of the projection", epsilon_coordinate) for i in range(ell)),
-                    rule="advanced-corollary", delta_prime=delta, budget=epsilon,
-                    label="S1-Thm1: ℓ coordinates by DR-Cor3.21")
-    return SparseProjectRelease(u + v, f, n, s, m, "sparse_project", 1.0 / sigma, ledger,
+    v = p.noise(1.0 / sigma, p.shape, p.rng)
+    return SparseProjectRelease(u + v, f, n, s, m, "sparse_project", 1.0 / sigma,
+                                _coordinate_ledger(epsilon_coordinate, ell, p.delta, p.epsilon),
                                 dict(trace, sigma=sigma, epsilon_coordinate=epsilon_coordinate,
                                      epsilon_composed=achieved))
 

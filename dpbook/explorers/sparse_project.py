@@ -6,7 +6,7 @@ import functools
 import numpy as np
 
 from ..hashing import PolynomialSignHash
-from ..plots import BASELINE, BOUND, EMPIRICAL, EXTRA, UNIFORM, new_figure
+from ..plots import BASELINE, BOUND, EMPIRICAL, EXTRA, UNIFORM, legend_outside, new_figure
 from ._layout import fixed_figure, log_minor_125
 from ..data import record_catalogue as catalogue, sparse_database as sparse_data  # the chapter's data (dpbook.data)
 from ..sparse_project import (error_decomposition, laplace_sparse_queries, project_database, random_sparse_queries,
@@ -15,7 +15,8 @@ from ..theory.sparse_project import jl_error_bound, noise_error_bound, thm2_alph
 from ..validation import check_beta, check_delta, check_epsilon, check_int
 
 __all__ = ["catalogue", "sparse_data", "sparse_workload", "explore_sparse_project", "plot_column_products",
-           "per_query_comparison", "plot_per_query_comparison"]
+           "per_query_comparison", "plot_per_query_comparison", "figure_accuracy", "figure_slopes",
+           "figure_per_query_comparison"]
 
 BITS = 32
 
@@ -110,7 +111,7 @@ def plot_column_products(ell=1024, r_values=(4, 8, 28), support=160, seed=2026):
     rng = np.random.default_rng(seed)
     cols = np.unique(rng.integers(0, 1 << BITS, size=support, dtype=np.int64))
     off = ~np.eye(cols.size, dtype=bool)
-    fig, ax = new_figure(1, width=7.5, height=4.2)
+    fig, ax = new_figure(1, width=8.0, height=5.0)
     colours = [EXTRA[1], EMPIRICAL, EXTRA[0]]
     for colour, r in zip(colours, r_values):
         A = PolynomialSignHash.sample(r, ell, 1 << BITS, rng).matrix(cols)
@@ -121,12 +122,12 @@ def plot_column_products(ell=1024, r_values=(4, 8, 28), support=160, seed=2026):
     signs = rng.choice([-1.0, 1.0], size=(ell, cols.size)) / np.sqrt(ell)
     z = np.sqrt(ell) * (signs.T @ signs)[off]
     values, counts = np.unique(np.round(z, 6), return_counts=True)
-    ax.plot(values, counts / z.size, "-", color="grey", lw=1.5, label=f"fully random signs: max |z| = {np.abs(z).max():.3g}")
+    ax.plot(values, counts / z.size, "-", color=EXTRA[3], lw=1.5, label=f"fully random signs: max |z| = {np.abs(z).max():.3g}")
     ax.set_yscale("log")
-    ax.set_xlabel(r"$z=\sqrt{ℓ}\,\langle Ae_x, Ae_y\rangle$ over pairs of records")
+    ax.set_xlabel(r"$z=\sqrt{\ell}\,\langle Ae_x, Ae_y\rangle$ over pairs of records")
     ax.set_ylabel("fraction of pairs")
     ax.set_title(f"columns of A, ℓ = {ell}")
-    ax.legend(loc="upper right", fontsize=10)
+    legend_outside(ax, where="below", ncols=2)
     return fig
 
 
@@ -189,3 +190,83 @@ def plot_per_query_comparison(ax, result, *, title=""):
     ax.set_title(title)
     legend_outside(ax, where="below")
     return ax
+
+
+def _finite_1d(name, values) -> np.ndarray:
+    arr = np.asarray(values, dtype=np.float64).ravel()
+    if arr.size == 0 or not np.all(np.isfinite(arr)) or np.any(arr < 0):
+        raise ValueError(f"{name} must hold finite non-negative numbers (at least one)")
+    return arr
+
+
+def figure_accuracy(total_max, noise_max, jl_max, *, practical_bound, rate, gaussian_median, zero_answer, noise_bound,
+                    m):
+    """Chapter 15, S1-Thm2 at a practical ℓ.  Left: a histogram of the max error over the ``m`` queries (one value per
+    run) against the practical bound, S1-Thm2's rate with constant 1, the per-query Gaussian's median max error and
+    answering 0.  Right: the noise part's max per run (histogram) and the JL part's max per hash (vertical lines)
+    against the noise part's bound (``β/2``).  Log x axes, common range."""
+    total, noise, jl = _finite_1d("total_max", total_max), _finite_1d("noise_max", noise_max), _finite_1d("jl_max", jl_max)
+    m = check_int("m", m, low=1)
+    bins = np.geomspace(1e-3, 1, 40)
+    fig, (ax1, ax2) = new_figure(2, width=9.6, height=5.4)
+    ax1.hist(total, bins=bins, color=EMPIRICAL, alpha=0.8, label=f"SparseProject ({total.size} runs)")
+    ax1.axvline(practical_bound, color=BOUND, label=f"practical bound {practical_bound:.2f}")
+    ax1.axvline(rate, color=BOUND, ls="--", label=f"S1-Thm2 rate (const. 1) {rate:.2f}")
+    ax1.axvline(gaussian_median, color=BASELINE, label="Gaussian per query (median)")
+    ax1.axvline(zero_answer, color=UNIFORM, ls="--", label="answer 0 (ignores the data)")
+    ax1.set_xlabel(f"max error over m = {m} queries")
+    ax1.set_ylabel("runs")
+    ax2.hist(noise, bins=bins, color=EXTRA[1], alpha=0.8, label="noise part (max per run)")
+    for v in jl:
+        ax2.axvline(v, color=EMPIRICAL, lw=1.5)
+    ax2.plot([], [], color=EMPIRICAL, label="JL part, one line per hash")
+    ax2.axvline(noise_bound, color=BOUND, label="noise bound (β/2)")
+    ax2.set_xlabel("max error part over the queries")
+    ax2.set_ylabel("runs")
+    for ax in (ax1, ax2):
+        ax.set_xscale("log")
+        ax.set_xlim(1e-4, 3)
+        legend_outside(ax, where="below")
+    return fig
+
+
+def figure_slopes(sweeps):
+    """Chapter 15, S1-Thm2's shape: ``sweeps`` maps a parameter name to ``(grid, measured RMS, predicted slope,
+    measured slope)``.  Left: the noise-part sweeps (every name without "JL"), each relative to its middle point;
+    right: the JL part against ℓ.  Measured (dots) and predicted (lines) on log-log axes."""
+    if not isinstance(sweeps, dict) or not sweeps:
+        raise TypeError("sweeps must be a non-empty dict {name: (grid, measured, predicted, slope)}")
+    fig, axes = new_figure(2, width=9.6, height=5.6)
+    for (name, (grid, measured, predicted, slope)), marker, ls in zip(sweeps.items(), "os^v", ("-", "--", ":", "-")):
+        grid, y = _finite_1d(f"{name} grid", grid), _finite_1d(f"{name} measured", measured)
+        jl = "JL" in name
+        ax, x = (axes[1], grid) if jl else (axes[0], grid / grid[2])
+        y = y if jl else y / y[2]
+        short = name.split(" ")[0]
+        ax.plot(x, y, marker, color=EMPIRICAL, label=f"{short}: slope {slope:+.2f}")
+        ax.plot(x, y[2] * (x / x[2]) ** predicted, ls, color=BOUND, label=f"{short}: theory {predicted:+.1f}")
+    ticks = [0.25, 0.5, 1, 2, 4]
+    axes[0].set_xlabel("ε, n or s, relative to the middle")
+    axes[0].set_ylabel("RMS noise part (relative)")
+    axes[0].set_title("noise part")
+    axes[0].set_yticks(ticks, [f"{t:g}" for t in ticks])
+    axes[1].set_xlabel("ℓ")
+    axes[1].set_ylabel("RMS JL part")
+    axes[1].set_title("JL part")
+    for ax, xt in ((axes[0], ticks), (axes[1], [g for name, (g, *_) in sweeps.items() if "JL" in name][0])):
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.minorticks_off()
+        ax.set_xticks(list(xt), [f"{v:g}" for v in xt])
+        legend_outside(ax, where="below", ncols=2)
+    return fig
+
+
+def figure_per_query_comparison(left, right, *, titles=("", "")):
+    """Two :func:`per_query_comparison` results side by side (:func:`plot_per_query_comparison` on each)."""
+    if len(titles) != 2:
+        raise ValueError(f"titles must hold 2 strings, got {len(titles)}")
+    fig, axes = new_figure(2, width=9.6, height=6.0)
+    plot_per_query_comparison(axes[0], left, title=titles[0])
+    plot_per_query_comparison(axes[1], right, title=titles[1])
+    return fig

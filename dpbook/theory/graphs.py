@@ -245,7 +245,7 @@ def cut_bound_rows(settings, beta, delta_ic=0.0) -> list[dict]:
 
 _CH = "14_graph_cuts"
 _S7 = "7. Offline: a synthetic graph by iterative construction"
-_S8 = "8. Summary of bounds"
+_S8 = "8. The bounds in one table"
 
 RESULTS = (
     Result(id="IDC §2", title="Cut queries, cut norm, rank-1 queries",
