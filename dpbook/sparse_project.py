@@ -354,7 +354,7 @@ def sparse_project_parameters(D, *, beta, s, m, n, ell=None, r=None, trials=None
     if ell is None:
         if ell_theory > MAX_ELL:
             raise ValueError(f"ell (S1-Alg's {ell_theory:.3g}) is too large to allocate (> {MAX_ELL}); pass a practical "
-                             "ℓ= (privacy does not depend on ℓ, S1-Thm1)")
+                             "ell= (privacy does not depend on ell, S1-Thm1)")
         ell = math.ceil(ell_theory)
     ell = check_int("ell", ell, low=1, high=MAX_ELL)
     if field_bits(ell, D.N) > MAX_WIDTH:

@@ -6,7 +6,7 @@ import functools
 import numpy as np
 
 from ..hashing import PolynomialSignHash
-from ..plots import BASELINE, BOUND, EMPIRICAL, EXTRA, UNIFORM, legend_outside, new_figure
+from ..plots import BASELINE, BOUND, EMPIRICAL, EXTRA, TRUTH, UNIFORM, legend_outside, new_figure
 from ._layout import fixed_figure, log_minor_125
 from ..data import record_catalogue as catalogue, sparse_database as sparse_data  # the chapter's data (dpbook.data)
 from ..sparse_project import (error_decomposition, laplace_sparse_queries, project_database, random_sparse_queries,
@@ -74,7 +74,7 @@ def explore_sparse_project(epsilon=1.0, delta=1e-5, s=10, m=1000, ell=512, n=200
                                       beta).max())
     rate = thm2_alpha(n, s, m, beta, epsilon, delta)
 
-    fig, (left, right) = fixed_figure(2, width=10, height=6.1, left=0.75, right=0.2, bottom=2.25, top=0.3, wspace=0.9)
+    fig, (left, right) = fixed_figure(2, width=9.6, height=6.1, left=0.75, right=0.2, bottom=2.25, top=0.3, wspace=0.9)
     rng = np.random.default_rng(seed)
     for i, (name, err, colour) in enumerate([("SparseProject", err_sp, EMPIRICAL),
                                              ("Gaussian per query, same (ε, δ)", err_gauss, BASELINE),
@@ -93,7 +93,7 @@ def explore_sparse_project(epsilon=1.0, delta=1e-5, s=10, m=1000, ell=512, n=200
     left.legend(loc="upper left", bbox_to_anchor=(-0.12, -0.16), borderaxespad=0.0)   # below: the lines span the panel
     right.plot(true, noise[0], ".", color=EXTRA[3], ms=3, label="noise part (one trial)")
     right.plot(true, jl, ".", color=EMPIRICAL, ms=3, label="JL part (this hash)")
-    right.axhline(0, color="m", lw=0.8)
+    right.axhline(0, color=TRUTH, lw=0.8)
     right.set_xlabel("true answer")
     right.set_ylabel("error part")
     right.legend(loc="upper left", bbox_to_anchor=(-0.12, -0.16), borderaxespad=0.0)
