@@ -660,7 +660,7 @@ class SyntheticGraph(ReleaseRecord):
     ``status``: the verdict — ``"converged"``, ``"stalled"`` (the LP value closed less than ``STALL_FRACTION`` of
     the gap to the oracle over the last ``patience`` LPs: more cuts would take long and change little) or
     ``"max_iter"`` (the LP budget ran out); anything but ``"converged"`` also raises a ``RuntimeWarning``.
-    ``target``: the target of Lemma 6.2 (``feasible``: the final oracle value is ``<= target``).  Privacy: that of the noisy
+    ``eta``: Lemma 6.2's target η (``feasible``: the final oracle value is ``<= eta``).  Privacy: that of the noisy
     release (post-processing): its ``ledger`` is the release's, and ``epsilon``/``delta`` are what it composes to.
     """
 
@@ -673,7 +673,7 @@ class SyntheticGraph(ReleaseRecord):
     converged: bool
     oracle: str
     scale: str
-    target: float | None
+    eta: float | None
     feasible: bool | None
     neighbours: str
     ledger: tuple[Spend, ...] = ()
@@ -706,7 +706,7 @@ def _oracle(R, oracle, g, cuts_per_iter, rng):
 STALL_FRACTION = 0.01
 
 
-def synthetic_graph(noisy, *, scale="uniform", oracle="exact", target=None, max_iter=200, cuts_per_iter=8, tol=1e-6,
+def synthetic_graph(noisy, *, scale="uniform", oracle="exact", eta=None, max_iter=200, cuts_per_iter=8, tol=1e-6,
                     patience=None, rng=None) -> SyntheticGraph:
     """IDC-Lem6.2 / §6.2 — a non-negative weighted graph whose cuts match the noisy pairs, by cutting planes.
 
@@ -718,7 +718,7 @@ def synthetic_graph(noisy, *, scale="uniform", oracle="exact", target=None, max_
     ``oracle``: ``"exact"`` (enumeration, ``V <= 20``: at convergence ``w`` is the LP optimum over **all**
     ``4^V`` cuts), ``"spectral"`` (IDC §6.2: level sets of the top singular vectors of ``W - Â`` → cuts; an
     approximate oracle via Nikiforov's inequality), or ``"local"`` (:func:`cut_norm_local_search`).
-    ``target`` (optional): Lemma 6.2's target; ``feasible`` reports whether the final oracle value is ``<= target``.
+    ``eta`` (optional): Lemma 6.2's target η; ``feasible`` reports whether the final oracle value is ``<= eta``.
     Post-processing of ``noisy`` only: the same ε, δ.
 
     Budget: at most ``max_iter`` LPs, and ``patience`` (an int ``>= 1``; ``None``: 20 for the local-search oracle,
@@ -739,7 +739,7 @@ def synthetic_graph(noisy, *, scale="uniform", oracle="exact", target=None, max_
     V = noisy.num_vertices
     if oracle == "exact" and V > MAX_EXACT_VERTICES:
         raise ValueError(f"oracle 'exact' enumerates 2^V sets; V ({V}) must be <= {MAX_EXACT_VERTICES}")
-    target = None if target is None else check_real("target", target, low=0.0, low_open=True)
+    eta = None if eta is None else check_real("eta", eta, low=0.0, low_open=True)
     max_iter = check_int("max_iter", max_iter, low=1, high=100_000)
     cuts_per_iter = check_int("cuts_per_iter", cuts_per_iter, low=1, high=1000)
     tol = check_real("tol", tol, low=0.0, high=1.0, low_open=True)
@@ -762,11 +762,11 @@ def synthetic_graph(noisy, *, scale="uniform", oracle="exact", target=None, max_
         s_, t_ = S.astype(np.float64), T.astype(np.float64)
         q = s_[a] * t_[b] + s_[b] * t_[a]
         d = g[int(S.sum()), int(T.sum())]
-        target = float(s_ @ A_hat @ t_)
+        noisy_cut = float(s_ @ A_hat @ t_)
         rows.append(np.append(q, -d))
-        rhs.append(target)
+        rhs.append(noisy_cut)
         rows.append(np.append(-q, -d))
-        rhs.append(-target)
+        rhs.append(-noisy_cut)
         return True
 
     full = np.ones(V, dtype=bool)
@@ -803,8 +803,8 @@ def synthetic_graph(noisy, *, scale="uniform", oracle="exact", target=None, max_
                       f"{s_val:.6g}, the {oracle} oracle still finds {found:.6g}; the weights satisfy only the cuts "
                       f"found so far (raise max_iter or patience, or use another oracle)", RuntimeWarning,
                       stacklevel=2)
-    return SyntheticGraph(w, V, s_val, found, len(history), tuple(history), converged, oracle, scale, target,
-                          None if target is None else bool(found <= target), noisy.neighbours,
+    return SyntheticGraph(w, V, s_val, found, len(history), tuple(history), converged, oracle, scale, eta,
+                          None if eta is None else bool(found <= eta), noisy.neighbours,
                           noisy.ledger, status=status)
 
 

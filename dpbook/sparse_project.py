@@ -37,7 +37,7 @@ from .validation import check_beta, check_int, check_probability, check_trials, 
 
 __all__ = [
     "SparseQueryWorkload", "SparseProjectRelease", "ErrorParts", "random_sparse_queries", "record_pool", "synthetic_records",
-    "project_database", "error_decomposition", "sparse_project", "sparse_project_gaussian", "laplace_sparse_queries", "MAX_T",
+    "project_database", "error_decomposition", "sparse_project", "sparse_project_gaussian", "laplace_sparse_queries", "MAX_ELL",
     "SparseProjectParameters", "sparse_project_parameters", "restrict_to_queries",
 ]
 

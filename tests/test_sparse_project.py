@@ -598,3 +598,33 @@ def test_practical_error_bound_is_the_sum_of_the_parts():
     assert th.practical_error_bound(3.0, 10, 1e5, 4 * ell, 2000, m, beta, 1.0, 1e-5) < total     # JL part falls with ell
     with pytest.raises(ValueError, match="q_sq_norm"):
         th.practical_error_bound(-1.0, 10, 1e5, ell, 2000, m, beta, 1.0, 1e-5)
+
+
+def test_chapter_figures_draw_what_they_are_given_and_validate():
+    """Chapter 15's figures: each draws its data, at most 2 panels and 900 px, and refuses bad input by name."""
+    import matplotlib.pyplot as plt
+    from dpbook.explorers.sparse_project import figure_accuracy, figure_per_query_comparison, figure_slopes
+    from dpbook.plots import DPI, MAX_WIDTH_PX
+    fig = figure_accuracy([0.03, 0.035], [0.008, 0.009], [0.03], practical_bound=1.8, rate=0.08, gaussian_median=0.0035,
+                          zero_answer=0.14, noise_bound=0.018, m=500)
+    assert sum(p.get_height() for p in fig.axes[0].patches) == 2                  # one count per run
+    grid = np.array([1.0, 2.0, 4.0, 8.0, 16.0])
+    fig2 = figure_slopes({"ε": (grid, 1 / grid, -1.0, -1.0), "ℓ (JL part)": (grid * 128, grid ** -0.5, -0.5, -0.5)})
+    assert np.allclose(fig2.axes[1].lines[0].get_ydata(), grid ** -0.5)
+    res = {"m": np.array([10, 30]), "sparse_project": np.array([0.03, 0.04]), "gaussian": np.array([0.003, 0.005]),
+           "laplace": np.array([]), "zero": np.array([0.02, 0.02]), "l2": np.array([1.0, 1.2]), "l1": np.array([1.0, 2.0])}
+    fig3 = figure_per_query_comparison(res, res, titles=("a", "b"))
+    for f in (fig, fig2, fig3):
+        assert len(f.axes) <= 2 and f.get_size_inches()[0] * DPI <= MAX_WIDTH_PX
+    plt.close("all")
+    with pytest.raises(ValueError, match="total_max"):
+        figure_accuracy([], [0.008], [0.03], practical_bound=1.8, rate=0.08, gaussian_median=0.0035, zero_answer=0.14,
+                        noise_bound=0.018, m=500)
+    with pytest.raises(ValueError, match="^m "):
+        figure_accuracy([0.03], [0.008], [0.03], practical_bound=1.8, rate=0.08, gaussian_median=0.0035,
+                        zero_answer=0.14, noise_bound=0.018, m=0)
+    with pytest.raises(TypeError, match="sweeps"):
+        figure_slopes({})
+    with pytest.raises(ValueError, match="titles"):
+        figure_per_query_comparison(res, res, titles=("a",))
+    plt.close("all")

@@ -14,7 +14,7 @@ from .composition import advanced_composition
 from .registry import Result
 
 __all__ = [
-    "sparse_project_tau", "sparse_project_T", "sparse_project_T_seed_form", "sparse_project_sigma",
+    "sparse_project_tau", "sparse_project_ell", "sparse_project_ell_seed_form", "sparse_project_sigma",
     "hash_independence", "sparse_project_epsilon", "thm2_alpha", "jl_variance", "jl_error_bound",
     "noise_error_bound", "laplace_direct_error_bound", "memory_words", "histogram_memory_bytes",
     "gaussian_direct_error_bound", "practical_error_bound",
@@ -42,7 +42,7 @@ def sparse_project_ell(n, s, m, beta) -> float:
 
 def sparse_project_ell_seed_form(n, s, m, beta) -> float:
     """The seed's unsimplified form ``4·64²·ln(1/τ)(s^{3/2}/2 + n⁴/(2 sqrt s) + sqrt(s) n²)`` (equal to
-    :func:`sparse_project_T`; the test checks the identity)."""
+    :func:`sparse_project_ell`; the test checks the identity)."""
     n, s = check_int("n", n, low=1), check_int("s", s, low=1)
     tau = sparse_project_tau(beta, m)
     return 4.0 * 64 ** 2 * math.log(1.0 / tau) * (s ** 1.5 / 2 + n ** 4 / (2 * math.sqrt(s)) + math.sqrt(s) * n ** 2)
@@ -156,7 +156,7 @@ RESULTS = (
                      "projection with the hash.",
            chapter="15_sparse_queries", section="3. S1-Alg: SparseProject",
            implemented_by=("dpbook.sparse_project.sparse_project", "dpbook.sparse_project.sparse_project_gaussian"),
-           bounds=("dpbook.theory.sparse_project.sparse_project_T", "dpbook.theory.sparse_project.sparse_project_sigma",
+           bounds=("dpbook.theory.sparse_project.sparse_project_ell", "dpbook.theory.sparse_project.sparse_project_sigma",
                    "dpbook.theory.sparse_project.hash_independence"),
            source=_SOURCE + "; errata S1-E6, S1-E7, S1-E8"),
     Result(id="S1-Thm1", title="SparseProject is (ε, δ)-DP",
