@@ -1,12 +1,12 @@
-"""Releasing graph cuts privately (GRU §2, §6; chapter 10).
+"""Releasing graph cuts privately (GRU §2, §6; chapter 14).
 
 **Graphs as databases (IDC §2).**  The vertex set ``V = {0..V-1}`` is public; the universe is the
 ``N = C(V, 2)`` unordered pairs ``{u < v}``, in ``np.triu_indices(V, 1)`` order.  A graph is its vector of edge
 indicators over that universe (weights in ``[0, 1]`` allowed) — a histogram of 0/1 cells, ``n = |E|``.
 Neighbouring graphs differ in one edge (edge-level privacy, add/remove; replace-one moves one edge).
 
-**Queries.**  The cut query ``(S, T)`` is ``A(S,T) = e_Sᵀ A e_T = Σ_{u∈S, v∈T} A_uv``; on the pair ``{u, v}`` its
-coefficient is ``1[u∈S,v∈T] + 1[v∈S,u∈T]``, which is 2 inside ``S ∩ T`` (erratum IDC-E5).  Rank-1 queries
+**Queries.**  The cut query ``(S, R)`` is ``A(S,R) = e_Sᵀ A e_R = Σ_{u∈S, v∈R} A_uv``; on the pair ``{u, v}`` its
+coefficient is ``1[u∈S,v∈R] + 1[v∈S,u∈R]``, which is 2 inside ``S ∩ R`` (erratum IDC-E5).  Rank-1 queries
 ``uᵀ A v`` with ``u, v ∈ [0,1]^V`` contain the cuts.  :class:`RankOneWorkload` answers them as
 ``((U A) ∘ W) 1`` with the ``V × V`` adjacency, never through ``|X|``-sized query vectors.
 
@@ -293,7 +293,7 @@ class RankOneWorkload(Workload):
 
     def entry_range(self):
         """``(min, max)`` of the coefficients ``u_i[a] v_i[b] + u_i[b] v_i[a]`` over queries and pairs: in ``[0, 1]``
-        for disjoint ``S_i, T_i`` (cuts), up to 2 where they overlap (erratum IDC-E5).  Vectorised over blocks of
+        for disjoint ``S_i, R_i`` (cuts), up to 2 where they overlap (erratum IDC-E5).  Vectorised over blocks of
         queries (``O(m V²)``, the cost of answering once), never a Python loop over the queries."""
         a, b = np.triu_indices(self.num_vertices, 1)
         block = max(1, (1 << 22) // max(self.N, 1))
@@ -332,7 +332,7 @@ class RankOneWorkload(Workload):
         return int((both[a, b] + both[b, a] - inter[a, b]).max())
 
     def cut_sizes(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(|S_i|, |T_i|)`` for cut queries (the masses of ``u_i`` and ``v_i``)."""
+        """``(|S_i|, |R_i|)`` for cut queries (the masses of ``u_i`` and ``v_i``)."""
         return self.U.sum(axis=1), self.W.sum(axis=1)
 
 
@@ -351,14 +351,14 @@ def _vertex_mask(name, vertices, V) -> np.ndarray:
 
 
 def cut_workload(num_vertices, cuts) -> RankOneWorkload:
-    """Cut queries ``[(S_1, T_1), (S_2, T_2), ...]`` (collections of vertex ids) as a :class:`RankOneWorkload`.
+    """Cut queries ``[(S_1, R_1), (S_2, R_2), ...]`` (collections of vertex ids) as a :class:`RankOneWorkload`.
     Unknown vertices are refused, naming the set."""
     V = _check_num_vertices(num_vertices)
     cuts = list(cuts)
     if not cuts:
-        raise ValueError("cuts must list at least one (S, T) pair")
+        raise ValueError("cuts must list at least one (S, R) pair")
     U = np.stack([_vertex_mask(f"S (cut {i})", S, V) for i, (S, _) in enumerate(cuts)])
-    W = np.stack([_vertex_mask(f"T (cut {i})", T, V) for i, (_, T) in enumerate(cuts)])
+    W = np.stack([_vertex_mask(f"R (cut {i})", R, V) for i, (_, R) in enumerate(cuts)])
     return RankOneWorkload(U, W)
 
 
@@ -450,12 +450,12 @@ example(graph_randomized_response, lambda: dict(graph=random_graph(9, 0.4, 0), e
 
 @dataclass(frozen=True)
 class CutNorm:
-    """``value = |M(S, T)| / g(|S|, |T|)`` at the best ``(S, T)`` found (boolean masks; ``trials`` leading axis for
+    """``value = |M(S, R)| / g(|S|, |R|)`` at the best ``(S, R)`` found (boolean masks; ``trials`` leading axis for
     batches).  ``exact``: found by enumeration (the true maximum); otherwise a lower bound."""
 
     value: np.ndarray | float
     S: np.ndarray = field(repr=False)
-    T: np.ndarray = field(repr=False)
+    R: np.ndarray = field(repr=False)
     exact: bool
 
 
@@ -484,13 +484,13 @@ def _scale_table(scale, V) -> np.ndarray:
         return g
     g = np.asarray(scale, dtype=np.float64)
     if g.shape != (V + 1, V + 1) or np.any(np.isnan(g)) or np.any(g <= 0):
-        raise ValueError(f"scale must be 'uniform', 'normalized' or a positive ({V + 1}, {V + 1}) table g[|S|, |T|]")
+        raise ValueError(f"scale must be 'uniform', 'normalized' or a positive ({V + 1}, {V + 1}) table g[|S|, |R|]")
     return g
 
 
 def _best_T(R, s_sizes, g):
-    """For each row ``r`` of ``R`` (``r = e_Sᵀ M``, ``|S| = s``), the ``T`` maximising ``|Σ_{v∈T} r_v| / g[s, |T|]``:
-    for each size ``t`` the best ``T`` is the ``t`` largest (or smallest) entries.  Returns ``(value, T mask)``."""
+    """For each row ``r`` of ``R`` (``r = e_Sᵀ M``, ``|S| = s``), the ``R`` maximising ``|Σ_{v∈R} r_v| / g[s, |R|]``:
+    for each size ``t`` the best ``R`` is the ``t`` largest (or smallest) entries.  Returns ``(value, R mask)``."""
     k, V = R.shape
     order = np.argsort(-R, axis=1, kind="stable")
     Rs = np.take_along_axis(R, order, axis=1)
@@ -515,8 +515,8 @@ def _subset_masks(V, start, stop) -> np.ndarray:
 
 
 def _cut_norm_one(M, g, top=1):
-    """Exact ``max_{S,T} |M(S,T)|/g`` of one ``(V, V)`` matrix by enumerating ``S`` (chunks of ``2^15``);
-    returns the ``top`` best ``(value, S, T)`` with distinct ``S``."""
+    """Exact ``max_{S,R} |M(S,R)|/g`` of one ``(V, V)`` matrix by enumerating ``S`` (chunks of ``2^15``);
+    returns the ``top`` best ``(value, S, R)`` with distinct ``S``."""
     V = M.shape[0]
     best = []
     chunk = 1 << 15
@@ -530,12 +530,12 @@ def _cut_norm_one(M, g, top=1):
 
 
 def cut_norm_exact(matrix, *, scale="uniform") -> CutNorm:
-    """The cut norm ``||M||_C = max_{S,T ⊆ V} |M(S,T)|`` (IDC §2) by enumeration, exact, for ``V <= 20``.
+    """The cut norm ``||M||_C = max_{S,R ⊆ V} |M(S,R)|`` (IDC §2) by enumeration, exact, for ``V <= 20``.
 
     Enumerates the ``2^V - 1`` non-empty ``S``; for each, the best ``T`` of every size is the largest (or smallest)
     entries of ``e_Sᵀ M`` (:func:`_best_T`), so the maximum is exact in ``O(2^V V log V)``.  ``scale``:
-    ``"uniform"`` (the cut norm), ``"normalized"`` (``/sqrt(|S||T|)``, IDC §6.2's ``||M||_C̄``) or a table
-    ``g[|S|, |T|]`` (e.g. a size-dependent bound: the value is then the worst ratio error/bound).
+    ``"uniform"`` (the cut norm), ``"normalized"`` (``/sqrt(|S||R|)``, IDC §6.2's ``||M||_C̄``) or a table
+    ``g[|S|, |R|]`` (e.g. a size-dependent bound: the value is then the worst ratio error/bound).
     ``matrix``: ``(V, V)`` or a batch ``(trials, V, V)``.
     """
     M = _check_square(matrix, max_vertices=MAX_EXACT_VERTICES)
@@ -548,7 +548,7 @@ def cut_norm_exact(matrix, *, scale="uniform") -> CutNorm:
 
 
 def cut_norm_reference(matrix) -> float:
-    """The cut norm by brute force over all ``(S, T)`` pairs (``4^V`` cuts; ``V <= 10``): the reference that
+    """The cut norm by brute force over all ``(S, R)`` pairs (``4^V`` cuts; ``V <= 10``): the reference that
     tests compare :func:`cut_norm_exact` with."""
     M = _check_square(matrix, max_vertices=10)
     if M.ndim != 2:
@@ -562,7 +562,7 @@ def cut_norm_local_search(matrix, *, scale="uniform", starts=32, rng=None, max_r
 
     Starts: the sign patterns (and top-``j`` level sets) of the top 3 singular vectors, plus ``starts`` random
     sets.  From ``S``: the best ``T`` (exact given ``S``, :func:`_best_T`), then the best ``S`` given ``T``, until
-    the value stops rising.  The value found is a true ``|M(S,T)|/g`` — a lower bound on the maximum.
+    the value stops rising.  The value found is a true ``|M(S,R)|/g`` — a lower bound on the maximum.
     """
     M = _check_square(matrix)
     if M.ndim != 2:
@@ -580,8 +580,8 @@ def cut_norm_local_search(matrix, *, scale="uniform", starts=32, rng=None, max_r
     best = (-np.inf, None, None)
     previous = np.full(S.shape[0], -np.inf)
     for _ in range(max_rounds):
-        vT, T = _best_T(S @ M, S.sum(axis=1).astype(np.int64), g)          # best T given S
-        vS, S_new = _best_T(T.astype(np.float64) @ M.T, T.sum(axis=1).astype(np.int64), g.T)   # best S given T
+        vT, T = _best_T(S @ M, S.sum(axis=1).astype(np.int64), g)          # best R given S
+        vS, S_new = _best_T(T.astype(np.float64) @ M.T, T.sum(axis=1).astype(np.int64), g.T)   # best S given R
         j = int(np.argmax(vS))
         if vS[j] > best[0]:
             best = (float(vS[j]), S_new[j].copy(), T[j].copy())
@@ -609,7 +609,7 @@ def _svd_top(M, k):
 
 def top_singular_value(matrix) -> float:
     """``σ₁(M)``: by IDC §6.2, Eq. (4) (left inequality, exact) an upper bound on the normalised cut norm,
-    ``|e_Sᵀ M e_T| <= σ₁ ||e_S|| ||e_T|| = σ₁ sqrt(|S||T|)``."""
+    ``|e_Sᵀ M e_R| <= σ₁ ||e_S|| ||e_R|| = σ₁ sqrt(|S||R|)``."""
     M = _check_square(matrix)
     if M.ndim != 2:
         raise ValueError("matrix must be one (V, V) matrix")
@@ -635,7 +635,7 @@ def spectral_cut(matrix, *, scale="normalized") -> CutNorm:
     """IDC §6.2's separation oracle: round the top singular vectors of ``M`` to a cut.
 
     Sweep the level sets of the top singular vectors (:func:`_spectral_starts`), take the best ``T`` for each,
-    keep the best ``|M(S,T)|/g``.  Nikiforov (Eq. (4)): ``σ₁`` is within ``O(log V)`` of ``||M||_C̄``, which is what
+    keep the best ``|M(S,R)|/g``.  Nikiforov (Eq. (4)): ``σ₁`` is within ``O(log V)`` of ``||M||_C̄``, which is what
     makes this an approximate oracle; the value returned is a true cut's, a lower bound.
     """
     M = _check_square(matrix)
@@ -654,13 +654,13 @@ def spectral_cut(matrix, *, scale="normalized") -> CutNorm:
 class SyntheticGraph(ReleaseRecord):
     """A weighted graph ``w ∈ [0,1]^N`` whose cuts match the noisy release (IDC-Lem6.2), and the LP's record.
 
-    ``lp_value``: the LP optimum ``s`` (max over the LP's cuts of ``|w(S,T) - Â(S,T)|/g``); ``oracle_value``: the
+    ``lp_value``: the LP optimum ``z`` (max over the LP's cuts of ``|w(S,R) - Â(S,R)|/g``); ``oracle_value``: the
     oracle's last answer on ``W - Â`` (exact oracle: the true maximum over all cuts); ``iterations``: LP solves;
-    ``history``: ``(s_k, oracle value_k)`` per iteration; ``converged``: the oracle found no cut above ``s``;
+    ``history``: ``(z_i, oracle value_i)`` per iteration; ``converged``: the oracle found no cut above ``z``;
     ``status``: the verdict — ``"converged"``, ``"stalled"`` (the LP value closed less than ``STALL_FRACTION`` of
     the gap to the oracle over the last ``patience`` LPs: more cuts would take long and change little) or
     ``"max_iter"`` (the LP budget ran out); anything but ``"converged"`` also raises a ``RuntimeWarning``.
-    ``E``: the target of Lemma 6.2 (``feasible``: the final oracle value is ``<= E``).  Privacy: that of the noisy
+    ``eta``: Lemma 6.2's target η (``feasible``: the final oracle value is ``<= eta``).  Privacy: that of the noisy
     release (post-processing): its ``ledger`` is the release's, and ``epsilon``/``delta`` are what it composes to.
     """
 
@@ -673,7 +673,7 @@ class SyntheticGraph(ReleaseRecord):
     converged: bool
     oracle: str
     scale: str
-    E: float | None
+    eta: float | None
     feasible: bool | None
     neighbours: str
     ledger: tuple[Spend, ...] = ()
@@ -699,26 +699,26 @@ def _oracle(R, oracle, g, cuts_per_iter, rng):
         keep = np.argsort(-value, kind="stable")[:cuts_per_iter]
         return [(float(value[j]), S[j] > 0, T[j]) for j in keep]
     res = cut_norm_local_search(R, scale=g, starts=16, rng=rng)
-    return [(float(res.value), res.S, res.T)]
+    return [(float(res.value), res.S, res.R)]
 
 
 #: the share of the remaining gap (oracle value − LP value) the LP value must close over ``patience`` LPs
 STALL_FRACTION = 0.01
 
 
-def synthetic_graph(noisy, *, scale="uniform", oracle="exact", E=None, max_iter=200, cuts_per_iter=8, tol=1e-6,
+def synthetic_graph(noisy, *, scale="uniform", oracle="exact", eta=None, max_iter=200, cuts_per_iter=8, tol=1e-6,
                     patience=None, rng=None) -> SyntheticGraph:
     """IDC-Lem6.2 / §6.2 — a non-negative weighted graph whose cuts match the noisy pairs, by cutting planes.
 
-    LP over ``w ∈ [0,1]^N`` and ``s >= 0``: minimise ``s`` subject to ``|q_{ST}·w - Â(S,T)| <= s g(|S|,|T|)`` for the
-    cuts found so far (``g = 1``, or ``sqrt(|S||T|)`` for ``scale="normalized"``, §6.2).  Solve with HiGHS
+    LP over ``w ∈ [0,1]^N`` and ``z >= 0``: minimise ``z`` subject to ``|q_{SR}·w - Â(S,R)| <= z g(|S|,|R|)`` for the
+    cuts found so far (``g = 1``, or ``sqrt(|S||R|)`` for ``scale="normalized"``, §6.2).  Solve with HiGHS
     (``scipy.optimize.linprog``); ask the separation oracle for the cuts of ``W - Â`` with the largest
-    ``|·|/g``; add those above ``s``; repeat until none is (or ``max_iter``).
+    ``|·|/g``; add those above ``z``; repeat until none is (or ``max_iter``).
 
     ``oracle``: ``"exact"`` (enumeration, ``V <= 20``: at convergence ``w`` is the LP optimum over **all**
     ``4^V`` cuts), ``"spectral"`` (IDC §6.2: level sets of the top singular vectors of ``W - Â`` → cuts; an
     approximate oracle via Nikiforov's inequality), or ``"local"`` (:func:`cut_norm_local_search`).
-    ``E`` (optional): Lemma 6.2's target; ``feasible`` reports whether the final oracle value is ``<= E``.
+    ``eta`` (optional): Lemma 6.2's target η; ``feasible`` reports whether the final oracle value is ``<= eta``.
     Post-processing of ``noisy`` only: the same ε, δ.
 
     Budget: at most ``max_iter`` LPs, and ``patience`` (an int ``>= 1``; ``None``: 20 for the local-search oracle,
@@ -739,7 +739,7 @@ def synthetic_graph(noisy, *, scale="uniform", oracle="exact", E=None, max_iter=
     V = noisy.num_vertices
     if oracle == "exact" and V > MAX_EXACT_VERTICES:
         raise ValueError(f"oracle 'exact' enumerates 2^V sets; V ({V}) must be <= {MAX_EXACT_VERTICES}")
-    E = None if E is None else check_real("E", E, low=0.0, low_open=True)
+    eta = None if eta is None else check_real("eta", eta, low=0.0, low_open=True)
     max_iter = check_int("max_iter", max_iter, low=1, high=100_000)
     cuts_per_iter = check_int("cuts_per_iter", cuts_per_iter, low=1, high=1000)
     tol = check_real("tol", tol, low=0.0, high=1.0, low_open=True)
@@ -762,11 +762,11 @@ def synthetic_graph(noisy, *, scale="uniform", oracle="exact", E=None, max_iter=
         s_, t_ = S.astype(np.float64), T.astype(np.float64)
         q = s_[a] * t_[b] + s_[b] * t_[a]
         d = g[int(S.sum()), int(T.sum())]
-        target = float(s_ @ A_hat @ t_)
+        noisy_cut = float(s_ @ A_hat @ t_)
         rows.append(np.append(q, -d))
-        rhs.append(target)
+        rhs.append(noisy_cut)
         rows.append(np.append(-q, -d))
-        rhs.append(-target)
+        rhs.append(-noisy_cut)
         return True
 
     full = np.ones(V, dtype=bool)
@@ -803,8 +803,8 @@ def synthetic_graph(noisy, *, scale="uniform", oracle="exact", E=None, max_iter=
                       f"{s_val:.6g}, the {oracle} oracle still finds {found:.6g}; the weights satisfy only the cuts "
                       f"found so far (raise max_iter or patience, or use another oracle)", RuntimeWarning,
                       stacklevel=2)
-    return SyntheticGraph(w, V, s_val, found, len(history), tuple(history), converged, oracle, scale, E,
-                          None if E is None else bool(found <= E), noisy.neighbours,
+    return SyntheticGraph(w, V, s_val, found, len(history), tuple(history), converged, oracle, scale, eta,
+                          None if eta is None else bool(found <= eta), noisy.neighbours,
                           noisy.ledger, status=status)
 
 

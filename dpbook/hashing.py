@@ -1,26 +1,26 @@
-"""Limited-independence hashing over GF(2^s) for SparseProject's implicit projection matrix (S1-Def6, S1-Alg).
+"""Limited-independence hashing over GF(2^κ) for SparseProject's implicit projection matrix (S1-Def6, S1-Alg).
 
-Blum and Roth never write down their ``T × |X|`` projection matrix ``A``: its entry ``A[i, x]`` is one bit of a
-uniformly random polynomial ``p`` of degree ``r - 1`` over the field ``GF(2^s)``, evaluated at the point that
-encodes ``(i, x)``, mapped to ``±1/sqrt(T)``.  Any ``r`` distinct points of ``GF(2^s)`` receive independent
+Blum and Roth never write down their ``ℓ × |X|`` projection matrix ``A``: its entry ``A[i, x]`` is one bit of a
+uniformly random polynomial ``p`` of degree ``r - 1`` over the field ``GF(2^κ)``, evaluated at the point that
+encodes ``(i, x)``, mapped to ``±1/sqrt(ℓ)``.  Any ``r`` distinct points of ``GF(2^κ)`` receive independent
 uniform values of ``p`` (interpolation), so any ``r`` entries of ``A`` are independent fair signs: the family is
-``r``-wise independent, and storing ``f`` takes ``r`` field elements, ``r·s`` bits (S1 Remark, errata S1-E7/E8).
+``r``-wise independent, and storing ``f`` takes ``r`` field elements, ``r·κ`` bits (S1 Remark, errata S1-E7/E8).
 
-Field arithmetic.  An element of ``GF(2^s)`` is a polynomial over ``GF(2)`` of degree ``< s``, stored as the bits
+Field arithmetic.  An element of ``GF(2^κ)`` is a polynomial over ``GF(2)`` of degree ``< κ``, stored as the bits
 of an integer; addition is XOR; multiplication is carry-less multiplication followed by reduction modulo a fixed
-irreducible polynomial of degree ``s`` (:data:`IRREDUCIBLE`, the lowest trinomial or pentanomial for each ``s``;
+irreducible polynomial of degree ``κ`` (:data:`IRREDUCIBLE`, the lowest trinomial or pentanomial for each ``κ``;
 ``tests/test_sparse_project.py`` re-checks every entry with Ben-Or's test).  Three versions, from slow to fast:
 
 * :func:`gf_mul_reference` / :func:`gf_poly_eval_reference` — pure Python integers, the definition;
 * :func:`gf_mul` / :func:`gf_poly_eval` — the same shift-and-add loop over the bits of one factor, vectorised
-  over numpy ``uint64`` arrays (``s`` passes, for ``s <= 63``), Horner's rule over arrays;
+  over numpy ``uint64`` arrays (``κ`` passes, for ``κ <= 63``), Horner's rule over arrays;
 * :meth:`PolynomialSignHash.signs` — a whole block of ``A`` at once.  Points are ``z = w_i + x`` with
   ``w_i = i·2^b`` (the row, in the high bits) and ``x`` the record (``b`` low bits), and in characteristic 2
   ``p(w + x) = Σ_a x^a G_a(w)`` with ``G_a(w) = Σ_{k >= a} [C(k, a) odd] c_k w^{k-a}`` (Lucas).  The output bit
-  ``bit0(g·y)`` is linear in ``y``: ``bit0(g·y) = parity(ℓ(g) & y)`` with ``ℓ(g)_j = bit0(g·t^j)``.  So the bit
-  matrix is a product over ``GF(2)``: ``F[i, x] = Σ_a <ℓ(G_a(w_i)), x^a> mod 2`` — one exact ``float32`` matrix
-  product of a ``T × r·s`` and an ``r·s × |support|`` 0/1 matrix (integer sums below 2^24, exact on any BLAS).
-  ``O(r²T + r·|support|)`` field multiplications instead of ``r·T·|support|``.
+  ``bit0(g·y)`` is linear in ``y``: ``bit0(g·y) = parity(λ(g) & y)`` with ``λ(g)_j = bit0(g·t^j)``.  So the bit
+  matrix is a product over ``GF(2)``: ``F[i, x] = Σ_a <λ(G_a(w_i)), x^a> mod 2`` — one exact ``float32`` matrix
+  product of a ``ℓ × r·κ`` and an ``r·κ × |support|`` 0/1 matrix (integer sums below 2^24, exact on any BLAS).
+  ``O(r²ℓ + r·|support|)`` field multiplications instead of ``r·ℓ·|support|``.
 """
 from __future__ import annotations
 
@@ -37,8 +37,8 @@ __all__ = [
     "PolynomialSignHash",
 ]
 
-#: ``s -> low bits`` of the irreducible polynomial ``t^s + low(t)`` used for ``GF(2^s)`` (the first trinomial
-#: ``t^s + t^k + 1`` with the smallest ``k``, else the first pentanomial in lexicographic order).
+#: ``κ -> low bits`` of the irreducible polynomial ``t^κ + low(t)`` used for ``GF(2^κ)`` (the first trinomial
+#: ``t^κ + t^k + 1`` with the smallest ``k``, else the first pentanomial in lexicographic order).
 IRREDUCIBLE = {
     1: 1, 2: 3, 3: 3, 4: 3, 5: 5, 6: 3, 7: 3, 8: 135, 9: 3, 10: 9, 11: 5, 12: 9, 13: 39, 14: 33, 15: 3, 16: 71,
     17: 9, 18: 9, 19: 39, 20: 9, 21: 5, 22: 3, 23: 33, 24: 135, 25: 9, 26: 71, 27: 39, 28: 3, 29: 5, 30: 3, 31: 9,
@@ -47,23 +47,23 @@ IRREDUCIBLE = {
     54: 513, 55: 129, 56: 2097159, 57: 17, 58: 524289, 59: 16777223, 60: 3, 61: 39, 62: 536870913, 63: 3,
 }
 
-MAX_S = 63          # elements fit a uint64 with one spare bit, so ``r << 1`` never overflows
+MAX_WIDTH = 63          # elements fit a uint64 with one spare bit, so ``r << 1`` never overflows
 
 
-def _check_s(s) -> int:
-    return check_int("s", s, low=1, high=MAX_S)
+def _check_width(width) -> int:
+    return check_int("width", width, low=1, high=MAX_WIDTH)
 
 
-def irreducible_polynomial(s) -> int:
-    """The full modulus ``t^s + low(t)`` of ``GF(2^s)`` as an integer (bit ``s`` set)."""
-    s = _check_s(s)
-    return (1 << s) | IRREDUCIBLE[s]
+def irreducible_polynomial(width) -> int:
+    """The full modulus ``t^κ + low(t)`` of ``GF(2^κ)`` as an integer (bit ``κ`` set)."""
+    width = _check_width(width)
+    return (1 << width) | IRREDUCIBLE[width]
 
 
-def field_bits(T, N) -> int:
-    """The smallest ``s`` with ``2^s >= T·N`` (S1 hash remark, erratum S1-E7: the seed has ``<=``)."""
-    T, N = check_int("T", T, low=1), check_int("N", N, low=1)
-    return max(1, (T * N - 1).bit_length())
+def field_bits(ell, N) -> int:
+    """The smallest ``κ`` with ``2^κ >= ℓ·N`` (S1 hash remark, erratum S1-E7: the seed has ``<=``)."""
+    ell, N = check_int("ell", ell, low=1), check_int("N", N, low=1)
+    return max(1, (ell * N - 1).bit_length())
 
 
 # --------------------------------------------------------------------------- slow reference (pure Python)
@@ -87,22 +87,22 @@ def _poly_mod(a: int, p: int) -> int:
     return a
 
 
-def gf_mul_reference(left: int, right: int, s: int) -> int:
-    """``left·right`` in ``GF(2^s)``: carry-less multiply, reduce by :func:`irreducible_polynomial` (definition)."""
-    s = _check_s(s)
-    a = check_int("left", left, low=0, high=(1 << s) - 1, exact=False)
-    b = check_int("right", right, low=0, high=(1 << s) - 1, exact=False)
-    return _poly_mod(clmul_reference(a, b), irreducible_polynomial(s))
+def gf_mul_reference(left: int, right: int, width: int) -> int:
+    """``left·right`` in ``GF(2^κ)``: carry-less multiply, reduce by :func:`irreducible_polynomial` (definition)."""
+    width = _check_width(width)
+    a = check_int("left", left, low=0, high=(1 << width) - 1, exact=False)
+    b = check_int("right", right, low=0, high=(1 << width) - 1, exact=False)
+    return _poly_mod(clmul_reference(a, b), irreducible_polynomial(width))
 
 
-def gf_poly_eval_reference(coefficients, point: int, s: int) -> int:
-    """``p(z) = Σ_k c_k z^k`` at ``z = point`` in ``GF(2^s)`` by Horner's rule (``coefficients`` lowest first)."""
+def gf_poly_eval_reference(coefficients, point: int, width: int) -> int:
+    """``p(z) = Σ_k c_k z^k`` at ``z = point`` in ``GF(2^κ)`` by Horner's rule (``coefficients`` lowest first)."""
     coefficients = list(coefficients)
     if not coefficients:
         raise ValueError("coefficients must not be empty")
     out = 0
     for c in reversed(coefficients):
-        out = gf_mul_reference(out, point, s) ^ check_int("coefficients", c, low=0, high=(1 << s) - 1, exact=False)
+        out = gf_mul_reference(out, point, width) ^ check_int("coefficients", c, low=0, high=(1 << width) - 1, exact=False)
     return out
 
 
@@ -140,118 +140,118 @@ def is_irreducible_reference(modulus: int) -> bool:
 
 # --------------------------------------------------------------------------- vectorised (numpy uint64)
 
-def _as_field_array(name, value, s) -> np.ndarray:
+def _as_field_array(name, value, width) -> np.ndarray:
     arr = np.asarray(value)
     if not real_dtype(arr.dtype, integer=True):
         raise TypeError(f"{name} must hold integers (field elements), got dtype {arr.dtype}")
-    if arr.size and (arr.min() < 0 or int(arr.max()) >= (1 << s)):
-        raise ValueError(f"{name} must hold field elements in [0, 2^{s})")
+    if arr.size and (arr.min() < 0 or int(arr.max()) >= (1 << width)):
+        raise ValueError(f"{name} must hold field elements in [0, 2^{width})")
     return arr.astype(np.uint64)
 
 
-def _xtime(g: np.ndarray, s: int, low: np.uint64, one: np.uint64) -> np.ndarray:
-    """``g·t`` in GF(2^s) for an array ``g`` (one shift, one conditional XOR of the modulus)."""
-    top = (g >> np.uint64(s - 1)) & one
-    g = (g << one) & np.uint64((1 << s) - 1)
+def _xtime(g: np.ndarray, width: int, low: np.uint64, one: np.uint64) -> np.ndarray:
+    """``g·t`` in GF(2^κ) for an array ``g`` (one shift, one conditional XOR of the modulus)."""
+    top = (g >> np.uint64(width - 1)) & one
+    g = (g << one) & np.uint64((1 << width) - 1)
     return g ^ (top * low)
 
 
-def _mul(a: np.ndarray, b: np.ndarray, s: int) -> np.ndarray:
-    """``a·b`` in GF(2^s) for validated uint64 arrays (broadcast): MSB-first shift-and-add, reduced as it goes."""
-    one, low = np.uint64(1), np.uint64(IRREDUCIBLE[s])
+def _mul(a: np.ndarray, b: np.ndarray, width: int) -> np.ndarray:
+    """``a·b`` in GF(2^κ) for validated uint64 arrays (broadcast): MSB-first shift-and-add, reduced as it goes."""
+    one, low = np.uint64(1), np.uint64(IRREDUCIBLE[width])
     a, b = np.broadcast_arrays(a, b)
     out = np.zeros(a.shape, dtype=np.uint64)
-    for t in range(s - 1, -1, -1):
-        out = _xtime(out, s, low, one)
+    for t in range(width - 1, -1, -1):
+        out = _xtime(out, width, low, one)
         out ^= a & (np.uint64(0) - ((b >> np.uint64(t)) & one))
     return out
 
 
-def gf_mul(left, right, s) -> np.ndarray:
-    """``left·right`` in ``GF(2^s)`` element-wise over numpy arrays (``s <= 63``); see :func:`gf_mul_reference`."""
-    s = _check_s(s)
-    return _mul(_as_field_array("left", left, s), _as_field_array("right", right, s), s)
+def gf_mul(left, right, width) -> np.ndarray:
+    """``left·right`` in ``GF(2^κ)`` element-wise over numpy arrays (``κ <= 63``); see :func:`gf_mul_reference`."""
+    width = _check_width(width)
+    return _mul(_as_field_array("left", left, width), _as_field_array("right", right, width), width)
 
 
-def _poly_eval(coefficients, z: np.ndarray, s: int) -> np.ndarray:
+def _poly_eval(coefficients, z: np.ndarray, width: int) -> np.ndarray:
     out = np.zeros(z.shape, dtype=np.uint64)
     for c in reversed(coefficients):
-        out = _mul(out, z, s) ^ np.uint64(c)
+        out = _mul(out, z, width) ^ np.uint64(c)
     return out
 
 
-def gf_poly_eval(coefficients, points, s) -> np.ndarray:
+def gf_poly_eval(coefficients, points, width) -> np.ndarray:
     """``p(z)`` for an array of ``points`` by Horner's rule over arrays (``coefficients`` lowest first)."""
-    s = _check_s(s)
+    width = _check_width(width)
     if np.asarray(coefficients).size == 0:
         raise ValueError("coefficients must not be empty")
-    coefficients = [int(c) for c in _as_field_array("coefficients", coefficients, s).ravel()]
-    return _poly_eval(coefficients, _as_field_array("points", points, s), s)
+    coefficients = [int(c) for c in _as_field_array("coefficients", coefficients, width).ravel()]
+    return _poly_eval(coefficients, _as_field_array("points", points, width), width)
 
 
-def _bits(values: np.ndarray, s: int) -> np.ndarray:
-    """``(len, s)`` 0/1 float32 matrix of the low ``s`` bits of uint64 ``values``."""
-    shifts = np.arange(s, dtype=np.uint64)
+def _bits(values: np.ndarray, width: int) -> np.ndarray:
+    """``(len, κ)`` 0/1 float32 matrix of the low ``κ`` bits of uint64 ``values``."""
+    shifts = np.arange(width, dtype=np.uint64)
     return ((values[:, None] >> shifts) & np.uint64(1)).astype(np.float32)
 
 
 # --------------------------------------------------------------------------- the hash family
 
-_BLOCK = 1 << 22          # T × (elements per run) of project(): the run length fixes its summation order
+_BLOCK = 1 << 22          # ℓ × (elements per run) of project(): the run length fixes its summation order
 _ROWS_BLOCK = 1 << 19     # entries of A built at once by project(): 16 bytes each (float32, int32, float64)
 
 
 @dataclass(frozen=True)
 class PolynomialSignHash:
-    """``f(z) = (2·bit0(p(z)) - 1)/sqrt(T)`` for a uniformly random ``p`` of degree ``<= r - 1`` over
-    ``GF(2^s)``: an ``r``-wise independent hash ``[T·2^b] -> {±1/sqrt(T)}`` (S1-Def6, S1 Remark, S1-E7/E8).
+    """``f(z) = (2·bit0(p(z)) - 1)/sqrt(ℓ)`` for a uniformly random ``p`` of degree ``<= r - 1`` over
+    ``GF(2^κ)``: an ``r``-wise independent hash ``[ℓ·2^b] -> {±1/sqrt(ℓ)}`` (S1-Def6, S1 Remark, S1-E7/E8).
 
-    It stands for the projection matrix ``A[i, x] = f(i·2^b + x)`` (rows ``i = 0..T-1``, records
+    It stands for the projection matrix ``A[i, x] = f(i·2^b + x)`` (rows ``i = 0..ℓ-1``, records
     ``x ∈ [0, 2^b)``; S1's 1-based ``N(i-1)+j`` shifted to start at 0).  Storage: the ``r`` coefficients.
     """
 
     r: int
-    T: int
+    ell: int
     b: int
     coefficients: tuple[int, ...] = field(repr=False)
     _all_rows: list = field(default_factory=list, init=False, repr=False, compare=False)   # cache of _row_bits(all)
 
     def __post_init__(self):
         check_int("r", self.r, low=1)
-        check_int("T", self.T, low=1)
+        check_int("ell", self.ell, low=1)
         check_int("b", self.b, low=0)
-        s = self.s
-        if s > MAX_S:
-            raise ValueError(f"T ({self.T}) · 2^b ({self.b} bits) needs GF(2^{s}); at most 2^{MAX_S} points")
-        if len(self.coefficients) != self.r or any(not 0 <= int(c) < (1 << s) for c in self.coefficients):
-            raise ValueError(f"coefficients must be r ({self.r}) field elements in [0, 2^{s})")
+        width = self.width
+        if width > MAX_WIDTH:
+            raise ValueError(f"ell ({self.ell}) · 2^b ({self.b} bits) needs GF(2^{width}); at most 2^{MAX_WIDTH} points")
+        if len(self.coefficients) != self.r or any(not 0 <= int(c) < (1 << width) for c in self.coefficients):
+            raise ValueError(f"coefficients must be r ({self.r}) field elements in [0, 2^{width})")
 
     @property
-    def s(self) -> int:
-        """The field ``GF(2^s)``, ``s`` the smallest with ``2^s >= T·2^b`` (S1-E7)."""
-        return field_bits(self.T, 1 << self.b)
+    def width(self) -> int:
+        """The field ``GF(2^κ)``, ``κ`` the smallest with ``2^κ >= ℓ·2^b`` (S1-E7)."""
+        return field_bits(self.ell, 1 << self.b)
 
     @property
     def N(self) -> int:
         return 1 << self.b
 
     @classmethod
-    def sample(cls, r, T, N, rng=None) -> "PolynomialSignHash":
-        """Draw ``f`` uniformly from the family: ``r`` uniform coefficients in ``GF(2^s)``.
+    def sample(cls, r, ell, N, rng=None) -> "PolynomialSignHash":
+        """Draw ``f`` uniformly from the family: ``r`` uniform coefficients in ``GF(2^κ)``.
 
         ``N`` (the universe size) must be a power of two, ``N = 2^b`` (records are ``b``-bit strings), so the
         point of ``(i, x)`` is the bit string ``i`` followed by ``x``.
         """
-        r, T, N = check_int("r", r, low=1), check_int("T", T, low=1), check_int("N", N, low=1)
+        r, ell, N = check_int("r", r, low=1), check_int("ell", ell, low=1), check_int("N", N, low=1)
         if N & (N - 1):
             raise ValueError(f"N ({N}) must be a power of two (records are b-bit strings)")
         b = N.bit_length() - 1
-        s = field_bits(T, N)
-        if s > MAX_S:
-            raise ValueError(f"T ({T}) · N ({N}) exceeds 2^{MAX_S}: choose a smaller T")
+        width = field_bits(ell, N)
+        if width > MAX_WIDTH:
+            raise ValueError(f"ell ({ell}) · N ({N}) exceeds 2^{MAX_WIDTH}: choose a smaller ell")
         rng = as_generator(rng)
-        coefficients = tuple(int(c) for c in rng.integers(0, 1 << s, size=r, dtype=np.uint64))
-        return cls(r, T, b, coefficients)
+        coefficients = tuple(int(c) for c in rng.integers(0, 1 << width, size=r, dtype=np.uint64))
+        return cls(r, ell, b, coefficients)
 
     def points(self, rows, cols) -> np.ndarray:
         """The field points ``i·2^b + x`` of ``A[i, x]`` (a ``(len(rows), len(cols))`` uint64 array)."""
@@ -262,8 +262,8 @@ class PolynomialSignHash:
         rows = np.asarray(rows)
         if rows.ndim != 1 or not np.issubdtype(rows.dtype, np.integer):
             raise TypeError("rows must be a 1-D integer array of row indices")
-        if rows.size and (rows.min() < 0 or rows.max() >= self.T):
-            raise ValueError(f"rows must lie in [0, T) = [0, {self.T})")
+        if rows.size and (rows.min() < 0 or rows.max() >= self.ell):
+            raise ValueError(f"rows must lie in [0, ℓ) = [0, {self.ell})")
         return rows.astype(np.uint64)
 
     def _check_cols(self, cols) -> np.ndarray:
@@ -277,62 +277,62 @@ class PolynomialSignHash:
     def bits_reference(self, rows, cols) -> np.ndarray:
         """``bit0(p(i·2^b + x))`` by Horner's rule at every point (the slow, obvious version)."""
         z = self.points(rows, cols)
-        return (_poly_eval(list(self.coefficients), z, self.s) & np.uint64(1)).astype(np.int8)
+        return (_poly_eval(list(self.coefficients), z, self.width) & np.uint64(1)).astype(np.int8)
 
-    # -- the fast path: F[i, x] = Σ_a <ℓ(G_a(w_i)), x^a> mod 2 -------------------------------------------------
+    # -- the fast path: F[i, x] = Σ_a <λ(G_a(w_i)), x^a> mod 2 -------------------------------------------------
 
     def _row_bits(self, rows: np.ndarray) -> np.ndarray:
-        """``(len(rows), r·s)`` 0/1 matrix: block ``a`` holds the bits of ``ℓ(G_a(w_i))``."""
-        s, r = self.s, self.r
-        one, low = np.uint64(1), np.uint64(IRREDUCIBLE[s])
+        """``(len(rows), r·κ)`` 0/1 matrix: block ``a`` holds the bits of ``λ(G_a(w_i))``."""
+        width, r = self.width, self.r
+        one, low = np.uint64(1), np.uint64(IRREDUCIBLE[width])
         w = rows << np.uint64(self.b)
-        out = np.empty((rows.size, r * s), dtype=np.float32)
+        out = np.empty((rows.size, r * width), dtype=np.float32)
         for a in range(r):
             # G_a(w) = Σ_{k>=a} [C(k,a) odd] c_k w^(k-a), by Horner in w; C(k, a) is odd iff a ⊆ k (Lucas)
             g = np.zeros(w.shape, dtype=np.uint64)
             for k in range(r - 1, a - 1, -1):
-                g = _mul(g, w, s) ^ np.uint64(self.coefficients[k] if (a & ~k) == 0 else 0)
-            # ℓ(g)_j = bit0(g·t^j): multiply by t repeatedly, read bit 0
-            for j in range(s):
-                out[:, a * s + j] = (g & one).astype(np.float32)
-                g = _xtime(g, s, low, one)
+                g = _mul(g, w, width) ^ np.uint64(self.coefficients[k] if (a & ~k) == 0 else 0)
+            # λ(g)_j = bit0(g·t^j): multiply by t repeatedly, read bit 0
+            for j in range(width):
+                out[:, a * width + j] = (g & one).astype(np.float32)
+                g = _xtime(g, width, low, one)
         return out
 
     def _col_bits(self, cols: np.ndarray) -> np.ndarray:
-        """``(len(cols), r·s)`` 0/1 matrix: block ``a`` holds the bits of ``x^a``."""
-        s, r = self.s, self.r
-        out = np.empty((cols.size, r * s), dtype=np.float32)
+        """``(len(cols), r·κ)`` 0/1 matrix: block ``a`` holds the bits of ``x^a``."""
+        width, r = self.width, self.r
+        out = np.empty((cols.size, r * width), dtype=np.float32)
         power = np.ones(cols.shape, dtype=np.uint64)
         for a in range(r):
-            out[:, a * s:(a + 1) * s] = _bits(power, s)
+            out[:, a * width:(a + 1) * width] = _bits(power, width)
             if a + 1 < r:
-                power = _mul(power, cols, s)
+                power = _mul(power, cols, width)
         return out
 
     def bits(self, rows, cols) -> np.ndarray:
         """``bit0(p(i·2^b + x))`` for all ``rows × cols`` via the bilinear form (equals :meth:`bits_reference`)."""
         rows, cols = self._check_rows(rows), self._check_cols(cols)
-        F = self._row_bits(rows) @ self._col_bits(cols).T          # exact: integers < r·s <= 2^24
+        F = self._row_bits(rows) @ self._col_bits(cols).T          # exact: integers < r·κ <= 2^24
         return (F.astype(np.int64) & 1).astype(np.int8)
 
     def signs(self, rows, cols) -> np.ndarray:
-        """The block ``A[rows, cols]`` with entries ``±1/sqrt(T)`` (float64)."""
-        return (2.0 * self.bits(rows, cols) - 1.0) / np.sqrt(self.T)
+        """The block ``A[rows, cols]`` with entries ``±1/sqrt(ℓ)`` (float64)."""
+        return (2.0 * self.bits(rows, cols) - 1.0) / np.sqrt(self.ell)
 
     def matrix(self, cols) -> np.ndarray:
-        """All ``T`` rows of ``A`` on the columns ``cols``: ``(T, len(cols))``."""
-        return self.signs(np.arange(self.T), cols)
+        """All ``ℓ`` rows of ``A`` on the columns ``cols``: ``(ℓ, len(cols))``."""
+        return self.signs(np.arange(self.ell), cols)
 
     def project(self, indptr, cols, weights) -> np.ndarray:
         """``A q_j`` for sparse vectors ``q_j`` in CSR form (row ``j``: ``cols[indptr[j]:indptr[j+1]]`` with
-        ``weights``): a ``(len(indptr) - 1, T)`` array.  Never builds more than a block of ``A`` at a time:
-        working memory ``O(T·r·s + block)``, time ``O(T·|cols|·r·s)`` bit operations (as BLAS flops).
+        ``weights``): a ``(len(indptr) - 1, ℓ)`` array.  Never builds more than a block of ``A`` at a time:
+        working memory ``O(ℓ·r·κ + block)``, time ``O(ℓ·|cols|·r·κ)`` bit operations (as BLAS flops).
 
-        The universe elements are taken in runs of ``_BLOCK // T`` (the run fixes the order of the floating-point
+        The universe elements are taken in runs of ``_BLOCK // ℓ`` (the run fixes the order of the floating-point
         sums, hence the bytes of the result); each run's block of ``A`` is built ``_ROWS_BLOCK`` entries at a time,
         row range by row range (every entry of the result is still the same sum in the same order), so the
         float32 product, its int32 bits and the float64 signs of one piece stay below ``16 · _ROWS_BLOCK`` bytes
-        whatever ``T`` is.  :meth:`_project_reference` is the one-block version the tests compare with, byte for
+        whatever ``ℓ`` is.  :meth:`_project_reference` is the one-block version the tests compare with, byte for
         byte."""
         import scipy.sparse as sp
         indptr = np.asarray(indptr, dtype=np.int64)
@@ -343,30 +343,30 @@ class PolynomialSignHash:
         Q = sp.csr_matrix((weights, inverse, indptr), shape=(q, unique.size)).tocsc()
         del inverse
         L = self._all_row_bits()
-        out = np.zeros((q, self.T))
-        sign_of_bit = np.array([-1.0, 1.0]) / np.sqrt(self.T)
-        chunk = max(1, _BLOCK // max(self.T, 1))
+        out = np.zeros((q, self.ell))
+        sign_of_bit = np.array([-1.0, 1.0]) / np.sqrt(self.ell)
+        chunk = max(1, _BLOCK // max(self.ell, 1))
         for start in range(0, unique.size, chunk):
             part = unique[start:start + chunk].astype(np.uint64)
-            C = self._col_bits(part).T                                        # (r·s, chunk)
+            C = self._col_bits(part).T                                        # (r·κ, chunk)
             Q_part = Q[:, start:start + part.size]
             rows = max(1, _ROWS_BLOCK // part.size)
-            for i in range(0, self.T, rows):
+            for i in range(0, self.ell, rows):
                 F = (L[i:i + rows] @ C).astype(np.int32)                      # (rows, chunk) exact integer sums
                 np.bitwise_and(F, 1, out=F)                                   # the bits of A's block
-                signs = sign_of_bit.take(F)                                   # ±1/sqrt(T)
+                signs = sign_of_bit.take(F)                                   # ±1/sqrt(ℓ)
                 del F
                 out[:, i:i + rows] += np.asarray(Q_part @ signs.T)
         return out
 
     def _all_row_bits(self) -> np.ndarray:
-        """``_row_bits`` of every row ``0..T-1`` (``(T, r·s)`` float32), computed once per hash."""
+        """``_row_bits`` of every row ``0..ℓ-1`` (``(ℓ, r·κ)`` float32), computed once per hash."""
         if not self._all_rows:
-            self._all_rows.append(self._row_bits(np.arange(self.T, dtype=np.uint64)))
+            self._all_rows.append(self._row_bits(np.arange(self.ell, dtype=np.uint64)))
         return self._all_rows[0]
 
     def _project_reference(self, indptr, cols, weights) -> np.ndarray:
-        """:meth:`project` with each run's whole ``T × chunk`` block of ``A`` at once (the simple version; more
+        """:meth:`project` with each run's whole ``ℓ × chunk`` block of ``A`` at once (the simple version; more
         memory): the tests check that :meth:`project` returns the same bytes."""
         import scipy.sparse as sp
         indptr = np.asarray(indptr, dtype=np.int64)
@@ -375,9 +375,9 @@ class PolynomialSignHash:
         Q = sp.csr_matrix((np.asarray(weights, dtype=np.float64), inverse, indptr),
                           shape=(indptr.size - 1, unique.size)).tocsc()
         L = self._all_row_bits()
-        out = np.zeros((indptr.size - 1, self.T))
-        sign_of_bit = np.array([-1.0, 1.0]) / np.sqrt(self.T)
-        chunk = max(1, _BLOCK // max(self.T, 1))
+        out = np.zeros((indptr.size - 1, self.ell))
+        sign_of_bit = np.array([-1.0, 1.0]) / np.sqrt(self.ell)
+        chunk = max(1, _BLOCK // max(self.ell, 1))
         for start in range(0, unique.size, chunk):
             part = unique[start:start + chunk].astype(np.uint64)
             F = (L @ self._col_bits(part).T).astype(np.int32) & 1
@@ -385,5 +385,5 @@ class PolynomialSignHash:
         return out
 
     def memory_words(self) -> int:
-        """Words (8 bytes) to store ``f``: its ``r`` coefficients (``r·s`` bits)."""
+        """Words (8 bytes) to store ``f``: its ``r`` coefficients (``r·κ`` bits)."""
         return self.r

@@ -1,18 +1,19 @@
-"""SparseProject: private release for m-sparse queries over huge universes (S1-Def6, S1-Alg, S1-Thm1/2; chapter 11).
+"""SparseProject: private release for s-sparse queries over huge universes (S1-Def6, S1-Alg, S1-Thm1/2; chapter 15).
 
 Records are ``b``-bit strings (``|X| = N = 2^32`` or ``2^48``): nothing of size ``N`` is ever allocated.  A database
 is a :class:`dpbook.data.SparseHistogram` (its distinct records with counts); a query is a list of
-``(record, weight)`` pairs with at most ``m`` non-zero weights in ``[0, 1]`` (:class:`SparseQueryWorkload`).
+``(record, weight)`` pairs with at most ``s`` non-zero weights in ``[0, 1]`` (:class:`SparseQueryWorkload`).
 
-:func:`sparse_project` is Blum and Roth's algorithm: project the database to ``T`` dimensions with the implicit
+:func:`sparse_project` is Blum and Roth's algorithm: project the database to ``ℓ`` dimensions with the implicit
 sign matrix ``A`` of an ``r``-wise independent hash (:class:`dpbook.hashing.PolynomialSignHash`), add
 ``Lap(1/σ)`` with ``σ = ε/sqrt(8 ln(1/δ))`` to each coordinate, release ``(u + v, f)``.  A query is answered by
 projecting it with the same ``f``: ``⟨AQ, u + v⟩ / n``.  :func:`sparse_project_gaussian` is the variant the
 book derives from the exact ℓ2 sensitivity ``‖A e_x‖₂ = 1``.  :func:`laplace_sparse_queries` is the baseline:
-the Laplace mechanism on the ``k`` counts themselves.
+the Laplace mechanism on the ``m`` counts themselves.
 
-Naming: the workload protocol calls the number of queries ``W.m``; S1 calls it ``k`` and uses ``m`` for the
-sparsity.  Here ``m`` is always the sparsity (``W.sparsity``) and ``k`` the number of queries (``W.m == k``).
+Naming (the book's notation): ``s`` is the sparsity (``W.sparsity``), ``m`` the number of queries (``W.m``) and
+``ell`` (ℓ) the projection dimension.  Blum and Roth write ``m`` for the sparsity, ``k`` for the number of queries
+and ``T`` for the dimension.
 """
 from __future__ import annotations
 
@@ -22,27 +23,27 @@ from typing import Any, Mapping, NamedTuple
 
 import numpy as np
 
-from .data import SparseHistogram, record_pool, synthetic_records  # noqa: F401 - re-exported (chapter 11)
-from .hashing import MAX_S, PolynomialSignHash, field_bits
+from .data import SparseHistogram, record_pool, synthetic_records  # noqa: F401 - re-exported (chapter 15)
+from .hashing import MAX_WIDTH, PolynomialSignHash, field_bits
 from .noise import as_generator, gaussian_noise, laplace_noise
 from .queries import Workload
 from .release import Ledger, Release, ReleaseRecord, Spend
 from .theory.gaussian import gaussian_sigma
 from .theory.laplace import laplace_scale
 from .theory.sparse_project import (hash_independence, sparse_project_epsilon, sparse_project_sigma,
-                                    sparse_project_T)
+                                    sparse_project_ell)
 from .contract import example, mechanism_prologue
 from .validation import check_beta, check_int, check_probability, check_trials, check_work
 
 __all__ = [
     "SparseQueryWorkload", "SparseProjectRelease", "ErrorParts", "random_sparse_queries", "record_pool", "synthetic_records",
-    "project_database", "error_decomposition", "sparse_project", "sparse_project_gaussian", "laplace_sparse_queries", "MAX_T",
+    "project_database", "error_decomposition", "sparse_project", "sparse_project_gaussian", "laplace_sparse_queries", "MAX_ELL",
     "SparseProjectParameters", "sparse_project_parameters", "restrict_to_queries",
 ]
 
-#: The largest projection dimension we allocate (``T`` floats per release, per trial).
-MAX_T = 1 << 24
-#: The most noise values one call may draw (``trials · T``, 1 GiB of float64).
+#: The largest projection dimension we allocate (``ℓ`` floats per release, per trial).
+MAX_ELL = 1 << 24
+#: The most noise values one call may draw (``trials · ℓ``, 1 GiB of float64).
 MAX_OUTPUT = 1 << 27
 #: Dense vectors over the universe are refused above this size (``query(i)``, ``counts`` of a dense ``x``).
 DENSE_LIMIT = 1 << 26
@@ -51,7 +52,7 @@ DENSE_LIMIT = 1 << 26
 # --------------------------------------------------------------------------- workload
 
 class SparseQueryWorkload(Workload):
-    """``k`` m-sparse linear queries over ``N`` elements, stored by their supports (CSR: ``indptr``, ``indices``,
+    """``m`` s-sparse linear queries over ``N`` elements, stored by their supports (CSR: ``indptr``, ``indices``,
     ``weights``), never as vectors of length ``N`` (S1-Def1).
 
     ``queries``: a list of queries, each a list of ``(element, weight)`` pairs with distinct elements in
@@ -172,30 +173,30 @@ class SparseQueryWorkload(Workload):
         return lo, hi
 
     def l1_sensitivity(self):
-        """``max_x Σ_j Q_j[x]``: the queries sharing one record move together (up to ``k``)."""
+        """``max_x Σ_j Q_j[x]``: the queries sharing one record move together (up to ``m``)."""
         return float(self._per_element(self.weights).max())
 
     def l2_sensitivity(self):
         return float(np.sqrt(self._per_element(self.weights ** 2).max()))
 
-    def head(self, k) -> "SparseQueryWorkload":
-        """The first ``k`` queries (a new workload, same sparsity)."""
-        k = check_int("k", k, low=1, high=self.m)
+    def head(self, m) -> "SparseQueryWorkload":
+        """The first ``m`` queries (a new workload, same sparsity)."""
+        m = check_int("m", m, low=1, high=self.m)
         out = object.__new__(SparseQueryWorkload)
         out.N = self.N
-        end = self.indptr[k]
-        out._set(self.indptr[:k + 1].copy(), self.indices[:end].copy(), self.weights[:end].copy(), self.sparsity)
+        end = self.indptr[m]
+        out._set(self.indptr[:m + 1].copy(), self.indices[:end].copy(), self.weights[:end].copy(), self.sparsity)
         return out
 
 
 # --------------------------------------------------------------------------- synthetic data
 
-def random_sparse_queries(k, m, N, rng=None, *, pool=None, pool_share=0.5, weights="uniform") -> SparseQueryWorkload:
-    """``k`` random ``m``-sparse queries over ``N`` elements: ``round(m·pool_share)`` elements from ``pool``
-    (when given; shared records make the queries overlap, so their L1 sensitivity grows with ``k``), the rest
+def random_sparse_queries(m, s, N, rng=None, *, pool=None, pool_share=0.5, weights="uniform") -> SparseQueryWorkload:
+    """``m`` random ``s``-sparse queries over ``N`` elements: ``round(s·pool_share)`` elements from ``pool``
+    (when given; shared records make the queries overlap, so their L1 sensitivity grows with ``m``), the rest
     uniform in ``[0, N)``; weights ``"uniform"`` in ``(0, 1]`` or ``"binary"`` (all 1)."""
-    k, m, N = check_int("k", k, low=1), check_int("m", m, low=1), check_int("N", N, low=1)
-    check_work(k=k, m=m)                                   # the (k, m) index array
+    m, s, N = check_int("m", m, low=1), check_int("s", s, low=1), check_int("N", N, low=1)
+    check_work(m=m, s=s)                                   # the (m, s) index array
     if weights not in ("uniform", "binary"):
         raise ValueError(f"weights ({weights!r}) must be 'uniform' or 'binary'")
     rng = as_generator(rng)
@@ -206,27 +207,27 @@ def random_sparse_queries(k, m, N, rng=None, *, pool=None, pool_share=0.5, weigh
                 or pool.max() >= N:
             raise ValueError(f"pool must be a non-empty 1-D integer array of elements in [0, N) = [0, {N})")
         pool = np.unique(pool.astype(np.int64))
-        from_pool = min(int(round(m * check_probability(pool_share, "pool_share"))), pool.size)
-    if m > N:
-        raise ValueError(f"m ({m}) must be <= N ({N})")
-    picks = pool[np.argsort(rng.random((k, pool.size)), axis=1)[:, :from_pool]] if from_pool else \
-        np.zeros((k, 0), dtype=np.int64)
-    rows = np.concatenate([picks, rng.integers(0, N, size=(k, m - from_pool), dtype=np.int64)], axis=1)
+        from_pool = min(int(round(s * check_probability(pool_share, "pool_share"))), pool.size)
+    if s > N:
+        raise ValueError(f"s ({s}) must be <= N ({N})")
+    picks = pool[np.argsort(rng.random((m, pool.size)), axis=1)[:, :from_pool]] if from_pool else \
+        np.zeros((m, 0), dtype=np.int64)
+    rows = np.concatenate([picks, rng.integers(0, N, size=(m, s - from_pool), dtype=np.int64)], axis=1)
     while True:                                                 # redraw the random part of rows with repeats
         rows.sort(axis=1)
-        repeat = np.any(rows[:, 1:] == rows[:, :-1], axis=1) if m > 1 else np.zeros(k, dtype=bool)
+        repeat = np.any(rows[:, 1:] == rows[:, :-1], axis=1) if s > 1 else np.zeros(m, dtype=bool)
         if not repeat.any():
             break
         bad = np.flatnonzero(repeat)
         fresh = pool[np.argsort(rng.random((bad.size, pool.size)), axis=1)[:, :from_pool]] if from_pool else \
             np.zeros((bad.size, 0), dtype=np.int64)
-        rows[bad] = np.concatenate([fresh, rng.integers(0, N, size=(bad.size, m - from_pool), dtype=np.int64)], axis=1)
-    indptr = np.arange(0, k * m + 1, m, dtype=np.int64)
+        rows[bad] = np.concatenate([fresh, rng.integers(0, N, size=(bad.size, s - from_pool), dtype=np.int64)], axis=1)
+    indptr = np.arange(0, m * s + 1, s, dtype=np.int64)
     indices = rows.ravel()
     w = 1.0 - rng.random(indices.size) if weights == "uniform" else np.ones(indices.size)
     out = object.__new__(SparseQueryWorkload)
     out.N = N
-    out._set(indptr, indices, w, m)
+    out._set(indptr, indices, w, s)
     return out
 
 
@@ -234,7 +235,7 @@ def random_sparse_queries(k, m, N, rng=None, *, pool=None, pool_share=0.5, weigh
 
 @dataclass(frozen=True)
 class SparseProjectRelease(ReleaseRecord):
-    """What SparseProject releases: ``y = u + v`` (``(T,)``, or ``(trials, T)`` for batched runs) and the hash
+    """What SparseProject releases: ``y = u + v`` (``(ℓ,)``, or ``(trials, ℓ)`` for batched runs) and the hash
     ``f`` (S1-Def6).  Answers come from :meth:`evaluate`; the claim is ``(epsilon, delta)`` under
     ``neighbours``; ``ledger`` lists the primitive private steps; ``trace`` holds the parameters (theoretical and
     used), never the exact projection."""
@@ -242,8 +243,8 @@ class SparseProjectRelease(ReleaseRecord):
     y: np.ndarray = field(repr=False)
     f: PolynomialSignHash = field(repr=False)
     n: int
+    s: int
     m: int
-    k: int
     mechanism: str
     noise_scale: float
     ledger: tuple[Spend, ...] = field(repr=False)
@@ -256,8 +257,8 @@ class SparseProjectRelease(ReleaseRecord):
         return self.y
 
     @property
-    def T(self) -> int:
-        return self.f.T
+    def ell(self) -> int:
+        return self.f.ell
 
     def _check_workload(self, W) -> SparseQueryWorkload:
         if not isinstance(W, SparseQueryWorkload):
@@ -265,26 +266,26 @@ class SparseProjectRelease(ReleaseRecord):
         if W.N != self.f.N:
             raise ValueError(f"workload is over N ({W.N}) elements but the release over {self.f.N}")
         nnz = np.diff(W.indptr)
-        if nnz.max() > self.m:
+        if nnz.max() > self.s:
             raise ValueError(f"queries[{int(np.argmax(nnz))}] has {int(nnz.max())} non-zeros but the release was "
-                             f"built for m ({self.m})-sparse queries")
-        if W.m > self.k:
-            raise ValueError(f"workload has {W.m} queries but the release was built for k ({self.k}); "
-                             "release again with a larger k")
+                             f"built for s ({self.s})-sparse queries")
+        if W.m > self.m:
+            raise ValueError(f"workload has {W.m} queries but the release was built for m ({self.m}); "
+                             "release again with a larger m")
         return W
 
     def project(self, workload) -> np.ndarray:
-        """``Q̂ = A Q`` for every query: ``(k, T)``, ``O(m T)`` hash evaluations per query (S1-Def6)."""
+        """``Q̂ = A Q`` for every query: ``(m, ℓ)``, ``O(s ℓ)`` hash evaluations per query (S1-Def6)."""
         W = self._check_workload(workload)
         return self.f.project(W.indptr, W.indices, W.weights)
 
     def evaluate(self, workload) -> np.ndarray:
-        """``Eval(Q) = ⟨A Q, u + v⟩ / n`` for every query: ``(k,)``, or ``(trials, k)`` (S1-Def6)."""
+        """``Eval(Q) = ⟨A Q, u + v⟩ / n`` for every query: ``(m,)``, or ``(trials, m)`` (S1-Def6)."""
         return (self.y @ self.project(workload).T) / self.n
 
 
 def project_database(D, f) -> np.ndarray:
-    """``u = A D`` (S1-Alg step 1, erratum S1-E6): the exact, *non-private* projection, ``O(‖D‖₀ T)`` time.
+    """``u = A D`` (S1-Alg step 1, erratum S1-E6): the exact, *non-private* projection, ``O(‖D‖₀ ℓ)`` time.
 
     For the chapter's error decomposition and the audits; a release never contains it.
     """
@@ -297,8 +298,8 @@ def project_database(D, f) -> np.ndarray:
 
 
 class ErrorParts(NamedTuple):
-    """SparseProject's error split (S1-Thm2): ``jl`` ``(k,)``, ``noise`` ``(k,)`` or ``(trials, k)``, and the
-    projected queries ``Q_hat`` ``(k, T)`` they were computed from."""
+    """SparseProject's error split (S1-Thm2): ``jl`` ``(m,)``, ``noise`` ``(m,)`` or ``(trials, m)``, and the
+    projected queries ``Q_hat`` ``(m, ℓ)`` they were computed from."""
 
     jl: np.ndarray
     noise: np.ndarray
@@ -332,83 +333,94 @@ class SparseProjectParameters(NamedTuple):
     """S1-Alg's public parameters, checked (:func:`sparse_project_parameters`), and the trace they go into."""
     D: SparseHistogram
     beta: float
+    s: int
     m: int
-    k: int
     n: int
-    T: int
+    ell: int
     r: int
     trace: dict
 
 
-def sparse_project_parameters(D, *, beta, m, k, n, T=None, r=None, trials=None) -> SparseProjectParameters:
+def sparse_project_parameters(D, *, beta, s, m, n, ell=None, r=None, trials=None) -> SparseProjectParameters:
     """S1-Alg's first line, shared by every SparseProject variant (and the broken twin): check the database and
-    the public parameters and derive ``T`` and ``r`` (S1-Alg's values unless given); ``trials × T`` noise values
+    the public parameters and derive ``ℓ`` and ``r`` (S1-Alg's values unless given); ``trials × ℓ`` noise values
     must fit.  Nothing private: the mechanisms' prologue checks ε, δ, rng, sampler and trials."""
     D = _check_database(D)
     beta = check_beta(beta)
     if beta >= 1.0:
         raise ValueError(f"beta ({beta!r}) must be < 1")
-    m, k, n = check_int("m", m, low=1), check_int("k", k, low=1), check_int("n", n, low=1)
-    T_theory = sparse_project_T(n, m, k, beta)
-    if T is None:
-        if T_theory > MAX_T:
-            raise ValueError(f"T (S1-Alg's {T_theory:.3g}) is too large to allocate (> {MAX_T}); pass a practical "
-                             "T= (privacy does not depend on T, S1-Thm1)")
-        T = math.ceil(T_theory)
-    T = check_int("T", T, low=1, high=MAX_T)
-    if field_bits(T, D.N) > MAX_S:
-        raise ValueError(f"T ({T}) · N ({D.N}) exceeds 2^{MAX_S}: choose a smaller T")
-    r_theory = hash_independence(k, T, beta)
+    s, m, n = check_int("s", s, low=1), check_int("m", m, low=1), check_int("n", n, low=1)
+    ell_theory = sparse_project_ell(n, s, m, beta)
+    if ell is None:
+        if ell_theory > MAX_ELL:
+            raise ValueError(f"ell (S1-Alg's {ell_theory:.3g}) is too large to allocate (> {MAX_ELL}); pass a practical "
+                             "ell= (privacy does not depend on ell, S1-Thm1)")
+        ell = math.ceil(ell_theory)
+    ell = check_int("ell", ell, low=1, high=MAX_ELL)
+    if field_bits(ell, D.N) > MAX_WIDTH:
+        raise ValueError(f"ell ({ell}) · N ({D.N}) exceeds 2^{MAX_WIDTH}: choose a smaller ell")
+    r_theory = hash_independence(m, ell, beta)
     r = r_theory if r is None else check_int("r", r, low=2)
-    if trials is not None and check_trials(trials, T) * T > MAX_OUTPUT:
-        raise ValueError(f"trials ({trials}) × T ({T}) noise values exceed {MAX_OUTPUT} (1 GiB); use fewer trials")
-    trace = dict(T_theory=T_theory, T=T, r_theory=r_theory, r=r, tau=beta / (4 * k), s=field_bits(T, D.N),
+    if trials is not None and check_trials(trials, ell) * ell > MAX_OUTPUT:
+        raise ValueError(f"trials ({trials}) × ell ({ell}) noise values exceed {MAX_OUTPUT} (1 GiB); use fewer trials")
+    trace = dict(ell_theory=ell_theory, ell=ell, r_theory=r_theory, r=r, tau=beta / (4 * m), width=field_bits(ell, D.N),
                  support=int(D.indices.size))
-    return SparseProjectParameters(D, beta, m, k, n, T, r, trace)
+    return SparseProjectParameters(D, beta, s, m, n, ell, r, trace)
 
 
-def _prologue(epsilon, delta, rng, sampler, trials, T, family):
-    """The mechanisms' prologue for SparseProject: continuous noise (``u`` moves in ±1/sqrt(T) steps: off any
-    lattice), one noise vector of length ``T`` per release."""
+def _prologue(epsilon, delta, rng, sampler, trials, ell, family):
+    """The mechanisms' prologue for SparseProject: continuous noise (``u`` moves in ±1/sqrt(ℓ) steps: off any
+    lattice), one noise vector of length ``ℓ`` per release."""
     return mechanism_prologue(epsilon=epsilon, delta=delta, rng=rng, sampler=sampler, trials=trials,
-                              per_release=(T,), positive_delta=True, family=family, lattice_ok=False)
+                              per_release=(ell,), positive_delta=True, family=family, lattice_ok=False)
 
 
-def sparse_project(D, *, epsilon, delta, beta, m, k, n, T=None, r=None, trials=None, rng=None,
+def _composed_epsilon(epsilon, delta, ell) -> float:
+    """The ε that ``ell`` coordinates of ``Lap(sqrt(8 ln(1/δ))/(ε sqrt(ℓ)))`` noise compose to (S1-Thm1, advanced
+    composition with slack δ); refuses an ``(ε, δ)`` where it exceeds ``ε`` (the proof needs ``ε <= 2 ln(1/δ)``)."""
+    achieved = sparse_project_epsilon(epsilon, delta, ell)
+    if achieved > epsilon * (1 + 1e-12):
+        raise ValueError(f"epsilon ({epsilon!r}) and delta ({delta!r}): the noise Lap(sqrt(8 ln(1/δ))/ε) composes "
+                         f"to {achieved:.4g} > epsilon over ell ({ell}) coordinates; S1-Thm1 needs ε <= 2 ln(1/δ)")
+    return achieved
+
+
+def _coordinate_ledger(epsilon_coordinate, ell, delta, epsilon) -> Ledger:
+    """One Laplace step per coordinate, composed by DR-Cor3.21 with slack ``delta`` within ``epsilon``."""
+    return Ledger((Spend(f"laplace on coordinate {i + 1} of the projection", epsilon_coordinate) for i in range(ell)),
+                  rule="advanced-corollary", delta_prime=delta, budget=epsilon,
+                  label="S1-Thm1: ℓ coordinates by DR-Cor3.21")
+
+
+def sparse_project(D, *, epsilon, delta, beta, s, m, n, ell=None, r=None, trials=None, rng=None,
                    sampler=laplace_noise) -> SparseProjectRelease:
-    """SparseProject(D, ε, δ, β, m, k) (S1-Alg): ``(ε, δ)``-DP under add/remove neighbours (S1-Thm1).
+    """SparseProject(D, ε, δ, β, s, m) (S1-Alg): ``(ε, δ)``-DP under add/remove neighbours (S1-Thm1).
 
     ``D``: a :class:`~dpbook.data.SparseHistogram` over ``N = 2^b`` records.  ``n``: the **public** database
     size the answers are divided by (the book's convention for normalised answers).
-    ``T``: the projection dimension — by default S1-Alg's
-    ``2·64² ln(4k/β)(m + n²)²/sqrt(m)``, refused when it cannot be allocated; a practical ``T`` keeps the
-    privacy guarantee (it never depends on ``T``) and trades accuracy (the JL part grows like ``1/sqrt(T)``).
-    ``r``: the hash's independence, by default S1-Alg's ``⌈2 ln(kT/(2β))⌉``.  4-wise independent signs
+    ``ℓ``: the projection dimension — by default S1-Alg's
+    ``2·64² ln(4m/β)(s + n²)²/sqrt(s)``, refused when it cannot be allocated; a practical ``ℓ`` keeps the
+    privacy guarantee (it never depends on ``ℓ``) and trades accuracy (the JL part grows like ``1/sqrt(ℓ)``).
+    ``r``: the hash's independence, by default S1-Alg's ``⌈2 ln(mℓ/(2β))⌉``.  4-wise independent signs
     suffice for the JL variance bound, but with this polynomial hash use ``r >= 8``: for ``4 <= r <= 7`` two
-    columns of ``A`` are identical up to sign with probability ``1/T`` (otherwise orthogonal), and for ``r <= 3``
-    all of them are (chapter 11, section 2).  ``trials``: that many independent noise vectors over one hash
-    (``y`` of shape ``(trials, T)``).  ``sampler(scale, size, rng)`` draws the Laplace noise.
+    columns of ``A`` are identical up to sign with probability ``1/ℓ`` (otherwise orthogonal), and for ``r <= 3``
+    all of them are (chapter 15, section 2).  ``trials``: that many independent noise vectors over one hash
+    (``y`` of shape ``(trials, ℓ)``).  ``sampler(scale, size, rng)`` draws the Laplace noise.
 
-    Privacy is recomputed from the noise used: ``T`` coordinates, each ``σ/sqrt(T)``-DP, composed by advanced
+    Privacy is recomputed from the noise used: ``ℓ`` coordinates, each ``σ/sqrt(ℓ)``-DP, composed by advanced
     composition with slack ``δ`` (:func:`dpbook.theory.sparse_project.sparse_project_epsilon`); a combination
     where that exceeds ``ε`` (``ε > 2 ln(1/δ)``, roughly) is refused.
     """
-    D, beta, m, k, n, T, r, trace = sparse_project_parameters(D, beta=beta, m=m, k=k, n=n, T=T, r=r, trials=trials)
-    p = _prologue(epsilon, delta, rng, sampler, trials, T, "laplace")
-    epsilon, delta, rng, noise, shape = p.epsilon, p.delta, p.rng, p.noise, p.shape
-    sigma = sparse_project_sigma(epsilon, delta)                # inverse scale: v_i ~ Lap(1/σ)
-    epsilon_coordinate = sigma / math.sqrt(T)                   # one record moves u_i by ±1/sqrt(T)
-    achieved = sparse_project_epsilon(epsilon, delta, T)
-    if achieved > epsilon * (1 + 1e-12):
-        raise ValueError(f"epsilon ({epsilon!r}) and delta ({delta!r}): the noise Lap(sqrt(8 ln(1/δ))/ε) composes "
-                         f"to {achieved:.4g} > epsilon over T ({T}) coordinates; S1-Thm1 needs ε <= 2 ln(1/δ)")
-    f = PolynomialSignHash.sample(r, T, D.N, rng)
+    D, beta, s, m, n, ell, r, trace = sparse_project_parameters(D, beta=beta, s=s, m=m, n=n, ell=ell, r=r, trials=trials)
+    p = _prologue(epsilon, delta, rng, sampler, trials, ell, "laplace")
+    sigma = sparse_project_sigma(p.epsilon, p.delta)              # inverse scale: v_i ~ Lap(1/σ)
+    epsilon_coordinate = sigma / math.sqrt(ell)                   # one record moves u_i by ±1/sqrt(ℓ)
+    achieved = _composed_epsilon(p.epsilon, p.delta, ell)         # S1-Thm1: the ℓ coordinates compose to <= ε
+    f = PolynomialSignHash.sample(r, ell, D.N, p.rng)
     u = project_database(D, f)
-    v = noise(1.0 / sigma, shape, rng)
-    ledger = Ledger((Spend(f"laplace on coordinate {i + 1} of the projection", epsilon_coordinate) for i in range(T)),
-                    rule="advanced-corollary", delta_prime=delta, budget=epsilon,
-                    label="S1-Thm1: T coordinates by DR-Cor3.21")
-    return SparseProjectRelease(u + v, f, n, m, k, "sparse_project", 1.0 / sigma, ledger,
+    v = p.noise(1.0 / sigma, p.shape, p.rng)
+    return SparseProjectRelease(u + v, f, n, s, m, "sparse_project", 1.0 / sigma,
+                                _coordinate_ledger(epsilon_coordinate, ell, p.delta, p.epsilon),
                                 dict(trace, sigma=sigma, epsilon_coordinate=epsilon_coordinate,
                                      epsilon_composed=achieved))
 
@@ -419,33 +431,33 @@ def _example_records():
     return synthetic_records(500, pool, rng=1), random_sparse_queries(20, 5, 2 ** 32, rng=2, pool=pool)
 
 
-example(sparse_project, lambda: dict(D=_example_records()[0], epsilon=1.0, delta=1e-5, beta=0.1, m=5, k=20, n=500, T=64,
+example(sparse_project, lambda: dict(D=_example_records()[0], epsilon=1.0, delta=1e-5, beta=0.1, s=5, m=20, n=500, ell=64,
                                      r=4, rng=1))
 
 
-def sparse_project_gaussian(D, *, epsilon, delta, beta, m, k, n, T=None, r=None, trials=None, rng=None,
+def sparse_project_gaussian(D, *, epsilon, delta, beta, s, m, n, ell=None, r=None, trials=None, rng=None,
                             sampler=gaussian_noise) -> SparseProjectRelease:
     """SparseProject with Gaussian noise (S1-Thm1's "cleaner alternative"): one record moves ``u`` by the column
     ``A e_x``, of ℓ2 norm exactly 1, so ``N(0, 2 ln(1.25/δ)/ε²)`` per coordinate is ``(ε, δ)``-DP (DR-Gauss,
     classic calibration, ``ε < 1``).  Same parameters and release as :func:`sparse_project`."""
-    D, beta, m, k, n, T, r, trace = sparse_project_parameters(D, beta=beta, m=m, k=k, n=n, T=T, r=r, trials=trials)
-    p = _prologue(epsilon, delta, rng, sampler, trials, T, "gaussian")
+    D, beta, s, m, n, ell, r, trace = sparse_project_parameters(D, beta=beta, s=s, m=m, n=n, ell=ell, r=r, trials=trials)
+    p = _prologue(epsilon, delta, rng, sampler, trials, ell, "gaussian")
     epsilon, delta, rng, noise, shape = p.epsilon, p.delta, p.rng, p.noise, p.shape
     sigma_gauss = gaussian_sigma(1.0, epsilon, delta)          # ℓ2 sensitivity of u: ‖A e_x‖₂ = 1 exactly
-    f = PolynomialSignHash.sample(r, T, D.N, rng)
+    f = PolynomialSignHash.sample(r, ell, D.N, rng)
     u = project_database(D, f)
     v = noise(sigma_gauss, shape, rng)
-    return SparseProjectRelease(u + v, f, n, m, k, "sparse_project_gaussian", sigma_gauss,
+    return SparseProjectRelease(u + v, f, n, s, m, "sparse_project_gaussian", sigma_gauss,
                                 (Spend("gaussian on the projection (l2 sensitivity 1)", epsilon, delta),),
                                 dict(trace, sigma_gauss=sigma_gauss))
 
 
-example(sparse_project_gaussian, lambda: dict(D=_example_records()[0], epsilon=0.9, delta=1e-5, beta=0.1, m=5, k=20,
-                                              n=500, T=64, r=4, rng=1))
+example(sparse_project_gaussian, lambda: dict(D=_example_records()[0], epsilon=0.9, delta=1e-5, beta=0.1, s=5, m=20,
+                                              n=500, ell=64, r=4, rng=1))
 
 
 def laplace_sparse_queries(D, workload, *, epsilon, n, trials=None, rng=None, sampler=laplace_noise) -> Release:
-    """The baseline: the Laplace mechanism on the ``k`` counts ``⟨Q_j, D⟩`` of a sparse workload, noise
+    """The baseline: the Laplace mechanism on the ``m`` counts ``⟨Q_j, D⟩`` of a sparse workload, noise
     ``Lap(Δ/ε)`` with ``Δ`` the workload's exact L1 sensitivity (IDC-Thm2.3 / DR-Thm3.6), answers divided by the
     public ``n``.  ε-DP under add/remove neighbours.  (``dpbook.laplace.laplace_mechanism`` needs a dense
     histogram; this one works on a :class:`~dpbook.data.SparseHistogram` over ``2^32`` records.)"""
@@ -473,7 +485,7 @@ def restrict_to_queries(D, workload) -> tuple[np.ndarray, Workload]:
     Exact for any mechanism on the counts: ``Wr.counts(x) == workload.counts(D)``, and a record outside every
     support moves no count (the last cell has weight 0 in every query), so every sensitivity under add/remove
     neighbours is unchanged (``Wr.l1_sensitivity() == workload.l1_sensitivity()``, likewise L2).  This is how
-    chapter 11 runs :func:`dpbook.gaussian.gaussian_mechanism` (a dense-histogram mechanism) on a sparse
+    chapter 15 runs :func:`dpbook.gaussian.gaussian_mechanism` (a dense-histogram mechanism) on a sparse
     database over ``2^32`` records.  ``x`` has ``n = D.n`` rows."""
     import scipy.sparse as sp
 

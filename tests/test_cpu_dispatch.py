@@ -169,7 +169,7 @@ def _object_calls():
     pool = record_pool(64, 32, rng=7)
     D = synthetic_records(500, pool, rng=1)
     W = random_sparse_queries(20, 5, 2 ** 32, rng=2, pool=pool)
-    ok = dict(epsilon=0.9, delta=1e-5, beta=0.1, m=5, k=20, n=D.n, T=64, r=4)
+    ok = dict(epsilon=0.9, delta=1e-5, beta=0.1, s=5, m=20, n=D.n, ell=64, r=4)
     return {
         "dpbook.graphs.graph_randomized_response":
             lambda rng: graph_randomized_response(random_graph(9, 0.4, 0), epsilon=0.7, rng=rng),

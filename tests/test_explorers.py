@@ -163,12 +163,16 @@ def test_comparison_bad_input():
 
 def test_per_query_comparison_sparse_project():
     """Chapter 15's comparison: pure (same seed, same numbers); the Gaussian baseline's sensitivity is the
+<<<<<<< HEAD
     workload's exact L2 sensitivity and grows with k; the answer-0 error is the largest true answer."""
+=======
+    workload's exact L2 sensitivity and grows with m; the answer-0 error is the largest true answer."""
+>>>>>>> lec-geo
     from dpbook.explorers.sparse_project import per_query_comparison, plot_per_query_comparison, sparse_data, \
         sparse_workload
     D, W = sparse_data(1000), sparse_workload(200, 10)
-    a = per_query_comparison(D, W, [10, 200], T=256, trials=20, seed=3)
-    b = per_query_comparison(D, W, [10, 200], T=256, trials=20, seed=3)
+    a = per_query_comparison(D, W, [10, 200], ell=256, trials=20, seed=3)
+    b = per_query_comparison(D, W, [10, 200], ell=256, trials=20, seed=3)
     assert all(np.array_equal(a[key], b[key]) for key in a)
     assert a["l2"][1] == W.l2_sensitivity() and a["l2"][1] > a["l2"][0]
     assert a["zero"][1] == W.answers(D).max()
@@ -177,10 +181,10 @@ def test_per_query_comparison_sparse_project():
     plot_per_query_comparison(ax, a, title="t")
     assert len(ax.lines) == 4
     plt.close("all")
-    with pytest.raises(ValueError, match="k_grid"):
-        per_query_comparison(D, W, [10, 500], T=256, trials=2)
-    with pytest.raises(ValueError, match="k_grid"):
-        per_query_comparison(D, W, [], T=256, trials=2)
+    with pytest.raises(ValueError, match="m_grid"):
+        per_query_comparison(D, W, [10, 500], ell=256, trials=2)
+    with pytest.raises(ValueError, match="m_grid"):
+        per_query_comparison(D, W, [], ell=256, trials=2)
 
 
 def test_digits_marginals_match_the_dense_reference():

@@ -1,4 +1,4 @@
-"""Chapter 10: graph cuts (IDC §2, §6.1, Lem6.2, Rem6.3, §6.2, Rem4.11/5.3)."""
+"""Chapter 14: graph cuts (IDC §2, §6.1, Lem6.2, Rem6.3, §6.2, Rem4.11/5.3)."""
 import math
 import warnings
 
@@ -78,7 +78,7 @@ def test_cut_norm_exact_matches_brute_force():
         M = _sym(rng, V)
         res = cut_norm_exact(M)
         assert res.value == pytest.approx(cut_norm_reference(M))
-        assert abs(res.S.astype(float) @ M @ res.T.astype(float)) == pytest.approx(res.value)
+        assert abs(res.S.astype(float) @ M @ res.R.astype(float)) == pytest.approx(res.value)
         S = ((np.arange(1, 1 << V)[:, None] >> np.arange(V)) & 1).astype(float)
         sizes = S.sum(axis=1)
         brute_norm = (np.abs(S @ M @ S.T) / np.sqrt(np.outer(sizes, sizes))).max()
@@ -95,7 +95,7 @@ def test_heuristics_are_true_cuts_and_close_to_exact():
         M = _sym(rng, 12)
         exact = cut_norm_exact(M).value
         for res in (cut_norm_local_search(M, rng=0), spectral_cut(M, scale="uniform")):
-            assert abs(res.S.astype(float) @ M @ res.T.astype(float)) == pytest.approx(res.value)
+            assert abs(res.S.astype(float) @ M @ res.R.astype(float)) == pytest.approx(res.value)
             assert res.value <= exact * (1 + 1e-12)
         ratios.append(cut_norm_local_search(M, rng=0).value / exact)
     assert min(ratios) >= 0.95
@@ -124,7 +124,7 @@ def test_lp_solution_is_feasible_and_optimal_over_all_cuts():
     g = random_graph(8, 0.5, rng)
     noisy = graph_randomized_response(g, epsilon=0.5, rng=rng)
     for scale in ("uniform", "normalized"):
-        syn = synthetic_graph(noisy, scale=scale, E=th.rr_cut_error_bound(8, 0.5, BETA))
+        syn = synthetic_graph(noisy, scale=scale, eta=th.rr_cut_error_bound(8, 0.5, BETA))
         assert syn.converged and np.all((syn.weights >= 0) & (syn.weights <= 1))
         # the exact maximum over all cuts of |W - Â|/g is the LP value, within the tolerance
         worst = cut_norm_exact(syn.adjacency() - noisy.adjacency(), scale=scale).value
@@ -157,8 +157,8 @@ def test_rounding_and_synthetic_bounds_hold():
     syn = synthetic_graph(noisy)
     err = [cut_norm_exact(round_graph(syn, r).adjacency() - syn.adjacency()).value for r in range(200)]
     assert failure_rate(np.array(err), th.rounding_error_bound(V, BETA)).consistent_with(BETA)
-    E = th.rr_cut_error_bound(V, 1.0, BETA)
-    assert cut_norm_exact(syn.adjacency() - g.adjacency()).value <= th.synthetic_error_bound(E)
+    eta = th.rr_cut_error_bound(V, 1.0, BETA)
+    assert cut_norm_exact(syn.adjacency() - g.adjacency()).value <= th.synthetic_error_bound(eta)
 
 
 # --- bounds: hand-computed values ----------------------------------------------------------------------------
@@ -270,7 +270,7 @@ def test_bad_graphs_are_rejected():
 def test_bad_queries_are_rejected():
     with pytest.raises(ValueError, match="S .cut 0. contains vertex 5"):
         cut_workload(4, [([0, 5], [1])])
-    with pytest.raises(ValueError, match="T .cut 1. contains vertex -1"):
+    with pytest.raises(ValueError, match="R .cut 1. contains vertex -1"):
         cut_workload(4, [([0], [1]), ([2], [-1])])
     with pytest.raises(TypeError, match="S"):
         cut_workload(4, [([0.5], [1])])
@@ -326,7 +326,7 @@ def test_bad_mechanism_and_oracle_input_is_rejected():
         synthetic_graph(g)
     with pytest.raises(ValueError, match="one release"):
         synthetic_graph(graph_randomized_response(g, epsilon=1.0, trials=2, rng=0))
-    for kw, name in [(dict(oracle="sdp"), "oracle"), (dict(scale="log"), "scale"), (dict(E=-1.0), "E"),
+    for kw, name in [(dict(oracle="sdp"), "oracle"), (dict(scale="log"), "scale"), (dict(eta=-1.0), "eta"),
                      (dict(max_iter=0), "max_iter"), (dict(cuts_per_iter=0), "cuts_per_iter"), (dict(tol=0.0), "tol")]:
         with pytest.raises(ValueError, match=name):
             synthetic_graph(noisy, **kw)
@@ -373,9 +373,9 @@ def test_bad_bound_input_is_rejected():
         th.rr_cut_error_bound(5, 1.0, 0.05, "node")
     with pytest.raises(ValueError, match="beta"):
         th.gru_cut_error_bound(5, 1.0, 0.0)
-    with pytest.raises(ValueError, match="s must"):
+    with pytest.raises(ValueError, match="size_S must"):
         th.rr_size_error_bound(np.array([0]), np.array([1]), 5, 1.0, 0.05)
-    with pytest.raises(ValueError, match="t must"):
+    with pytest.raises(ValueError, match="size_R must"):
         th.rr_size_error_bound(np.array([1]), np.array([6]), 5, 1.0, 0.05)
     with pytest.raises(ValueError, match="epsilon"):
         th.rr_size_error_table(5, np.inf, 0.05)
@@ -385,7 +385,7 @@ def test_bad_bound_input_is_rejected():
         th.rounding_error_bound(5, 2.0)
     with pytest.raises(ValueError, match="rho"):
         th.synthetic_error_bound(1.0, 1.5)
-    with pytest.raises(ValueError, match="E"):
+    with pytest.raises(ValueError, match="^eta"):
         th.synthetic_error_bound(0.0)
     with pytest.raises(ValueError, match="delta"):
         th.mw_cut_rate(10, 5, 1.0, 0.0)
@@ -428,7 +428,7 @@ def test_explorers_are_pure_and_validate():
     lines = lambda fig: [np.asarray(l.get_ydata(), dtype=float).tolist() for ax in fig.axes for l in ax.lines]
     heights = lambda fig: [p.get_height() for p in fig.axes[1].patches]     # axes 0: the graph and one release
     assert heights(explore_randomized_response(trials=10)) == heights(explore_randomized_response(trials=10))
-    assert lines(explore_online(k=20)) == lines(explore_online(k=20))
+    assert lines(explore_online(m=20)) == lines(explore_online(m=20))
     assert np.allclose(np.linalg.norm(circle_layout(7), axis=1), 1.0)
     fig, ax = plt.subplots()
     draw_graph(ax, np.ones((4, 4)) - np.eye(4), highlight=[True, False, False, True])
@@ -437,12 +437,51 @@ def test_explorers_are_pure_and_validate():
                      (dict(density=2.0), "density"), (dict(beta=0.0), "beta")]:
         with pytest.raises(ValueError, match=name):
             explore_randomized_response(**kw)
-    for kw, name in [(dict(idc="Median"), "idc"), (dict(num_vertices=3), "num_vertices"), (dict(k=5), "k"),
+    for kw, name in [(dict(idc="Median"), "idc"), (dict(num_vertices=3), "num_vertices"), (dict(m=5), "m"),
                      (dict(density=0.0), "density")]:
         with pytest.raises(ValueError, match=name):
             explore_online(**kw)
     with pytest.raises(ValueError, match="num_vertices"):
         circle_layout(0)
+
+
+def test_chapter_figures_draw_what_they_are_given_and_validate():
+    """Chapter 14's figures: each draws its data (the plotted values are the ones passed in), at most 2 panels,
+    at most 900 px wide, and bad input is refused naming the argument."""
+    from dpbook.explorers.graphs import (figure_cut_norm_sandwich, figure_ic, figure_lp, figure_online,
+                                         figure_rr_cut_error, figure_two_graphs)
+    from dpbook.plots import DPI, MAX_WIDTH_PX
+    fig = figure_rr_cut_error([6, 8], [20.0, 30.0], [16], [70.0], [4.0, 6.0, 25.0], epsilon=1.0, beta=0.05)
+    assert fig.axes[0].lines[0].get_ydata().tolist() == [20.0, 30.0]
+    assert fig.axes[0].lines[-1].get_ydata().tolist() == [4.0, 6.0, 25.0]          # ½ on every pair, measured
+    fig2 = figure_lp([(0.0, 36.0), (19.0, 19.0)], [27.3, 21.8, 24.0], trivial=66)
+    assert [p.get_height() for p in fig2.axes[1].patches] == [27.3, 21.8, 24.0]
+    fig3 = figure_two_graphs(np.ones((4, 4)) - np.eye(4), np.zeros((4, 4)), highlight=[True, False, False, True])
+    fig4 = figure_cut_norm_sandwich({4: np.array([1.1, 1.2]), 6: np.array([1.3])}, {"a": (1.0, 2.0)})
+    rows = [dict(n=n, mw=mw, fk=5, B_mw=100.0, B_mw_set=50.0, B_fk=80.0, rr={16.0: 3.0}, half=20.0,
+                 priv={"MW": (np.array([8.0]), 0, 50.0), "FK": (np.array([20.0]), 1, 50.0)}) for n, mw in ((40, 7), (80, 0))]
+    fig5 = figure_online(rows, num_pairs=780, epsilon=16.0, c=8, num_queries=300)
+    fig6 = figure_ic([1.0, 2.0], [6.9, 6.8], [16.0, 12.0], [12.0, 11.0], 6.86, [900.0, 450.0], num_pairs=28)
+    for f in (fig, fig2, fig3, fig4, fig5, fig6):
+        assert len(f.axes) <= 2 and f.get_size_inches()[0] * DPI <= MAX_WIDTH_PX
+    plt.close("all")
+    with pytest.raises(ValueError, match="q95_exact"):
+        figure_rr_cut_error([6, 8], [20.0], [16], [70.0], [4.0, 6.0, 25.0])
+    with pytest.raises(ValueError, match="half"):
+        figure_rr_cut_error([6, 8], [20.0, 30.0], [16], [70.0], [4.0, -1.0, 25.0])
+    with pytest.raises(ValueError, match="history"):
+        figure_lp([], [1.0, 2.0, 3.0], trivial=66)
+    with pytest.raises(ValueError, match="errors"):
+        figure_lp([(0.0, 1.0)], [1.0, 2.0], trivial=66)
+    with pytest.raises(ValueError, match="left"):
+        figure_two_graphs(np.ones((4, 4)), np.ones((3, 3)))
+    with pytest.raises(TypeError, match="ratios"):
+        figure_cut_norm_sandwich({}, {"a": (1.0, 2.0)})
+    with pytest.raises(TypeError, match="rows"):
+        figure_online([], num_pairs=780, epsilon=16.0, c=8, num_queries=300)
+    with pytest.raises(ValueError, match="epsilons"):
+        figure_ic([1.0], [6.9, 6.8], [16.0, 12.0], [12.0, 11.0], 6.86, [900.0, 450.0], num_pairs=28)
+    plt.close("all")
 
 
 def test_variance_proxy_of_a_cut_used_by_the_bounds():

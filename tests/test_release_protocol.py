@@ -130,12 +130,12 @@ def test_summary_inputs_and_sparse_project_parameters_reject_bad_input():
     with pytest.raises(ValueError, match="trials"):
         summary_inputs(X, K=2, t=5, trials=10 ** 9)
     D = sparse_database(100)
-    par = sparse_project_parameters(D, beta=0.1, m=5, k=20, n=100, T=64, r=4)
-    assert (par.T, par.r, par.trace["T"]) == (64, 4, 64)
+    par = sparse_project_parameters(D, beta=0.1, s=5, m=20, n=100, ell=64, r=4)
+    assert (par.ell, par.r, par.trace["ell"]) == (64, 4, 64)
     with pytest.raises(ValueError, match="beta"):
-        sparse_project_parameters(D, beta=1.0, m=5, k=20, n=100, T=64)
+        sparse_project_parameters(D, beta=1.0, s=5, m=20, n=100, ell=64)
     with pytest.raises(TypeError, match="D"):
-        sparse_project_parameters(np.ones(4), beta=0.1, m=5, k=20, n=100, T=64)
+        sparse_project_parameters(np.ones(4), beta=0.1, s=5, m=20, n=100, ell=64)
 
 
 def test_theorem_epsilon_is_the_theorem_on_the_ledgers_steps():

@@ -1,4 +1,4 @@
-"""Chapter 11: GF(2^s) hashing, the sparse query workload, SparseProject (S1-Def6, S1-Alg, S1-Thm1, S1-Thm2)."""
+"""Chapter 15: GF(2^κ) hashing, the sparse query workload, SparseProject (S1-Def6, S1-Alg, S1-Thm1, S1-Thm2)."""
 import itertools
 import math
 
@@ -33,33 +33,33 @@ def setting():
 
 def test_every_modulus_is_irreducible():
     """Ben-Or's test on each table entry (and it rejects reducible polynomials: the control)."""
-    for s in IRREDUCIBLE:
-        assert is_irreducible_reference(irreducible_polynomial(s)), s
+    for width in IRREDUCIBLE:
+        assert is_irreducible_reference(irreducible_polynomial(width)), width
     assert not is_irreducible_reference((1 << 8) | 1)               # t^8 + 1 = (t + 1)^8
     assert not is_irreducible_reference(0b110)                       # t^2 + t = t (t + 1)
 
 
-@pytest.mark.parametrize("s", [1, 2, 3, 8, 13, 32, 42, 48, 61, 63])
-def test_vectorised_multiply_matches_reference(s):
-    rng = np.random.default_rng(s)
-    a = rng.integers(0, 1 << s, size=300, dtype=np.uint64)
-    b = rng.integers(0, 1 << s, size=300, dtype=np.uint64)
-    fast = gf_mul(a, b, s)
-    assert [int(v) for v in fast] == [gf_mul_reference(int(x), int(y), s) for x, y in zip(a, b)]
-    assert np.array_equal(fast, gf_mul(b, a, s))                                        # commutative
-    c = rng.integers(0, 1 << s, size=300, dtype=np.uint64)
-    assert np.array_equal(gf_mul(gf_mul(a, b, s), c, s), gf_mul(a, gf_mul(b, c, s), s))  # associative
-    assert np.array_equal(gf_mul(a, b ^ c, s), gf_mul(a, b, s) ^ gf_mul(a, c, s))       # distributive
-    assert np.array_equal(gf_mul(a, np.ones_like(a), s), a)                             # identity
+@pytest.mark.parametrize("width", [1, 2, 3, 8, 13, 32, 42, 48, 61, 63])
+def test_vectorised_multiply_matches_reference(width):
+    rng = np.random.default_rng(width)
+    a = rng.integers(0, 1 << width, size=300, dtype=np.uint64)
+    b = rng.integers(0, 1 << width, size=300, dtype=np.uint64)
+    fast = gf_mul(a, b, width)
+    assert [int(v) for v in fast] == [gf_mul_reference(int(x), int(y), width) for x, y in zip(a, b)]
+    assert np.array_equal(fast, gf_mul(b, a, width))                                        # commutative
+    c = rng.integers(0, 1 << width, size=300, dtype=np.uint64)
+    assert np.array_equal(gf_mul(gf_mul(a, b, width), c, width), gf_mul(a, gf_mul(b, c, width), width))  # associative
+    assert np.array_equal(gf_mul(a, b ^ c, width), gf_mul(a, b, width) ^ gf_mul(a, c, width))       # distributive
+    assert np.array_equal(gf_mul(a, np.ones_like(a), width), a)                             # identity
 
 
 def test_field_has_inverses_and_hand_values():
     """GF(2^8) with t^8 + t^7 + t^2 + t + 1: every non-zero a has a^(2^8 - 1) = 1; t·t^7 = t^8 = t^7 + t^2 + t + 1."""
-    s = 8
+    width = 8
     a = np.arange(1, 256, dtype=np.uint64)
     power = np.ones_like(a)
     for _ in range(255):
-        power = gf_mul(power, a, s)
+        power = gf_mul(power, a, width)
     assert np.all(power == 1)
     assert gf_mul_reference(2, 1 << 7, 8) == IRREDUCIBLE[8] == 0b10000111
     assert clmul_reference(0b11, 0b11) == 0b101                                          # (t+1)^2 = t^2 + 1
@@ -68,38 +68,38 @@ def test_field_has_inverses_and_hand_values():
 
 def test_horner_over_arrays_matches_reference():
     rng = np.random.default_rng(3)
-    for s in (5, 44, 63):
-        coefficients = [int(c) for c in rng.integers(0, 1 << s, size=7, dtype=np.uint64)]
-        z = rng.integers(0, 1 << s, size=50, dtype=np.uint64)
-        assert [int(v) for v in gf_poly_eval(coefficients, z, s)] == [gf_poly_eval_reference(coefficients, int(p), s)
+    for width in (5, 44, 63):
+        coefficients = [int(c) for c in rng.integers(0, 1 << width, size=7, dtype=np.uint64)]
+        z = rng.integers(0, 1 << width, size=50, dtype=np.uint64)
+        assert [int(v) for v in gf_poly_eval(coefficients, z, width)] == [gf_poly_eval_reference(coefficients, int(p), width)
                                                                       for p in z]
 
 
 # --------------------------------------------------------------------------- the hash family
 
-@pytest.mark.parametrize("r, T, N", [(1, 5, 8), (4, 37, 32), (8, 64, N32), (9, 100, 1 << 48), (28, 16, N32)])
-def test_block_form_matches_horner(r, T, N):
+@pytest.mark.parametrize("r, ell, N", [(1, 5, 8), (4, 37, 32), (8, 64, N32), (9, 100, 1 << 48), (28, 16, N32)])
+def test_block_form_matches_horner(r, ell, N):
     """The bilinear block computation (Taylor expansion + GF(2) matrix product) equals Horner at every point."""
-    f = PolynomialSignHash.sample(r, T, N, rng=r * T)
+    f = PolynomialSignHash.sample(r, ell, N, rng=r * ell)
     rng = np.random.default_rng(0)
     cols = np.unique(rng.integers(0, N, size=40, dtype=np.int64)) if N > 64 else np.arange(N)
-    rows = np.arange(T)
+    rows = np.arange(ell)
     assert np.array_equal(f.bits(rows, cols), f.bits_reference(rows, cols))
     A = f.matrix(cols)
     assert np.array_equal(A > 0, f.bits_reference(rows, cols) == 1)
-    assert np.allclose(np.abs(A), 1 / np.sqrt(T))
-    assert f.s == field_bits(T, N) and f.memory_words() == r
+    assert np.allclose(np.abs(A), 1 / np.sqrt(ell))
+    assert f.width == field_bits(ell, N) and f.memory_words() == r
 
 
-def _bits_over_seeds(r, points, seeds, s):
+def _bits_over_seeds(r, points, seeds, width):
     """bit0(p(z)) for ``seeds`` random polynomials of degree r-1 at each point: (seeds, len(points)) in {0,1}."""
     rng = np.random.default_rng(2026)
-    c = rng.integers(0, 1 << s, size=(seeds, r), dtype=np.uint64)
+    c = rng.integers(0, 1 << width, size=(seeds, r), dtype=np.uint64)
     out = []
     for z in points:
         h = np.zeros(seeds, dtype=np.uint64)
         for j in range(r - 1, -1, -1):
-            h = gf_mul(h, np.full(seeds, z, dtype=np.uint64), s) ^ c[:, j]
+            h = gf_mul(h, np.full(seeds, z, dtype=np.uint64), width) ^ c[:, j]
         out.append(h & np.uint64(1))
     return np.stack(out, axis=1).astype(np.int64)
 
@@ -108,9 +108,9 @@ def _bits_over_seeds(r, points, seeds, s):
 def test_r_wise_independence_of_the_bits(r):
     """Over 40,000 random polynomials, every product of 1..r of the signs at r fixed points is unbiased
     (Hoeffding at 1e-6 with a Bonferroni split over the 2^r - 1 products)."""
-    s, seeds = 42, 40_000
+    width, seeds = 42, 40_000
     points = [(i << 32) | x for i, x in zip(range(r), [5, 5, 77, 123456789, 5, 9][:r])]   # shared rows and records
-    signs = 1 - 2 * _bits_over_seeds(r, points, seeds, s)
+    signs = 1 - 2 * _bits_over_seeds(r, points, seeds, width)
     subsets = [S for size in range(1, r + 1) for S in itertools.combinations(range(r), size)]
     threshold = math.sqrt(2 * math.log(2 * len(subsets) / 1e-6) / seeds)
     biases = [abs(np.prod(signs[:, S], axis=1).mean()) for S in subsets]
@@ -118,7 +118,7 @@ def test_r_wise_independence_of_the_bits(r):
 
 
 def test_four_wise_bit_hash_makes_columns_coincide():
-    """The finding of chapter 11: with r = 4 (degree 3), ⟨A e_x, A e_y⟩ ∈ {0, ±1} exactly — two columns are
+    """The finding of chapter 15: with r = 4 (degree 3), ⟨A e_x, A e_y⟩ ∈ {0, ±1} exactly — two columns are
     orthogonal or identical up to sign — while r = 8 spreads the values (max |·| far below 1)."""
     cols = np.unique(np.random.default_rng(1).integers(0, N32, size=120, dtype=np.int64))
     off = ~np.eye(cols.size, dtype=bool)
@@ -174,8 +174,8 @@ def test_project_in_pieces_is_byte_identical_to_one_block(monkeypatch, setting, 
     D, W = setting
     monkeypatch.setattr(hashing, "_BLOCK", block)
     monkeypatch.setattr(hashing, "_ROWS_BLOCK", rows_block)
-    for T, N in ((100, N32), (37, 1 << 48)):
-        f = PolynomialSignHash.sample(8, T, N, rng=3)
+    for ell, N in ((100, N32), (37, 1 << 48)):
+        f = PolynomialSignHash.sample(8, ell, N, rng=3)
         sub = W.head(30) if N == N32 else random_sparse_queries(30, 10, N, rng=4)
         for args in ((sub.indptr, sub.indices, sub.weights),
                      (np.array([0, D.indices.size]), D.indices % N, D.counts.astype(np.float64))):
@@ -190,13 +190,13 @@ def test_project_in_pieces_is_byte_identical_to_one_block(monkeypatch, setting, 
 
 
 def test_eval_equals_explicit_projection():
-    """S1-Def6's Measure: with zero noise, Eval(Q) = ⟨AQ, AD⟩/n with the explicit A (small N, T)."""
-    N, T, n = 64, 37, 11
+    """S1-Def6's Measure: with zero noise, Eval(Q) = ⟨AQ, AD⟩/n with the explicit A (small N, ell)."""
+    N, ell, n = 64, 37, 11
     rng = np.random.default_rng(4)
     x = rng.multinomial(n, np.full(N, 1 / N))
     D = SparseHistogram(N, np.flatnonzero(x), x[x > 0])
     W = random_sparse_queries(9, 5, N, rng=5)
-    rel = sparse_project(D, epsilon=0.5, delta=1e-3, beta=0.1, m=5, k=9, n=n, T=T, r=6, rng=6, sampler=_zero)
+    rel = sparse_project(D, epsilon=0.5, delta=1e-3, beta=0.1, s=5, m=9, n=n, ell=ell, r=6, rng=6, sampler=_zero)
     A = rel.f.matrix(np.arange(N))
     Q = W.matrix()
     assert np.allclose(rel.y, A @ x)
@@ -209,43 +209,43 @@ def test_eval_equals_explicit_projection():
 
 def test_release_noise_and_trials(setting):
     D, W = setting
-    rel = sparse_project(D, epsilon=1.0, delta=1e-5, beta=0.1, m=10, k=200, n=D.n, T=64, r=4, trials=3, rng=1)
+    rel = sparse_project(D, epsilon=1.0, delta=1e-5, beta=0.1, s=10, m=200, n=D.n, ell=64, r=4, trials=3, rng=1)
     assert rel.y.shape == (3, 64) and rel.evaluate(W).shape == (3, 200)
     assert rel.noise_scale == pytest.approx(math.sqrt(8 * math.log(1e5)))
-    assert rel.trace["T_theory"] > 1e15 and rel.trace["r"] == 4 and rel.neighbours == "add/remove"
+    assert rel.trace["ell_theory"] > 1e15 and rel.trace["r"] == 4 and rel.neighbours == "add/remove"
 
 
-# --------------------------------------------------------------------------- accuracy at a practical T
+# --------------------------------------------------------------------------- accuracy at a practical ell
 
-def test_accuracy_at_practical_T(setting):
-    """Noise part: over 600 noise draws on 3 hashes, max over the k queries exceeds the noise bound (β/2) no
+def test_accuracy_at_practical_ell(setting):
+    """Noise part: over 600 noise draws on 3 hashes, max over the m queries exceeds the noise bound (β/2) no
     more often than β/2 allows (Clopper–Pearson at 1e-6).  JL part: the mean of JL²/Var-bound over the queries
     is at most 1 (the 4-wise variance bound), and every hash stays under the Chebyshev bound."""
     from dpbook.experiments import failure_rate
     D, W = setting
-    eps, delta, beta, T = 1.0, 1e-5, 0.1, 1024
+    eps, delta, beta, ell = 1.0, 1e-5, 0.1, 1024
     d_sq = float(np.sum(D.counts.astype(float) ** 2))
     q_sq = np.bincount(np.repeat(np.arange(W.m), np.diff(W.indptr)), weights=W.weights ** 2)
     noise_max, ratios = [], []
     for seed in range(3):
-        rel = sparse_project(D, epsilon=eps, delta=delta, beta=beta, m=10, k=W.m, n=D.n, T=T, r=8, trials=200, rng=seed)
+        rel = sparse_project(D, epsilon=eps, delta=delta, beta=beta, s=10, m=W.m, n=D.n, ell=ell, r=8, trials=200, rng=seed)
         jl, noise, Q_hat = error_decomposition(rel, D, W)
         bound = th.noise_error_bound(np.linalg.norm(Q_hat, axis=1), np.abs(Q_hat).max(axis=1), eps, delta, D.n,
                                      W.m, beta)
         noise_max.append((np.abs(noise) / bound).max(axis=1))
-        var = np.array([th.jl_variance(q, d_sq, T) for q in q_sq]) / D.n ** 2
+        var = np.array([th.jl_variance(q, d_sq, ell) for q in q_sq]) / D.n ** 2
         ratios.append(np.mean(jl ** 2 / var))
-        assert np.abs(jl).max() <= th.jl_error_bound(q_sq.max(), d_sq, T, D.n, W.m, beta)
+        assert np.abs(jl).max() <= th.jl_error_bound(q_sq.max(), d_sq, ell, D.n, W.m, beta)
     assert failure_rate(np.concatenate(noise_max), 1.0).consistent_with(beta / 2)
     assert np.mean(ratios) <= 1.0
 
 
-def test_noise_part_does_not_depend_on_T_and_scales_with_epsilon(setting):
+def test_noise_part_does_not_depend_on_ell_and_scales_with_epsilon(setting):
     D, W = setting
     rms = {}
-    for T, eps in [(128, 1.0), (1024, 1.0), (1024, 0.5)]:
-        rel = sparse_project(D, epsilon=eps, delta=1e-5, beta=0.1, m=10, k=W.m, n=D.n, T=T, r=8, trials=100, rng=3)
-        rms[T, eps] = float(np.sqrt(np.mean(error_decomposition(rel, D, W).noise ** 2)))
+    for ell, eps in [(128, 1.0), (1024, 1.0), (1024, 0.5)]:
+        rel = sparse_project(D, epsilon=eps, delta=1e-5, beta=0.1, s=10, m=W.m, n=D.n, ell=ell, r=8, trials=100, rng=3)
+        rms[ell, eps] = float(np.sqrt(np.mean(error_decomposition(rel, D, W).noise ** 2)))
     assert 0.85 < rms[128, 1.0] / rms[1024, 1.0] < 1.15
     assert 1.8 < rms[1024, 0.5] / rms[1024, 1.0] < 2.2
 
@@ -253,22 +253,22 @@ def test_noise_part_does_not_depend_on_T_and_scales_with_epsilon(setting):
 # --------------------------------------------------------------------------- privacy
 
 def test_ledger_composes_to_the_claim(setting):
-    """S1-Thm1: T steps of σ/sqrt(T) compose (advanced composition, slack δ) to at most ε; the Gaussian variant
+    """S1-Thm1: ell steps of σ/sqrt(ell) compose (advanced composition, slack δ) to at most ε; the Gaussian variant
     spends (ε, δ) once; the broken twin's ledger does not compose to its claim."""
     from dpbook.broken.sparse_project import sparse_project_no_composition
     from dpbook.theory.composition import advanced_composition
     D, _ = setting
-    for T, eps, delta in [(256, 1.0, 1e-5), (4096, 0.3, 1e-3), (16, 0.9, 0.5)]:
-        rel = sparse_project(D, epsilon=eps, delta=delta, beta=0.1, m=10, k=10, n=D.n, T=T, r=4, rng=0)
-        steps = {s.epsilon for s in rel.ledger}
-        assert len(rel.ledger) == T and len(steps) == 1 and sum(s.delta for s in rel.ledger) == 0.0
-        composed, slack = advanced_composition(steps.pop(), T, delta)
+    for ell, eps, delta in [(256, 1.0, 1e-5), (4096, 0.3, 1e-3), (16, 0.9, 0.5)]:
+        rel = sparse_project(D, epsilon=eps, delta=delta, beta=0.1, s=10, m=10, n=D.n, ell=ell, r=4, rng=0)
+        steps = {width.epsilon for width in rel.ledger}
+        assert len(rel.ledger) == ell and len(steps) == 1 and sum(width.delta for width in rel.ledger) == 0.0
+        composed, slack = advanced_composition(steps.pop(), ell, delta)
         assert eps / 2 <= composed <= eps and slack == delta
         assert composed <= eps / 2 + eps ** 2 / (4 * math.log(1 / delta)) + 1e-12
-        bad = sparse_project_no_composition(D, epsilon=eps, delta=delta, beta=0.1, m=10, k=10, n=D.n, T=T, r=4, rng=0)
-        assert advanced_composition(bad.ledger[0].epsilon, T, delta)[0] > eps
-    gauss = sparse_project_gaussian(D, epsilon=0.9, delta=1e-5, beta=0.1, m=10, k=10, n=D.n, T=64, r=4, rng=0)
-    assert sum(s.epsilon for s in gauss.ledger) == 0.9 and sum(s.delta for s in gauss.ledger) == 1e-5
+        bad = sparse_project_no_composition(D, epsilon=eps, delta=delta, beta=0.1, s=10, m=10, n=D.n, ell=ell, r=4, rng=0)
+        assert advanced_composition(bad.ledger[0].epsilon, ell, delta)[0] > eps
+    gauss = sparse_project_gaussian(D, epsilon=0.9, delta=1e-5, beta=0.1, s=10, m=10, n=D.n, ell=64, r=4, rng=0)
+    assert sum(width.epsilon for width in gauss.ledger) == 0.9 and sum(width.delta for width in gauss.ledger) == 1e-5
     assert gauss.noise_scale == pytest.approx(math.sqrt(2 * math.log(1.25 / 1e-5)) / 0.9)
 
 
@@ -286,9 +286,9 @@ def test_one_dimensional_audit_of_the_release():
 
 
 def test_privacy_does_not_depend_on_the_hash():
-    """The statistic ⟨a, v⟩ has the same law for every hash: ‖A e_x‖₂ = 1 exactly, whatever r, T, f."""
-    for r, T in [(2, 3), (4, 16), (8, 100)]:
-        f = PolynomialSignHash.sample(r, T, N32, rng=T)
+    """The statistic ⟨a, v⟩ has the same law for every hash: ‖A e_x‖₂ = 1 exactly, whatever r, ell, f."""
+    for r, ell in [(2, 3), (4, 16), (8, 100)]:
+        f = PolynomialSignHash.sample(r, ell, N32, rng=ell)
         a = f.matrix(np.array([1, 2, 3]))
         assert np.allclose(np.linalg.norm(a, axis=0), 1.0)
 
@@ -300,15 +300,15 @@ def _D():
 
 
 def test_sparse_project_rejects_bad_input():
-    ok = dict(epsilon=1.0, delta=1e-5, beta=0.1, m=10, k=10, n=3, T=16, r=4)
+    ok = dict(epsilon=1.0, delta=1e-5, beta=0.1, s=10, m=10, n=3, ell=16, r=4)
     for fn in (sparse_project, sparse_project_gaussian):
         base = dict(ok, epsilon=0.9) if fn is sparse_project_gaussian else ok
         fn(_D(), **base)
         for key, bad, exc in [("epsilon", 0.0, ValueError), ("epsilon", math.nan, ValueError), ("epsilon", "1", TypeError),
                               ("delta", 0.0, ValueError), ("delta", 1.0, ValueError), ("delta", -0.1, ValueError),
-                              ("beta", 0.0, ValueError), ("beta", 1.0, ValueError), ("m", 0, ValueError),
-                              ("k", 0, ValueError), ("k", 1.5, TypeError), ("n", 0, ValueError), ("T", 0, ValueError),
-                              ("T", 1 << 30, ValueError), ("r", 1, ValueError), ("trials", 0, ValueError),
+                              ("beta", 0.0, ValueError), ("beta", 1.0, ValueError), ("s", 0, ValueError),
+                              ("m", 0, ValueError), ("m", 1.5, TypeError), ("n", 0, ValueError), ("ell", 0, ValueError),
+                              ("ell", 1 << 30, ValueError), ("r", 1, ValueError), ("trials", 0, ValueError),
                               ("trials", 1 << 24, ValueError)]:
             with pytest.raises(exc, match=key):
                 fn(_D(), **dict(base, **{key: bad}))
@@ -316,8 +316,8 @@ def test_sparse_project_rejects_bad_input():
             fn(np.array([1, 2]), **base)
         with pytest.raises(ValueError, match="power of two"):
             fn(SparseHistogram(1000, np.array([1]), np.array([1])), **base)
-        with pytest.raises(ValueError, match="T"):
-            fn(_D(), **dict(base, T=None, n=1000))                     # S1-Alg's T = 9e15 cannot be allocated
+        with pytest.raises(ValueError, match="ell"):
+            fn(_D(), **dict(base, ell=None, n=1000))                     # S1-Alg's ell = 9e15 cannot be allocated
         with pytest.raises(TypeError, match="sampler"):
             fn(_D(), **dict(base, sampler="laplace"))
         with pytest.raises(TypeError, match="rng"):
@@ -326,16 +326,16 @@ def test_sparse_project_rejects_bad_input():
         sparse_project(_D(), **dict(ok, epsilon=30.0, delta=0.5))       # ε > 2 ln(1/δ): the composition fails
     with pytest.raises(ValueError, match="epsilon"):
         sparse_project_gaussian(_D(), **dict(ok, epsilon=1.0))          # classic Gaussian needs ε < 1
-    tiny = sparse_project(SparseHistogram(8, np.array([1]), np.array([1])), epsilon=1.0, delta=1e-3, beta=0.5, m=1,
-                          k=1, n=1, rng=0)
-    assert tiny.T == math.ceil(th.sparse_project_T(1, 1, 1, 0.5))      # the theoretical T when it fits
+    tiny = sparse_project(SparseHistogram(8, np.array([1]), np.array([1])), epsilon=1.0, delta=1e-3, beta=0.5, s=1,
+                          m=1, n=1, rng=0)
+    assert tiny.ell == math.ceil(th.sparse_project_ell(1, 1, 1, 0.5))      # the theoretical ell when it fits
 
 
 def test_evaluate_rejects_queries_outside_the_budget():
-    rel = sparse_project(_D(), epsilon=1.0, delta=1e-5, beta=0.1, m=2, k=2, n=3, T=16, r=4, rng=0)
-    with pytest.raises(ValueError, match="m"):
-        rel.evaluate(SparseQueryWorkload(N32, [[(1, 1.0), (2, 1.0), (3, 1.0)]]))    # 3 non-zeros > m = 2
-    with pytest.raises(ValueError, match="k"):
+    rel = sparse_project(_D(), epsilon=1.0, delta=1e-5, beta=0.1, s=2, m=2, n=3, ell=16, r=4, rng=0)
+    with pytest.raises(ValueError, match=r"built for s \(2\)-sparse"):
+        rel.evaluate(SparseQueryWorkload(N32, [[(1, 1.0), (2, 1.0), (3, 1.0)]]))    # 3 non-zeros > s = 2
+    with pytest.raises(ValueError, match=r"built for m \(2\)"):
         rel.evaluate(SparseQueryWorkload(N32, [[(1, 1.0)]] * 3))
     with pytest.raises(TypeError, match="workload"):
         rel.evaluate(np.ones((1, 4)))
@@ -345,7 +345,7 @@ def test_evaluate_rejects_queries_outside_the_budget():
 
 def test_workload_rejects_bad_queries():
     with pytest.raises(ValueError, match="sparsity"):
-        SparseQueryWorkload(N32, [[(1, 1.0), (2, 1.0)]], sparsity=1)           # more than m non-zeros
+        SparseQueryWorkload(N32, [[(1, 1.0), (2, 1.0)]], sparsity=1)           # more than s non-zeros
     with pytest.raises(ValueError, match="outside \\[0, 1\\]"):
         SparseQueryWorkload(N32, [[(1, 1.5)]])
     with pytest.raises(ValueError, match="outside \\[0, 1\\]"):
@@ -366,11 +366,11 @@ def test_workload_rejects_bad_queries():
         SparseQueryWorkload(N32, "abc")
     with pytest.raises(ValueError, match="indptr"):
         SparseQueryWorkload.from_arrays(N32, [1, 0], [1], [1.0])
-    with pytest.raises(ValueError, match="k"):
+    with pytest.raises(ValueError, match=r"^m \(2\)"):
         SparseQueryWorkload(N32, [[(1, 1.0)]]).head(2)
-    with pytest.raises(ValueError, match="k"):
+    with pytest.raises(ValueError, match=r"^m \(0\)"):
         random_sparse_queries(0, 3, N32)
-    with pytest.raises(ValueError, match="m"):
+    with pytest.raises(ValueError, match=r"^s \(20\)"):
         random_sparse_queries(3, 20, 16)
     with pytest.raises(ValueError, match="weights"):
         random_sparse_queries(3, 2, 16, weights="gaussian")
@@ -389,7 +389,7 @@ def test_helpers_reject_bad_input():
             synthetic_records(**dict(dict(n=10, pool=pool, bits=8), **kwargs))
     with pytest.raises(ValueError, match="size"):
         record_pool(300, 8)
-    rel = sparse_project(_D(), epsilon=1.0, delta=1e-5, beta=0.1, m=2, k=2, n=3, T=16, r=4, rng=0)
+    rel = sparse_project(_D(), epsilon=1.0, delta=1e-5, beta=0.1, s=2, m=2, n=3, ell=16, r=4, rng=0)
     with pytest.raises(TypeError, match="f"):
         project_database(_D(), "hash")
     with pytest.raises(ValueError, match="N"):
@@ -404,11 +404,11 @@ def test_helpers_reject_bad_input():
         laplace_sparse_queries(_D(), SparseQueryWorkload(N32, [[(1, 1.0)]]), epsilon=1.0, n=0)
     from dpbook.broken.sparse_project import sparse_project_no_composition
     with pytest.raises(ValueError, match="delta"):
-        sparse_project_no_composition(_D(), epsilon=1.0, delta=0.0, beta=0.1, m=2, k=2, n=3, T=16)
+        sparse_project_no_composition(_D(), epsilon=1.0, delta=0.0, beta=0.1, s=2, m=2, n=3, ell=16)
 
 
 def test_field_functions_reject_bad_input():
-    with pytest.raises(ValueError, match="s"):
+    with pytest.raises(ValueError, match=r"^width \(64\)"):
         gf_mul(np.array([1]), np.array([1]), 64)
     with pytest.raises(ValueError, match="left"):
         gf_mul(np.array([8]), np.array([1]), 3)
@@ -450,7 +450,7 @@ def test_theory_functions_reject_bad_input():
         th.jl_variance(-1.0, 1.0, 4)
     with pytest.raises(ValueError, match="d_sq_norm"):
         th.jl_variance(1.0, math.inf, 4)
-    with pytest.raises(ValueError, match="T"):
+    with pytest.raises(ValueError, match="ell"):
         th.jl_variance(1.0, 1.0, 0)
     with pytest.raises(ValueError, match="beta"):
         th.jl_error_bound(1.0, 1.0, 4, 10, 3, 0.0)
@@ -467,11 +467,11 @@ def test_theory_functions_reject_bad_input():
 # --------------------------------------------------------------------------- hand-computed bounds
 
 def test_hand_computed_bounds():
-    # T = 9.25e15 for n = 1e3, m = 100, k = 1e3, β = .05; 2.2e12 for n = 100, m = 10, k = 100, β = .1
-    assert th.sparse_project_T(1000, 100, 1000, 0.05) == pytest.approx(9.25e15, rel=1e-3)
-    assert th.sparse_project_T(100, 10, 100, 0.1) == pytest.approx(2 * 4096 * math.log(4000) * 10010 ** 2 / math.sqrt(10))
+    # ell = 9.25e15 for n = 1e3, s = 100, m = 1e3, β = .05; 2.2e12 for n = 100, s = 10, m = 100, β = .1
+    assert th.sparse_project_ell(1000, 100, 1000, 0.05) == pytest.approx(9.25e15, rel=1e-3)
+    assert th.sparse_project_ell(100, 10, 100, 0.1) == pytest.approx(2 * 4096 * math.log(4000) * 10010 ** 2 / math.sqrt(10))
     for args in [(1000, 100, 1000, 0.05), (7, 3, 2, 0.5), (1, 1, 1, 0.9)]:
-        assert th.sparse_project_T_seed_form(*args) == pytest.approx(th.sparse_project_T(*args), rel=1e-12)
+        assert th.sparse_project_ell_seed_form(*args) == pytest.approx(th.sparse_project_ell(*args), rel=1e-12)
     assert th.sparse_project_tau(0.05, 1000) == 0.05 / 4000
     assert th.sparse_project_sigma(1.0, 1e-5) == pytest.approx(1 / math.sqrt(8 * math.log(1e5)))
     assert th.hash_independence(1000, 9_250_000_000_000_000, 0.05) == 92          # "r ≈ 92" in §13
@@ -502,14 +502,14 @@ def test_results_registry_entries():
 
 def test_determinism(setting):
     D, W = setting
-    run = lambda seed: sparse_project(D, epsilon=1.0, delta=1e-5, beta=0.1, m=10, k=200, n=D.n, T=32, r=4, rng=seed)
+    run = lambda seed: sparse_project(D, epsilon=1.0, delta=1e-5, beta=0.1, s=10, m=200, n=D.n, ell=32, r=4, rng=seed)
     a, b, c = run(5), run(5), run(6)
     assert np.array_equal(a.y, b.y) and a.f == b.f and np.array_equal(a.evaluate(W), b.evaluate(W))
     assert not np.array_equal(a.y, c.y) and a.f != c.f
     assert np.array_equal(random_sparse_queries(5, 3, N32, rng=1).indices, random_sparse_queries(5, 3, N32, rng=1).indices)
     pool = record_pool(10, 32, rng=3)
     assert np.array_equal(synthetic_records(50, pool, rng=2).counts, synthetic_records(50, pool, rng=2).counts)
-    g = lambda seed: sparse_project_gaussian(D, epsilon=0.5, delta=1e-5, beta=0.1, m=10, k=5, n=D.n, T=16, r=4, rng=seed).y
+    g = lambda seed: sparse_project_gaussian(D, epsilon=0.5, delta=1e-5, beta=0.1, s=10, m=5, n=D.n, ell=16, r=4, rng=seed).y
     assert np.array_equal(g(1), g(1)) and not np.array_equal(g(1), g(2))
 
 
@@ -518,8 +518,8 @@ def test_explorer_is_pure_and_valid():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from dpbook.explorers.sparse_project import explore_sparse_project, plot_column_products
-    fig = explore_sparse_project(k=50, T=64, trials=5)
-    fig2 = explore_sparse_project(k=50, T=64, trials=5)
+    fig = explore_sparse_project(m=50, ell=64, trials=5)
+    fig2 = explore_sparse_project(m=50, ell=64, trials=5)
     assert len(fig.axes) == 2
     a = [line.get_ydata() for line in fig.axes[0].get_lines()]
     b = [line.get_ydata() for line in fig2.axes[0].get_lines()]
@@ -527,7 +527,7 @@ def test_explorer_is_pure_and_valid():
     plt.close("all")
     with pytest.raises(ValueError, match="epsilon"):
         explore_sparse_project(epsilon=0.0)
-    assert len(plot_column_products(T=64, support=20).axes) == 1
+    assert len(plot_column_products(ell=64, support=20).axes) == 1
     plt.close("all")
 
 
@@ -536,7 +536,7 @@ def test_widget_cache_reproduces_the_error_decomposition():
     error_decomposition computes from the release the widget draws (same seed → same hash)."""
     from dpbook.explorers.sparse_project import _hash_parts, sparse_data, sparse_workload
     D, W = sparse_data(500), sparse_workload(50, 4)
-    rel = sparse_project(D, epsilon=0.7, delta=1e-5, beta=0.1, m=4, k=50, n=500, T=64, r=8, trials=3, rng=5)
+    rel = sparse_project(D, epsilon=0.7, delta=1e-5, beta=0.1, s=4, m=50, n=500, ell=64, r=8, trials=3, rng=5)
     jl, noise, Q_hat = error_decomposition(rel, D, W)
     f, Q_cached, u, jl_cached = _hash_parts(500, 50, 4, 64, 8, 5)
     assert rel.f == f
@@ -570,31 +570,61 @@ def test_restrict_to_queries_bad_input(setting):
 
 
 def test_gaussian_direct_error_bound_holds_and_is_not_loose():
-    """The max of k Gaussian errors stays below the bound in at most a β fraction of draws (it is a union bound:
+    """The max of m Gaussian errors stays below the bound in at most a β fraction of draws (it is a union bound:
     the rate is far below β), and the bound is within a factor 1.5 of the measured 1-β quantile (control: the
     bound at half the sensitivity is exceeded far more often than β)."""
     from dpbook.experiments import failure_rate
     from dpbook.theory.gaussian import analytic_gaussian_sigma
-    k, beta, l2, n = 200, 0.1, 3.0, 1000
+    m, beta, l2, n = 200, 0.1, 3.0, 1000
     sigma = analytic_gaussian_sigma(l2, 1.0, 1e-5) / n
-    err = np.abs(np.random.default_rng(5).normal(0.0, sigma, size=(4000, k))).max(axis=1)
-    bound = th.gaussian_direct_error_bound(k, beta, l2, 1.0, 1e-5, n)
+    err = np.abs(np.random.default_rng(5).normal(0.0, sigma, size=(4000, m))).max(axis=1)
+    bound = th.gaussian_direct_error_bound(m, beta, l2, 1.0, 1e-5, n)
     assert failure_rate(err, bound).consistent_with(beta)
     assert bound < 1.5 * np.quantile(err, 1 - beta)
-    assert not failure_rate(err, th.gaussian_direct_error_bound(k, beta, l2 / 2, 1.0, 1e-5, n)).consistent_with(beta)
-    for kw, name in [(dict(k=0), "k"), (dict(n=0), "n"), (dict(l2_sensitivity=-1.0), "sensitivity"),
+    assert not failure_rate(err, th.gaussian_direct_error_bound(m, beta, l2 / 2, 1.0, 1e-5, n)).consistent_with(beta)
+    for kw, name in [(dict(m=0), "m"), (dict(n=0), "n"), (dict(l2_sensitivity=-1.0), "sensitivity"),
                      (dict(delta=0.0), "delta"), (dict(beta=1.5), "beta")]:
-        args = dict(k=k, beta=beta, l2_sensitivity=l2, epsilon=1.0, delta=1e-5, n=n) | kw
+        args = dict(m=m, beta=beta, l2_sensitivity=l2, epsilon=1.0, delta=1e-5, n=n) | kw
         with pytest.raises(ValueError, match=name):
             th.gaussian_direct_error_bound(**args)
 
 
 def test_practical_error_bound_is_the_sum_of_the_parts():
-    T, k, beta = 1024, 500, 0.1
-    total = th.practical_error_bound(3.0, 10, 1e5, T, 2000, k, beta, 1.0, 1e-5)
-    parts = th.jl_error_bound(3.0, 1e5, T, 2000, k, beta) + th.noise_error_bound(np.sqrt(3.0), 10 / np.sqrt(T), 1.0,
-                                                                                 1e-5, 2000, k, beta)
+    ell, m, beta = 1024, 500, 0.1
+    total = th.practical_error_bound(3.0, 10, 1e5, ell, 2000, m, beta, 1.0, 1e-5)
+    parts = th.jl_error_bound(3.0, 1e5, ell, 2000, m, beta) + th.noise_error_bound(np.sqrt(3.0), 10 / np.sqrt(ell), 1.0,
+                                                                                 1e-5, 2000, m, beta)
     assert total == pytest.approx(float(parts), rel=1e-12)
-    assert th.practical_error_bound(3.0, 10, 1e5, 4 * T, 2000, k, beta, 1.0, 1e-5) < total     # JL part falls with T
+    assert th.practical_error_bound(3.0, 10, 1e5, 4 * ell, 2000, m, beta, 1.0, 1e-5) < total     # JL part falls with ell
     with pytest.raises(ValueError, match="q_sq_norm"):
-        th.practical_error_bound(-1.0, 10, 1e5, T, 2000, k, beta, 1.0, 1e-5)
+        th.practical_error_bound(-1.0, 10, 1e5, ell, 2000, m, beta, 1.0, 1e-5)
+
+
+def test_chapter_figures_draw_what_they_are_given_and_validate():
+    """Chapter 15's figures: each draws its data, at most 2 panels and 900 px, and refuses bad input by name."""
+    import matplotlib.pyplot as plt
+    from dpbook.explorers.sparse_project import figure_accuracy, figure_per_query_comparison, figure_slopes
+    from dpbook.plots import DPI, MAX_WIDTH_PX
+    fig = figure_accuracy([0.03, 0.035], [0.008, 0.009], [0.03], practical_bound=1.8, rate=0.08, gaussian_median=0.0035,
+                          zero_answer=0.14, noise_bound=0.018, m=500)
+    assert sum(p.get_height() for p in fig.axes[0].patches) == 2                  # one count per run
+    grid = np.array([1.0, 2.0, 4.0, 8.0, 16.0])
+    fig2 = figure_slopes({"ε": (grid, 1 / grid, -1.0, -1.0), "ℓ (JL part)": (grid * 128, grid ** -0.5, -0.5, -0.5)})
+    assert np.allclose(fig2.axes[1].lines[0].get_ydata(), grid ** -0.5)
+    res = {"m": np.array([10, 30]), "sparse_project": np.array([0.03, 0.04]), "gaussian": np.array([0.003, 0.005]),
+           "laplace": np.array([]), "zero": np.array([0.02, 0.02]), "l2": np.array([1.0, 1.2]), "l1": np.array([1.0, 2.0])}
+    fig3 = figure_per_query_comparison(res, res, titles=("a", "b"))
+    for f in (fig, fig2, fig3):
+        assert len(f.axes) <= 2 and f.get_size_inches()[0] * DPI <= MAX_WIDTH_PX
+    plt.close("all")
+    with pytest.raises(ValueError, match="total_max"):
+        figure_accuracy([], [0.008], [0.03], practical_bound=1.8, rate=0.08, gaussian_median=0.0035, zero_answer=0.14,
+                        noise_bound=0.018, m=500)
+    with pytest.raises(ValueError, match="^m "):
+        figure_accuracy([0.03], [0.008], [0.03], practical_bound=1.8, rate=0.08, gaussian_median=0.0035,
+                        zero_answer=0.14, noise_bound=0.018, m=0)
+    with pytest.raises(TypeError, match="sweeps"):
+        figure_slopes({})
+    with pytest.raises(ValueError, match="titles"):
+        figure_per_query_comparison(res, res, titles=("a",))
+    plt.close("all")

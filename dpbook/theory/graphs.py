@@ -1,8 +1,8 @@
-"""Bounds for releasing graph cuts privately (GRU §2, §6, Rem 4.11/5.3; chapter 10).
+"""Bounds for releasing graph cuts privately (GRU §2, §6, Rem 4.11/5.3; chapter 14).
 
 Counts, not normalised: a cut answer is a number of edges.  The universe is the ``N = C(V, 2)`` unordered vertex
-pairs; a graph is a 0/1 (or [0, 1]-weighted) vector over it.  A cut query ``(S, T)`` weighs the pair ``{u, v}``
-by ``q = 1[u∈S, v∈T] + 1[v∈S, u∈T]``, which is 2 for a pair inside ``S ∩ T`` (erratum IDC-E5): every bound here
+pairs; a graph is a 0/1 (or [0, 1]-weighted) vector over it.  A cut query ``(S, R)`` weighs the pair ``{u, v}``
+by ``q = 1[u∈S, v∈R] + 1[v∈S, u∈R]``, which is 2 for a pair inside ``S ∩ R`` (erratum IDC-E5): every bound here
 is stated for coefficients in ``[0, 2]`` unless it says "disjoint".
 
 The one tool is the Chernoff bound of IDC-Thm6.5, written with the variance proxy ``σ² = Σ q_e²`` and the largest
@@ -41,7 +41,7 @@ def num_pairs(num_vertices) -> int:
 
 
 def union_log_term(num_vertices, beta) -> float:
-    """``L = V ln 4 + ln(2/β)``: a union bound over the ``4^V`` pairs ``(S, T)`` and both signs (IDC §6.1)."""
+    """``L = V ln 4 + ln(2/β)``: a union bound over the ``4^V`` pairs ``(S, R)`` and both signs (IDC §6.1)."""
     return _V(num_vertices) * math.log(4.0) + math.log(2.0 / check_beta(beta))
 
 
@@ -71,11 +71,11 @@ def laplace_sum_deviation(sigma2, q_max, b, log_term):
 
 def rr_cut_error_bound(num_vertices, epsilon, beta, neighbours="add/remove") -> float:
     """IDC §6.1 [RECON; constants DERIVED]: randomized response for graphs (``Lap(b)`` on every pair, ``b = 1/ε``,
-    ``2/ε`` under replace-one) has, with probability ``>= 1-β``, error at most this on **every** cut ``(S, T)``,
+    ``2/ε`` under replace-one) has, with probability ``>= 1-β``, error at most this on **every** cut ``(S, R)``,
     overlapping ones included.
 
-    A cut's coefficients lie in ``[0, 2]`` (IDC-E5) and ``Σ q_e² = |S||T| + k² - 2k <= 4N`` (``k = |S∩T|``; the
-    maximum is at ``S = T = V``), so :func:`laplace_sum_deviation` with ``σ² = 4N``, ``q_max = 2`` and
+    A cut's coefficients lie in ``[0, 2]`` (IDC-E5) and ``Σ q_e² = |S||R| + o² - 2o <= 4N`` (``o = |S∩R|``; the
+    maximum is at ``S = R = V``), so :func:`laplace_sum_deviation` with ``σ² = 4N``, ``q_max = 2`` and
     ``L = V ln 4 + ln(2/β)``: ``2 b sqrt(6 N L)`` while ``L <= 3N/4``, i.e. ``O(V^1.5/ε)``.
     """
     b = histogram_scale(check_epsilon(epsilon), neighbours)
@@ -89,7 +89,7 @@ def gru_cut_error_bound(num_vertices, epsilon, beta) -> float:
     ``sqrt(6 N (V ln 4 + ln(2/β)))/ε`` when ``|Q| <= (β/2) e^{2N/3}``, else Lemma 6.1's general case
     ``ln(2N/β)/ε · sqrt(2N ln(4|Q|/β))``.
 
-    It covers **disjoint** cuts (coefficients in ``{0, 1}``); a cut with ``S ∩ T ≠ ∅`` can have coefficient 2 and
+    It covers **disjoint** cuts (coefficients in ``{0, 1}``); a cut with ``S ∩ R ≠ ∅`` can have coefficient 2 and
     needs :func:`rr_cut_error_bound` (erratum IDC-E5 changes the constant by 2).
     """
     epsilon = check_epsilon(epsilon)
@@ -101,30 +101,31 @@ def gru_cut_error_bound(num_vertices, epsilon, beta) -> float:
     return math.log(2 * N / beta) / epsilon * math.sqrt(2 * N * (L + math.log(2.0)))
 
 
-def rr_size_error_bound(s, t, num_vertices, epsilon, beta, neighbours="add/remove"):
+def rr_size_error_bound(size_S, size_R, num_vertices, epsilon, beta, neighbours="add/remove"):
     """IDC §6.1, the size-dependent bound [RECON shape; constants DERIVED]: with probability ``>= 1-β``,
-    simultaneously for all ``S, T`` (``|S| = s``, ``|T| = t``), ``|Â(S,T) - A(S,T)| <= λ(s, t)`` with
-    :func:`laplace_sum_deviation` at ``σ² = 2st``, ``q_max = 2``, ``L = V ln 4 + ln(2/β)`` — i.e.
-    ``b sqrt(12 s t L) = O(sqrt(|S||T|(|V| + ln(1/β)))/ε)`` once ``st >= 8L/3``.
+    simultaneously for all cuts ``(S, R)`` with ``|S| = size_S`` and ``|R| = size_R``, ``|Â(S,R) - A(S,R)|`` is at
+    most :func:`laplace_sum_deviation` at ``σ² = 2|S||R|``, ``q_max = 2``, ``L = V ln 4 + ln(2/β)`` — i.e.
+    ``b sqrt(12 |S||R| L) = O(sqrt(|S||R|(|V| + ln(1/β)))/ε)`` once ``|S||R| >= 8L/3``.
 
-    ``Σ q_e² = st + k² - 2k <= 2st``; each of the ``4^V`` pairs gets failure probability ``β/4^V``.
-    Vectorised over ``s`` and ``t`` (integers ``>= 1``).
+    ``Σ q_e² = |S||R| + o² - 2o <= 2|S||R|`` (``o = |S ∩ R|``); each of the ``4^V`` pairs gets failure probability
+    ``β/4^V``.  Vectorised over ``size_S`` and ``size_R`` (integers ``>= 1``).
     """
     b = histogram_scale(check_epsilon(epsilon), neighbours)
     V = _V(num_vertices)
-    s, t = np.asarray(s), np.asarray(t)
-    for name, v in (("s", s), ("t", t)):
+    size_S, size_R = np.asarray(size_S), np.asarray(size_R)
+    for name, v in (("size_S", size_S), ("size_R", size_R)):
         if v.dtype.kind not in "iu" or np.any(v < 1) or np.any(v > V):
             raise ValueError(f"{name} must hold set sizes in [1, {V}]")
-    return laplace_sum_deviation(2.0 * s * t, 2.0, b, union_log_term(V, beta))
+    return laplace_sum_deviation(2.0 * size_S * size_R, 2.0, b, union_log_term(V, beta))
 
 
 def rr_size_error_table(num_vertices, epsilon, beta, neighbours="add/remove") -> np.ndarray:
-    """:func:`rr_size_error_bound` for every ``(s, t)``, as a ``(V+1, V+1)`` table (row/column 0: ``inf``)."""
+    """:func:`rr_size_error_bound` for every pair of sizes ``(|S|, |R|)``, as a ``(V+1, V+1)`` table (row/column 0:
+    ``inf``)."""
     V = _V(num_vertices)
-    s, t = np.meshgrid(np.arange(1, V + 1), np.arange(1, V + 1), indexing="ij")
+    size_S, size_R = np.meshgrid(np.arange(1, V + 1), np.arange(1, V + 1), indexing="ij")
     table = np.full((V + 1, V + 1), np.inf)
-    table[1:, 1:] = rr_size_error_bound(s, t, V, epsilon, beta, neighbours)
+    table[1:, 1:] = rr_size_error_bound(size_S, size_R, V, epsilon, beta, neighbours)
     return table
 
 
@@ -143,13 +144,13 @@ def rounding_error_bound(num_vertices, beta) -> float:
     return math.sqrt(2.0 * num_pairs(num_vertices) * union_log_term(num_vertices, beta))
 
 
-def synthetic_error_bound(E, rho=1.0) -> float:
-    """IDC-Lem6.2 [RECON]: a weighted graph ``W`` whose cuts are within ``E/ρ`` of the noisy ones (an oracle with
-    ratio ``ρ`` certifies ``ρ``-approximately) is within ``(1/ρ + 1) E`` of the true graph on every cut, when the
-    noise is within ``E`` (triangle inequality).  ``ρ = 1``: an exact oracle, ``2E``."""
-    E = check_real("E", E, low=0.0, low_open=True)
+def synthetic_error_bound(eta, rho=1.0) -> float:
+    """IDC-Lem6.2 [RECON]: a weighted graph ``W`` whose cuts are within ``eta/ρ`` of the noisy ones (an oracle
+    with ratio ``ρ`` certifies ``ρ``-approximately) is within ``(1/ρ + 1)·eta`` of the true graph on every cut,
+    when the noise is within ``eta`` (triangle inequality).  ``ρ = 1``: an exact oracle, ``2·eta``."""
+    eta = check_real("eta", eta, low=0.0, low_open=True)
     rho = check_real("rho", rho, low=0.0, high=1.0, low_open=True)
-    return (1.0 / rho + 1.0) * E
+    return (1.0 / rho + 1.0) * eta
 
 
 def mw_cut_rate(num_edges, num_vertices, epsilon, delta) -> float:
@@ -201,7 +202,7 @@ def _ic_condition(alpha, V, n, epsilon, delta, beta) -> float:
 def ic_mw_cut_alpha(num_vertices, num_edges, epsilon, delta, beta) -> float:
     """IDC-Cor7.4 [RECON; constants from IDC-Thm7.2/7.3]: the smallest normalised ``α`` for which the offline IC
     with MW (``B(α/2) = 16 ln N/α²``) and the exponential-mechanism distinguisher over all ``4^V`` halved cuts
-    ``(e_S/2)ᵀ A e_T`` (coefficients in ``[0, 1]``, normalised by ``n = |E|``) meets IDC-Thm7.3's condition
+    ``(e_S/2)ᵀ A e_R`` (coefficients in ``[0, 1]``, normalised by ``n = |E|``) meets IDC-Thm7.3's condition
     ``α >= max(8 ln(2B/β)/(ε0 n), 8 F(ε0))``, ``ε0`` from IDC-Thm7.2.  The right-hand side decreases in ``α``
     (fewer rounds, more budget per round), so bisection finds the crossing.
     """
@@ -219,7 +220,7 @@ def ic_mw_cut_alpha(num_vertices, num_edges, epsilon, delta, beta) -> float:
 
 def ic_cut_error_bound(num_vertices, num_edges, epsilon, delta, beta) -> float:
     """IDC-Cor7.4 [RECON]: with probability ``>= 1-β`` the IC synthetic graph (MW, exponential-mechanism
-    distinguisher over all cuts) is within ``2 |E| α*`` edges of the true graph on **every** cut ``(S, T)``,
+    distinguisher over all cuts) is within ``2 |E| α*`` edges of the true graph on **every** cut ``(S, R)``,
     ``α* =`` :func:`ic_mw_cut_alpha` (the 2 undoes the halving; ``n = |E|`` turns normalised into counts).
     ``(ε, δ)``-DP by IDC-Thm7.2 (``ε < 1`` when ``δ > 0``); ``Õ(sqrt(|E|)(ln|V| ln(1/δ))^{1/4} sqrt(|V|/ε))``.
     The uniform graph with ``|E|`` edges (IC's start) is within ``2|E|`` for free, so the bound says something
@@ -231,37 +232,37 @@ def ic_cut_error_bound(num_vertices, num_edges, epsilon, delta, beta) -> float:
 
 def cut_bound_rows(settings, beta, delta_ic=0.0) -> list[dict]:
     """IDC-Table1 [RECON]: for each ``(V, |E|, ε)`` the all-cuts error bounds (edges, probability ``>= 1-β``) of
-    the chapter's mechanisms: trivial ``2N``, randomized response (§6.1), the LP synthetic graph ``2E``
+    the chapter's mechanisms: trivial ``2N``, randomized response (§6.1, its bound ``η``), the LP synthetic graph ``2η``
     (IDC-Lem6.2) and after rounding (IDC-Rem6.3), and the offline IC with MW (IDC-Cor7.4, at ``delta_ic``)."""
     rows = []
     for V, n, eps in settings:
-        E = rr_cut_error_bound(V, eps, beta)
-        rows.append(dict(V=V, E=n, epsilon=eps, trivial=2.0 * num_pairs(V), rr=E, lp=synthetic_error_bound(E),
-                         rounded=synthetic_error_bound(E) + rounding_error_bound(V, beta),
+        eta = rr_cut_error_bound(V, eps, beta)
+        rows.append(dict(V=V, E=n, epsilon=eps, trivial=2.0 * num_pairs(V), rr=eta, lp=synthetic_error_bound(eta),
+                         rounded=synthetic_error_bound(eta) + rounding_error_bound(V, beta),
                          ic=ic_cut_error_bound(V, n, eps, delta_ic, beta)))
     return rows
 
 
 _CH = "14_graph_cuts"
 _S7 = "7. Offline: a synthetic graph by iterative construction"
-_S8 = "8. Summary of bounds"
+_S8 = "8. The bounds in one table"
 
 RESULTS = (
     Result(id="IDC §2", title="Cut queries, cut norm, rank-1 queries",
-           statement=r"A graph is a 0/1 vector over the $\binom{|V|}2$ vertex pairs; the cut query $(S,T)$ is "
-                     r"$e_S^\top A e_T$, the cut norm $\|A\|_C=\max_{S,T}|A(S,T)|$; rank-1 queries $u^\top A v$, "
+           statement=r"A graph is a 0/1 vector over the $\binom{|V|}2$ vertex pairs; the cut query $(S,R)$ is "
+                     r"$e_S^\top A e_R$, the cut norm $\|A\|_C=\max_{S,R}|A(S,R)|$; rank-1 queries $u^\top A v$, "
                      r"$u,v\in[0,1]^V$, contain the cuts.",
            chapter=_CH, section="1. Graphs as databases",
            implemented_by=("dpbook.graphs.RankOneWorkload", "dpbook.graphs.cut_norm_exact"), source=SOURCE),
     Result(id="IDC-E5", title="Cut coefficients can be 2",
-           statement=r"For an undirected graph and $S\cap T\neq\emptyset$ a pair inside $S\cap T$ is counted twice: "
+           statement=r"For an undirected graph and $S\cap R\neq\emptyset$ a pair inside $S\cap R$ is counted twice: "
                      r"cut queries have coefficients in $\{0,1,2\}$, which doubles the uniform noise bound.",
            chapter=_CH, section="1. Graphs as databases", implemented_by=("dpbook.graphs.RankOneWorkload",),
            bounds=("dpbook.theory.graphs.rr_cut_error_bound",), source=SOURCE + "; erratum IDC-E5"),
     Result(id="IDC §6.1", title="Randomized response for cuts",
            statement=r"Adding $\mathrm{Lap}(1/\varepsilon)$ to every pair is $\varepsilon$-DP (edge level) and, "
                      r"with probability $1-\beta$, every cut is within $O(|V|^{1.5}/\varepsilon)$, and within "
-                     r"$O(\sqrt{|S||T|(|V|+\ln(1/\beta))}/\varepsilon)$ size by size.",
+                     r"$O(\sqrt{|S||R|(|V|+\ln(1/\beta))}/\varepsilon)$ size by size.",
            chapter=_CH, section="2. Randomized response for graphs",
            implemented_by=("dpbook.graphs.graph_randomized_response",),
            bounds=("dpbook.theory.graphs.rr_cut_error_bound", "dpbook.theory.graphs.gru_cut_error_bound",
@@ -278,7 +279,7 @@ RESULTS = (
            implemented_by=("dpbook.graphs.round_graph",), bounds=("dpbook.theory.graphs.rounding_error_bound",),
            source=SOURCE),
     Result(id="IDC §6.2, Eq. (4)", title="Spectral bound on the normalised cut norm",
-           statement=r"$\max_{S,T}|A(S,T)|/\sqrt{|S||T|}\le\sigma_1(A)$ (exact), and $\sigma_1$ is within an "
+           statement=r"$\max_{S,R}|A(S,R)|/\sqrt{|S||R|}\le\sigma_1(A)$ (exact), and $\sigma_1$ is within an "
                      r"$O(\log|V|)$ factor (Nikiforov): the top singular vectors are an approximate separation oracle.",
            chapter=_CH, section="4. The cut norm and its spectral bound",
            implemented_by=("dpbook.graphs.top_singular_value", "dpbook.graphs.spectral_cut"), source=SOURCE),
