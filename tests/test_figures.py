@@ -24,7 +24,7 @@ MODULES = sorted(p for p in (ROOT / "dpbook").rglob("*.py") if p.name != "plots.
 
 FIGURE_CALL = re.compile(r"\bplt\.(subplots|figure|subplot_mosaic)\(|\bfigsize\s*=|\.add_subplot\(")
 COLOUR_LITERAL = re.compile(r"""["']#[0-9a-fA-F]{3,8}["']|["']C[0-9]["']|["']tab:[a-z]+["']""")
-SMALL_FONT = re.compile(r"\bfontsize\s*=\s*(\d+(?:\.\d+)?)|\bsize\s*=\s*(\d+(?:\.\d+)?)\s*[,)]")
+SMALL_FONT = re.compile(r"\b(?:fontsize|labelsize|titlesize)\s*=\s*(\d+(?:\.\d+)?)|[\"']font\.size[\"']\s*:\s*(\d+(?:\.\d+)?)")
 
 
 def png_width(b64: str) -> int:
