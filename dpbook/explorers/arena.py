@@ -168,7 +168,7 @@ def figure_time(result):
     for mech in COLOURS:
         pts = [(r["N"], r["seconds"][mech]) for r in rows if mech in r["seconds"]]
         if pts:
-            ax.plot(*zip(*pts), "o-", color=COLOURS[mech], ls="--" if mech == "gaussian" else "-", label=LABELS[mech])
+            ax.plot(*zip(*pts), marker="o", color=COLOURS[mech], ls="--" if mech == "gaussian" else "-", label=LABELS[mech])
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlabel("|X| (universe size)")
