@@ -6,9 +6,14 @@ fitted histograms — over every cell, normalised by n), medians of interleaved 
 method once with seed r before repeat r+1 starts), time ratios taken within each repeat.
 
 smartnoise runs in its own environment (benchmarks/peers/.venv, built by setup.sh) through
-``smartnoise_worker.py``; dpbook never imports it.  private-pgm (MWEM+PGM) is not compared: the name
-``private-pgm`` is not on PyPI; its library is published as ``mbi`` (JAX), but the MWEM+PGM mechanism is a script
-in the GitHub repository, not part of the package, so running it would mean writing our own copy of it.
+``smartnoise_worker.py``; dpbook never imports it.  AIM (McKenna et al. 2022) is the one smartnoise-synth 1.0.8
+packages in ``snsynth/aim`` on ``mbi==1.1.0`` (JAX), run in the same environment on the rows of ``AIM_ROWS`` with
+``AIM_REPEATS`` runs (one fit takes minutes on this machine).  MWEM+PGM is not run: it is a script in the
+private-pgm repository, not part of the ``mbi`` package, and running it would mean writing our own copy of it.
+
+Matched guarantees: AIM runs at (ε, δ = ``DELTA``) converted to zCDP (its own ``cdp_rho``), a weaker guarantee than
+the pure ε of every MWEM here and of the noisy histogram; the fair pure-vs-(ε, δ) counterpart is the per-query
+Gaussian on every cell at the same (ε, δ) (analytic calibration, exact L2 sensitivity), a column of the table.
 
 Fairness notes (printed with the table):
 * smartnoise cannot hold one histogram at d >= 16 (one fit at d = 16 took 42 s on this machine); at d >= 16 it
@@ -54,7 +59,12 @@ ROWS = [
     ("cancer k=2 eps=0.1 T=30", "cancer", 2, 0.1, 30),
     ("digits k=2 eps=1 T=10", "digits", 2, 1.0, 10),
     ("synthetic k=2 eps=1 T=30", "synthetic", 2, 1.0, 30),
+    ("markov d=8 k=2 eps=1 T=10", "markov8", 2, 1.0, 10),    # correlated, n = 20,000 >> |X| = 256
 ]
+AIM_ROWS = ("cancer k=2 eps=1 T=10", "markov d=8 k=2 eps=1 T=10")
+AIM_REPEATS = 1
+AIM = "smartnoise-synth 1.0.8 AIM (mbi 1.1.0)"
+DELTA = 1e-6
 SMALL = dict(data="cancer", k=2, epsilon=1.0, T=5, seeds=(0, 1, 2))
 SPLIT_FROM_D = 16          # smartnoise: one histogram below this d, groups of 8 columns from it on
 SPLIT = 8
@@ -82,6 +92,8 @@ def load(name):
     """(rows n × d, histogram over {0,1}^d) with attribute a = bit d-1-a (dpbook's universe order)."""
     if name == "synthetic":
         rows = synthetic()
+    elif name == "markov8":
+        rows = synthetic(n=20_000, d=8, seed=1)
     else:
         rows = (load_cancer() if name == "cancer" else load_digits()).table().astype(np.int64)
     d = rows.shape[1]
@@ -131,9 +143,10 @@ class Smartnoise:
                                      stdout=subprocess.PIPE, text=True)
         self.tmp = tempfile.TemporaryDirectory()
 
-    def fit(self, rows_path, k, epsilon, T, seed, split):
+    def fit(self, rows_path, k, epsilon, T, seed, split, method="mwem"):
         out = os.path.join(self.tmp.name, "out.npz")
-        request = dict(rows=str(rows_path), k=k, epsilon=epsilon, T=T, seed=seed, split=split, out=out)
+        request = dict(rows=str(rows_path), k=k, epsilon=epsilon, T=T, seed=seed, split=split, out=out,
+                       method=method, delta=DELTA)
         self.proc.stdin.write(json.dumps(request) + "\n")
         self.proc.stdin.flush()
         reply = json.loads(self.proc.stdout.readline())
@@ -188,30 +201,51 @@ def run_row(spec, repeats, peer, tmp):
                 "mult_weights_iterations": 20, "epsilon_spent_by_its_accountant": reply["spent"]}
     if peer is None:
         del methods["smartnoise-synth 1.0.8 MWEM"]
+    if peer is not None and name in AIM_ROWS:                      # minutes per fit: its own, fewer repeats
+        methods[AIM] = {"seconds": [], "max_error": [], "mean_error": [], "ratio": []}
+        for r in range(AIM_REPEATS):
+            reply, npz = peer.fit(rows_path, k, epsilon, T, seed=r, split=None, method="aim")
+            answers = np.concatenate([npz[f"marg{j}"] for j in range(len(npz))])
+            _record(methods[AIM], reply["seconds"], errors(answers, true))
+            methods[AIM]["ratio"].append(reply["seconds"] / methods[base_name()]["seconds"][r])
+        settings[AIM] = {"call": "snsynth.aim.AIMSynthesizer(epsilon, delta, degree=k).AIM(data, k-way workload)",
+                         "epsilon": epsilon, "delta": DELTA, "rho": reply["rho"], "repeats": AIM_REPEATS,
+                         "rounds": "16 d (its default)", "max_model_size": 80}
     base = "dpbook mwem_practical"
     for m, rec in methods.items():
         rec["median_seconds"] = float(np.median(rec["seconds"]))
         rec["median_max_error"] = float(np.median(rec["max_error"]))
         rec["median_mean_error"] = float(np.median(rec["mean_error"]))
-        rec["median_time_ratio_to_practical"] = float(np.median(np.array(rec["seconds"]) / np.array(methods[base]["seconds"])))
+        rec["median_time_ratio_to_practical"] = float(np.median(rec.pop("ratio", None) or
+                                                                np.array(rec["seconds"]) / np.array(methods[base]["seconds"][:len(rec["seconds"])])))
         rec["settings"] = settings[m]
     # references (no timing): the uniform guess and the noisy histogram (chapter 03) at the same ε, its marginals
     # summed from the unclamped noisy cells (clamping at 0 would add ~b/2 per empty cell: a large bias)
     uniform = errors(W.counts(np.full(x.size, 1.0 / x.size)), true)
     hist = [errors(signed_counts(W, noisy_histogram(x, epsilon=epsilon, n=n, rng=r).counts) / n, true)
             for r in range(repeats)]
+    from dpbook.gaussian import gaussian_mechanism            # AIM's guarantee for the per-query baseline
+    gauss = [errors(gaussian_mechanism(x, W, epsilon=epsilon, delta=DELTA, n=n, calibration="analytic",
+                                       rng=1000 + r).answers, true) for r in range(repeats)]
     row = {"name": name, "data": data, "d": d, "n": n, "k": k, "epsilon": epsilon, "T": T, "cells": W.m,
            "methods": methods,
            "references": {"uniform": {"max_error": uniform[0], "mean_error": uniform[1]},
                           "noisy histogram": {
                               "median_max_error": float(np.median([h[0] for h in hist])),
-                              "median_mean_error": float(np.median([h[1] for h in hist]))}}}
+                              "median_mean_error": float(np.median([h[1] for h in hist]))},
+                          "per-query gaussian (eps, delta)": {
+                              "delta": DELTA, "median_max_error": float(np.median([h[0] for h in gauss])),
+                              "median_mean_error": float(np.median([h[1] for h in gauss]))}}}
     if peer is not None:
         p, s = methods[base], methods["smartnoise-synth 1.0.8 MWEM"]
         row["goal"] = {"max_error_no_worse": p["median_max_error"] <= s["median_max_error"],
                        "mean_error_no_worse": p["median_mean_error"] <= s["median_mean_error"],
                        "ten_times_faster": s["median_time_ratio_to_practical"] >= 10.0}
     return row
+
+
+def base_name():
+    return "dpbook mwem_practical"
 
 
 def _record(rec, seconds, err):
@@ -234,7 +268,8 @@ def small_setting():
 
 def table(result) -> str:
     lines = ["| data (d, n), k, ε, T | dpbook mwem_practical | dpbook mwem (theorem) | smartnoise-synth 1.0.8 MWEM "
-             "| noisy histogram | uniform | goal met? |", "|---|---|---|---|---|---|---|"]
+             "| AIM (ε, δ) | noisy histogram | per-query Gaussian (ε, δ) | uniform | goal met? |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for row in result["rows"]:
         ms = row["methods"]
         p = ms["dpbook mwem_practical"]
@@ -245,9 +280,13 @@ def table(result) -> str:
         verdict = "—" if goal is None else ("yes" if all(goal.values()) else
                                             "no: " + ", ".join(k.replace("_", " ") for k, v in goal.items() if not v))
         u, h = row["references"]["uniform"], row["references"]["noisy histogram"]
+        gq = row["references"]["per-query gaussian (eps, delta)"]
+        aim = ms.get(AIM)
         lines.append(f"| {row['data']} ({row['d']}, {row['n']}), {row['k']}, {row['epsilon']:g}, {row['T']} "
                      f"| {1000 * p['median_seconds']:.3g} ms, {cell(p, False)} | {cell(ms['dpbook mwem (theorem)'])} "
-                     f"| {cell(sn) if sn else 'not run'} | {h['median_max_error']:.3f} / {h['median_mean_error']:.4f} "
+                     f"| {cell(sn) if sn else 'not run'} | {cell(aim) if aim else 'not run'} "
+                     f"| {h['median_max_error']:.3f} / {h['median_mean_error']:.4f} "
+                     f"| {gq['median_max_error']:.3f} / {gq['median_mean_error']:.4f} "
                      f"| {u['max_error']:.3f} / {u['mean_error']:.4f} | {verdict} |")
     return "\n".join(lines)
 
@@ -270,6 +309,21 @@ def settings(result) -> str:
         lines.append(f"{name}: " + ", ".join(f"{k}={v}" for k, v in m["settings"].items()
                                               if k not in ("epsilon", "T", "iterations")))
     return "\n".join(lines)
+
+
+def _git_hash() -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "HEAD"], cwd=HERE, capture_output=True, text=True,
+                              check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def _peer_versions() -> dict:
+    code = ("import json, importlib.metadata as m; print(json.dumps({p: m.version(p) for p in "
+            "('smartnoise-synth', 'mbi', 'jax', 'jaxlib', 'opendp', 'numpy', 'pandas')}))")
+    return json.loads(subprocess.run([str(PEER_PYTHON), "-c", code], capture_output=True, text=True,
+                                     check=True).stdout)
 
 
 def main(argv=None):
@@ -296,6 +350,9 @@ def main(argv=None):
               "are taken within each repeat, then the median", "machine": f"{platform.machine()}, "
               f"{os.cpu_count()} cores, shared and loaded", "python": platform.python_version(),
               "numpy": np.__version__, "total_seconds": time.perf_counter() - start, "rows": rows,
+              "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "code_version": _git_hash(),
+              "peer_versions": None if args.no_peers else _peer_versions(), "delta": DELTA,
+              "aim_rows": list(AIM_ROWS), "aim_repeats": AIM_REPEATS, "seeds": list(range(args.repeats)),
               "small": small_setting()}
     pathlib.Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
     print(table(result))

@@ -1,10 +1,13 @@
-"""Runs smartnoise-synth's MWEMSynthesizer inside the peers' own environment (benchmarks/peers/.venv).
+"""Runs smartnoise-synth's MWEMSynthesizer (and its packaged AIM) inside the peers' own environment (benchmarks/peers/.venv).
 
 Protocol: one JSON request per line on stdin, one JSON reply per line on stdout.  A request names an ``.npy``
 file of 0/1 rows (n × d) and the settings; the worker fits, times ``fit`` alone (perf_counter), and writes the
 fitted model's output — every group's synthetic histogram, normalised, with its columns — to an ``.npz`` file.
 dpbook is never imported here, and smartnoise is never imported in dpbook's environment.
 """
+import contextlib
+import io
+import itertools
 import json
 import random
 import sys
@@ -41,6 +44,36 @@ def fit(request):
             "q_count": int(request.get("q_count") or n_cuboids)}
 
 
+def fit_aim(request):
+    """smartnoise-synth 1.0.8's packaged AIM (``snsynth.aim``, on ``mbi``): its ``AIM`` method run on the 0/1 rows
+    with the workload of every k-way marginal, at (ε, δ) converted to zCDP by its own ``cdp_rho``.  The output is
+    every k-way marginal of the fitted graphical model, normalised."""
+    import pandas as pd
+    from mbi import Dataset, Domain
+    from snsynth.aim import AIMSynthesizer
+    from snsynth.utils import cdp_rho
+    rows = np.load(request["rows"])
+    n, d = rows.shape
+    k = request["k"]
+    cols = [f"c{i}" for i in range(d)]
+    random.seed(request["seed"])
+    np.random.seed(request["seed"])                # snsynth's AIM draws from numpy's global generator
+    synth = AIMSynthesizer(epsilon=float(request["epsilon"]), delta=float(request["delta"]), degree=k)
+    synth.rho = cdp_rho(float(request["epsilon"]), float(request["delta"]))
+    data = Dataset(pd.DataFrame(rows, columns=cols), Domain(cols, [2] * d))
+    start = time.perf_counter()
+    with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
+        warnings.simplefilter("ignore")
+        synth.AIM(data, list(itertools.combinations(cols, k)))
+    seconds = time.perf_counter() - start
+    out = {}
+    for j, S in enumerate(itertools.combinations(range(d), k)):
+        v = np.asarray(synth.synthesizer.project(tuple(cols[i] for i in S)).datavector(), dtype=np.float64)
+        out[f"marg{j}"] = v / v.sum()
+    np.savez(request["out"], **out)
+    return {"seconds": seconds, "rho": float(synth.rho)}
+
+
 def _comb(a, b):
     from math import comb
     return comb(a, b)
@@ -50,7 +83,8 @@ def main():
     for line in sys.stdin:
         request = json.loads(line)
         try:
-            reply = fit(request)
+            with contextlib.redirect_stdout(sys.stderr):       # the peers print; stdout is the protocol
+                reply = fit_aim(request) if request.get("method") == "aim" else fit(request)
         except Exception as exc:                  # report, keep serving
             reply = {"error": f"{type(exc).__name__}: {exc}"}
         print(json.dumps(reply), flush=True)
