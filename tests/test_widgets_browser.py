@@ -2,7 +2,7 @@
 
 JupyterLab from this environment on a free port, Debian's Chromium (headless, 1366×768) driven by the playwright
 package (never a browser download), JupyterLab's default settings (its windowing mode hides off-screen cells).
-For two chapters — the first mechanism chapter (01) and the IDC chapter with the privacy-loss picture (08) — it
+For two chapters — the first mechanism chapter (01) and the IDC chapter with the privacy-loss picture (12) — it
 runs all cells, checks that no cell shows an error, that every panel's figure has a layout box of the figure's size
 (a new ``src`` is not enough: an image can have pixels and a 0×0 box), then moves a slider with the keyboard and
 checks that the new figure is drawn and differs from the old one.  Screenshots go to ``build/browser/``.
@@ -19,7 +19,7 @@ from benchmarks import browser_latency
 from browser import CHROMIUM, browser_or_skip
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-CHAPTERS = ("01", "08")
+CHAPTERS = ("01", "12")
 
 
 def test_skips_with_a_clear_message_without_chromium(capsys):
