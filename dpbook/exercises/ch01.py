@@ -11,8 +11,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from ..broken.laplace import laplace_scale_epsilon
-from ..explorers.laplace import cancer_conjunctions
-from ..queries import MatrixWorkload, k_way_marginals
+from ..queries import MarginalWorkload, MatrixWorkload, conjunctions, k_way_marginals
 from ..theory.histogram import histogram_scale
 from ..theory.laplace import k_query_error_bound, laplace_failure_probability
 from ._registry import register
@@ -24,7 +23,7 @@ def error_ratio_marginal() -> float:
     """How many times smaller the 95 % quantile of the max error is on the 32 cells of one 5-way marginal than on
     32 conjunctions (ε = 1): the ratio of the exact sensitivities."""
     marginal = k_way_marginals(11, 5, attribute_sets=[(0, 1, 2, 3, 4)])
-    conj32 = cancer_conjunctions(32)
+    conj32 = MarginalWorkload(11, conjunctions(11, 3).cells[:32])     # the first 32 conjunctions
     return float(conj32.l1_sensitivity() / marginal.l1_sensitivity())
 
 
