@@ -6,7 +6,7 @@ exercises instead of the solutions.
 """
 from __future__ import annotations
 
-from . import ch01  # noqa: F401  (each chapter module registers its answers on import)
+from . import ch00, ch01, ch02, ch03, ch04, ch05, ch06, ch16, ch17  # noqa: F401  (each registers its answers)
 from ._registry import ANSWERS, Answer, Verdict, check, keys_of, register
 
 __all__ = ["check", "keys_of", "ANSWERS", "Answer", "Verdict", "register"]

@@ -130,7 +130,7 @@ def check(key: str, answer) -> Verdict:
 def _tolerance(a: Answer) -> str:
     parts = []
     if a.rtol:
-        parts.append(f"{a.rtol:.0%} relative")
+        parts.append(f"{100 * a.rtol:g}% relative")
     if a.atol:
         parts.append(f"{a.atol:g} absolute")
     return " + ".join(parts) or "exact"
