@@ -15,7 +15,7 @@ import numpy as np
 
 from ..plots import BASELINE, BOUND, EMPIRICAL, EXTRA, HISTOGRAM, UNIFORM, legend_outside, new_figure, reference_line
 from ..validation import check_choice, check_real
-from ._layout import fixed_figure
+from ._layout import fixed_figure, log_minor_125
 
 __all__ = ["load_arena", "find_cell", "median_error", "winners", "consistent", "figure_error_vs", "figure_time",
            "figure_map", "explore_arena", "COLOURS", "LABELS"]
@@ -231,4 +231,5 @@ def explore_arena(result, epsilon=1.0, delta=1e-6, n=10_000, workload="2-way mar
         ax.set_ylabel(f"{'RMS' if metric == 'rms' else 'max'} error")
     axes[0].set_title(f"{workload}, n={n:,}, ε={epsilon:g}", fontsize=12)
     axes[1].set_title("red: bound; grey: uniform guess", fontsize=12)
+    log_minor_125(*axes)                                # cheaper log axes: the panel redraws on every slider move
     return fig
