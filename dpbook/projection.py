@@ -442,7 +442,8 @@ def project_onto_hull(y_tilde, workload, *, tol=1e-4, max_iter=200, batch=None) 
     universe elements with the most negative ``g`` (default ``max(8, m // 4)``) as candidates and re-solves the
     small problem over the active atoms and the candidates by a warm-started primal active-set method
     (:class:`_ActiveSet`: the previous round's atoms, their weights and the Cholesky factor carry over, so a
-    round costs the atoms that enter and leave, not a solve from scratch).  Gram entries ``Q(r)·Q(s)`` come
+    round costs the atoms that enter and leave, not a solve from scratch; :class:`_Factor` makes each of those
+    changes ``O(p²)`` in place).  Gram entries ``Q(r)·Q(s)`` come
     from the workload's columns, or for marginals from one table over ``r XOR s`` (:class:`_MarginalGram`),
     exact integers either way; ``Bᵀỹ`` is one ``rmatvec``.  Should the active-set method break down (a pass limit,
     a non-finite solve), the previous solver (:func:`_project_nnls`) takes over from scratch.  Memory is ``O(N)``
