@@ -36,7 +36,7 @@ level-2 ``dtrsv`` (``cho_solve``'s level-3 calls with two right-hand sides spun 
 algorithm, same rounds, same atoms: the profile of the hard row had shown the oracle (``rmatvec``) and the Gram
 tables below 3%, and 90% in the small problem's linear algebra (``cho_solve`` 2,291 calls, ``np.block`` re-copying
 the factor on each of 3,057 entering atoms, ``qr_delete`` on a ``p × p`` identity for each of 2,361 leaving ones).
-Previous active set ÷ this one, CPU seconds in one run (2026-11-29, load 4–6 on 2 cores, OPENBLAS_NUM_THREADS=1,
+Previous active set ÷ this one, CPU seconds in one run (2026-11-28, load 4–6 on 2 cores, OPENBLAS_NUM_THREADS=1,
 best of 3, 1 for the two hard-row solves; the seed-0 data of this script):
 
     workload               σ    previous   now    ratio   oracle / support (both)
