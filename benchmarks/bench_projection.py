@@ -29,6 +29,39 @@ distance between the two answers against the sum of their certified distances.  
 on 2 cores, OPENBLAS_NUM_THREADS=1, the data of this script's seed 0): previous solver 12.0–13.3 s CPU, active
 set 5.7–6.2 s CPU (ratio about 0.45), both certified (RMS ≤ 1.3e-7), 697 atoms, 10 oracle calls.
 
+Then the active set's factor moved into a preallocated buffer (``projection._Factor``): an entering atom is one
+triangular solve and a column written in place (no copy of the factor), a leaving atom is Givens rotations on
+the rows below it only (``qr_delete`` on the trailing block, no ``p × p`` identity), and every solve is a
+level-2 ``dtrsv`` (``cho_solve``'s level-3 calls with two right-hand sides spun OpenBLAS's threads).  Same
+algorithm, same rounds, same atoms: the profile of the hard row had shown the oracle (``rmatvec``) and the Gram
+tables below 3%, and 90% in the small problem's linear algebra (``cho_solve`` 2,291 calls, ``np.block`` re-copying
+the factor on each of 3,057 entering atoms, ``qr_delete`` on a ``p × p`` identity for each of 2,361 leaving ones).
+Previous active set ÷ this one, CPU seconds in one run (2026-11-28, load 4–6 on 2 cores, OPENBLAS_NUM_THREADS=1,
+best of 3, 1 for the two hard-row solves; the seed-0 data of this script):
+
+    workload               σ    previous   now    ratio   oracle / support (both)
+    2-way, d=12         0.03      0.125   0.054   0.44     9 / 79
+    2-way, d=12          0.3      0.040   0.023   0.57     7 / 44
+    2-way, d=12        1e+04      0.002   0.002   (equal)  1 / 1
+    2-way, d=16         0.03      0.259   0.153   0.59    14 / 137
+    2-way, d=16          0.3      0.093   0.078   0.84    10 / 65
+    2-way, d=16        1e+04      0.010   0.010   0.99     1 / 1
+    2-way, d=20         0.03      1.566   1.196   0.76    20 / 211
+    2-way, d=20          0.3      0.750   0.703   0.94    12 / 85
+    2-way, d=20        1e+04      0.128   0.132   1.03     1 / 1
+    3-way, d=12         0.03      0.449   0.216   0.48     5 / 299
+    3-way, d=12          0.3      0.052   0.038   0.72     4 / 78
+    3-way, d=12        1e+04      0.010   0.010   0.93     1 / 1
+    3-way, d=16         0.03      6.466   2.427   0.38    11 / 697
+    3-way, d=16          0.3      0.170   0.127   0.75     5 / 168
+    3-way, d=16        1e+04      0.035   0.029   0.83     1 / 1
+    hard row (seed 1)   0.03      7.43    2.85    0.38    11 / 697, certified RMS 1.1e-7
+
+The answers of the two agree to 5e-11 or better (the certified distances are 1e-6 to 2e-5).  With OpenBLAS's
+default threads the hard row fell from 29 s to 7.0 s CPU under the same load.  The σ = 10^4 rows (one oracle
+call, 2–130 ms) were untouched: their ratios are the timer's noise.  The same run of this script:
+``hard row, fast ÷ previous (CPU): 2.96 s / 13.62 s = 0.22`` against the NNLS solver.
+
 Run it as ``OPENBLAS_NUM_THREADS=1 python -m benchmarks.bench_projection`` on a shared machine: with OpenBLAS's
 default threads and other jobs running, the small dense factorisations spin and the same rows took 3–20x longer.
 

@@ -278,6 +278,74 @@ def _gram_provider(W):
 DEPENDENT_PIVOT = 1e-9
 
 
+class _Factor:
+    """The upper Cholesky factor ``R`` of ``Ĝ_PP`` (``RᵀR = Ĝ_PP``) and ``Y = R⁻ᵀ [c_P, 1]`` for a list ``P`` of
+    atoms that grows at its end and loses any member — the linear algebra of :class:`_ActiveSet`.
+
+    ``R`` is the leading ``p × p`` block of a ``cap × cap`` Fortran-ordered buffer whose trailing block is the
+    identity: a triangular solve runs on the whole contiguous buffer without a copy (the identity block maps the
+    zeros it is given to zeros), and an atom is appended by writing one column in place (the buffer grows by a
+    quarter when full).  Every solve is a level-2 ``dtrsv``: level-3 ``dtrsm`` with one or two right-hand sides
+    spins OpenBLAS's threads on a shared machine.  Deleting position ``i`` moves the columns after it left and
+    restores the triangle with Givens rotations on rows ``i..p−1`` only (``scipy.linalg.qr_delete`` on that
+    block, with ``Y``'s rows appended as two more columns, so ``Y`` stays ``R⁻ᵀ[c_P, 1]``); the KKT solve is then
+    one back substitution ``R [u v] = Y``."""
+
+    def __init__(self):
+        self.p = 0
+        self.buf = np.eye(0, order="F")
+        self.Y = np.zeros((0, 2), order="F")
+
+    def _reserve(self, n):
+        cap = self.buf.shape[0]
+        if n > cap:
+            new = max(n, cap + cap // 4, 32)
+            buf, Y = np.eye(new, order="F"), np.zeros((new, 2), order="F")
+            buf[:cap, :cap], Y[:cap] = self.buf, self.Y
+            self.buf, self.Y = buf, Y
+
+    def _forward(self, col):
+        """``R⁻ᵀ col`` for ``col`` of length ``p``."""
+        x = np.zeros(self.buf.shape[0])
+        x[:self.p] = col
+        return scipy.linalg.blas.dtrsv(self.buf, x, trans=1, overwrite_x=1)[:self.p]
+
+    def append(self, cross, block, rhs):
+        """Append the atoms ``T`` in order unless dependent: ``cross = Ĝ[P, T]``, ``block = Ĝ[T, T]``,
+        ``rhs = [c_T, 1]``.  An atom whose squared pivot is at most ``DEPENDENT_PIVOT · Ĝ_tt`` is refused.
+        Returns the positions (in ``T``) of the atoms appended."""
+        accepted = []
+        for j in range(block.shape[0]):
+            col = np.concatenate([cross[:, j], block[accepted, j]])
+            u = self._forward(col) if self.p else col[:0]
+            piv2 = block[j, j] - u @ u
+            if piv2 <= DEPENDENT_PIVOT * block[j, j]:
+                continue
+            self._reserve(self.p + 1)
+            p, piv = self.p, math.sqrt(piv2)
+            self.buf[:p, p], self.buf[p, p] = u, piv
+            self.Y[p] = (rhs[j] - u @ self.Y[:p]) / piv
+            self.p += 1
+            accepted.append(j)
+        return accepted
+
+    def delete(self, i):
+        p, buf, Y = self.p, self.buf, self.Y
+        if i < p - 1:
+            tail = np.hstack([buf[i:p, i:p], Y[i:p]])
+            tail = scipy.linalg.qr_delete(np.eye(p - i), tail, 0, 1, which="col", check_finite=False)[1]
+            buf[:i, i:p - 1] = buf[:i, i + 1:p]
+            buf[i:p - 1, i:p - 1] = tail[:-1, :-2]
+            Y[i:p - 1] = tail[:-1, -2:]
+        buf[:p, p - 1], buf[p - 1, :p], buf[p - 1, p - 1], Y[p - 1] = 0.0, 0.0, 1.0, 0.0
+        self.p -= 1
+
+    def kkt(self):
+        """``u = Ĝ_PP⁻¹ c_P`` and ``v = Ĝ_PP⁻¹ 1``."""
+        solve = scipy.linalg.blas.dtrsv
+        return solve(self.buf, self.Y[:, 0])[:self.p], solve(self.buf, self.Y[:, 1])[:self.p]
+
+
 class _ActiveSet:
     """``min_{λ ∈ Δ} ½ λᵀGλ − cᵀλ`` over a growing set of atoms by a primal active-set method (Wolfe's, with the
     sum constraint handled exactly), warm-started from round to round.
@@ -286,8 +354,8 @@ class _ActiveSet:
     ``Ĝ = G + σ 11ᵀ`` (``σ`` = the largest diagonal of ``G``) stays above ``DEPENDENT_PIVOT`` relative — the
     bordered matrix of ``P`` is then nonsingular, which is what broke Wolfe's method on the affinely dependent
     atoms of marginal hulls.  ``Ĝ`` equals ``G`` plus a constant on the simplex, so the minimiser is the same;
-    ``R`` (upper, ``RᵀR = Ĝ_PP``) grows by one column per entering atom and loses one by Givens rotations
-    (``scipy.linalg.qr_delete``).  On ``P`` the KKT system ``Ĝ_PP s − c_P + ν 1 = 0``, ``1ᵀs = 1`` has the solution
+    its factor (:class:`_Factor`) grows by one column per entering atom and loses one by Givens rotations.
+    On ``P`` the KKT system ``Ĝ_PP s − c_P + ν 1 = 0``, ``1ᵀs = 1`` has the solution
     ``s = u − ν v`` with ``u = Ĝ⁻¹c``, ``v = Ĝ⁻¹1``; a step towards ``s`` stops at the first weight that reaches
     zero (that atom leaves).  Each pass adds up to ``ENTER`` atoms with the most negative reduced gradient
     ``∇_t − λᵀ∇``; added atoms whose weight comes out non-positive leave again without a step, so every
@@ -297,9 +365,9 @@ class _ActiveSet:
     ENTER = 16
 
     def __init__(self):
-        self.atoms = np.zeros(0, dtype=np.int64)        # universe indices of P, in R's order
+        self.atoms = np.zeros(0, dtype=np.int64)        # universe indices of P, in the factor's order
         self.lam = np.zeros(0)
-        self.R = np.zeros((0, 0))
+        self.factor = _Factor()
         self.G = np.zeros((0, 0))                        # Gram of P (exact, unshifted)
 
     def solve(self, cand, G_cand, c_cand, sigma, tol, max_passes):
@@ -310,11 +378,11 @@ class _ActiveSet:
         lam = np.zeros(k)
         lam[:p] = self.lam
         P = list(range(p))
-        R = self.R
+        F = self.factor
         if p == 0:                                       # start at the best vertex
             t = int(np.argmin(0.5 * np.diag(G_cand) - c_cand))
+            F.append(np.zeros((0, 1)), G_cand[t:t + 1, t:t + 1] + sigma, np.array([[c_cand[t], 1.0]]))
             P, lam[t] = [t], 1.0
-            R = np.array([[math.sqrt(G_cand[t, t] + sigma)]])
         for _ in range(max_passes):
             grad = G_cand @ lam - c_cand                 # λ is zero off P
             reduced = grad - lam[P] @ grad[P]
@@ -322,26 +390,17 @@ class _ActiveSet:
             order = np.argsort(reduced, kind="stable")[:self.ENTER]
             order = order[reduced[order] < -tol]
             if order.size == 0:
-                self._keep(cand, G_cand, P, lam, R)
+                self._keep(cand, G_cand, P, lam)
                 return True
-            added = []
-            for t in order:                              # append to the Cholesky factor unless dependent
-                t = int(t)
-                col = G_cand[P, t] + sigma
-                u = scipy.linalg.solve_triangular(R, col, trans="T", check_finite=False) if P else col[:0]
-                piv2 = G_cand[t, t] + sigma - u @ u
-                if piv2 <= DEPENDENT_PIVOT * (G_cand[t, t] + sigma):
-                    continue
-                R = np.block([[R, u[:, None]], [np.zeros((1, len(P))), np.array([[math.sqrt(piv2)]])]])
-                P.append(t)
-                added.append(t)
+            accepted = F.append(G_cand[np.ix_(P, order)] + sigma, G_cand[np.ix_(order, order)] + sigma,
+                                np.column_stack([c_cand[order], np.ones(order.size)]))
+            added = [int(order[j]) for j in accepted]
             if not added:
-                self._keep(cand, G_cand, P, lam, R)
+                self._keep(cand, G_cand, P, lam)
                 return True                              # every descent atom is dependent: rounding's limit
+            P += added
             while True:                                  # the KKT solution on P, then the ratio test
-                uv = scipy.linalg.cho_solve((R, False), np.column_stack([c_cand[P], np.ones(len(P))]),
-                                            check_finite=False)
-                u, v = uv[:, 0], uv[:, 1]
+                u, v = F.kkt()
                 s = u - ((u.sum() - 1.0) / v.sum()) * v
                 if not np.all(np.isfinite(s)):
                     return False
@@ -360,39 +419,17 @@ class _ActiveSet:
                     new = cur + alpha * (s - cur)
                     drop = np.flatnonzero((ratios <= alpha) | (new <= 0))
                     lam[P] = np.maximum(new, 0.0)
-                first = int(drop.min())
-                if fresh.any() and first >= len(P) - len(added):
-                    # the dropped atoms were appended this pass: cut R back and append the kept ones again
-                    tail = [P[i] for i in range(first, len(P)) if i not in set(drop.tolist())]
-                    for i in drop.tolist():
-                        lam[P[i]] = 0.0
-                    del P[first:]
-                    R = R[:first, :first]
-                    for t in tail:
-                        col = G_cand[P, t] + sigma
-                        u_t = scipy.linalg.solve_triangular(R, col, trans="T", check_finite=False)
-                        piv2 = G_cand[t, t] + sigma - u_t @ u_t
-                        if piv2 <= DEPENDENT_PIVOT * (G_cand[t, t] + sigma):
-                            continue
-                        R = np.block([[R, u_t[:, None]], [np.zeros((1, len(P))), np.array([[math.sqrt(piv2)]])]])
-                        P.append(t)
-                    added = [t for t in added if t in P]
-                else:
-                    for i in sorted(drop.tolist(), reverse=True):
-                        lam[P[i]] = 0.0
-                        if i == len(P) - 1:
-                            R = R[:i, :i]
-                        else:
-                            R = scipy.linalg.qr_delete(np.eye(R.shape[0]), R, i, 1, which="col",
-                                                       check_finite=False)[1][:-1]
-                        del P[i]
+                for i in sorted(drop.tolist(), reverse=True):
+                    lam[P[i]] = 0.0
+                    F.delete(i)
+                    del P[i]
                 if not P:
                     return False
                 lam[P] /= lam[P].sum()
         return False
 
-    def _keep(self, cand, G_cand, P, lam, R):
-        self.atoms, self.lam, self.R = cand[P], lam[P] / lam[P].sum(), R
+    def _keep(self, cand, G_cand, P, lam):
+        self.atoms, self.lam = cand[P], lam[P] / lam[P].sum()
         self.G = G_cand[np.ix_(P, P)]
 
 
@@ -405,7 +442,8 @@ def project_onto_hull(y_tilde, workload, *, tol=1e-4, max_iter=200, batch=None) 
     universe elements with the most negative ``g`` (default ``max(8, m // 4)``) as candidates and re-solves the
     small problem over the active atoms and the candidates by a warm-started primal active-set method
     (:class:`_ActiveSet`: the previous round's atoms, their weights and the Cholesky factor carry over, so a
-    round costs the atoms that enter and leave, not a solve from scratch).  Gram entries ``Q(r)·Q(s)`` come
+    round costs the atoms that enter and leave, not a solve from scratch; :class:`_Factor` makes each of those
+    changes ``O(p²)`` in place).  Gram entries ``Q(r)·Q(s)`` come
     from the workload's columns, or for marginals from one table over ``r XOR s`` (:class:`_MarginalGram`),
     exact integers either way; ``Bᵀỹ`` is one ``rmatvec``.  Should the active-set method break down (a pass limit,
     a non-finite solve), the previous solver (:func:`_project_nnls`) takes over from scratch.  Memory is ``O(N)``

@@ -466,6 +466,7 @@ def _certified_close(a, b, m):
 
 
 @pytest.mark.parametrize("make, sigma", [(lambda: k_way_marginals(10, 3), 0.03), (lambda: k_way_marginals(10, 3), 0.3),
+                                         (lambda: k_way_marginals(12, 3), 0.03),
                                          (lambda: k_way_marginals(12, 2), 0.03), (lambda: conjunctions(9, 3), 0.05),
                                          (lambda: random_queries(300, 40, rng=4), 0.05),
                                          (lambda: range_queries(200, m=60, rng=5), 0.02)])
@@ -516,3 +517,48 @@ def test_projection_refuses_a_universe_too_large_for_its_gradient():
     W = SparseQueryWorkload(1 << 32, [[(5, 1.0)], [(9, 1.0)]])
     with pytest.raises(ValueError, match="too large"):
         project_onto_hull(np.array([0.2, 0.3]), W)
+
+
+def test_the_factor_updates_equal_a_cholesky_from_scratch():
+    """The active set's factor (appends in place, deletes by Givens on the trailing rows) against the short
+    reference: after every change, RᵀR = Ĝ_PP and RᵀY = [c_P, 1] for the atoms it holds, its KKT solves equal
+    numpy's, and an atom affinely dependent on the held ones (a repeated column) is refused."""
+    from dpbook.projection import _Factor
+    W = k_way_marginals(7, 3)
+    rng = np.random.default_rng(SEED)
+    B = W.columns(np.arange(W.N))
+    G_hat = B.T @ B + W.m                                     # Ĝ = G + σ 11ᵀ with σ = max diag = m here
+    c = B.T @ rng.normal(size=W.m)
+    F, held = _Factor(), []
+
+    def append(atoms):
+        got = F.append(G_hat[np.ix_(held, atoms)], G_hat[np.ix_(atoms, atoms)],
+                       np.column_stack([c[atoms], np.ones(len(atoms))]))
+        held.extend(atoms[j] for j in got)
+        return got
+
+    def check():
+        p = len(held)
+        R, Y = np.triu(F.buf[:p, :p]), F.Y[:p]
+        np.testing.assert_allclose(R.T @ R, G_hat[np.ix_(held, held)], rtol=1e-10, atol=1e-8 * W.m)
+        np.testing.assert_allclose(R.T @ Y, np.column_stack([c[held], np.ones(p)]), rtol=1e-9, atol=1e-9)
+        assert np.array_equal(F.buf[p:, p:], np.eye(F.buf.shape[0] - p)) and not F.buf[:p, p:].any()
+        u, v = F.kkt()
+        np.testing.assert_allclose(np.column_stack([u, v]), np.linalg.solve(G_hat[np.ix_(held, held)],
+                                   np.column_stack([c[held], np.ones(p)])), rtol=1e-6, atol=1e-9)
+
+    assert append([5]) == [0]
+    check()
+    for _ in range(12):
+        fresh = [int(a) for a in rng.choice(np.setdiff1d(np.arange(W.N), held), 6, replace=False)]
+        append(fresh)
+        check()
+        for i in sorted(rng.choice(len(held), 2, replace=False).tolist(), reverse=True):
+            F.delete(i)
+            del held[i]
+            check()
+    p = len(held)
+    assert append([held[0]]) == [] and len(held) == p          # a repeated atom is dependent: refused
+    F.delete(p - 1)                                            # the last position (no rotation needed)
+    del held[-1]
+    check()
