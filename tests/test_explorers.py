@@ -163,11 +163,7 @@ def test_comparison_bad_input():
 
 def test_per_query_comparison_sparse_project():
     """Chapter 15's comparison: pure (same seed, same numbers); the Gaussian baseline's sensitivity is the
-<<<<<<< HEAD
-    workload's exact L2 sensitivity and grows with k; the answer-0 error is the largest true answer."""
-=======
     workload's exact L2 sensitivity and grows with m; the answer-0 error is the largest true answer."""
->>>>>>> lec-geo
     from dpbook.explorers.sparse_project import per_query_comparison, plot_per_query_comparison, sparse_data, \
         sparse_workload
     D, W = sparse_data(1000), sparse_workload(200, 10)
