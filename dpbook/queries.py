@@ -31,12 +31,15 @@ __all__ = [
     "Workload", "MatrixWorkload", "MarginalWorkload", "RangeWorkload", "as_workload", "check_database", "check_dual",
     "random_queries", "k_way_marginals", "conjunctions", "threshold_queries", "range_queries",
     # the chapters' example workloads
-    "ATTRIBUTES6", "ATTRIBUTES3", "cancer6", "cancer3", "digits_marginals",
+    "ATTRIBUTES6", "ATTRIBUTES3", "cancer6", "cancer3", "digits_marginals", "one_two_way_cells", "cancer_4way_cells",
+    "cancer_conjunctions",
 ]
 
 
 #: :meth:`Workload.rmatvec` refuses a dense result with more cells than this (``trials · N``; 2 GiB of float64)
 RMATVEC_DENSE_LIMIT = 1 << 28
+
+
 #: :meth:`Workload.rmatvec` with ``sparse=True`` refuses to store more entries than this (``trials · support``)
 RMATVEC_SPARSE_LIMIT = 1 << 27
 
@@ -889,6 +892,8 @@ def _triu_row(k: np.ndarray, N: int) -> np.ndarray:
 
 #: chapter 10's six cancer attributes: radius, texture, perimeter, area, smoothness, malignant (``N = 64``)
 ATTRIBUTES6 = (0, 1, 2, 3, 4, 10)
+
+
 #: the median mechanism's three cancer attributes: radius, area, malignant (``N = 8``)
 ATTRIBUTES3 = (0, 3, 10)
 
@@ -927,3 +932,23 @@ def digits_marginals(d: int = 16, ks=3) -> MarginalWorkload:
 @functools.lru_cache(typed=True, maxsize=None)
 def _digits_marginals(d: int, ks: tuple) -> MarginalWorkload:
     return MarginalWorkload(d, [cell for k in ks for cell in k_way_marginals(d, k).cells])
+
+
+def one_two_way_cells(d: int) -> MarginalWorkload:
+    """All cells of the 1- and 2-way marginals of ``d`` attributes: ``m = 2d + 4 C(d, 2)``."""
+    d = check_int("d", d, low=2, high=16)
+    return MarginalWorkload(d, [c for k in (1, 2) for c in k_way_marginals(d, k).cells])
+
+
+@functools.lru_cache(typed=True, maxsize=None)
+def cancer_4way_cells(m: int) -> MarginalWorkload:
+    """The first ``m`` cells of the 4-way marginals of the cancer data (16 cells per attribute set; cached)."""
+    W = k_way_marginals(11, 4) if m == 5280 else cancer_4way_cells(5280)
+    m = check_int("m", m, low=1, high=W.m)
+    return W if m == W.m else MarginalWorkload(W.d, W.cells[:m])
+
+
+def cancer_conjunctions(m: int) -> MarginalWorkload:
+    """The first ``m`` of the 165 three-way conjunctions over the cancer data's 11 attributes."""
+    m = check_int("m", m, low=1, high=165)
+    return MarginalWorkload(11, conjunctions(11, 3).cells[:m])
