@@ -46,6 +46,9 @@ def regime_errors(d: int, n: int, *, epsilon=1.0, trials: int = 3, T: int = 30, 
     """
     epsilon = check_epsilon(epsilon)
     trials = check_int("trials", trials, low=1, high=1000)
+    d, n = check_int("d", d, low=3, high=16), check_int("n", n, low=1, high=1797)
+    T, practical_T = check_int("T", T, low=1, high=10**4), check_int("practical_T", practical_T, low=1, high=10**4)
+    practical_replay = check_int("practical_replay", practical_replay, low=1, high=10**4)
     rng = as_generator(rng)
     x = digits_subsample(d, n, rng)
     W = digits_marginals(d)
@@ -86,11 +89,16 @@ def smalldb_vs_histogram(d: int, *, epsilon=1.0, alpha=0.5, beta=0.05, trials: i
     d = check_int("d", d, low=2, high=4)
     epsilon, alpha, beta = check_epsilon(epsilon), check_alpha(alpha), check_beta(beta)
     trials = check_int("trials", trials, low=1, high=10 ** 6)
+    rng = as_generator(rng)
     s = smalldb_size(one_two_way_cells(d).m, alpha)
-    data, W, err, size = _smalldb_errors(d, s)
+    try:
+        data, W, err, size = _smalldb_errors(d, s)
+    except ValueError as exc:
+        raise ValueError(f"alpha ({alpha}) on d ({d}) attributes asks SmallDB for databases of s = {s} rows, too "
+                         f"many to enumerate: {exc}") from None
     probs = exponential_probabilities(-err, epsilon=epsilon, sensitivity=1.0 / data.n)
     true = W.answers(data.x)
-    hist = histogram_mechanism(data.x, W, epsilon=epsilon, n=data.n, trials=trials, rng=as_generator(rng)).answers
+    hist = histogram_mechanism(data.x, W, epsilon=epsilon, n=data.n, trials=trials, rng=rng).answers
     hist_err = np.abs(hist - true).max(axis=1)
     return {"d": d, "N": data.N, "m": W.m, "s": s, "range_size": size, "OPT": float(err.min()),
             "smalldb": exact_quantile(err, probs, 1 - beta), "histogram": float(np.quantile(hist_err, 1 - beta)),
