@@ -7,6 +7,16 @@ exercises instead of the solutions.
 from __future__ import annotations
 
 from . import ch01  # noqa: F401  (each chapter module registers its answers on import)
+from . import ch07  # noqa: F401
+from . import ch08  # noqa: F401
+from . import ch09  # noqa: F401
+from . import ch10  # noqa: F401
+from . import ch11  # noqa: F401
+from . import ch12  # noqa: F401
+from . import ch13  # noqa: F401
+from . import ch14  # noqa: F401
+from . import ch15  # noqa: F401
+from . import ch18  # noqa: F401
 from ._registry import ANSWERS, Answer, Verdict, check, keys_of, register
 
 __all__ = ["check", "keys_of", "ANSWERS", "Answer", "Verdict", "register"]
