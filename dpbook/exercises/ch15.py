@@ -15,17 +15,17 @@ from ..theory import sparse_project as th
 from ._registry import register
 
 
-@register("15.1", hint="th.sparse_project_ell(n, 10, 100, 0.1) grows like n⁴: scan n = 1, 2, … against 2**24",
-          rtol=0.01)
-def first_n_over_max_ell() -> float:
-    """The first n at which the theorem's ℓ (s = 10, m = 100, β = 0.1) exceeds 2^24."""
-    return float(next(n for n in range(1, 100) if th.sparse_project_ell(n, 10, 100, 0.1) > 2 ** 24))
+@register("15.1", hint="th.sparse_project_ell(n, s, m, β) is the theorem's ℓ = 2·64²·ln(4m/β)·(s + n²)²/√s",
+          rtol=0.005)
+def theorem_ell() -> float:
+    """The theorem's ℓ at n = 100, s = 10, m = 100, β = 0.1."""
+    return float(th.sparse_project_ell(100, 10, 100, 0.1))
 
 
-@register("15.2", hint="for r = 4, 5, …: sample PolynomialSignHash.sample(r, 128, N, rng=…), form ℓ·AᵀA on 50 random "
-                       "columns, and look for off-diagonal entries of size ℓ", rtol=0.01)
+@register("15.2", hint="for r = 4, 5, …: sample PolynomialSignHash.sample(r, ℓ, N, rng=…) at ℓ = 2^7, form ℓ·AᵀA on 50 "
+                       "random columns, and look for off-diagonal entries of size ℓ", rtol=0.01)
 def smallest_good_r() -> float:
-    """The smallest r for which no two of 50 random columns of the sign hash (ℓ = 128) are ±identical or orthogonal."""
+    """The smallest r for which no two of 50 random columns of the sign hash (ℓ = 2^7) are ±identical or orthogonal."""
     N = 1 << 32
     cols = np.unique(np.random.default_rng(3).integers(0, N, size=50, dtype=np.int64))
     off = ~np.eye(cols.size, dtype=bool)
