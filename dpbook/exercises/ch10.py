@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..explorers.idc import cancer6
+from ..data import cancer_projection
 from ..idc import FriezeKannanIDC, MultiplicativeWeightsIDC
+from ..queries import k_way_marginals
 from ._registry import register
 
 
@@ -23,7 +24,8 @@ def bound_ratio() -> float:
                        "start is at least 3α/4; count those cells among the 160", rtol=0.003)
 def stop_in_round_one() -> float:
     """The probability that a uniformly random query stops IC in round 1 (section 2's data, α = 0.3)."""
-    x6, W = cancer6()
+    x6 = cancer_projection((0, 1, 2, 3, 4, 10)).x          # the chapter's six attributes (cancer6)
+    W = k_way_marginals(6, 3)
     alpha = 0.3
     rule = MultiplicativeWeightsIDC(64, alpha / 2)
     err = np.abs(rule.answers(rule.initial(1), W.matrix()) - W.answers(x6 * 1000)).ravel()
