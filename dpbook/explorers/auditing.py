@@ -12,6 +12,7 @@ import math
 import textwrap
 
 import numpy as np
+from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 
 from ..audit import audit_cases, epsilon_lb_ceiling, epsilon_lower_bound
 from ..audit.engine import count_event
@@ -101,8 +102,14 @@ def figure_audit_power(trials, lb_ok, lb_bad, ceiling, *, epsilon=1.0):
     ax.axhline(epsilon, color=BOUND, ls="--", label="claimed ε\n(true loss)")
     ax.axhline(2 * epsilon, color=CONTROL, ls=":", lw=1.2, label="twin's true loss 2ε")
     ax.semilogx(trials, arrays[2], ":", color=UNIFORM, lw=2, label="ceiling for N")
-    ax.set(xlabel="N (runs per side)", ylabel="ε lower bound ε_lb", ylim=(0, 4 * epsilon),
+    ax.set_yscale("log")                  # the ceiling grows like ln N past 2ε: a log axis shows all of it
+    top = max(float(np.nanmax(arrays[2])), 2 * epsilon) * 1.3
+    low = min(float(np.nanmin(arrays[0][arrays[0] > 0], initial=epsilon)), epsilon) / 1.5
+    ax.set(xlabel="N (runs per side)", ylabel="ε lower bound ε_lb (log scale)", ylim=(low, top),
            title="ε_lb approaches the true loss from below")
+    ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
+    ax.yaxis.set_minor_locator(NullLocator())
     legend_outside(ax)
     return fig
 
@@ -123,11 +130,25 @@ def figure_families(results, *, title="", colour=EMPIRICAL, cap=8.0):
         jitter[idx] = np.linspace(-0.22, 0.22, idx.size) if idx.size > 1 else 0.0
     nothing = ratio < 0.1
     fig, ax = new_figure(width=8.4, height=0.34 * len(names) + 1.9)
-    ax.scatter(ratio[~nothing], (row + jitter)[~nothing], s=36, color=colour, alpha=0.85, label="one audit")
+    ax.scatter(ratio[~nothing], (row + jitter)[~nothing], s=36, color=colour, alpha=0.85, label="one audit", zorder=3)
     if nothing.any():
         ax.scatter(np.maximum(ratio[nothing], 0), (row + jitter)[nothing], s=36, facecolors="none",
-                   edgecolors=colour, label="ε_lb < 0.1 ε:\nshows nothing")
-    ax.axvline(1, color=BOUND, ls="--", lw=1.5, label="claimed ε")
+                   edgecolors=colour, label="ε_lb < 0.1 ε:\nshows nothing", zorder=3)
+    ax.axvline(1, color=BOUND, ls="--", lw=1.5, label="claimed ε", zorder=2)
+    # A dot within ~2% of the axis span from the line is drawn over it and its side cannot be seen: print the
+    # value of the one nearest the line in each row, on the other side of the line.
+    span = max(ratio.max(), 1.0) - min(ratio.min(), 1.0)
+    for k in range(len(names)):
+        idx = np.flatnonzero((row == k) & ~nothing)
+        if idx.size == 0:
+            continue
+        near = idx[np.argmin(np.abs(ratio[idx] - 1.0))]
+        if abs(ratio[near] - 1.0) < 0.02 * span:
+            right = ratio[near] > 1.0
+            ax.annotate(f"{ratio[near]:.2f}", (1.0, row[near] + jitter[near]), xytext=(-6 if right else 6, 0),
+                        textcoords="offset points", ha="right" if right else "left", va="center", color=colour)
+            if right:
+                ax.set_xlim(left=min(ax.get_xlim()[0], 1.0 - 0.12 * span))
     ax.set_yticks(range(len(names)), [f"{f} ({family.count(f)})" for f in names])
     ax.set_ylim(len(names) - 0.5, -0.5)
     ax.set(xlabel=f"ε_lb / claimed ε (capped at {cap:g})", title=title)

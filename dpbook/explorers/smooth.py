@@ -345,21 +345,33 @@ def figure_accuracy(acc, baseline, guess, *, n, epsilon, beta=0.05):
 
 def figure_regimes(sweeps, *, epsilon=1.0):
     """SMOOTH-Table1 measured: for each regime (name → :class:`RegimeSweep`), the worst-case error against ``n``
-    with the theorem's slope (dashed), per-query Laplace on the one query, the uniform guess and ``1/√n``."""
+    with the theorem's slope (dashed, the regime's colour), per-query Laplace on the one query (green) and the
+    uniform guess (grey) — each with the regime's marker and its name at the right end — and ``1/√n``."""
+    from matplotlib.lines import Line2D
+
     _check_dict("sweeps", sweeps)
     fig, ax = new_figure(width=9.4, height=4.6)
-    for j, ((name, r), colour) in enumerate(zip(sweeps.items(), [EMPIRICAL, EXTRA[1], EXTRA[4]])):
+    for (name, r), colour, marker in zip(sweeps.items(), [EMPIRICAL, EXTRA[1], EXTRA[4]], "os^"):
         slope = r.theory()["accuracy"]
-        ax.loglog(r.n, r.worst, "o-", color=colour, ms=5, label=f"{name} (theory slope {slope:.2f})")
+        short = name.split(" ")[0].replace("2d=", "")          # "K=2d=2" -> "K=2", "K=6 (d/K=1/6)" -> "K=6"
+        ax.loglog(r.n, r.worst, marker + "-", color=colour, ms=6, lw=2, zorder=3,
+                  label=f"{name}: measured;\n  dashed: theory slope {slope:.2f}")
         ax.loglog(r.n, r.worst[0] * (r.n / r.n[0]) ** slope, "--", color=colour, lw=1.1)
-        ax.loglog(r.n, r.baseline, "-", color=BASELINE, lw=1, label="per-query Laplace" if j == 0 else None)
-        ax.loglog(r.n, r.uniform, "x--", color=UNIFORM, lw=1, label="uniform guess" if j == 0 else None)
+        ax.loglog(r.n, r.baseline, marker + "-", color=BASELINE, lw=1, ms=4, mfc="none")
+        ax.loglog(r.n, r.uniform, marker + "--", color=UNIFORM, lw=1, ms=4, mfc="none")
+        for y, role in ((r.baseline[-1], BASELINE), (r.uniform[-1], UNIFORM)):
+            ax.annotate(short, (r.n[-1], y), xytext=(5, 0), textcoords="offset points", va="center", color=role)
     n_line = np.geomspace(min(r.n[0] for r in sweeps.values()), max(r.n[-1] for r in sweeps.values()), 50)
     ax.loglog(n_line, 1 / np.sqrt(n_line), ":", color=EXTRA[3], lw=2, label="sampling error 1/√n")
-    ax.plot([], [], "--", color=UNIFORM, lw=1.1, label="dashed: theory slope")
+    ax.set_xlim(right=n_line[-1] * 4)                       # room for the regime names at the right ends
+    handles, labels = ax.get_legend_handles_labels()
+    handles += [Line2D([], [], color=BASELINE, lw=1), Line2D([], [], ls="--", color=UNIFORM, lw=1)]
+    labels += ["per-query Laplace\n(regime named at its end)",
+               "uniform guess\n(regime named at its end)"]
     ax.set(xlabel="n (rows), t = n^(1/(2d+K))", ylabel="0.95-quantile of |error|\n(one query)",
            title=f"error vs n, d = 1, ε = {epsilon:g}")
-    legend_outside(ax)
+    ax.legend(handles, labels, loc="upper left",
+              bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)   # legend_outside's place, with the proxy entries
     return fig
 
 

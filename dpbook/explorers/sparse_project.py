@@ -4,6 +4,7 @@ from __future__ import annotations
 import functools
 
 import numpy as np
+from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator
 
 from ..hashing import PolynomialSignHash
 from ..plots import BASELINE, BOUND, EMPIRICAL, EXTRA, TRUTH, UNIFORM, legend_outside, new_figure
@@ -19,6 +20,11 @@ __all__ = ["catalogue", "sparse_data", "sparse_workload", "explore_sparse_projec
            "figure_per_query_comparison"]
 
 BITS = 32
+_plain = FuncFormatter(lambda v, _pos: f"{v:g}")    # 0.02, 0.1, 1 rather than 2×10⁻²
+# log-axis labels at most 4 characters wide: 0.02 .. 50 as decimals, a decade below 0.01 as 10⁻³, no label for 2×10⁻³
+_short = FuncFormatter(lambda v, _pos: f"{v:g}" if 0.01 <= v < 100 else
+                       (f"10{str(int(round(np.log10(v)))).translate(str.maketrans('0123456789-', '⁰¹²³⁴⁵⁶⁷⁸⁹⁻'))}"
+                        if v > 0 and abs(np.log10(v) - round(np.log10(v))) < 1e-9 else ""))
 
 
 @functools.lru_cache(typed=True, maxsize=None)
@@ -88,14 +94,21 @@ def explore_sparse_project(epsilon=1.0, delta=1e-5, s=10, m=1000, ell=512, n=200
     left.set_xlim(-0.5, 2.5)
     left.set_yscale("log")
     log_minor_125(left)
+    left.yaxis.set_major_formatter(_short)            # label the 2 and 5 ticks too (the default labels decades only)
+    left.yaxis.set_minor_formatter(_short)
     left.set_ylabel(f"max error over the m = {m} queries")
     left.set_title(f"ε={epsilon:.3g}, δ={delta:.3g}, s={s}, ℓ={ell}, n={n}")
     left.legend(loc="upper left", bbox_to_anchor=(-0.12, -0.16), borderaxespad=0.0)   # below: the lines span the panel
     right.plot(true, noise[0], ".", color=EXTRA[3], ms=3, label="noise part (one trial)")
     right.plot(true, jl, ".", color=EMPIRICAL, ms=3, label="JL part (this hash)")
     right.axhline(0, color=TRUTH, lw=0.8)
-    right.set_xlabel("true answer")
-    right.set_ylabel("error part")
+    right.set_xscale("symlog", linthresh=1e-3, linscale=0.5)   # most true answers lie below 0.01; some are 0
+    right.set_xlim(0, max(float(true.max()), 1e-3) * 1.2)
+    right.xaxis.set_major_locator(FixedLocator([0, 1e-3, 1e-2, 1e-1, 1.0]))
+    right.xaxis.set_minor_locator(FixedLocator([c * 10.0 ** e for e in (-3, -2, -1) for c in (2, 5)]))
+    right.xaxis.set_major_formatter(_plain)
+    right.set_xlabel("true answer (symlog: linear below 0.001)")
+    right.set_ylabel("signed error per query\n(JL part / noise part)")
     right.legend(loc="upper left", bbox_to_anchor=(-0.12, -0.16), borderaxespad=0.0)
     return fig
 
@@ -233,23 +246,30 @@ def figure_accuracy(total_max, noise_max, jl_max, *, practical_bound, rate, gaus
 def figure_slopes(sweeps):
     """Chapter 15, S1-Thm2's shape: ``sweeps`` maps a parameter name to ``(grid, measured RMS, predicted slope,
     measured slope)``.  Left: the noise-part sweeps (every name without "JL"), each relative to its middle point;
-    right: the JL part against ℓ.  Measured (dots) and predicted (lines) on log-log axes."""
+    right: the JL part against ℓ.  Measured (markers; hollow where two sweeps share the same points) and predicted
+    (lines; one line per panel and exponent, naming every sweep it predicts) on log-log axes."""
     if not isinstance(sweeps, dict) or not sweeps:
         raise TypeError("sweeps must be a non-empty dict {name: (grid, measured, predicted, slope)}")
     fig, axes = new_figure(2, width=9.6, height=5.6)
-    for (name, (grid, measured, predicted, slope)), marker, ls in zip(sweeps.items(), "os^v", ("-", "--", ":", "-")):
+    theory = {}                                            # (panel, exponent) -> (x, y, names): drawn once each
+    styles = [("o", 11, "none"), ("s", 6, None), ("^", 7, None), ("v", 7, None)]
+    for (name, (grid, measured, predicted, slope)), (marker, ms, mfc) in zip(sweeps.items(), styles):
         grid, y = _finite_1d(f"{name} grid", grid), _finite_1d(f"{name} measured", measured)
         jl = "JL" in name
-        ax, x = (axes[1], grid) if jl else (axes[0], grid / grid[2])
+        panel, x = (1, grid) if jl else (0, grid / grid[2])
         y = y if jl else y / y[2]
         short = name.split(" ")[0]
-        ax.plot(x, y, marker, color=EMPIRICAL, label=f"{short}: slope {slope:+.2f}")
-        ax.plot(x, y[2] * (x / x[2]) ** predicted, ls, color=BOUND, label=f"{short}: theory {predicted:+.1f}")
+        axes[panel].plot(x, y, marker, color=EMPIRICAL, ms=ms, mfc=mfc, mew=1.5, zorder=3,
+                         label=f"{short}: slope {slope:+.2f}")
+        key = (panel, round(float(predicted), 6))
+        theory.setdefault(key, (x, y[2] * (x / x[2]) ** predicted, []))[2].append(short)
+    for (panel, predicted), (x, y, names) in theory.items():
+        axes[panel].plot(x, y, "-" if predicted < 0 else ":", color=BOUND, zorder=2,
+                         label=f"{' and '.join(names)}: theory {predicted:+.1f}")
     ticks = [0.25, 0.5, 1, 2, 4]
     axes[0].set_xlabel("ε, n or s, relative to the middle")
     axes[0].set_ylabel("RMS noise part (relative)")
     axes[0].set_title("noise part")
-    axes[0].set_yticks(ticks, [f"{t:g}" for t in ticks])
     axes[1].set_xlabel("ℓ")
     axes[1].set_ylabel("RMS JL part")
     axes[1].set_title("JL part")
@@ -259,6 +279,9 @@ def figure_slopes(sweeps):
         ax.minorticks_off()
         ax.set_xticks(list(xt), [f"{v:g}" for v in xt])
         legend_outside(ax, where="below", ncols=2)
+    axes[0].set_yticks(ticks, [f"{t:g}" for t in ticks])   # after set_yscale, which resets the ticks
+    axes[1].yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+    axes[1].yaxis.set_major_formatter(_plain)
     return fig
 
 
