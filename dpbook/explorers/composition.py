@@ -10,7 +10,7 @@ import functools
 import math
 
 import numpy as np
-from matplotlib.ticker import LogLocator
+from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullLocator
 
 from ..plots import (BASELINE, BOUND, EMPIRICAL, EXTRA, TRUTH, accuracy_vs_theory, legend_outside, new_figure,
                      reference_curve)
@@ -169,7 +169,7 @@ def figure_counting_queries(ms, q_basic, q_advanced, bound_advanced, q_gauss, un
     ax.plot(c["ms"], c["bound_advanced"], "-", color=BOUND, label="Laplace + advanced: bound")
     ax.plot(c["ms"], c["q_advanced"], "o", color=EMPIRICAL, ms=6,
             label=f"Laplace + advanced (slope {slope(c['q_advanced']):.2f})")
-    ax.plot(c["ms"], c["q_basic"], "^", color=EXTRA[1], ms=6, label=f"Laplace, basic ε/m (slope {slope(c['q_basic']):.2f})")
+    ax.plot(c["ms"], c["q_basic"], "^", color=EXTRA[1], ms=6, zorder=3, label=f"Laplace, basic ε/m (slope {slope(c['q_basic']):.2f})")
     ax.plot(c["ms"], c["q_gauss"], "s", color=BASELINE, ms=6, label=f"Gaussian baseline (slope {slope(c['q_gauss']):.2f})")
     reference_curve(ax, c["ms"], c["uniform"])
     ax.set_xscale("log"); ax.set_yscale("log"); ax.set_xlabel("m (queries)")
@@ -177,6 +177,13 @@ def figure_counting_queries(ms, q_basic, q_advanced, bound_advanced, q_gauss, un
     ax.set_title(f"n = {n}, ε = {epsilon:.3g}, δ = {delta:.3g}")
     legend_outside(ax, where="below", ncols=2)
     log_minor_125(*fig.axes)
+    values = np.concatenate([c[k] for k in ("q_basic", "q_advanced", "bound_advanced", "q_gauss", "uniform")])
+    lo, hi = values.min() / 1.25, values.max() * 1.25
+    ax.set_ylim(lo, hi)        # plain labels 0.2, 0.5, 1, 2, 5 where a log axis would label only 10⁰ and 10¹
+    ax.yaxis.set_major_locator(FixedLocator([t for t in (k * 10.0 ** e for e in range(-3, 4) for k in (1, 2, 5))
+                                             if lo <= t <= hi]))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.yaxis.set_minor_locator(NullLocator())
     return fig
 
 

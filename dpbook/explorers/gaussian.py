@@ -14,6 +14,7 @@ from scipy import stats
 from ..plots import (BASELINE, BOUND, EMPIRICAL, EXTRA, TRUTH, UNIFORM, accuracy_vs_theory, legend_outside,
                      new_figure, reference_line)
 from ._layout import fixed_figure, log_minor_125
+from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 from ..queries import random_queries
 from ..theory.gaussian import gaussian_max_error_bound, gaussian_sample_complexity, gaussian_sigma
 from ..theory.laplace import k_query_sample_complexity, laplace_max_error_bound
@@ -40,9 +41,9 @@ def explore_gaussian(epsilon=0.5, delta=1e-6, m=64, *, alpha=0.05, beta=0.05, tr
     fig, (left, right) = fixed_figure(2, width=10, height=5.1, left=0.72, right=0.3, bottom=1.55, top=0.3, wspace=0.8)
     left.plot(ms, [k_query_sample_complexity(int(k), beta, epsilon, alpha) for k in ms], color=BASELINE,
               label="Laplace m ln(m/β)/(αε)")
-    left.plot(ms, [gaussian_sample_complexity(int(k), beta, epsilon, delta, alpha) for k in ms], color=EMPIRICAL,
+    left.plot(ms, [gaussian_sample_complexity(int(k), beta, epsilon, delta, alpha) for k in ms], color=BOUND,
               label="Gaussian σ_εδ sqrt(2m ln(2m/β))/α")
-    left.axvline(m, color="k", ls=":")
+    left.axvline(m, color=TRUTH, ls=":", label=f"your m = {m}")
     left.set_xscale("log"); left.set_yscale("log"); log_minor_125(left); left.set_xlabel("m"); left.set_ylabel("rows n needed")
     legend_outside(left, where="below"); left.set_title(f"ε = {epsilon:.3g}, δ = {delta:.3g}")
     Wm = random_queries(m, data.N, r)
@@ -56,7 +57,7 @@ def explore_gaussian(epsilon=0.5, delta=1e-6, m=64, *, alpha=0.05, beta=0.05, tr
     right.hist(e_l, bins=bins, histtype="stepfilled", color=BASELINE, alpha=0.6, label="Laplace")
     right.hist(e_g, bins=bins, histtype="stepfilled", color=EMPIRICAL, alpha=0.6, label="Gaussian")
     right.axvline(b_l, color=BASELINE, lw=2, label="Laplace bound")
-    right.axvline(b_g, color=EMPIRICAL, lw=2, ls="--", label="Gaussian bound")
+    right.axvline(b_g, color=BOUND, lw=2, ls="--", label="Gaussian bound")
     right.axvline(guess, color=UNIFORM, lw=1.6, ls="--", label="uniform guess")
     right.set_xlabel(f"max error over m = {m} queries (n = {n})")
     right.set_ylabel("releases"); legend_outside(right, where="below", ncols=2)
@@ -78,6 +79,15 @@ def _curves(length_of, **arrays):
         if arr.size != n:
             raise ValueError(f"{name} has {arr.size} entries; {length_of} has {n}")
     return out
+
+
+def _plain_log_ticks(axis, ticks, lo, hi):
+    """Label a log ``axis`` spanning ``lo..hi`` at the ``ticks`` inside it, as plain numbers (0.5, 1, 2) and without
+    minor ticks: a log axis over one or two decades otherwise reads "6×10⁰" or labels only the powers of 10."""
+    ticks = [t for t in ticks if lo <= t <= hi]
+    axis.set_major_locator(FixedLocator(ticks))
+    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    axis.set_minor_locator(NullLocator())
 
 
 def _positive_grid(name, arr):
@@ -148,6 +158,12 @@ def figure_accuracy(eps, q_gauss, bound, q_laplace, uniform, betas, rates, lower
                        bound_label="bound s·√(2 ln(2m/β))", title=f"m = {m}, δ = {delta:.3g}, n = {n}")
     a1.plot(c["eps"], c["q_laplace"], "s--", color=BASELINE, ms=5, label="Laplace (Δ₁ = 55), measured")
     reference_line(a1, uniform)
+    values = np.concatenate([c["q_gauss"], c["bound"], c["q_laplace"], [uniform]])
+    lo, hi = values.min() / 1.25, values.max() * 1.25          # the uniform guess clear of the bottom spine
+    a1.set_ylim(lo, hi)
+    _plain_log_ticks(a1.yaxis, [k * 10.0 ** e for e in range(-3, 4) for k in (1, 2, 5)], lo, hi)
+    a1.set_xlim(c["eps"].min() / 1.15, c["eps"].max() * 1.15)
+    _plain_log_ticks(a1.xaxis, c["eps"], 0, np.inf)             # a tick at every ε measured
     accuracy_vs_theory(r["betas"], np.maximum(r["rates"], 1e-5), r["betas"], lower=np.maximum(r["lower"], 1e-5),
                        upper=r["upper"], ax=a2, logx=True, logy=True, xlabel="β",
                        ylabel="P[max error ≥ bound(β)]", bound_label="β", empirical_label="measured failure rate",
@@ -173,7 +189,8 @@ def figure_rows_needed(ms, need_laplace, theory_laplace, need_gauss, theory_gaus
     ax.plot(c["ms"], c["need_gauss"], "o", color=EMPIRICAL, ms=6,
             label=f"Gaussian, measured (slope {slope(c['need_gauss']):.2f})")
     ax.plot(c["ms"], c["theory_laplace"], "-", color=BASELINE, label="Laplace: m ln(m/β)/(αε)")
-    ax.plot(c["ms"], c["need_laplace"], "s", color=BASELINE, ms=6,
+    # hollow squares on top: where both need the same n (m = 8 on the default grid) the Gaussian dot shows through
+    ax.plot(c["ms"], c["need_laplace"], "s", color=BASELINE, ms=9, mfc="none", mew=1.8, zorder=3,
             label=f"Laplace, measured (slope {slope(c['need_laplace']):.2f})")
     ax.set_xscale("log"); ax.set_yscale("log")
     ax.set_xlabel("m (queries)"); ax.set_ylabel("rows n for max error ≤ α")

@@ -54,7 +54,7 @@ def explore_histogram(epsilon=1.0, d=10, n=1797, beta=0.05, *, m=100, trials=200
     line = np.array([true.min(), true.max()])
     right.fill_between(line, line - all_bound, line + all_bound, color=BOUND, alpha=0.12, lw=0,
                        label="true ± bound")
-    right.plot(line, line, color=BOUND, lw=1)
+    right.plot(line, line, color=TRUTH, lw=1.2, label="true answer (y = x)")
     right.plot(true, released, "o", color=HISTOGRAM, ms=3, label="one release")
     right.set_xlabel("true answer")
     right.set_ylabel("released answer")
@@ -130,12 +130,16 @@ def figure_histogram_vs_laplace(m_grid, panels, *, N, epsilon):
         ax.plot(m_grid, v["hist"], "o", color=HISTOGRAM, ms=5, label="noisy histogram: measured")
         ax.plot(m_grid, v["lap_b"], "--", color=BASELINE, label="per-query Laplace (exact Δ): bound")
         ax.plot(m_grid, v["lap"], "s", color=BASELINE, ms=5, label="per-query Laplace (exact Δ): measured")
-        reference_curve(ax, m_grid, v["guess"])
+        # the guess is exact (0) while the first queries have known answers: a log axis cannot show 0, so the
+        # curve starts at the first m where the guess errs and the legend says so
+        shown, zeros = v["guess"] > 0, m_grid[v["guess"] == 0]
+        note = "" if zeros.size == 0 else f" (0 at m = {zeros[0]:g})" if zeros.size == 1 else f" (0 at m ≤ {zeros.max():g})"
+        reference_curve(ax, m_grid[shown], v["guess"][shown], label=f"uniform guess (ignores the data){note}")
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("m (first m queries)")
+        ax.set_ylabel("max error, 0.95-quantile")
         ax.set_title(f"n = {n:,}, N = {N}, ε = {epsilon:g}")
-    axes[0].set_ylabel("max error, 0.95-quantile")
     fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncols=2)
     return fig
 
