@@ -95,7 +95,7 @@ def explore_smalldb(epsilon=1.0, alpha=0.5, m=18, beta=0.05):
     right.axhline(np.abs(W.answers(np.ones(small.N)) - W.answers(small.x)).max(), color=UNIFORM, ls="--",
                   label="uniform guess")
     right.axvline(epsilon, color="k", lw=0.8, ls=":")
-    right.set_ylim(0.005, 20)
+    right.set_ylim(1e-3, 20)
     log_minor_125(left, right)
     right.legend(loc="upper right", bbox_to_anchor=(1.0, -0.16), borderaxespad=0.0, ncols=2, columnspacing=1.0)
     return fig
