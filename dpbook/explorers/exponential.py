@@ -95,7 +95,7 @@ def explore_smalldb(epsilon=1.0, alpha=0.5, m=18, beta=0.05):
     right.axhline(np.abs(W.answers(np.ones(small.N)) - W.answers(small.x)).max(), color=UNIFORM, ls="--",
                   label="uniform guess")
     right.axvline(epsilon, color="k", lw=0.8, ls=":")
-    right.set_ylim(0.005, 20)
+    right.set_ylim(1e-3, 20)
     log_minor_125(left, right)
     right.legend(loc="upper right", bbox_to_anchor=(1.0, -0.16), borderaxespad=0.0, ncols=2, columnspacing=1.0)
     return fig
@@ -202,7 +202,7 @@ def figure_ties_tail(t_grid, exact_tail, tail_opt, tail_cor, *, opt_size):
                                       (("exact_tail", exact_tail), ("tail_opt", tail_opt), ("tail_cor", tail_cor)))
     opt_size = check_int("opt_size", opt_size, low=1)
     fig, ax = new_figure(height=4.2)
-    ax.plot(t_grid, exact_tail, color=EMPIRICAL, lw=2.5, label="exact P[gap ≥ g]")
+    ax.plot(t_grid, exact_tail, color=TRUTH, lw=2.5, label="exact P[gap ≥ g]")
     ax.plot(t_grid, np.minimum(tail_opt, 1), color=BOUND, label=f"DR-Thm3.11, |R_OPT| = {opt_size}")
     ax.plot(t_grid, np.minimum(tail_cor, 1), "--", color=BOUND, label="DR-Cor3.12 (|R_OPT| = 1)")
     ax.set_yscale("log"); ax.set_ylim(1e-6, 2); ax.set_xlabel("g (gap OPT − u)"); ax.set_ylabel("P[gap ≥ g]")
@@ -252,7 +252,7 @@ def explore_exponential(epsilon=0.5, beta=0.05):
                label="noisy histogram's argmax")
     right.plot(t, np.minimum(1.0, exponential_tail_bound(t, counts.size, epsilon, 1.0)), color=BOUND,
                label="|R| exp(−εt/2) (DR-Cor3.12)")
-    right.axhline(beta, color=UNIFORM, ls="--", label=f"β = {beta:.2g}")
+    right.axhline(beta, color=BOUND, ls=":", lw=1.6, label=f"β = {beta:.2g}")
     right.set_yscale("log"); right.set_ylim(1e-4, 1.5); right.set_xlabel("g (gap OPT − u, counts)")
     right.set_ylabel("P[gap ≥ g]")
     right.legend(loc="upper right", bbox_to_anchor=(1.0, -0.16), borderaxespad=0.0)

@@ -6,6 +6,7 @@ functions of their arguments; colours by role from :mod:`dpbook.plots`)."""
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.ticker import MaxNLocator
 
 from ..comparisons import MECHANISMS
 from ..data import digits_subsample
@@ -17,6 +18,7 @@ from ..queries import digits_marginals
 from ..theory.histogram import histogram_error_bound
 from ..theory.mwem import hlm_error_bound
 from ..validation import check_epsilon, check_int
+from ._layout import fixed_figure
 
 __all__ = ["explore_mwem", "figure_potential", "figure_rounds_sweep", "figure_workload_growth", "figure_regime",
            "figure_ablation", "figure_peers"]
@@ -45,7 +47,8 @@ def explore_mwem(epsilon=1.0, d=12, n=1797, T=30, *, trials=3, beta=0.05, seed=2
     bounds = {"histogram bound": (histogram_error_bound(W.N, W.m, beta, epsilon, n=n), HISTOGRAM),
               "HLM bound [recalled]": (hlm_error_bound(n, W.N, W.m, T, epsilon), BOUND)}
 
-    fig, (left, right) = new_figure(2, width=9.6, height=3.9)
+    fig, (left, right) = fixed_figure(2, width=9.6, height=6.0, left=0.85, right=0.2, bottom=2.25, top=0.75,
+                                      wspace=1.1)
     colours = {"MWEM": EMPIRICAL, "noisy histogram": HISTOGRAM}
     for i, (name, answers) in enumerate(runs.items()):
         err = np.abs(answers - true).max(axis=1)
@@ -58,19 +61,19 @@ def explore_mwem(epsilon=1.0, d=12, n=1797, T=30, *, trials=3, beta=0.05, seed=2
             left.axhline(b, color=colour, ls="-" if colour == BOUND else "-.", lw=1.5, label=f"{name} {b:.2f}")
         else:
             left.plot([], [], " ", label=f"{name} {b:.2g}: vacuous")
-    left.set_xticks(range(len(runs)), list(runs))
+    left.set_xticks(range(len(runs)), [name.replace(" ", "\n") for name in runs])
     left.set_xlim(-0.6, len(runs) - 0.4)
     left.set_ylim(0, 1.05)
     left.set_ylabel("max error over the m cells")
     left.set_title(f"d={d} (N={W.N:,}), m={W.m:,},\nn={n}, ε={epsilon:.3g}, T={T}")
-    left.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), borderaxespad=0.2)
+    left.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), borderaxespad=0.0)
     right.plot([0, 1], [0, 1], "k:", lw=1)
     right.set_xlim(-0.02, 1.02)
     right.set_ylim(-0.3, 1.05)
     right.set_xlabel("true answer")
     right.set_ylabel("released (one run)")
     right.set_title("one run's answers")
-    right.legend(loc="lower right", markerscale=3)
+    right.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), borderaxespad=0.0, markerscale=3)
     return fig
 
 
@@ -111,7 +114,7 @@ def figure_rounds_sweep(T_grid, sweeps, *, m, epsilon):
     """MWEM's max error against the rounds ``T`` for each database size: ``sweeps[n]`` is a dict with ``median``,
     ``low``, ``high`` (per ``T``), ``bound`` (HLM's recalled bound per ``T``), ``histogram`` and
     ``histogram_bound`` (the noisy histogram's median error and IDC-Lem6.1 bound) and ``uniform``.  Two sizes
-    at most (one panel each); the y axis is cut at 2 (a bound above 1 says nothing)."""
+    at most (one panel each); the y axis is cut at 3 (a bound above 1 says nothing)."""
     T_grid = _series("T_grid", T_grid)
     if not isinstance(sweeps, dict) or not 1 <= len(sweeps) <= 2:
         raise ValueError("sweeps must be a dict of one or two database sizes")
@@ -121,19 +124,19 @@ def figure_rounds_sweep(T_grid, sweeps, *, m, epsilon):
     for ax, (n, sw) in zip(np.atleast_1d(axes), sweeps.items()):
         med, lo, hi, bnd = (_series(f"sweeps[{n}][{k!r}]", sw[k], length=T_grid.size)
                             for k in ("median", "low", "high", "bound"))
-        ax.fill_between(T_grid, lo, hi, color=EMPIRICAL, alpha=0.18, lw=0, label="MWEM, range of runs")
         ax.plot(T_grid, bnd, "-", color=BOUND, label="HLM bound [RECALLED]")
-        ax.plot(T_grid, med, "o-", color=EMPIRICAL, label="MWEM, median")
+        ax.errorbar(T_grid, med, yerr=[med - lo, hi - med], fmt="o-", color=EMPIRICAL, capsize=5,
+                    label="MWEM, median (bars: range of runs)")
         reference_line(ax, sw["histogram"], role="histogram", label="noisy histogram, median")
         reference_line(ax, sw["histogram_bound"], role="histogram",
                        label="histogram bound (β = 0.05)").set_linestyle("-.")
         reference_line(ax, sw["uniform"])
         ax.set_xscale("log"); ax.set_yscale("log"); ax.minorticks_off()
-        ax.set_ylim(min(0.002, 0.5 * float(sw["histogram"])), 2)
+        ax.set_ylim(min(0.002, 0.5 * float(sw["histogram"])), 3)
         ax.set_xticks(T_grid, [f"{t:g}" for t in T_grid])
         ax.set_xlabel("rounds T"); ax.set_ylabel(f"max error over {m} cells")
         ax.set_title(f"bootstrapped to n = {n:,}, ε = {epsilon:g}")
-    fig.legend(*np.atleast_1d(axes)[0].get_legend_handles_labels(), loc="outside lower center", ncols=3)
+    fig.legend(*np.atleast_1d(axes)[0].get_legend_handles_labels(), loc="outside lower center", ncols=2)
     return fig
 
 
@@ -220,10 +223,12 @@ def figure_ablation(errors, histogram, uniform, *, title):
     for ax, which, label in ((axes[0], 0, "max error"), (axes[1], 1, "mean error")):
         for y, name in zip(ys, names):
             vals = _series(f"errors[{name!r}][{which}]", errors[name][which])
-            ax.plot(vals, np.full(vals.size, y), "o", color=EMPIRICAL, alpha=0.35, ms=5)
-            ax.plot(np.median(vals), y, "D", color=EMPIRICAL, ms=8)
-        ax.axvline(np.median(_series("histogram", histogram[which])), color=HISTOGRAM, label="noisy histogram (median)")
-        ax.axvline(float(uniform[which]), color=UNIFORM, ls="--", label="uniform guess")
+            ax.plot(vals, np.full(vals.size, y), "o", color=EMPIRICAL, alpha=0.35, ms=5, zorder=3)
+            ax.plot(np.median(vals), y, "D", color=EMPIRICAL, ms=8, zorder=4)
+        ax.axvline(np.median(_series("histogram", histogram[which])), color=HISTOGRAM, label="noisy histogram (median)",
+                   zorder=1)
+        ax.axvline(float(uniform[which]), color=UNIFORM, ls="--", label="uniform guess", zorder=1)
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=5, steps=[1, 2, 5, 10]))
         ax.set_yticks(ys, names if which == 0 else [])
         ax.set_xlabel(f"{label} (runs; ◆ median)")
     fig.legend(*axes[1].get_legend_handles_labels(), loc="outside lower center", ncols=2)
@@ -236,6 +241,14 @@ PEER_STYLES = {"dpbook mwem (theorem)": ("s", EXTRA[1]), "dpbook mwem_practical"
                "dpbook mwem_practical replay=0": ("^", EXTRA[3]), "smartnoise-synth 1.0.8 MWEM": ("D", EXTRA[4])}
 
 
+def _row_label(row):
+    """A short name for a peer-comparison row: its dataset, marginal order and ε (e.g. ``cancer k=2, ε=1``)."""
+    name = str(row.get("name", ""))
+    parts = name.split()
+    k = next((p for p in parts if p.startswith("k=")), "")
+    return f"{parts[0] if parts else '?'} {k}, ε={row['epsilon']:g}" if "epsilon" in row else name
+
+
 def figure_peers(peers):
     """Max error against time for every row of the peer comparison (the parsed ``benchmarks/peers/results.json``):
     each method a marker, a row's methods joined by a faint line, and the noisy histogram and uniform guess of that
@@ -244,21 +257,26 @@ def figure_peers(peers):
     if not isinstance(peers, dict) or not peers.get("rows"):
         raise ValueError("peers must be the parsed peer-comparison results (a dict with 'rows')")
     fig, ax = new_figure(width=9.6, height=4.6)
-    for row in peers["rows"]:
+    for i, row in enumerate(peers["rows"], start=1):
         methods = row["methods"]
         pts = sorted((m["median_seconds"], m["median_max_error"]) for m in methods.values())
         ax.plot(*zip(*pts), "-", color=UNIFORM, alpha=0.3, lw=1, zorder=0)
         t_p, ref = methods["dpbook mwem_practical"]["median_seconds"], row["references"]
         ax.plot(t_p, ref["noisy histogram"]["median_max_error"], "_", color=HISTOGRAM, ms=18, mew=2.5, zorder=1)
-        ax.plot(t_p, ref["uniform"]["max_error"], "_", color=UNIFORM, ms=18, mew=2.5, zorder=1)
+        ax.plot([t_p / 1.35, t_p * 1.35], [ref["uniform"]["max_error"]] * 2, "--", color=UNIFORM, lw=2.5, zorder=1)
+        ax.annotate(str(i), (t_p, methods["dpbook mwem_practical"]["median_max_error"]), xytext=(0, -7),
+                    textcoords="offset points", ha="center", va="top", color=EMPIRICAL, fontweight="bold")
         for name, m in methods.items():
             marker, colour = PEER_STYLES[name]
             ax.plot(m["median_seconds"], m["median_max_error"], marker, color=colour, ms=8)
     ax.set_xscale("log"); ax.set_yscale("log"); ax.minorticks_off()
+    ax.set_ylim(bottom=0.4 * min(m["median_max_error"] for row in peers["rows"] for m in row["methods"].values()))
     ax.set_xlabel("seconds per run (median)"); ax.set_ylabel("max error (median)")
-    ax.set_title("a grey line joins one row's methods")
+    ax.set_title("a grey line joins one row's methods; the row's number under ●")
     handles = [Line2D([], [], ls="", marker=mk, color=c, ms=8, label=name) for name, (mk, c) in PEER_STYLES.items()]
-    handles += [Line2D([], [], ls="", marker="_", ms=18, mew=2.5, color=c, label=name)
-                for c, name in ((HISTOGRAM, "noisy histogram, same ε"), (UNIFORM, "uniform guess"))]
+    handles += [Line2D([], [], ls="", marker="_", ms=18, mew=2.5, color=HISTOGRAM, label="noisy histogram, same ε"),
+                Line2D([], [], ls="--", lw=2.5, color=UNIFORM, label="uniform guess")]
+    handles += [Line2D([], [], ls="", marker=f"${i}$", ms=9, color=EMPIRICAL, label=_row_label(row))
+                for i, row in enumerate(peers["rows"], start=1)]
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
     return fig

@@ -28,7 +28,7 @@ def figure_smalldb_bounds(eps, measured, exact, sharp, prop44, *, opt, uniform, 
     measured, exact, sharp, prop44 = (_series(k, v, eps.size, positive=True) for k, v in
                                       (("measured", measured), ("exact", exact), ("sharp", sharp), ("prop44", prop44)))
     opt, uniform = check_real("opt", opt, low=0.0, low_open=True), check_real("uniform", uniform, low=0.0, low_open=True)
-    fig, ax = new_figure(height=4.4)
+    fig, ax = new_figure(height=6.0)
     accuracy_vs_theory(eps, measured, sharp, ax=ax, logx=True, logy=True, xlabel="ε",
                        ylabel="95%-quantile of max error", empirical_label="SmallDB, measured",
                        bound_label="OPT + 2(ln|R| + ln 1/β)/(εn)", title=title or None)
@@ -37,7 +37,7 @@ def figure_smalldb_bounds(eps, measured, exact, sharp, prop44, *, opt, uniform, 
     ax.axhline(opt, color=TRUTH, ls="-.", lw=1, label="OPT (best s-row database)")
     reference_line(ax, uniform)
     ax.set_ylim(0.8 * min(opt, measured.min()), 20)
-    legend_outside(ax)
+    legend_outside(ax, where="below", ncols=2)
     return fig
 
 
@@ -49,7 +49,7 @@ def figure_smalldb_vs_histogram(eps, smalldb_q, histogram_q, histogram_bd, *, un
                                             (("smalldb_q", smalldb_q), ("histogram_q", histogram_q),
                                              ("histogram_bd", histogram_bd)))
     uniform = check_real("uniform", uniform, low=0.0, low_open=True)
-    fig, ax = new_figure(height=4.4)
+    fig, ax = new_figure(height=5.4)
     ax.plot(eps, smalldb_q, "o-", color=EMPIRICAL, ms=5, label="SmallDB, measured")
     ax.plot(eps, histogram_q, "D-", color=HISTOGRAM, ms=5, label="noisy histogram, measured")
     ax.plot(eps, histogram_bd, "-.", color=HISTOGRAM, lw=1.5, label="its bound (IDC-Lem6.1)")
@@ -57,7 +57,7 @@ def figure_smalldb_vs_histogram(eps, smalldb_q, histogram_q, histogram_bd, *, un
     ax.set_xscale("log"); ax.set_yscale("log"); ax.set_xlabel("ε"); ax.set_ylabel("95%-quantile of max error")
     if title:
         ax.set_title(title)
-    legend_outside(ax)
+    legend_outside(ax, where="below", ncols=2)
     return fig
 
 
@@ -70,7 +70,7 @@ def figure_crossover(d, alpha_x, log10_range, *, max_log10_range):
     max_log10_range = check_real("max_log10_range", max_log10_range, low=0.0, low_open=True)
     fig, (left, right) = new_figure(2, height=4.4)
     left.plot(d, alpha_x, "-", color=BOUND, lw=2, label="max error where\nthe bounds cross")
-    reference_line(left, 1.0, label="1: vacuous above")
+    left.axhline(1.0, color=TRUTH, ls=":", lw=1.6, label="1: vacuous above")
     left.set_yscale("log"); left.set_xlabel("attributes d  (N = 2^d)"); left.set_ylabel("max error α× (bound)")
     right.plot(d, log10_range, "-", color=BOUND, lw=2, label="SmallDB run at α×/2")
     right.axhline(max_log10_range, color=TRUTH, ls="--", lw=1, label="largest range\nsmalldb enumerates")
