@@ -238,7 +238,8 @@ def figure_ablation(errors, histogram, uniform, *, title):
 
 #: the methods of the committed peer comparison (benchmarks/peers/results.json) and how they are drawn
 PEER_STYLES = {"dpbook mwem (theorem)": ("s", EXTRA[1]), "dpbook mwem_practical": ("o", EMPIRICAL),
-               "dpbook mwem_practical replay=0": ("^", EXTRA[3]), "smartnoise-synth 1.0.8 MWEM": ("D", EXTRA[4])}
+               "dpbook mwem_practical replay=0": ("^", EXTRA[3]), "smartnoise-synth 1.0.8 MWEM": ("D", EXTRA[4]),
+               "smartnoise-synth 1.0.8 AIM (mbi 1.1.0)": ("P", EXTRA[2])}
 
 
 def _row_label(row):
@@ -273,7 +274,9 @@ def figure_peers(peers):
     ax.set_ylim(bottom=0.4 * min(m["median_max_error"] for row in peers["rows"] for m in row["methods"].values()))
     ax.set_xlabel("seconds per run (median)"); ax.set_ylabel("max error (median)")
     ax.set_title("a grey line joins one row's methods; the row's number under ●")
-    handles = [Line2D([], [], ls="", marker=mk, color=c, ms=8, label=name) for name, (mk, c) in PEER_STYLES.items()]
+    present = {name for row in peers["rows"] for name in row["methods"]}
+    handles = [Line2D([], [], ls="", marker=mk, color=c, ms=8, label=name) for name, (mk, c) in PEER_STYLES.items()
+               if name in present]
     handles += [Line2D([], [], ls="", marker="_", ms=18, mew=2.5, color=HISTOGRAM, label="noisy histogram, same ε"),
                 Line2D([], [], ls="--", lw=2.5, color=UNIFORM, label="uniform guess")]
     handles += [Line2D([], [], ls="", marker=f"${i}$", ms=9, color=EMPIRICAL, label=_row_label(row))
