@@ -121,7 +121,8 @@ def explore_online(epsilon=16.0, num_vertices=24, density=0.5, idc="both", *, al
     chosen = ["MW", "FK"] if idc == "both" else [idc]
     colours, markers = {"MW": EMPIRICAL, "FK": EXTRA[1]}, {"MW": "o", "FK": "^"}
     floor = 0.05                                       # log axis: an error below the floor is drawn at the floor
-    fig, (left, right) = new_figure(2, width=9.6, height=5.2)
+    fig, (left, right) = new_figure(2, width=9.6, height=5.4)
+    fig.get_layout_engine().set(h_pad=0.08)          # room under the two-line legend entries
     for name in chosen:
         run = drive_with_oracle(rules[name], x, W, max_updates=2000)
         left.plot(np.arange(run.max_errors.size), run.max_errors * n, color=colours[name],
