@@ -18,10 +18,11 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from benchmarks._timing import best_time, panel_time  # noqa: E402
-from dpbook.explorers.idc import (cancer3, cancer6, explore_online, explore_round, explore_run,  # noqa: E402
-                                  privacy_loss_run, th_sv_threshold_for)
+from dpbook.explorers.idc import explore_online, explore_round, explore_run  # noqa: E402
 from dpbook.idc import (AdversarialStream, FriezeKannanIDC, MedianIDC, MultiplicativeWeightsIDC,  # noqa: E402
-                        drive_with_oracle, iterative_construction, online_idc, online_idc_sv)
+                        drive_with_oracle, iterative_construction, online_idc, online_idc_sv, th_sv_threshold_for)
+from dpbook.privacy_loss import privacy_loss_run  # noqa: E402
+from dpbook.queries import cancer3, cancer6  # noqa: E402
 
 
 def main():

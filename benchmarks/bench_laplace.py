@@ -6,7 +6,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from benchmarks._timing import best_time, panel_time  # noqa: E402
 from dpbook.data import load_cancer  # noqa: E402
-from dpbook.explorers.laplace import cancer_conjunctions, explore_laplace  # noqa: E402
+from dpbook.explorers.laplace import explore_laplace  # noqa: E402
+from dpbook.queries import cancer_conjunctions  # noqa: E402
 from dpbook.laplace import laplace_mechanism  # noqa: E402
 
 

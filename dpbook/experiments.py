@@ -174,7 +174,6 @@ def required_n(mechanism, x, workload, *, alpha, beta, n_grid, trials, rng=None,
     return int(grid[hi])
 
 
-
 def uniform_guess_prefix_error(x, workload) -> np.ndarray:
     """The uniform guess's max error over the first ``k`` queries, for every ``k = 1..m`` at once:
     ``max_{j <= k} |Q(uniform)_j - q_j(x)|`` (normalised units), shape ``(m,)``.  A chapter that reads a
@@ -187,4 +186,27 @@ def uniform_guess_prefix_error(x, workload) -> np.ndarray:
     return np.maximum.accumulate(np.abs(W.answers(x) - uniform_guess(W)))
 
 
-__all__ += ["uniform_guess_prefix_error"]
+__all__ += ["uniform_guess_prefix_error", "parameter_table"]
+
+
+def parameter_table(rows, *, limit: float = 1e7) -> str:
+    """A two-column table, theory value vs the value used, ``INFEASIBLE`` past ``limit`` (the theorems' parameters
+    next to the ones the chapter can run).
+
+    ``rows``: ``(name, theory, practical, note)``; numbers are printed with 4 significant digits.
+    """
+    limit = check_real("limit", limit, low=0.0, low_open=True)
+    rows = list(rows)
+    for row in rows:
+        if not isinstance(row, (tuple, list)) or len(row) != 4:
+            raise ValueError(f"rows ({row!r}) must each be (name, theory, practical, note)")
+    def fmt(v):
+        if isinstance(v, str):
+            return v
+        if v is None:
+            return "-"
+        text = f"{v:.4g}"
+        return text + ("  INFEASIBLE" if isinstance(v, (int, float)) and abs(v) > limit else "")
+    lines = [f"{'parameter':<28}{'theory':>22}{'used':>16}   note", "-" * 96]
+    lines += [f"{name:<28}{fmt(th):>22}{fmt(pr):>16}   {note}" for name, th, pr, note in rows]
+    return "\n".join(lines)

@@ -32,21 +32,26 @@ the proof's coupling, not about this likelihood ratio.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
+from .data import add_row, bootstrap
 from .experiments import FailureRate, failure_rate
-from .idc import IDC, AdversarialStream, FixedStream, as_stream, online_idc
+from .idc import IDC, AdversarialStream, FixedStream, MultiplicativeWeightsIDC, as_stream, online_idc
 from .noise import as_generator, as_noise, laplace_noise
-from .theory.idc import azuma_bound, k0, p0
-from .queries import MatrixWorkload, as_workload
-from .validation import (real_dtype, as_array, check_delta, check_epsilon, check_histogram, check_int, check_public_n,
-                         check_real, check_scale, check_trials)
+from .theory.idc import (alg1_azuma_epsilon, alg1_freedman_epsilon, alg1_freedman_epsilon0, alg1_threshold,
+                         azuma_bound, k0, p0, sv_privacy_epsilon)
+from .queries import MatrixWorkload, as_workload, cancer3
+from .validation import (real_dtype, as_array, check_alpha, check_delta, check_epsilon, check_histogram, check_int,
+                         check_public_n, check_real, check_real_array, check_scale, check_trials)
 
 __all__ = [
     "R0", "R1", "RSTAR", "HALTED", "CLASS_NAMES",
     "log_interval_probability", "round_log_likelihood", "round_loss", "classify_rounds",
     "update_probability", "round_moments", "PrivacyLossReplay", "replay_alg1", "BorderlineStream",
+    # chapter 12's runs and their bounds
+    "privacy_loss_run", "run_bounds", "fraction_above", "loss_tail_run", "tail_curves",
 ]
 
 R0, R1, RSTAR, HALTED = 0, 1, 2, 3
@@ -316,3 +321,103 @@ class BorderlineStream:
         """Round ``t``'s query for every run: the one containing ``row`` whose gap is closest to ``target``."""
         gap = view.rule.answers(view.hypothesis, self._sub) - self._counts / view.n
         return self._inside[np.argmin(np.abs(gap - self.target), axis=1)]
+
+
+# --------------------------------------------------------------------------- chapter 12's runs and their bounds
+
+@lru_cache(typed=True, maxsize=32)
+def privacy_loss_run(n=1000, b_max=30, epsilon=1.0, delta=1e-6, alpha=0.6, *, rounds=400, runs=300, seed=2026):
+    """IDC-Alg1 with the MW rule at ``α/3`` on ``n`` cancer patients resampled on three attributes (``N = 8``), a
+    seeded random order of the 255 counting queries, replayed against ``D' = D +`` one more copy of the commonest
+    row, with ``ε0`` from the book's Freedman-type bound (:func:`~dpbook.theory.idc.alg1_freedman_epsilon0`).
+    Returns ``(replay, ε0)``.  Cached: the callbacks redraw only."""
+    n, b_max = check_int("n", n, low=1, high=10**7), check_int("b_max", b_max, low=0, high=10**4)
+    epsilon, delta, alpha = check_epsilon(epsilon), check_delta(delta, positive=True), check_alpha(alpha)
+    rounds, runs = check_int("rounds", rounds, low=1, high=10**4), check_int("runs", runs, low=2, high=10**5)
+    x3, W8 = cancer3()
+    x = bootstrap(x3, n, rng=seed)
+    eps0 = alg1_freedman_epsilon0(epsilon, b_max, delta)
+    order = np.random.default_rng(seed).integers(0, W8.m, rounds)
+    rep = replay_alg1(x, add_row(x, int(np.argmax(x))), MultiplicativeWeightsIDC(8, alpha / 3), FixedStream(W8, order),
+                      delta=delta, epsilon0=eps0, b_max=b_max, n=n, runs=runs, rng=seed)
+    return rep, eps0
+
+
+def _check_replay(rep) -> PrivacyLossReplay:
+    if not isinstance(rep, PrivacyLossReplay):
+        raise TypeError(f"rep must be a PrivacyLossReplay (replay_alg1's result), got {type(rep).__name__}")
+    return rep
+
+
+def run_bounds(rep, epsilon0, delta, b_max) -> dict:
+    """The bounds of the whole-run view at every round ``t`` (arrays over ``t = 1..k``): basic ``t ε0``, Azuma over
+    every round (:func:`~dpbook.theory.idc.alg1_azuma_epsilon`), the book's Freedman-type bound
+    (:func:`~dpbook.theory.idc.alg1_freedman_epsilon`), IDC-Alg1-SV's claim with ``c = B_max + 1``
+    (:func:`~dpbook.theory.idc.sv_privacy_epsilon`); and the erratum's accounting per run (IDC-E6: Azuma over the
+    realised non-R⁰ rounds only, R⁰ counted free), shape ``(runs, k)``."""
+    rep = _check_replay(rep)
+    epsilon0, delta = check_epsilon(epsilon0, "epsilon0"), check_delta(delta, positive=True)
+    b_max = check_int("b_max", b_max, low=0, high=10**4)
+    t = np.arange(1, rep.loss.shape[1] + 1, dtype=float)
+    return {
+        "basic": t * epsilon0,
+        "azuma": np.array([alg1_azuma_epsilon(int(tt), epsilon0, delta) for tt in t]),
+        "freedman": np.full(t.shape, alg1_freedman_epsilon(epsilon0, b_max, delta)),
+        "sv": np.full(t.shape, sv_privacy_epsilon(epsilon0, b_max + 1, delta)),
+        "claim42": rep.running_K * epsilon0 * np.expm1(epsilon0)
+                   + 2 * epsilon0 * np.sqrt(2 * rep.running_K * np.log(2 / delta)),
+    }
+
+
+def fraction_above(rep, bounds) -> dict:
+    """The fraction of runs whose running loss ever exceeds each bound curve (``bounds``: name -> an array over
+    the rounds, or over the runs and the rounds, as :func:`run_bounds` returns)."""
+    rep = _check_replay(rep)
+    if not isinstance(bounds, dict):
+        raise TypeError(f"bounds must be a dict of name -> curve, got {type(bounds).__name__}")
+    k = rep.loss.shape[1]
+    bounds = {name: check_real_array(f"bounds[{name!r}]", curve) for name, curve in bounds.items()}
+    for name, curve in bounds.items():
+        if curve.shape[-1:] != (k,):
+            raise ValueError(f"bounds[{name!r}] has shape {curve.shape}; its last axis must be the {k} rounds")
+    running = rep.running
+    return {name: float(np.mean(np.any(running > curve, axis=1))) for name, curve in bounds.items()}
+
+
+@lru_cache(typed=True, maxsize=4)
+def loss_tail_run(n=200, epsilon0=0.05, b_max=10, alpha=0.6, *, rounds=None, runs=4000, seed=2026):
+    """The regime chosen to make Algorithm 1's loss largest: ``n`` cancer patients resampled on three attributes
+    (``N = 8``, 255 counting queries), ``D' = D +`` one more copy of the commonest row, and the
+    :class:`~dpbook.privacy_loss.BorderlineStream` analyst who, every round, asks a query containing that row whose
+    hypothesis is off by ``-T`` (the ⊥ window's edge at ``Q(D)``: updates with probability ½, the largest
+    ``E[L_t²]/u_t`` of the searched targets).  ``rounds`` defaults to ``4(B_max + 1)``, past which nearly every run
+    has stopped.  Returns the :class:`~dpbook.privacy_loss.PrivacyLossReplay` (cached)."""
+    n, b_max = check_int("n", n, low=1, high=10**7), check_int("b_max", b_max, low=0, high=10**4)
+    epsilon0, alpha = check_epsilon(epsilon0, "epsilon0", high=0.5), check_alpha(alpha)
+    rounds = 4 * (b_max + 1) if rounds is None else check_int("rounds", rounds, low=1, high=10**4)
+    runs = check_int("runs", runs, low=2, high=10**6)
+    x3, W8 = cancer3()
+    x = bootstrap(x3, n, rng=seed)
+    row = int(np.argmax(x))
+    stream = BorderlineStream(W8, rounds, reference=x, row=row, target=-alg1_threshold(alpha))
+    return replay_alg1(x, add_row(x, row), MultiplicativeWeightsIDC(8, alpha / 3), stream, delta=0.5,
+                       epsilon0=epsilon0, b_max=b_max, n=n, runs=runs, rng=seed)
+
+
+def tail_curves(rep, deltas) -> dict:
+    """For each ``δ`` in ``deltas``: the measured ``(1-δ)``-quantile of the loss ``L`` and the bounds' ``ε(δ)`` at the
+    replay's ``ε0`` — the book's Freedman-type bound, Azuma over all ``k`` rounds, basic ``k ε0`` — and the share of
+    runs with ``L`` above each, plus above the erratum's accounting (IDC-E6: Azuma over the run's realised non-R⁰
+    rounds ``K``, ``K ε0(e^{ε0} - 1) + 2ε0 sqrt(2K ln(2/δ))``, R⁰ counted free).  A valid bound has share ``<= δ``."""
+    rep = _check_replay(rep)
+    deltas = np.asarray([check_delta(d, "deltas", positive=True) for d in np.atleast_1d(deltas)])
+    L, k, e0 = rep.total, rep.loss.shape[1], rep.epsilon0
+    out = {"delta": deltas, "measured": np.quantile(L, 1 - deltas),
+           "freedman": np.array([alg1_freedman_epsilon(e0, rep.b_max, d) for d in deltas]),
+           "azuma": np.array([alg1_azuma_epsilon(k, e0, d) for d in deltas]),
+           "basic": np.full(deltas.shape, k * e0)}
+    K = rep.updating_rounds
+    erratum = [K * e0 * np.expm1(e0) + 2 * e0 * np.sqrt(2 * K * np.log(2 / d)) for d in deltas]
+    out["share"] = {name: np.array([np.mean(L > b) for b in out[name]]) for name in ("freedman", "azuma", "basic")}
+    out["share"]["erratum"] = np.array([np.mean(L > e) for e in erratum])
+    return out

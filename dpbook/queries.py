@@ -16,24 +16,30 @@ interface.
 """
 from __future__ import annotations
 
+import functools
 import itertools
 from abc import ABC, abstractmethod
 
 import numpy as np
 import scipy.sparse as sp
 
-from .data import SparseHistogram
+from .data import SparseHistogram, cancer_projection
 from .noise import as_generator
 from .validation import real_dtype, check_histogram, check_int, check_matrix_workload, check_work
 
 __all__ = [
     "Workload", "MatrixWorkload", "MarginalWorkload", "RangeWorkload", "as_workload", "check_database", "check_dual",
     "random_queries", "k_way_marginals", "conjunctions", "threshold_queries", "range_queries",
+    # the chapters' example workloads
+    "ATTRIBUTES6", "ATTRIBUTES3", "cancer6", "cancer3", "digits_marginals", "one_two_way_cells", "cancer_4way_cells",
+    "cancer_conjunctions",
 ]
 
 
 #: :meth:`Workload.rmatvec` refuses a dense result with more cells than this (``trials · N``; 2 GiB of float64)
 RMATVEC_DENSE_LIMIT = 1 << 28
+
+
 #: :meth:`Workload.rmatvec` with ``sparse=True`` refuses to store more entries than this (``trials · support``)
 RMATVEC_SPARSE_LIMIT = 1 << 27
 
@@ -880,3 +886,69 @@ def _triu_row(k: np.ndarray, N: int) -> np.ndarray:
         a = np.where(start(a) > k, a - 1, a)
         a = np.where((a + 1 < N) & (start(a + 1) <= k), a + 1, a)
     return a
+
+
+# --------------------------------------------------------------------------- the chapters' example workloads
+
+#: chapter 10's six cancer attributes: radius, texture, perimeter, area, smoothness, malignant (``N = 64``)
+ATTRIBUTES6 = (0, 1, 2, 3, 4, 10)
+
+
+#: the median mechanism's three cancer attributes: radius, area, malignant (``N = 8``)
+ATTRIBUTES3 = (0, 3, 10)
+
+
+def cancer6(scale: int = 1):
+    """``(x, W)``: the 6-attribute cancer histogram (:func:`dpbook.data.cancer_projection`, each row counted
+    ``scale`` times) and the workload chapters 10–12 ask of it, its 3-way marginals (``m = 160``)."""
+    scale = check_int("scale", scale, low=1)
+    return cancer_projection(ATTRIBUTES6).x * scale, k_way_marginals(6, 3)
+
+
+def cancer3(scale: int = 1):
+    """``(x, W)``: the 3-attribute cancer histogram (``N = 8``, :func:`dpbook.data.cancer_projection`, each row
+    counted ``scale`` times) and the workload chapters 10–12 ask of it, all 255 counting queries."""
+    scale = check_int("scale", scale, low=1)
+    Q = ((np.arange(1, 256)[:, None] >> np.arange(8)) & 1).astype(float)
+    return cancer_projection(ATTRIBUTES3).x * scale, MatrixWorkload(Q)
+
+
+def digits_marginals(d: int = 16, ks=3) -> MarginalWorkload:
+    """Every ``k``-way marginal cell of the first ``d`` digit pixels (the universe of
+    :func:`dpbook.data.digits_subsample` / :func:`dpbook.data.digits_histogram`, ``N = 2^d``) for each order ``k``
+    in ``ks`` (one order or several, distinct, each in ``[1, d]``), in that order: ``m = Σ_k 2^k C(d, k)`` cells,
+    answered by the superset-sum transform, never as an ``m × N`` matrix (cached: a workload is frozen).
+
+    Chapter 09: ``digits_marginals(d)``, all 3-way cells of ``d`` pixels; chapter 11: ``digits_marginals(ks=(1,
+    2))``, the 512 one- and two-way cells of all 16 pixels (``ks=(1, 2, 3)``: ``m = 4992 ≫ n``).
+    """
+    d = check_int("d", d, low=1, high=16)
+    ks = tuple(check_int("ks", k, low=1, high=16) for k in np.atleast_1d(np.asarray(ks, dtype=object)))
+    if not ks or len(set(ks)) != len(ks) or max(ks) > d:
+        raise ValueError(f"ks ({ks!r}) must be distinct marginal orders in [1, d = {d}]")
+    return _digits_marginals(d, ks)
+
+
+@functools.lru_cache(typed=True, maxsize=None)
+def _digits_marginals(d: int, ks: tuple) -> MarginalWorkload:
+    return MarginalWorkload(d, [cell for k in ks for cell in k_way_marginals(d, k).cells])
+
+
+def one_two_way_cells(d: int) -> MarginalWorkload:
+    """All cells of the 1- and 2-way marginals of ``d`` attributes: ``m = 2d + 4 C(d, 2)``."""
+    d = check_int("d", d, low=2, high=16)
+    return MarginalWorkload(d, [c for k in (1, 2) for c in k_way_marginals(d, k).cells])
+
+
+@functools.lru_cache(typed=True, maxsize=None)
+def cancer_4way_cells(m: int) -> MarginalWorkload:
+    """The first ``m`` cells of the 4-way marginals of the cancer data (16 cells per attribute set; cached)."""
+    W = k_way_marginals(11, 4) if m == 5280 else cancer_4way_cells(5280)
+    m = check_int("m", m, low=1, high=W.m)
+    return W if m == W.m else MarginalWorkload(W.d, W.cells[:m])
+
+
+def cancer_conjunctions(m: int) -> MarginalWorkload:
+    """The first ``m`` of the 165 three-way conjunctions over the cancer data's 11 attributes."""
+    m = check_int("m", m, low=1, high=165)
+    return MarginalWorkload(11, conjunctions(11, 3).cells[:m])

@@ -8,9 +8,9 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from .validation import check_int, check_probability, check_trials
+from .validation import check_int, check_probability, check_real_array, check_trials
 
-__all__ = ["clopper_pearson_lower", "clopper_pearson_upper", "clopper_pearson"]
+__all__ = ["clopper_pearson_lower", "clopper_pearson_upper", "clopper_pearson", "exact_quantile"]
 
 
 def _check(k, trials, level):
@@ -36,3 +36,18 @@ def clopper_pearson(k, trials, level=0.05) -> tuple[float, float]:
     """Two-sided interval ``(p_lo, p_hi)`` that misses ``p`` with probability at most ``level``."""
     k, trials, level = _check(k, trials, level)
     return clopper_pearson_lower(k, trials, level / 2), clopper_pearson_upper(k, trials, level / 2)
+
+
+def exact_quantile(errors, probabilities, q) -> float:
+    """The exact ``q``-quantile of a discrete law given by ``errors`` and their ``probabilities`` (the least
+    error whose cumulative probability reaches ``q``; a SmallDB error law is exact, so no sampling is needed)."""
+    errors = check_real_array("errors", errors)
+    probabilities = check_real_array("probabilities", probabilities, low=0.0)
+    if errors.ndim != 1 or errors.size == 0:
+        raise ValueError(f"errors (shape {errors.shape}) must be a non-empty 1-D array")
+    if probabilities.shape != errors.shape:
+        raise ValueError(f"probabilities (shape {probabilities.shape}) must have the shape of errors {errors.shape}")
+    q = check_probability(q, "q")
+    order = np.argsort(errors, kind="stable")
+    cdf = np.cumsum(np.asarray(probabilities, dtype=float)[order])
+    return float(np.asarray(errors)[order][min(np.searchsorted(cdf, q), len(order) - 1)])

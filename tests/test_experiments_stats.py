@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpbook.experiments import errors, failure_rate
+from dpbook.experiments import errors, failure_rate, parameter_table
 from dpbook.stats import clopper_pearson, clopper_pearson_lower, clopper_pearson_upper
 
 
@@ -114,3 +114,16 @@ def test_uniform_guess_prefix_error_is_the_running_max_of_the_guess_gap():
         uniform_guess_prefix_error(np.array([1, -2, 0, 0]), MatrixWorkload(Q))
     with pytest.raises(TypeError, match="workload"):
         uniform_guess_prefix_error(x, "all queries")
+
+def test_parameter_table_flags_infeasible():
+    text = parameter_table([("B_max", 1e9, 20, "capped"), ("eps0", 1e-4, 2e-3, "recomputed")])
+    assert "INFEASIBLE" in text.splitlines()[2] and "INFEASIBLE" not in text.splitlines()[3]
+
+
+def test_parameter_table_bad_input():
+    with pytest.raises(ValueError, match="rows"):
+        parameter_table([("B_max", 1e9, 20)])
+    with pytest.raises(ValueError, match="limit"):
+        parameter_table([("B_max", 1e9, 20, "capped")], limit=-1.0)
+    with pytest.raises(TypeError, match="limit"):
+        parameter_table([], limit="big")

@@ -2,18 +2,12 @@
 and the explorers' helpers: chapter 08–09's regimes (MWEM / SmallDB against the noisy histogram), chapters 10–12's
 digits marginals without a matrix (m = 4992 >> n) and budget split (IDC-Alg1-SV at composition="corollary" vs
 "tight", DR-Cor3.21 vs DR-Thm3.20)."""
-import itertools
-import math
-
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-from dpbook.explorers.idc import digits16, digits_marginals, explore_online, th_sv_threshold_for
-from dpbook.explorers.mwem import MECHANISMS, regime_errors
-from dpbook.idc import MultiplicativeWeightsIDC
+from dpbook.explorers.idc import explore_online
 from dpbook.queries import MarginalWorkload
-from dpbook.theory import idc as th
 
 
 def _lines(fig):
@@ -163,11 +157,7 @@ def test_comparison_bad_input():
 
 def test_per_query_comparison_sparse_project():
     """Chapter 15's comparison: pure (same seed, same numbers); the Gaussian baseline's sensitivity is the
-<<<<<<< HEAD
-    workload's exact L2 sensitivity and grows with k; the answer-0 error is the largest true answer."""
-=======
     workload's exact L2 sensitivity and grows with m; the answer-0 error is the largest true answer."""
->>>>>>> lec-geo
     from dpbook.explorers.sparse_project import per_query_comparison, plot_per_query_comparison, sparse_data, \
         sparse_workload
     D, W = sparse_data(1000), sparse_workload(200, 10)
@@ -187,63 +177,6 @@ def test_per_query_comparison_sparse_project():
         per_query_comparison(D, W, [], ell=256, trials=2)
 
 
-def test_digits_marginals_match_the_dense_reference():
-    """The operator workload answers exactly what digits16's explicit 512 x 2^16 matrix answers (same cells, order)."""
-    x_ref, W_ref = digits16()
-    x, W = digits_marginals((1, 2))
-    assert isinstance(W, MarginalWorkload) and W.m == W_ref.m == 512
-    np.testing.assert_array_equal(x, x_ref)
-    np.testing.assert_allclose(W.answers(x), W_ref.answers(x_ref), rtol=0, atol=1e-12)
-
-
-def test_three_way_cells_hand_computed():
-    x, W = digits_marginals((1, 2, 3))
-    assert W.m == 32 + 480 + 4480 == 4992
-    assert W.l1_sensitivity() == 16 + 120 + 560          # a row lies in one cell of every marginal
-    u = np.arange(x.size)
-    bit = lambda j: (u >> (15 - j)) & 1                  # pixel j of universe element u (most significant first)
-    counts = W.counts(x)
-    for j, (S, v) in enumerate(W.cells):
-        if len(S) == 3 and j % 997 == 0:                  # a few 3-way cells, counted by hand
-            inside = np.all([bit(a) == b for a, b in zip(S, v)], axis=0)
-            assert counts[j] == x[inside].sum()
-    first3 = 32 + 480
-    assert W.cells[first3] == ((0, 1, 2), (0, 0, 0))
-    assert [c for c in W.cells[first3:first3 + 8]] == [((0, 1, 2), v) for v in itertools.product((0, 1), repeat=3)]
-
-
-def test_digits_marginals_sizes_and_determinism():
-    assert digits_marginals((1, 2, 3), 10)[0].sum() == 17970
-    a, b = digits_marginals((1,), rows=180)[0], digits_marginals((1,), rows=180)[0]
-    assert a.sum() == 180 and np.array_equal(a, b)
-
-
-@pytest.mark.parametrize("kw, exc, name", [
-    (dict(ks=()), ValueError, "ks"), (dict(ks=(0,)), ValueError, "ks"), (dict(ks=(17,)), ValueError, "ks"),
-    (dict(ks=(1, 1)), ValueError, "ks"), (dict(ks=("a",)), TypeError, "ks"), (dict(ks=(1.5,)), TypeError, "ks"),
-    (dict(scale=0), ValueError, "scale"), (dict(scale=np.nan), TypeError, "scale"), (dict(rows=0), ValueError, "rows"),
-])
-def test_digits_marginals_bad_input(kw, exc, name):
-    with pytest.raises(exc, match=name):
-        digits_marginals(**kw)
-
-
-def test_threshold_for_each_split_hand_computed():
-    BETA, EPS, DELTA = 0.05, 0.9, 1e-6
-    rule = MultiplicativeWeightsIDC(64, 0.1)
-    c = th.sv_updates(rule.bound())
-    n, k = 569_000, 100
-    for split, e0 in (("corollary", th.sv_epsilon0(EPS, DELTA, c)), ("tight", th.sv_epsilon0_tight(EPS, DELTA, c))):
-        want = th.sv_threshold(0.1, th.sv_alpha_sv(c, k, BETA, e0, n))
-        assert th_sv_threshold_for(rule, k, EPS, DELTA, BETA, n, split) == pytest.approx(want, rel=1e-12)
-    assert th_sv_threshold_for(rule, k, EPS, DELTA, BETA, n) == th_sv_threshold_for(rule, k, EPS, DELTA, BETA, n,
-                                                                                    "corollary")
-    assert (th_sv_threshold_for(rule, k, EPS, DELTA, BETA, n, "tight")
-            < th_sv_threshold_for(rule, k, EPS, DELTA, BETA, n, "corollary"))
-    with pytest.raises(ValueError, match="composition"):
-        th_sv_threshold_for(rule, k, EPS, DELTA, BETA, n, "basic")
-
-
 def test_explore_online_composition():
     lines = lambda fig: [tuple(map(tuple, line.get_xydata())) for ax in fig.axes for line in ax.lines]
     kw = dict(m=20, trials=5, scale=1000)
@@ -257,46 +190,6 @@ def test_explore_online_composition():
             plt.close(fig)
     with pytest.raises(ValueError, match="composition"):
         explore_online(composition="advanced", **kw)
-
-
-def test_mwem_digits_marginals_size():
-    from dpbook.explorers.mwem import digits_marginals
-    assert digits_marginals(16).m == 8 * math.comb(16, 3) == 4480
-    assert digits_marginals(8, 2).m == 4 * math.comb(8, 2)
-    with pytest.raises(ValueError, match="d"):
-        digits_marginals(2)
-
-
-def test_regime_errors_seeded_and_sane():
-    a = regime_errors(8, 450, trials=2, rng=5)
-    b = regime_errors(8, 450, trials=2, rng=5)
-    assert tuple(a) == MECHANISMS
-    for name in MECHANISMS:
-        assert np.array_equal(a[name], b[name])
-        assert np.all((a[name] >= 0) & (a[name] <= 1.5))
-    # the histogram's error is pure noise: at N = 256, n = 450, eps = 1 it is far below the uniform guess
-    assert np.all(a["noisy histogram"] < a["uniform guess"][0] / 5)
-    c = regime_errors(8, 450, trials=2, rng=5, practical=False)
-    assert "MWEM practical" not in c
-    with pytest.raises(ValueError, match="epsilon"):
-        regime_errors(8, 450, epsilon=-1)
-    with pytest.raises(ValueError, match="trials"):
-        regime_errors(8, 450, trials=0)
-
-
-def test_smalldb_vs_histogram_small_sizes():
-    from dpbook.explorers.smalldb import exact_quantile, one_two_way_cells, smalldb_vs_histogram
-    r = smalldb_vs_histogram(2, epsilon=1.0, alpha=0.5, trials=500, rng=7)
-    assert (r["N"], r["m"], r["s"], r["range_size"]) == (4, 8, 9, 220)          # C(4 + 9 - 1, 9) = 220
-    assert r["OPT"] <= r["smalldb"] and r["histogram"] < r["smalldb"] < r["uniform"]
-    assert smalldb_vs_histogram(2, epsilon=1.0, alpha=0.5, trials=500, rng=7) == r           # seeded
-    assert one_two_way_cells(4).m == 2 * 4 + 4 * 6
-    assert exact_quantile([0.3, 0.1, 0.2], [0.2, 0.5, 0.3], 0.6) == 0.2
-    assert exact_quantile([0.3, 0.1, 0.2], [0.2, 0.5, 0.3], 0.95) == 0.3
-    for kw, exc, name in [(dict(d=5), ValueError, "d"), (dict(d=2, epsilon=-1.0), ValueError, "epsilon"),
-                          (dict(d=2, alpha=0.0), ValueError, "alpha"), (dict(d=2, trials=0), ValueError, "trials")]:
-        with pytest.raises(exc, match=name):
-            smalldb_vs_histogram(**kw)
 
 
 def test_histogram_quantile_scales_like_one_over_epsilon():

@@ -7,22 +7,15 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from dpbook.explorers._layout import overflow  # noqa: E402
-from dpbook.explorers.idc import (R_COLORS, cancer6, explore_potential, figure_boxes, figure_curves,  # noqa: E402
-                                  figure_potentials, promised_drop)
-from dpbook.idc import FriezeKannanIDC, MedianIDC, MultiplicativeWeightsIDC, drive_with_oracle  # noqa: E402
+from dpbook.explorers.idc import (R_COLORS, explore_potential, figure_boxes, figure_curves,  # noqa: E402
+                                  figure_potentials)
+from dpbook.queries import cancer6  # noqa: E402
+from dpbook.idc import MultiplicativeWeightsIDC, drive_with_oracle  # noqa: E402
 from dpbook.plots import BASELINE, BOUND, EMPIRICAL, HISTOGRAM, MAX_WIDTH_PX  # noqa: E402
 
 
 def _width_px(fig):
     return fig.get_size_inches()[0] * fig.dpi
-
-
-def test_promised_drop_is_each_proofs_amount():
-    assert promised_drop(MultiplicativeWeightsIDC(64, 0.1)) == pytest.approx(0.1 ** 2 / 4)
-    assert promised_drop(FriezeKannanIDC(64, 0.1, n=100)) == pytest.approx(0.1 ** 2 / 64)
-    assert promised_drop(MedianIDC(8, 2, alpha=0.2)) == 1.0
-    with pytest.raises(TypeError, match="rule"):
-        promised_drop("MW")
 
 
 def test_figure_potentials_draws_measured_against_the_promised_line():

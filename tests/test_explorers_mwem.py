@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from dpbook import plots
-from dpbook.explorers.mwem import (MECHANISMS, figure_ablation, figure_peers, figure_potential, figure_regime,
+from dpbook.comparisons import MECHANISMS  # noqa: E402
+from dpbook.explorers.mwem import (figure_ablation, figure_peers, figure_potential, figure_regime,
                                    figure_rounds_sweep, figure_workload_growth)
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]

@@ -15,14 +15,14 @@ import pytest
 from dpbook.audit import audit
 from dpbook.broken.idc import (iterative_construction_exact_answers, online_idc_sv_exact_release,
                                online_idc_sv_stream_sees_data, online_idc_uncomposed, online_mw_dr_exact_values)
-from dpbook.data import add_row, load_cancer, project_histogram
+from dpbook.data import add_row, digits_histogram, load_cancer, project_histogram
 from dpbook.experiments import failure_rate
-from dpbook.explorers.idc import digits_marginals
 from dpbook.idc import (AdversarialStream, FixedStream, FriezeKannanIDC, MedianIDC, MultiplicativeWeightsIDC,
                         UpdateStep, as_stream, drive_with_oracle, is_update_sequence, iterative_construction,
-                        online_idc, online_idc_sv, online_mw_dr, update_sequence_violations)
+                        make_rule, online_idc, online_idc_sv, online_mw_dr, promised_drop, th_sv_threshold_for,
+                        update_sequence_violations)
 from dpbook.multiplicative_weights import idc_mw_update, kl_potential
-from dpbook.queries import MarginalWorkload, MatrixWorkload, k_way_marginals
+from dpbook.queries import MarginalWorkload, MatrixWorkload, digits_marginals, k_way_marginals
 from dpbook.release import compose
 from dpbook.theory import idc as th
 from dpbook.theory.composition import advanced_composition
@@ -899,7 +899,7 @@ def test_rules_on_workload_queries_equal_the_rules_on_query_vectors():
 def test_online_idc_on_4992_cells_never_densifies_and_meets_its_bound(monkeypatch):
     """IDC-Alg1-SV (tight) on the m = 4992 workload: no m x N matrix, ledger composes to the claim, accurate."""
     BETA, EPS, DELTA = 0.05, 0.9, 1e-6
-    x, W = digits_marginals((1, 2, 3), 1000)
+    x, W = digits_histogram(1000), digits_marginals(ks=(1, 2, 3))
     monkeypatch.setattr(MarginalWorkload, "matrix", lambda self: pytest.fail("W.matrix() called"))
     n = int(x.sum())
     k = 200
@@ -911,3 +911,40 @@ def test_online_idc_on_4992_cells_never_densifies_and_meets_its_bound(monkeypatc
     assert failure_rate(rel.errors(x).max, rel.params["error_bound"]).consistent_with(BETA)
     assert rel.ledger.rule == "advanced" and compose(rel.ledger)[0] == pytest.approx(EPS, abs=1e-9)
     assert compose(rel.ledger)[0] <= EPS * (1 + 1e-12)
+
+
+# =========================================================================== the rules by name and the public threshold
+def test_threshold_for_each_split_hand_computed():
+    BETA, EPS, DELTA = 0.05, 0.9, 1e-6
+    rule = MultiplicativeWeightsIDC(64, 0.1)
+    c = th.sv_updates(rule.bound())
+    n, k = 569_000, 100
+    for split, e0 in (("corollary", th.sv_epsilon0(EPS, DELTA, c)), ("tight", th.sv_epsilon0_tight(EPS, DELTA, c))):
+        want = th.sv_threshold(0.1, th.sv_alpha_sv(c, k, BETA, e0, n))
+        assert th_sv_threshold_for(rule, k, EPS, DELTA, BETA, n, split) == pytest.approx(want, rel=1e-12)
+    assert th_sv_threshold_for(rule, k, EPS, DELTA, BETA, n) == th_sv_threshold_for(rule, k, EPS, DELTA, BETA, n,
+                                                                                    "corollary")
+    assert (th_sv_threshold_for(rule, k, EPS, DELTA, BETA, n, "tight")
+            < th_sv_threshold_for(rule, k, EPS, DELTA, BETA, n, "corollary"))
+    with pytest.raises(ValueError, match="composition"):
+        th_sv_threshold_for(rule, k, EPS, DELTA, BETA, n, "basic")
+
+
+def test_promised_drop_is_each_proofs_amount():
+    assert promised_drop(MultiplicativeWeightsIDC(64, 0.1)) == pytest.approx(0.1 ** 2 / 4)
+    assert promised_drop(FriezeKannanIDC(64, 0.1, n=100)) == pytest.approx(0.1 ** 2 / 64)
+    assert promised_drop(MedianIDC(8, 2, alpha=0.2)) == 1.0
+    with pytest.raises(TypeError, match="rule"):
+        promised_drop("MW")
+
+
+def test_make_rule_by_name():
+    assert isinstance(make_rule("MW", 8, 0.1, 100), MultiplicativeWeightsIDC)
+    assert isinstance(make_rule("Median", 8, 0.2, 100, s=2), MedianIDC)
+    assert isinstance(make_rule("FK", 8, 0.1, 100), FriezeKannanIDC)
+    for kw, exc, name in ((dict(idc="XX"), ValueError, "idc"), (dict(idc=1), TypeError, "idc"),
+                          (dict(n=0), ValueError, "n"), (dict(s=0), ValueError, "s"), (dict(N=0), ValueError, "N")):
+        with pytest.raises(exc, match=name):
+            make_rule(**dict(dict(idc="MW", N=8, alpha=0.1, n=100), **kw))
+    with pytest.raises(TypeError, match="rule"):
+        th_sv_threshold_for("MW", 10, 0.9, 1e-6, 0.05, 1000)

@@ -266,7 +266,8 @@ def test_explore_callback_is_seeded_and_validates():
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from dpbook.explorers.mwem import cancer_4way_cells, explore_mwem
+    from dpbook.explorers.mwem import explore_mwem
+    from dpbook.queries import cancer_4way_cells
     fig1, fig2 = explore_mwem(d=8, n=397, T=3), explore_mwem(d=8, n=397, T=3)
     y1 = [line.get_ydata() for line in fig1.axes[0].lines]
     y2 = [line.get_ydata() for line in fig2.axes[0].lines]

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from dpbook import show_source
-from dpbook.explorers.laplace import cancer_conjunctions, explore_laplace
+from dpbook.explorers.laplace import explore_laplace
+from dpbook.queries import cancer_conjunctions
 from dpbook.plots import STYLE, accuracy_vs_theory, new_figure, use_style
 from dpbook.widgets import Panel, choice, float_slider, int_slider, log_slider, panel
 

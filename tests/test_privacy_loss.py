@@ -13,12 +13,11 @@ from scipy import integrate, stats
 from dpbook.broken.idc import online_idc_uncomposed
 from dpbook.data import add_row
 from dpbook.experiments import failure_rate
-from dpbook.explorers.idc import (cancer3, cancer6, explore_online, make_rule,
-                                  parameter_table)
-from dpbook.idc import AdversarialStream, FixedStream, MultiplicativeWeightsIDC
+from dpbook.explorers.idc import explore_online
+from dpbook.idc import AdversarialStream, FixedStream, MultiplicativeWeightsIDC, make_rule
 from dpbook.privacy_loss import (HALTED, R0, R1, RSTAR, classify_rounds, log_interval_probability, replay_alg1,
                                  round_log_likelihood, round_loss)
-from dpbook.queries import MatrixWorkload
+from dpbook.queries import MatrixWorkload, cancer3, cancer6
 from dpbook.stats import clopper_pearson, clopper_pearson_upper
 
 ONE = MatrixWorkload(np.array([[0.0, 1.0]]))
@@ -194,6 +193,3 @@ def test_widgets_return_figures_and_are_seeded():
     assert x8.size == 8 and W8.m == 255 and cancer6()[0].size == 64
 
 
-def test_parameter_table_flags_infeasible():
-    text = parameter_table([("B_max", 1e9, 20, "capped"), ("eps0", 1e-4, 2e-3, "recomputed")])
-    assert "INFEASIBLE" in text.splitlines()[2] and "INFEASIBLE" not in text.splitlines()[3]

@@ -13,12 +13,12 @@ import numpy as np
 import pytest
 
 from dpbook.data import add_row
-from dpbook.experiments import failure_rate, uniform_guess_error
-from dpbook.explorers.idc import (digits16, explore_round, explore_run, fraction_above, privacy_loss_run,
-                                  run_bounds)
+from dpbook.experiments import failure_rate
+from dpbook.explorers.idc import explore_round, explore_run
 from dpbook.idc import FixedStream, MultiplicativeWeightsIDC
-from dpbook.privacy_loss import HALTED, R0, RSTAR, classify_rounds, replay_alg1, round_loss, round_moments, update_probability
-from dpbook.queries import MatrixWorkload, k_way_marginals
+from dpbook.privacy_loss import (HALTED, R0, RSTAR, classify_rounds, fraction_above, privacy_loss_run, replay_alg1,
+                                 round_loss, round_moments, run_bounds, update_probability)
+from dpbook.queries import MatrixWorkload
 from dpbook.stats import clopper_pearson_lower
 from dpbook.theory import idc as th
 from dpbook.theory.composition import advanced_composition
@@ -181,26 +181,15 @@ def test_views_are_seeded_fast_and_say_the_right_things():
     r3, _ = privacy_loss_run(n=300, runs=20, rounds=30, seed=2)
     assert not np.array_equal(r2.total, r3.total)
     for call, name in ((lambda: explore_round(n=0), "n"), (lambda: explore_round(epsilon0=0.7), "epsilon0"),
-                       (lambda: explore_run(epsilon=-1.0), "epsilon"), (lambda: explore_run(b_max=-1), "b_max"),
-                       (lambda: digits16(scale=0), "scale")):
+                       (lambda: explore_run(epsilon=-1.0), "epsilon"), (lambda: explore_run(b_max=-1), "b_max")):
         with pytest.raises(ValueError, match=name):
             call()
-
-
-def test_digits_marginals_match_k_way_marginals():
-    x, W = digits16()
-    assert x.size == 65536 and x.sum() == 1797 and W.m == 512
-    Q = W.matrix()
-    ref = np.vstack([k_way_marginals(16, 1).matrix(), k_way_marginals(16, 2).matrix()])
-    assert np.array_equal(np.unique(Q, axis=0), np.unique(ref, axis=0))
-    assert uniform_guess_error(x, W) == pytest.approx(np.abs(W.answers(x) - Q.mean(axis=1)).max())
-    assert digits16(10)[0].sum() == 17970 and digits16(rows=180)[0].sum() == 180
 
 
 # =========================================================================== the borderline analyst and the loss tail
 
 def test_borderline_stream_asks_the_query_nearest_the_target_among_those_containing_the_row():
-    from dpbook.explorers.idc import cancer3
+    from dpbook.queries import cancer3
     from dpbook.privacy_loss import BorderlineStream
     from dpbook.idc.streams import StreamView
     x, W = cancer3()
@@ -226,7 +215,7 @@ def test_loss_tail_in_the_borderline_regime_is_within_the_valid_bounds_and_close
     """The borderline analyst's loss: P[L > ε(δ)] consistent with δ for the Freedman-type and Azuma bounds (the tail
     test has power at δ >= 0.01 with 3000 runs), the measured 99% quantile within a factor 4 of the Freedman-type
     bound (this is the regime where the bounds can be told apart), and far above the default View 2 run's."""
-    from dpbook.explorers.idc import loss_tail_run, tail_curves
+    from dpbook.privacy_loss import loss_tail_run, tail_curves
     rep = loss_tail_run(runs=3000, seed=5)
     deltas = np.array([0.1, 0.03, 0.01])
     c = tail_curves(rep, deltas)
@@ -248,3 +237,22 @@ def test_whole_run_update_mass_stays_below_u0():
     updates = (~np.isnan(rep.v) & (rep.cls != HALTED)).sum(axis=1)
     diff = updates - mass                         # a martingale at its end: E[N] = E[Σ u_t] (optional stopping)
     assert updates.max() <= 31 and abs(diff.mean()) < 5 * diff.std() / np.sqrt(diff.size)
+
+
+def test_run_bounds_fraction_above_and_tail_curves_check_their_inputs():
+    rep, eps0 = privacy_loss_run(n=300, runs=20, rounds=30, seed=1)
+    bounds = run_bounds(rep, eps0, 1e-6, 30)
+    assert set(bounds) == {"basic", "azuma", "freedman", "sv", "claim42"}
+    assert bounds["claim42"].shape == rep.loss.shape and bounds["basic"].shape == (30,)
+    from dpbook.privacy_loss import tail_curves
+    for call, exc, name in ((lambda: run_bounds("rep", eps0, 1e-6, 30), TypeError, "rep"),
+                            (lambda: run_bounds(rep, -1.0, 1e-6, 30), ValueError, "epsilon0"),
+                            (lambda: run_bounds(rep, eps0, 0.0, 30), ValueError, "delta"),
+                            (lambda: run_bounds(rep, eps0, 1e-6, -1), ValueError, "b_max"),
+                            (lambda: fraction_above(rep, [1.0]), TypeError, "bounds"),
+                            (lambda: fraction_above(rep, {"flat": np.ones(7)}), ValueError, "flat"),
+                            (lambda: fraction_above(rep, {"flat": np.full(30, np.nan)}), ValueError, "flat"),
+                            (lambda: tail_curves(None, [0.1]), TypeError, "rep"),
+                            (lambda: tail_curves(rep, [1.5]), ValueError, "deltas")):
+        with pytest.raises(exc, match=name):
+            call()

@@ -558,3 +558,72 @@ def test_rmatvec_refuses_what_cannot_be_sparse_or_dense():
     assert RMATVEC_DENSE_LIMIT < W.N
     with pytest.raises(TypeError, match="sparse"):
         k_way_marginals(4, 1).rmatvec(np.ones(8), sparse="yes")
+
+
+# =========================================================================== the chapters' example workloads
+
+def test_cancer_examples_sizes():
+    from dpbook.queries import cancer3, cancer6
+    x8, W8 = cancer3()
+    x64, W64 = cancer6(3)
+    assert x8.size == 8 and W8.m == 255 and x8.sum() == 569
+    assert x64.size == 64 and W64.m == 160 and x64.sum() == 3 * 569
+    for call in (lambda: cancer3(0), lambda: cancer6(0)):
+        with pytest.raises(ValueError, match="scale"):
+            call()
+
+
+def test_digits_marginals_match_a_dense_reference():
+    """The 512 one- and two-way cells of the 16 digit pixels answer what their explicit rows over {0,1}^16 answer
+    (built here by hand, pixel 0 the most significant bit), in the order 1-way cells then 2-way cells."""
+    from dpbook.data import digits_histogram
+    from dpbook.queries import digits_marginals
+    x, W = digits_histogram(), digits_marginals(ks=(1, 2))
+    assert isinstance(W, MarginalWorkload) and W.m == 32 + 480
+    bits = ((np.arange(1 << 16)[None, :] >> (15 - np.arange(16))[:, None]) & 1).astype(np.float64)
+    values = np.stack([1.0 - bits, bits])                          # values[v, j] = [pixel j == v]
+    rows = [values[v, j] for j in range(16) for v in (0, 1)]
+    rows += [values[v, i] * values[w, j] for i in range(16) for j in range(i + 1, 16) for v in (0, 1) for w in (0, 1)]
+    answers = W.answers(x)
+    for i in range(0, W.m, 7):                                      # every 7th cell: a dense row is 0.5 MB
+        np.testing.assert_array_equal(W.query(i), rows[i])
+        assert answers[i] == pytest.approx(rows[i] @ x / x.sum(), abs=1e-12)
+
+
+def test_digits_three_way_cells_hand_computed():
+    from dpbook.data import digits_histogram
+    from dpbook.queries import digits_marginals
+    x, W = digits_histogram(), digits_marginals(ks=(1, 2, 3))
+    assert W.m == 32 + 480 + 4480 == 4992
+    assert W.l1_sensitivity() == 16 + 120 + 560          # a row lies in one cell of every marginal
+    u = np.arange(x.size)
+    bit = lambda j: (u >> (15 - j)) & 1                  # pixel j of universe element u (most significant first)
+    counts = W.counts(x)
+    for j, (S, v) in enumerate(W.cells):
+        if len(S) == 3 and j % 997 == 0:                  # a few 3-way cells, counted by hand
+            inside = np.all([bit(a) == b for a, b in zip(S, v)], axis=0)
+            assert counts[j] == x[inside].sum()
+    first3 = 32 + 480
+    assert W.cells[first3] == ((0, 1, 2), (0, 0, 0))
+    assert [c for c in W.cells[first3:first3 + 8]] == [((0, 1, 2), v) for v in itertools.product((0, 1), repeat=3)]
+
+
+def test_digits_marginals_of_the_first_d_pixels():
+    import math
+    from dpbook.queries import digits_marginals
+    assert digits_marginals(16).m == 8 * math.comb(16, 3) == 4480
+    assert digits_marginals(8, 2).m == 4 * math.comb(8, 2)
+    assert digits_marginals(8, (1, 2)).m == 16 + 4 * math.comb(8, 2)
+    assert digits_marginals(12) is digits_marginals(12, 3)          # cached: one frozen workload per (d, ks)
+
+
+@pytest.mark.parametrize("kw, exc, name", [
+    (dict(ks=()), ValueError, "ks"), (dict(ks=(0,)), ValueError, "ks"), (dict(ks=(17,)), ValueError, "ks"),
+    (dict(ks=(1, 1)), ValueError, "ks"), (dict(ks=("a",)), TypeError, "ks"), (dict(ks=(1.5,)), TypeError, "ks"),
+    (dict(d=2), ValueError, "ks"), (dict(d=0), ValueError, "d"), (dict(d=17), ValueError, "d"),
+    (dict(d=4.0), TypeError, "d"),
+])
+def test_digits_marginals_bad_input(kw, exc, name):
+    from dpbook.queries import digits_marginals
+    with pytest.raises(exc, match=name):
+        digits_marginals(**kw)

@@ -160,7 +160,8 @@ def audit_table(results, *, digits: int = 3) -> str:
 # --- which functions are mechanisms (for the coverage test) -----------------------------------------------
 
 _NOT_MECHANISM_MODULES = ("dpbook.theory", "dpbook.explorers", "dpbook.broken", "dpbook.plots", "dpbook.widgets",
-                          "dpbook.validation", "dpbook.contract")   # contract: the mechanisms' prologue releases nothing
+                          "dpbook.validation", "dpbook.contract",    # contract: the mechanisms' prologue releases nothing
+                          "dpbook.comparisons")   # the chapters' experiments: error summaries, no release
 
 
 def _public_functions(package_prefix: str, exclude=()) -> list[tuple[str, Callable]]:

@@ -6,7 +6,9 @@ exercises instead of the solutions.
 """
 from __future__ import annotations
 
-from . import ch00, ch01, ch02, ch03, ch04, ch05, ch06, ch16, ch17  # noqa: F401  (each registers its answers)
+# each chapter's module registers its answers on import
+from . import ch00, ch01, ch02, ch03, ch04, ch05, ch06, ch07, ch08, ch09  # noqa: F401
+from . import ch10, ch11, ch12, ch13, ch14, ch15, ch16, ch17, ch18  # noqa: F401
 from ._registry import ANSWERS, Answer, Verdict, check, keys_of, register
 
 __all__ = ["check", "keys_of", "ANSWERS", "Answer", "Verdict", "register"]

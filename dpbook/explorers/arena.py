@@ -204,11 +204,25 @@ def figure_map(result, epsilon=1.0, metric="max"):
     return fig
 
 
-def explore_arena(result, epsilon=1.0, delta=1e-6, n=10_000, workload="2-way marginals",
+#: The results file ``make arena`` writes, beside the package in a checkout of the book.
+RESULTS_FILE = pathlib.Path(__file__).resolve().parents[2] / "benchmarks" / "arena" / "results.json"
+_STORED: dict = {}
+
+
+def stored_arena() -> dict:
+    """The book's stored arena results (:data:`RESULTS_FILE`), read once."""
+    if "result" not in _STORED:
+        _STORED["result"] = load_arena(RESULTS_FILE)
+    return _STORED["result"]
+
+
+def explore_arena(result=None, epsilon=1.0, delta=1e-6, n=10_000, workload="2-way marginals",
                   mechanisms=("laplace", "gaussian", "histogram", "mwem", "mwem_practical", "projection", "idc_mw")):
     """The widget: one stored cell (ε, n, workload; δ is the grid's 1e-6 — the only value stored) as bars of the
     median max and RMS error per chosen mechanism, the bound as a red tick where the theorem bounds that metric,
-    the uniform guess grey dashed.  Reads the results only (no mechanism is run)."""
+    the uniform guess grey dashed.  Reads the results only (no mechanism is run); ``result=None``: the book's
+    stored results (:func:`stored_arena`)."""
+    result = stored_arena() if result is None else result
     epsilon = check_real("epsilon", epsilon, low=0.0, low_open=True)
     delta = check_real("delta", delta, low=0.0, low_open=True)
     if not math.isclose(delta, _check_result(result).get("delta", 1e-6)):

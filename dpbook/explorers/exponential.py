@@ -10,13 +10,13 @@ import numpy as np
 from ..data import cancer_projection
 from ..exponential import exponential_probabilities
 from ..histogram import histogram_mechanism
-from .smalldb import histogram_bound
 from ..plots import (BOUND, CONTROL, EMPIRICAL, EXTRA, HISTOGRAM, TRUTH, UNIFORM, accuracy_vs_theory, legend_outside,
                      new_figure, reference_line)
 from ._layout import fixed_figure, log_minor_125
 from ..queries import MarginalWorkload, k_way_marginals
 from ..smalldb import candidate_errors, multisets
 from ..theory.exponential import exponential_tail_bound, exponential_utility_gap, report_noisy_max_gap
+from ..theory.histogram import histogram_bound
 from ..theory.smalldb import net_error_bound, prop44_error_bound, smalldb_size
 from ..validation import check_alpha, check_beta, check_epsilon, check_int, check_real, check_real_array
 

@@ -1,20 +1,18 @@
 """The widgets and figures of chapters 10–12 (iterative database constructions).
 
 Chapter 10: an IDC's potential under the worst-query oracle (:func:`explore_potential`, :func:`figure_potentials`,
-:func:`promised_drop`) and the offline comparison (:func:`figure_boxes`).  Chapter 11: online IDC accuracy against
-IDC-Alg1-SV's bound (:func:`explore_online`), the large-universe regime (digits, ``N = 2^16``: :func:`digits16`,
-:func:`digits_marginals`) and its curves (:func:`figure_curves`).  Chapter 12: the privacy-loss picture of the IDC
-proof — one round close up (:func:`explore_round`), the whole run against basic / Azuma / Freedman-type / Alg1-SV
-bounds (:func:`explore_run`, cached replays from :func:`privacy_loss_run`) and the tail (:func:`explore_tail`).
+:func:`dpbook.idc.promised_drop`) and the offline comparison (:func:`figure_boxes`).  Chapter 11: online IDC
+accuracy against IDC-Alg1-SV's bound (:func:`explore_online`) and the large-universe regime's curves (digits,
+``N = 2^16``: :func:`figure_curves`).  Chapter 12: the privacy-loss picture of the IDC proof — one round close up
+(:func:`explore_round`), the whole run against basic / Azuma / Freedman-type / Alg1-SV bounds (:func:`explore_run`,
+cached replays from :func:`dpbook.privacy_loss.privacy_loss_run`) and the tail (:func:`explore_tail`).
 
-The running example is the cancer data projected to six attributes (``N = 64``) with all 160 three-way
+The running example (:func:`dpbook.queries.cancer6`) is the cancer data projected to six attributes (``N = 64``) with all 160 three-way
 marginal cells as the query class; each patient is counted ``scale`` times (``n = 569·scale``) because the
 theorems need a large ``n`` before they say anything.  The median mechanism runs on three attributes (``N = 8``)
 with all 255 counting queries.
 """
 from __future__ import annotations
-
-from functools import lru_cache
 
 import matplotlib as mpl
 import matplotlib.pyplot as plt
@@ -22,87 +20,24 @@ import numpy as np
 
 from matplotlib.collections import LineCollection
 
-from ..data import add_row, bootstrap, cancer_projection, digits_histogram
-from ..experiments import uniform_guess_error
-from ..idc import (AdversarialStream, FixedStream, FriezeKannanIDC, MedianIDC, MultiplicativeWeightsIDC,
-                   drive_with_oracle, online_idc_sv)
+from ..idc import AdversarialStream, drive_with_oracle, make_rule, online_idc_sv, promised_drop, th_sv_threshold_for
 from ..histogram import histogram_mechanism
 from ..gaussian import gaussian_mechanism
 from ..plots import (BASELINE, BOUND, CONTROL, EMPIRICAL, EXTRA, HISTOGRAM, ROLE_COLOURS, STYLE, UNIFORM, legend_outside,
                      new_figure, reference_line, use_style)
 from ._layout import fixed_figure, log_minor_125
-from ..privacy_loss import (CLASS_NAMES, HALTED, R0, R1, RSTAR, BorderlineStream, replay_alg1, round_loss, round_moments,
-                            update_probability)
-from ..queries import MarginalWorkload, MatrixWorkload, k_way_marginals
+from ..privacy_loss import (CLASS_NAMES, HALTED, R0, R1, RSTAR, fraction_above, privacy_loss_run, loss_tail_run,
+                            round_loss, round_moments, run_bounds, tail_curves, update_probability)
+from ..queries import cancer3, cancer6
 from ..release import COMPOSITIONS
-from ..theory.idc import (alg1_azuma_epsilon, alg1_freedman_epsilon, alg1_freedman_epsilon0, alg1_threshold,
-                          alg1_update_mass_bound,
-                          sv_alpha_sv, sv_epsilon0, sv_epsilon0_tight, sv_privacy_epsilon, sv_threshold, sv_updates)
-from ..validation import check_alpha, check_choice, check_delta, check_epsilon, check_int, check_real
+from ..theory.idc import alg1_threshold, alg1_update_mass_bound
+from ..validation import check_choice, check_delta, check_epsilon, check_int, check_real
 
-__all__ = ["ATTRIBUTES6", "ATTRIBUTES3", "ANALYSTS", "cancer6", "cancer3", "make_rule", "parameter_table",
-           "th_sv_threshold_for", "explore_online", 
-           "digits16", "digits_marginals", "explore_round", "privacy_loss_run", "run_bounds", "fraction_above",
-           "explore_run", "loss_tail_run", "tail_curves", "explore_tail", "promised_drop", "figure_potentials",
+__all__ = ["ANALYSTS", "explore_online", "explore_round", "explore_run", "explore_tail", "figure_potentials",
            "explore_potential", "figure_curves", "figure_boxes"]
-
-ATTRIBUTES6 = (0, 1, 2, 3, 4, 10)          # radius, texture, perimeter, area, smoothness, malignant
-ATTRIBUTES3 = (0, 3, 10)                   # radius, area, malignant
-
-
-def cancer6(scale: int = 1):
-    """``(x, W)``: the 6-attribute cancer histogram (:func:`dpbook.data.cancer_projection`, each row counted
-    ``scale`` times) and the chapter's workload on it, its 3-way marginals."""
-    scale = check_int("scale", scale, low=1)
-    return cancer_projection(ATTRIBUTES6).x * scale, k_way_marginals(6, 3)
-
-
-def cancer3(scale: int = 1):
-    """``(x, W)``: the 3-attribute cancer histogram (``N = 8``, :func:`dpbook.data.cancer_projection`) and the
-    chapter's workload on it, all 255 counting queries."""
-    scale = check_int("scale", scale, low=1)
-    Q = ((np.arange(1, 256)[:, None] >> np.arange(8)) & 1).astype(float)
-    return cancer_projection(ATTRIBUTES3).x * scale, MatrixWorkload(Q)
-
-
-def make_rule(idc: str, N: int, alpha: float, n: int, s: int = 4):
-    """The chapter's three IDCs by name: ``"MW"``, ``"Median"`` (size-``s`` databases) or ``"FK"`` (multiset bound)."""
-    if idc == "MW":
-        return MultiplicativeWeightsIDC(N, alpha)
-    if idc == "Median":
-        return MedianIDC(N, s, alpha)
-    if idc == "FK":
-        return FriezeKannanIDC(N, alpha, n=n)
-    raise ValueError(f"idc ({idc!r}) must be 'MW', 'Median' or 'FK'")
-
-
-def parameter_table(rows, *, limit: float = 1e7) -> str:
-    """A two-column table, theory value vs the value used, ``INFEASIBLE`` past ``limit`` (the theorems' parameters
-    next to the ones the chapter can run).
-
-    ``rows``: ``(name, theory, practical, note)``; numbers are printed with 4 significant digits.
-    """
-    def fmt(v):
-        if isinstance(v, str):
-            return v
-        if v is None:
-            return "-"
-        text = f"{v:.4g}"
-        return text + ("  INFEASIBLE" if isinstance(v, (int, float)) and abs(v) > limit else "")
-    lines = [f"{'parameter':<28}{'theory':>22}{'used':>16}   note", "-" * 96]
-    lines += [f"{name:<28}{fmt(th):>22}{fmt(pr):>16}   {note}" for name, th, pr, note in rows]
-    return "\n".join(lines)
 
 
 # --------------------------------------------------------------------------- accuracy explorer
-
-def th_sv_threshold_for(rule, m, epsilon, delta, beta, n, composition="corollary") -> float:
-    """The public threshold ``τ_thr = α_U + α_SV`` IDC-Alg1-SV will use for this rule and a stream of ``m`` queries, with its
-    budget split by ``composition`` (``"corollary"``: DR-Cor3.21's ``ε0``; ``"tight"``: DR-Thm3.20 solved)."""
-    composition = check_choice("composition", composition, COMPOSITIONS)
-    c = sv_updates(rule.bound()) if rule.bound() > 0 else 1
-    epsilon0 = (sv_epsilon0 if composition == "corollary" else sv_epsilon0_tight)(epsilon, delta, c)
-    return sv_threshold(rule.alpha, sv_alpha_sv(c, m, beta, epsilon0, n))
 
 
 ANALYSTS = ("worst query below τ_thr", "worst query")
@@ -163,37 +98,6 @@ def explore_online(epsilon=0.9, alpha_u=0.1, scale=2000, m=60, idc="MW", analyst
 # --------------------------------------------------------------------------- privacy-loss picture
 
 # =========================================================================== a large universe: digits, d = 16
-
-@lru_cache(typed=True, maxsize=1)
-def _digits_marginal_matrix():
-    d = 16
-    bits = ((np.arange(1 << d)[None, :] >> (d - 1 - np.arange(d))[:, None]) & 1).astype(np.float64)
-    values = np.stack([1.0 - bits, bits])                          # values[v, j] = [x_j == v] over the universe
-    rows = [values[v, j] for j in range(d) for v in (0, 1)]
-    rows += [values[v, i] * values[w, j] for i in range(d) for j in range(i + 1, d) for v in (0, 1) for w in (0, 1)]
-    Q = np.stack(rows)
-    Q.setflags(write=False)
-    return Q
-
-
-def digits16(scale: int = 1, rows: int | None = None):
-    """``(x, W)``: the digits histogram over ``{0,1}^16`` (:func:`dpbook.data.digits_histogram`: ``scale``
-    duplicates every image, said in every figure title that uses it; ``rows`` resamples that many) and the
-    chapter's workload on it, every 1- and 2-way marginal cell of the 16 pixels (``m = 32 + 480 = 512``)."""
-    return digits_histogram(scale, rows), MatrixWorkload(_digits_marginal_matrix())
-
-
-def digits_marginals(ks=(1, 2), scale: int = 1, rows: int | None = None):
-    """``(x, W)``: the digits histogram of :func:`digits16` (``N = 2^16``, same ``scale`` / ``rows``) and every
-    ``k``-way marginal cell of the 16 pixels for each ``k`` in ``ks``, as a :class:`~dpbook.queries.MarginalWorkload`
-    — answered by the superset-sum transform, never as an ``m × N`` matrix.  ``ks=(1, 2)``: the same 512 cells in
-    the same order as :func:`digits16`; ``ks=(1, 2, 3)``: ``m = 32 + 480 + 4480 = 4992`` cells (``m ≫ n``).
-    """
-    ks = tuple(check_int("ks", k, low=1, high=16) for k in np.atleast_1d(np.asarray(ks, dtype=object)))
-    if not ks or len(set(ks)) != len(ks):
-        raise ValueError(f"ks ({ks!r}) must be distinct marginal orders in [1, 16]")
-    cells = [cell for k in ks for cell in k_way_marginals(16, k).cells]
-    return digits_histogram(scale, rows), MarginalWorkload(16, cells)
 
 
 # =========================================================================== the privacy-loss picture, redesigned
@@ -281,44 +185,6 @@ def explore_round(n=20, epsilon0=0.5, gap=1.0, alpha=0.6, *, seed=2026):
     return fig
 
 
-@lru_cache(typed=True, maxsize=32)
-def privacy_loss_run(n=1000, b_max=30, epsilon=1.0, delta=1e-6, alpha=0.6, *, rounds=400, runs=300, seed=2026):
-    """IDC-Alg1 with the MW rule at ``α/3`` on ``n`` cancer patients resampled on three attributes (``N = 8``), a
-    seeded random order of the 255 counting queries, replayed against ``D' = D +`` one more copy of the commonest
-    row, with ``ε0`` from the book's Freedman-type bound (:func:`~dpbook.theory.idc.alg1_freedman_epsilon0`).
-    Returns ``(replay, ε0)``.  Cached: the callbacks redraw only."""
-    n, b_max = check_int("n", n, low=1, high=10**7), check_int("b_max", b_max, low=0, high=10**4)
-    epsilon, delta, alpha = check_epsilon(epsilon), check_delta(delta, positive=True), check_alpha(alpha)
-    rounds, runs = check_int("rounds", rounds, low=1, high=10**4), check_int("runs", runs, low=2, high=10**5)
-    x3, W8 = cancer3()
-    x = bootstrap(x3, n, rng=seed)
-    eps0 = alg1_freedman_epsilon0(epsilon, b_max, delta)
-    order = np.random.default_rng(seed).integers(0, W8.m, rounds)
-    rep = replay_alg1(x, add_row(x, int(np.argmax(x))), MultiplicativeWeightsIDC(8, alpha / 3), FixedStream(W8, order),
-                      delta=delta, epsilon0=eps0, b_max=b_max, n=n, runs=runs, rng=seed)
-    return rep, eps0
-
-
-def run_bounds(rep, epsilon0, delta, b_max) -> dict:
-    """The bounds of the whole-run view at every round ``t`` (arrays over ``t = 1..k``), and the erratum's
-    accounting per run (Azuma over the realised non-R⁰ rounds only, R⁰ counted free), shape ``(runs, k)``."""
-    t = np.arange(1, rep.loss.shape[1] + 1, dtype=float)
-    return {
-        "basic": t * epsilon0,
-        "azuma": np.array([alg1_azuma_epsilon(int(tt), epsilon0, delta) for tt in t]),
-        "freedman": np.full(t.shape, alg1_freedman_epsilon(epsilon0, b_max, delta)),
-        "sv": np.full(t.shape, sv_privacy_epsilon(epsilon0, b_max + 1, delta)),
-        "claim42": rep.running_K * epsilon0 * np.expm1(epsilon0)
-                   + 2 * epsilon0 * np.sqrt(2 * rep.running_K * np.log(2 / delta)),
-    }
-
-
-def fraction_above(rep, bounds) -> dict:
-    """The fraction of runs whose running loss ever exceeds each bound curve."""
-    running = rep.running
-    return {name: float(np.mean(np.any(running > curve, axis=1))) for name, curve in bounds.items()}
-
-
 def explore_run(n=1000, b_max=30, epsilon=1.0, delta=1e-6, alpha=0.6, *, rounds=400, runs=300, seed=2026, shown=60):
     """Views 2 and 3 — the whole run of ``runs`` replays (:func:`privacy_loss_run`).
 
@@ -386,43 +252,6 @@ def explore_run(n=1000, b_max=30, epsilon=1.0, delta=1e-6, alpha=0.6, *, rounds=
 
 # =========================================================================== the tail: does P[L > ε] <= δ show?
 
-@lru_cache(typed=True, maxsize=4)
-def loss_tail_run(n=200, epsilon0=0.05, b_max=10, alpha=0.6, *, rounds=None, runs=4000, seed=2026):
-    """The regime chosen to make Algorithm 1's loss largest: ``n`` cancer patients resampled on three attributes
-    (``N = 8``, 255 counting queries), ``D' = D +`` one more copy of the commonest row, and the
-    :class:`~dpbook.privacy_loss.BorderlineStream` analyst who, every round, asks a query containing that row whose
-    hypothesis is off by ``-T`` (the ⊥ window's edge at ``Q(D)``: updates with probability ½, the largest
-    ``E[L_t²]/u_t`` of the searched targets).  ``rounds`` defaults to ``4(B_max + 1)``, past which nearly every run
-    has stopped.  Returns the :class:`~dpbook.privacy_loss.PrivacyLossReplay` (cached)."""
-    n, b_max = check_int("n", n, low=1, high=10**7), check_int("b_max", b_max, low=0, high=10**4)
-    epsilon0, alpha = check_epsilon(epsilon0, "epsilon0", high=0.5), check_alpha(alpha)
-    rounds = 4 * (b_max + 1) if rounds is None else check_int("rounds", rounds, low=1, high=10**4)
-    runs = check_int("runs", runs, low=2, high=10**6)
-    x3, W8 = cancer3()
-    x = bootstrap(x3, n, rng=seed)
-    row = int(np.argmax(x))
-    stream = BorderlineStream(W8, rounds, reference=x, row=row, target=-alg1_threshold(alpha))
-    return replay_alg1(x, add_row(x, row), MultiplicativeWeightsIDC(8, alpha / 3), stream, delta=0.5,
-                       epsilon0=epsilon0, b_max=b_max, n=n, runs=runs, rng=seed)
-
-
-def tail_curves(rep, deltas) -> dict:
-    """For each ``δ`` in ``deltas``: the measured ``(1-δ)``-quantile of the loss ``L`` and the bounds' ``ε(δ)`` at the
-    replay's ``ε0`` — the book's Freedman-type bound, Azuma over all ``k`` rounds, basic ``k ε0`` — and the share of
-    runs with ``L`` above each, plus above the erratum's accounting (IDC-E6: Azuma over the run's realised non-R⁰
-    rounds ``K``, ``K ε0(e^{ε0} - 1) + 2ε0 sqrt(2K ln(2/δ))``, R⁰ counted free).  A valid bound has share ``<= δ``."""
-    deltas = np.asarray([check_delta(d, positive=True) for d in np.atleast_1d(deltas)])
-    L, k, e0 = rep.total, rep.loss.shape[1], rep.epsilon0
-    out = {"delta": deltas, "measured": np.quantile(L, 1 - deltas),
-           "freedman": np.array([alg1_freedman_epsilon(e0, rep.b_max, d) for d in deltas]),
-           "azuma": np.array([alg1_azuma_epsilon(k, e0, d) for d in deltas]),
-           "basic": np.full(deltas.shape, k * e0)}
-    K = rep.updating_rounds
-    erratum = [K * e0 * np.expm1(e0) + 2 * e0 * np.sqrt(2 * K * np.log(2 / d)) for d in deltas]
-    out["share"] = {name: np.array([np.mean(L > b) for b in out[name]]) for name in ("freedman", "azuma", "basic")}
-    out["share"]["erratum"] = np.array([np.mean(L > e) for e in erratum])
-    return out
-
 
 def explore_tail(n=200, epsilon0=0.05, b_max=10, alpha=0.6, *, runs=4000, seed=2026):
     """The tail of Algorithm 1's privacy loss in the regime of :func:`loss_tail_run`: for each ``δ``, the measured
@@ -450,14 +279,6 @@ def explore_tail(n=200, epsilon0=0.05, b_max=10, alpha=0.6, *, runs=4000, seed=2
 # =========================================================================== potentials (chapter 10) and figures
 
 _POTENTIAL_LABELS = {"MW": "potential KL(D̄‖Dᵗ)", "FK": "potential ‖D̄ − Dᵗ‖²", "Median": "potential log₂|Cᵗ|"}
-
-
-def promised_drop(rule) -> float:
-    """The least drop of an IDC's potential at a valid update, as its proof promises: ``α²/4`` for MW
-    (IDC-LemmaA.6), ``α²/N`` for FK (the proof of IDC-Thm5.1), 1 for the median mechanism (halving, IDC-ThmA.2)."""
-    if not isinstance(rule, (MultiplicativeWeightsIDC, FriezeKannanIDC, MedianIDC)):
-        raise TypeError(f"rule must be one of the chapter's IDCs (MW, FK, Median), got {type(rule).__name__}")
-    return {"MW": rule.alpha ** 2 / 4, "FK": rule.alpha ** 2 / rule.N, "Median": 1.0}[rule.name]
 
 
 def _draw_potential(ax, rule, run, title):

@@ -8,17 +8,11 @@ from ..experiments import failure_rate, run_trials, uniform_guess_error
 from ..laplace import laplace_mechanism
 from ..plots import BOUND, EMPIRICAL, UNIFORM, accuracy_vs_theory, legend_outside, new_figure, reference_curve
 from ._layout import fixed_figure, log_minor_125
-from ..queries import MarginalWorkload, conjunctions
+from ..queries import cancer_conjunctions
 from ..theory.laplace import k_query_error_bound
 from ..validation import check_beta, check_epsilon, check_int
 
-__all__ = ["cancer_conjunctions", "explore_laplace", "figure_error_sweeps"]
-
-
-def cancer_conjunctions(m: int) -> MarginalWorkload:
-    """The first ``m`` of the 165 three-way conjunctions over the cancer data's 11 attributes."""
-    m = check_int("m", m, low=1, high=165)
-    return MarginalWorkload(11, conjunctions(11, 3).cells[:m])
+__all__ = ["explore_laplace", "figure_error_sweeps"]
 
 
 def explore_laplace(epsilon=1.0, n=569, m=55, beta=0.05, *, trials=2000, seed=2026):

@@ -5,73 +5,21 @@ uniform guess.  The ``figure_*`` functions draw the chapter's figures from numbe
 functions of their arguments; colours by role from :mod:`dpbook.plots`)."""
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
+from ..comparisons import MECHANISMS
 from ..data import digits_subsample
 from ..histogram import histogram_mechanism
-from ..mwem import mwem, mwem_practical
-from ..noise import as_generator
+from ..mwem import mwem
 from ..plots import (BASELINE, BOUND, EMPIRICAL, EXTRA, HISTOGRAM, UNIFORM, accuracy_vs_theory, legend_outside,
                      new_figure, reference_line)
-from ..queries import MarginalWorkload, k_way_marginals
+from ..queries import digits_marginals
 from ..theory.histogram import histogram_error_bound
 from ..theory.mwem import hlm_error_bound
 from ..validation import check_epsilon, check_int
 
-__all__ = ["cancer_4way_cells", "digits_marginals", "regime_errors", "MECHANISMS", "explore_mwem",
-           "figure_potential", "figure_rounds_sweep", "figure_workload_growth", "figure_regime", "figure_ablation",
-           "figure_peers"]
-
-#: the series of :func:`regime_errors`, in plotting order
-MECHANISMS = ("MWEM (theorem)", "MWEM practical", "noisy histogram", "uniform guess")
-
-
-@functools.lru_cache(typed=True, maxsize=None)
-def cancer_4way_cells(m: int) -> MarginalWorkload:
-    """The first ``m`` cells of the 4-way marginals of the cancer data (16 cells per attribute set; cached)."""
-    W = k_way_marginals(11, 4) if m == 5280 else cancer_4way_cells(5280)
-    m = check_int("m", m, low=1, high=W.m)
-    return W if m == W.m else MarginalWorkload(W.d, W.cells[:m])
-
-
-@functools.lru_cache(typed=True, maxsize=None)
-def digits_marginals(d: int, k: int = 3) -> MarginalWorkload:
-    """All ``k``-way marginal cells of the first ``d`` digit pixels: ``m = 2^k C(d, k)`` queries (cached)."""
-    d = check_int("d", d, low=3, high=16)
-    k = check_int("k", k, low=1, high=d)
-    return k_way_marginals(d, k)
-
-
-def _max_error(answers, true) -> np.ndarray:
-    return np.abs(np.atleast_2d(answers) - true).max(axis=1)
-
-
-def regime_errors(d: int, n: int, *, epsilon=1.0, trials: int = 3, T: int = 30, practical_T: int = 10,
-                  practical_replay: int = 3, practical: bool = True, rng=None) -> dict[str, np.ndarray]:
-    """Max error over all 3-way marginal cells of ``n`` real digit rows on their first ``d`` pixels, per trial.
-
-    Series (keys of :data:`MECHANISMS`): MWEM exactly as HLM state it (``T`` rounds, the average of the
-    iterates, no replay; the algorithm their bound covers), ``mwem_practical`` (whole marginals measured, last
-    iterate, ``practical_replay`` sweeps, ``practical_T`` rounds; same ε, no bound), chapter 03's noisy histogram
-    (``Lap(1/ε)`` per cell: L1 sensitivity 1 under add/remove, exact for any workload), and the data-free uniform
-    guess.  All at the same ε, add/remove neighbours, public ``n``.  The subsample is drawn once from ``rng``.
-    """
-    epsilon = check_epsilon(epsilon)
-    trials = check_int("trials", trials, low=1, high=1000)
-    rng = as_generator(rng)
-    x = digits_subsample(d, n, rng)
-    W = digits_marginals(d)
-    true = W.counts(x) / n
-    out = {"MWEM (theorem)": _max_error(mwem(x, W, epsilon=epsilon, T=T, n=n, trials=trials, rng=rng).answers, true)}
-    if practical:
-        out["MWEM practical"] = _max_error(mwem_practical(x, W, epsilon=epsilon, T=practical_T, n=n,
-                                                          replay=practical_replay, trials=trials, rng=rng).answers, true)
-    out["noisy histogram"] = _max_error(histogram_mechanism(x, W, epsilon=epsilon, n=n, trials=trials,
-                                                            rng=rng).answers, true)
-    out["uniform guess"] = _max_error(W.counts(np.full(W.N, 1.0 / W.N)), true)
-    return out
+__all__ = ["explore_mwem", "figure_potential", "figure_rounds_sweep", "figure_workload_growth", "figure_regime",
+           "figure_ablation", "figure_peers"]
 
 
 def explore_mwem(epsilon=1.0, d=12, n=1797, T=30, *, trials=3, beta=0.05, seed=2026):
@@ -100,7 +48,7 @@ def explore_mwem(epsilon=1.0, d=12, n=1797, T=30, *, trials=3, beta=0.05, seed=2
     fig, (left, right) = new_figure(2, width=9.6, height=3.9)
     colours = {"MWEM": EMPIRICAL, "noisy histogram": HISTOGRAM}
     for i, (name, answers) in enumerate(runs.items()):
-        err = _max_error(answers, true)
+        err = np.abs(answers - true).max(axis=1)
         left.plot(np.full(trials, i), err, "o", color=colours[name], ms=6, alpha=0.8,
                   label=f"{name}: median {np.median(err):.2f}")
         right.plot(true, answers[0], ".", color=colours[name], ms=3, alpha=0.6, label=name, zorder=3 - i)

@@ -12,14 +12,16 @@ an answer ``Â`` that is ``α``-close to the truth, it moves to ``D^{t+1} = U(D^
 The package, one module per part of the framework:
 
 * :mod:`dpbook.idc.updates` — the update rules: :class:`IDC` (the protocol), :class:`MultiplicativeWeightsIDC`
-  (IDC-AlgA.2), :class:`FriezeKannanIDC` (IDC-Alg2), :class:`MedianIDC` (IDC-AlgA.1);
+  (IDC-AlgA.2), :class:`FriezeKannanIDC` (IDC-Alg2), :class:`MedianIDC` (IDC-AlgA.1); by name,
+  :func:`make_rule`, and the least drop of each one's potential, :func:`promised_drop`;
 * :mod:`dpbook.idc.streams` — the queries asked (the analyst, who sees only a :class:`StreamView` of what was
   released): :class:`FixedStream`, :class:`AdversarialStream`, :func:`as_stream`; the public ``n`` (:func:`public_n`);
 * :mod:`dpbook.idc.checker` — IDC-Def3.1's update-sequence checker (:class:`UpdateStep`,
   :func:`update_sequence_violations`, :func:`is_update_sequence`) and IDC-Def3.2's worst-case oracle
   (:func:`drive_with_oracle`, :class:`OracleRun`);
 * :mod:`dpbook.idc.online` — ONE online loop (:func:`~dpbook.idc.online.run_online`) and a per-round test per
-  mechanism: :func:`online_idc_sv` (IDC-Alg1-SV, the provably private one), :func:`online_idc` (GRU Algorithm 1,
+  mechanism: :func:`online_idc_sv` (IDC-Alg1-SV, the provably private one, and its public threshold
+  :func:`th_sv_threshold_for`), :func:`online_idc` (GRU Algorithm 1,
   reconstructed ``ε0``), :func:`online_mw_dr` (DR-Alg6), all returning an :class:`OnlineRelease`;
 * :mod:`dpbook.idc.offline` — :func:`iterative_construction` (IDC-Alg3, the offline IC mechanism).
 
@@ -29,16 +31,16 @@ are batched: every state has a leading ``trials`` axis.
 """
 from .checker import OracleRun, UpdateStep, drive_with_oracle, is_update_sequence, update_sequence_violations
 from .offline import iterative_construction
-from .online import NotARelease, OnlineRelease, online_idc, online_idc_sv, online_mw_dr
+from .online import NotARelease, OnlineRelease, online_idc, online_idc_sv, online_mw_dr, th_sv_threshold_for
 from .streams import AdversarialStream, FixedStream, StreamView, as_stream, public_n
-from .updates import IDC, FriezeKannanIDC, MedianIDC, MultiplicativeWeightsIDC
+from .updates import IDC, RULES, FriezeKannanIDC, MedianIDC, MultiplicativeWeightsIDC, make_rule, promised_drop
 
 __all__ = [
     "IDC", "MultiplicativeWeightsIDC", "MedianIDC", "FriezeKannanIDC",
     "FixedStream", "AdversarialStream", "StreamView", "as_stream",
     "UpdateStep", "OracleRun", "drive_with_oracle", "update_sequence_violations", "is_update_sequence",
     "OnlineRelease", "NotARelease", "online_idc_sv", "online_idc", "online_mw_dr", "iterative_construction",
-    "public_n",
+    "public_n", "th_sv_threshold_for", "RULES", "make_rule", "promised_drop",
 ]
 
 # The public functions are documented, audited and tested under their package name (dpbook.idc.online_idc_sv, ...),

@@ -42,7 +42,7 @@ from .checker import UpdateStep
 from .streams import StreamView, as_stream, public_n
 from .updates import IDC, MultiplicativeWeightsIDC
 
-__all__ = ["OnlineRelease", "NotARelease", "online_idc_sv", "online_idc", "online_mw_dr"]
+__all__ = ["OnlineRelease", "NotARelease", "online_idc_sv", "online_idc", "online_mw_dr", "th_sv_threshold_for"]
 
 
 # =========================================================================== what is released
@@ -468,3 +468,16 @@ def online_mw_dr(x, stream, *, alpha, epsilon, delta=0.0, beta=0.05, n=None, c=N
 
 
 example(online_mw_dr, lambda: _example_update_fires(alpha=0.1, c=1, threshold=0.5))
+
+
+def th_sv_threshold_for(rule, m, epsilon, delta, beta, n, composition="corollary") -> float:
+    """The public threshold ``τ_thr = α_U + α_SV`` :func:`online_idc_sv` (IDC-Alg1-SV) will use for this rule and a
+    stream of ``m`` queries, with its budget split by ``composition`` (``"corollary"``: DR-Cor3.21's ``ε0``;
+    ``"tight"``: DR-Thm3.20 solved) — known before the run, so an analyst can ask just below it."""
+    if not isinstance(rule, IDC):
+        raise TypeError(f"rule must be an IDC update rule, got {type(rule).__name__}")
+    m = check_int("m", m, low=1)
+    composition = check_choice("composition", composition, COMPOSITIONS)
+    c = sv_updates(rule.bound()) if rule.bound() > 0 else 1
+    epsilon0 = (sv_epsilon0 if composition == "corollary" else sv_epsilon0_tight)(epsilon, delta, c)
+    return sv_threshold(rule.alpha, sv_alpha_sv(c, m, beta, epsilon0, n))

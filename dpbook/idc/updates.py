@@ -26,10 +26,10 @@ import scipy.sparse as sp
 from ..multiplicative_weights import idc_mw_update, kl_potential, mw_update, uniform_hypothesis
 from ..queries import Workload, as_workload
 from ..theory.idc import fk_bound, fk_step, median_bound, mw_bound
-from ..validation import MAX_INT, check_alpha, check_histogram, check_int, check_real, check_trials
+from ..validation import MAX_INT, check_alpha, check_choice, check_histogram, check_int, check_real, check_trials
 from .streams import public_n
 
-__all__ = ["IDC", "MultiplicativeWeightsIDC", "MedianIDC", "FriezeKannanIDC"]
+__all__ = ["IDC", "MultiplicativeWeightsIDC", "MedianIDC", "FriezeKannanIDC", "RULES", "make_rule", "promised_drop"]
 
 
 class IDC(ABC):
@@ -323,3 +323,28 @@ class MedianIDC(IDC):
         true = W.counts(check_histogram(x)) / public_n(x, n)
         err = np.abs(W.counts(self.points) - true)         # (|C0|, m)
         return float(err.max(axis=1).min())
+
+
+#: the update rules of chapters 10–12 by name (:func:`make_rule`)
+RULES = ("MW", "Median", "FK")
+
+
+def make_rule(idc: str, N: int, alpha: float, n: int, s: int = 4) -> IDC:
+    """Chapters 10–12's three IDCs by name: ``"MW"`` (:class:`MultiplicativeWeightsIDC`), ``"Median"``
+    (:class:`MedianIDC` over size-``s`` databases) or ``"FK"`` (:class:`FriezeKannanIDC`, its multiset bound at
+    ``n`` rows); each validates ``N``, ``alpha``, ``s`` and ``n`` itself."""
+    idc = check_choice("idc", idc, RULES)
+    n, s = check_int("n", n, low=1), check_int("s", s, low=1)
+    if idc == "MW":
+        return MultiplicativeWeightsIDC(N, alpha)
+    if idc == "Median":
+        return MedianIDC(N, s, alpha)
+    return FriezeKannanIDC(N, alpha, n=n)
+
+
+def promised_drop(rule) -> float:
+    """The least drop of an IDC's potential at a valid update, as its proof promises: ``α²/4`` for MW
+    (IDC-LemmaA.6), ``α²/N`` for FK (the proof of IDC-Thm5.1), 1 for the median mechanism (halving, IDC-ThmA.2)."""
+    if not isinstance(rule, (MultiplicativeWeightsIDC, FriezeKannanIDC, MedianIDC)):
+        raise TypeError(f"rule must be one of the chapter's IDCs (MW, FK, Median), got {type(rule).__name__}")
+    return {"MW": rule.alpha ** 2 / 4, "FK": rule.alpha ** 2 / rule.N, "Median": 1.0}[rule.name]

@@ -14,8 +14,9 @@ from .registry import GRU, LECTURE3, Result
 __all__ = [
     "NEIGHBOURS", "histogram_sensitivity", "histogram_scale", "laplace_sum_tail_bound",
     "laplace_sum_two_sided_tail_bound", "histogram_error_bound", "histogram_error_bound_general",
-    "histogram_error_bound_condition",
+    "histogram_error_bound_condition", "histogram_bound",
 ]
+
 
 #: The book's two neighbour relations (add/remove one record, replace one record) and the histogram's L1
 #: sensitivity under each (LEC3-E11).
@@ -161,3 +162,12 @@ RESULTS = (
            bounds=("dpbook.theory.histogram.histogram_error_bound",),
            source=f"{LECTURE3}, §3.5"),
 )
+
+
+def histogram_bound(N, m, beta, epsilon, n) -> float:
+    """IDC-Lem6.1's bound for the noisy histogram: its first form (:func:`histogram_error_bound`) where it applies
+    (``m <= (β/2) e^{2N/3}``, :func:`histogram_error_bound_condition`), else the second
+    (:func:`histogram_error_bound_general`: any ``m``; needed on the tiny universes SmallDB can run on)."""
+    if histogram_error_bound_condition(N, m, beta):
+        return histogram_error_bound(N, m, beta, epsilon, n=n)
+    return histogram_error_bound_general(N, m, beta, epsilon, n=n)
