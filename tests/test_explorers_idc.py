@@ -86,3 +86,12 @@ def test_figure_boxes_colours_each_box_by_its_role():
 def test_round_classes_have_no_role_colour_by_accident():
     from matplotlib.colors import to_hex
     assert len({to_hex(c, keep_alpha=True) for c in R_COLORS.values()}) == len(R_COLORS)
+
+
+def test_figure_boxes_writes_the_medians_when_asked():
+    fig = figure_boxes([("IC", [0.2, 0.22, 0.24], "measured"), ("hist", [1e-5, 2e-5, 3e-5], "histogram")],
+                       ylabel="max error", lines=[(0.3, "bound", "bound")], medians=True)
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert texts == ["0.22", "2e-05"]
+    assert fig.axes[0].get_ylim()[0] < 1e-5 / 3         # room for the lowest label
+    plt.close(fig)

@@ -651,3 +651,18 @@ def test_synthetic_graph_rejects_a_bad_patience(bad, error):
     noisy = graph_randomized_response(random_graph(6, 0.5, rng=1), epsilon=1.0, rng=2)
     with pytest.raises(error, match="patience"):
         synthetic_graph(noisy, patience=bad)
+
+
+def test_graph_figures_use_no_role_colour_for_vertices_and_black_for_the_true_graph():
+    from matplotlib.colors import to_hex
+
+    from dpbook.explorers.graphs import HIGHLIGHT, figure_two_graphs
+    from dpbook.plots import ROLE_COLOURS, TRUTH
+    A = np.ones((4, 4)) - np.eye(4)
+    fig = figure_two_graphs(A, A, highlight=[True, False, False, True], highlight_label="one side")
+    edges = fig.axes[0].collections[0].get_edgecolor()[0]
+    assert to_hex(edges[:3]) == to_hex(TRUTH)
+    assert to_hex(HIGHLIGHT) not in {to_hex(c) for c in ROLE_COLOURS.values()}
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["true edges", "released edges", "one side",
+                                                                  "other vertices"]
+    plt.close(fig)

@@ -9,8 +9,8 @@ import numpy as np
 from ..graphs import (adjacency_from_weights, cut_norm_exact, graph_randomized_response, planted_partition,
                       random_cuts, random_graph)
 from ..idc import FixedStream, FriezeKannanIDC, MultiplicativeWeightsIDC, drive_with_oracle, online_idc_sv
-from ..plots import (BOUND, EMPIRICAL, EXTRA, HISTOGRAM, UNIFORM, legend_outside, new_figure, reference_curve,
-                     reference_line)
+from ..plots import (BOUND, EMPIRICAL, EXTRA, HISTOGRAM, TRUTH, UNIFORM, legend_outside, new_figure,
+                     reference_curve, reference_line)
 from ._layout import fixed_figure
 from ..theory.graphs import gru_cut_error_bound, rr_cut_error_bound
 from ..validation import check_beta, check_epsilon, check_int, check_probability
@@ -26,16 +26,22 @@ def circle_layout(num_vertices) -> np.ndarray:
     return np.column_stack([np.cos(angle), np.sin(angle)])
 
 
-def draw_graph(ax, adjacency, *, positions=None, color=EMPIRICAL, title=None, highlight=None, lw=0.8):
-    """Draw the pairs with ``adjacency > 1/2`` as straight lines between vertices on a circle (``highlight``: a
-    boolean mask of vertices drawn in the bound colour, e.g. one side of a cut)."""
+# vertices: a highlighted set (one side of a cut) in an EXTRA colour, the others slate; no role colour is a vertex
+HIGHLIGHT, VERTEX = EXTRA[3], EXTRA[4]
+
+
+def draw_graph(ax, adjacency, *, positions=None, color=TRUTH, title=None, highlight=None, lw=0.8, ls="-"):
+    """Draw the pairs with ``adjacency > 1/2`` as straight lines between vertices on a circle, by default in the
+    truth colour (a true graph; pass ``color`` for a released one); ``highlight``: a boolean mask of vertices drawn
+    in :data:`HIGHLIGHT` (olive), e.g. one side of a cut, the others in :data:`VERTEX`."""
     A = np.asarray(adjacency, dtype=np.float64)
     V = A.shape[0]
     pos = circle_layout(V) if positions is None else np.asarray(positions, dtype=np.float64)
     u, v = np.nonzero(np.triu(A > 0.5, 1))
     from matplotlib.collections import LineCollection
-    ax.add_collection(LineCollection(np.stack([pos[u], pos[v]], axis=1), colors=color, linewidths=lw, alpha=0.6))
-    colours = np.where(np.asarray(highlight, dtype=bool), BOUND, EXTRA[4]) if highlight is not None else EXTRA[4]
+    ax.add_collection(LineCollection(np.stack([pos[u], pos[v]], axis=1), colors=color, linewidths=lw, alpha=0.6,
+                                     linestyles=ls))
+    colours = np.where(np.asarray(highlight, dtype=bool), HIGHLIGHT, VERTEX) if highlight is not None else VERTEX
     ax.scatter(pos[:, 0], pos[:, 1], s=max(6, 400 / V), c=colours, zorder=3)
     ax.set_aspect("equal")
     ax.set_xlim(-1.15, 1.15)
@@ -49,8 +55,8 @@ def draw_graph(ax, adjacency, *, positions=None, color=EMPIRICAL, title=None, hi
 def explore_randomized_response(epsilon=1.0, num_vertices=10, density=0.5, beta=0.05, *, trials=40, seed=2026):
     """Chapter 14, IDC §6.1: randomized response on a random graph ``G(V, p)``.
 
-    Left panel: the graph (left circle) and one release, drawn as the pairs with ``ŵ > 1/2`` (right circle), side
-    by side on one pair of axes so that the figure keeps two panels within 900 px.  Right: the largest error over
+    Left panel: the graph and one release on one circle — pairs that are edges of both in black, true edges the
+    release lost (``ŵ ≤ 1/2``) black dotted, pairs the release added (``ŵ > 1/2``, no edge) purple.  Right: the largest error over
     all ``4^V`` cuts (exact, by enumeration) in ``trials`` releases, against the bound for all cuts (IDC-E5) and
     the paper's bound for disjoint cuts, at ``β``.  Fixed margins (no layout engine pass): a redraw is one draw.
     """
@@ -64,16 +70,17 @@ def explore_randomized_response(epsilon=1.0, num_vertices=10, density=0.5, beta=
     err = cut_norm_exact(noisy.adjacency() - g.adjacency()).value
     bound, bound_disjoint = rr_cut_error_bound(V, epsilon, beta), gru_cut_error_bound(V, epsilon, beta)
 
-    fig, (graphs, ax) = fixed_figure(2, width=10, height=4.5, left=0.1, right=0.3, bottom=1.2, top=0.3, wspace=0.8,
-                                     gridspec_kw=dict(width_ratios=(1.6, 1)))
-    circle, shift = circle_layout(V), 1.3              # two unit circles, centres 2.6 apart
-    draw_graph(graphs, g.adjacency(), positions=circle - [shift, 0])
-    draw_graph(graphs, adjacency_from_weights(noisy.weights[0], V), positions=circle + [shift, 0], color=HISTOGRAM)
-    graphs.set_xlim(-shift - 1.15, shift + 1.15)
-    graphs.set_ylim(-1.15, 1.6)
-    for x, title in ((-shift, f"G({V}, {density:.3g}): {g.num_edges} edges"),
-                     (shift, f"one release (ε={epsilon:.3g}),\npairs with ŵ > 1/2")):
-        graphs.text(x, 1.2, title, ha="center", va="bottom")
+    fig, (graphs, ax) = fixed_figure(2, width=10, height=5.2, left=0.1, right=0.3, bottom=1.9, top=0.62, wspace=0.8,
+                                     gridspec_kw=dict(width_ratios=(0.8, 1)))
+    A, R = g.adjacency() > 0.5, adjacency_from_weights(noisy.weights[0], V) > 0.5
+    draw_graph(graphs, A & R, lw=1.2)
+    draw_graph(graphs, A & ~R, lw=1.2, ls=":")
+    draw_graph(graphs, R & ~A, color=HISTOGRAM, lw=1.2)
+    graphs.set_title(f"G({V}, {density:.3g}), {g.num_edges} edges,\nand one release (ε={epsilon:.3g})")
+    from matplotlib.lines import Line2D
+    graphs.legend([Line2D([], [], color=TRUTH), Line2D([], [], color=TRUTH, ls=":"), Line2D([], [], color=HISTOGRAM)],
+                  ["edge, kept (ŵ > 1/2)", "edge, lost (ŵ ≤ 1/2)", "no edge, added"],
+                  loc="upper left", bbox_to_anchor=(0.0, 0.0), borderaxespad=0.0)
     ax.hist(err, bins=20, color=EMPIRICAL, alpha=0.6, label="max error over all cuts")
     ax.axvline(bound, color=BOUND, label="bound, all cuts (IDC §6.1, E5)")
     ax.axvline(bound_disjoint, color=BOUND, ls="--", label="paper's bound (disjoint cuts)")
@@ -81,7 +88,7 @@ def explore_randomized_response(epsilon=1.0, num_vertices=10, density=0.5, beta=
     ax.set_xlabel("max error over all cuts (edges)")
     ax.set_ylabel("releases")
     ax.set_title(f"{trials} releases, β={beta:.3g}")
-    ax.legend(loc="upper right", bbox_to_anchor=(1.0, -0.2), ncol=2, borderaxespad=0.0)
+    ax.legend(loc="upper right", bbox_to_anchor=(1.0, -0.2), borderaxespad=0.0)
     return fig
 
 
@@ -112,14 +119,17 @@ def explore_online(epsilon=16.0, num_vertices=24, density=0.5, idc="both", *, al
     W = random_cuts(V, m, rng)
     rules = {"MW": MultiplicativeWeightsIDC(g.N, alpha), "FK": FriezeKannanIDC(g.N, alpha, n=n, sq_norm=n)}
     chosen = ["MW", "FK"] if idc == "both" else [idc]
-    colours = {"MW": EMPIRICAL, "FK": EXTRA[1]}
-    fig, (left, right) = new_figure(2, width=9.6, height=5.2)
+    colours, markers = {"MW": EMPIRICAL, "FK": EXTRA[1]}, {"MW": "o", "FK": "^"}
+    floor = 0.05                                       # log axis: an error below the floor is drawn at the floor
+    fig, (left, right) = new_figure(2, width=9.6, height=5.4)
+    fig.get_layout_engine().set(h_pad=0.08)          # room under the two-line legend entries
     for name in chosen:
         run = drive_with_oracle(rules[name], x, W, max_updates=2000)
         left.plot(np.arange(run.max_errors.size), run.max_errors * n, color=colours[name],
                   label=f"{name}: {run.updates} updates (B = {rules[name].bound():.3g})")
         rel = online_idc_sv(x, rules[name], FixedStream(W), epsilon=epsilon, delta=0.0, c=c, rng=rng)
-        right.plot(np.arange(1, m + 1), rel.errors(x).per_query[0] * n, ".", ms=3, color=colours[name],
+        right.plot(np.arange(1, m + 1), np.maximum(rel.errors(x).per_query[0] * n, floor), markers[name], ms=4.5,
+                   color=colours[name], alpha=0.8, ls="none",
                    label=f"{name}: {rel.updates} updates, max {rel.errors(x).max[0] * n:.3g}")
     left.axhline(alpha * n, color=BOUND, ls="--", label="α (counts)")
     left.set_xlabel("updates (oracle shows the worst cut, exact answer)")
@@ -128,13 +138,14 @@ def explore_online(epsilon=16.0, num_vertices=24, density=0.5, idc="both", *, al
     left.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2))
     true = W.counts(x)
     rr = np.median(np.abs(graph_randomized_response(g, epsilon=epsilon, trials=10, rng=rng).counts(W) - true).max(axis=1))
-    reference_line(right, rr, role="histogram", label=f"randomized response, same ε: max {rr:.3g} (median of 10)")
+    reference_line(right, rr, role="histogram",
+                   label=f"randomized response, same ε:\nmax over queries {rr:.3g} (median of 10)")
     half = np.abs(W.counts(np.full(g.N, 0.5)) - true).max()
-    reference_line(right, half, label=f"½ on every pair (ignores the data): max {half:.3g}")
-    right.set_yscale("symlog", linthresh=1.0)
-    right.set_ylim(bottom=0.0)
+    reference_line(right, half, label=f"½ on every pair (ignores the data):\nmax over queries {half:.3g}")
+    right.set_yscale("log")
+    right.set_ylim(bottom=0.7 * floor)
     right.set_xlabel("query")
-    right.set_ylabel("|error| of each released answer (edges)")
+    right.set_ylabel(f"|error| of each answer (edges, ≥ {floor:g})")
     right.set_title(f"IDC-Alg1-SV, ε={epsilon:.3g}, δ=0, c={c}")
     right.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2))
     return fig
@@ -211,17 +222,25 @@ def figure_lp(history, errors, *, trivial):
     return fig
 
 
-def figure_two_graphs(left, right, *, highlight=None, titles=("true graph", "released graph")):
-    """Two graphs on circles side by side (pairs with weight > 1/2), the left in the measured colour and the right
-    in an extra one; ``highlight``: a boolean vertex mask drawn in red on both (e.g. one side of a cut)."""
+def figure_two_graphs(left, right, *, highlight=None, titles=("true graph", "released graph"),
+                      highlight_label="highlighted vertices"):
+    """Two graphs on circles side by side (pairs with weight > 1/2), the left (the true graph) in black and the
+    right in an extra colour; ``highlight``: a boolean vertex mask drawn olive on both (e.g. one side of a cut),
+    named ``highlight_label`` in the one-line key below the panels."""
     A, B = np.asarray(left, dtype=np.float64), np.asarray(right, dtype=np.float64)
     if A.ndim != 2 or A.shape[0] != A.shape[1] or A.shape != B.shape:
         raise ValueError(f"left {A.shape} and right {B.shape} must be square adjacency matrices of one size")
     if len(titles) != 2:
         raise ValueError(f"titles must hold 2 strings, got {len(titles)}")
-    fig, axes = new_figure(2, width=9.0, height=4.6)
+    fig, axes = new_figure(2, width=9.0, height=4.9)
     draw_graph(axes[0], A, highlight=highlight, title=titles[0])
     draw_graph(axes[1], B, highlight=highlight, color=EXTRA[0], title=titles[1])
+    from matplotlib.lines import Line2D
+    key = [(Line2D([], [], color=TRUTH), "true edges"), (Line2D([], [], color=EXTRA[0]), "released edges")]
+    if highlight is not None:
+        key += [(Line2D([], [], color=HIGHLIGHT, marker="o", ls="none"), str(highlight_label)),
+                (Line2D([], [], color=VERTEX, marker="o", ls="none"), "other vertices")]
+    fig.legend(*zip(*key), loc="outside lower center", ncols=len(key), columnspacing=1.0, handlelength=1.5)
     return fig
 
 
@@ -304,7 +323,8 @@ def figure_ic(epsilons, ic_median, rr_error, lp_error, uniform_error, ic_bound, 
     ax.plot(eps, arrays["ic_median"], "o-", color=EMPIRICAL, label="IC (MW), median")
     ax.plot(eps, arrays["rr_error"], "s--", color=HISTOGRAM, label="randomized response")
     ax.plot(eps, arrays["lp_error"], "^--", color=EXTRA[1], label="LP synthetic graph")
-    ax.axhline(float(uniform_error), color=EXTRA[3], ls=":", label="uniform graph, |E| edges")
+    ax.axhline(float(uniform_error), color=EXTRA[3], ls=(0, (3, 2)), lw=2.2, zorder=4,      # on top: IC may sit on it
+               label="uniform graph, |E| edges (IC's start)")
     ax.plot(eps, arrays["ic_bound"], "-", color=BOUND, label="IC bound (Cor 7.4)")
     reference_line(ax, N, label="½ on every pair: C(|V|,2)")
     ax.set_xscale("log")

@@ -102,9 +102,10 @@ def explore_online(epsilon=0.9, alpha_u=0.1, scale=2000, m=60, idc="MW", analyst
 
 # =========================================================================== the privacy-loss picture, redesigned
 
-# the proof's round classes, shaded in the book's colours (light tints: the curves are drawn over them)
-R_COLORS = {R0: mpl.colors.to_rgba(UNIFORM, 0.45), RSTAR: mpl.colors.to_rgba(EXTRA[1], 0.6), R1: mpl.colors.to_rgba(BOUND, 0.3),
-            HALTED: mpl.colors.to_rgba(UNIFORM, 0.15)}
+# the proof's round classes, shaded in light tints of EXTRA colours (no role colour: a class is neither the uniform
+# guess nor a bound; the curves are drawn over them)
+R_COLORS = {R0: mpl.colors.to_rgba(EXTRA[3], 0.3), RSTAR: mpl.colors.to_rgba(EXTRA[1], 0.55),
+            R1: mpl.colors.to_rgba(EXTRA[0], 0.22), HALTED: mpl.colors.to_rgba(EXTRA[4], 0.15)}
 
 
 def _two_rows(width, height, *, left, right, bottom, top, hspace, height_ratios=(1, 1)):
@@ -163,14 +164,16 @@ def explore_round(n=20, epsilon0=0.5, gap=1.0, alpha=0.6, *, seed=2026):
     top.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
     bottom_window = np.abs(y - a) < T
     ell_num = np.where(bottom_window, np.nan, (np.abs(y - mu_p) - np.abs(y - mu)) / b)
-    bot.plot(y, ell_num, color=EMPIRICAL, lw=2.5, label="loss of a released\nnumber y")
-    bot.plot([max(a - T, lo), min(a + T, hi)], [ell_bot, ell_bot], color=EMPIRICAL, lw=5, alpha=0.5,
+    # the loss lines lie ON the ±ε0 bound far from the window: drawn thick above the thin bound lines
+    bot.plot(y, ell_num, color=EMPIRICAL, lw=5, zorder=3, label="loss of a released\nnumber y")
+    bot.plot([max(a - T, lo), min(a + T, hi)], [ell_bot, ell_bot], color=EMPIRICAL, lw=5, alpha=0.5, zorder=3,
              label=f"loss of ⊥ (R⁰ or R*):\nℓ(⊥) = {ell_bot / epsilon0:+.2f} ε0")
     for sgn in (1, -1):
-        bot.axhline(sgn * epsilon0, color=BOUND, lw=1.5, ls="--", label="±ε0: bound for\nevery round" if sgn > 0 else None)
+        bot.axhline(sgn * epsilon0, color=BOUND, lw=1.5, ls="--", zorder=4,
+                    label="±ε0: bound for\nevery round" if sgn > 0 else None)
     out_bot = abs(draw - a) < T
     realised = ell_bot if out_bot else (abs(draw - mu_p) - abs(draw - mu)) / b
-    bot.plot([draw], [realised], "o", color=EMPIRICAL, ms=10, mec="k",
+    bot.plot([draw], [realised], "o", color=EMPIRICAL, ms=10, mec="k", zorder=5,
              label=f"this draw ({'⊥' if out_bot else 'a number'}):\n{realised / epsilon0:+.2f} ε0")
     bot.set_ylim(-1.35 * epsilon0, 1.35 * epsilon0)
     bot.set_xlabel("noisy answer Q(D) + Z")
@@ -234,7 +237,8 @@ def explore_run(n=1000, b_max=30, epsilon=1.0, delta=1e-6, alpha=0.6, *, rounds=
     worst = int(np.argmax((rep.running - bounds["claim42"]).max(axis=1)))
     right.plot(t, bounds["claim42"][worst], color=CONTROL, lw=2, drawstyle="steps-post",
                label=f"R⁰ free (IDC-E6), 1 run: {above['claim42']:.0%}")
-    right.plot(t, rep.running[worst], color=CONTROL, lw=1.2, ls="--", label="that run's loss")
+    right.plot(t, rep.running[worst], color=CONTROL, lw=2.8, ls=(0, (4, 1.5)), zorder=5,   # last: above the runs
+               label="that run's loss")
     top = 1.25 * max(bounds["freedman"][0], bounds["sv"][0], rep.running.max())
     right.set_ylim(min(-0.05 * top, 1.1 * rep.running.min()), top)
     right.set_xlim(0, k)
@@ -374,10 +378,12 @@ def figure_curves(panels, *, height=None):
     return fig
 
 
-def figure_boxes(groups, *, ylabel, title="", lines=(), logy=True, width=9.4):
+def figure_boxes(groups, *, ylabel, title="", lines=(), logy=True, width=9.4, medians=False):
     """Box plots of per-run errors, one box per ``(label, errors, role)`` in ``groups`` (``role`` as in
     :func:`figure_curves`), with horizontal ``lines`` ``(y, label, role)`` — ``"uniform"`` as the grey dashed
-    reference line.  The legend goes beside the axes (never on data)."""
+    reference line — drawn behind the boxes.  ``medians=True`` writes each box's median under it (readable when
+    a log axis spanning several decades squeezes a box to a sliver).  The legend goes beside the axes (never on
+    data)."""
     groups = list(groups)
     if not groups:
         raise ValueError("groups must hold at least one (label, errors, role) triple")
@@ -392,8 +398,8 @@ def figure_boxes(groups, *, ylabel, title="", lines=(), logy=True, width=9.4):
             colours.append(ROLE_COLOURS[role])
         else:
             raise ValueError(f"role ({role!r}) must be one of {sorted(ROLE_COLOURS)} or 'extra'")
-    parts = ax.boxplot([np.asarray(e, dtype=float) for _, e, _ in groups], tick_labels=[g[0] for g in groups],
-                       patch_artist=True)
+    data = [np.asarray(e, dtype=float) for _, e, _ in groups]
+    parts = ax.boxplot(data, tick_labels=[g[0] for g in groups], patch_artist=True, zorder=3)
     for box, median, colour in zip(parts["boxes"], parts["medians"], colours):
         box.set_facecolor(mpl.colors.to_rgba(colour, 0.35))
         box.set_edgecolor(colour)
@@ -403,9 +409,17 @@ def figure_boxes(groups, *, ylabel, title="", lines=(), logy=True, width=9.4):
         if role == "uniform":
             reference_line(ax, y, label=label)
         else:
-            ax.axhline(y, color=ROLE_COLOURS[role], label=label)
+            ax.axhline(y, color=ROLE_COLOURS[role], label=label, zorder=1.5)
     if logy:
         ax.set_yscale("log")
+    if medians:
+        lows = [min(float(np.min(d)), float(np.min(w.get_ydata()))) for d, w in zip(data, parts["whiskers"][::2])]
+        for i, (d, low, colour) in enumerate(zip(data, lows, colours), start=1):
+            ax.annotate(f"{np.median(d):.3g}", (i, low), xytext=(0, -5), textcoords="offset points", ha="center",
+                        va="top", color=colour)
+        bottom, top = ax.get_ylim()
+        floor = min(lows)
+        ax.set_ylim(min(bottom, floor / 4) if logy else min(bottom, floor - 0.15 * (top - floor)), top)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     if lines:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+from matplotlib.ticker import NullLocator
 from scipy.spatial import ConvexHull
 
 from ..data import bootstrap, load_cancer
@@ -216,6 +217,8 @@ def figure_rms_accuracy(xs, projection, thm9, thm5, gaussian, histogram, uniform
         reference_line(ax, float(uniform[0]), label="uniform guess")
     else:
         ax.plot(xs, uniform, "--", color=UNIFORM, label="uniform guess")
+    ax.set_xticks(xs, [f"{v:g}" for v in xs])           # a sparse grid on a log axis: tick every point
+    ax.xaxis.set_minor_locator(NullLocator())
     legend_outside(ax)
     return fig
 
@@ -233,10 +236,10 @@ def figure_compare_m(ms, errors, *, metric, bound=None):
                                 ("--", UNIFORM))))
     fig, ax = new_figure(height=4.4)
     for name in COMPARED:
-        ax.plot(ms, _series(name, errors[name], ms.size), style[name][0], color=style[name][1], label=name)
-    if bound is not None:
+        ax.plot(ms, _series(name, errors[name], ms.size), style[name][0], color=style[name][1], label=name, zorder=3)
+    if bound is not None:                              # dash-dot, behind the series: it may run along one of them
         reference_line(ax, check_real("bound", bound, low=0.0, low_open=True), role="bound",
-                       label="Theorem 5 (RMS, any m)")
+                       label="Theorem 5 (RMS, any m)").set_linestyle("-.")
     ax.set_xscale("log"); ax.set_yscale("log"); ax.set_xlabel("m (2-way marginal cells)")
     ax.set_xticks(ms, [f"{v:g}" for v in ms]); ax.minorticks_off()
     ax.set_ylabel(f"{'RMS' if metric == 'rms' else 'max'} error (mean of runs)")
