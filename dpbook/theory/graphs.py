@@ -148,7 +148,7 @@ def synthetic_error_bound(eta, rho=1.0) -> float:
     """IDC-Lem6.2 [RECON]: a weighted graph ``W`` whose cuts are within ``eta/ρ`` of the noisy ones (an oracle
     with ratio ``ρ`` certifies ``ρ``-approximately) is within ``(1/ρ + 1)·eta`` of the true graph on every cut,
     when the noise is within ``eta`` (triangle inequality).  ``ρ = 1``: an exact oracle, ``2·eta``."""
-    eta = check_real("eta", eta, low=0.0, low_open=True)
+    eta = check_real("eta", eta, low=1e-12, high=1e12)          # a cut error in counts
     rho = check_real("rho", rho, low=0.0, high=1.0, low_open=True)
     return (1.0 / rho + 1.0) * eta
 

@@ -164,10 +164,11 @@ RESULTS = (
 )
 
 
-def histogram_bound(N, m, beta, epsilon, n) -> float:
+def histogram_bound(N, m, beta, epsilon, n=None) -> float:
     """IDC-Lem6.1's bound for the noisy histogram: its first form (:func:`histogram_error_bound`) where it applies
     (``m <= (β/2) e^{2N/3}``, :func:`histogram_error_bound_condition`), else the second
-    (:func:`histogram_error_bound_general`: any ``m``; needed on the tiny universes SmallDB can run on)."""
+    (:func:`histogram_error_bound_general`: any ``m``; needed on the tiny universes SmallDB can run on).  ``n``:
+    normalise by it; ``None``: counts."""
     if histogram_error_bound_condition(N, m, beta):
         return histogram_error_bound(N, m, beta, epsilon, n=n)
     return histogram_error_bound_general(N, m, beta, epsilon, n=n)
