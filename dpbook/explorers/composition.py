@@ -16,7 +16,8 @@ from ..plots import (BASELINE, BOUND, EMPIRICAL, EXTRA, TRUTH, accuracy_vs_theor
                      reference_curve)
 from ..theory.composition import (advanced_composition, basic_composition, randomized_response_loss_law,
                                   randomized_response_composition_epsilon)
-from ..validation import check_delta, check_epsilon, check_int, check_positive_real, check_real_array
+from ..validation import check_delta, check_epsilon, check_int, check_positive_real
+from ._inputs import series as _curves
 from ._layout import fixed_figure, log_minor_125
 
 __all__ = ["explore_composition", "figure_expected_loss", "figure_composition", "figure_counting_queries",
@@ -25,19 +26,6 @@ __all__ = ["explore_composition", "figure_expected_loss", "figure_composition", 
 MAX_STEPS = 10_000
 
 
-def _curves(length_of, **arrays):
-    """Each array as a finite 1-D float array of the same length as ``arrays[length_of]``, > 0 for a log axis."""
-    out = {}
-    for name, value in arrays.items():
-        arr = check_real_array(name, value)
-        if arr.ndim != 1 or arr.size == 0:
-            raise ValueError(f"{name} must be a non-empty 1-D array, got shape {arr.shape}")
-        out[name] = arr
-    n = out[length_of].size
-    for name, arr in out.items():
-        if arr.size != n:
-            raise ValueError(f"{name} has {arr.size} entries; {length_of} has {n}")
-    return out
 
 
 def _positive(name, arr):

@@ -13,13 +13,14 @@ from scipy import stats
 
 from ..plots import (BASELINE, BOUND, EMPIRICAL, EXTRA, TRUTH, UNIFORM, accuracy_vs_theory, legend_outside,
                      new_figure, reference_line)
+from ._inputs import series as _curves
 from ._layout import fixed_figure, log_minor_125
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 from ..queries import random_queries
 from ..theory.gaussian import gaussian_max_error_bound, gaussian_sample_complexity, gaussian_sigma
 from ..theory.laplace import k_query_sample_complexity, laplace_max_error_bound
 from ..validation import (check_alpha, check_beta, check_delta, check_epsilon, check_int, check_positive_real,
-                          check_probability, check_real_array)
+                          check_probability)
 
 __all__ = ["explore_gaussian", "figure_privacy_loss", "figure_calibration", "figure_accuracy", "figure_rows_needed"]
 
@@ -66,19 +67,6 @@ def explore_gaussian(epsilon=0.5, delta=1e-6, m=64, *, alpha=0.05, beta=0.05, tr
 
 # --- the chapter's figures ------------------------------------------------------------------------------------------
 
-def _curves(length_of, **arrays):
-    """Each array as a finite 1-D float array of the same length as ``arrays[length_of]`` (ValueError naming it)."""
-    out = {}
-    for name, value in arrays.items():
-        arr = check_real_array(name, value)
-        if arr.ndim != 1 or arr.size == 0:
-            raise ValueError(f"{name} must be a non-empty 1-D array, got shape {arr.shape}")
-        out[name] = arr
-    n = out[length_of].size
-    for name, arr in out.items():
-        if arr.size != n:
-            raise ValueError(f"{name} has {arr.size} entries; {length_of} has {n}")
-    return out
 
 
 def _plain_log_ticks(axis, ticks, lo, hi):

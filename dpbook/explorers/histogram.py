@@ -7,6 +7,7 @@ from ..data import bootstrap
 from ..experiments import uniform_guess_error
 from ..histogram import histogram_mechanism, pixels_histogram
 from ..plots import BASELINE, BOUND, EMPIRICAL, EXTRA, HISTOGRAM, TRUTH, UNIFORM, legend_outside, new_figure, reference_curve
+from ._inputs import values as _values
 from ._layout import fixed_figure
 from ..queries import random_queries
 from ..theory.histogram import histogram_error_bound, laplace_sum_tail_bound
@@ -63,14 +64,6 @@ def explore_histogram(epsilon=1.0, d=10, n=1797, beta=0.05, *, m=100, trials=200
     return fig
 
 
-def _values(name, values, size=None, *, positive=False):
-    arr = np.asarray(values, dtype=float)
-    if arr.ndim != 1 or arr.size < 1 or (size is not None and arr.size != size):
-        raise ValueError(f"{name} must be a 1-D array of {size if size is not None else 'one or more'} values, "
-                         f"got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)) or np.any(arr < 0) or (positive and np.any(arr == 0)):
-        raise ValueError(f"{name} must be finite and {'positive' if positive else 'non-negative'}")
-    return arr
 
 
 def figure_tail_bound(tails, *, b):

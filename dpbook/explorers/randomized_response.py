@@ -8,6 +8,7 @@ from ..experiments import uniform_guess_prefix_error
 from ..noise import laplace_noise
 from ..plots import (BASELINE, BOUND, EMPIRICAL, EXTRA, TRUTH, UNIFORM, accuracy_vs_theory, legend_outside, new_figure,
                      reference_curve, reference_line)
+from ._inputs import values as _values
 from ._layout import fixed_figure, log_minor_125
 from ..queries import MarginalWorkload
 from ..randomized_response import rr_histogram, subgroup_workload
@@ -86,14 +87,6 @@ def explore_rr(epsilon=1.0, n=569, m=100, beta=0.05, *, trials=200, seed=2026):
     return fig
 
 
-def _values(name, values, size=None, *, positive=False):
-    arr = np.asarray(values, dtype=float)
-    if arr.ndim != 1 or arr.size < 1 or (size is not None and arr.size != size):
-        raise ValueError(f"{name} must be a 1-D array of {size if size is not None else 'one or more'} values, "
-                         f"got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)) or np.any(arr < 0) or (positive and np.any(arr == 0)):
-        raise ValueError(f"{name} must be finite and {'positive' if positive else 'non-negative'}")
-    return arr
 
 
 def figure_hoeffding_tail(t_grid, tail_one, tail_weights, bound, guess_error, *, n, epsilon, releases):
