@@ -97,7 +97,12 @@ def load_panel(nb: dict, index: int):
     tree = ast.parse(src)
     if tree.body and isinstance(tree.body[-1], ast.Expr) and isinstance(tree.body[-1].value, ast.Name):
         tree.body.pop()                                 # the bare name that displays the panel
-    exec(compile(tree, f"<cell {index}>", "exec"), namespace)
+    saved = real.panel                  # a cell that imports dpbook.widgets itself gets the recording panel too
+    real.panel = _Recorder.panel
+    try:
+        exec(compile(tree, f"<cell {index}>", "exec"), namespace)
+    finally:
+        real.panel = saved
     if len(built) != 1:
         raise ValueError(f"cell {index} builds {len(built)} panels, expected 1")
     return built[0]
