@@ -90,6 +90,14 @@ def _md(text: str) -> str:
 
 # ---------------------------------------------------------------------------------------------- panels
 
+def _label(control, value, fmt: str) -> str:
+    """A control value's label: its drop-down label when the options are (label, value) pairs, else formatted."""
+    for option in getattr(control, "options", None) or ():
+        if isinstance(option, tuple) and len(option) == 2 and isinstance(option[0], str) and option[1] == value:
+            return option[0]
+    return _fmt(value, fmt)
+
+
 def _fmt(value, fmt: str) -> str:
     if isinstance(value, str):
         return value
@@ -141,7 +149,8 @@ def build_panel(args):
         fmt = getattr(control, "readout_format", None) or ".3g"
         kind = "choice" if not isinstance(values[0], (int, float)) or isinstance(values[0], bool) else "slider"
         controls.append({"name": name, "label": control.description or name, "kind": kind,
-                         "labels": [_fmt(v, fmt) for v in values], "default": values.index(plan.defaults[name])})
+                         "labels": [_label(control, v, fmt) for v in values],
+                         "default": values.index(plan.defaults[name])})
     files, out = {}, {}
     for setting in plan.settings():
         idx = ",".join(str(plan.values[n].index(setting[n])) for n in names)
