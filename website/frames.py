@@ -124,8 +124,10 @@ def control_grid(control) -> list:
         n = round((control.max - control.min) / control.step)
         return [_snap(round(control.min + k * control.step, 12)) for k in range(n + 1)]
     if isinstance(control, w.Dropdown):
-        return [v for _, v in control._options_labels_values()] if hasattr(control, "_options_labels_values") \
-            else list(control.options)
+        options = list(control.options)                 # plain values, or (label, value) pairs
+        if all(isinstance(o, tuple) and len(o) == 2 and isinstance(o[0], str) for o in options):
+            return [v for _, v in options]
+        return options
     raise TypeError(f"control ({type(control).__name__}) is not a slider or dropdown the site knows")
 
 
