@@ -109,3 +109,19 @@ def test_links_resolve_inside_the_site():
     assert gh.rewrite("[code](../dpbook/widgets.py)", page) == \
         "[code](https://github.com/someone/dpbook/blob/main/dpbook/widgets.py)"
     assert (ROOT / "dpbook" / "widgets.py").is_file()
+
+
+def test_a_dropdown_of_label_value_pairs_is_drawn_at_its_values_and_shows_its_labels():
+    """Chapter 18's mechanism groups: the callback gets the value, the page shows the label; and a panel cell that
+    imports dpbook.widgets itself is still recorded."""
+    from website.stage import _label
+    control = widgets.choice([("all", ("a", "b")), ("one", ("a",))], ("a", "b"))
+    assert F.control_grid(control) == [("a", "b"), ("a",)]
+    assert [_label(control, v, ".3g") for v in F.control_grid(control)] == ["all", "one"]
+    assert F.control_grid(widgets.choice([0.1, 1.0], 1.0)) == [0.1, 1.0]
+    nb = {"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": 1, "source": [
+        "import dpbook.widgets as widgets\n",
+        "widgets.panel(lambda v: plt.figure(), v=widgets.choice([('x', 1), ('y', 2)], 1))\n"]}]}
+    nb["cells"][0]["source"].insert(0, "import matplotlib.pyplot as plt\n")
+    panel = F.load_panel(nb, 0)
+    assert F.control_grid(panel.controls["v"]) == [1, 2]
