@@ -177,8 +177,8 @@ OVERRIDES = {
     "dpbook.broken.workloads.above_threshold_stored_entries": dict(threshold=0.5),
     "dpbook.mwem.marginal_counts": None,        # filled in by _valid_call (needs a MarginalWorkload)
     "dpbook.mwem.hypothesis_counts": None,
-    "dpbook.comparisons.regime_errors": dict(d=4, n=50, T=2, practical_T=2, trials=2),
-    "dpbook.comparisons.smalldb_vs_histogram": dict(d=2, alpha=0.5, trials=10),
+    "dpbook.comparisons.mwem.regime_errors": dict(d=4, n=50, T=2, practical_T=2, trials=2),
+    "dpbook.comparisons.smalldb.smalldb_vs_histogram": dict(d=2, alpha=0.5, trials=10),
 }
 
 
