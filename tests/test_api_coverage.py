@@ -42,8 +42,27 @@ TESTS = pathlib.Path(__file__).resolve().parent
 # --- which functions ----------------------------------------------------------------------------------------
 
 EXEMPT_MODULES = {
-    "dpbook.explorers": "widget callbacks (chapter figures), called with slider values; each validates through "
-                        "the mechanisms and dpbook.validation and is tested in tests/test_explorers.py",
+    # not yet swept: the explorer modules below still hold pieces that belong elsewhere; each leaves this list
+    # when its module holds only widget callbacks and figures that refuse bad input (the list ends empty)
+    **{f"dpbook.explorers.{name}": "pending: not yet swept" for name in (
+        "arena",
+        "auditing",
+        "composition",
+        "exponential",
+        "gaussian",
+        "graphs",
+        "histogram",
+        "idc",
+        "intro",
+        "laplace",
+        "mwem",
+        "projection",
+        "randomized_response",
+        "smalldb",
+        "smooth",
+        "sparse_project",
+        "sparse_vector",
+    )},
     "dpbook.plots": "figure helpers: no privacy or accuracy semantics, tested in tests/test_plots_widgets.py",
     "dpbook.widgets": "ipywidgets wrappers, tested in tests/test_plots_widgets.py",
 }

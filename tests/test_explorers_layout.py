@@ -308,3 +308,14 @@ def test_numbers_from_parameters_are_rounded(key):
         assert _unrounded(_non_tick_texts(fig), list(kw.values())) == []
     finally:
         plt.close(fig)
+
+
+def test_shared_figure_inputs_refuse_bad_input():
+    from dpbook.explorers._inputs import series
+    from dpbook.explorers._layout import log_minor_125
+    with pytest.raises(ValueError, match="y"):
+        series("x", x=[1.0, 2.0], y=[1.0])
+    with pytest.raises(ValueError, match="x"):
+        series("x", x=[1.0, float("nan")])
+    with pytest.raises(TypeError, match="axes"):
+        log_minor_125("not an axis")

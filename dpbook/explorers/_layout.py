@@ -12,6 +12,7 @@ import math
 import re
 
 import matplotlib.pyplot as plt
+from matplotlib.axes import Axes
 from matplotlib.layout_engine import PlaceHolderLayoutEngine
 from matplotlib.ticker import LogFormatterSciNotation, LogLocator, NullLocator
 
@@ -75,6 +76,8 @@ def log_minor_125(*axes) -> None:
     two decades spends ~25 ms on its 2..9 minor ticks alone.  Call it after the scales and limits are set.
     """
     for ax in axes:
+        if not isinstance(ax, Axes):
+            raise TypeError(f"axes must be matplotlib Axes, got {type(ax).__name__}")
         for axis, (lo, hi) in ((ax.xaxis, ax.get_xlim()), (ax.yaxis, ax.get_ylim())):
             if axis.get_scale() == "log":
                 wide = lo > 0 and hi > 0 and abs(math.log10(hi / lo)) > MINOR_DECADES
