@@ -11,7 +11,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import t as student_t
 
 from .noise import as_generator
 from .queries import RMATVEC_DENSE_LIMIT, as_workload, check_dual
@@ -63,6 +62,7 @@ class WidthEstimate:
 def _estimate(values, level) -> WidthEstimate:
     k = values.size
     mean = float(values.mean())
+    from scipy.stats import t as student_t     # imported here: scipy.stats costs ~1 s to import
     half = float(student_t.ppf(0.5 + level / 2, k - 1) * values.std(ddof=1) / math.sqrt(k)) if k > 1 else math.inf
     return WidthEstimate(mean, mean - half, mean + half, k, level)
 

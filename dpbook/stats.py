@@ -6,7 +6,6 @@ Clopper–Pearson bound crosses a theorem's value has a false-alarm probability 
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
 
 from .validation import check_int, check_probability, check_real_array, check_trials
 
@@ -23,13 +22,19 @@ def _check(k, trials, level):
 def clopper_pearson_lower(k, trials, level=1e-6) -> float:
     """One-sided lower bound ``p_lo`` with ``P[p < p_lo] <= level`` after ``k`` successes in ``trials``."""
     k, trials, level = _check(k, trials, level)
-    return 0.0 if k == 0 else float(stats.beta.ppf(level, k, trials - k + 1))
+    if k == 0:
+        return 0.0
+    from scipy import stats      # imported here: scipy.stats costs ~1 s, and most chapters never need it
+    return float(stats.beta.ppf(level, k, trials - k + 1))
 
 
 def clopper_pearson_upper(k, trials, level=1e-6) -> float:
     """One-sided upper bound ``p_hi`` with ``P[p > p_hi] <= level`` after ``k`` successes in ``trials``."""
     k, trials, level = _check(k, trials, level)
-    return 1.0 if k == trials else float(stats.beta.isf(level, k + 1, trials - k))
+    if k == trials:
+        return 1.0
+    from scipy import stats
+    return float(stats.beta.isf(level, k + 1, trials - k))
 
 
 def clopper_pearson(k, trials, level=0.05) -> tuple[float, float]:

@@ -19,7 +19,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.stats import binom
 
 from ..validation import check_split, EPSILON_EXP_MAX, EPSILON_RANGE, check_work, check_delta, check_epsilon, check_int, check_real
 from .registry import DRV, DWORK_ROTH, GRU, THIS_BOOK, Result
@@ -142,6 +141,7 @@ def randomized_response_loss_law(epsilon, m) -> tuple[np.ndarray, np.ndarray]:
     check_work(m=m + 1, bytes_per_cell=64)                 # a handful of (m+1)-arrays
     p = math.exp(epsilon) / (1.0 + math.exp(epsilon)) if epsilon < 700 else 1.0
     j = np.arange(m + 1)
+    from scipy.stats import binom              # imported here: scipy.stats costs ~1 s to import
     return binom.pmf(j, m, p), epsilon * (2 * j - m)
 
 

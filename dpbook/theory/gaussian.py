@@ -19,7 +19,6 @@ import math
 
 import numpy as np
 from scipy.special import log_ndtr, ndtr
-from scipy.stats import norm
 
 from ..validation import (check_alpha, check_beta, check_delta, check_epsilon, check_int, check_real, check_real_array,
                           check_sensitivity)
@@ -122,7 +121,7 @@ def privacy_loss_tail(epsilon, sigma, sensitivity=1.0) -> float:
     """``P[L > ε]`` for ``L ~ N(μ, 2μ)``, ``μ = Δ²/(2σ²)`` (DR-Gauss, PA(i)); ``<= δ`` suffices for (ε, δ)-DP."""
     epsilon = check_epsilon(epsilon, allow_zero=True)
     mu = privacy_loss_mean(sensitivity, sigma)
-    return float(norm.sf((epsilon - mu) / math.sqrt(2.0 * mu)))
+    return float(ndtr(-(epsilon - mu) / math.sqrt(2.0 * mu)))        # the normal tail P[Z > z] = Φ(-z)
 
 
 def gaussian_max_error_bound(m, beta, sigma) -> float:
@@ -139,7 +138,7 @@ def gaussian_failure_probability(alpha, m, sigma) -> float:
     """Exact ``P[max_i |Z_i| >= α] = 1 - (1 - 2Φ(-α/σ))^m`` for ``m`` i.i.d. ``N(0, σ²)``."""
     alpha = check_alpha(alpha)
     m = check_int("m", m, low=1)
-    p = 2.0 * norm.sf(alpha / check_sensitivity(sigma, "sigma"))
+    p = 2.0 * ndtr(-(alpha / check_sensitivity(sigma, "sigma")))      # 2 P[Z > α/σ]
     return float(-np.expm1(m * np.log1p(-p))) if p < 1 else 1.0
 
 
