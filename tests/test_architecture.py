@@ -190,8 +190,8 @@ def test_the_checks_can_fail(tmp_path):
 
 # --------------------------------------------------------------------------------------------- pieces at home
 
-def _loaded_after(statement: str) -> list[str]:
-    code = f"import sys\n{statement}\nprint(' '.join(sorted(m for m in sys.modules if m.startswith('dpbook'))))"
+def _loaded_after(statement: str, prefix: str = "dpbook") -> list[str]:
+    code = f"import sys\n{statement}\nprint(' '.join(sorted(m for m in sys.modules if m.startswith({prefix!r}))))"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     return out.stdout.split()
 
@@ -202,6 +202,21 @@ def test_a_mechanism_that_only_answers_queries_loads_no_multiplicative_weights()
     assert "dpbook.laplace" in loaded and "dpbook.queries" in loaded
     assert not {"dpbook.multiplicative_weights", "dpbook._mw_kernels", "dpbook.theory.mwem"} & set(loaded), loaded
     assert "dpbook.multiplicative_weights" in _loaded_after("import dpbook.mwem")           # the check can fail
+
+
+#: modules that may import scipy.stats when imported (everything else imports it inside the function that uses it)
+LOADS_SCIPY_STATS = ("dpbook.exercises", "dpbook.explorers.gaussian")
+
+
+def test_importing_the_package_does_not_load_scipy_stats():
+    """scipy.stats costs about a second to import, paid by every chapter's first cell if any module it imports
+    loads it; the functions that need it (Clopper-Pearson bounds, Student's t, the binomial law) import it."""
+    modules = sorted(p.relative_to(ROOT).with_suffix("").as_posix().replace("/", ".")
+                     for p in PACKAGE.rglob("*.py") if p.stem != "__init__" or p.parent != PACKAGE)
+    modules = [m.removesuffix(".__init__") for m in modules if not m.startswith(LOADS_SCIPY_STATS)]
+    loaded = _loaded_after("\n".join(f"import {m}" for m in modules), prefix="")
+    assert "dpbook.data" in loaded and "scipy.sparse" in loaded and "scipy.stats" not in loaded
+    assert "scipy.stats" in _loaded_after("import dpbook.stats\ndpbook.stats.clopper_pearson(3, 10)", "scipy")
 
 
 def test_a_broken_twin_does_not_load_the_audit():
