@@ -30,7 +30,7 @@ def _centre(ax) -> float:
     return (box.x0 + box.x1) / 2
 
 
-def explore_audit(case="laplace", epsilon=1.0, trials=20_000, *, seed=2026):
+def explore_audit(case="laplace", epsilon=1.0, trials=10_000, *, seed=2026):
     """Audit one catalogue case at ``epsilon`` with ``trials`` samples per side and draw the evidence.
 
     Left: for each event, the estimated ``P[M(x) ∈ S]`` and ``P[M(x') ∈ S]`` with their Clopper–Pearson
