@@ -18,7 +18,6 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
-from ..contract import example
 from ..noise import as_generator
 from ..validation import check_delta, check_epsilon, check_int, check_probability, check_real, check_trials
 from .engine import AuditResult, audit, epsilon_lower_bound
@@ -210,10 +209,6 @@ def stored_audits(path, which: str = "all") -> list[tuple[AuditCase, AuditResult
         raise ValueError(f"path ({str(path)!r}) does not match the catalogue (cases {stale[:5]}"
                          f"{' …' if len(stale) > 5 else ''}): regenerate it with python -m benchmarks.audits.run")
     return out
-
-
-example(stored_audits, lambda: dict(path=pathlib.Path(__file__).resolve().parents[2] / "benchmarks" / "audits"
-                                     / "results.json", which="mechanism"))
 
 
 # --- which functions are mechanisms (for the coverage test) -----------------------------------------------
