@@ -8,7 +8,7 @@
 Everything a chapter or a test needs is importable from ``dpbook.audit`` directly.
 """
 from .catalogue import (KINDS, AuditCase, audit_case_names, audit_cases, audit_table, broken_mechanisms,
-                        epsilon_lb_ceiling, public_mechanisms, run_audits)
+                        epsilon_lb_ceiling, public_mechanisms, run_audits, stored_audits)
 from .engine import AuditResult, audit, epsilon_lower_bound
 from . import cases  # noqa: E402,F401  (registers the catalogue's cases)
 

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import json
+import pathlib
 import pkgutil
+import zlib
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
@@ -20,7 +23,7 @@ from ..validation import check_delta, check_epsilon, check_int, check_probabilit
 from .engine import AuditResult, audit, epsilon_lower_bound
 
 __all__ = ["KINDS", "AuditCase", "audit_cases", "audit_case_names", "run_audits", "audit_table", "epsilon_lb_ceiling",
-           "public_mechanisms", "broken_mechanisms"]
+           "stored_audits", "public_mechanisms", "broken_mechanisms"]
 
 
 KINDS = ("mechanism", "control", "finding")
@@ -68,6 +71,11 @@ class AuditCase:
     @property
     def expect_caught(self) -> bool:
         return self.kind != "mechanism"
+
+    @property
+    def seed(self) -> int:
+        """The case's own seed (CRC-32 of its name): the one tests/test_audits.py and the stored results use."""
+        return zlib.crc32(self.name.encode())
 
     def run(self, rng=None, *, trials=None, alpha=1e-6) -> AuditResult:
         """Audit the case (``trials`` defaults to the case's own, sized for a few seconds at most)."""
@@ -155,6 +163,52 @@ def audit_table(results, *, digits: int = 3) -> str:
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)
+
+
+STORED_SCHEMA = 1
+_STORED_FIELDS = ("name", "kind", "epsilon", "delta", "trials")
+
+
+def stored_audits(path, which: str = "all") -> list[tuple[AuditCase, AuditResult]]:
+    """The catalogue's audits as stored by ``python -m benchmarks.audits.run`` in the results file ``path``: one
+    ``(case, result)`` pair per case of :func:`audit_cases` (``which`` as there), each run at the case's own
+    ``trials`` from its own :attr:`AuditCase.seed` — the runs of tests/test_audits.py, read instead of repeated.
+
+    The file must match the catalogue as it is now (every case, with its name, kind, claim and trials): otherwise
+    ``ValueError`` asks for the file to be regenerated, so a stale file cannot be read silently.
+    """
+    if not isinstance(path, (str, pathlib.Path)):
+        raise TypeError(f"path must be a str or a Path, got {type(path).__name__}")
+    if which != "all" and which not in KINDS:
+        raise ValueError(f"which ({which!r}) must be 'all' or one of {KINDS}")
+    path = pathlib.Path(path)
+    if not path.is_file():
+        raise ValueError(f"path ({str(path)!r}) must be an existing results file of python -m benchmarks.audits.run")
+    try:
+        stored = json.loads(path.read_text())
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise ValueError(f"path ({str(path)!r}) is not a results file of python -m benchmarks.audits.run") from err
+    if not isinstance(stored, dict) or stored.get("schema") != STORED_SCHEMA or not isinstance(stored.get("cases"), dict):
+        raise ValueError(f"path ({str(path)!r}) is not a results file of python -m benchmarks.audits.run "
+                         f"(schema {STORED_SCHEMA})")
+    records, keys = stored["cases"], audit_case_names()
+    stale = sorted(set(keys) ^ set(records))
+    out = []
+    for key in keys:
+        if key not in records:
+            continue
+        case, rec = FACTORIES[key](), records[key]
+        same = all(rec.get(f) == getattr(case, f) for f in _STORED_FIELDS) and rec.get("seed") == case.seed
+        if not same:
+            stale.append(key)
+        elif which in ("all", case.kind):
+            out.append((case, AuditResult(float(rec["epsilon_lb"]), rec["event"], int(rec["hits"]),
+                                          int(rec["hits_prime"]), int(rec["trials"]), float(rec["alpha"]),
+                                          float(rec["delta"]))))
+    if stale:
+        raise ValueError(f"path ({str(path)!r}) does not match the catalogue (cases {stale[:5]}"
+                         f"{' …' if len(stale) > 5 else ''}): regenerate it with python -m benchmarks.audits.run")
+    return out
 
 
 # --- which functions are mechanisms (for the coverage test) -----------------------------------------------

@@ -77,8 +77,11 @@ def numpy_laplace_image(values, scale) -> np.ndarray:
         approx = np.where(negative[:, None], 0.0 + b * np.log(u + u), 0.0 - b * np.log((2.0 - u) - u))
     near = ok & (np.abs(_ordered_bits(approx) - _ordered_bits(flat)[:, None]) <= _ULPS)
     rows, cols = np.nonzero(near)
-    exact = np.fromiter((_numpy_laplace_draw(w, b) for w in u[rows, cols].tolist()), dtype=np.float64,
-                        count=rows.size)
+    w = u[rows, cols]
+    low = w < 0.5                 # the sampler's branch; its sums and products are IEEE-exact in numpy as in C,
+    arg = np.where(low, w + w, (2.0 - w) - w)        # only its log must be the C library's: math.log, per candidate
+    logs = np.fromiter(map(math.log, arg.tolist()), dtype=np.float64, count=rows.size)
+    exact = np.where(low, 0.0 + b * logs, 0.0 - b * logs)     # = _numpy_laplace_draw(w, b), vectorised
     out = np.zeros(flat.size, dtype=bool)
     out[rows[exact == flat[rows]]] = True
     return out[inverse].reshape(y.shape)

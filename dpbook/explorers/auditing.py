@@ -14,9 +14,11 @@ import textwrap
 import numpy as np
 from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 
-from ..audit import audit_cases, epsilon_lb_ceiling, epsilon_lower_bound
+from ..audit import audit_case_names, audit_cases, epsilon_lb_ceiling, epsilon_lower_bound
 from ..audit.engine import count_event
+from ..contract import example
 from ..plots import BOUND, CONTROL, EMPIRICAL, EXTRA, UNIFORM, legend_outside, new_figure
+from ._inputs import series
 from ._layout import fixed_figure
 from ..stats import clopper_pearson
 from ..validation import check_epsilon, check_int, check_real
@@ -30,7 +32,7 @@ def _centre(ax) -> float:
     return (box.x0 + box.x1) / 2
 
 
-def explore_audit(case="laplace", epsilon=1.0, trials=20_000, *, seed=2026):
+def explore_audit(case="laplace", epsilon=1.0, trials=10_000, *, seed=2026):
     """Audit one catalogue case at ``epsilon`` with ``trials`` samples per side and draw the evidence.
 
     Left: for each event, the estimated ``P[M(x) ∈ S]`` and ``P[M(x') ∈ S]`` with their Clopper–Pearson
@@ -38,9 +40,13 @@ def explore_audit(case="laplace", epsilon=1.0, trials=20_000, *, seed=2026):
     samples allow.  Returns the figure (fixed margins: room for a two-line title, two-line event names and, at
     the bottom of the figure, each panel's legend under it).
     """
+    if not isinstance(case, str):
+        raise TypeError(f"case must be the name of a catalogue case (a str), got {type(case).__name__}")
+    if case not in audit_case_names():
+        raise ValueError(f"case ({case!r}) must be a key of the audit catalogue (dpbook.audit.audit_case_names())")
     (c,) = audit_cases(names=[case], epsilon=check_epsilon(epsilon))
-    trials = check_int("trials", trials, low=100)
-    rng = np.random.default_rng(seed)
+    trials = check_int("trials", trials, low=100, high=10_000_000)        # the slider's range is 1,000–200,000
+    rng = np.random.default_rng(check_int("seed", seed, low=0))
     out, out_prime = c.sample(trials, rng), c.sample_prime(trials, rng)
     names = list(c.events)
     level = 1e-6 / len(names)
@@ -80,6 +86,9 @@ def explore_audit(case="laplace", epsilon=1.0, trials=20_000, *, seed=2026):
     return fig
 
 
+example(explore_audit, lambda: dict(case="laplace", epsilon=1.0, trials=1_000, seed=1))
+
+
 def _results(name, results):
     results = list(results)
     if not results or not all(isinstance(r, tuple) and len(r) == 2 for r in results):
@@ -91,10 +100,12 @@ def figure_audit_power(trials, lb_ok, lb_bad, ceiling, *, epsilon=1.0):
     """PA(ii)'s evidence against the number of runs ``trials`` per side: ``epsilon_lb`` of a correct mechanism
     (``lb_ok``, true loss ε) and of its broken twin (``lb_bad``, true loss 2ε), and the ``ceiling`` that ``trials``
     samples allow.  Returns the figure."""
-    trials = np.asarray(trials, dtype=float)
-    arrays = [np.asarray(a, dtype=float) for a in (lb_ok, lb_bad, ceiling)]
-    if trials.ndim != 1 or trials.size < 2 or any(a.shape != trials.shape for a in arrays):
-        raise ValueError(f"trials, lb_ok, lb_bad and ceiling must be 1-D of one length >= 2 (trials: {trials.shape})")
+    checked = series("trials", trials=trials, lb_ok=lb_ok, lb_bad=lb_bad, ceiling=ceiling)
+    trials = checked["trials"]
+    arrays = [checked[k] for k in ("lb_ok", "lb_bad", "ceiling")]
+    if trials.size < 2 or np.any(trials < 1) or np.any(np.concatenate(arrays) < 0):
+        raise ValueError(f"trials ({trials.size} values, each >= 1) must have two or more entries, and lb_ok, lb_bad "
+                         "and ceiling be non-negative")
     epsilon = check_epsilon(epsilon)
     fig, ax = new_figure(width=8.6, height=4.2)
     ax.semilogx(trials, arrays[0], "o-", color=EMPIRICAL, label="Laplace mechanism")
@@ -112,6 +123,11 @@ def figure_audit_power(trials, lb_ok, lb_bad, ceiling, *, epsilon=1.0):
     ax.yaxis.set_minor_locator(NullLocator())
     legend_outside(ax)
     return fig
+
+
+example(figure_audit_power, lambda: dict(trials=np.array([300.0, 3000.0, 30000.0]), lb_ok=np.array([0.1, 0.6, 0.9]),
+                                         lb_bad=np.array([0.6, 1.5, 1.9]), ceiling=np.array([2.9, 5.2, 7.5]),
+                                         epsilon=1.0))
 
 
 def figure_families(results, *, title="", colour=EMPIRICAL, cap=8.0):
@@ -161,12 +177,14 @@ def figure_float_support(y0, in0, y1, in1, *, scale=1.0, edges=None):
     booleans ``in0``, ``in1`` (is the value in numpy's Laplace image at ``scale``?), the fraction in the image per
     bin of ``edges`` (left), and the image around one released value near -0.7, double by double (right)."""
     from ..broken.floating_point import numpy_laplace_image
-    y0, y1 = np.asarray(y0, dtype=float), np.asarray(y1, dtype=float)
+    y0, y1 = series("y0", y0=y0)["y0"], series("y1", y1=y1)["y1"]
     in0, in1 = np.asarray(in0, dtype=bool), np.asarray(in1, dtype=bool)
-    if y0.ndim != 1 or y0.size == 0 or y0.shape != in0.shape or y1.shape != in1.shape:
+    if y0.shape != in0.shape or y1.shape != in1.shape:
         raise ValueError("y0, in0 (and y1, in1) must be 1-D arrays of one non-empty length")
     scale = check_real("scale", scale, low=1e-300, high=1e300)
-    edges = np.linspace(-6, 6, 25) if edges is None else np.asarray(edges, dtype=float)
+    edges = np.linspace(-6, 6, 25) if edges is None else series("edges", edges=edges)["edges"]
+    if edges.size < 2 or np.any(np.diff(edges) <= 0):
+        raise ValueError(f"edges ({edges.size} values) must be two or more increasing bin edges")
     mid = (edges[1:] + edges[:-1]) / 2
     frac = lambda y, hit: [hit[(y >= lo) & (y < hi)].mean() if np.any((y >= lo) & (y < hi)) else np.nan
                            for lo, hi in zip(edges[:-1], edges[1:])]
@@ -183,6 +201,11 @@ def figure_float_support(y0, in0, y1, in1, *, scale=1.0, edges=None):
            title="the image is sparse")
     a2.set_yticks([0, 1], ["no", "yes"])
     return fig
+
+
+example(figure_float_support, lambda: dict(y0=np.array([-0.7, 0.2, 1.5]), in0=np.array([True, True, True]),
+                                           y1=np.array([0.3, 1.2, 2.5]), in1=np.array([False, True, False]),
+                                           scale=1.0, edges=np.array([-6.0, 0.0, 6.0])))
 
 
 def figure_lessons(results, labels):

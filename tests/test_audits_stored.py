@@ -1,0 +1,81 @@
+"""benchmarks/audits/results.json (the audit catalogue that chapter 17 reads) against the code that made it.
+
+The file stores every case of the catalogue run at its own trials from its own seed (the runs of
+tests/test_audits.py).  Here: the loader refuses a file that no longer matches the catalogue; the cheap cases,
+re-run from their seeds, agree with the file within Monte-Carlo error (and a file with one case's counts moved does
+not); and the stored verdicts are the ones the chapter states.
+"""
+import json
+import math
+
+import pytest
+
+from benchmarks.audits import run
+from dpbook.audit import AuditResult, audit_case_names, audit_cases, stored_audits
+
+RESULT = json.loads(run.RESULTS.read_text())
+STORED = {c.name: (c, r) for c, r in stored_audits(run.RESULTS)}
+#: the cheap cases (stored CPU time <= 0.03 s each): recomputed fresh by this test
+CHEAP = sorted((k for k, rec in RESULT["cases"].items() if rec["cpu_seconds"] <= 0.03),
+               key=lambda k: RESULT["cases"][k]["cpu_seconds"])[:16]
+
+
+def _agrees(stored: AuditResult, fresh: AuditResult, *, z: float = 5.0) -> bool:
+    """Same trials and best event, and both hit counts within ``z`` binomial standard deviations (+1) of the file."""
+    if stored.trials != fresh.trials or stored.event != fresh.event:
+        return False
+    sd = lambda k: math.sqrt(k * (1 - k / stored.trials))
+    return all(abs(a - b) <= z * sd(a) + 1 for a, b in ((stored.hits, fresh.hits),
+                                                        (stored.hits_prime, fresh.hits_prime)))
+
+
+def test_file_records_its_provenance_and_every_case():
+    assert {"schema", "code_version", "date", "seed", "alpha", "machine", "python", "numpy", "cases"} <= set(RESULT)
+    assert set(RESULT["cases"]) == set(audit_case_names())
+    assert len(STORED) == len(audit_case_names())
+
+
+def test_stored_verdicts():
+    """Every mechanism passes its audit, every control and finding is caught (what chapter 17 states)."""
+    for case, res in STORED.values():
+        assert (res.epsilon_lb > case.epsilon) == case.expect_caught, (case.name, res)
+
+
+def test_cheap_cases_recompute():
+    assert len(CHEAP) >= 10 and {RESULT["cases"][k]["kind"] for k in CHEAP} >= {"mechanism", "control"}
+    for case in audit_cases(names=CHEAP):
+        stored = STORED[case.name][1]
+        fresh = case.run(case.seed, alpha=RESULT["alpha"])
+        assert _agrees(stored, fresh), (case.name, stored, fresh)
+        shift = stored.trials // 4 if 2 * stored.hits < stored.trials else -(stored.trials // 4)
+        moved = AuditResult(stored.epsilon_lb, stored.event, stored.hits + shift, stored.hits_prime, stored.trials,
+                            stored.alpha, stored.delta)
+        assert not _agrees(moved, fresh), case.name            # the comparison can fail
+
+
+def test_loader_refuses_a_stale_or_foreign_file(tmp_path):
+    stale = json.loads(json.dumps(RESULT))
+    key = next(iter(stale["cases"]))
+    stale["cases"][key]["trials"] += 1
+    (tmp_path / "stale.json").write_text(json.dumps(stale))
+    with pytest.raises(ValueError, match="regenerate"):
+        stored_audits(tmp_path / "stale.json")
+    del stale["cases"][key]
+    (tmp_path / "missing.json").write_text(json.dumps(stale))
+    with pytest.raises(ValueError, match="regenerate"):
+        stored_audits(tmp_path / "missing.json")
+    (tmp_path / "other.json").write_text(json.dumps({"schema": 1, "cells": []}))
+    with pytest.raises(ValueError, match="path"):
+        stored_audits(tmp_path / "other.json")
+    with pytest.raises(ValueError, match="path"):
+        stored_audits(tmp_path / "no_such_file.json")
+    with pytest.raises(TypeError, match="path"):
+        stored_audits(3)
+    with pytest.raises(ValueError, match="which"):
+        stored_audits(run.RESULTS, "controls")
+
+
+def test_which_selects_a_kind():
+    for kind in ("mechanism", "control", "finding"):
+        pairs = stored_audits(run.RESULTS, kind)
+        assert pairs and all(c.kind == kind for c, _ in pairs)
