@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import numpy as np
-from matplotlib.ticker import NullLocator
 from scipy.spatial import ConvexHull
 
 from ..comparisons.projection import COMPARED
@@ -78,6 +77,13 @@ def _series(name, value, size=None):
     return arr
 
 
+def _major_ticks_only(axes):
+    """No minor ticks on the log axes of ``axes`` (one or several): the labelled decades stay, and the figure draws
+    in about half the time (each minor tick is an artist measured twice by the layout)."""
+    for ax in np.atleast_1d(axes):
+        ax.minorticks_off()
+
+
 def figure_key_lemma(noisy_sq, lhs, mid, rhs):
     """PROJ-Key lemma per release (log–log): left, the projected squared error ``‖ŷ−y‖²`` against the Gaussian
     one ``‖ỹ−y‖²`` (never above the diagonal); right, ``‖ŷ−y‖² ≤ ⟨w, ŷ−y⟩ ≤ h_K(w) + h_K(−w)``."""
@@ -96,6 +102,7 @@ def figure_key_lemma(noisy_sq, lhs, mid, rhs):
     ax[1].set_xlabel("h_K(w) + h_K(−w)"); ax[1].set_ylabel("the lemma's two left sides")
     ax[1].set_title("the key lemma, per release")
     legend_outside(ax[0], where="below"); legend_outside(ax[1], where="below")
+    _major_ticks_only(ax)
     return fig
 
 
@@ -127,6 +134,7 @@ def figure_widths(widths, *, N, bound, notes_bound):
         legend_outside(ax, where="below")
     axes[0].set_ylabel("Gaussian width ℓ*(K_Q)"); axes[0].set_title(f"N = {N:,}")
     axes[1].set_title("k-way cells of the cancer data")
+    _major_ticks_only(axes)
     return fig
 
 
@@ -152,7 +160,7 @@ def figure_rms_accuracy(xs, projection, thm9, thm5, gaussian, histogram, uniform
     else:
         ax.plot(xs, uniform, "--", color=UNIFORM, label="uniform guess")
     ax.set_xticks(xs, [f"{v:g}" for v in xs])           # a sparse grid on a log axis: tick every point
-    ax.xaxis.set_minor_locator(NullLocator())
+    _major_ticks_only(ax)
     legend_outside(ax)
     return fig
 
