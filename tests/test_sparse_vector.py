@@ -549,8 +549,10 @@ def test_stored_chapter_audits_agree_with_a_fresh_run():
     stored = json.loads((pathlib.Path(__file__).resolve().parents[1] / "benchmarks" / "sparse_vector"
                          / "results.json").read_text())
     assert stored["trials"] == run.TRIALS and stored["halting_trials"] == run.HALTING_TRIALS
-    assert stored["seed"] == run.SEED and stored["epsilon"] == run.EPSILON
+    assert stored["seed"] == run.SEED and stored["epsilon"] == run.EPSILON and stored["catch"] == run.CATCH
     cases = run.stored_cases()
     assert [a["name"] for a in stored["audits"]] == [c.name for c in cases]
-    assert all((a["epsilon_lb"] > run.EPSILON) == (a["kind"] == "control") for a in stored["audits"])
-    assert run.run_case(len(cases) - 1) == stored["audits"][-1]
+    claims = [c.epsilon for c in cases]
+    assert all((a["epsilon_lb"] > e) == (a["kind"] == "control") for a, e in zip(stored["audits"], claims))
+    halting = next(i for i, c in enumerate(cases) if "T+0/+1" in c.name)          # halting_pair(8)
+    assert run.run_case(halting) == stored["audits"][halting]
