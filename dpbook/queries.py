@@ -23,7 +23,6 @@ from abc import ABC, abstractmethod
 import numpy as np
 import scipy.sparse as sp
 
-from .contract import example
 from .data import SparseHistogram, cancer_projection
 from .noise import as_generator
 from .validation import real_dtype, check_histogram, check_int, check_matrix_workload, check_work
@@ -976,5 +975,3 @@ def picture_workload(name: str, m: int, seed: int = 2026) -> Workload:
         return MarginalWorkload(11, [((j,), (1,)) for j in range(m)])
     return MarginalWorkload(11, [(tuple(range(j + 1)), (1,) * (j + 1)) for j in range(m)])
 
-
-example(picture_workload, lambda: dict(name="nested cells", m=2, seed=2026))
