@@ -28,6 +28,7 @@ __all__ = [
     "load_cancer", "load_digits", "load_diabetes", "load_karate", "load_lesmis", "DATA_DIR",
     "record_pool", "synthetic_records", "record_catalogue", "sparse_database",
     "project_dataset", "project_histogram", "cancer_projection", "pixels_histogram", "digits_subsample", "digits_histogram",
+    "cancer_conjunction_stream",
 ]
 
 DATA_DIR = pathlib.Path(__file__).resolve().parent.parent / "data"
@@ -361,6 +362,26 @@ def _cancer_projection(attributes) -> Dataset:
     data = project_dataset(load_cancer(), attributes)
     data.x.flags.writeable = False
     return data
+
+
+def cancer_conjunction_stream() -> tuple[np.ndarray, int]:
+    """Chapter 06's query stream: the true normalised answers of the 165 three-way conjunctions of the cancer data
+    ("attributes ``i < j < l`` are all 1", in lexicographic order of ``(i, j, l)``, as
+    :func:`dpbook.queries.conjunctions` ``(11, 3)`` orders them), and the data's row count ``n``.
+
+    Cached; the returned array is read-only (shared by every caller)."""
+    return _cancer_conjunction_stream()
+
+
+@functools.lru_cache(maxsize=1)
+def _cancer_conjunction_stream() -> tuple[np.ndarray, int]:
+    data = load_cancer()
+    d = data.universe.d
+    bits = (np.arange(data.N)[:, None] >> (d - 1 - np.arange(d))) & 1          # attribute a = bit d-1-a of a row
+    f = np.array([data.x[(bits[:, i] & bits[:, j] & bits[:, l]) == 1].sum()
+                  for i in range(d) for j in range(i + 1, d) for l in range(j + 1, d)], dtype=float) / data.n
+    f.flags.writeable = False
+    return f, int(data.n)
 
 
 _PIXELS: dict = {}

@@ -32,7 +32,7 @@ __all__ = [
     "random_queries", "k_way_marginals", "conjunctions", "threshold_queries", "range_queries",
     # the chapters' example workloads
     "ATTRIBUTES6", "ATTRIBUTES3", "cancer6", "cancer3", "digits_marginals", "one_two_way_cells", "cancer_4way_cells",
-    "cancer_conjunctions",
+    "cancer_conjunctions", "PICTURE_WORKLOADS", "picture_workload",
 ]
 
 
@@ -952,3 +952,26 @@ def cancer_conjunctions(m: int) -> MarginalWorkload:
     """The first ``m`` of the 165 three-way conjunctions over the cancer data's 11 attributes."""
     m = check_int("m", m, low=1, high=165)
     return MarginalWorkload(11, conjunctions(11, 3).cells[:m])
+
+
+#: chapter 13's picture workloads over the cancer universe {0,1}^11 (:func:`picture_workload`)
+PICTURE_WORKLOADS = ("random values", "one-way cells", "nested cells")
+
+
+def picture_workload(name: str, m: int, seed: int = 2026) -> Workload:
+    """A workload of ``m`` (2 or 3) queries over the cancer universe ``{0,1}^11`` whose hull ``K_Q`` chapter 13
+    draws: ``"random values"`` (queries with U[0,1] values drawn from ``seed``: ``K_Q`` a polygon),
+    ``"one-way cells"`` (attribute ``j`` is 1: ``K_Q`` the cube ``[0,1]^m``), ``"nested cells"`` (attribute 0,
+    then attributes 0 and 1, …: ``K_Q`` a simplex)."""
+    if not isinstance(name, str):
+        raise TypeError(f"name must be one of {PICTURE_WORKLOADS}, got {type(name).__name__}")
+    if name not in PICTURE_WORKLOADS:
+        raise ValueError(f"name ({name!r}) must be one of {PICTURE_WORKLOADS}")
+    m = check_int("m", m, low=2, high=3)
+    seed = check_int("seed", seed, low=0)
+    if name == "random values":
+        return random_queries(m, 1 << 11, np.random.default_rng(seed), kind="uniform")
+    if name == "one-way cells":
+        return MarginalWorkload(11, [((j,), (1,)) for j in range(m)])
+    return MarginalWorkload(11, [(tuple(range(j + 1)), (1,) * (j + 1)) for j in range(m)])
+

@@ -166,3 +166,16 @@ def test_digits_subsample_is_real_rows_without_replacement():
                           (dict(d=8, n=2.5), TypeError, "n")]:
         with pytest.raises(exc, match=name):
             digits_subsample(**kw)
+
+
+def test_cancer_conjunction_stream_is_the_conjunctions_answers():
+    """Chapter 06's stream: the answers of conjunctions(11, 3) on the cancer data, in their order, and its n;
+    cached and read-only."""
+    from dpbook.queries import conjunctions
+    f, n = D.cancer_conjunction_stream()
+    data = D.load_cancer()
+    assert n == data.n == 569 and f.shape == (165,)
+    assert np.array_equal(f, conjunctions(11, 3).answers(data.x))
+    assert D.cancer_conjunction_stream()[0] is f and not f.flags.writeable
+    with pytest.raises(ValueError):
+        f[0] = 1.0

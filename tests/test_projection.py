@@ -360,7 +360,8 @@ def test_theory_bad_reals():
 
 def test_explore_projection_pure_and_valid():
     import matplotlib.pyplot as plt
-    from dpbook.explorers.projection import WORKLOADS, explore_projection, picture_workload
+    from dpbook.explorers.projection import explore_projection
+    from dpbook.queries import PICTURE_WORKLOADS as WORKLOADS
     a, b = explore_projection(), explore_projection()
     lines = lambda fig: [ln.get_xydata().tolist() for ax in fig.axes for ln in ax.get_lines()]
     assert lines(a) == lines(b)
@@ -374,8 +375,8 @@ def test_explore_projection_pure_and_valid():
                           (dict(draws=0), ValueError, "draws")]:
         with pytest.raises(err, match=name):
             explore_projection(**kw)
-    with pytest.raises(ValueError, match="workload"):
-        picture_workload("cuts", 2)
+    with pytest.raises(TypeError, match="workload"):
+        explore_projection(workload=2)
 
 
 # ------------------------------------------------------------------ the active-set solve on dependent atoms

@@ -627,3 +627,22 @@ def test_digits_marginals_bad_input(kw, exc, name):
     from dpbook.queries import digits_marginals
     with pytest.raises(exc, match=name):
         digits_marginals(**kw)
+
+
+def test_picture_workload_hulls_and_bad_input():
+    """Chapter 13's picture workloads: 'one-way cells' has the cube's 2^m vertices, 'nested cells' a simplex
+    (m + 1 vertices), 'random values' is seeded; a name, m or seed outside the range is refused by name."""
+    from dpbook.queries import PICTURE_WORKLOADS, picture_workload
+    vertices = lambda W: np.unique(W.columns(np.arange(W.N)).T, axis=0)
+    for m in (2, 3):
+        assert len(vertices(picture_workload("one-way cells", m))) == 2 ** m
+        assert len(vertices(picture_workload("nested cells", m))) == m + 1
+        a, b = picture_workload("random values", m, 1), picture_workload("random values", m, 1)
+        assert a.m == m and a.N == 2048 and np.array_equal(a.matrix(), b.matrix())
+        assert not np.array_equal(a.matrix(), picture_workload("random values", m, 2).matrix())
+    assert set(PICTURE_WORKLOADS) == {"random values", "one-way cells", "nested cells"}
+    for kw, err, name in [(dict(name="cuts"), ValueError, "name"), (dict(name=3), TypeError, "name"),
+                          (dict(m=4), ValueError, "m"), (dict(m=1), ValueError, "m"), (dict(m=2.0), TypeError, "m"),
+                          (dict(seed=-1), ValueError, "seed"), (dict(seed="1"), TypeError, "seed")]:
+        with pytest.raises(err, match=name):
+            picture_workload(**dict(dict(name="nested cells", m=2), **kw))

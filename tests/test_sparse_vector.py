@@ -537,3 +537,22 @@ def test_threshold_alpha_rejects_bad_input(kwargs, error, match):
     args = dict(noisy=np.zeros(4), f=np.zeros(4), threshold=0.4) | kwargs
     with pytest.raises(error, match=match):
         threshold_alpha(args.pop("noisy"), args.pop("f"), args.pop("threshold"), **args)
+
+
+def test_stored_chapter_audits_agree_with_a_fresh_run():
+    """benchmarks/sparse_vector/results.json (chapter 06's stored heavy audits) cannot go stale silently: its settings
+    are the script's, its cases are the script's in order, every verdict is right, and the halting audit (the
+    cheapest stored one, 2·10^5 runs per side) recomputed from its seed gives the stored numbers exactly."""
+    import json
+    import pathlib
+    from benchmarks.sparse_vector import run
+    stored = json.loads((pathlib.Path(__file__).resolve().parents[1] / "benchmarks" / "sparse_vector"
+                         / "results.json").read_text())
+    assert stored["trials"] == run.TRIALS and stored["halting_trials"] == run.HALTING_TRIALS
+    assert stored["seed"] == run.SEED and stored["epsilon"] == run.EPSILON and stored["catch"] == run.CATCH
+    cases = run.stored_cases()
+    assert [a["name"] for a in stored["audits"]] == [c.name for c in cases]
+    claims = [c.epsilon for c in cases]
+    assert all((a["epsilon_lb"] > e) == (a["kind"] == "control") for a, e in zip(stored["audits"], claims))
+    halting = next(i for i, c in enumerate(cases) if "T+0/+1" in c.name)          # halting_pair(8)
+    assert run.run_case(halting) == stored["audits"][halting]

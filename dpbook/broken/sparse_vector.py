@@ -48,8 +48,9 @@ def _halt_at_first(above: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Answers that stop at the first ``True`` of each row, and that index (``k`` if none)."""
     trials, k = above.shape
     hit = np.where(above.any(axis=1), above.argmax(axis=1), k)
-    idx = np.arange(k)
-    answers = np.where(idx < hit[:, None], BOTTOM, np.where(idx == hit[:, None], TOP, UNANSWERED)).astype(np.int8)
+    answers = np.where(np.arange(k) < hit[:, None], np.int8(BOTTOM), np.int8(UNANSWERED))    # int8 throughout
+    rows = np.flatnonzero(hit < k)
+    answers[rows, hit[rows]] = TOP
     return answers, hit
 
 

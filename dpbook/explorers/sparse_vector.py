@@ -1,27 +1,17 @@
 """Chapter 06's widget: Sparse (DR-Alg2) on a stream of the cancer data's 3-way conjunctions."""
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 from matplotlib.ticker import MaxNLocator
 
-from ..data import load_cancer
+from ..data import cancer_conjunction_stream
 from ..plots import BOUND, EMPIRICAL, TRUTH, legend_outside
 from ._layout import fixed_figure
-from ..queries import conjunctions
 from ..sparse_vector import empirical_alpha, sparse_vector_stream
 from ..theory import sparse_vector as th
 from ..validation import check_beta, check_int, check_real
 
-__all__ = ["cancer_conjunction_stream", "explore_sparse"]
-
-
-@functools.lru_cache(typed=True, maxsize=1)
-def cancer_conjunction_stream():
-    """The true answers of the 165 three-way conjunctions on the cancer data, and its ``n``."""
-    data = load_cancer()
-    return conjunctions(11, 3).answers(data.x), data.n
+__all__ = ["explore_sparse"]
 
 
 def explore_sparse(epsilon=5.0, c=3, threshold=0.4, m=165, *, beta=0.05, trials=300, seed=2026):
