@@ -11,7 +11,7 @@ ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 NEWEST := .venv-newest
 NEWEST_TESTS := tests/test_widgets.py tests/test_explorers_layout.py tests/test_widgets_browser.py
 
-.PHONY: lab test unit notebooks benchmarks bench-peers arena audits docs data clean newest lock student student-test
+.PHONY: lab test unit notebooks benchmarks bench-peers arena audits stored docs data clean newest lock student student-test
 
 $(STAMP): pyproject.toml constraints.txt
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || \
@@ -56,6 +56,9 @@ arena: $(STAMP)  ## every mechanism on one grid (the last chapter's map): benchm
 
 audits: $(STAMP)  ## the audit catalogue at full size (chapter 17's table): benchmarks/audits/results.json; ~1 min
 	$(BIN)/python -m benchmarks.audits.run
+
+stored: audits $(STAMP)  ## every stored result the chapters read, except the arena and peers (each has its own target)
+	$(BIN)/python -m benchmarks.sparse_vector.run
 
 data:  ## rebuild data/ from the registry packages (needs scikit-learn and networkx)
 	$(PYTHON) data/make_datasets.py
