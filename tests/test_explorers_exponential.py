@@ -1,8 +1,6 @@
 """Chapters 07 and 08: the figure functions and the exponential-mechanism widget draw, are pure, and reject bad input."""
 from __future__ import annotations
 
-import math
-
 import matplotlib
 import numpy as np
 import pytest
@@ -21,22 +19,6 @@ def _drawn(fig, panels=1):
         assert all(ax.get_ylabel() for ax in fig.axes)
     finally:
         plt.close(fig)
-
-
-def test_utility_pair_and_exact_loss():
-    u, u2 = ex.utility_pair(10, monotone=False)
-    assert u.tolist() == [0.0] * 10 and u2[0] == 1.0 and np.all(u2[1:] == -1.0)
-    m, m2 = ex.utility_pair(5, monotone=True)
-    assert m2[0] == 0.0 and np.all(m2[1:] == 1.0)
-    eps = 1.0                       # the loss at candidate 0 is ln(K / (1 + (K-1) e^{-ε})) (chapter 07, §4)
-    assert math.isclose(ex.exact_privacy_loss(u, u2, eps), math.log(10 / (1 + 9 * math.exp(-eps))), rel_tol=1e-9)
-    assert ex.exact_privacy_loss(u, u2, eps) <= eps < ex.exact_privacy_loss(u, u2, 2 * eps)   # the missing ½
-    with pytest.raises(ValueError, match="size"):
-        ex.utility_pair(1, monotone=True)
-    with pytest.raises(TypeError, match="monotone"):
-        ex.utility_pair(3, monotone="yes")
-    with pytest.raises(ValueError, match="u2"):
-        ex.exact_privacy_loss(u, u2[:3], eps)
 
 
 def test_chapter_07_figures_draw_and_reject_bad_input():
