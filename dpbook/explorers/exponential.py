@@ -93,6 +93,7 @@ def figure_utility_tail(betas, rates, lower, upper, exact, *, epsilon, range_siz
                        title=f"most common row: ε = {epsilon:g}, |R| = {range_size:,}")
     ax.plot(betas, exact, ":", color=TRUTH, label="exact")
     legend_outside(ax)
+    log_minor_125(ax)
     return fig
 
 
@@ -117,6 +118,7 @@ def figure_gap_quantile(eps_grid, q_em, q_rnm, *, range_size, beta, guess_gap, y
     reference_line(ax, guess_gap, label="uniformly random row")
     ax.set_ylim(-2, ylim)
     legend_outside(ax)
+    log_minor_125(ax)
     return fig
 
 
@@ -137,6 +139,7 @@ def figure_missing_half(sizes, epsilon):
     ax.set_xscale("log"); ax.set_xlabel("|R| (candidates)"); ax.set_ylabel("exact max privacy loss")
     ax.set_title(f"ε = {epsilon:g}")
     legend_outside(ax)
+    log_minor_125(ax)
     return fig
 
 
@@ -152,6 +155,7 @@ def figure_ties_tail(t_grid, exact_tail, tail_opt, tail_cor, *, opt_size):
     ax.plot(t_grid, np.minimum(tail_cor, 1), "--", color=BOUND, label="DR-Cor3.12 (|R_OPT| = 1)")
     ax.set_yscale("log"); ax.set_ylim(1e-6, 2); ax.set_xlabel("g (gap OPT − u)"); ax.set_ylabel("P[gap ≥ g]")
     legend_outside(ax)
+    log_minor_125(ax)
     return fig
 
 
@@ -201,4 +205,5 @@ def explore_exponential(epsilon=0.5, beta=0.05):
     right.set_yscale("log"); right.set_ylim(1e-4, 1.5); right.set_xlabel("g (gap OPT − u, counts)")
     right.set_ylabel("P[gap ≥ g]")
     right.legend(loc="upper right", bbox_to_anchor=(1.0, -0.16), borderaxespad=0.0)
+    log_minor_125(left, right)                          # cheaper log axes (the panel redraws)
     return fig

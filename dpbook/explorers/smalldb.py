@@ -7,6 +7,7 @@ import numpy as np
 
 from ..plots import BOUND, EMPIRICAL, HISTOGRAM, TRUTH, accuracy_vs_theory, legend_outside, new_figure, reference_line
 from ..validation import check_real, check_real_array
+from ._layout import log_minor_125
 
 __all__ = ["figure_smalldb_bounds", "figure_smalldb_vs_histogram", "figure_crossover"]
 
@@ -38,6 +39,7 @@ def figure_smalldb_bounds(eps, measured, exact, sharp, prop44, *, opt, uniform, 
     reference_line(ax, uniform)
     ax.set_ylim(0.8 * min(opt, measured.min()), 20)
     legend_outside(ax, where="below", ncols=2)
+    log_minor_125(ax)
     return fig
 
 
@@ -58,6 +60,7 @@ def figure_smalldb_vs_histogram(eps, smalldb_q, histogram_q, histogram_bd, *, un
     if title:
         ax.set_title(title)
     legend_outside(ax, where="below", ncols=2)
+    log_minor_125(ax)
     return fig
 
 
@@ -76,4 +79,5 @@ def figure_crossover(d, alpha_x, log10_range, *, max_log10_range):
     right.axhline(max_log10_range, color=TRUTH, ls="--", lw=1, label="largest range\nsmalldb enumerates")
     right.set_yscale("log"); right.set_xlabel("attributes d  (N = 2^d)"); right.set_ylabel("log10 |R|")
     legend_outside(left, where="below"); legend_outside(right, where="below")
+    log_minor_125(left, right)
     return fig
