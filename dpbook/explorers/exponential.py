@@ -98,7 +98,8 @@ def figure_utility_tail(betas, rates, lower, upper, exact, *, epsilon, range_siz
 
 
 def figure_gap_quantile(eps_grid, q_em, q_rnm, *, range_size, beta, guess_gap, ylim=80.0):
-    """The (1-β)-quantile of the gap against ε: the exponential mechanism (measured, with DR-Cor3.12's bound),
+    """The (1-β)-quantile of the gap against ε: the exponential mechanism (``q_em``: exact from its output law, or
+    measured; with DR-Cor3.12's bound),
     the noisy histogram's argmax = report noisy max (purple, with its bound) and a uniformly random row (grey)."""
     eps_grid = _series("eps_grid", eps_grid)
     q_em, q_rnm = _series("q_em", q_em, eps_grid.size), _series("q_rnm", q_rnm, eps_grid.size)
