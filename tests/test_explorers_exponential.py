@@ -73,3 +73,26 @@ def test_chapter_08_figures_draw_and_reject_bad_input():
         sx.figure_crossover([4, 6], [1.0], [1, 2], max_log10_range=6)
     with pytest.raises(ValueError, match="max_log10_range"):
         sx.figure_crossover([4, 6], [1.0, 0.5], [1, 2], max_log10_range=0)
+
+
+def test_sampling_lemma_figure_draws_and_rejects_bad_input():
+    s = np.array([2, 5, 10, 20, 40])
+    rate = np.array([0.9, 0.5, 0.1, 0.01, 0.0])
+    kw = dict(alpha=0.2, m=18, trials=10_000, dr_size=73, a3_size=45)
+    fig = sx.figure_sampling_lemma(s, rate, rate / 2, np.minimum(2 * rate + 1e-4, 1), 36 * np.exp(-0.08 * s), **kw)
+    try:
+        labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+        assert any("73" in t for t in labels) and any("45" in t for t in labels)          # both sizes marked
+    finally:
+        plt.close(fig)
+    _drawn(sx.figure_sampling_lemma(s, rate, rate, rate, rate, **kw))
+    with pytest.raises(ValueError, match="lower"):
+        sx.figure_sampling_lemma(s, rate, rate[:2], rate, rate, **kw)
+    with pytest.raises(ValueError, match="s_grid"):
+        sx.figure_sampling_lemma(-s, rate, rate, rate, rate, **kw)
+    with pytest.raises(ValueError, match="alpha"):
+        sx.figure_sampling_lemma(s, rate, rate, rate, rate, **dict(kw, alpha=0.0))
+    with pytest.raises(TypeError, match="trials"):
+        sx.figure_sampling_lemma(s, rate, rate, rate, rate, **dict(kw, trials=1.5))
+    with pytest.raises(ValueError, match="dr_size"):
+        sx.figure_sampling_lemma(s, rate, rate, rate, rate, **dict(kw, dr_size=-1))
