@@ -79,6 +79,11 @@ def test_utility_pair_and_exact_loss_hand_values():
         exact_privacy_loss(np.zeros((2, 2)), np.zeros((2, 2)), eps)
     with pytest.raises(ValueError, match="epsilon"):
         exact_privacy_loss(u, u2, 0.0)
+    with pytest.raises(TypeError, match="u2"):
+        exact_privacy_loss(u, ["a"] * 10, eps)
+    with pytest.raises(ValueError, match="u"):
+        exact_privacy_loss(np.full(10, np.nan), u2, eps)
+    assert utility_pair(4)[1].tolist() == [1.0, -1.0, -1.0, -1.0]           # non-monotone by default
 
 
 def test_probabilities_hand_value():

@@ -66,12 +66,11 @@ def report_noisy_max_gap(range_size, epsilon, sensitivity, beta, *, monotone: bo
     return 2.0 * b * (math.log(range_size) - math.log(check_beta(beta)))     # ln of a Python int: no overflow
 
 
-
-def utility_pair(size, monotone):
+def utility_pair(size, *, monotone=False):
     """Two neighbouring utility vectors on ``size`` candidates with ``Δu = 1`` (chapter 07, the missing ½).
 
-    Non-monotone: ``u = 0`` and ``u' = (+1, -1, …, -1)`` (candidate 0 rises, the others fall).  Monotone:
-    ``u' = (0, 1, …, 1)`` — a row counted by every candidate but 0, so every score moves the same way.
+    Non-monotone (the default): ``u = 0`` and ``u' = (+1, -1, …, -1)`` (candidate 0 rises, the others fall).
+    Monotone: ``u' = (0, 1, …, 1)`` — a row counted by every candidate but 0, so every score moves the same way.
     """
     K = check_int("size", size, low=2, high=10 ** 7)
     if not isinstance(monotone, (bool, np.bool_)):
@@ -105,14 +104,6 @@ def exact_privacy_loss(u, u2, epsilon) -> float:
     epsilon = check_epsilon(epsilon)
     return float(np.abs(_log_law(u, epsilon) - _log_law(u2, epsilon)).max())
 
-
-def _examples():
-    from ..contract import example
-    example(utility_pair, lambda: dict(size=5, monotone=False))
-    example(exact_privacy_loss, lambda: dict(u=np.zeros(4), u2=np.array([1.0, -1.0, -1.0, -1.0]), epsilon=0.5))
-
-
-_examples()
 
 # --- the results chapter 07 states and checks (the book's theorem registry, docs/theorems.md) --------------------
 _CH = "07_exponential_mechanism"
