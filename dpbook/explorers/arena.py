@@ -1,9 +1,10 @@
 """The last chapter's arena: draw the grid that ``make arena`` stores (benchmarks/arena/results.json).
 
 Every function here reads a results dictionary (:func:`dpbook.comparisons.arena.load_arena`, whose module also
-holds the summaries drawn: medians, winners); nothing runs a mechanism, so the figures and the widget are fast.  Errors are medians over the stored trials of the per-trial max or RMS error (normalised
-answers); the map's candidates are the mechanisms with the add/remove guarantee (randomized response protects one
-attribute only and is never on the map).
+holds the summaries drawn: medians, winners); nothing runs a mechanism, so the figures and the widget are fast.
+Errors are medians over the stored trials of the per-trial max or RMS error (normalised answers); the map's
+candidates are the mechanisms with the add/remove guarantee (randomized response protects one attribute only and
+is never on the map).
 """
 from __future__ import annotations
 

@@ -134,8 +134,8 @@ def figure_missing_half(sizes, epsilon):
     for eps_used, mono, style, colour, label in ((epsilon, False, "o-", EMPIRICAL, "exp. mech., non-monotone"),
                                                  (2 * epsilon, False, "s-", CONTROL, "no ½ (BROKEN), non-monotone"),
                                                  (2 * epsilon, True, "^--", CONTROL, "no ½ (BROKEN), monotone")):
-        ax.plot(Ks, [exact_privacy_loss(*utility_pair(int(K), monotone=mono), eps_used) for K in Ks], style, color=colour,
-                ms=5, label=label)
+        loss = [exact_privacy_loss(*utility_pair(int(K), monotone=mono), eps_used) for K in Ks]
+        ax.plot(Ks, loss, style, color=colour, ms=5, label=label)
     reference_line(ax, epsilon, role="bound", label="claimed ε")
     ax.set_xscale("log"); ax.set_xlabel("|R| (candidates)"); ax.set_ylabel("exact max privacy loss")
     ax.set_title(f"ε = {epsilon:g}")

@@ -97,7 +97,8 @@ def _log_law(u, epsilon):
 def exact_privacy_loss(u, u2, epsilon) -> float:
     """``max_r |ln P[M(u) = r] / P[M(u') = r]|`` for the exponential mechanism (DR-Def3.4) at ``epsilon`` with
     ``Δu = 1``: the exact privacy loss on the pair ``u, u2`` (the output law is known, nothing is sampled).
-    DR-Thm3.10 says it is at most ε when ``|u - u2| <= 1`` entrywise; without the ½ in the exponent it can reach 2ε."""
+    DR-Thm3.10 says it is at most ε when ``|u - u2| <= 1`` entrywise; without the ½ in the exponent it can reach
+    2ε."""
     u, u2 = _utility_vector("u", u), _utility_vector("u2", u2)
     if u.size != u2.size:
         raise ValueError(f"u ({u.size} candidates) and u2 ({u2.size}) must have the same length")
