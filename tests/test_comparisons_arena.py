@@ -61,6 +61,10 @@ def test_bad_input(tmp_path):
             (lambda: C.find_cell(R, 3, 100, 1.0), TypeError, "workload"),
             (lambda: C.find_cell(R, "w", 0, 1.0), ValueError, "n"),
             (lambda: C.find_cell(R, "w", 100, math.nan), ValueError, "epsilon"),
+            (lambda: C.find_cell(R, "w", 2 ** 63, 1.0), ValueError, "n"),
+            (lambda: C.find_cell(R, "w", 100, 1e308), ValueError, "epsilon"),
+            (lambda: C.find_cell(R, "w", 100, 1 + 1j), TypeError, "epsilon"),
+            (lambda: C.find_cell(R, "w", 1.5, 1.0), TypeError, "n"),
             (lambda: C.find_cell(R, "w", 123, 1.0), ValueError, "not a cell"),
             (lambda: C.median_error({}, "laplace"), TypeError, "cell"),
             (lambda: C.median_error(cell, None), TypeError, "mechanism"),
@@ -71,6 +75,8 @@ def test_bad_input(tmp_path):
             (lambda: C.winners(R, by="guess"), ValueError, "by"),
             (lambda: C.consistent(cell, None), TypeError, "fresh"),
             (lambda: C.consistent("x", cell), TypeError, "stored"),
-            (lambda: C.consistent(cell, cell, z=0.0), ValueError, "z")]:
+            (lambda: C.consistent(cell, cell, z=0.0), ValueError, "z"),
+            (lambda: C.consistent(cell, cell, z=math.inf), ValueError, "z"),
+            (lambda: C.winners(R, epsilon=5e-324), ValueError, "epsilon")]:
         with pytest.raises(exc, match=name):
             call()

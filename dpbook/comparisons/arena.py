@@ -129,16 +129,3 @@ def consistent(stored, fresh, *, z=4.0) -> dict:
             ok &= bool(abs(a.mean() - b.mean()) <= z * se + 1e-9)
         out[mech] = ok
     return out
-
-
-def _examples():
-    from ..contract import example
-    example(load_arena, lambda: dict(path=RESULTS_FILE))
-    example(check_result, lambda: dict(result=stored_arena()))
-    example(find_cell, lambda: dict(result=stored_arena(), workload="2-way marginals", n=10_000, epsilon=1.0))
-    example(median_error, lambda: dict(cell=stored_arena()["cells"][0], mechanism="laplace", metric="rms"))
-    example(winners, lambda: dict(result=stored_arena(), epsilon=1.0, metric="max", by="bound"))
-    example(consistent, lambda: dict(stored=stored_arena()["cells"][0], fresh=stored_arena()["cells"][0], z=4.0))
-
-
-_examples()
