@@ -1,14 +1,14 @@
-"""benchmarks/arena/results.json (the last chapter's grid) against the code that made it, and the arena explorer."""
+"""benchmarks/arena/results.json (the last chapter's grid) against the code that made it (read with
+dpbook.comparisons.arena), and the arena explorer's figures and widget."""
 import copy
-import pathlib
 
-import numpy as np
 import pytest
 
 from benchmarks.arena import run
+from dpbook.comparisons import arena as C
 from dpbook.explorers import arena as A
 
-RESULT = A.load_arena(run.RESULTS)
+RESULT = C.load_arena(run.RESULTS)
 
 
 def test_file_records_its_provenance():
@@ -22,19 +22,19 @@ def test_a_slice_recomputes_within_monte_carlo_error(wi, ni, ei):
     errors halved does not."""
     n, eps = run.NS[ni], run.EPSILONS[ei]
     only = {"laplace", "gaussian", "histogram", "mwem"}
-    stored = A.find_cell(RESULT, run.WORKLOADS[wi][0], n, eps)
+    stored = C.find_cell(RESULT, run.WORKLOADS[wi][0], n, eps)
     fresh = run.run_cell(wi, n, eps, only=only)
     assert set(fresh["mechanisms"]) == only
-    assert all(A.consistent(stored, fresh).values())
+    assert all(C.consistent(stored, fresh).values())
     for mech in only:
         halved = copy.deepcopy(stored)
         for metric in ("max", "rms"):
             halved["mechanisms"][mech][metric] = [v / 2 for v in stored["mechanisms"][mech][metric]]
-        assert not A.consistent(halved, fresh)[mech]
+        assert not C.consistent(halved, fresh)[mech]
 
 
 def test_winners_and_figures():
-    meas, pred = A.winners(RESULT), A.winners(RESULT, by="bound")
+    meas, pred = C.winners(RESULT), C.winners(RESULT, by="bound")
     assert set(meas) == set(pred) and len(meas) == len(run.WORKLOADS) * len(run.NS)
     import matplotlib.pyplot as plt
     for fig in (A.figure_error_vs(RESULT, "m"), A.figure_error_vs(RESULT, "n"), A.figure_error_vs(RESULT, "epsilon"),
@@ -43,16 +43,33 @@ def test_winners_and_figures():
         plt.close(fig)
 
 
-def test_bad_input():
-    with pytest.raises(ValueError, match="metric"):
-        A.winners(RESULT, metric="mean")
+def test_the_stored_file_is_the_one_the_runner_writes():
+    assert C.RESULTS_FILE == run.RESULTS and C.stored_arena() is C.stored_arena()
+    assert C.stored_arena()["cells"] == RESULT["cells"]
+
+
+def test_figures_reject_bad_input():
     with pytest.raises(ValueError, match="axis"):
         A.figure_error_vs(RESULT, "k")
+    with pytest.raises(ValueError, match="epsilon"):
+        A.figure_error_vs(RESULT, "m", epsilon=0.0)
+    with pytest.raises(TypeError, match="n"):
+        A.figure_error_vs(RESULT, "m", n=1.5)
+    with pytest.raises(ValueError, match="mechanisms"):
+        A.figure_error_vs(RESULT, "m", mechanisms=("laplace", "no such mechanism"))
+    with pytest.raises(TypeError, match="result"):
+        A.figure_time({"timing": []})
+    with pytest.raises(ValueError, match="timing"):
+        A.figure_time({"cells": []})
+    with pytest.raises(ValueError, match="epsilon"):
+        A.figure_map(RESULT, epsilon=0.5)                          # not a budget of the grid
+    with pytest.raises(ValueError, match="metric"):
+        A.figure_map(RESULT, metric="mean")
+    with pytest.raises(TypeError, match="result"):
+        A.figure_map([])
     with pytest.raises(ValueError, match="delta"):
         A.explore_arena(RESULT, delta=1e-5)
-    with pytest.raises(ValueError, match="not a cell"):
-        A.find_cell(RESULT, "2-way marginals", 123, 1.0)
-    with pytest.raises(TypeError, match="path"):
-        A.load_arena(3)
-    with pytest.raises(ValueError, match="path"):
-        A.load_arena(pathlib.Path("no/such/file.json"))
+    with pytest.raises(ValueError, match="delta"):
+        A.explore_arena(RESULT, delta=float("nan"))
+    with pytest.raises(TypeError, match="mechanisms"):
+        A.explore_arena(RESULT, mechanisms=3)

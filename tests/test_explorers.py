@@ -143,18 +143,3 @@ def test_explore_online_composition():
             plt.close(fig)
     with pytest.raises(ValueError, match="composition"):
         explore_online(composition="advanced", **kw)
-
-
-def test_histogram_quantile_scales_like_one_over_epsilon():
-    """The explorer draws the histogram's quantile once at ε = 1 and divides by ε: check it against a direct draw."""
-    from dpbook.data import cancer_projection
-    from dpbook.explorers.exponential import ATTRIBUTES, CELLS, histogram_quantile_at_unit_epsilon
-    from dpbook.experiments import failure_rate
-    from dpbook.histogram import histogram_mechanism
-    from dpbook.queries import MarginalWorkload
-    q1 = histogram_quantile_at_unit_epsilon(18, 0.05)
-    small, W = cancer_projection(ATTRIBUTES), MarginalWorkload(3, CELLS[:18])
-    err = np.abs(histogram_mechanism(small.x, W, epsilon=0.1, n=small.n, trials=20_000, rng=11).answers
-                 - W.answers(small.x)).max(axis=1)
-    rate = failure_rate(err, q1 / 0.1)                     # should be ≈ 0.05: consistent both ways at 1e-6
-    assert rate.consistent_with(0.05) and rate.upper >= 0.05 and rate.lower <= 0.05

@@ -1,8 +1,6 @@
 """Chapters 07 and 08: the figure functions and the exponential-mechanism widget draw, are pure, and reject bad input."""
 from __future__ import annotations
 
-import math
-
 import matplotlib
 import numpy as np
 import pytest
@@ -21,22 +19,6 @@ def _drawn(fig, panels=1):
         assert all(ax.get_ylabel() for ax in fig.axes)
     finally:
         plt.close(fig)
-
-
-def test_utility_pair_and_exact_loss():
-    u, u2 = ex.utility_pair(10, monotone=False)
-    assert u.tolist() == [0.0] * 10 and u2[0] == 1.0 and np.all(u2[1:] == -1.0)
-    m, m2 = ex.utility_pair(5, monotone=True)
-    assert m2[0] == 0.0 and np.all(m2[1:] == 1.0)
-    eps = 1.0                       # the loss at candidate 0 is ln(K / (1 + (K-1) e^{-ε})) (chapter 07, §4)
-    assert math.isclose(ex.exact_privacy_loss(u, u2, eps), math.log(10 / (1 + 9 * math.exp(-eps))), rel_tol=1e-9)
-    assert ex.exact_privacy_loss(u, u2, eps) <= eps < ex.exact_privacy_loss(u, u2, 2 * eps)   # the missing ½
-    with pytest.raises(ValueError, match="size"):
-        ex.utility_pair(1, monotone=True)
-    with pytest.raises(TypeError, match="monotone"):
-        ex.utility_pair(3, monotone="yes")
-    with pytest.raises(ValueError, match="u2"):
-        ex.exact_privacy_loss(u, u2[:3], eps)
 
 
 def test_chapter_07_figures_draw_and_reject_bad_input():
@@ -91,3 +73,26 @@ def test_chapter_08_figures_draw_and_reject_bad_input():
         sx.figure_crossover([4, 6], [1.0], [1, 2], max_log10_range=6)
     with pytest.raises(ValueError, match="max_log10_range"):
         sx.figure_crossover([4, 6], [1.0, 0.5], [1, 2], max_log10_range=0)
+
+
+def test_sampling_lemma_figure_draws_and_rejects_bad_input():
+    s = np.array([2, 5, 10, 20, 40])
+    rate = np.array([0.9, 0.5, 0.1, 0.01, 0.0])
+    kw = dict(alpha=0.2, m=18, trials=10_000, dr_size=73, a3_size=45)
+    fig = sx.figure_sampling_lemma(s, rate, rate / 2, np.minimum(2 * rate + 1e-4, 1), 36 * np.exp(-0.08 * s), **kw)
+    try:
+        labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+        assert any("73" in t for t in labels) and any("45" in t for t in labels)          # both sizes marked
+    finally:
+        plt.close(fig)
+    _drawn(sx.figure_sampling_lemma(s, rate, rate, rate, rate, **kw))
+    with pytest.raises(ValueError, match="lower"):
+        sx.figure_sampling_lemma(s, rate, rate[:2], rate, rate, **kw)
+    with pytest.raises(ValueError, match="s_grid"):
+        sx.figure_sampling_lemma(-s, rate, rate, rate, rate, **kw)
+    with pytest.raises(ValueError, match="alpha"):
+        sx.figure_sampling_lemma(s, rate, rate, rate, rate, **dict(kw, alpha=0.0))
+    with pytest.raises(TypeError, match="trials"):
+        sx.figure_sampling_lemma(s, rate, rate, rate, rate, **dict(kw, trials=1.5))
+    with pytest.raises(ValueError, match="dr_size"):
+        sx.figure_sampling_lemma(s, rate, rate, rate, rate, **dict(kw, dr_size=-1))

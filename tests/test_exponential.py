@@ -12,8 +12,8 @@ from dpbook.broken.noise import broken_noise
 from dpbook.experiments import failure_rate
 from dpbook.exponential import (check_scores, exponential_mechanism, exponential_probabilities, exponential_sample,
                                 report_noisy_max)
-from dpbook.theory.exponential import (exponential_tail_bound, exponential_utility_gap, report_noisy_max_gap,
-                                       report_noisy_max_scale)
+from dpbook.theory.exponential import (exact_privacy_loss, exponential_tail_bound, exponential_utility_gap,
+                                       report_noisy_max_gap, report_noisy_max_scale, utility_pair)
 
 LEVEL = 1e-6          # false-alarm probability of every statistical check
 EPS = 1.0
@@ -55,6 +55,36 @@ def test_report_noisy_max_scale_and_gap_hand_values():
 
 
 # --------------------------------------------------------------------------- unit
+
+def test_utility_pair_and_exact_loss_hand_values():
+    u, u2 = utility_pair(10, monotone=False)
+    assert u.tolist() == [0.0] * 10 and u2[0] == 1.0 and np.all(u2[1:] == -1.0)
+    m, m2 = utility_pair(5, monotone=True)
+    assert m.tolist() == [0.0] * 5 and m2[0] == 0.0 and np.all(m2[1:] == 1.0)
+    eps = 1.0                       # the loss at candidate 0 is ln(K / (1 + (K-1) e^{-ε})) (chapter 07, the ½)
+    assert math.isclose(exact_privacy_loss(u, u2, eps), math.log(10 / (1 + 9 * math.exp(-eps))), rel_tol=1e-12)
+    assert exact_privacy_loss(u, u2, eps) <= eps < exact_privacy_loss(u, u2, 2 * eps)     # the missing ½
+    # the exact loss agrees with the mechanism's own output law, and stays finite where the law underflows
+    p, p2 = (exponential_probabilities(v, epsilon=eps, sensitivity=1.0) for v in (m, m2))
+    assert math.isclose(exact_privacy_loss(m, m2, eps), float(np.abs(np.log(p / p2)).max()), rel_tol=1e-12)
+    big = exact_privacy_loss(u, u2, 1e4)                          # P[M(u') = r > 0] ~ e^{-10^4}: a float64 0
+    assert math.isfinite(big) and big <= 1e4
+    with pytest.raises(ValueError, match="size"):
+        utility_pair(1, monotone=True)
+    with pytest.raises(TypeError, match="monotone"):
+        utility_pair(3, monotone="yes")
+    with pytest.raises(ValueError, match="u2"):
+        exact_privacy_loss(u, u2[:3], eps)
+    with pytest.raises(ValueError, match="u"):
+        exact_privacy_loss(np.zeros((2, 2)), np.zeros((2, 2)), eps)
+    with pytest.raises(ValueError, match="epsilon"):
+        exact_privacy_loss(u, u2, 0.0)
+    with pytest.raises(TypeError, match="u2"):
+        exact_privacy_loss(u, ["a"] * 10, eps)
+    with pytest.raises(ValueError, match="u"):
+        exact_privacy_loss(np.full(10, np.nan), u2, eps)
+    assert utility_pair(4)[1].tolist() == [1.0, -1.0, -1.0, -1.0]           # non-monotone by default
+
 
 def test_probabilities_hand_value():
     # weights exp(ε u / (2Δu)) = exp(u) for ε = 2, Δu = 1: (1, 3) / 4

@@ -1,24 +1,23 @@
-"""The last chapter's arena: read the grid that ``make arena`` stores (benchmarks/arena/results.json) and draw it.
+"""The last chapter's arena: draw the grid that ``make arena`` stores (benchmarks/arena/results.json).
 
-Every function here reads a results dictionary (:func:`load_arena`); nothing runs a mechanism, so the figures and
-the widget are fast.  Errors are medians over the stored trials of the per-trial max or RMS error (normalised
-answers); the map's candidates are the mechanisms with the add/remove guarantee (randomized response protects one
-attribute only and is never on the map).
+Every function here reads a results dictionary (:func:`dpbook.comparisons.arena.load_arena`, whose module also
+holds the summaries drawn: medians, winners); nothing runs a mechanism, so the figures and the widget are fast.
+Errors are medians over the stored trials of the per-trial max or RMS error (normalised answers); the map's
+candidates are the mechanisms with the add/remove guarantee (randomized response protects one attribute only and
+is never on the map).
 """
 from __future__ import annotations
 
-import json
 import math
-import pathlib
 
 import numpy as np
 
+from ..comparisons.arena import METRICS, check_result, find_cell, median_error, stored_arena, winners
 from ..plots import BASELINE, BOUND, EMPIRICAL, EXTRA, HISTOGRAM, UNIFORM, legend_outside, new_figure, reference_line
-from ..validation import check_choice, check_real
+from ..validation import check_choice, check_delta, check_epsilon, check_int
 from ._layout import fixed_figure, log_minor_125
 
-__all__ = ["load_arena", "find_cell", "median_error", "winners", "consistent", "figure_error_vs", "figure_time",
-           "figure_map", "explore_arena", "COLOURS", "LABELS"]
+__all__ = ["figure_error_vs", "figure_time", "figure_map", "explore_arena", "COLOURS", "LABELS"]
 
 #: one colour per mechanism on every figure of the chapter (the measured dots and the bound's line share it)
 COLOURS = {"laplace": BASELINE, "gaussian": BASELINE, "histogram": HISTOGRAM, "mwem": EXTRA[0],
@@ -29,84 +28,18 @@ LABELS = {"laplace": "per-query Laplace", "gaussian": "per-query Gaussian (δ)",
           "idc_mw": "online IDC, MW (δ)", "randomized_response": "randomized response", "smalldb": "SmallDB"}
 SHORT = {"laplace": "Lap", "gaussian": "Gau", "histogram": "Hist", "mwem": "MWEM", "mwem_practical": "MWEMp",
          "projection": "Proj", "idc_mw": "IDC", "smalldb": "SDB"}
-METRICS = ("max", "rms")
 
 
-def load_arena(path) -> dict:
-    """The results file of ``make arena`` as a dictionary (its schema checked)."""
-    if not isinstance(path, (str, pathlib.Path)):
-        raise TypeError(f"path must be a str or a Path, got {type(path).__name__}")
-    path = pathlib.Path(path)
-    if not path.is_file():
-        raise ValueError(f"path ({str(path)!r}) must be an existing results file of make arena")
-    result = json.loads(path.read_text())
-    if not isinstance(result, dict) or result.get("schema") != 1 or "cells" not in result:
-        raise ValueError(f"path ({str(path)!r}) is not a results file of make arena (schema 1)")
-    return result
-
-
-def _check_result(result):
-    if not isinstance(result, dict) or "cells" not in result:
-        raise TypeError(f"result must be the dictionary of load_arena, got {type(result).__name__}")
-    return result
-
-
-def find_cell(result, workload, n, epsilon) -> dict:
-    """The stored cell (workload name, n, ε); ``ValueError`` naming the grid's values if it was not computed."""
-    for cell in _check_result(result)["cells"]:
-        if cell["workload"] == workload and cell["n"] == n and math.isclose(cell["epsilon"], epsilon):
-            return cell
-    raise ValueError(f"(workload, n, epsilon) ({workload!r}, {n!r}, {epsilon!r}) is not a cell of the grid")
-
-
-def median_error(cell, mechanism, metric="max") -> float:
-    """The median over the stored trials of ``mechanism``'s max or RMS error in ``cell`` (NaN if not run)."""
-    metric = check_choice("metric", metric, METRICS)
-    rec = cell["mechanisms"].get(mechanism)
-    return float("nan") if rec is None or metric not in rec else float(np.median(rec[metric]))
-
-
-def winners(result, epsilon=1.0, metric="max", by="measured") -> dict:
-    """``{(workload, n): mechanism}``: the lowest median error (``by="measured"``) or the lowest bound on that
-    metric (``by="bound"``; only mechanisms whose theorem bounds that metric) among the add/remove mechanisms."""
-    metric = check_choice("metric", metric, METRICS)
-    by = check_choice("by", by, ("measured", "bound"))
-    epsilon = check_real("epsilon", epsilon, low=0.0, low_open=True)
-    out = {}
-    for cell in _check_result(result)["cells"]:
-        if not math.isclose(cell["epsilon"], epsilon):
-            continue
-        score = {}
-        for mech, rec in cell["mechanisms"].items():
-            if rec.get("neighbours") != "add/remove" or metric not in rec:
-                continue
-            if by == "measured":
-                score[mech] = float(np.median(rec[metric]))
-            elif rec.get("bound") is not None and rec.get("bound_metric") == metric:
-                score[mech] = rec["bound"]
-        if score:
-            out[(cell["workload"], cell["n"])] = min(score, key=score.get)
-    return out
-
-
-def consistent(stored, fresh, *, z=4.0) -> dict:
-    """``{mechanism: bool}``: does the freshly computed ``fresh`` cell match the ``stored`` one within its
-    Monte-Carlo error?  For each metric, ``|mean_fresh − mean_stored| <= z · SE + 1e-9`` with ``SE`` the standard
-    error of the stored per-trial mean (and at least 2 % of it: a cell whose trials agree to the last digit)."""
-    z = check_real("z", z, low=0.0, low_open=True)
-    out = {}
-    for mech, rec in fresh["mechanisms"].items():
-        old = stored["mechanisms"].get(mech)
-        if old is None or "max" not in rec or "max" not in old:
-            out[mech] = False
-            continue
-        ok = True
-        for metric in METRICS:
-            a, b = np.asarray(old[metric], float), np.asarray(rec[metric], float)
-            se = max(a.std(ddof=1) / math.sqrt(a.size) if a.size > 1 else 0.0, 0.02 * abs(a.mean()))
-            ok &= bool(abs(a.mean() - b.mean()) <= z * se + 1e-9)
-        out[mech] = ok
-    return out
+def _check_mechanisms(mechanisms):
+    """A mechanism's name or a sequence of them, as a tuple (``TypeError`` naming ``mechanisms`` otherwise)."""
+    if isinstance(mechanisms, str):
+        mechanisms = (mechanisms,)
+    if not isinstance(mechanisms, (tuple, list)) or not all(isinstance(m, str) for m in mechanisms):
+        raise TypeError(f"mechanisms must be a mechanism's name or a sequence of them, got {mechanisms!r}")
+    unknown = [m for m in mechanisms if m not in COLOURS]
+    if unknown:
+        raise ValueError(f"mechanisms ({unknown!r}) must be among {tuple(COLOURS)}")
+    return tuple(mechanisms)
 
 
 def _series(result, workload_pick, axis, fixed, mechanisms):
@@ -126,7 +59,12 @@ def figure_error_vs(result, axis, *, family="marginals", n=10_000, epsilon=1.0, 
     grey dashed.  The dots of different mechanisms are spread a little sideways (about 2% of the x range each) so
     equal errors stay visible; the y range shows every dot and every bound."""
     axis = check_choice("axis", axis, ("m", "n", "epsilon"))
-    _check_result(result)
+    check_result(result)
+    n, epsilon = check_int("n", n, low=1), check_epsilon(epsilon)
+    mechanisms = _check_mechanisms(mechanisms)
+    for name, value in (("family", family), ("workload", workload)):
+        if not isinstance(value, str):
+            raise TypeError(f"{name} must be a str (a name in the arena), got {type(value).__name__}")
     if axis == "m":
         pick, fixed = (lambda c: c["family"] == family), {"n": n, "epsilon": epsilon}
     elif axis == "n":
@@ -162,12 +100,13 @@ def figure_error_vs(result, axis, *, family="marginals", n=10_000, epsilon=1.0, 
         ax.set_ylabel(f"{metric.upper() if metric == 'rms' else 'max'} error")
     axes[0].set_title("dots: measured; lines: bound", fontsize=12)
     legend_outside(axes[1], where="below", ncols=2)
+    log_minor_125(*axes)                                # cheaper log axes, reading the same
     return fig
 
 
 def figure_time(result):
     """Seconds per release against |X| (2-way marginals, ε = 1, the stored timing rows), one colour per mechanism."""
-    rows = _check_result(result).get("timing") or []
+    rows = check_result(result).get("timing") or []
     if not rows:
         raise ValueError("result has no timing rows (make arena stores them)")
     fig, ax = new_figure(1, height=4.4)
@@ -180,14 +119,18 @@ def figure_time(result):
     ax.set_xlabel("|X| (universe size)")
     ax.set_ylabel("seconds per release")
     legend_outside(ax)
+    log_minor_125(ax)
+    ax.set_xscale("log", base=2)                      # |X| = 2^d: powers of two on x
     return fig
 
 
 def figure_map(result, epsilon=1.0, metric="max"):
     """The map: for each (n, workload) cell at ε, the mechanism with the lowest measured error (left) and the one
     whose bound is lowest (right), named in the cell and coloured by mechanism."""
-    measured = winners(result, epsilon, metric, "measured")
+    measured = winners(check_result(result), epsilon, metric, "measured")
     predicted = winners(result, epsilon, metric, "bound")
+    if not measured:
+        raise ValueError(f"epsilon ({epsilon!r}) is not a budget of the stored grid")
     names = [w[0] for w in result["workloads"]]
     ns = sorted({n for _, n in measured})
     from matplotlib.patches import Patch, Rectangle
@@ -217,18 +160,6 @@ def figure_map(result, epsilon=1.0, metric="max"):
     return fig
 
 
-#: The results file ``make arena`` writes, beside the package in a checkout of the book.
-RESULTS_FILE = pathlib.Path(__file__).resolve().parents[2] / "benchmarks" / "arena" / "results.json"
-_STORED: dict = {}
-
-
-def stored_arena() -> dict:
-    """The book's stored arena results (:data:`RESULTS_FILE`), read once."""
-    if "result" not in _STORED:
-        _STORED["result"] = load_arena(RESULTS_FILE)
-    return _STORED["result"]
-
-
 def explore_arena(result=None, epsilon=1.0, delta=1e-6, n=10_000, workload="2-way marginals",
                   mechanisms=("laplace", "gaussian", "histogram", "mwem", "mwem_practical", "projection", "idc_mw")):
     """The widget: one stored cell (ε, n, workload; δ is the grid's 1e-6 — the only value stored) as bars of the
@@ -236,12 +167,11 @@ def explore_arena(result=None, epsilon=1.0, delta=1e-6, n=10_000, workload="2-wa
     the uniform guess grey dashed.  Reads the results only (no mechanism is run); ``result=None``: the book's
     stored results (:func:`stored_arena`)."""
     result = stored_arena() if result is None else result
-    epsilon = check_real("epsilon", epsilon, low=0.0, low_open=True)
-    delta = check_real("delta", delta, low=0.0, low_open=True)
-    if not math.isclose(delta, _check_result(result).get("delta", 1e-6)):
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta, positive=True)
+    if not math.isclose(delta, check_result(result).get("delta", 1e-6)):
         raise ValueError(f"delta ({delta!r}) must be the grid's {result.get('delta')!r}: the only δ stored")
-    if isinstance(mechanisms, str):
-        mechanisms = (mechanisms,)
+    mechanisms = _check_mechanisms(mechanisms)
     cell = find_cell(result, workload, n, epsilon)
     chosen = [m for m in mechanisms if m in cell["mechanisms"] and "max" in cell["mechanisms"][m]]
     fig, axes = fixed_figure(2, width=9.8, height=4.6, left=0.8, right=0.15, bottom=1.9, top=0.45, wspace=0.8)

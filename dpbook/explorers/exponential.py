@@ -9,53 +9,18 @@ import numpy as np
 
 from ..data import cancer_projection
 from ..exponential import exponential_probabilities
-from ..histogram import histogram_mechanism
 from ..plots import (BOUND, CONTROL, EMPIRICAL, EXTRA, HISTOGRAM, TRUTH, UNIFORM, accuracy_vs_theory, legend_outside,
                      new_figure, reference_line)
 from ._layout import fixed_figure, log_minor_125
-from ..queries import MarginalWorkload, k_way_marginals
-from ..smalldb import candidate_errors, multisets
-from ..theory.exponential import exponential_tail_bound, exponential_utility_gap, report_noisy_max_gap
+from ..queries import MarginalWorkload
+from ..theory.exponential import (exact_privacy_loss, exponential_tail_bound, exponential_utility_gap,
+                                  report_noisy_max_gap, utility_pair)
 from ..theory.histogram import histogram_bound
 from ..theory.smalldb import net_error_bound, prop44_error_bound, smalldb_size
 from ..validation import check_alpha, check_beta, check_epsilon, check_int, check_real, check_real_array
 
-__all__ = ["ATTRIBUTES", "CELLS", "EPS_SWEEP", "smalldb_law", "histogram_quantile_at_unit_epsilon", "explore_smalldb",
-           "utility_pair", "exact_privacy_loss", "figure_utility_tail", "figure_gap_quantile", "figure_missing_half",
-           "figure_ties_tail", "explore_exponential"]
-
-#: the 6 + 12 + 8 cells of the 1-, 2- and 3-way marginals of 3 attributes; the chapter uses the first 18
-CELLS = tuple(c for k in (1, 2, 3) for c in k_way_marginals(3, k).cells)
-EPS_SWEEP = np.geomspace(0.003, 10, 12)
-
-
-#: chapter 08's table: the cancer rows restricted to these attributes (dpbook.data.cancer_projection), N = 8
-ATTRIBUTES = ("radius_high", "texture_high", "malignant")
-
-
-@functools.lru_cache(typed=True, maxsize=32)
-def smalldb_law(m, s, beta):
-    """Errors of all s-row candidates on the first m cells, their distinct values, the law over them at a
-    given ε, and the exact (1-β)-quantile of SmallDB's error over ``EPS_SWEEP`` (cached per (m, s, β))."""
-    small = cancer_projection(ATTRIBUTES)
-    err = candidate_errors(small.x, MarginalWorkload(3, CELLS[:m]), multisets(small.N, s))
-    levels, which = np.unique(err, return_inverse=True)                     # distinct error values
-    law = lambda e: np.bincount(which, weights=exponential_probabilities(-err, epsilon=e, sensitivity=1.0 / small.n))
-    quant = [levels[min(np.searchsorted(np.cumsum(law(e)), 1 - beta), levels.size - 1)] for e in EPS_SWEEP]
-    return err, levels, law, quant
-
-
-@functools.lru_cache(typed=True, maxsize=32)
-def histogram_quantile_at_unit_epsilon(m, beta, trials=4000, seed=2026) -> float:
-    """The (1-β)-quantile of the noisy histogram's max error on the first m cells at ε = 1 (``trials`` draws).
-
-    The histogram's error is ``max_j |q_j · Lap(1/ε)^N| / n``: its law scales exactly like ``1/ε`` and does not
-    depend on the data, so the quantile at any ε is this value divided by ε (cached per (m, β)).
-    """
-    small = cancer_projection(ATTRIBUTES)
-    W = MarginalWorkload(3, CELLS[:m])
-    released = histogram_mechanism(small.x, W, epsilon=1.0, n=small.n, trials=trials, rng=seed).answers
-    return float(np.quantile(np.abs(released - W.answers(small.x)).max(axis=1), 1 - beta))
+__all__ = ["explore_smalldb", "figure_utility_tail", "figure_gap_quantile", "figure_missing_half", "figure_ties_tail",
+           "explore_exponential"]
 
 
 def explore_smalldb(epsilon=1.0, alpha=0.5, m=18, beta=0.05):
@@ -65,12 +30,17 @@ def explore_smalldb(epsilon=1.0, alpha=0.5, m=18, beta=0.05):
     Right: the exact (1-β)-quantile of the max error against ε with both bounds, chapter 03's noisy histogram at the same ε
     (its (1-β)-quantile, sampled once at ε = 1 and scaled by 1/ε, which is exact in law) and the uniform guess.
     """
+    from ..comparisons.smalldb import ATTRIBUTES, CELLS, EPS_SWEEP, histogram_quantile_at_unit_epsilon, smalldb_law
     epsilon, alpha, beta = check_epsilon(epsilon), check_alpha(alpha), check_beta(beta)
     m = check_int("m", m, low=3, high=len(CELLS))
     small = cancer_projection(ATTRIBUTES)
     n = small.n
     s = smalldb_size(m, alpha)
-    err, levels, law, quant = smalldb_law(m, s, beta)
+    try:
+        err, levels, law, quant = smalldb_law(m, s, beta)
+    except ValueError as exc:
+        raise ValueError(f"alpha ({alpha}) with m ({m}) cells asks SmallDB for databases of s = {s} rows, too many "
+                         f"to enumerate: {exc}") from None
     tail = np.cumsum(law(epsilon)[::-1])[::-1]                                # P[error >= levels[i]]
     opt, size = levels[0], err.size
     fig, (left, right) = fixed_figure(2, width=10, height=4.8, left=0.75, right=0.2, bottom=1.35, top=0.3, wspace=0.85)
@@ -110,31 +80,6 @@ def _series(name, value, size=None):
     return arr
 
 
-def utility_pair(size, monotone):
-    """Two neighbouring utility vectors on ``size`` candidates with ``Δu = 1`` (chapter 07, §4).
-
-    Non-monotone: ``u = 0`` and ``u' = (+1, -1, …, -1)`` (candidate 0 rises, the others fall).  Monotone:
-    ``u' = (0, 1, …, 1)`` — a row counted by every candidate but 0, so every score moves the same way.
-    """
-    K = check_int("size", size, low=2, high=10 ** 7)
-    if not isinstance(monotone, bool):
-        raise TypeError(f"monotone must be a bool, got {type(monotone).__name__}")
-    u = np.zeros(K)
-    u2 = np.ones(K) if monotone else -np.ones(K)
-    u2[0] = 0.0 if monotone else 1.0
-    return u, u2
-
-
-def exact_privacy_loss(u, u2, epsilon):
-    """``max_r |ln P[M(u) = r] / P[M(u') = r]|`` for the exponential mechanism at ``epsilon`` with ``Δu = 1``:
-    the exact privacy loss on the pair (template PA(i): the output law is known)."""
-    u, u2 = _series("u", u), _series("u2", u2)
-    if u.size != u2.size:
-        raise ValueError(f"u ({u.size} candidates) and u2 ({u2.size}) must have the same length")
-    p, p2 = (exponential_probabilities(v, epsilon=epsilon, sensitivity=1.0) for v in (u, u2))
-    return float(np.abs(np.log(p / p2)).max())
-
-
 def figure_utility_tail(betas, rates, lower, upper, exact, *, epsilon, range_size):
     """How often the gap ``OPT − u(M(x))`` reaches DR-Cor3.12's bound at level β: measured rate with its band,
     the exact probability (from the output law) and β itself (log–log)."""
@@ -148,11 +93,13 @@ def figure_utility_tail(betas, rates, lower, upper, exact, *, epsilon, range_siz
                        title=f"most common row: ε = {epsilon:g}, |R| = {range_size:,}")
     ax.plot(betas, exact, ":", color=TRUTH, label="exact")
     legend_outside(ax)
+    log_minor_125(ax)
     return fig
 
 
 def figure_gap_quantile(eps_grid, q_em, q_rnm, *, range_size, beta, guess_gap, ylim=80.0):
-    """The (1-β)-quantile of the gap against ε: the exponential mechanism (measured, with DR-Cor3.12's bound),
+    """The (1-β)-quantile of the gap against ε: the exponential mechanism (``q_em``: exact from its output law, or
+    measured; with DR-Cor3.12's bound),
     the noisy histogram's argmax = report noisy max (purple, with its bound) and a uniformly random row (grey)."""
     eps_grid = _series("eps_grid", eps_grid)
     q_em, q_rnm = _series("q_em", q_em, eps_grid.size), _series("q_rnm", q_rnm, eps_grid.size)
@@ -172,6 +119,7 @@ def figure_gap_quantile(eps_grid, q_em, q_rnm, *, range_size, beta, guess_gap, y
     reference_line(ax, guess_gap, label="uniformly random row")
     ax.set_ylim(-2, ylim)
     legend_outside(ax)
+    log_minor_125(ax)
     return fig
 
 
@@ -186,12 +134,13 @@ def figure_missing_half(sizes, epsilon):
     for eps_used, mono, style, colour, label in ((epsilon, False, "o-", EMPIRICAL, "exp. mech., non-monotone"),
                                                  (2 * epsilon, False, "s-", CONTROL, "no ½ (BROKEN), non-monotone"),
                                                  (2 * epsilon, True, "^--", CONTROL, "no ½ (BROKEN), monotone")):
-        ax.plot(Ks, [exact_privacy_loss(*utility_pair(int(K), mono), eps_used) for K in Ks], style, color=colour,
-                ms=5, label=label)
+        loss = [exact_privacy_loss(*utility_pair(int(K), monotone=mono), eps_used) for K in Ks]
+        ax.plot(Ks, loss, style, color=colour, ms=5, label=label)
     reference_line(ax, epsilon, role="bound", label="claimed ε")
     ax.set_xscale("log"); ax.set_xlabel("|R| (candidates)"); ax.set_ylabel("exact max privacy loss")
     ax.set_title(f"ε = {epsilon:g}")
     legend_outside(ax)
+    log_minor_125(ax)
     return fig
 
 
@@ -207,6 +156,7 @@ def figure_ties_tail(t_grid, exact_tail, tail_opt, tail_cor, *, opt_size):
     ax.plot(t_grid, np.minimum(tail_cor, 1), "--", color=BOUND, label="DR-Cor3.12 (|R_OPT| = 1)")
     ax.set_yscale("log"); ax.set_ylim(1e-6, 2); ax.set_xlabel("g (gap OPT − u)"); ax.set_ylabel("P[gap ≥ g]")
     legend_outside(ax)
+    log_minor_125(ax)
     return fig
 
 
@@ -256,4 +206,5 @@ def explore_exponential(epsilon=0.5, beta=0.05):
     right.set_yscale("log"); right.set_ylim(1e-4, 1.5); right.set_xlabel("g (gap OPT − u, counts)")
     right.set_ylabel("P[gap ≥ g]")
     right.legend(loc="upper right", bbox_to_anchor=(1.0, -0.16), borderaxespad=0.0)
+    log_minor_125(left, right)                          # cheaper log axes (the panel redraws)
     return fig

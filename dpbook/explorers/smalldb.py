@@ -6,9 +6,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..plots import BOUND, EMPIRICAL, HISTOGRAM, TRUTH, accuracy_vs_theory, legend_outside, new_figure, reference_line
-from ..validation import check_real, check_real_array
+from ..validation import check_alpha, check_int, check_real, check_real_array
+from ._layout import log_minor_125
 
-__all__ = ["figure_smalldb_bounds", "figure_smalldb_vs_histogram", "figure_crossover"]
+__all__ = ["figure_sampling_lemma", "figure_smalldb_bounds", "figure_smalldb_vs_histogram", "figure_crossover"]
 
 
 def _series(name, value, size=None, *, positive=False):
@@ -19,6 +20,29 @@ def _series(name, value, size=None, *, positive=False):
     if positive and np.any(arr <= 0):
         raise ValueError(f"{name} ({float(arr.min())!r}) must be > 0")
     return arr
+
+
+def figure_sampling_lemma(s_grid, rates, lower, upper, bound, *, alpha, m, trials, dr_size, a3_size):
+    """DR-Lemma4.3 on the data: the measured fraction of random ``s``-row samples that are not ``alpha``-accurate
+    (with its band) against ``2m exp(−2sα²)``, and the two sample sizes marked (DR's ``⌈ln m/α²⌉``,
+    IDC-ClaimA.3's); log y."""
+    s_grid = _series("s_grid", s_grid, positive=True)
+    rates, lower, upper, bound = (_series(k, v, s_grid.size) for k, v in
+                                  (("rates", rates), ("lower", lower), ("upper", upper), ("bound", bound)))
+    alpha = check_alpha(alpha)
+    m, trials = check_int("m", m, low=1), check_int("trials", trials, low=1)
+    dr_size, a3_size = check_int("dr_size", dr_size, low=0), check_int("a3_size", a3_size, low=0)
+    fig, ax = new_figure()
+    accuracy_vs_theory(s_grid, rates, bound, lower=lower, upper=upper, ax=ax, logy=True,
+                       xlabel="s (rows in the random sample)", ylabel="P[max error ≥ α]",
+                       empirical_label="measured", bound_label="2m exp(−2sα²)\n(Lemma 4.3)",
+                       title=f"α = {alpha:g}, m = {m}, {trials:,} samples per s")
+    ax.axvline(dr_size, color="k", ls=":", label=f"DR size ⌈ln m/α²⌉ = {dr_size}")
+    ax.axvline(a3_size, color="k", ls="--", lw=1, label=f"IDC-ClaimA.3 size = {a3_size}")
+    ax.set_ylim(1e-5, 2)
+    legend_outside(ax)
+    log_minor_125(ax)
+    return fig
 
 
 def figure_smalldb_bounds(eps, measured, exact, sharp, prop44, *, opt, uniform, title=""):
@@ -38,6 +62,7 @@ def figure_smalldb_bounds(eps, measured, exact, sharp, prop44, *, opt, uniform, 
     reference_line(ax, uniform)
     ax.set_ylim(0.8 * min(opt, measured.min()), 20)
     legend_outside(ax, where="below", ncols=2)
+    log_minor_125(ax)
     return fig
 
 
@@ -58,6 +83,7 @@ def figure_smalldb_vs_histogram(eps, smalldb_q, histogram_q, histogram_bd, *, un
     if title:
         ax.set_title(title)
     legend_outside(ax, where="below", ncols=2)
+    log_minor_125(ax)
     return fig
 
 
@@ -76,4 +102,5 @@ def figure_crossover(d, alpha_x, log10_range, *, max_log10_range):
     right.axhline(max_log10_range, color=TRUTH, ls="--", lw=1, label="largest range\nsmalldb enumerates")
     right.set_yscale("log"); right.set_xlabel("attributes d  (N = 2^d)"); right.set_ylabel("log10 |R|")
     legend_outside(left, where="below"); legend_outside(right, where="below")
+    log_minor_125(left, right)
     return fig

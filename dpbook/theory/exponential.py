@@ -8,7 +8,8 @@ import numpy as np
 from ..validation import check_noise_scale, check_beta, check_epsilon, check_int, check_sensitivity, check_real_array
 from .registry import DWORK_ROTH, MCSHERRY_TALWAR, Result
 
-__all__ = ["exponential_utility_gap", "exponential_tail_bound", "report_noisy_max_scale", "report_noisy_max_gap"]
+__all__ = ["exponential_utility_gap", "exponential_tail_bound", "report_noisy_max_scale", "report_noisy_max_gap",
+           "utility_pair", "exact_privacy_loss"]
 
 
 def _check_sizes(range_size, opt_size):
@@ -63,6 +64,46 @@ def report_noisy_max_gap(range_size, epsilon, sensitivity, beta, *, monotone: bo
     range_size = check_int("range_size", range_size, low=1, exact=False)
     b = report_noisy_max_scale(epsilon, sensitivity, monotone=monotone)
     return 2.0 * b * (math.log(range_size) - math.log(check_beta(beta)))     # ln of a Python int: no overflow
+
+
+def utility_pair(size, *, monotone=False):
+    """Two neighbouring utility vectors on ``size`` candidates with ``Δu = 1`` (chapter 07, the missing ½).
+
+    Non-monotone (the default): ``u = 0`` and ``u' = (+1, -1, …, -1)`` (candidate 0 rises, the others fall).
+    Monotone: ``u' = (0, 1, …, 1)`` — a row counted by every candidate but 0, so every score moves the same way.
+    """
+    K = check_int("size", size, low=2, high=10 ** 7)
+    if not isinstance(monotone, (bool, np.bool_)):
+        raise TypeError(f"monotone must be a bool, got {type(monotone).__name__}")
+    u = np.zeros(K)
+    u2 = np.ones(K) if monotone else -np.ones(K)
+    u2[0] = 0.0 if monotone else 1.0
+    return u, u2
+
+
+def _utility_vector(name, value):
+    arr = check_real_array(name, value)
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{name} (shape {arr.shape}) must be a non-empty 1-D array of utilities")
+    return arr
+
+
+def _log_law(u, epsilon):
+    """``ln P[M(u) = r]`` of the exponential mechanism with ``Δu = 1`` (DR-Def3.4), in log space (no underflow)."""
+    z = epsilon * (u - u.max()) / 2.0
+    return z - np.log(np.exp(z).sum())
+
+
+def exact_privacy_loss(u, u2, epsilon) -> float:
+    """``max_r |ln P[M(u) = r] / P[M(u') = r]|`` for the exponential mechanism (DR-Def3.4) at ``epsilon`` with
+    ``Δu = 1``: the exact privacy loss on the pair ``u, u2`` (the output law is known, nothing is sampled).
+    DR-Thm3.10 says it is at most ε when ``|u - u2| <= 1`` entrywise; without the ½ in the exponent it can reach
+    2ε."""
+    u, u2 = _utility_vector("u", u), _utility_vector("u2", u2)
+    if u.size != u2.size:
+        raise ValueError(f"u ({u.size} candidates) and u2 ({u2.size}) must have the same length")
+    epsilon = check_epsilon(epsilon)
+    return float(np.abs(_log_law(u, epsilon) - _log_law(u2, epsilon)).max())
 
 
 # --- the results chapter 07 states and checks (the book's theorem registry, docs/theorems.md) --------------------
