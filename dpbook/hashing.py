@@ -326,14 +326,17 @@ class PolynomialSignHash:
     def project(self, indptr, cols, weights) -> np.ndarray:
         """``A q_j`` for sparse vectors ``q_j`` in CSR form (row ``j``: ``cols[indptr[j]:indptr[j+1]]`` with
         ``weights``): a ``(len(indptr) - 1, ℓ)`` array.  Never builds more than a block of ``A`` at a time:
-        working memory ``O(ℓ·r·κ + block)``, time ``O(ℓ·|cols|·r·κ)`` bit operations (as BLAS flops).
+        working memory ``O(ℓ·r·κ + block)``, time ``O(ℓ·|cols|·r·κ / 64)`` word operations.
 
+        The bits of a block of ``A`` come from :meth:`_row_table`: ``F[:, x]`` is the XOR, over the bytes of
+        ``x``'s column bits (the bits of ``x^a``, ``a < r``), of one table row each — ``ℓ`` bits packed into
+        64-bit words, so one column costs ``r·⌈κ/8⌉`` XORs of ``⌈ℓ/64⌉`` words instead of an ``ℓ × r·κ`` product.
         The universe elements are taken in runs of ``_BLOCK // ℓ`` (the run fixes the order of the floating-point
-        sums, hence the bytes of the result); each run's block of ``A`` is built ``_ROWS_BLOCK`` entries at a time,
-        row range by row range (every entry of the result is still the same sum in the same order), so the
-        float32 product, its int32 bits and the float64 signs of one piece stay below ``16 · _ROWS_BLOCK`` bytes
-        whatever ``ℓ`` is.  :meth:`_project_reference` is the one-block version the tests compare with, byte for
-        byte."""
+        sums, hence the bytes of the result); each run's block of ``A`` is built row range by row range (at most
+        about ``_ROWS_BLOCK`` entries, whole 64-row words; every entry of the result is still the same sum in the
+        same order), so the signs of one piece stay below ``16 · _ROWS_BLOCK`` bytes whatever ``ℓ`` is.
+        :meth:`_project_reference` is the one-block version (a 0/1 matrix product) the tests compare with, byte
+        for byte."""
         import scipy.sparse as sp
         indptr = np.asarray(indptr, dtype=np.int64)
         cols = self._check_cols(cols).astype(np.int64)
@@ -342,21 +345,58 @@ class PolynomialSignHash:
         unique, inverse = np.unique(cols, return_inverse=True)
         Q = sp.csr_matrix((weights, inverse, indptr), shape=(q, unique.size)).tocsc()
         del inverse
-        L = self._all_row_bits()
+        table = self._row_table()                                             # (r·⌈κ/8⌉, 256, words) uint64
+        words = table.shape[2]
         out = np.zeros((q, self.ell))
         sign_of_bit = np.array([-1.0, 1.0]) / np.sqrt(self.ell)
         chunk = max(1, _BLOCK // max(self.ell, 1))
         for start in range(0, unique.size, chunk):
             part = unique[start:start + chunk].astype(np.uint64)
-            C = self._col_bits(part).T                                        # (r·κ, chunk)
+            keys = self._col_bytes(part)                                       # (chunk, r·⌈κ/8⌉) byte values
             Q_part = Q[:, start:start + part.size]
-            rows = max(1, _ROWS_BLOCK // part.size)
-            for i in range(0, self.ell, rows):
-                F = (L[i:i + rows] @ C).astype(np.int32)                      # (rows, chunk) exact integer sums
-                np.bitwise_and(F, 1, out=F)                                   # the bits of A's block
-                signs = sign_of_bit.take(F)                                   # ±1/sqrt(ℓ)
+            step = max(1, _ROWS_BLOCK // (64 * part.size))                     # words of rows per piece
+            for w0 in range(0, words, step):
+                w1 = min(words, w0 + step)
+                packed = np.zeros((part.size, w1 - w0), dtype=np.uint64)
+                for c in range(keys.shape[1]):
+                    packed ^= table[c, keys[:, c], w0:w1]
+                F = np.unpackbits(packed.view(np.uint8), axis=1, bitorder="little")   # (chunk, 64·(w1 - w0))
+                i0, i1 = 64 * w0, min(self.ell, 64 * w1)
+                signs_T = sign_of_bit.take(F[:, :i1 - i0])                     # ±1/sqrt(ℓ), (chunk, rows)
                 del F
-                out[:, i:i + rows] += np.asarray(Q_part @ signs.T)
+                out[:, i0:i1] += np.asarray(Q_part @ signs_T)
+        return out
+
+    def _row_table(self) -> np.ndarray:
+        """For each byte ``c`` of the column bits and each byte value ``v``: the ``ℓ`` bits
+        ``Σ_{j: bit j of v} L[i, 8c + j] mod 2`` (``L`` = :meth:`_row_bits` of every row), packed 64 rows to a
+        ``uint64`` word, little-endian.  Computed once per hash, by doubling over the 8 bits of ``v``."""
+        if len(self._all_rows) < 2:
+            L = self._all_row_bits()
+            width, r, ell = self.width, self.r, self.ell
+            per = (width + 7) // 8
+            words = (ell + 63) // 64
+            bits = np.zeros((r * per * 8, words * 64), dtype=np.uint8)         # zero rows pad κ to whole bytes
+            for a in range(r):
+                bits[a * per * 8:a * per * 8 + width, :ell] = L[:, a * width:(a + 1) * width].T
+            single = np.packbits(bits, axis=1, bitorder="little").view(np.uint64).reshape(r * per, 8, words)
+            table = np.zeros((r * per, 256, words), dtype=np.uint64)
+            for j in range(8):
+                table[:, 1 << j:2 << j] = table[:, :1 << j] ^ single[:, j, None, :]
+            self._all_rows.append(table)
+        return self._all_rows[1]
+
+    def _col_bytes(self, cols: np.ndarray) -> np.ndarray:
+        """``(len(cols), r·⌈κ/8⌉)`` byte values: byte ``c`` of ``x^a`` at column ``a·⌈κ/8⌉ + c``."""
+        width, r = self.width, self.r
+        per = (width + 7) // 8
+        out = np.empty((cols.size, r * per), dtype=np.intp)
+        power = np.ones(cols.shape, dtype=np.uint64)
+        for a in range(r):
+            for c in range(per):
+                out[:, a * per + c] = (power >> np.uint64(8 * c)) & np.uint64(255)
+            if a + 1 < r:
+                power = _mul(power, cols, width)
         return out
 
     def _all_row_bits(self) -> np.ndarray:
