@@ -167,6 +167,49 @@ def _mul(a: np.ndarray, b: np.ndarray, width: int) -> np.ndarray:
     return out
 
 
+def _window_table(a: np.ndarray, width: int) -> np.ndarray:
+    """``(16, len(a))``: ``a·v`` for every 4-bit ``v`` (for :func:`_mul_windowed`; ``κ >= 4``)."""
+    one, low = np.uint64(1), np.uint64(IRREDUCIBLE[width])
+    table = np.zeros((16,) + a.shape, dtype=np.uint64)
+    table[1] = a
+    for j in (2, 4, 8):
+        table[j] = _xtime(table[j // 2], width, low, one)
+    for v in range(3, 16):
+        if v & (v - 1):
+            table[v] = table[v & -v] ^ table[v & (v - 1)]
+    return table
+
+
+def _mul_windowed(b: np.ndarray, table: np.ndarray, width: int) -> np.ndarray:
+    """``a·b`` in GF(2^κ) given ``table = _window_table(a)``: ``b`` read 4 bits at a time from the top, the running
+    product multiplied by ``t^4`` (the 4 bits shifted out reduced by a 16-entry table).  Equals :func:`_mul`."""
+    shift = np.uint64(width - 4)
+    keep = np.uint64((1 << (width - 4)) - 1)
+    reduce = np.array([_reduce_shifted(c, width) for c in range(16)], dtype=np.uint64)
+    n = b.size
+    flat = table.reshape(16, n)
+    base = np.arange(n, dtype=np.intp)
+    out = np.zeros(n, dtype=np.uint64)
+    for s in range((width + 3) // 4 - 1, -1, -1):
+        out = ((out & keep) << np.uint64(4)) ^ reduce[out >> shift]
+        out ^= flat.ravel()[((b.ravel() >> np.uint64(4 * s)) & np.uint64(15)).astype(np.intp) * n + base]
+    return out.reshape(b.shape)
+
+
+def _powers_times(x: np.ndarray, width: int):
+    """Yield ``x^0, x^1, x^2, ...`` (uint64 arrays): each the previous times ``x`` (windowed when ``κ >= 4``)."""
+    power = np.ones(x.shape, dtype=np.uint64)
+    table = _window_table(x, width) if width >= 4 else None
+    while True:
+        yield power
+        power = _mul(power, x, width) if table is None else _mul_windowed(power, table, width)
+
+
+def _reduce_shifted(c: int, width: int) -> int:
+    """``c·t^κ mod p`` for ``c < 16`` (the bits that :func:`_mul_windowed` shifts out of the top)."""
+    return _poly_mod(clmul_reference(c, 1 << width), irreducible_polynomial(width))
+
+
 def gf_mul(left, right, width) -> np.ndarray:
     """``left·right`` in ``GF(2^κ)`` element-wise over numpy arrays (``κ <= 63``); see :func:`gf_mul_reference`."""
     width = _check_width(width)
@@ -282,17 +325,48 @@ class PolynomialSignHash:
     # -- the fast path: F[i, x] = Σ_a <λ(G_a(w_i)), x^a> mod 2 -------------------------------------------------
 
     def _row_bits(self, rows: np.ndarray) -> np.ndarray:
-        """``(len(rows), r·κ)`` 0/1 matrix: block ``a`` holds the bits of ``λ(G_a(w_i))``."""
+        """``(len(rows), r·κ)`` 0/1 matrix: block ``a`` holds the bits of ``λ(G_a(w_i))``.
+
+        ``λ(G_a(w)) = Σ_{k >= a, a ⊆ k} λ(c_k · w^(k-a))`` and ``y ↦ λ(c_k · y)`` is ``GF(2)``-linear, so it is
+        read from a table by the bytes of ``y``: ``U[k, p, v] = λ(c_k · (v << 8p))``, XOR-ed over the bytes
+        ``p`` of ``w^(k-a)``.  ``r - 1`` field multiplications of arrays (the powers of ``w``) and one table of
+        ``r·⌈κ/8⌉·256`` products, instead of Horner's ``r(r+1)/2`` multiplications and ``r·κ`` shifts."""
+        width, r = self.width, self.r
+        one, low = np.uint64(1), np.uint64(IRREDUCIBLE[width])
+        per = (width + 7) // 8
+        w = rows << np.uint64(self.b)
+        B = np.empty((r, per, rows.size), dtype=np.intp)                   # bytes of w^e
+        for e, power in zip(range(r), _powers_times(w, width)):
+            for p in range(per):
+                B[e, p] = (power >> np.uint64(8 * p)) & np.uint64(255)
+        v = (np.arange(256, dtype=np.uint64)[None, :] << (8 * np.arange(per, dtype=np.uint64))[:, None]) \
+            & np.uint64((1 << width) - 1)                                   # (per, 256): v << 8p in the field
+        g = _mul(np.array(self.coefficients, dtype=np.uint64)[:, None, None], v[None], width)   # (r, per, 256)
+        U = np.zeros(g.shape, dtype=np.uint64)
+        for j in range(width):                                              # λ(g)_j = bit0(g·t^j)
+            U |= (g & one) << np.uint64(j)
+            g = _xtime(g, width, low, one)
+        out = np.empty((rows.size, r * width), dtype=np.float32)
+        for a in range(r):
+            acc = np.zeros(rows.size, dtype=np.uint64)
+            for k in range(a, r):
+                if a & ~k == 0:                                             # C(k, a) odd iff a ⊆ k (Lucas)
+                    for p in range(per):
+                        acc ^= U[k, p, B[k - a, p]]
+            out[:, a * width:(a + 1) * width] = _bits(acc, width)
+        return out
+
+    def _row_bits_reference(self, rows: np.ndarray) -> np.ndarray:
+        """:meth:`_row_bits` the direct way: ``G_a`` by Horner's rule in ``w``, ``λ`` by ``κ`` shifts (the tests
+        compare the two)."""
         width, r = self.width, self.r
         one, low = np.uint64(1), np.uint64(IRREDUCIBLE[width])
         w = rows << np.uint64(self.b)
         out = np.empty((rows.size, r * width), dtype=np.float32)
         for a in range(r):
-            # G_a(w) = Σ_{k>=a} [C(k,a) odd] c_k w^(k-a), by Horner in w; C(k, a) is odd iff a ⊆ k (Lucas)
             g = np.zeros(w.shape, dtype=np.uint64)
             for k in range(r - 1, a - 1, -1):
                 g = _mul(g, w, width) ^ np.uint64(self.coefficients[k] if (a & ~k) == 0 else 0)
-            # λ(g)_j = bit0(g·t^j): multiply by t repeatedly, read bit 0
             for j in range(width):
                 out[:, a * width + j] = (g & one).astype(np.float32)
                 g = _xtime(g, width, low, one)
@@ -302,11 +376,8 @@ class PolynomialSignHash:
         """``(len(cols), r·κ)`` 0/1 matrix: block ``a`` holds the bits of ``x^a``."""
         width, r = self.width, self.r
         out = np.empty((cols.size, r * width), dtype=np.float32)
-        power = np.ones(cols.shape, dtype=np.uint64)
-        for a in range(r):
+        for a, power in zip(range(r), _powers_times(cols, width)):
             out[:, a * width:(a + 1) * width] = _bits(power, width)
-            if a + 1 < r:
-                power = _mul(power, cols, width)
         return out
 
     def bits(self, rows, cols) -> np.ndarray:
@@ -391,12 +462,9 @@ class PolynomialSignHash:
         width, r = self.width, self.r
         per = (width + 7) // 8
         out = np.empty((cols.size, r * per), dtype=np.intp)
-        power = np.ones(cols.shape, dtype=np.uint64)
-        for a in range(r):
+        for a, power in zip(range(r), _powers_times(cols, width)):
             for c in range(per):
                 out[:, a * per + c] = (power >> np.uint64(8 * c)) & np.uint64(255)
-            if a + 1 < r:
-                power = _mul(power, cols, width)
         return out
 
     def _all_row_bits(self) -> np.ndarray:
