@@ -60,7 +60,6 @@ EXEMPT_MODULES = {
         "randomized_response",
         "smalldb",
         "smooth",
-        "sparse_project",
         "sparse_vector",
     )},
     "dpbook.plots": "figure helpers: no privacy or accuracy semantics, tested in tests/test_plots_widgets.py",
