@@ -419,21 +419,22 @@ class PolynomialSignHash:
         table = self._row_table()                                             # (r·⌈κ/8⌉, 256, words) uint64
         words = table.shape[2]
         out = np.zeros((q, self.ell))
-        sign_of_bit = np.array([-1.0, 1.0]) / np.sqrt(self.ell)
+        minus, plus = np.array([-1.0, 1.0]) / np.sqrt(self.ell)   # the same two floats as the reference's table
         chunk = max(1, _BLOCK // max(self.ell, 1))
         for start in range(0, unique.size, chunk):
             part = unique[start:start + chunk].astype(np.uint64)
             keys = self._col_bytes(part)                                       # (chunk, r·⌈κ/8⌉) byte values
             Q_part = Q[:, start:start + part.size]
+            packed = np.zeros((part.size, words), dtype=np.uint64)             # all ℓ bits of each column
+            for c in range(keys.shape[1]):
+                packed ^= table[c].take(keys[:, c], axis=0)
             step = max(1, _ROWS_BLOCK // (64 * part.size))                     # words of rows per piece
             for w0 in range(0, words, step):
                 w1 = min(words, w0 + step)
-                packed = np.zeros((part.size, w1 - w0), dtype=np.uint64)
-                for c in range(keys.shape[1]):
-                    packed ^= table[c, keys[:, c], w0:w1]
-                F = np.unpackbits(packed.view(np.uint8), axis=1, bitorder="little")   # (chunk, 64·(w1 - w0))
+                F = np.unpackbits(np.ascontiguousarray(packed[:, w0:w1]).view(np.uint8), axis=1,
+                                  bitorder="little")                           # (chunk, 64·(w1 - w0))
                 i0, i1 = 64 * w0, min(self.ell, 64 * w1)
-                signs_T = sign_of_bit.take(F[:, :i1 - i0])                     # ±1/sqrt(ℓ), (chunk, rows)
+                signs_T = np.where(F[:, :i1 - i0].view(bool), plus, minus)     # ±1/sqrt(ℓ), (chunk, rows)
                 del F
                 out[:, i0:i1] += np.asarray(Q_part @ signs_T)
         return out
