@@ -24,6 +24,7 @@ irreducible polynomial of degree ``κ`` (:data:`IRREDUCIBLE`, the lowest trinomi
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -185,7 +186,7 @@ def _mul_windowed(b: np.ndarray, table: np.ndarray, width: int) -> np.ndarray:
     product multiplied by ``t^4`` (the 4 bits shifted out reduced by a 16-entry table).  Equals :func:`_mul`."""
     shift = np.uint64(width - 4)
     keep = np.uint64((1 << (width - 4)) - 1)
-    reduce = np.array([_reduce_shifted(c, width) for c in range(16)], dtype=np.uint64)
+    reduce = _reduction_table(width)
     n = b.size
     flat = table.reshape(16, n)
     base = np.arange(n, dtype=np.intp)
@@ -205,9 +206,13 @@ def _powers_times(x: np.ndarray, width: int):
         power = _mul(power, x, width) if table is None else _mul_windowed(power, table, width)
 
 
-def _reduce_shifted(c: int, width: int) -> int:
-    """``c·t^κ mod p`` for ``c < 16`` (the bits that :func:`_mul_windowed` shifts out of the top)."""
-    return _poly_mod(clmul_reference(c, 1 << width), irreducible_polynomial(width))
+@functools.lru_cache(maxsize=None)
+def _reduction_table(width: int) -> np.ndarray:
+    """``c·t^κ mod p`` for every ``c < 16`` (the bits that :func:`_mul_windowed` shifts out of the top)."""
+    table = np.array([_poly_mod(clmul_reference(c, 1 << width), irreducible_polynomial(width)) for c in range(16)],
+                     dtype=np.uint64)
+    table.setflags(write=False)
+    return table
 
 
 def gf_mul(left, right, width) -> np.ndarray:
@@ -242,6 +247,7 @@ def _bits(values: np.ndarray, width: int) -> np.ndarray:
 
 _BLOCK = 1 << 22          # ℓ × (elements per run) of project(): the run length fixes its summation order
 _ROWS_BLOCK = 1 << 19     # entries of A built at once by project(): 16 bytes each (float32, int32, float64)
+_SHARED_ROWS = 1 << 16    # row bits of hashes up to this ℓ are shared by equal hashes (a few MiB each, 8 kept)
 
 
 @dataclass(frozen=True)
@@ -455,6 +461,7 @@ class PolynomialSignHash:
             table = np.zeros((r * per, 256, words), dtype=np.uint64)
             for j in range(8):
                 table[:, 1 << j:2 << j] = table[:, :1 << j] ^ single[:, j, None, :]
+            table.setflags(write=False)
             self._all_rows.append(table)
         return self._all_rows[1]
 
@@ -469,9 +476,11 @@ class PolynomialSignHash:
         return out
 
     def _all_row_bits(self) -> np.ndarray:
-        """``_row_bits`` of every row ``0..ℓ-1`` (``(ℓ, r·κ)`` float32), computed once per hash."""
+        """``_row_bits`` of every row ``0..ℓ-1`` (``(ℓ, r·κ)`` float32), computed once per hash (and shared by equal
+        hashes: the same seed draws the same coefficients)."""
         if not self._all_rows:
-            self._all_rows.append(self._row_bits(np.arange(self.ell, dtype=np.uint64)))
+            self._all_rows.append(_shared_row_bits(self) if self.ell <= _SHARED_ROWS else
+                                  self._row_bits(np.arange(self.ell, dtype=np.uint64)))
         return self._all_rows[0]
 
     def _project_reference(self, indptr, cols, weights) -> np.ndarray:
@@ -496,3 +505,12 @@ class PolynomialSignHash:
     def memory_words(self) -> int:
         """Words (8 bytes) to store ``f``: its ``r`` coefficients (``r·κ`` bits)."""
         return self.r
+
+
+@functools.lru_cache(maxsize=8)
+def _shared_row_bits(f: PolynomialSignHash) -> np.ndarray:
+    """:meth:`PolynomialSignHash._row_bits` of every row, read-only, cached by the hash's value ``(r, ℓ, b,
+    coefficients)``: a chapter that releases many times with one seed builds them once."""
+    bits = f._row_bits(np.arange(f.ell, dtype=np.uint64))
+    bits.setflags(write=False)
+    return bits

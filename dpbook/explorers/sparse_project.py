@@ -134,6 +134,7 @@ def figure_column_products(ell=1024, r_values=(4, 8, 28), support=160, rng=2026)
     values, counts = np.unique(np.round(z, 6), return_counts=True)
     ax.plot(values, counts / z.size, "-", color=EXTRA[3], lw=1.5, label=f"fully random signs: max |z| = {np.abs(z).max():.3g}")
     ax.set_yscale("log")
+    log_minor_125(ax)
     ax.set_xlabel(r"$z=\sqrt{\ell}\,\langle Ae_x, Ae_y\rangle$ over pairs of records")
     ax.set_ylabel("fraction of pairs")
     ax.set_title(f"columns of A, ℓ = {ell}")
@@ -153,6 +154,7 @@ def _plot_per_query_comparison(ax, result, *, title=""):
     ax.plot(m, result["zero"], "--", color=UNIFORM, label="answer 0 (ignores the data)")
     ax.set_xscale("log")
     ax.set_yscale("log")
+    log_minor_125(ax)
     ax.set_xlabel("number of queries m")
     ax.set_ylabel("max error over m queries (median)")
     ax.set_title(title)
@@ -199,6 +201,7 @@ def figure_accuracy(total_max, noise_max, jl_max, *, practical_bound, rate, gaus
         ax.set_xscale("log")
         ax.set_xlim(1e-4, 3)
         legend_outside(ax, where="below")
+    log_minor_125(ax1, ax2)                            # 4.5 decades: a tick per decade, no minor ticks to build
     return fig
 
 
