@@ -448,32 +448,17 @@ class PolynomialSignHash:
     def _row_table(self) -> np.ndarray:
         """For each byte ``c`` of the column bits and each byte value ``v``: the ``ℓ`` bits
         ``Σ_{j: bit j of v} L[i, 8c + j] mod 2`` (``L`` = :meth:`_row_bits` of every row), packed 64 rows to a
-        ``uint64`` word, little-endian.  Computed once per hash, by doubling over the 8 bits of ``v``."""
+        ``uint64`` word, little-endian.  Computed once per hash (shared by equal hashes, like the row bits), by
+        doubling over the 8 bits of ``v``."""
         if len(self._all_rows) < 2:
             L = self._all_row_bits()
-            width, r, ell = self.width, self.r, self.ell
-            per = (width + 7) // 8
-            words = (ell + 63) // 64
-            bits = np.zeros((r * per * 8, words * 64), dtype=np.uint8)         # zero rows pad κ to whole bytes
-            for a in range(r):
-                bits[a * per * 8:a * per * 8 + width, :ell] = L[:, a * width:(a + 1) * width].T
-            single = np.packbits(bits, axis=1, bitorder="little").view(np.uint64).reshape(r * per, 8, words)
-            table = np.zeros((r * per, 256, words), dtype=np.uint64)
-            for j in range(8):
-                table[:, 1 << j:2 << j] = table[:, :1 << j] ^ single[:, j, None, :]
-            table.setflags(write=False)
-            self._all_rows.append(table)
+            self._all_rows.append(_shared_row_table(self) if self.ell <= _SHARED_ROWS else _build_row_table(self, L))
         return self._all_rows[1]
 
     def _col_bytes(self, cols: np.ndarray) -> np.ndarray:
-        """``(len(cols), r·⌈κ/8⌉)`` byte values: byte ``c`` of ``x^a`` at column ``a·⌈κ/8⌉ + c``."""
-        width, r = self.width, self.r
-        per = (width + 7) // 8
-        out = np.empty((cols.size, r * per), dtype=np.intp)
-        for a, power in zip(range(r), _powers_times(cols, width)):
-            for c in range(per):
-                out[:, a * per + c] = (power >> np.uint64(8 * c)) & np.uint64(255)
-        return out
+        """``(len(cols), r·⌈κ/8⌉)`` byte values (uint8): byte ``c`` of ``x^a`` at column ``a·⌈κ/8⌉ + c``.  The powers
+        depend on the field and ``r`` only, not on the coefficients: shared by every hash over the same field."""
+        return _col_bytes(self.width, self.r, np.ascontiguousarray(cols, dtype=np.uint64).tobytes())
 
     def _all_row_bits(self) -> np.ndarray:
         """``_row_bits`` of every row ``0..ℓ-1`` (``(ℓ, r·κ)`` float32), computed once per hash (and shared by equal
@@ -514,3 +499,39 @@ def _shared_row_bits(f: PolynomialSignHash) -> np.ndarray:
     bits = f._row_bits(np.arange(f.ell, dtype=np.uint64))
     bits.setflags(write=False)
     return bits
+
+
+@functools.lru_cache(maxsize=16)
+def _col_bytes(width: int, r: int, cols: bytes) -> np.ndarray:
+    """:meth:`PolynomialSignHash._col_bytes` of the uint64 records in ``cols`` (read-only, cached: a chapter projects
+    the same database and queries under many hashes over the same field)."""
+    x = np.frombuffer(cols, dtype=np.uint64)
+    per = (width + 7) // 8
+    out = np.empty((x.size, r * per), dtype=np.uint8)
+    for a, power in zip(range(r), _powers_times(x, width)):
+        for c in range(per):
+            out[:, a * per + c] = (power >> np.uint64(8 * c)) & np.uint64(255)
+    out.setflags(write=False)
+    return out
+
+
+def _build_row_table(f: PolynomialSignHash, L: np.ndarray) -> np.ndarray:
+    """:meth:`PolynomialSignHash._row_table` from the row bits ``L`` (read-only)."""
+    width, r, ell = f.width, f.r, f.ell
+    per = (width + 7) // 8
+    words = (ell + 63) // 64
+    bits = np.zeros((r * per * 8, words * 64), dtype=np.uint8)             # zero rows pad κ to whole bytes
+    for a in range(r):
+        bits[a * per * 8:a * per * 8 + width, :ell] = L[:, a * width:(a + 1) * width].T
+    single = np.packbits(bits, axis=1, bitorder="little").view(np.uint64).reshape(r * per, 8, words)
+    table = np.zeros((r * per, 256, words), dtype=np.uint64)
+    for j in range(8):
+        table[:, 1 << j:2 << j] = table[:, :1 << j] ^ single[:, j, None, :]
+    table.setflags(write=False)
+    return table
+
+
+@functools.lru_cache(maxsize=8)
+def _shared_row_table(f: PolynomialSignHash) -> np.ndarray:
+    """:func:`_build_row_table` cached by the hash's value (as :func:`_shared_row_bits`)."""
+    return _build_row_table(f, f._all_row_bits())
