@@ -21,6 +21,11 @@ irreducible polynomial of degree ``κ`` (:data:`IRREDUCIBLE`, the lowest trinomi
   matrix is a product over ``GF(2)``: ``F[i, x] = Σ_a <λ(G_a(w_i)), x^a> mod 2`` — one exact ``float32`` matrix
   product of a ``ℓ × r·κ`` and an ``r·κ × |support|`` 0/1 matrix (integer sums below 2^24, exact on any BLAS).
   ``O(r²ℓ + r·|support|)`` field multiplications instead of ``r·ℓ·|support|``.
+* :meth:`PolynomialSignHash.project` — the same product, evaluated a byte at a time: the ``ℓ`` bits of
+  ``Σ_{j ∈ byte} L[:, j]·v_j`` for every byte value ``v`` are one row of a per-hash table (64 rows of ``A`` to a
+  ``uint64`` word), so a column of ``A`` is the XOR of ``r·⌈κ/8⌉`` table rows, indexed by the bytes of ``x^a``.
+  The row bits themselves come from byte tables of the linear maps ``y ↦ λ(c_k·y)``, and the powers ``x^a`` from
+  a 4-bit windowed product; the direct versions stay as references for the tests.
 """
 from __future__ import annotations
 
