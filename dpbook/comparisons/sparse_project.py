@@ -75,16 +75,3 @@ def per_query_comparison(D, W, m_grid, *, epsilon=1.0, delta=1e-5, beta=0.1, ell
     result = {key: np.array(v, dtype=float) for key, v in out.items()}
     result["m"] = np.array(ms)
     return result
-
-
-def _example():
-    from ..data import sparse_database, sparse_workload
-    return dict(D=sparse_database(300), W=sparse_workload(20, 4), m_grid=np.array([5, 20]), ell=32, trials=5, rng=3)
-
-
-def _declare_example():
-    from ..contract import example
-    example(per_query_comparison, _example)
-
-
-_declare_example()
