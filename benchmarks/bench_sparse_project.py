@@ -45,7 +45,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from benchmarks._timing import best_time, panel_time  # noqa: E402
-from dpbook.explorers.sparse_project import catalogue, explore_sparse_project  # noqa: E402
+from dpbook.data import record_catalogue as catalogue  # noqa: E402
+from dpbook.explorers.sparse_project import explore_sparse_project  # noqa: E402
 from dpbook.hashing import PolynomialSignHash, gf_mul, gf_mul_reference, irreducible_polynomial  # noqa: E402
 from dpbook.sparse_project import (error_decomposition, random_sparse_queries, record_pool,  # noqa: E402
                                    sparse_project, synthetic_records)

@@ -21,9 +21,15 @@ irreducible polynomial of degree ``κ`` (:data:`IRREDUCIBLE`, the lowest trinomi
   matrix is a product over ``GF(2)``: ``F[i, x] = Σ_a <λ(G_a(w_i)), x^a> mod 2`` — one exact ``float32`` matrix
   product of a ``ℓ × r·κ`` and an ``r·κ × |support|`` 0/1 matrix (integer sums below 2^24, exact on any BLAS).
   ``O(r²ℓ + r·|support|)`` field multiplications instead of ``r·ℓ·|support|``.
+* :meth:`PolynomialSignHash.project` — the same product, evaluated a byte at a time: the ``ℓ`` bits of
+  ``Σ_{j ∈ byte} L[:, j]·v_j`` for every byte value ``v`` are one row of a per-hash table (64 rows of ``A`` to a
+  ``uint64`` word), so a column of ``A`` is the XOR of ``r·⌈κ/8⌉`` table rows, indexed by the bytes of ``x^a``.
+  The row bits themselves come from byte tables of the linear maps ``y ↦ λ(c_k·y)``, and the powers ``x^a`` from
+  a 4-bit windowed product; the direct versions stay as references for the tests.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -167,6 +173,53 @@ def _mul(a: np.ndarray, b: np.ndarray, width: int) -> np.ndarray:
     return out
 
 
+def _window_table(a: np.ndarray, width: int) -> np.ndarray:
+    """``(16, len(a))``: ``a·v`` for every 4-bit ``v`` (for :func:`_mul_windowed`; ``κ >= 4``)."""
+    one, low = np.uint64(1), np.uint64(IRREDUCIBLE[width])
+    table = np.zeros((16,) + a.shape, dtype=np.uint64)
+    table[1] = a
+    for j in (2, 4, 8):
+        table[j] = _xtime(table[j // 2], width, low, one)
+    for v in range(3, 16):
+        if v & (v - 1):
+            table[v] = table[v & -v] ^ table[v & (v - 1)]
+    return table
+
+
+def _mul_windowed(b: np.ndarray, table: np.ndarray, width: int) -> np.ndarray:
+    """``a·b`` in GF(2^κ) given ``table = _window_table(a)``: ``b`` read 4 bits at a time from the top, the running
+    product multiplied by ``t^4`` (the 4 bits shifted out reduced by a 16-entry table).  Equals :func:`_mul`."""
+    shift = np.uint64(width - 4)
+    keep = np.uint64((1 << (width - 4)) - 1)
+    reduce = _reduction_table(width)
+    n = b.size
+    flat = table.reshape(16, n)
+    base = np.arange(n, dtype=np.intp)
+    out = np.zeros(n, dtype=np.uint64)
+    for s in range((width + 3) // 4 - 1, -1, -1):
+        out = ((out & keep) << np.uint64(4)) ^ reduce[out >> shift]
+        out ^= flat.ravel()[((b.ravel() >> np.uint64(4 * s)) & np.uint64(15)).astype(np.intp) * n + base]
+    return out.reshape(b.shape)
+
+
+def _powers_times(x: np.ndarray, width: int):
+    """Yield ``x^0, x^1, x^2, ...`` (uint64 arrays): each the previous times ``x`` (windowed when ``κ >= 4``)."""
+    power = np.ones(x.shape, dtype=np.uint64)
+    table = _window_table(x, width) if width >= 4 else None
+    while True:
+        yield power
+        power = _mul(power, x, width) if table is None else _mul_windowed(power, table, width)
+
+
+@functools.lru_cache(maxsize=None)
+def _reduction_table(width: int) -> np.ndarray:
+    """``c·t^κ mod p`` for every ``c < 16`` (the bits that :func:`_mul_windowed` shifts out of the top)."""
+    table = np.array([_poly_mod(clmul_reference(c, 1 << width), irreducible_polynomial(width)) for c in range(16)],
+                     dtype=np.uint64)
+    table.setflags(write=False)
+    return table
+
+
 def gf_mul(left, right, width) -> np.ndarray:
     """``left·right`` in ``GF(2^κ)`` element-wise over numpy arrays (``κ <= 63``); see :func:`gf_mul_reference`."""
     width = _check_width(width)
@@ -199,6 +252,7 @@ def _bits(values: np.ndarray, width: int) -> np.ndarray:
 
 _BLOCK = 1 << 22          # ℓ × (elements per run) of project(): the run length fixes its summation order
 _ROWS_BLOCK = 1 << 19     # entries of A built at once by project(): 16 bytes each (float32, int32, float64)
+_SHARED_ROWS = 1 << 16    # row bits of hashes up to this ℓ are shared by equal hashes (a few MiB each, 8 kept)
 
 
 @dataclass(frozen=True)
@@ -282,17 +336,48 @@ class PolynomialSignHash:
     # -- the fast path: F[i, x] = Σ_a <λ(G_a(w_i)), x^a> mod 2 -------------------------------------------------
 
     def _row_bits(self, rows: np.ndarray) -> np.ndarray:
-        """``(len(rows), r·κ)`` 0/1 matrix: block ``a`` holds the bits of ``λ(G_a(w_i))``."""
+        """``(len(rows), r·κ)`` 0/1 matrix: block ``a`` holds the bits of ``λ(G_a(w_i))``.
+
+        ``λ(G_a(w)) = Σ_{k >= a, a ⊆ k} λ(c_k · w^(k-a))`` and ``y ↦ λ(c_k · y)`` is ``GF(2)``-linear, so it is
+        read from a table by the bytes of ``y``: ``U[k, p, v] = λ(c_k · (v << 8p))``, XOR-ed over the bytes
+        ``p`` of ``w^(k-a)``.  ``r - 1`` field multiplications of arrays (the powers of ``w``) and one table of
+        ``r·⌈κ/8⌉·256`` products, instead of Horner's ``r(r+1)/2`` multiplications and ``r·κ`` shifts."""
+        width, r = self.width, self.r
+        one, low = np.uint64(1), np.uint64(IRREDUCIBLE[width])
+        per = (width + 7) // 8
+        w = rows << np.uint64(self.b)
+        B = np.empty((r, per, rows.size), dtype=np.intp)                   # bytes of w^e
+        for e, power in zip(range(r), _powers_times(w, width)):
+            for p in range(per):
+                B[e, p] = (power >> np.uint64(8 * p)) & np.uint64(255)
+        v = (np.arange(256, dtype=np.uint64)[None, :] << (8 * np.arange(per, dtype=np.uint64))[:, None]) \
+            & np.uint64((1 << width) - 1)                                   # (per, 256): v << 8p in the field
+        g = _mul(np.array(self.coefficients, dtype=np.uint64)[:, None, None], v[None], width)   # (r, per, 256)
+        U = np.zeros(g.shape, dtype=np.uint64)
+        for j in range(width):                                              # λ(g)_j = bit0(g·t^j)
+            U |= (g & one) << np.uint64(j)
+            g = _xtime(g, width, low, one)
+        out = np.empty((rows.size, r * width), dtype=np.float32)
+        for a in range(r):
+            acc = np.zeros(rows.size, dtype=np.uint64)
+            for k in range(a, r):
+                if a & ~k == 0:                                             # C(k, a) odd iff a ⊆ k (Lucas)
+                    for p in range(per):
+                        acc ^= U[k, p, B[k - a, p]]
+            out[:, a * width:(a + 1) * width] = _bits(acc, width)
+        return out
+
+    def _row_bits_reference(self, rows: np.ndarray) -> np.ndarray:
+        """:meth:`_row_bits` the direct way: ``G_a`` by Horner's rule in ``w``, ``λ`` by ``κ`` shifts (the tests
+        compare the two)."""
         width, r = self.width, self.r
         one, low = np.uint64(1), np.uint64(IRREDUCIBLE[width])
         w = rows << np.uint64(self.b)
         out = np.empty((rows.size, r * width), dtype=np.float32)
         for a in range(r):
-            # G_a(w) = Σ_{k>=a} [C(k,a) odd] c_k w^(k-a), by Horner in w; C(k, a) is odd iff a ⊆ k (Lucas)
             g = np.zeros(w.shape, dtype=np.uint64)
             for k in range(r - 1, a - 1, -1):
                 g = _mul(g, w, width) ^ np.uint64(self.coefficients[k] if (a & ~k) == 0 else 0)
-            # λ(g)_j = bit0(g·t^j): multiply by t repeatedly, read bit 0
             for j in range(width):
                 out[:, a * width + j] = (g & one).astype(np.float32)
                 g = _xtime(g, width, low, one)
@@ -302,11 +387,8 @@ class PolynomialSignHash:
         """``(len(cols), r·κ)`` 0/1 matrix: block ``a`` holds the bits of ``x^a``."""
         width, r = self.width, self.r
         out = np.empty((cols.size, r * width), dtype=np.float32)
-        power = np.ones(cols.shape, dtype=np.uint64)
-        for a in range(r):
+        for a, power in zip(range(r), _powers_times(cols, width)):
             out[:, a * width:(a + 1) * width] = _bits(power, width)
-            if a + 1 < r:
-                power = _mul(power, cols, width)
         return out
 
     def bits(self, rows, cols) -> np.ndarray:
@@ -326,14 +408,17 @@ class PolynomialSignHash:
     def project(self, indptr, cols, weights) -> np.ndarray:
         """``A q_j`` for sparse vectors ``q_j`` in CSR form (row ``j``: ``cols[indptr[j]:indptr[j+1]]`` with
         ``weights``): a ``(len(indptr) - 1, ℓ)`` array.  Never builds more than a block of ``A`` at a time:
-        working memory ``O(ℓ·r·κ + block)``, time ``O(ℓ·|cols|·r·κ)`` bit operations (as BLAS flops).
+        working memory ``O(ℓ·r·κ + block)``, time ``O(ℓ·|cols|·r·κ / 64)`` word operations.
 
+        The bits of a block of ``A`` come from :meth:`_row_table`: ``F[:, x]`` is the XOR, over the bytes of
+        ``x``'s column bits (the bits of ``x^a``, ``a < r``), of one table row each — ``ℓ`` bits packed into
+        64-bit words, so one column costs ``r·⌈κ/8⌉`` XORs of ``⌈ℓ/64⌉`` words instead of an ``ℓ × r·κ`` product.
         The universe elements are taken in runs of ``_BLOCK // ℓ`` (the run fixes the order of the floating-point
-        sums, hence the bytes of the result); each run's block of ``A`` is built ``_ROWS_BLOCK`` entries at a time,
-        row range by row range (every entry of the result is still the same sum in the same order), so the
-        float32 product, its int32 bits and the float64 signs of one piece stay below ``16 · _ROWS_BLOCK`` bytes
-        whatever ``ℓ`` is.  :meth:`_project_reference` is the one-block version the tests compare with, byte for
-        byte."""
+        sums, hence the bytes of the result); each run's block of ``A`` is built row range by row range (at most
+        about ``_ROWS_BLOCK`` entries, whole 64-row words; every entry of the result is still the same sum in the
+        same order), so the signs of one piece stay below ``16 · _ROWS_BLOCK`` bytes whatever ``ℓ`` is.
+        :meth:`_project_reference` is the one-block version (a 0/1 matrix product) the tests compare with, byte
+        for byte."""
         import scipy.sparse as sp
         indptr = np.asarray(indptr, dtype=np.int64)
         cols = self._check_cols(cols).astype(np.int64)
@@ -342,27 +427,50 @@ class PolynomialSignHash:
         unique, inverse = np.unique(cols, return_inverse=True)
         Q = sp.csr_matrix((weights, inverse, indptr), shape=(q, unique.size)).tocsc()
         del inverse
-        L = self._all_row_bits()
+        table = self._row_table()                                             # (r·⌈κ/8⌉, 256, words) uint64
+        words = table.shape[2]
         out = np.zeros((q, self.ell))
-        sign_of_bit = np.array([-1.0, 1.0]) / np.sqrt(self.ell)
+        minus, plus = np.array([-1.0, 1.0]) / np.sqrt(self.ell)   # the same two floats as the reference's table
         chunk = max(1, _BLOCK // max(self.ell, 1))
         for start in range(0, unique.size, chunk):
             part = unique[start:start + chunk].astype(np.uint64)
-            C = self._col_bits(part).T                                        # (r·κ, chunk)
+            keys = self._col_bytes(part)                                       # (chunk, r·⌈κ/8⌉) byte values
             Q_part = Q[:, start:start + part.size]
-            rows = max(1, _ROWS_BLOCK // part.size)
-            for i in range(0, self.ell, rows):
-                F = (L[i:i + rows] @ C).astype(np.int32)                      # (rows, chunk) exact integer sums
-                np.bitwise_and(F, 1, out=F)                                   # the bits of A's block
-                signs = sign_of_bit.take(F)                                   # ±1/sqrt(ℓ)
+            packed = np.zeros((part.size, words), dtype=np.uint64)             # all ℓ bits of each column
+            for c in range(keys.shape[1]):
+                packed ^= table[c].take(keys[:, c], axis=0)
+            step = max(1, _ROWS_BLOCK // (64 * part.size))                     # words of rows per piece
+            for w0 in range(0, words, step):
+                w1 = min(words, w0 + step)
+                F = np.unpackbits(np.ascontiguousarray(packed[:, w0:w1]).view(np.uint8), axis=1,
+                                  bitorder="little")                           # (chunk, 64·(w1 - w0))
+                i0, i1 = 64 * w0, min(self.ell, 64 * w1)
+                signs_T = np.where(F[:, :i1 - i0].view(bool), plus, minus)     # ±1/sqrt(ℓ), (chunk, rows)
                 del F
-                out[:, i:i + rows] += np.asarray(Q_part @ signs.T)
+                out[:, i0:i1] += np.asarray(Q_part @ signs_T)
         return out
 
+    def _row_table(self) -> np.ndarray:
+        """For each byte ``c`` of the column bits and each byte value ``v``: the ``ℓ`` bits
+        ``Σ_{j: bit j of v} L[i, 8c + j] mod 2`` (``L`` = :meth:`_row_bits` of every row), packed 64 rows to a
+        ``uint64`` word, little-endian.  Computed once per hash (shared by equal hashes, like the row bits), by
+        doubling over the 8 bits of ``v``."""
+        if len(self._all_rows) < 2:
+            L = self._all_row_bits()
+            self._all_rows.append(_shared_row_table(self) if self.ell <= _SHARED_ROWS else _build_row_table(self, L))
+        return self._all_rows[1]
+
+    def _col_bytes(self, cols: np.ndarray) -> np.ndarray:
+        """``(len(cols), r·⌈κ/8⌉)`` byte values (uint8): byte ``c`` of ``x^a`` at column ``a·⌈κ/8⌉ + c``.  The powers
+        depend on the field and ``r`` only, not on the coefficients: shared by every hash over the same field."""
+        return _col_bytes(self.width, self.r, np.ascontiguousarray(cols, dtype=np.uint64).tobytes())
+
     def _all_row_bits(self) -> np.ndarray:
-        """``_row_bits`` of every row ``0..ℓ-1`` (``(ℓ, r·κ)`` float32), computed once per hash."""
+        """``_row_bits`` of every row ``0..ℓ-1`` (``(ℓ, r·κ)`` float32), computed once per hash (and shared by equal
+        hashes: the same seed draws the same coefficients)."""
         if not self._all_rows:
-            self._all_rows.append(self._row_bits(np.arange(self.ell, dtype=np.uint64)))
+            self._all_rows.append(_shared_row_bits(self) if self.ell <= _SHARED_ROWS else
+                                  self._row_bits(np.arange(self.ell, dtype=np.uint64)))
         return self._all_rows[0]
 
     def _project_reference(self, indptr, cols, weights) -> np.ndarray:
@@ -387,3 +495,48 @@ class PolynomialSignHash:
     def memory_words(self) -> int:
         """Words (8 bytes) to store ``f``: its ``r`` coefficients (``r·κ`` bits)."""
         return self.r
+
+
+@functools.lru_cache(maxsize=8)
+def _shared_row_bits(f: PolynomialSignHash) -> np.ndarray:
+    """:meth:`PolynomialSignHash._row_bits` of every row, read-only, cached by the hash's value ``(r, ℓ, b,
+    coefficients)``: a chapter that releases many times with one seed builds them once."""
+    bits = f._row_bits(np.arange(f.ell, dtype=np.uint64))
+    bits.setflags(write=False)
+    return bits
+
+
+@functools.lru_cache(maxsize=16)
+def _col_bytes(width: int, r: int, cols: bytes) -> np.ndarray:
+    """:meth:`PolynomialSignHash._col_bytes` of the uint64 records in ``cols`` (read-only, cached: a chapter projects
+    the same database and queries under many hashes over the same field)."""
+    x = np.frombuffer(cols, dtype=np.uint64)
+    per = (width + 7) // 8
+    out = np.empty((x.size, r * per), dtype=np.uint8)
+    for a, power in zip(range(r), _powers_times(x, width)):
+        for c in range(per):
+            out[:, a * per + c] = (power >> np.uint64(8 * c)) & np.uint64(255)
+    out.setflags(write=False)
+    return out
+
+
+def _build_row_table(f: PolynomialSignHash, L: np.ndarray) -> np.ndarray:
+    """:meth:`PolynomialSignHash._row_table` from the row bits ``L`` (read-only)."""
+    width, r, ell = f.width, f.r, f.ell
+    per = (width + 7) // 8
+    words = (ell + 63) // 64
+    bits = np.zeros((r * per * 8, words * 64), dtype=np.uint8)             # zero rows pad κ to whole bytes
+    for a in range(r):
+        bits[a * per * 8:a * per * 8 + width, :ell] = L[:, a * width:(a + 1) * width].T
+    single = np.packbits(bits, axis=1, bitorder="little").view(np.uint64).reshape(r * per, 8, words)
+    table = np.zeros((r * per, 256, words), dtype=np.uint64)
+    for j in range(8):
+        table[:, 1 << j:2 << j] = table[:, :1 << j] ^ single[:, j, None, :]
+    table.setflags(write=False)
+    return table
+
+
+@functools.lru_cache(maxsize=8)
+def _shared_row_table(f: PolynomialSignHash) -> np.ndarray:
+    """:func:`_build_row_table` cached by the hash's value (as :func:`_shared_row_bits`)."""
+    return _build_row_table(f, f._all_row_bits())

@@ -55,7 +55,6 @@ EXEMPT_MODULES = {
         "mwem",
         "randomized_response",
         "smooth",
-        "sparse_project",
     )},
     "dpbook.plots": "figure helpers: no privacy or accuracy semantics, tested in tests/test_plots_widgets.py",
     "dpbook.widgets": "ipywidgets wrappers, tested in tests/test_plots_widgets.py",

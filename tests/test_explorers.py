@@ -108,26 +108,6 @@ def test_explore_audit_says_when_an_audit_shows_nothing():
     plt.close(fig)
 
 
-def test_per_query_comparison_sparse_project():
-    """Chapter 15's comparison: pure (same seed, same numbers); the Gaussian baseline's sensitivity is the
-    workload's exact L2 sensitivity and grows with m; the answer-0 error is the largest true answer."""
-    from dpbook.explorers.sparse_project import per_query_comparison, plot_per_query_comparison, sparse_data, \
-        sparse_workload
-    D, W = sparse_data(1000), sparse_workload(200, 10)
-    a = per_query_comparison(D, W, [10, 200], ell=256, trials=20, seed=3)
-    b = per_query_comparison(D, W, [10, 200], ell=256, trials=20, seed=3)
-    assert all(np.array_equal(a[key], b[key]) for key in a)
-    assert a["l2"][1] == W.l2_sensitivity() and a["l2"][1] > a["l2"][0]
-    assert a["zero"][1] == W.answers(D).max()
-    assert np.all(a["gaussian"] > 0) and np.all(a["sparse_project"] > 0)
-    fig, ax = plt.subplots()
-    plot_per_query_comparison(ax, a, title="t")
-    assert len(ax.lines) == 4
-    plt.close("all")
-    with pytest.raises(ValueError, match="m_grid"):
-        per_query_comparison(D, W, [10, 500], ell=256, trials=2)
-    with pytest.raises(ValueError, match="m_grid"):
-        per_query_comparison(D, W, [], ell=256, trials=2)
 
 
 def test_explore_online_composition():

@@ -517,7 +517,7 @@ def test_explorer_is_pure_and_valid():
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from dpbook.explorers.sparse_project import explore_sparse_project, plot_column_products
+    from dpbook.explorers.sparse_project import explore_sparse_project, figure_column_products
     fig = explore_sparse_project(m=50, ell=64, trials=5)
     fig2 = explore_sparse_project(m=50, ell=64, trials=5)
     assert len(fig.axes) == 2
@@ -527,15 +527,24 @@ def test_explorer_is_pure_and_valid():
     plt.close("all")
     with pytest.raises(ValueError, match="epsilon"):
         explore_sparse_project(epsilon=0.0)
-    assert len(plot_column_products(ell=64, support=20).axes) == 1
+    assert len(figure_column_products(ell=64, support=20).axes) == 1
     plt.close("all")
+    with pytest.raises(ValueError, match="r_values"):
+        figure_column_products(ell=64, r_values=(4, 8, 28, 9), support=20)
+    with pytest.raises(ValueError, match="r_values"):
+        figure_column_products(ell=64, r_values=(0,), support=20)
+    with pytest.raises(ValueError, match="support"):
+        figure_column_products(ell=64, support=1)
+    with pytest.raises(TypeError, match="rng"):
+        figure_column_products(ell=64, support=20, rng="seed")
 
 
 def test_widget_cache_reproduces_the_error_decomposition():
     """The widget caches the hash-dependent parts (Q̂, u, JL) across ε/δ moves; they must equal what
     error_decomposition computes from the release the widget draws (same seed → same hash)."""
-    from dpbook.explorers.sparse_project import _hash_parts, sparse_data, sparse_workload
-    D, W = sparse_data(500), sparse_workload(50, 4)
+    from dpbook.data import sparse_database, sparse_workload
+    from dpbook.explorers.sparse_project import _hash_parts
+    D, W = sparse_database(500), sparse_workload(50, 4)
     rel = sparse_project(D, epsilon=0.7, delta=1e-5, beta=0.1, s=4, m=50, n=500, ell=64, r=8, trials=3, rng=5)
     jl, noise, Q_hat = error_decomposition(rel, D, W)
     f, Q_cached, u, jl_cached = _hash_parts(500, 50, 4, 64, 8, 5)
@@ -628,3 +637,25 @@ def test_chapter_figures_draw_what_they_are_given_and_validate():
     with pytest.raises(ValueError, match="titles"):
         figure_per_query_comparison(res, res, titles=("a",))
     plt.close("all")
+
+
+@pytest.mark.parametrize("r, ell, N", [(8, 256, N32), (4, 16, N32), (28, 64, N32), (2, 1, 8), (8, 37, 1 << 48),
+                                       (1, 5, 2), (9, 100, 1 << 20)])
+def test_table_row_bits_equal_horner(r, ell, N):
+    """The row bits read from byte tables of the linear maps y -> λ(c_k·y) equal the direct Horner version."""
+    for seed in range(3):
+        f = PolynomialSignHash.sample(r, ell, N, rng=seed)
+        rows = np.arange(ell, dtype=np.uint64)
+        assert np.array_equal(f._row_bits(rows), f._row_bits_reference(rows))
+
+
+def test_windowed_field_product_equals_shift_and_add():
+    """The 4-bit windowed product (used for the powers x^a) equals gf_mul for every field width, at the corners
+    (0, 1, all ones) and at random elements; a wrong reduction table would fail at the widths with dense moduli."""
+    from dpbook.hashing import MAX_WIDTH, _mul_windowed, _window_table
+    rng = np.random.default_rng(0)
+    for width in range(4, MAX_WIDTH + 1):
+        a = rng.integers(0, 1 << width, size=300, dtype=np.uint64)
+        b = rng.integers(0, 1 << width, size=300, dtype=np.uint64)
+        a[:3], b[:3] = [0, 1, (1 << width) - 1], [(1 << width) - 1, 0, (1 << width) - 1]
+        assert np.array_equal(_mul_windowed(b, _window_table(a, width), width), gf_mul(a, b, width)), width

@@ -7,16 +7,15 @@ import numpy as np
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator
 
 from ..hashing import PolynomialSignHash
+from ..noise import as_generator
 from ..plots import BASELINE, BOUND, EMPIRICAL, EXTRA, TRUTH, UNIFORM, legend_outside, new_figure
 from ._layout import fixed_figure, log_minor_125
-from ..data import record_catalogue as catalogue, sparse_database as sparse_data  # the chapter's data (dpbook.data)
-from ..sparse_project import (error_decomposition, laplace_sparse_queries, project_database, random_sparse_queries,
-                              sparse_project)
+from ..data import sparse_database, sparse_workload          # the chapter's data and workload
+from ..sparse_project import error_decomposition, laplace_sparse_queries, project_database, sparse_project
 from ..theory.sparse_project import jl_error_bound, noise_error_bound, thm2_alpha
-from ..validation import check_beta, check_delta, check_epsilon, check_int
+from ..validation import check_beta, check_delta, check_epsilon, check_int, check_real, check_real_array
 
-__all__ = ["catalogue", "sparse_data", "sparse_workload", "explore_sparse_project", "plot_column_products",
-           "per_query_comparison", "plot_per_query_comparison", "figure_accuracy", "figure_slopes",
+__all__ = ["explore_sparse_project", "figure_column_products", "figure_accuracy", "figure_slopes",
            "figure_per_query_comparison"]
 
 BITS = 32
@@ -27,19 +26,13 @@ _short = FuncFormatter(lambda v, _pos: f"{v:g}" if 0.01 <= v < 100 else
                         if v > 0 and abs(np.log10(v) - round(np.log10(v))) < 1e-9 else ""))
 
 
-@functools.lru_cache(typed=True, maxsize=None)
-def sparse_workload(m: int, s: int, bits: int = BITS, seed: int = 11):
-    """``m`` random ``s``-sparse queries, half of each support from the catalogue, weights in ``(0, 1]``."""
-    return random_sparse_queries(m, s, 1 << bits, rng=seed, pool=catalogue(bits))
-
-
 @functools.lru_cache(typed=True, maxsize=8)
 def _hash_parts(n: int, m: int, s: int, ell: int, r: int, seed: int):
     """What the ε and δ sliders do not change: the hash ``f`` that SparseProject draws first from ``rng = seed``
     (it does not depend on ε, δ or β), the projected queries ``Q̂ = A Q``, the projected database ``u = A D`` and
     the JL part of the error (:func:`dpbook.sparse_project.error_decomposition` on one release).  Cached so that
     moving ε or δ redraws only the noise: the expensive projections run once per ``(n, m, s, ℓ, r, seed)``."""
-    D, W = sparse_data(n), sparse_workload(m, s)
+    D, W = sparse_database(n), sparse_workload(m, s)
     reference = sparse_project(D, epsilon=1.0, delta=1e-5, beta=0.1, s=s, m=m, n=n, ell=ell, r=r, rng=seed)
     jl, _, Q_hat = error_decomposition(reference, D, W)
     return reference.f, Q_hat, project_database(D, reference.f), jl
@@ -58,7 +51,7 @@ def explore_sparse_project(epsilon=1.0, delta=1e-5, s=10, m=1000, ell=512, n=200
     epsilon, delta = check_epsilon(epsilon), check_delta(delta, positive=True)
     s, m, ell, n = check_int("s", s, low=1), check_int("m", m, low=1), check_int("ell", ell, low=1), check_int("n", n, low=1)
     beta, r, trials = check_beta(beta), check_int("r", r, low=1), check_int("trials", trials, low=1)
-    D, W = sparse_data(n), sparse_workload(m, s)
+    D, W = sparse_database(n), sparse_workload(m, s)
     true = W.answers(D)
     release = sparse_project(D, epsilon=epsilon, delta=delta, beta=beta, s=s, m=m, n=n, ell=ell, r=r, trials=trials,
                              rng=seed)
@@ -113,15 +106,19 @@ def explore_sparse_project(epsilon=1.0, delta=1e-5, s=10, m=1000, ell=512, n=200
     return fig
 
 
-def plot_column_products(ell=1024, r_values=(4, 8, 28), support=160, seed=2026):
-    """How often two columns of ``A`` coincide: ``sqrt(ℓ)·⟨A e_x, A e_y⟩`` over all pairs of ``support`` random
-    32-bit records, for hashes of independence ``r`` (one panel line each) and for fully random signs.
+def figure_column_products(ell=1024, r_values=(4, 8, 28), support=160, rng=2026):
+    """Chapter 15, section 2: how often two columns of ``A`` coincide: ``sqrt(ℓ)·⟨A e_x, A e_y⟩`` over all pairs
+    of ``support`` random 32-bit records, for hashes of independence ``r`` (one line each, at most 3) and for
+    fully random signs; the records, hashes and signs are drawn from ``rng``.
 
     With ``r = 4`` the sum over the rows of ``f(i, x) f(i, y)`` is a character of an affine function of the row
     bits, so it is exactly ``0`` or ``±ℓ``: the columns are orthogonal or identical.  Returns the figure.
     """
-    ell, support = check_int("ell", ell, low=2), check_int("support", support, low=2)
-    rng = np.random.default_rng(seed)
+    ell, support = check_int("ell", ell, low=2, high=1 << 14), check_int("support", support, low=2, high=2000)
+    if isinstance(r_values, (str, bytes)) or not hasattr(r_values, "__len__") or not 1 <= len(r_values) <= 3:
+        raise ValueError(f"r_values must hold 1 to 3 hash independences, got {r_values!r}")
+    r_values = [check_int("r_values", r, low=1, high=64) for r in r_values]
+    rng = as_generator(rng)
     cols = np.unique(rng.integers(0, 1 << BITS, size=support, dtype=np.int64))
     off = ~np.eye(cols.size, dtype=bool)
     fig, ax = new_figure(1, width=8.0, height=5.0)
@@ -137,6 +134,7 @@ def plot_column_products(ell=1024, r_values=(4, 8, 28), support=160, seed=2026):
     values, counts = np.unique(np.round(z, 6), return_counts=True)
     ax.plot(values, counts / z.size, "-", color=EXTRA[3], lw=1.5, label=f"fully random signs: max |z| = {np.abs(z).max():.3g}")
     ax.set_yscale("log")
+    log_minor_125(ax)
     ax.set_xlabel(r"$z=\sqrt{\ell}\,\langle Ae_x, Ae_y\rangle$ over pairs of records")
     ax.set_ylabel("fraction of pairs")
     ax.set_title(f"columns of A, ℓ = {ell}")
@@ -144,52 +142,10 @@ def plot_column_products(ell=1024, r_values=(4, 8, 28), support=160, seed=2026):
     return fig
 
 
-def per_query_comparison(D, W, m_grid, *, epsilon=1.0, delta=1e-5, beta=0.1, ell=1024, r=8, trials=100, seed=2026,
-                         laplace=True):
-    """SparseProject against answering the first ``m`` queries of ``W`` directly, for each ``m`` in ``m_grid``.
-
-    One SparseProject release (one hash, ``trials`` noise draws) answers all of them; the baselines run per ``m``
-    with ``trials`` draws each: the per-query **Gaussian** mechanism at the same (ε, δ) with the workload's exact
-    L2 sensitivity and the analytic calibration (:func:`dpbook.gaussian.gaussian_mechanism` on
-    :func:`dpbook.sparse_project.restrict_to_queries`), and, when ``laplace``, the pure-ε Laplace mechanism with
-    the exact L1 sensitivity.  Returns a dict of arrays over ``m_grid``: the median over the draws of the max
-    error over the ``m`` queries (``"sparse_project"``, ``"gaussian"``, ``"laplace"``), the error of answering 0
-    (``"zero"``: the largest true answer) and the two sensitivities (``"l2"``, ``"l1"``)."""
-    from ..gaussian import gaussian_mechanism
-    from ..sparse_project import restrict_to_queries
-
-    m_grid = np.asarray(m_grid)
-    if m_grid.ndim != 1 or m_grid.size == 0:
-        raise ValueError("m_grid must be a non-empty 1-D array of query counts")
-    ms = [check_int("m_grid", int(v), low=1, high=W.m) for v in m_grid]
-    true = W.answers(D)
-    rel = sparse_project(D, epsilon=epsilon, delta=delta, beta=beta, s=W.sparsity, m=W.m, n=D.n, ell=ell, r=r,
-                         trials=trials, rng=seed)
-    answers = rel.evaluate(W.head(max(ms)))
-    out = {key: [] for key in ("sparse_project", "gaussian", "laplace", "zero", "l2", "l1")}
-    for kk in ms:
-        Wk = W.head(kk)
-        out["sparse_project"].append(np.median(np.abs(answers[:, :kk] - true[:kk]).max(axis=1)))
-        x, Wr = restrict_to_queries(D, Wk)
-        g = gaussian_mechanism(x, Wr, epsilon=epsilon, delta=delta, n=D.n, calibration="analytic", trials=trials,
-                               rng=seed + kk)
-        out["gaussian"].append(np.median(np.abs(g.answers - true[:kk]).max(axis=1)))
-        if laplace:
-            lap = laplace_sparse_queries(D, Wk, epsilon=epsilon, n=D.n, trials=trials, rng=seed + kk)
-            out["laplace"].append(np.median(np.abs(lap.answers - true[:kk]).max(axis=1)))
-        out["zero"].append(float(true[:kk].max()))
-        out["l2"].append(Wk.l2_sensitivity())
-        out["l1"].append(Wk.l1_sensitivity())
-    result = {key: np.array(v, dtype=float) for key, v in out.items()}
-    result["m"] = np.array(ms)
-    return result
-
-
-def plot_per_query_comparison(ax, result, *, title=""):
-    """Draw :func:`per_query_comparison`'s result on ``ax`` (log-log): SparseProject (measured), the per-query
-    Gaussian (baseline), the pure-ε Laplace when present (other), answering 0 (grey dashed).  Legend below."""
-    from ..plots import legend_outside
-
+def _plot_per_query_comparison(ax, result, *, title=""):
+    """Draw a :func:`dpbook.comparisons.sparse_project.per_query_comparison` result on ``ax`` (log-log):
+    SparseProject (measured), the per-query Gaussian (baseline), the pure-ε Laplace when present (other),
+    answering 0 (grey dashed).  Legend below."""
     m = result["m"]
     ax.plot(m, result["sparse_project"], "o-", color=EMPIRICAL, label="SparseProject (ε, δ)")
     ax.plot(m, result["gaussian"], "s-", color=BASELINE, label="Gaussian per query, same (ε, δ)")
@@ -198,6 +154,7 @@ def plot_per_query_comparison(ax, result, *, title=""):
     ax.plot(m, result["zero"], "--", color=UNIFORM, label="answer 0 (ignores the data)")
     ax.set_xscale("log")
     ax.set_yscale("log")
+    log_minor_125(ax)
     ax.set_xlabel("number of queries m")
     ax.set_ylabel("max error over m queries (median)")
     ax.set_title(title)
@@ -206,9 +163,9 @@ def plot_per_query_comparison(ax, result, *, title=""):
 
 
 def _finite_1d(name, values) -> np.ndarray:
-    arr = np.asarray(values, dtype=np.float64).ravel()
-    if arr.size == 0 or not np.all(np.isfinite(arr)) or np.any(arr < 0):
-        raise ValueError(f"{name} must hold finite non-negative numbers (at least one)")
+    arr = check_real_array(name, values, low=0.0)
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D array of finite non-negative numbers, got shape {arr.shape}")
     return arr
 
 
@@ -219,6 +176,10 @@ def figure_accuracy(total_max, noise_max, jl_max, *, practical_bound, rate, gaus
     answering 0.  Right: the noise part's max per run (histogram) and the JL part's max per hash (vertical lines)
     against the noise part's bound (``β/2``).  Log x axes, common range."""
     total, noise, jl = _finite_1d("total_max", total_max), _finite_1d("noise_max", noise_max), _finite_1d("jl_max", jl_max)
+    practical_bound, rate, gaussian_median, zero_answer, noise_bound = (
+        check_real(name, v, low=0.0, low_open=True) for name, v in (
+            ("practical_bound", practical_bound), ("rate", rate), ("gaussian_median", gaussian_median),
+            ("zero_answer", zero_answer), ("noise_bound", noise_bound)))
     m = check_int("m", m, low=1)
     bins = np.geomspace(1e-3, 1, 40)
     fig, (ax1, ax2) = new_figure(2, width=9.6, height=5.4)
@@ -240,6 +201,7 @@ def figure_accuracy(total_max, noise_max, jl_max, *, practical_bound, rate, gaus
         ax.set_xscale("log")
         ax.set_xlim(1e-4, 3)
         legend_outside(ax, where="below")
+    log_minor_125(ax1, ax2)                            # 4.5 decades: a tick per decade, no minor ticks to build
     return fig
 
 
@@ -250,6 +212,18 @@ def figure_slopes(sweeps):
     (lines; one line per panel and exponent, naming every sweep it predicts) on log-log axes."""
     if not isinstance(sweeps, dict) or not sweeps:
         raise TypeError("sweeps must be a non-empty dict {name: (grid, measured, predicted, slope)}")
+    if len(sweeps) > 4 or not any("JL" in str(name) for name in sweeps):
+        raise ValueError("sweeps must hold at most 4 sweeps, one of them named '... JL ...' (the right panel)")
+    checked = {}
+    for name, entry in sweeps.items():
+        if not isinstance(name, str) or not isinstance(entry, (tuple, list)) or len(entry) != 4:
+            raise TypeError(f"sweeps[{name!r}] must be a tuple (grid, measured, predicted, slope)")
+        grid, measured = _finite_1d(f"sweeps[{name!r}] grid", entry[0]), _finite_1d(f"sweeps[{name!r}] measured", entry[1])
+        if grid.size < 3 or measured.size != grid.size or np.any(grid <= 0) or np.any(measured <= 0):
+            raise ValueError(f"sweeps[{name!r}]: grid and measured must hold the same number (>= 3) of positive values")
+        checked[name] = (grid, measured, check_real(f"sweeps[{name!r}] predicted", entry[2]),
+                         check_real(f"sweeps[{name!r}] slope", entry[3]))
+    sweeps = checked
     fig, axes = new_figure(2, width=9.6, height=5.6)
     theory = {}                                            # (panel, exponent) -> (x, y, names): drawn once each
     styles = [("o", 11, "none"), ("s", 6, None), ("^", 7, None), ("v", 7, None)]
@@ -285,11 +259,50 @@ def figure_slopes(sweeps):
     return fig
 
 
+def _comparison_result(name, result) -> dict:
+    """A :func:`dpbook.comparisons.sparse_project.per_query_comparison` result, checked: the series drawn, each a
+    finite non-negative 1-D array over ``result["m"]`` (``"laplace"`` may be empty)."""
+    if not isinstance(result, dict):
+        raise TypeError(f"{name} must be a dict from per_query_comparison, got {type(result).__name__}")
+    missing = [k for k in ("m", "sparse_project", "gaussian", "laplace", "zero") if k not in result]
+    if missing:
+        raise ValueError(f"{name} lacks the series {missing}")
+    out = {k: _finite_1d(f"{name}[{k!r}]", result[k]) for k in ("m", "sparse_project", "gaussian", "zero")}
+    if np.any(out["m"] < 1) or any(v.size != out["m"].size for v in out.values()):
+        raise ValueError(f"{name}: every series must have one value per m (m >= 1)")
+    lap = np.asarray(result["laplace"])
+    out["laplace"] = lap if lap.size == 0 else _finite_1d(f"{name}['laplace']", lap)
+    if out["laplace"].size not in (0, out["m"].size):
+        raise ValueError(f"{name}['laplace'] must be empty or have one value per m")
+    return out
+
+
 def figure_per_query_comparison(left, right, *, titles=("", "")):
-    """Two :func:`per_query_comparison` results side by side (:func:`plot_per_query_comparison` on each)."""
-    if len(titles) != 2:
-        raise ValueError(f"titles must hold 2 strings, got {len(titles)}")
+    """Chapter 15, section 6: two :func:`dpbook.comparisons.sparse_project.per_query_comparison` results side by
+    side (log-log, legend below each)."""
+    left, right = _comparison_result("left", left), _comparison_result("right", right)
+    if isinstance(titles, str) or not hasattr(titles, "__len__") or len(titles) != 2 \
+            or not all(isinstance(t, str) for t in titles):
+        raise ValueError(f"titles must hold 2 strings, got {titles!r}")
     fig, axes = new_figure(2, width=9.6, height=6.0)
-    plot_per_query_comparison(axes[0], left, title=titles[0])
-    plot_per_query_comparison(axes[1], right, title=titles[1])
+    _plot_per_query_comparison(axes[0], left, title=titles[0])
+    _plot_per_query_comparison(axes[1], right, title=titles[1])
     return fig
+
+
+def _declare_examples():
+    """Valid calls of the figures for the bad-input sweep (:func:`dpbook.contract.example`)."""
+    from ..contract import example
+    grid = np.array([1.0, 2.0, 4.0])
+    result = {"m": np.array([10.0, 30.0]), "sparse_project": np.array([0.03, 0.04]),
+              "gaussian": np.array([0.003, 0.005]), "laplace": np.array([0.002, 0.006]),
+              "zero": np.array([0.02, 0.02]), "l2": np.array([1.0, 1.2]), "l1": np.array([1.0, 2.0])}
+    example(figure_accuracy, lambda: dict(total_max=np.array([0.03, 0.035]), noise_max=np.array([0.008, 0.009]),
+                                          jl_max=np.array([0.03]), practical_bound=1.8, rate=0.08,
+                                          gaussian_median=0.0035, zero_answer=0.14, noise_bound=0.018, m=500))
+    example(figure_slopes, lambda: dict(sweeps={"ε": (grid, 1 / grid, -1.0, -1.0),
+                                                "ℓ (JL part)": (grid * 128, grid ** -0.5, -0.5, -0.5)}))
+    example(figure_per_query_comparison, lambda: dict(left=result, right=result, titles=("a", "b")))
+
+
+_declare_examples()
