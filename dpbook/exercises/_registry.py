@@ -12,12 +12,15 @@ called on the answer's ``inputs`` and each output is compared the same way.  ``N
 """
 from __future__ import annotations
 
+import importlib
+import importlib.util
+import pathlib
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
 
-__all__ = ["Answer", "ANSWERS", "register", "check", "Verdict"]
+__all__ = ["Answer", "ANSWERS", "register", "check", "Verdict", "all_answers"]
 
 
 @dataclass(frozen=True)
@@ -92,10 +95,26 @@ def _compare(got, want, a: Answer) -> str:
     return "wrong"
 
 
+def _load(chapter: str) -> None:
+    """Import chapter ``chapter``'s answers module (``dpbook.exercises.chNN``), which registers its answers."""
+    name = f"{__package__}.ch{chapter}"
+    if importlib.util.find_spec(name) is not None:
+        importlib.import_module(name)
+
+
+def all_answers() -> dict[str, Answer]:
+    """Every chapter's registered answers (imports each chapter's answers module)."""
+    for path in sorted(pathlib.Path(__file__).parent.glob("ch[0-9][0-9].py")):
+        _load(path.stem[2:])
+    return ANSWERS
+
+
 def check(key: str, answer) -> Verdict:
     """Check ``answer`` for exercise ``key`` (``"NN.k"``); prints and returns the verdict (truthy when right)."""
     _check_key(key)
+    _load(key.split(".")[0])
     if key not in ANSWERS:
+        all_answers()
         raise ValueError(f"key ({key!r}) has no registered answer; registered: {', '.join(sorted(ANSWERS))}")
     a = ANSWERS[key]
     if answer is None:
@@ -142,6 +161,7 @@ def keys_of(chapter: str) -> list[str]:
         raise TypeError(f"chapter must be a two-digit string like '07', got {type(chapter).__name__}")
     if len(chapter) != 2 or not chapter.isdigit():
         raise ValueError(f"chapter ({chapter!r}) must be two digits, like '07'")
+    _load(chapter)
     return sorted((k for k in ANSWERS if k.startswith(chapter + ".")), key=lambda k: int(k.split(".")[1]))
 
 

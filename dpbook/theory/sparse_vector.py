@@ -22,7 +22,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import integrate
 
 from ..validation import EPSILON_EXP_MAX, check_scale, check_sensitivity, check_beta, check_delta, check_epsilon, check_int, check_real, check_real_array
 from .composition import advanced_composition
@@ -251,6 +250,7 @@ def first_k_bottom_probability(k, epsilon, shift=0.0, variant="correct") -> floa
     # break the line where the integrand bends: 0, shift, and where F_ν^k rises (r ≈ shift + b_ν ln k)
     knee = shift + b_nu * math.log(max(k, 1)) + 1.0
     cuts = sorted({min(0.0, shift), max(0.0, shift), max(knee, max(0.0, shift))})
+    from scipy import integrate          # imported here: a chapter that never integrates skips it
     pieces = [integrate.quad(integrand, -np.inf, cuts[0], epsabs=0, epsrel=1e-11, limit=200)[0]]
     pieces += [integrate.quad(integrand, a, b, epsabs=0, epsrel=1e-11, limit=200)[0]
                for a, b in zip(cuts[:-1], cuts[1:]) if b > a]
