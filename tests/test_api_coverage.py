@@ -50,7 +50,6 @@ EXEMPT_MODULES = {
         "composition",
         "exponential",
         "gaussian",
-        "graphs",
         "histogram",
         "idc",
         "intro",

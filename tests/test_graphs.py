@@ -424,14 +424,14 @@ def test_determinism():
 # --- widgets ------------------------------------------------------------------------------------------------------
 
 def test_explorers_are_pure_and_validate():
-    from dpbook.explorers.graphs import circle_layout, draw_graph, explore_online, explore_randomized_response
+    from dpbook.explorers.graphs import _circle_layout, explore_online, explore_randomized_response, figure_graph
     lines = lambda fig: [np.asarray(l.get_ydata(), dtype=float).tolist() for ax in fig.axes for l in ax.lines]
     heights = lambda fig: [p.get_height() for p in fig.axes[1].patches]     # axes 0: the graph and one release
     assert heights(explore_randomized_response(trials=10)) == heights(explore_randomized_response(trials=10))
     assert lines(explore_online(m=20)) == lines(explore_online(m=20))
-    assert np.allclose(np.linalg.norm(circle_layout(7), axis=1), 1.0)
-    fig, ax = plt.subplots()
-    draw_graph(ax, np.ones((4, 4)) - np.eye(4), highlight=[True, False, False, True])
+    assert np.allclose(np.linalg.norm(_circle_layout(7), axis=1), 1.0)
+    fig = figure_graph(np.ones((4, 4)) - np.eye(4), highlight=[True, False, False, True], title="K4")
+    assert len(fig.axes[0].collections[0].get_segments()) == 6           # the 6 edges of K4, one line each
     plt.close("all")
     for kw, name in [(dict(epsilon=0), "epsilon"), (dict(num_vertices=30), "num_vertices"),
                      (dict(density=2.0), "density"), (dict(beta=0.0), "beta")]:
@@ -441,8 +441,10 @@ def test_explorers_are_pure_and_validate():
                      (dict(density=0.0), "density")]:
         with pytest.raises(ValueError, match=name):
             explore_online(**kw)
-    with pytest.raises(ValueError, match="num_vertices"):
-        circle_layout(0)
+    for kw, name in [(dict(adjacency=np.ones((3, 4))), "adjacency"), (dict(adjacency=np.eye(1)), "adjacency"),
+                     (dict(adjacency=np.eye(4), highlight=[True, False]), "highlight")]:
+        with pytest.raises(ValueError, match=name):
+            figure_graph(**kw)
 
 
 def test_chapter_figures_draw_what_they_are_given_and_validate():
