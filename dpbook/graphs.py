@@ -50,6 +50,8 @@ __all__ = [
 ]
 
 MAX_EXACT_VERTICES = 20
+#: :func:`cut_norm_exact` enumerates a batch of matrices together while ``matrices × 2^V`` stays below this
+BATCH_ROWS = 1 << 17
 #: :class:`RankOneWorkload` keeps its ``m × N`` pair coefficients (for fast repeated answers) up to this many entries
 PAIR_MATRIX_LIMIT = 1 << 22
 
@@ -589,8 +591,26 @@ def cut_norm_exact(matrix, *, scale="uniform") -> CutNorm:
     if M.ndim == 2:
         value, S, T = _cut_norm_one(M, g)[0]
         return CutNorm(value, S, T, True)
-    out = [_cut_norm_one(Mi, g)[0] for Mi in M]
-    return CutNorm(np.array([o[0] for o in out]), np.stack([o[1] for o in out]), np.stack([o[2] for o in out]), True)
+    V = M.shape[-1]
+    per_block = max(1, BATCH_ROWS // (1 << V))                         # matrices enumerated together
+    if per_block == 1:
+        out = [_cut_norm_one(Mi, g)[0] for Mi in M]
+        return CutNorm(np.array([o[0] for o in out]), np.stack([o[1] for o in out]), np.stack([o[2] for o in out]),
+                       True)
+    S = _subset_masks(V, 1, 1 << V)                                     # every non-empty S, in code order
+    sizes = S.sum(axis=1).astype(np.int64)
+    values, best_S, best_T = [], [], []
+    for start in range(0, M.shape[0], per_block):
+        block = M[start:start + per_block]
+        R = S @ block                                                   # (matrices, 2^V - 1, V): e_Sᵀ M for all S
+        value = _best_T(R.reshape(-1, V), np.tile(sizes, block.shape[0]), g, masks=False).reshape(block.shape[0], -1)
+        j = value.argmax(axis=1)                                        # the first best S, as _cut_norm_one picks it
+        rows = np.arange(block.shape[0])
+        _, T = _best_T(R[rows, j], sizes[j], g)
+        values.append(value[rows, j])
+        best_S.append(S[j] > 0)
+        best_T.append(T)
+    return CutNorm(np.concatenate(values), np.concatenate(best_S), np.concatenate(best_T), True)
 
 
 def cut_norm_reference(matrix) -> float:
