@@ -663,12 +663,16 @@ def cut_norm_local_search(matrix, *, scale="uniform", starts=32, rng=None, max_r
     return CutNorm(best[0], best[1], best[2], False)
 
 
+#: up to this many vertices :func:`_svd_top` takes a dense SVD (LAPACK: well under a millisecond at 100 vertices)
+DENSE_SVD_VERTICES = 200
+
+
 def _svd_top(M, k):
-    """Top-``k`` singular triplets via ``scipy.sparse.linalg.svds`` (ARPACK, fixed start vector: deterministic);
-    a dense SVD when ``V`` is too small for ARPACK."""
+    """Top-``k`` singular triplets: a dense SVD up to :data:`DENSE_SVD_VERTICES` vertices, else
+    ``scipy.sparse.linalg.svds`` (ARPACK, fixed start vector: deterministic)."""
     V = M.shape[0]
     k = min(k, V - 1)
-    if V <= 3 or k < 1:
+    if V <= DENSE_SVD_VERTICES or k < 1:
         u, s, vt = np.linalg.svd(M)
         return u[:, :max(k, 1)], s[:max(k, 1)], vt[:max(k, 1)]
     v0 = np.random.default_rng(0).standard_normal(V)
