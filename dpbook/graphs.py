@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 import numpy as np
+import scipy.linalg
 import scipy.optimize
 import scipy.sparse.linalg
 
@@ -555,6 +556,23 @@ def _best_T(R, s_sizes, g, *, masks=True):
     return value, T
 
 
+#: multiply-adds per matrix product in :func:`_set_products`: OpenBLAS runs a product this small on one thread
+ONE_THREAD_PRODUCT = 1 << 18
+
+
+def _set_products(S, M) -> np.ndarray:
+    """``S @ M`` for many 0/1 rows ``S`` (``(k, V)``, or a batch of matrices ``M`` ``(t, V, V)``), in blocks of rows
+    small enough that each product stays on one BLAS thread: the threaded product of a few hundred sets costs
+    several times the CPU on a shared machine and saves no time.  Each row is the same product as in one call."""
+    V = S.shape[-1]
+    if M.ndim == 3:
+        return np.stack([_set_products(S, Mi) for Mi in M])
+    rows = max(1, ONE_THREAD_PRODUCT // (V * M.shape[1]))
+    if S.shape[0] <= rows:
+        return S @ M
+    return np.concatenate([S[i:i + rows] @ M for i in range(0, S.shape[0], rows)])
+
+
 def _subset_masks(V, start, stop) -> np.ndarray:
     codes = np.arange(start, stop, dtype=np.int64)
     return ((codes[:, None] >> np.arange(V)) & 1).astype(np.float64)
@@ -569,7 +587,7 @@ def _cut_norm_one(M, g, top=1):
     for start in range(1, 1 << V, chunk):
         S = _subset_masks(V, start, min(start + chunk, 1 << V))
         sizes = S.sum(axis=1).astype(np.int64)
-        value = _best_T(S @ M, sizes, g, masks=False)
+        value = _best_T(_set_products(S, M), sizes, g, masks=False)
         keep = np.argsort(-value, kind="stable")[:top]
         _, T = _best_T(S[keep] @ M, sizes[keep], g)                      # the masks of the kept rows only
         best += [(float(value[j]), S[j] > 0, T[i]) for i, j in enumerate(keep)]
@@ -602,7 +620,7 @@ def cut_norm_exact(matrix, *, scale="uniform") -> CutNorm:
     values, best_S, best_T = [], [], []
     for start in range(0, M.shape[0], per_block):
         block = M[start:start + per_block]
-        R = S @ block                                                   # (matrices, 2^V - 1, V): e_Sᵀ M for all S
+        R = _set_products(S, block)                         # (matrices, 2^V - 1, V): e_Sᵀ M for all S
         value = _best_T(R.reshape(-1, V), np.tile(sizes, block.shape[0]), g, masks=False).reshape(block.shape[0], -1)
         j = value.argmax(axis=1)                                        # the first best S, as _cut_norm_one picks it
         rows = np.arange(block.shape[0])
@@ -646,8 +664,8 @@ def cut_norm_local_search(matrix, *, scale="uniform", starts=32, rng=None, max_r
     best = (-np.inf, None, None)
     previous = np.full(S.shape[0], -np.inf)
     for _ in range(max_rounds):
-        vT, T = _best_T(S @ M, S.sum(axis=1).astype(np.int64), g)          # best R given S
-        vS, S_new = _best_T(T.astype(np.float64) @ M.T, T.sum(axis=1).astype(np.int64), g.T)   # best S given R
+        vT, T = _best_T(_set_products(S, M), S.sum(axis=1).astype(np.int64), g)   # best R given S
+        vS, S_new = _best_T(_set_products(T.astype(np.float64), M.T), T.sum(axis=1).astype(np.int64), g.T)
         j = int(np.argmax(vS))
         if vS[j] > best[0]:
             best = (float(vS[j]), S_new[j].copy(), T[j].copy())
@@ -663,17 +681,19 @@ def cut_norm_local_search(matrix, *, scale="uniform", starts=32, rng=None, max_r
     return CutNorm(best[0], best[1], best[2], False)
 
 
-#: up to this many vertices :func:`_svd_top` takes a dense SVD (LAPACK: well under a millisecond at 100 vertices)
+#: up to this many vertices :func:`_svd_top` takes a dense SVD (a few milliseconds at 100 vertices)
 DENSE_SVD_VERTICES = 200
 
 
 def _svd_top(M, k):
     """Top-``k`` singular triplets: a dense SVD up to :data:`DENSE_SVD_VERTICES` vertices, else
-    ``scipy.sparse.linalg.svds`` (ARPACK, fixed start vector: deterministic)."""
+    ``scipy.sparse.linalg.svds`` (ARPACK, fixed start vector: deterministic).  The dense one is LAPACK's ``gesvd``:
+    NumPy's default driver (``gesdd``) runs threaded BLAS from about 40 vertices on, at tens of times the CPU on a
+    shared machine."""
     V = M.shape[0]
     k = min(k, V - 1)
     if V <= DENSE_SVD_VERTICES or k < 1:
-        u, s, vt = np.linalg.svd(M)
+        u, s, vt = scipy.linalg.svd(M, lapack_driver="gesvd")
         return u[:, :max(k, 1)], s[:max(k, 1)], vt[:max(k, 1)]
     v0 = np.random.default_rng(0).standard_normal(V)
     u, s, vt = scipy.sparse.linalg.svds(M, k=k, v0=v0)
@@ -717,7 +737,7 @@ def spectral_cut(matrix, *, scale="normalized") -> CutNorm:
         raise ValueError("matrix must be one (V, V) matrix")
     g = _scale_table(scale, M.shape[0])
     S = _spectral_starts(M).astype(np.float64)
-    value, T = _best_T(S @ M, S.sum(axis=1).astype(np.int64), g)
+    value, T = _best_T(_set_products(S, M), S.sum(axis=1).astype(np.int64), g)
     j = int(np.argmax(value))
     return CutNorm(float(value[j]), S[j] > 0, T[j], False)
 
@@ -769,7 +789,7 @@ def _oracle(R, oracle, g, cuts_per_iter, rng):
         return [(v, S, T) for v, S, T in _cut_norm_one(R, g, top=cuts_per_iter)]
     if oracle == "spectral":
         S = _spectral_starts(R).astype(np.float64)
-        value, T = _best_T(S @ R, S.sum(axis=1).astype(np.int64), g)
+        value, T = _best_T(_set_products(S, R), S.sum(axis=1).astype(np.int64), g)
         keep = np.argsort(-value, kind="stable")[:cuts_per_iter]
         return [(float(value[j]), S[j] > 0, T[j]) for j in keep]
     res = cut_norm_local_search(R, scale=g, starts=16, rng=rng)
