@@ -299,7 +299,10 @@ class RankOneWorkload(Workload):
         return np.einsum("mtv,mv->tm", UA, self.W)
 
     def _counts_at(self, P, picks):
-        """Row ``t``'s count of its own query ``picks[t]``: ``u_{j}ᵀ A_t v_{j}``, one einsum for all rows."""
+        """Row ``t``'s count of its own query ``picks[t]``: ``u_{j}ᵀ A_t v_{j}``, one einsum for all rows (query by
+        query through the generic form when the rows' adjacency matrices would be large)."""
+        if P.shape[0] * self.num_vertices ** 2 > PAIR_MATRIX_LIMIT:
+            return super()._counts_at(P, picks)
         A = adjacency_from_weights(P, self.num_vertices)               # (trials, V, V)
         return np.einsum("tv,tvw,tw->t", self.U[picks], A, self.W[picks])
 
