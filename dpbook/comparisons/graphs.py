@@ -166,13 +166,3 @@ def same_results(fresh, stored, *, rtol=1e-9) -> bool:
         elif v != w:
             return False
     return True
-
-
-def _declare_examples():
-    from ..contract import example
-    example(online_cut_comparison, lambda: dict(density=0.5, num_vertices=8, m=20, alpha=0.2, c=2, trials=2, seed=1))
-    example(ic_cut_comparison, lambda: dict(epsilon=8.0, num_vertices=4, rounds=2, runs=2, seed=1))
-    example(same_results, lambda: dict(fresh={"a": [1.0, 2.0]}, stored={"a": [1.0, 2.0]}, rtol=1e-9))
-
-
-_declare_examples()
