@@ -23,12 +23,14 @@ normalised cut norm (IDC §6.2, Eq. (4)).
 """
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 import numpy as np
+import scipy.linalg
 import scipy.optimize
 import scipy.sparse.linalg
 
@@ -49,12 +51,24 @@ __all__ = [
 ]
 
 MAX_EXACT_VERTICES = 20
+#: :func:`cut_norm_exact` enumerates a batch of matrices together while ``matrices × 2^V`` stays below this
+BATCH_ROWS = 1 << 17
+#: :class:`RankOneWorkload` keeps its ``m × N`` pair coefficients (for fast repeated answers) up to this many entries
+PAIR_MATRIX_LIMIT = 1 << 22
 
 
 # =========================================================================== graphs as databases
 
 def _check_num_vertices(num_vertices) -> int:
     return check_int("num_vertices", num_vertices, low=2, high=5000)
+
+
+@functools.lru_cache(maxsize=64)
+def _triu(V: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.triu_indices(V, 1)``, computed once per ``V`` and frozen (the answers call it per query)."""
+    a, b = np.triu_indices(V, 1)
+    a.flags.writeable = b.flags.writeable = False
+    return a, b
 
 
 def edge_pairs(num_vertices) -> tuple[np.ndarray, np.ndarray]:
@@ -144,7 +158,7 @@ def adjacency_from_weights(weights, num_vertices) -> np.ndarray:
     N = V * (V - 1) // 2
     if w.shape[-1:] != (N,) or w.ndim not in (1, 2):
         raise ValueError(f"weights must have shape ({N},) or (trials, {N}) for {V} vertices, got {w.shape}")
-    u, v = np.triu_indices(V, 1)
+    u, v = _triu(V)
     A = np.zeros(w.shape[:-1] + (V, V))
     A[..., u, v] = w
     A[..., v, u] = w
@@ -248,6 +262,8 @@ class RankOneWorkload(Workload):
             raise ValueError("U and W need at least 2 vertices (columns)")
         self.N = self.num_vertices * (self.num_vertices - 1) // 2
         self.names = tuple(names) if names is not None else None
+        self._pairs = _triu(self.num_vertices)           # the edge universe, once
+        self._coefficients = None                                       # the m × N matrix, built on first use
 
     @staticmethod
     def _check_side(name, M):
@@ -262,11 +278,33 @@ class RankOneWorkload(Workload):
         return arr
 
     # ---- answers
+    def _pair_matrix(self):
+        """The ``m × N`` coefficients over the pairs, built once and frozen when they fit in
+        :data:`PAIR_MATRIX_LIMIT` entries (the same numbers as :meth:`matrix`); ``None`` otherwise.  Repeated
+        answering (an IDC asks every round, the LP every solve) is then one ``trials × N × m`` product."""
+        if self._coefficients is None and self.m * self.N <= PAIR_MATRIX_LIMIT:
+            a, b = self._pairs
+            C = self.U[:, a] * self.W[:, b] + self.U[:, b] * self.W[:, a]
+            C.flags.writeable = False
+            self._coefficients = C
+        return self._coefficients
+
     def _counts_many(self, P):
+        C = self._pair_matrix()
+        if C is not None:
+            return P @ C.T
         A = adjacency_from_weights(P, self.num_vertices)               # (trials, V, V)
         t, V = A.shape[0], self.num_vertices
         UA = (self.U @ A.transpose(1, 0, 2).reshape(V, t * V)).reshape(self.m, t, V)   # one GEMM for all trials
         return np.einsum("mtv,mv->tm", UA, self.W)
+
+    def _counts_at(self, P, picks):
+        """Row ``t``'s count of its own query ``picks[t]``: ``u_{j}ᵀ A_t v_{j}``, one einsum for all rows (query by
+        query through the generic form when the rows' adjacency matrices would be large)."""
+        if P.shape[0] * self.num_vertices ** 2 > PAIR_MATRIX_LIMIT:
+            return super()._counts_at(P, picks)
+        A = adjacency_from_weights(P, self.num_vertices)               # (trials, V, V)
+        return np.einsum("tv,tvw,tw->t", self.U[picks], A, self.W[picks])
 
     def _counts(self, x):
         return self._counts_many(x[None])[0]
@@ -281,7 +319,7 @@ class RankOneWorkload(Workload):
     # ---- one query over the universe (small V only)
     def query(self, i):
         i = self._check_i(i)
-        a, b = np.triu_indices(self.num_vertices, 1)
+        a, b = self._pairs
         u, w = self.U[i], self.W[i]
         return u[a] * w[b] + u[b] * w[a]
 
@@ -295,7 +333,10 @@ class RankOneWorkload(Workload):
         """``(min, max)`` of the coefficients ``u_i[a] v_i[b] + u_i[b] v_i[a]`` over queries and pairs: in ``[0, 1]``
         for disjoint ``S_i, R_i`` (cuts), up to 2 where they overlap (erratum IDC-E5).  Vectorised over blocks of
         queries (``O(m V²)``, the cost of answering once), never a Python loop over the queries."""
-        a, b = np.triu_indices(self.num_vertices, 1)
+        C = self._pair_matrix()
+        if C is not None:
+            return float(C.min()), float(C.max())
+        a, b = self._pairs
         block = max(1, (1 << 22) // max(self.N, 1))
         lo, hi = np.inf, -np.inf
         for start in range(0, self.m, block):
@@ -488,25 +529,51 @@ def _scale_table(scale, V) -> np.ndarray:
     return g
 
 
-def _best_T(R, s_sizes, g):
+def _best_T(R, s_sizes, g, *, masks=True):
     """For each row ``r`` of ``R`` (``r = e_Sᵀ M``, ``|S| = s``), the ``R`` maximising ``|Σ_{v∈R} r_v| / g[s, |R|]``:
-    for each size ``t`` the best ``R`` is the ``t`` largest (or smallest) entries.  Returns ``(value, R mask)``."""
+    for each size ``t`` the best ``R`` is the ``t`` largest (or smallest) entries.  Returns ``(value, R mask)``
+    (``masks=False``: the values only, for an enumeration that needs the mask of its best rows alone)."""
     k, V = R.shape
-    order = np.argsort(-R, axis=1, kind="stable")
-    Rs = np.take_along_axis(R, order, axis=1)
+    if masks:
+        order = np.argsort(-R, axis=1, kind="stable")
+        Rs = np.take_along_axis(R, order, axis=1)
+    else:
+        Rs = np.sort(R, axis=1)[:, ::-1]                                # the same values, no permutation kept
     top = np.cumsum(Rs, axis=1)                                         # sum of the t largest, t = 1..V
     bottom = -np.cumsum(Rs[:, ::-1], axis=1)                            # minus the sum of the t smallest
-    G = g[s_sizes[:, None], np.arange(1, V + 1)[None, :]]
-    vt, vb = top / G, bottom / G
+    if np.all(g == 1.0):                                                # the plain cut norm: no denominators
+        vt, vb = top, bottom
+    else:
+        G = g[s_sizes[:, None], np.arange(1, V + 1)[None, :]]
+        vt, vb = top / G, bottom / G
     it, ib = vt.argmax(axis=1), vb.argmax(axis=1)
     rows = np.arange(k)
     use_top = vt[rows, it] >= vb[rows, ib]
-    best_t = np.where(use_top, it, ib) + 1
     value = np.where(use_top, vt[rows, it], vb[rows, ib])
+    if not masks:
+        return value
+    best_t = np.where(use_top, it, ib) + 1
     ranks = np.empty_like(order)
     ranks[rows[:, None], order] = np.arange(V)[None, :]
     T = np.where(use_top[:, None], ranks < best_t[:, None], ranks >= V - best_t[:, None])
     return value, T
+
+
+#: multiply-adds per matrix product in :func:`_set_products`: OpenBLAS runs a product this small on one thread
+ONE_THREAD_PRODUCT = 1 << 18
+
+
+def _set_products(S, M) -> np.ndarray:
+    """``S @ M`` for many 0/1 rows ``S`` (``(k, V)``, or a batch of matrices ``M`` ``(t, V, V)``), in blocks of rows
+    small enough that each product stays on one BLAS thread: the threaded product of a few hundred sets costs
+    several times the CPU on a shared machine and saves no time.  Each row is the same product as in one call."""
+    V = S.shape[-1]
+    if M.ndim == 3:
+        return np.stack([_set_products(S, Mi) for Mi in M])
+    rows = max(1, ONE_THREAD_PRODUCT // (V * M.shape[1]))
+    if S.shape[0] <= rows:
+        return S @ M
+    return np.concatenate([S[i:i + rows] @ M for i in range(0, S.shape[0], rows)])
 
 
 def _subset_masks(V, start, stop) -> np.ndarray:
@@ -522,9 +589,11 @@ def _cut_norm_one(M, g, top=1):
     chunk = 1 << 15
     for start in range(1, 1 << V, chunk):
         S = _subset_masks(V, start, min(start + chunk, 1 << V))
-        value, T = _best_T(S @ M, S.sum(axis=1).astype(np.int64), g)
+        sizes = S.sum(axis=1).astype(np.int64)
+        value = _best_T(_set_products(S, M), sizes, g, masks=False)
         keep = np.argsort(-value, kind="stable")[:top]
-        best += [(float(value[j]), S[j] > 0, T[j]) for j in keep]
+        _, T = _best_T(S[keep] @ M, sizes[keep], g)                      # the masks of the kept rows only
+        best += [(float(value[j]), S[j] > 0, T[i]) for i, j in enumerate(keep)]
         best = sorted(best, key=lambda r: -r[0])[:top]
     return best
 
@@ -543,8 +612,26 @@ def cut_norm_exact(matrix, *, scale="uniform") -> CutNorm:
     if M.ndim == 2:
         value, S, T = _cut_norm_one(M, g)[0]
         return CutNorm(value, S, T, True)
-    out = [_cut_norm_one(Mi, g)[0] for Mi in M]
-    return CutNorm(np.array([o[0] for o in out]), np.stack([o[1] for o in out]), np.stack([o[2] for o in out]), True)
+    V = M.shape[-1]
+    per_block = max(1, BATCH_ROWS // (1 << V))                         # matrices enumerated together
+    if per_block == 1:
+        out = [_cut_norm_one(Mi, g)[0] for Mi in M]
+        return CutNorm(np.array([o[0] for o in out]), np.stack([o[1] for o in out]), np.stack([o[2] for o in out]),
+                       True)
+    S = _subset_masks(V, 1, 1 << V)                                     # every non-empty S, in code order
+    sizes = S.sum(axis=1).astype(np.int64)
+    values, best_S, best_T = [], [], []
+    for start in range(0, M.shape[0], per_block):
+        block = M[start:start + per_block]
+        R = _set_products(S, block)                         # (matrices, 2^V - 1, V): e_Sᵀ M for all S
+        value = _best_T(R.reshape(-1, V), np.tile(sizes, block.shape[0]), g, masks=False).reshape(block.shape[0], -1)
+        j = value.argmax(axis=1)                                        # the first best S, as _cut_norm_one picks it
+        rows = np.arange(block.shape[0])
+        _, T = _best_T(R[rows, j], sizes[j], g)
+        values.append(value[rows, j])
+        best_S.append(S[j] > 0)
+        best_T.append(T)
+    return CutNorm(np.concatenate(values), np.concatenate(best_S), np.concatenate(best_T), True)
 
 
 def cut_norm_reference(matrix) -> float:
@@ -580,26 +667,36 @@ def cut_norm_local_search(matrix, *, scale="uniform", starts=32, rng=None, max_r
     best = (-np.inf, None, None)
     previous = np.full(S.shape[0], -np.inf)
     for _ in range(max_rounds):
-        vT, T = _best_T(S @ M, S.sum(axis=1).astype(np.int64), g)          # best R given S
-        vS, S_new = _best_T(T.astype(np.float64) @ M.T, T.sum(axis=1).astype(np.int64), g.T)   # best S given R
+        vT, T = _best_T(_set_products(S, M), S.sum(axis=1).astype(np.int64), g)   # best R given S
+        vS, S_new = _best_T(_set_products(T.astype(np.float64), M.T), T.sum(axis=1).astype(np.int64), g.T)
         j = int(np.argmax(vS))
         if vS[j] > best[0]:
             best = (float(vS[j]), S_new[j].copy(), T[j].copy())
         improved = vS > previous * (1 + 1e-12) + 1e-12
-        previous = vS
         if not improved.any():
             break
-        S = S_new.astype(np.float64)
+        # a start whose best responses returned its own S is at a fixed point: every later round would repeat
+        # this one for it (same S, same T, same value, never an improvement), so it leaves the batch
+        moving = ~np.all(S_new == (S > 0), axis=1)
+        previous, S = vS[moving], S_new[moving].astype(np.float64)
+        if not S.shape[0]:
+            break
     return CutNorm(best[0], best[1], best[2], False)
 
 
+#: up to this many vertices :func:`_svd_top` takes a dense SVD (a few milliseconds at 100 vertices)
+DENSE_SVD_VERTICES = 200
+
+
 def _svd_top(M, k):
-    """Top-``k`` singular triplets via ``scipy.sparse.linalg.svds`` (ARPACK, fixed start vector: deterministic);
-    a dense SVD when ``V`` is too small for ARPACK."""
+    """Top-``k`` singular triplets: a dense SVD up to :data:`DENSE_SVD_VERTICES` vertices, else
+    ``scipy.sparse.linalg.svds`` (ARPACK, fixed start vector: deterministic).  The dense one is LAPACK's ``gesvd``:
+    NumPy's default driver (``gesdd``) runs threaded BLAS from about 40 vertices on, at tens of times the CPU on a
+    shared machine."""
     V = M.shape[0]
     k = min(k, V - 1)
-    if V <= 3 or k < 1:
-        u, s, vt = np.linalg.svd(M)
+    if V <= DENSE_SVD_VERTICES or k < 1:
+        u, s, vt = scipy.linalg.svd(M, lapack_driver="gesvd")
         return u[:, :max(k, 1)], s[:max(k, 1)], vt[:max(k, 1)]
     v0 = np.random.default_rng(0).standard_normal(V)
     u, s, vt = scipy.sparse.linalg.svds(M, k=k, v0=v0)
@@ -643,7 +740,7 @@ def spectral_cut(matrix, *, scale="normalized") -> CutNorm:
         raise ValueError("matrix must be one (V, V) matrix")
     g = _scale_table(scale, M.shape[0])
     S = _spectral_starts(M).astype(np.float64)
-    value, T = _best_T(S @ M, S.sum(axis=1).astype(np.int64), g)
+    value, T = _best_T(_set_products(S, M), S.sum(axis=1).astype(np.int64), g)
     j = int(np.argmax(value))
     return CutNorm(float(value[j]), S[j] > 0, T[j], False)
 
@@ -695,7 +792,7 @@ def _oracle(R, oracle, g, cuts_per_iter, rng):
         return [(v, S, T) for v, S, T in _cut_norm_one(R, g, top=cuts_per_iter)]
     if oracle == "spectral":
         S = _spectral_starts(R).astype(np.float64)
-        value, T = _best_T(S @ R, S.sum(axis=1).astype(np.int64), g)
+        value, T = _best_T(_set_products(S, R), S.sum(axis=1).astype(np.int64), g)
         keep = np.argsort(-value, kind="stable")[:cuts_per_iter]
         return [(float(value[j]), S[j] > 0, T[j]) for j in keep]
     res = cut_norm_local_search(R, scale=g, starts=16, rng=rng)

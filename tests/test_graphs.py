@@ -424,14 +424,14 @@ def test_determinism():
 # --- widgets ------------------------------------------------------------------------------------------------------
 
 def test_explorers_are_pure_and_validate():
-    from dpbook.explorers.graphs import circle_layout, draw_graph, explore_online, explore_randomized_response
+    from dpbook.explorers.graphs import _circle_layout, explore_online, explore_randomized_response, figure_graph
     lines = lambda fig: [np.asarray(l.get_ydata(), dtype=float).tolist() for ax in fig.axes for l in ax.lines]
     heights = lambda fig: [p.get_height() for p in fig.axes[1].patches]     # axes 0: the graph and one release
     assert heights(explore_randomized_response(trials=10)) == heights(explore_randomized_response(trials=10))
     assert lines(explore_online(m=20)) == lines(explore_online(m=20))
-    assert np.allclose(np.linalg.norm(circle_layout(7), axis=1), 1.0)
-    fig, ax = plt.subplots()
-    draw_graph(ax, np.ones((4, 4)) - np.eye(4), highlight=[True, False, False, True])
+    assert np.allclose(np.linalg.norm(_circle_layout(7), axis=1), 1.0)
+    fig = figure_graph(np.ones((4, 4)) - np.eye(4), highlight=[True, False, False, True], title="K4")
+    assert len(fig.axes[0].collections[0].get_segments()) == 6           # the 6 edges of K4, one line each
     plt.close("all")
     for kw, name in [(dict(epsilon=0), "epsilon"), (dict(num_vertices=30), "num_vertices"),
                      (dict(density=2.0), "density"), (dict(beta=0.0), "beta")]:
@@ -441,8 +441,10 @@ def test_explorers_are_pure_and_validate():
                      (dict(density=0.0), "density")]:
         with pytest.raises(ValueError, match=name):
             explore_online(**kw)
-    with pytest.raises(ValueError, match="num_vertices"):
-        circle_layout(0)
+    for kw, name in [(dict(adjacency=np.ones((3, 4))), "adjacency"), (dict(adjacency=np.eye(1)), "adjacency"),
+                     (dict(adjacency=np.eye(4), highlight=[True, False]), "highlight")]:
+        with pytest.raises(ValueError, match=name):
+            figure_graph(**kw)
 
 
 def test_chapter_figures_draw_what_they_are_given_and_validate():
@@ -666,3 +668,60 @@ def test_graph_figures_use_no_role_colour_for_vertices_and_black_for_the_true_gr
     assert [t.get_text() for t in fig.legends[0].get_texts()] == ["true edges", "released edges", "one side",
                                                                   "other vertices"]
     plt.close(fig)
+
+
+# --- the fast paths agree with the plain ones ----------------------------------------------------------------------
+
+def test_rank_one_answers_agree_on_every_path(monkeypatch):
+    """The cached pair matrix, the per-row einsum and the V × V products give the universe form's answers; the
+    cached matrix cannot be written."""
+    import dpbook.graphs as G
+    rng = np.random.default_rng(11)
+    W = RankOneWorkload(rng.random((30, 9)), rng.random((30, 9)))
+    P = rng.random((4, W.N))
+    Q = W.matrix()
+    picks = rng.integers(0, W.m, size=4)
+    fast, at = W.apply(P), W.counts_at(P, picks)
+    assert np.allclose(fast, P @ Q.T, rtol=1e-12) and np.allclose(at, np.einsum("tn,tn->t", P, Q[picks]), rtol=1e-12)
+    assert W.entry_range() == (float(Q.min()), float(Q.max()))
+    with pytest.raises(ValueError):
+        W._pair_matrix()[0, 0] = 5.0
+    monkeypatch.setattr(G, "PAIR_MATRIX_LIMIT", 10)                  # too large to keep: the V × V forms
+    W2 = RankOneWorkload(W.U, W.W)
+    assert W2._pair_matrix() is None
+    assert np.allclose(W2.apply(P), fast, rtol=1e-12) and np.allclose(W2.counts_at(P, picks), at, rtol=1e-12)
+    assert W2.entry_range() == W.entry_range()
+
+
+def test_batched_cut_norms_and_blocked_products_are_the_same_numbers(monkeypatch):
+    """cut_norm_exact on a batch (enumerated together, or in blocks) returns exactly the per-matrix values and sets,
+    ties included (a zero matrix: every cut ties); products in one-thread blocks equal the single product."""
+    import dpbook.graphs as G
+    rng = np.random.default_rng(12)
+    M = np.stack([_sym(rng, 7) for _ in range(9)])
+    M[0] = 0.0
+    for scale in ("uniform", "normalized"):
+        batch = cut_norm_exact(M, scale=scale)
+        one = [cut_norm_exact(Mi, scale=scale) for Mi in M]
+        assert np.array_equal(batch.value, [o.value for o in one])
+        assert np.array_equal(batch.S, [o.S for o in one]) and np.array_equal(batch.R, [o.R for o in one])
+        monkeypatch.setattr(G, "BATCH_ROWS", 300)                    # two matrices per block
+        blocked = cut_norm_exact(M, scale=scale)
+        assert np.array_equal(blocked.value, batch.value) and np.array_equal(blocked.S, batch.S)
+        monkeypatch.undo()
+    S = (rng.random((500, 7)) < 0.5).astype(float)
+    monkeypatch.setattr(G, "ONE_THREAD_PRODUCT", 49 * 64)             # blocks of 64 rows
+    assert np.allclose(G._set_products(S, M[1]), S @ M[1], rtol=1e-13)
+
+
+def test_local_search_reaches_the_exact_maximum_on_small_matrices():
+    """Starts at a fixed point leave the batch; the search still finds the exact cut norm on these small matrices
+    (a lower bound always: the value is a true cut's)."""
+    rng = np.random.default_rng(13)
+    for _ in range(10):
+        M = _sym(rng, 10)
+        ls, ex = cut_norm_local_search(M, rng=1), cut_norm_exact(M)
+        assert ls.value <= ex.value + 1e-12
+        assert ls.value == pytest.approx(float(np.abs(ls.S.astype(float) @ M @ ls.R.astype(float))))
+    assert np.mean([cut_norm_local_search(M := _sym(rng, 10), rng=2).value >= cut_norm_exact(M).value - 1e-9
+                    for _ in range(20)]) >= 0.9

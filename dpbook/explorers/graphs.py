@@ -13,15 +13,14 @@ from ..plots import (BOUND, EMPIRICAL, EXTRA, HISTOGRAM, TRUTH, UNIFORM, legend_
                      reference_curve, reference_line)
 from ._layout import fixed_figure
 from ..theory.graphs import gru_cut_error_bound, rr_cut_error_bound
-from ..validation import check_beta, check_epsilon, check_int, check_probability
+from ..validation import check_beta, check_epsilon, check_int, check_probability, check_real, check_real_array
 
-__all__ = ["circle_layout", "draw_graph", "explore_randomized_response", "explore_online", "figure_rr_cut_error",
-           "figure_lp", "figure_two_graphs", "figure_cut_norm_sandwich", "figure_online", "figure_ic"]
+__all__ = ["explore_randomized_response", "explore_online", "figure_graph", "figure_rr_cut_error", "figure_lp",
+           "figure_two_graphs", "figure_cut_norm_sandwich", "figure_online", "figure_ic"]
 
 
-def circle_layout(num_vertices) -> np.ndarray:
+def _circle_layout(V: int) -> np.ndarray:
     """Vertex positions on the unit circle, ``(V, 2)``, vertex 0 at the top, clockwise."""
-    V = check_int("num_vertices", num_vertices, low=1)
     angle = np.pi / 2 - 2 * np.pi * np.arange(V) / V
     return np.column_stack([np.cos(angle), np.sin(angle)])
 
@@ -30,18 +29,35 @@ def circle_layout(num_vertices) -> np.ndarray:
 HIGHLIGHT, VERTEX = EXTRA[3], EXTRA[4]
 
 
-def draw_graph(ax, adjacency, *, positions=None, color=TRUTH, title=None, highlight=None, lw=0.8, ls="-"):
-    """Draw the pairs with ``adjacency > 1/2`` as straight lines between vertices on a circle, by default in the
-    truth colour (a true graph; pass ``color`` for a released one); ``highlight``: a boolean mask of vertices drawn
-    in :data:`HIGHLIGHT` (olive), e.g. one side of a cut, the others in :data:`VERTEX`."""
-    A = np.asarray(adjacency, dtype=np.float64)
+def _adjacency(name, adjacency) -> np.ndarray:
+    """A square, finite ``(V, V)`` matrix with ``V >= 2`` (ValueError / TypeError naming ``name``)."""
+    A = check_real_array(name, adjacency)
+    if A.ndim != 2 or A.shape[0] != A.shape[1] or A.shape[0] < 2:
+        raise ValueError(f"{name} must be a square (V, V) adjacency matrix with V >= 2, got shape {A.shape}")
+    return A
+
+
+def _vertex_mask(highlight, V) -> np.ndarray | None:
+    """``highlight`` as a boolean mask over the ``V`` vertices (None stays None)."""
+    if highlight is None:
+        return None
+    mask = np.asarray(highlight)
+    if mask.dtype != bool or mask.shape != (V,):
+        raise ValueError(f"highlight must be a boolean mask over the {V} vertices, got {mask.dtype} {mask.shape}")
+    return mask
+
+
+def _draw_graph(ax, A, *, color=TRUTH, title=None, highlight=None, lw=0.8, ls="-"):
+    """Draw the pairs with ``A > 1/2`` (a validated square matrix) as straight lines between vertices on a circle,
+    by default in the truth colour (a true graph; pass ``color`` for a released one); ``highlight``: a boolean mask
+    of vertices drawn in :data:`HIGHLIGHT` (olive), e.g. one side of a cut, the others in :data:`VERTEX`."""
     V = A.shape[0]
-    pos = circle_layout(V) if positions is None else np.asarray(positions, dtype=np.float64)
+    pos = _circle_layout(V)
     u, v = np.nonzero(np.triu(A > 0.5, 1))
     from matplotlib.collections import LineCollection
     ax.add_collection(LineCollection(np.stack([pos[u], pos[v]], axis=1), colors=color, linewidths=lw, alpha=0.6,
                                      linestyles=ls))
-    colours = np.where(np.asarray(highlight, dtype=bool), HIGHLIGHT, VERTEX) if highlight is not None else VERTEX
+    colours = np.where(highlight, HIGHLIGHT, VERTEX) if highlight is not None else VERTEX
     ax.scatter(pos[:, 0], pos[:, 1], s=max(6, 400 / V), c=colours, zorder=3)
     ax.set_aspect("equal")
     ax.set_xlim(-1.15, 1.15)
@@ -73,9 +89,9 @@ def explore_randomized_response(epsilon=1.0, num_vertices=10, density=0.5, beta=
     fig, (graphs, ax) = fixed_figure(2, width=10, height=5.2, left=0.1, right=0.3, bottom=1.9, top=0.62, wspace=0.8,
                                      gridspec_kw=dict(width_ratios=(0.8, 1)))
     A, R = g.adjacency() > 0.5, adjacency_from_weights(noisy.weights[0], V) > 0.5
-    draw_graph(graphs, A & R, lw=1.2)
-    draw_graph(graphs, A & ~R, lw=1.2, ls=":")
-    draw_graph(graphs, R & ~A, color=HISTOGRAM, lw=1.2)
+    _draw_graph(graphs, A & R, lw=1.2)
+    _draw_graph(graphs, A & ~R, lw=1.2, ls=":")
+    _draw_graph(graphs, R & ~A, color=HISTOGRAM, lw=1.2)
     graphs.set_title(f"G({V}, {density:.3g}), {g.num_edges} edges,\nand one release (ε={epsilon:.3g})")
     from matplotlib.lines import Line2D
     graphs.legend([Line2D([], [], color=TRUTH), Line2D([], [], color=TRUTH, ls=":"), Line2D([], [], color=HISTOGRAM)],
@@ -143,6 +159,7 @@ def explore_online(epsilon=16.0, num_vertices=24, density=0.5, idc="both", *, al
     half = np.abs(W.counts(np.full(g.N, 0.5)) - true).max()
     reference_line(right, half, label=f"½ on every pair (ignores the data):\nmax over queries {half:.3g}")
     right.set_yscale("log")
+    right.minorticks_off()                               # decades only: fewer artists, a faster redraw
     right.set_ylim(bottom=0.7 * floor)
     right.set_xlabel("query")
     right.set_ylabel(f"|error| of each answer (edges, ≥ {floor:g})")
@@ -154,7 +171,7 @@ def explore_online(epsilon=16.0, num_vertices=24, density=0.5, idc="both", *, al
 # --------------------------------------------------------------------------- the chapter's figures
 
 def _positive_1d(name, values) -> np.ndarray:
-    arr = np.asarray(values, dtype=np.float64)
+    arr = check_real_array(name, values)
     if arr.ndim != 1 or arr.size == 0 or not np.all(np.isfinite(arr)) or np.any(arr < 0):
         raise ValueError(f"{name} must be a non-empty 1-D array of finite non-negative numbers")
     return arr
@@ -164,6 +181,15 @@ def _same_length(**arrays) -> None:
     sizes = {name: len(a) for name, a in arrays.items()}
     if len(set(sizes.values())) != 1:
         raise ValueError(f"{', '.join(sizes)} must have the same length, got {sizes}")
+
+
+def figure_graph(adjacency, *, highlight=None, title=None):
+    """Chapter 14, IDC §2: one graph on a circle (pairs with weight > 1/2, in the truth colour); ``highlight``: a
+    boolean vertex mask drawn olive (e.g. one side of a cut), the other vertices slate."""
+    A = _adjacency("adjacency", adjacency)
+    fig, ax = new_figure(1, width=5.2, height=4.6)
+    _draw_graph(ax, A, highlight=_vertex_mask(highlight, A.shape[0]), title=None if title is None else str(title))
+    return fig
 
 
 def figure_rr_cut_error(sizes_exact, q95_exact, sizes_heuristic, mean_heuristic, half, *, epsilon=1.0, beta=0.05):
@@ -200,7 +226,7 @@ def figure_lp(history, errors, *, trivial):
     """Chapter 14, IDC-Lem6.2: left, the cutting-plane LP's value ``z`` and the exact oracle's answer per iteration
     (``history``: ``(z, oracle value)`` pairs); right, the max error over all cuts of the noisy pairs, the synthetic
     graph and its rounding (``errors``: three numbers, edges) against ½ on every pair (``trivial``, grey dashed)."""
-    hist = np.asarray(history, dtype=np.float64)
+    hist = check_real_array("history", history)
     if hist.ndim != 2 or hist.shape[1] != 2 or hist.shape[0] == 0:
         raise ValueError(f"history must be a non-empty list of (LP value, oracle value) pairs, got shape {hist.shape}")
     errors = _positive_1d("errors", errors)
@@ -227,14 +253,15 @@ def figure_two_graphs(left, right, *, highlight=None, titles=("true graph", "rel
     """Two graphs on circles side by side (pairs with weight > 1/2), the left (the true graph) in black and the
     right in an extra colour; ``highlight``: a boolean vertex mask drawn olive on both (e.g. one side of a cut),
     named ``highlight_label`` in the one-line key below the panels."""
-    A, B = np.asarray(left, dtype=np.float64), np.asarray(right, dtype=np.float64)
-    if A.ndim != 2 or A.shape[0] != A.shape[1] or A.shape != B.shape:
-        raise ValueError(f"left {A.shape} and right {B.shape} must be square adjacency matrices of one size")
-    if len(titles) != 2:
-        raise ValueError(f"titles must hold 2 strings, got {len(titles)}")
+    A, B = _adjacency("left", left), _adjacency("right", right)
+    if A.shape != B.shape:
+        raise ValueError(f"left {A.shape} and right {B.shape} must be adjacency matrices of one size")
+    highlight = _vertex_mask(highlight, A.shape[0])
+    if isinstance(titles, str) or len(titles) != 2:
+        raise ValueError(f"titles must hold 2 strings, got {titles!r}")
     fig, axes = new_figure(2, width=9.0, height=4.9)
-    draw_graph(axes[0], A, highlight=highlight, title=titles[0])
-    draw_graph(axes[1], B, highlight=highlight, color=EXTRA[0], title=titles[1])
+    _draw_graph(axes[0], A, highlight=highlight, title=titles[0])
+    _draw_graph(axes[1], B, highlight=highlight, color=EXTRA[0], title=titles[1])
     from matplotlib.lines import Line2D
     key = [(Line2D([], [], color=TRUTH), "true edges"), (Line2D([], [], color=EXTRA[0]), "released edges")]
     if highlight is not None:
@@ -279,9 +306,14 @@ def figure_online(rows, *, num_pairs, epsilon, c, num_queries):
     ``fk``, ``B_mw``, ``B_mw_set``, ``B_fk``, ``priv`` (``{"MW"|"FK": (errors, updates, threshold)}``), ``rr``
     (``{epsilon: error}``) and ``half``."""
     import math
-    if not rows or not all(isinstance(r, dict) for r in rows):
+    if not isinstance(rows, (list, tuple)) or not rows or not all(isinstance(r, dict) for r in rows):
         raise TypeError("rows must be a non-empty list of dicts (one per graph)")
     N = check_int("num_pairs", num_pairs, low=2)
+    epsilon = check_epsilon(epsilon)
+    c = check_int("c", c, low=1)
+    num_queries = check_int("num_queries", num_queries, low=1)
+    if not all(isinstance(r.get("rr"), dict) and epsilon in r["rr"] for r in rows):
+        raise ValueError(f"epsilon ({epsilon!r}) must be a key of every row's 'rr' (randomized response at that ε)")
     E = np.array([r["n"] for r in rows], dtype=float)
     fig, (a1, a2) = new_figure(2, width=9.6, height=6.4)
     mw = np.array([r["mw"] for r in rows], dtype=float)             # log axis: zero updates drawn at 0.5, open
@@ -293,6 +325,7 @@ def figure_online(rows, *, num_pairs, epsilon, c, num_queries):
     a1.plot(E, [r["B_fk"] for r in rows], "--", color=BOUND, label="FK bound N/(|E|α²)")
     a1.axvline(N / (4 * math.log(N)), color=EXTRA[3], lw=1, label="FK bound < MW bound →")
     a1.set_yscale("log")
+    a1.minorticks_off()                                  # decades only: fewer artists, a faster draw
     a1.set_ylim(0.3, 3e4)
     a1.set_xlabel("|E|")
     a1.set_ylabel("updates until α-accurate")
@@ -303,6 +336,7 @@ def figure_online(rows, *, num_pairs, epsilon, c, num_queries):
     a2.plot(E, [r["rr"][epsilon] for r in rows], "^-", color=HISTOGRAM, label="randomized response (median)")
     reference_curve(a2, E, [r["half"] for r in rows], label="½ on every pair")
     a2.set_yscale("log")
+    a2.minorticks_off()
     a2.set_xlabel("|E|")
     a2.set_ylabel(f"max error over {num_queries} cuts (edges)")
     a2.set_title(f"private, ε = {epsilon:g}, δ = 0, c = {c}")
@@ -319,6 +353,7 @@ def figure_ic(epsilons, ic_median, rr_error, lp_error, uniform_error, ic_bound, 
                   lp_error=_positive_1d("lp_error", lp_error), ic_bound=_positive_1d("ic_bound", ic_bound))
     _same_length(epsilons=eps, **arrays)
     N = check_int("num_pairs", num_pairs, low=1)
+    uniform_error = check_real("uniform_error", uniform_error, low=0.0)
     fig, ax = new_figure(1, width=9.6, height=4.8)
     ax.plot(eps, arrays["ic_median"], "o-", color=EMPIRICAL, label="IC (MW), median")
     ax.plot(eps, arrays["rr_error"], "s--", color=HISTOGRAM, label="randomized response")
@@ -336,3 +371,33 @@ def figure_ic(epsilons, ic_median, rr_error, lp_error, uniform_error, ic_bound, 
     ax.set_title(title)
     legend_outside(ax)
     return fig
+
+
+# --------------------------------------------------------------------------- valid calls for the bad-input sweep
+
+def _example_online_rows():
+    priv = {"MW": (np.array([8.0, 9.0]), 0.0, 50.0), "FK": (np.array([20.0]), 1.0, 50.0)}
+    return [dict(n=n, mw=mw, fk=5, B_mw=100.0, B_mw_set=50.0, B_fk=80.0, rr={16.0: 3.0}, half=20.0, priv=priv)
+            for n, mw in ((40, 7), (80, 0))]
+
+
+def _declare_examples():
+    from ..contract import example
+    K4 = np.ones((4, 4)) - np.eye(4)
+    corners = np.array([True, False, False, True])
+    example(figure_graph, lambda: dict(adjacency=K4, highlight=corners, title="K4"))
+    example(figure_rr_cut_error, lambda: dict(sizes_exact=np.array([6.0, 8.0]), q95_exact=np.array([20.0, 30.0]),
+                                              sizes_heuristic=np.array([16.0]), mean_heuristic=np.array([70.0]),
+                                              half=np.array([4.0, 6.0, 25.0]), epsilon=1.0, beta=0.05))
+    example(figure_lp, lambda: dict(history=np.array([[0.0, 36.0], [19.0, 19.0]]), errors=np.array([27.3, 21.8, 24.0]),
+                                    trivial=66))
+    example(figure_two_graphs, lambda: dict(left=K4, right=np.zeros((4, 4)), highlight=corners))
+    example(figure_cut_norm_sandwich, lambda: dict(ratios={4: np.array([1.1, 1.2]), 6: np.array([1.3])},
+                                                   real={"a": (1.0, 2.0)}))
+    example(figure_online, lambda: dict(rows=_example_online_rows(), num_pairs=780, epsilon=16.0, c=8, num_queries=300))
+    example(figure_ic, lambda: dict(epsilons=np.array([1.0, 2.0]), ic_median=np.array([6.9, 6.8]),
+                                    rr_error=np.array([16.0, 12.0]), lp_error=np.array([12.0, 11.0]), uniform_error=6.86,
+                                    ic_bound=np.array([900.0, 450.0]), num_pairs=28))
+
+
+_declare_examples()
