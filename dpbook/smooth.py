@@ -84,13 +84,20 @@ def chebyshev_basis(points, t) -> np.ndarray:
     recurrence ``T_{m+1} = 2x T_m - T_{m-1}`` (SMOOTH-Def: ``T_m(x) = cos(m arccos x)``)."""
     x = check_points(points, d=1)[:, 0]
     t = check_int("t", t, low=1, high=_MAX_ENTRIES)
-    V = np.empty((t, x.size))          # row by row (contiguous writes), then one transposed copy: same values
+    return np.ascontiguousarray(_chebyshev_rows(x, t).T)   # one transposed copy of the rows: the same values
+
+
+def _chebyshev_rows(x, t) -> np.ndarray:
+    """``T_0(x), …, T_{t-1}(x)`` as the rows of a ``(t, n)`` array (contiguous writes; ``x`` already checked)."""
+    V = np.empty((t, x.size))
     V[0] = 1.0
     if t > 1:
         V[1] = x
+    two_x = 2.0 * x
     for m in range(2, t):
-        V[m] = 2.0 * x * V[m - 1] - V[m - 2]
-    return np.ascontiguousarray(V.T)
+        np.multiply(two_x, V[m - 1], out=V[m])
+        V[m] -= V[m - 2]
+    return V
 
 
 def chebyshev_moments(points, t) -> np.ndarray:
@@ -103,6 +110,10 @@ def chebyshev_moments(points, t) -> np.ndarray:
     t = _check_t(t, d)
     S = np.zeros((t ** (d - 1), t))
     rows = max(4096, _BLOCK_ENTRIES // t ** max(d - 1, 1))
+    if d == 1:                         # the sums of the basis' rows: no transposed copy, no product
+        for start in range(0, n, rows):
+            S[0] += _chebyshev_rows(X[start:start + rows, 0], t).sum(axis=1)
+        return S[0] / n
     for start in range(0, n, rows):
         block = X[start:start + rows]
         Vs = [chebyshev_basis(block[:, i], t) for i in range(d)]

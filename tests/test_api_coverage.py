@@ -59,7 +59,6 @@ EXEMPT_MODULES = {
         "projection",
         "randomized_response",
         "smalldb",
-        "smooth",
         "sparse_project",
         "sparse_vector",
     )},

@@ -569,8 +569,18 @@ def test_chapter_figures_draw_and_refuse_bad_input():
         figure_approximation([4], {"a": [1.0]}, {})
     with pytest.raises(TypeError, match="gammas"):
         figure_approximation(t, [], {})
-    with pytest.raises(ValueError, match="acc"):
+    with pytest.raises(ValueError, match="baseline"):
         figure_accuracy(acc, [0.1], [0.3, 0.3], n=100, epsilon=1.0)
+    with pytest.raises(ValueError, match="acc"):
+        figure_accuracy({(4, "a"): dict(err=np.zeros(3))}, [0.1], [0.3], n=100, epsilon=1.0)
+    with pytest.raises(ValueError, match="orders"):
+        figure_approximation(t, {"a": 1 / t}, {"b": 1})
+    with pytest.raises(ValueError, match="gammas"):
+        figure_approximation(t, {"a": [1.0, np.nan, 1.0, 1.0]}, {})
+    with pytest.raises(TypeError, match="sweeps"):
+        figure_regimes({"K=2": "not a sweep"})
+    with pytest.raises(ValueError, match="control"):
+        figure_per_query(cmp, {"n": ctrl["n"]})
     with pytest.raises(TypeError, match="cmp"):
         figure_per_query(None, ctrl)
     with pytest.raises(ValueError, match="t_sens"):

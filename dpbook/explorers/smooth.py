@@ -11,13 +11,14 @@ import functools
 import numpy as np
 from matplotlib.ticker import MaxNLocator
 
-from ..comparisons.smooth import PerQueryComparison, RegimeSweep
 from ..plots import (BASELINE, BOUND, CONTROL, EMPIRICAL, EXTRA, UNIFORM, legend_outside, new_figure)
 from ._layout import fixed_figure, log_minor_125
 from ..smooth import (QUERIES, answer_query, approximation_error, chebyshev_coefficients, make_query,
                       smooth_summary, synthetic_points, true_answer)
 from ..theory.smooth import (summary_degree, summary_noise_scale, weighted_laplace_quantile)
-from ..validation import check_beta, check_epsilon, check_int
+from ..contract import example
+from ..validation import check_beta, check_epsilon, check_int, check_real, check_real_array
+from ._inputs import series
 
 __all__ = ["figure_approximation", "figure_accuracy", "figure_regimes", "figure_per_query", "figure_sensitivity",
            "explore_smooth"]
@@ -87,6 +88,18 @@ def explore_smooth(d=1, K=2, n=10_000, epsilon=1.0, query="Gaussian bump", *, tr
 
 # --- the chapter's figures and its non-smooth control ----------------------------------------------------------
 
+def _values(name, value, size=None, *, positive=False) -> np.ndarray:
+    """``value`` as a 1-D float array of ``size`` (or one or more) finite, non-negative (``positive``: > 0) values;
+    ValueError / TypeError naming ``name``."""
+    arr = check_real_array(name, value)
+    if arr.ndim != 1 or arr.size < 1 or (size is not None and arr.size != size):
+        raise ValueError(f"{name} must be a 1-D array of {size if size is not None else 'one or more'} values, "
+                         f"got shape {arr.shape}")
+    if np.any(arr < 0) or (positive and np.any(arr == 0)):
+        raise ValueError(f"{name} ({arr.tolist()}) must be {'positive' if positive else 'non-negative'}")
+    return arr
+
+
 def _check_dict(name, value):
     if not isinstance(value, dict) or not value:
         raise TypeError(f"{name} ({type(value).__name__}) must be a non-empty dict")
@@ -97,10 +110,18 @@ def figure_approximation(t_grid, gammas, orders, *, fit_from=16):
     """SMOOTH-Thm3.2's picture: ``sup|f − p_t|`` against the degree bound ``t`` (log–log) for each query in
     ``gammas`` (name → errors over ``t_grid``), with the rate ``t^(-K)`` drawn from ``fit_from`` on for each name
     in ``orders`` (name → K).  Returns the figure."""
-    t_grid = np.asarray(t_grid, dtype=float)
-    if t_grid.ndim != 1 or t_grid.size < 2 or np.any(t_grid < 1):
+    t_grid = _values("t_grid", t_grid)
+    if t_grid.size < 2 or np.any(t_grid < 1):
         raise ValueError(f"t_grid ({t_grid!r}) must be a 1-D array of at least two degrees >= 1")
     _check_dict("gammas", gammas), _check_dict("orders", orders)
+    gammas = {name: _values(f"gammas[{name!r}]", g, t_grid.size) for name, g in gammas.items()}
+    for name, K in orders.items():
+        if name not in gammas:
+            raise ValueError(f"orders names {name!r}, which is not in gammas")
+        check_int(f"orders[{name!r}]", K, low=1, high=64)
+    fit_from = check_real("fit_from", fit_from, low=1.0)
+    if not np.any(t_grid >= fit_from):
+        raise ValueError(f"fit_from ({fit_from:g}) must be at most the largest degree ({t_grid.max():g})")
     fig, ax = new_figure(width=8.6, height=4.4)
     for (name, g), colour in zip(gammas.items(), [EMPIRICAL, *EXTRA]):
         ax.loglog(t_grid, np.maximum(g, 1e-16), "o-", color=colour, ms=4, label=name)
@@ -114,6 +135,7 @@ def figure_approximation(t_grid, gammas, orders, *, fit_from=16):
     ax.set(xlabel="degree bound t", ylabel="max error sup |f − p_t|", ylim=(1e-16, 3),
            title="smoothness sets the rate")
     legend_outside(ax)
+    log_minor_125(ax)
     return fig
 
 
@@ -122,10 +144,15 @@ def figure_accuracy(acc, baseline, guess, *, n, epsilon, beta=0.05):
     ``γ_f + λ_β``, per-query Laplace (``baseline``, one value per query) and the uniform guess (``guess``); one
     panel per degree ``t``.  ``acc`` maps ``(t, query name)`` to a dict with ``err`` (array) and ``bound``."""
     _check_dict("acc", acc)
+    n, epsilon, beta = check_int("n", n, low=1), check_epsilon(epsilon), check_beta(beta)
     ts = sorted({t for t, _ in acc})
     names = list(dict.fromkeys(nm for _, nm in acc))
-    if len(ts) > 2 or len(baseline) != len(names) or len(guess) != len(names):
-        raise ValueError(f"acc ({len(ts)} degrees) must hold at most 2 degrees; baseline and guess one value per query")
+    if len(ts) > 2:
+        raise ValueError(f"acc ({len(ts)} degrees) must hold at most 2 degrees")
+    baseline, guess = _values("baseline", baseline, len(names)), _values("guess", guess, len(names))
+    for key in ((t, nm) for t in ts for nm in names):
+        if key not in acc or not isinstance(acc[key], dict) or {"err", "bound"} - set(acc[key]):
+            raise ValueError(f"acc must hold a dict with 'err' and 'bound' for every (t, query) pair; {key} has none")
     fig, axes = new_figure(len(ts), width=9.6 if len(ts) == 2 else 7.2, height=5.0)
     axes = np.atleast_1d(axes)
     xs = np.arange(len(names))
@@ -150,7 +177,13 @@ def figure_regimes(sweeps, *, epsilon=1.0):
     uniform guess (grey) — each with the regime's marker and its name at the right end — and ``1/√n``."""
     from matplotlib.lines import Line2D
 
+    from ..comparisons.smooth import RegimeSweep
+
     _check_dict("sweeps", sweeps)
+    epsilon = check_epsilon(epsilon)
+    for name, r in sweeps.items():
+        if not isinstance(r, RegimeSweep) or r.baseline is None or r.uniform is None:
+            raise TypeError(f"sweeps[{name!r}] ({type(r).__name__}) must be a RegimeSweep with baseline and uniform")
     fig, ax = new_figure(width=9.4, height=4.6)
     for (name, r), colour, marker in zip(sweeps.items(), [EMPIRICAL, EXTRA[1], EXTRA[4]], "os^"):
         slope = r.theory()["accuracy"]
@@ -173,6 +206,7 @@ def figure_regimes(sweeps, *, epsilon=1.0):
            title=f"error vs n, d = 1, ε = {epsilon:g}")
     ax.legend(handles, labels, loc="upper left",
               bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)   # legend_outside's place, with the proxy entries
+    log_minor_125(ax)
     return fig
 
 
@@ -180,9 +214,17 @@ def figure_per_query(cmp, control, *, epsilon=1.0, n=50_000):
     """Two panels.  Left: :func:`compare_per_query`'s result (mean max error over ``m`` queries, summary against
     per-query Laplace at the exact and at the class sensitivity, and the uniform guess).  Right: :func:`box_control`'s
     result (the box against a kink at the same edge, per-query Laplace on the box, the uniform guess, ``1/√n``)."""
-    if not isinstance(cmp, PerQueryComparison):
-        raise TypeError(f"cmp ({type(cmp).__name__}) must be a PerQueryComparison")
+    from ..comparisons.smooth import PerQueryComparison      # here: the widget's import stays light
+
+    if not isinstance(cmp, PerQueryComparison) or cmp.baseline_bound is None:
+        raise TypeError(f"cmp ({type(cmp).__name__}) must be a PerQueryComparison with the class-bound baseline")
     _check_dict("control", control)
+    epsilon, n = check_epsilon(epsilon), check_int("n", n, low=1)
+    if {"n", "box", "kink", "baseline", "guess"} - set(control):
+        raise ValueError(f"control (keys {sorted(control)}) must hold n, box, kink, baseline and guess")
+    control = series("n", **{k: control[k] for k in ("n", "box", "kink", "baseline", "guess")})
+    if np.any(control["n"] < 1):
+        raise ValueError(f"control['n'] ({control['n'].tolist()}) must hold row counts >= 1")
     fig, (left, right) = new_figure(2, width=9.6, height=5.4)
     left.loglog(cmp.ms, cmp.summary, "o-", color=EMPIRICAL, label=f"one summary (t={cmp.t})")
     left.loglog(cmp.ms, cmp.baseline, "s-", color=BASELINE, label="per-query Laplace, exact Δ")
@@ -199,15 +241,17 @@ def figure_per_query(cmp, control, *, epsilon=1.0, n=50_000):
     right.set(xlabel="n (10% of rows at the edge)", ylabel="0.95-quantile of |error|", title="a box is not smooth")
     for ax in (left, right):
         legend_outside(ax, where="below")
+    log_minor_125(left, right)
     return fig
 
 
 def figure_sensitivity(t_sens, exact):
     """SMOOTH-E1's picture (``d = 1``): the exact L1 sensitivity of the ``t`` moments (``exact``, in units of
     ``1/n``) divided by ``t``, against the paper's assumption ``t/n`` and the corrected scale ``2(t−1)/n``."""
-    t_sens, exact = np.asarray(t_sens, dtype=float), np.asarray(exact, dtype=float)
-    if t_sens.ndim != 1 or t_sens.shape != exact.shape or t_sens.size < 2 or np.any(t_sens < 2):
-        raise ValueError(f"t_sens and exact must be 1-D, of equal length >= 2, with t >= 2 (got {t_sens!r})")
+    t_sens = _values("t_sens", t_sens)
+    exact = _values("exact", exact, t_sens.size, positive=True)
+    if t_sens.size < 2 or np.any(t_sens < 2):
+        raise ValueError(f"t_sens ({t_sens.tolist()}) must hold at least two degrees t >= 2")
     fig, ax = new_figure(width=8.6, height=4.2)
     ax.plot(t_sens, exact / t_sens, "o-", color=EMPIRICAL, label="exact sensitivity\n(computed)")
     ax.plot(t_sens, np.ones_like(t_sens), "-", color=CONTROL, label="paper's scale t/n")
@@ -219,3 +263,24 @@ def figure_sensitivity(t_sens, exact):
     ax.set(xlabel="t (d = 1)", ylabel="L1 sensitivity × n / t", title="the moments move more than t/n")
     legend_outside(ax)
     return fig
+
+
+def _example_sweep():
+    from ..comparisons.smooth import RegimeSweep
+    n = np.array([10, 100, 1000])
+    one = np.array([0.3, 0.1, 0.03])
+    return RegimeSweep(1, 2, n, np.array([2, 3, 5]), one, one, one, one, one, one, uniform=one * 3, baseline=one / 10)
+
+
+example(figure_approximation, lambda: dict(t_grid=np.array([4.0, 8.0, 16.0, 32.0]),
+                                           gammas={"kink, K=1": np.array([0.2, 0.1, 0.05, 0.025])},
+                                           orders={"kink, K=1": 1}, fit_from=8.0))
+example(figure_accuracy, lambda: dict(acc={(4, "a"): dict(err=np.linspace(0, 0.1, 20), bound=0.2)},
+                                      baseline=np.array([0.05]), guess=np.array([0.3]), n=100, epsilon=1.0,
+                                      beta=0.05))
+example(figure_regimes, lambda: dict(sweeps={"K=2": _example_sweep()}, epsilon=1.0))
+example(figure_per_query, lambda: dict(cmp=__import__("dpbook.comparisons.smooth", fromlist=["x"]).PerQueryComparison(
+    np.array([1, 3]), np.array([0.1, 0.1]), np.array([0.01, 0.3]), np.array([0.05, 1.0]), np.array([0.5, 0.6]), 4),
+    control=dict(n=np.array([1000, 8000]), box=np.array([0.09, 0.07]), kink=np.array([0.02, 0.007]),
+                 baseline=np.array([6e-3, 7e-4]), guess=np.array([0.066, 0.062])), epsilon=1.0, n=50_000))
+example(figure_sensitivity, lambda: dict(t_sens=np.array([2.0, 3.0, 10.0]), exact=np.array([2.0, 3.125, 11.58])))
