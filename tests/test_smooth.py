@@ -576,7 +576,7 @@ def test_chapter_figures_draw_and_refuse_bad_input():
     with pytest.raises(ValueError, match="orders"):
         figure_approximation(t, {"a": 1 / t}, {"b": 1})
     with pytest.raises(ValueError, match="gammas"):
-        figure_approximation(t, {"a": [1.0, np.nan, 1.0, 1.0]}, {})
+        figure_approximation(t, {"a": [1.0, np.nan, 1.0, 1.0]}, {"a": 1})
     with pytest.raises(TypeError, match="sweeps"):
         figure_regimes({"K=2": "not a sweep"})
     with pytest.raises(ValueError, match="control"):
