@@ -583,5 +583,7 @@ def test_chapter_figures_draw_and_refuse_bad_input():
         figure_per_query(cmp, {"n": ctrl["n"]})
     with pytest.raises(TypeError, match="cmp"):
         figure_per_query(None, ctrl)
-    with pytest.raises(ValueError, match="t_sens"):
+    with pytest.raises(ValueError, match="exact"):
         figure_sensitivity([2, 3], [1.0])
+    with pytest.raises(ValueError, match="t_sens"):
+        figure_sensitivity([1, 3], [1.0, 2.0])
