@@ -255,10 +255,14 @@ def _values(f, P, name="f") -> np.ndarray:
     return arr.astype(np.float64)
 
 
+@functools.lru_cache(maxsize=32)
 def _lobatto_grid(M, d):
+    """The ``(M+1)^d`` Chebyshev–Lobatto nodes (cached, read-only: every query of the same degree reuses them)."""
     x = np.cos(np.pi * np.arange(M + 1) / M)
     mesh = np.meshgrid(*([x] * d), indexing="ij")
-    return np.stack([g.ravel() for g in mesh], axis=1)
+    nodes = np.stack([g.ravel() for g in mesh], axis=1)
+    nodes.setflags(write=False)
+    return nodes
 
 
 def chebyshev_coefficients(fn, d, t, *, M=None) -> np.ndarray:
@@ -278,7 +282,7 @@ def chebyshev_coefficients(fn, d, t, *, M=None) -> np.ndarray:
         raise ValueError(f"M ({M}) must be >= t - 1 ({t - 1})")
     if (M + 1) ** d > _MAX_ENTRIES * 4:
         raise ValueError(f"M ({M}) gives (M+1)^d = {(M + 1) ** d} nodes; too many for d = {d}")
-    values = _values(f, _lobatto_grid(M, d)).reshape((M + 1,) * d)
+    values = _values(f, _lobatto_grid(M, d).copy()).reshape((M + 1,) * d)   # a copy: f may write to its input
     if not np.all(np.isfinite(values)):
         raise ValueError("f returned NaN or inf on the Chebyshev nodes")
     a = dctn(values, type=1) / M ** d
@@ -389,7 +393,7 @@ def _sup_errors(fn, d, ts, M, grid):
     g = {1: 2001, 2: 161}.get(d, 41) if grid is None else check_int("grid", grid, low=3, high=100_001)
     coefficients = [chebyshev_coefficients(f, d, t, M=M) for t in ts]
     x, pts = _tensor_grid(g, d)
-    values = _values(f, pts)
+    values = _values(f, pts.copy())                     # a copy: f may write to its input
     return [np.abs(values - _evaluate_on_grid(c, x)) for c in coefficients], pts
 
 
@@ -597,11 +601,15 @@ def make_query(name, d, K) -> SmoothQuery:
 
 # --- the baseline ------------------------------------------------------------------------------------------
 
-def _probe_points(d) -> np.ndarray:
+@functools.lru_cache(maxsize=8)
+def _probe_points(d) -> tuple[np.ndarray, np.ndarray]:
     """Public rows of ``[-1, 1]^d`` (no data): 1 row and 17 rows, on which a query's output shape is checked before
-    it sees the data."""
+    it sees the data (cached, read-only)."""
     x = np.linspace(-1.0, 1.0, 17)
-    return np.zeros((1, d)), np.stack([np.roll(x, 5 * j) for j in range(d)], axis=1)
+    probes = np.zeros((1, d)), np.stack([np.roll(x, 5 * j) for j in range(d)], axis=1)
+    for P in probes:
+        P.setflags(write=False)
+    return probes
 
 
 def _row_values(q, X, name) -> np.ndarray:
@@ -616,7 +624,7 @@ def _row_values(q, X, name) -> np.ndarray:
     n, d = X.shape
     if isinstance(q, SmoothQuery) and q.d != d:
         raise ValueError(f"{name} is a query on d ({q.d}) coordinates; points have d ({d}) columns")
-    for P in _probe_points(d):
+    for P in (P.copy() for P in _probe_points(d)):          # copies: q may write to its input
         _values(q, P, name)
     if isinstance(q, SmoothQuery) and getattr(q, "_row_local", False) is True:
         return _values(q, X, name)
