@@ -113,6 +113,17 @@ def test_approximation_error_over_several_degrees_and_worst_point():
         worst_point(kink_query(0.1, 1, 2), 1, 0)
 
 
+def test_approximation_error_over_degrees_evaluates_f_on_the_grid_once():
+    """The widget's γ(t) curve (explore_smooth) at d = 3: f on the 41^3 grid once, not once per degree."""
+    sizes = []
+
+    def f(X):
+        sizes.append(len(X))
+        return np.cos(X).prod(axis=1)
+    approximation_error(f, 3, [1, 2, 3, 4, 5])
+    assert sizes.count(41 ** 3) == 1 and len(sizes) == 6           # + the 5 interpolations on the Lobatto nodes
+
+
 def test_make_query_builds_the_chapter_queries_once():
     from dpbook.smooth import QUERIES, make_query
     for name in QUERIES:
