@@ -211,9 +211,10 @@ def figure_regimes(sweeps, *, epsilon=1.0):
 
 
 def figure_per_query(cmp, control, *, epsilon=1.0, n=50_000):
-    """Two panels.  Left: :func:`compare_per_query`'s result (mean max error over ``m`` queries, summary against
-    per-query Laplace at the exact and at the class sensitivity, and the uniform guess).  Right: :func:`box_control`'s
-    result (the box against a kink at the same edge, per-query Laplace on the box, the uniform guess, ``1/√n``)."""
+    """Two panels.  Left: the result of :func:`dpbook.comparisons.smooth.compare_per_query` (mean max error over
+    ``m`` queries, summary against per-query Laplace at the exact and at the class sensitivity, and the uniform
+    guess).  Right: that of :func:`dpbook.comparisons.smooth.box_control` (the box against a kink at the same edge,
+    per-query Laplace on the box, the uniform guess, ``1/√n``)."""
     from ..comparisons.smooth import PerQueryComparison      # here: the widget's import stays light
 
     if not isinstance(cmp, PerQueryComparison) or cmp.baseline_bound is None:
