@@ -14,7 +14,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..contract import example
 from ..noise import as_generator
 from ..smooth import (QUERIES, answer_query, box_query, chebyshev_coefficients, chebyshev_moments, cosine_query,
                       kink_query, make_query, per_query_laplace, smooth_summary, synthetic_points, true_answer,
@@ -152,8 +151,6 @@ def regime_sweep(d, K, ts, *, epsilon=1.0, beta=0.05, trials=1000, rng=None, que
     return RegimeSweep(d, K, cols[0].astype(np.int64), cols[1].astype(np.int64), *cols[2:])
 
 
-example(regime_sweep, lambda: dict(d=1, K=2, ts=np.array([3, 4]), epsilon=1.0, beta=0.05, trials=20, rng=0,
-                                   repeat=1))
 
 
 @dataclass(frozen=True)
@@ -214,8 +211,6 @@ def compare_per_query(ms, *, n=50_000, d=1, K=2, epsilon=1.0, trials=200, rng=No
                               np.array(unif), s.t)
 
 
-example(compare_per_query, lambda: dict(ms=np.array([1, 3]), n=500, d=1, K=2, epsilon=1.0, trials=10, rng=0,
-                                        grid=17))
 
 
 def box_control(ns, *, epsilon=1.0, tie=0.1, edge=-0.3, trials=300, rng=None):
@@ -241,6 +236,3 @@ def box_control(ns, *, epsilon=1.0, tie=0.1, edge=-0.3, trials=300, rng=None):
     out = {k: np.asarray(v, dtype=float) if k != "n" else v for k, v in out.items()}
     out["baseline"] = 2 * np.log(20) / (ns * epsilon)
     return out
-
-
-example(box_control, lambda: dict(ns=np.array([1000, 8000]), epsilon=1.0, tie=0.1, edge=-0.3, trials=20, rng=0))
