@@ -6,8 +6,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from benchmarks._timing import best_time, panel_time  # noqa: E402
-from dpbook.explorers.smooth import explore_smooth, make_query  # noqa: E402
-from dpbook.smooth import (answer_query, chebyshev_moments, chebyshev_moments_reference, smooth_summary,  # noqa: E402
+from dpbook.explorers.smooth import explore_smooth  # noqa: E402
+from dpbook.smooth import (answer_query, make_query, chebyshev_moments, chebyshev_moments_reference, smooth_summary,  # noqa: E402
                            synthetic_points)
 from dpbook.theory.smooth import summary_degree  # noqa: E402
 

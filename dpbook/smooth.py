@@ -27,13 +27,13 @@ from .noise import as_generator, laplace_noise
 from .release import Ledger, ReleaseRecord, Spend
 from .theory.smooth import jackson_multipliers, summary_degree, summary_noise_scale
 from .contract import example, mechanism_prologue
-from .validation import check_int, check_positive_real, check_real, check_real_array, check_trials
+from .validation import check_choice, check_int, check_positive_real, check_real, check_real_array, check_trials
 
 __all__ = ["SmoothQuery", "SmoothSummary", "check_points", "synthetic_points", "chebyshev_basis",
            "chebyshev_moments", "chebyshev_moments_reference", "smooth_summary", "chebyshev_coefficients",
-           "chebyshev_evaluate", "jackson_coefficients", "answer_query", "true_answer", "approximation_error", "smooth_norm",
+           "chebyshev_evaluate", "jackson_coefficients", "answer_query", "true_answer", "approximation_error", "worst_point", "smooth_norm",
            "smooth_query", "cosine_query", "gaussian_bump", "sigmoid_query", "polynomial_query", "kink_query",
-           "box_query", "per_query_laplace", "grid_nodes", "interpolated_l1_sensitivity", "uniform_answer", "summary_inputs"]
+           "box_query", "QUERIES", "make_query", "per_query_laplace", "grid_nodes", "interpolated_l1_sensitivity", "uniform_answer", "summary_inputs"]
 
 _MAX_D = 6              # d is a constant of the theory; t^d moments must fit in memory
 _MAX_ENTRIES = 2 ** 22  # t^d (and trials * t^d) cap: absurd sizes are refused, not allocated
@@ -84,13 +84,20 @@ def chebyshev_basis(points, t) -> np.ndarray:
     recurrence ``T_{m+1} = 2x T_m - T_{m-1}`` (SMOOTH-Def: ``T_m(x) = cos(m arccos x)``)."""
     x = check_points(points, d=1)[:, 0]
     t = check_int("t", t, low=1, high=_MAX_ENTRIES)
-    V = np.empty((t, x.size))          # row by row (contiguous writes), then one transposed copy: same values
+    return np.ascontiguousarray(_chebyshev_rows(x, t).T)   # one transposed copy of the rows: the same values
+
+
+def _chebyshev_rows(x, t) -> np.ndarray:
+    """``T_0(x), …, T_{t-1}(x)`` as the rows of a ``(t, n)`` array (contiguous writes; ``x`` already checked)."""
+    V = np.empty((t, x.size))
     V[0] = 1.0
     if t > 1:
         V[1] = x
+    two_x = 2.0 * x
     for m in range(2, t):
-        V[m] = 2.0 * x * V[m - 1] - V[m - 2]
-    return np.ascontiguousarray(V.T)
+        np.multiply(two_x, V[m - 1], out=V[m])
+        V[m] -= V[m - 2]
+    return V
 
 
 def chebyshev_moments(points, t) -> np.ndarray:
@@ -103,6 +110,10 @@ def chebyshev_moments(points, t) -> np.ndarray:
     t = _check_t(t, d)
     S = np.zeros((t ** (d - 1), t))
     rows = max(4096, _BLOCK_ENTRIES // t ** max(d - 1, 1))
+    if d == 1:                         # the sums of the basis' rows: no transposed copy, no product
+        for start in range(0, n, rows):
+            S[0] += _chebyshev_rows(X[start:start + rows, 0], t).sum(axis=1)
+        return S[0] / n
     for start in range(0, n, rows):
         block = X[start:start + rows]
         Vs = [chebyshev_basis(block[:, i], t) for i in range(d)]
@@ -244,10 +255,14 @@ def _values(f, P, name="f") -> np.ndarray:
     return arr.astype(np.float64)
 
 
+@functools.lru_cache(maxsize=32)
 def _lobatto_grid(M, d):
+    """The ``(M+1)^d`` Chebyshev–Lobatto nodes (cached, read-only: every query of the same degree reuses them)."""
     x = np.cos(np.pi * np.arange(M + 1) / M)
     mesh = np.meshgrid(*([x] * d), indexing="ij")
-    return np.stack([g.ravel() for g in mesh], axis=1)
+    nodes = np.stack([g.ravel() for g in mesh], axis=1)
+    nodes.setflags(write=False)
+    return nodes
 
 
 def chebyshev_coefficients(fn, d, t, *, M=None) -> np.ndarray:
@@ -267,7 +282,7 @@ def chebyshev_coefficients(fn, d, t, *, M=None) -> np.ndarray:
         raise ValueError(f"M ({M}) must be >= t - 1 ({t - 1})")
     if (M + 1) ** d > _MAX_ENTRIES * 4:
         raise ValueError(f"M ({M}) gives (M+1)^d = {(M + 1) ** d} nodes; too many for d = {d}")
-    values = _values(f, _lobatto_grid(M, d)).reshape((M + 1,) * d)
+    values = _values(f, _lobatto_grid(M, d).copy()).reshape((M + 1,) * d)   # a copy: f may write to its input
     if not np.all(np.isfinite(values)):
         raise ValueError("f returned NaN or inf on the Chebyshev nodes")
     a = dctn(values, type=1) / M ** d
@@ -350,16 +365,61 @@ def _legendre_grid(nodes, d):
     return P, W
 
 
-def approximation_error(fn, d, t, *, M=None, grid=None) -> float:
-    """``γ_f = sup |f - p_t|`` (SMOOTH-Thm3.2 part (1)) estimated on a tensor grid of ``[-1, 1]^d`` (default 2001, 161,
-    41 points per axis for d = 1, 2, >= 3; the grid contains the endpoints and 0).  Data-free."""
-    d = check_int("d", d, low=1, high=_MAX_D)
-    f = _fn(fn)
-    c = chebyshev_coefficients(f, d, t, M=M)
-    g = {1: 2001, 2: 161}.get(d, 41) if grid is None else check_int("grid", grid, low=3, high=100_001)
+@functools.lru_cache(maxsize=8)
+def _tensor_grid(g, d) -> tuple[np.ndarray, np.ndarray]:
+    """``(x, pts)``: ``g`` equispaced points of ``[-1, 1]`` and their tensor grid in ``[-1, 1]^d`` (``ij`` order);
+    cached, read-only."""
     x = np.linspace(-1.0, 1.0, g)
     pts = np.stack([m.ravel() for m in np.meshgrid(*([x] * d), indexing="ij")], axis=1)
-    return float(np.max(np.abs(_values(f, pts) - chebyshev_evaluate(c, pts))))
+    for arr in (x, pts):
+        arr.setflags(write=False)
+    return x, pts
+
+
+def _evaluate_on_grid(c, x) -> np.ndarray:
+    """:func:`chebyshev_evaluate` on the tensor grid ``x^d`` (raveled in ``ij`` order), one axis at a time: ``d``
+    products of size ``g t^d`` at most instead of ``g^d t^d`` (the same polynomial, summed in another order)."""
+    out = c
+    V = chebyshev_basis(x, c.shape[0])
+    for _ in range(c.ndim):                   # contracts the leading coefficient axis, appends a grid axis
+        out = np.tensordot(out, V, axes=([0], [1]))
+    return out.ravel()
+
+
+def _sup_errors(fn, d, ts, M, grid):
+    """``|f - p_t|`` on the grid for each ``t`` in ``ts`` (``f`` evaluated once), and the grid's points."""
+    d = check_int("d", d, low=1, high=_MAX_D)
+    f = _fn(fn)
+    g = {1: 2001, 2: 161}.get(d, 41) if grid is None else check_int("grid", grid, low=3, high=100_001)
+    coefficients = [chebyshev_coefficients(f, d, t, M=M) for t in ts]
+    x, pts = _tensor_grid(g, d)
+    values = _values(f, pts.copy())                     # a copy: f may write to its input
+    return [np.abs(values - _evaluate_on_grid(c, x)) for c in coefficients], pts
+
+
+def approximation_error(fn, d, t, *, M=None, grid=None):
+    """``γ_f = sup |f - p_t|`` (SMOOTH-Thm3.2 part (1)) estimated on a tensor grid of ``[-1, 1]^d`` (default 2001, 161,
+    41 points per axis for d = 1, 2, >= 3; the grid contains the endpoints and 0).  Data-free.
+
+    ``t`` is a degree bound (returns a float) or a 1-D sequence of them (returns an array of ``γ_f(t)``, with ``f``
+    evaluated on the grid once)."""
+    if isinstance(t, (list, tuple, range, np.ndarray)):
+        ts = np.asarray(t)
+        if ts.ndim != 1 or ts.size == 0 or ts.dtype.kind not in "iu":
+            raise ValueError(f"t ({t!r}) must be a degree bound or a non-empty 1-D sequence of integers")
+        errs, _ = _sup_errors(fn, d, [int(u) for u in ts], M, grid)
+        return np.array([float(np.max(e)) for e in errs])
+    errs, _ = _sup_errors(fn, d, [t], M, grid)
+    return float(np.max(errs[0]))
+
+
+def worst_point(fn, d, t, *, M=None, grid=None) -> tuple[float, np.ndarray]:
+    """``(γ, x*)``: :func:`approximation_error` ``γ_f = sup |f - p_t|`` on its grid and a grid point ``x*`` (shape
+    ``(d,)``) where it is attained: a data set whose rows sit at ``x*`` realises SMOOTH-Thm3.1's worst case for
+    ``f`` at degree ``t``.  Data-free."""
+    errs, pts = _sup_errors(fn, d, [t], M, grid)
+    i = int(np.argmax(errs[0]))
+    return float(errs[0][i]), pts[i].copy()
 
 
 # --- smooth query functions --------------------------------------------------------------------------------
@@ -400,7 +460,7 @@ def smooth_norm(fn, d, K, *, M=None) -> float:
     M = {1: 64, 2: 48}.get(d, 24) if M is None else check_int("M", M, low=2, high=512)
     a = _trim(chebyshev_coefficients(f, d, M + 1, M=M))
     g = {1: 801, 2: 81}.get(d, 25)
-    x = np.linspace(-1.0, 1.0, g)
+    V = chebyshev_basis(np.linspace(-1.0, 1.0, g), M + 1)     # T_j on the grid: the series by one product per axis
     best = 0.0
     from itertools import product
     for k in product(range(K + 1), repeat=d):
@@ -412,7 +472,7 @@ def smooth_norm(fn, d, K, *, M=None) -> float:
                 c = C.chebder(c, m=order, axis=axis)
         vals = c
         for _ in range(d):                      # contracts the leading coefficient axis, appends a grid axis
-            vals = C.chebval(x, vals, tensor=True)
+            vals = np.tensordot(vals, V[:, :vals.shape[0]], axes=([0], [1]))
         best = max(best, float(np.max(np.abs(vals))))
     return best
 
@@ -512,13 +572,44 @@ def box_query(lo, hi, d) -> SmoothQuery:
                        "sup |f| = 1"))
 
 
+#: the test queries of chapter 16 (:func:`make_query`), in the widget's order
+QUERIES = ("Gaussian bump", "sigmoid", "cosine", "kink", "box (non-smooth)")
+
+
+@functools.lru_cache(maxsize=64)
+def _chapter_query(name, d, K):
+    if name == "Gaussian bump":
+        return gaussian_bump(0.2, 0.5, d, K)
+    if name == "sigmoid":
+        return sigmoid_query(np.linspace(2.0, 1.0, d), 0.3, d, K)
+    if name == "cosine":
+        return cosine_query(np.linspace(2.0, 1.5, d), 0.4, d, K)
+    if name == "kink":
+        return kink_query(0.1, d, K)
+    return box_query(-0.3, 0.4, d)
+
+
+def make_query(name, d, K) -> SmoothQuery:
+    """One of chapter 16's test queries (:data:`QUERIES`) on ``[-1,1]^d``, ``d <= 3``, with ``||f||_K <= 1``:
+    a Gaussian bump (centre 0.2, width 0.5), a sigmoid, a product of cosines, a kink at 0.1 of order ``K``, or the
+    box ``[-0.3, 0.4]^d`` (``|f| <= 1``, not smooth).  The same ``(name, d, K)`` gives the same (immutable) query:
+    built once, then cached (the bump's and the sigmoid's norms are measured by :func:`smooth_norm`)."""
+    name = check_choice("name", name, QUERIES)
+    d, K = check_int("d", d, low=1, high=3), check_int("K", K, low=1, high=12)
+    return _chapter_query(name, d, K)
+
+
 # --- the baseline ------------------------------------------------------------------------------------------
 
-def _probe_points(d) -> np.ndarray:
+@functools.lru_cache(maxsize=8)
+def _probe_points(d) -> tuple[np.ndarray, np.ndarray]:
     """Public rows of ``[-1, 1]^d`` (no data): 1 row and 17 rows, on which a query's output shape is checked before
-    it sees the data."""
+    it sees the data (cached, read-only)."""
     x = np.linspace(-1.0, 1.0, 17)
-    return np.zeros((1, d)), np.stack([np.roll(x, 5 * j) for j in range(d)], axis=1)
+    probes = np.zeros((1, d)), np.stack([np.roll(x, 5 * j) for j in range(d)], axis=1)
+    for P in probes:
+        P.setflags(write=False)
+    return probes
 
 
 def _row_values(q, X, name) -> np.ndarray:
@@ -533,7 +624,7 @@ def _row_values(q, X, name) -> np.ndarray:
     n, d = X.shape
     if isinstance(q, SmoothQuery) and q.d != d:
         raise ValueError(f"{name} is a query on d ({q.d}) coordinates; points have d ({d}) columns")
-    for P in _probe_points(d):
+    for P in (P.copy() for P in _probe_points(d)):          # copies: q may write to its input
         _values(q, P, name)
     if isinstance(q, SmoothQuery) and getattr(q, "_row_local", False) is True:
         return _values(q, X, name)

@@ -53,7 +53,6 @@ EXEMPT_MODULES = {
         "laplace",
         "mwem",
         "randomized_response",
-        "smooth",
     )},
     "dpbook.plots": "figure helpers: no privacy or accuracy semantics, tested in tests/test_plots_widgets.py",
     "dpbook.widgets": "ipywidgets wrappers, tested in tests/test_plots_widgets.py",

@@ -90,6 +90,58 @@ def test_jackson_coefficients_same_rate_larger_constant(K):
     assert np.allclose(jackson_coefficients(lambda X: np.full(len(X), 0.7), 2, 5, K), np.pad([[0.7]], (0, 4)))
 
 
+def test_approximation_error_over_several_degrees_and_worst_point():
+    from dpbook.smooth import worst_point
+    for d, q in ((1, kink_query(0.1, 1, 2)), (2, gaussian_bump(0.2, 0.5, 2, 2)), (3, sigmoid_query(1.0, 0.3, 3, 2))):
+        ts = [1, 2, 3, 5]
+        gammas = approximation_error(q, d, ts)
+        assert gammas.shape == (4,) and np.allclose(gammas, [approximation_error(q, d, t) for t in ts], rtol=0, atol=1e-15)
+        # the definition on the grid's points, evaluated point by point
+        g = {1: 2001, 2: 161}.get(d, 41)
+        x = np.linspace(-1, 1, g)
+        pts = np.stack([m.ravel() for m in np.meshgrid(*([x] * d), indexing="ij")], axis=1)
+        direct = np.abs(q(pts) - chebyshev_evaluate(chebyshev_coefficients(q, d, 3), pts))
+        assert gammas[2] == pytest.approx(direct.max(), abs=1e-13)
+        gamma, x_star = worst_point(q, d, 3)
+        assert gamma == gammas[2] and x_star.shape == (d,)
+        assert abs(q(x_star[None])[0] - chebyshev_evaluate(chebyshev_coefficients(q, d, 3), x_star[None])[0]) \
+            == pytest.approx(gamma, abs=1e-13)
+    for bad, exc in (([], ValueError), ([1.5, 2], ValueError), (np.zeros((2, 2), int), ValueError)):
+        with pytest.raises(exc, match="t"):
+            approximation_error(kink_query(0.1, 1, 2), 1, bad)
+    with pytest.raises(ValueError, match="t"):
+        worst_point(kink_query(0.1, 1, 2), 1, 0)
+
+
+def test_approximation_error_over_degrees_evaluates_f_on_the_grid_once():
+    """The widget's γ(t) curve (explore_smooth) at d = 3: f on the 41^3 grid once, not once per degree."""
+    sizes = []
+
+    def f(X):
+        sizes.append(len(X))
+        return np.cos(X).prod(axis=1)
+    approximation_error(f, 3, [1, 2, 3, 4, 5])
+    assert sizes.count(41 ** 3) == 1 and len(sizes) == 6           # + the 5 interpolations on the Lobatto nodes
+
+
+def test_make_query_builds_the_chapter_queries_once():
+    from dpbook.smooth import QUERIES, make_query
+    for name in QUERIES:
+        for d in (1, 2, 3):
+            q = make_query(name, d, 2)
+            assert q.d == d and make_query(name, d, 2) is q          # cached: built once, immutable
+            assert np.all(np.abs(q(synthetic_points(50, d, rng=0))) <= q.B + 1e-12)
+    assert make_query("kink", 1, 3).K == 3 and make_query("box (non-smooth)", 1, 3).K == 0
+    with pytest.raises(ValueError, match="name"):
+        make_query("nope", 1, 2)
+    with pytest.raises(TypeError, match="name"):
+        make_query(3, 1, 2)
+    with pytest.raises(ValueError, match="d"):
+        make_query("kink", 4, 2)
+    with pytest.raises(ValueError, match="K"):
+        make_query("kink", 1, 0)
+
+
 def test_box_control_does_not_converge():
     q = box_query(-0.3, 0.4, 1)
     assert min(approximation_error(q, 1, t) for t in (8, 32, 128)) >= 0.4       # Gibbs: sup error never falls
@@ -410,7 +462,8 @@ def test_per_query_determinism(fn):
 # --- the widget and the chapter's experiments ---------------------------------------------------------------
 
 def test_explore_smooth_pure_and_valid():
-    from dpbook.explorers.smooth import QUERIES, explore_smooth
+    from dpbook.explorers.smooth import explore_smooth
+    from dpbook.smooth import QUERIES
     lines = lambda fig: [np.asarray(l.get_ydata(), float).tolist() for ax in fig.axes for l in ax.lines]
     assert lines(explore_smooth()) == lines(explore_smooth())
     for d, q in [(2, QUERIES[1]), (3, QUERIES[4])]:
@@ -420,13 +473,6 @@ def test_explore_smooth_pure_and_valid():
                      (dict(query="nope"), "query")]:
         with pytest.raises(ValueError, match=name):
             explore_smooth(**kw)
-
-
-def test_regime_sweep_recovers_the_approximation_exponent():
-    from dpbook.explorers.smooth import regime_sweep
-    r = regime_sweep(1, 2, [6, 8, 11, 16], trials=200, repeat=1)
-    assert list(r.t) == [6, 8, 11, 16] and list(r.n) == [6 ** 4, 8 ** 4, 11 ** 4, 16 ** 4]
-    assert abs(r.slopes()["gamma"] - r.theory()["accuracy"]) <= 0.1
 
 
 # --- the exact-sensitivity baseline and the uniform guess -----------------------------------------------------
@@ -490,16 +536,6 @@ def test_uniform_answer_is_the_mean_over_the_cube():
         uniform_answer(3.0, 1)
 
 
-def test_compare_per_query_crossover():
-    from dpbook.explorers.smooth import PerQueryComparison, compare_per_query
-    c = compare_per_query(np.array([1, 10, 100]), n=5_000, trials=30, grid=65)
-    assert list(c.ms) == [1, 10, 100]
-    assert c.baseline[0] < c.summary[0] and np.all(c.baseline <= c.baseline_bound * 1.5)
-    fake = PerQueryComparison(np.array([1, 3, 10]), np.array([2.0, 2.0, 2.0]), np.array([1.0, 3.0, 1.0]),
-                              np.ones(3), np.ones(3), 4)
-    assert fake.crossover() is None and fake.crossover(np.array([1.0, 3.0, 3.0])) == 3
-
-
 def test_per_query_laplace_grid_raw_values_refuses_bad_input():
     from dpbook.broken.smooth import per_query_laplace_grid_raw_values
     f = lambda Z: Z[:, 0]
@@ -525,8 +561,9 @@ def test_grid_nodes_is_the_product_grid_and_refuses_bad_sizes():
 
 
 def test_chapter_figures_draw_and_refuse_bad_input():
-    from dpbook.explorers.smooth import (PerQueryComparison, box_control, figure_accuracy, figure_approximation,
-                                         figure_per_query, figure_regimes, figure_sensitivity, regime_sweep)
+    from dpbook.comparisons.smooth import PerQueryComparison, box_control, regime_sweep
+    from dpbook.explorers.smooth import (figure_accuracy, figure_approximation, figure_per_query, figure_regimes,
+                                         figure_sensitivity)
     t = np.array([4, 8, 16, 32])
     fig = figure_approximation(t, {"kink, K=1": 1 / t, "box": np.ones(4)}, {"kink, K=1": 1})
     assert len(fig.axes[0].lines) == 3 and fig.get_size_inches()[0] <= 9.6
@@ -543,13 +580,21 @@ def test_chapter_figures_draw_and_refuse_bad_input():
         figure_approximation([4], {"a": [1.0]}, {})
     with pytest.raises(TypeError, match="gammas"):
         figure_approximation(t, [], {})
-    with pytest.raises(ValueError, match="acc"):
+    with pytest.raises(ValueError, match="baseline"):
         figure_accuracy(acc, [0.1], [0.3, 0.3], n=100, epsilon=1.0)
-    with pytest.raises(ValueError, match="ns"):
-        box_control(np.array([5]))
-    with pytest.raises(ValueError, match="tie"):
-        box_control(np.array([1000]), tie=1.5)
+    with pytest.raises(ValueError, match="acc"):
+        figure_accuracy({(4, "a"): dict(err=np.zeros(3))}, [0.1], [0.3], n=100, epsilon=1.0)
+    with pytest.raises(ValueError, match="orders"):
+        figure_approximation(t, {"a": 1 / t}, {"b": 1})
+    with pytest.raises(ValueError, match="gammas"):
+        figure_approximation(t, {"a": [1.0, np.nan, 1.0, 1.0]}, {"a": 1})
+    with pytest.raises(TypeError, match="sweeps"):
+        figure_regimes({"K=2": "not a sweep"})
+    with pytest.raises(ValueError, match="control"):
+        figure_per_query(cmp, {"n": ctrl["n"]})
     with pytest.raises(TypeError, match="cmp"):
         figure_per_query(None, ctrl)
-    with pytest.raises(ValueError, match="t_sens"):
+    with pytest.raises(ValueError, match="exact"):
         figure_sensitivity([2, 3], [1.0])
+    with pytest.raises(ValueError, match="t_sens"):
+        figure_sensitivity([1, 3], [1.0, 2.0])

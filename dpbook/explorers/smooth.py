@@ -1,196 +1,27 @@
-"""Chapter 16's experiments, figures and widget: smooth queries answered from one private Chebyshev summary
+"""Chapter 16's widget and figures: smooth queries answered from one private Chebyshev summary
 (SMOOTH-Alg1/Alg2, SMOOTH-Thm3.1, SMOOTH-Table1).
 
-* :func:`regime_sweep` — one row of SMOOTH-Table1 measured: error and run time against ``n = t^{2d+K}``.
-* :func:`compare_per_query` — the summary against per-query Laplace as the number of queries grows.
-* :func:`box_control` — the non-smooth control: a box with rows tied at its edge, against a kink.
-* ``figure_*`` — the chapter's figures, drawn from the results above.
 * :func:`explore_smooth` — the widget callback ``(d, K, n, ε, query) -> Figure``.
+* ``figure_*`` — the chapter's figures, drawn from the experiments of :mod:`dpbook.comparisons.smooth`.
 """
 from __future__ import annotations
 
 import functools
-import time
-from dataclasses import dataclass
 
 import numpy as np
 from matplotlib.ticker import MaxNLocator
 
 from ..plots import (BASELINE, BOUND, CONTROL, EMPIRICAL, EXTRA, UNIFORM, legend_outside, new_figure)
 from ._layout import fixed_figure, log_minor_125
-from ..smooth import (answer_query, approximation_error, box_query, chebyshev_coefficients, chebyshev_evaluate,
-                      chebyshev_moments, cosine_query, gaussian_bump, kink_query, per_query_laplace, sigmoid_query,
-                      smooth_summary, synthetic_points, true_answer, uniform_answer)
-from ..theory.smooth import (summary_degree, summary_noise_scale, table1_exponents, weighted_laplace_quantile)
-from ..validation import check_beta, check_epsilon, check_int
+from ..smooth import (QUERIES, answer_query, approximation_error, chebyshev_coefficients, make_query,
+                      smooth_summary, synthetic_points, true_answer)
+from ..theory.smooth import (summary_degree, summary_noise_scale, weighted_laplace_quantile)
+from ..contract import example
+from ..validation import check_beta, check_epsilon, check_int, check_real, check_real_array
+from ._inputs import series
 
-__all__ = ["QUERIES", "make_query", "worst_point", "RegimeSweep", "regime_sweep", "fit_slope", "compare_per_query",
-           "PerQueryComparison", "box_control", "figure_approximation", "figure_accuracy", "figure_regimes",
-           "figure_per_query", "figure_sensitivity", "explore_smooth"]
-
-QUERIES = ("Gaussian bump", "sigmoid", "cosine", "kink", "box (non-smooth)")
-
-
-def make_query(name, d, K):
-    """One of the chapter's test queries on ``[-1,1]^d`` with ``||f||_K <= 1`` (the box: ``|f| <= 1``, not smooth)."""
-    d, K = check_int("d", d, low=1, high=3), check_int("K", K, low=1, high=12)
-    if name == "Gaussian bump":
-        return gaussian_bump(0.2, 0.5, d, K)
-    if name == "sigmoid":
-        return sigmoid_query(np.linspace(2.0, 1.0, d), 0.3, d, K)
-    if name == "cosine":
-        return cosine_query(np.linspace(2.0, 1.5, d), 0.4, d, K)
-    if name == "kink":
-        return kink_query(0.1, d, K)
-    if name == "box (non-smooth)":
-        return box_query(-0.3, 0.4, d)
-    raise ValueError(f"query ({name!r}) must be one of {QUERIES}")
-
-
-def _grid(d):
-    g = np.linspace(-1.0, 1.0, {1: 2001, 2: 161}.get(d, 41))
-    return np.stack([m.ravel() for m in np.meshgrid(*([g] * d), indexing="ij")], axis=1)
-
-
-def worst_point(query, t):
-    """``(γ, x*)``: the approximation error ``sup |f - p_t|`` on the grid of :func:`dpbook.smooth.approximation_error`
-    and a point where it is attained (a data set sitting there realises the theorem's worst case)."""
-    pts = _grid(query.d)
-    err = np.abs(query(pts) - chebyshev_evaluate(chebyshev_coefficients(query, query.d, t), pts))
-    i = int(np.argmax(err))
-    return float(err[i]), pts[i]
-
-
-def fit_slope(x, y) -> float:
-    """Least-squares slope of ``log y`` against ``log x`` (the rate check: a measured rate is the slope of a log-log fit)."""
-    return float(np.polyfit(np.log(np.asarray(x, float)), np.log(np.asarray(y, float)), 1)[0])
-
-
-def _best_time(fn, repeat):
-    best = np.inf
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
-
-
-@dataclass(frozen=True)
-class RegimeSweep:
-    """One regime of SMOOTH-Table1 measured at ``n = t^{2d+K}`` (so ``t = floor(n^{1/(2d+K)})`` exactly).
-
-    ``worst``: the ``(1-β)``-quantile of the error on worst-case data (half the rows at the point where
-    ``|f - p_t|`` is largest); ``smooth``: the same on smooth synthetic data; ``gamma``: ``sup |f - p_t|``;
-    ``noise``: the ``(1-β)``-quantile of ``|sum_m c_m Z_m|`` alone; ``summary_time`` / ``query_time`` in seconds
-    (best of a few runs, on a shared machine)."""
-
-    d: int
-    K: int
-    n: np.ndarray
-    t: np.ndarray
-    worst: np.ndarray
-    smooth: np.ndarray
-    gamma: np.ndarray
-    noise: np.ndarray
-    summary_time: np.ndarray
-    query_time: np.ndarray
-    uniform: np.ndarray | None = None     # |uniform_answer - q_f(D)| on the worst-case data
-    baseline: np.ndarray | None = None    # (1-β)-quantile of per-query Laplace's error on this one query, exact Δ
-
-    def slopes(self, min_n_time=10_000) -> dict:
-        """Fitted exponents of ``n``; the time slopes use only ``n >= min_n_time`` (below it, overhead dominates)."""
-        big = self.n >= min_n_time
-        return dict(worst=fit_slope(self.n, self.worst), smooth=fit_slope(self.n, self.smooth),
-                    gamma=fit_slope(self.n, self.gamma), noise=fit_slope(self.n, self.noise),
-                    summary_time=fit_slope(self.n[big], self.summary_time[big]),
-                    query_time=fit_slope(self.n[big], self.query_time[big]))
-
-    def theory(self) -> dict:
-        return table1_exponents(self.d, self.K)
-
-
-def regime_sweep(d, K, ts, *, epsilon=1.0, beta=0.05, trials=1000, seed=2026, query="kink", repeat=3):
-    """Measure SMOOTH-Thm3.1 / SMOOTH-Table1 for one ``(d, K)`` at ``n = t^{2d+K}`` for each ``t`` in ``ts``."""
-    d, K = check_int("d", d, low=1, high=3), check_int("K", K, low=1, high=12)
-    epsilon, beta = check_epsilon(epsilon), check_beta(beta)
-    rng = np.random.default_rng(seed)
-    q = make_query(query, d, K)
-    rows = []
-    for t in ts:
-        n = t ** (2 * d + K)
-        gamma, x_star = worst_point(q, t)
-        X = synthetic_points(n, d, rng=rng)
-        X[: n // 2] = x_star                                         # worst-case data for this t
-        s = smooth_summary(X, epsilon=epsilon, K=K, trials=trials, rng=rng)
-        assert s.t == t
-        worst = np.quantile(np.abs(answer_query(s, q) - true_answer(X, q)), 1 - beta)
-        Y = synthetic_points(n, d, rng=rng)
-        s2 = smooth_summary(Y, epsilon=epsilon, K=K, trials=trials, rng=rng)
-        smooth = np.quantile(np.abs(answer_query(s2, q) - true_answer(Y, q)), 1 - beta)
-        c = chebyshev_coefficients(q, d, t)
-        Z = s2.moments - chebyshev_moments(Y, s2.t)                 # the noise: we hold the data (the release does not)
-        noise = np.quantile(np.abs(np.tensordot(Z, c, axes=d)), 1 - beta)
-        t_sum = _best_time(lambda: chebyshev_moments(X, t), repeat)
-        one = smooth_summary(X[:1], epsilon=epsilon, K=K, t=t, rng=rng)
-        t_query = _best_time(lambda: answer_query(one, q), 2 * repeat + 1)
-        unif = abs(uniform_answer(q, d) - true_answer(X, q))
-        # one query at ε: Lap(Δ/(nε)), Δ its exact range on the interpolation grid; |Lap(b)|'s quantile is b ln(1/β)
-        delta = float(np.ptp(np.clip(q(_grid(d)), -q.B, q.B)))   # its range on the grid: the interpolant's exact Δ
-        base = delta / (n * epsilon) * np.log(1 / beta)
-        rows.append((n, t, worst, smooth, gamma, noise, t_sum, t_query, unif, base))
-    cols = np.array(rows, dtype=float).T
-    return RegimeSweep(d, K, cols[0].astype(np.int64), cols[1].astype(np.int64), *cols[2:])
-
-
-@dataclass(frozen=True)
-class PerQueryComparison:
-    """:func:`compare_per_query`'s result, one entry per number of queries ``m``: mean over the trials of the max error over ``m``
-    queries of the summary, of per-query Laplace at the exact L1 sensitivity of the ``m`` queries (``baseline``) and
-    at the class bound ``2Bm/n`` (``baseline_bound``), and the max error of the data-independent answers
-    (``uniform``); ``t`` is the summary's degree."""
-
-    ms: np.ndarray
-    summary: np.ndarray
-    baseline: np.ndarray
-    baseline_bound: np.ndarray
-    uniform: np.ndarray
-    t: int
-
-    def crossover(self, baseline=None):
-        """The smallest ``m`` from which the summary's error is below ``baseline``'s at every larger ``m``
-        (default: the exact-sensitivity baseline); ``None`` if it never is."""
-        base = self.baseline if baseline is None else np.asarray(baseline)
-        wins = self.summary < base
-        for i in range(len(self.ms)):
-            if wins[i:].all():
-                return int(self.ms[i])
-        return None
-
-
-def compare_per_query(ms, *, n=50_000, d=1, K=2, epsilon=1.0, trials=200, seed=2026, grid=257):
-    """Mean over ``trials`` of the max error over ``m`` cosine queries (``C^K_1``), for each ``m`` in ``ms``: the one
-    summary (the same release answers every ``m``) against per-query Laplace on the same ``m`` queries at the same
-    ε and replace-one neighbours, calibrated to their exact L1 sensitivity (``per_query_laplace(..., grid=grid)``)
-    and to the class bound ``2Bm/n``, and the data-independent answers (:func:`dpbook.smooth.uniform_answer`).
-    Returns a :class:`PerQueryComparison`."""
-    grid = check_int("grid", grid, low=2, high=2049)
-    rng = np.random.default_rng(seed)
-    X = synthetic_points(n, d, rng=rng)
-    s = smooth_summary(X, epsilon=epsilon, K=K, trials=trials, rng=rng)
-    mmax = int(max(ms))
-    omegas, phases = rng.uniform(0.5, 3.0, (mmax, d)), rng.uniform(0, np.pi, (mmax, d))
-    queries = [cosine_query(omegas[j], phases[j], d, K) for j in range(mmax)]
-    exact = np.array([true_answer(X, q) for q in queries])          # cosines lie in [-1, 1] = [-B, B]: nothing clipped
-    err = np.abs(np.stack([answer_query(s, q) for q in queries], axis=1) - exact)              # (trials, mmax)
-    guess = np.abs(np.array([uniform_answer(q, d) for q in queries]) - exact)
-    ours, base, bound, unif = [], [], [], []
-    for m in ms:
-        ours.append(float(err[:, :m].max(axis=1).mean()))
-        for out, kw in ((base, dict(grid=grid)), (bound, {})):
-            r = per_query_laplace(X, queries[:m], epsilon=epsilon, trials=trials, rng=rng, **kw)
-            out.append(float(np.abs(r.answers - exact[:m]).max(axis=1).mean()))
-        unif.append(float(guess[:m].max()))
-    return PerQueryComparison(np.asarray(ms), np.array(ours), np.array(base), np.array(bound), np.array(unif), s.t)
+__all__ = ["figure_approximation", "figure_accuracy", "figure_regimes", "figure_per_query", "figure_sensitivity",
+           "explore_smooth"]
 
 
 @functools.lru_cache(typed=True, maxsize=64)
@@ -199,7 +30,7 @@ def _query_curves(query, d, K, tmax):
     coefficients (without the constant one) for ``u = 1..tmax``.  Cached per ``(query, d, K, tmax)``; read-only."""
     q = make_query(query, d, K)
     ts = range(1, tmax + 1)
-    gammas = np.array([approximation_error(q, d, u) for u in ts])
+    gammas = approximation_error(q, d, ts)                          # f evaluated on the grid once
     coefficients = tuple(chebyshev_coefficients(q, d, u).ravel()[1:] for u in ts)
     for a in (gammas, *coefficients):
         a.setflags(write=False)
@@ -257,33 +88,16 @@ def explore_smooth(d=1, K=2, n=10_000, epsilon=1.0, query="Gaussian bump", *, tr
 
 # --- the chapter's figures and its non-smooth control ----------------------------------------------------------
 
-def box_control(ns, *, epsilon=1.0, tie=0.1, edge=-0.3, trials=300, rng=None):
-    """The non-smooth control of SMOOTH-Thm3.1: for each ``n`` in ``ns`` (``n = t^3``, ``K = 1``), ``n`` seeded
-    synthetic rows of which a fraction ``tie`` sit exactly at ``edge``, the left edge of the box ``[edge, 0.4]``.
-    Returns a dict of arrays over ``ns``: ``box`` and ``kink`` (0.95-quantile over ``trials`` summaries of the error
-    on the box and on a kink with ``K = 1`` at the same edge), ``baseline`` (the 0.95-quantile of per-query
-    Laplace on the box alone, ``2 ln 20/(nε)``) and ``guess`` (the box's data-independent answer's error)."""
-    ns = np.asarray(ns)
-    if ns.ndim != 1 or ns.size == 0 or not np.issubdtype(ns.dtype, np.integer) or np.any(ns < 10):
-        raise ValueError(f"ns ({ns!r}) must be a non-empty 1-D array of integers >= 10")
-    epsilon, trials = check_epsilon(epsilon), check_int("trials", trials, low=1)
-    if not (isinstance(tie, (int, float)) and 0 < tie < 1):
-        raise ValueError(f"tie ({tie!r}) must be in (0, 1)")
-    if not (isinstance(edge, (int, float)) and -1 <= edge < 0.4):
-        raise ValueError(f"edge ({edge!r}) must be in [-1, 0.4)")
-    rng = np.random.default_rng(rng) if not isinstance(rng, np.random.Generator) else rng
-    box, kink = box_query(edge, 0.4, 1), kink_query(edge, 1, 1)
-    out = {"n": ns, "box": [], "kink": [], "guess": []}
-    for n in ns:
-        X = synthetic_points(int(n), 1, rng=rng)
-        X[: int(round(int(n) * tie))] = edge
-        s = smooth_summary(X, epsilon=epsilon, K=1, trials=trials, rng=rng)
-        for name, q in (("box", box), ("kink", kink)):
-            out[name].append(np.quantile(np.abs(answer_query(s, q) - true_answer(X, q)), 0.95))
-        out["guess"].append(abs(uniform_answer(box, 1) - true_answer(X, box)))
-    out = {k: np.asarray(v, dtype=float) if k != "n" else v for k, v in out.items()}
-    out["baseline"] = 2 * np.log(20) / (ns * epsilon)
-    return out
+def _values(name, value, size=None, *, positive=False) -> np.ndarray:
+    """``value`` as a 1-D float array of ``size`` (or one or more) finite, non-negative (``positive``: > 0) values;
+    ValueError / TypeError naming ``name``."""
+    arr = check_real_array(name, value)
+    if arr.ndim != 1 or arr.size < 1 or (size is not None and arr.size != size):
+        raise ValueError(f"{name} must be a 1-D array of {size if size is not None else 'one or more'} values, "
+                         f"got shape {arr.shape}")
+    if np.any(arr < 0) or (positive and np.any(arr == 0)):
+        raise ValueError(f"{name} ({arr.tolist()}) must be {'positive' if positive else 'non-negative'}")
+    return arr
 
 
 def _check_dict(name, value):
@@ -296,10 +110,18 @@ def figure_approximation(t_grid, gammas, orders, *, fit_from=16):
     """SMOOTH-Thm3.2's picture: ``sup|f − p_t|`` against the degree bound ``t`` (log–log) for each query in
     ``gammas`` (name → errors over ``t_grid``), with the rate ``t^(-K)`` drawn from ``fit_from`` on for each name
     in ``orders`` (name → K).  Returns the figure."""
-    t_grid = np.asarray(t_grid, dtype=float)
-    if t_grid.ndim != 1 or t_grid.size < 2 or np.any(t_grid < 1):
+    t_grid = _values("t_grid", t_grid)
+    if t_grid.size < 2 or np.any(t_grid < 1):
         raise ValueError(f"t_grid ({t_grid!r}) must be a 1-D array of at least two degrees >= 1")
     _check_dict("gammas", gammas), _check_dict("orders", orders)
+    gammas = {name: _values(f"gammas[{name!r}]", g, t_grid.size) for name, g in gammas.items()}
+    for name, K in orders.items():
+        if name not in gammas:
+            raise ValueError(f"orders names {name!r}, which is not in gammas")
+        check_int(f"orders[{name!r}]", K, low=1, high=64)
+    fit_from = check_real("fit_from", fit_from, low=1.0)
+    if not np.any(t_grid >= fit_from):
+        raise ValueError(f"fit_from ({fit_from:g}) must be at most the largest degree ({t_grid.max():g})")
     fig, ax = new_figure(width=8.6, height=4.4)
     for (name, g), colour in zip(gammas.items(), [EMPIRICAL, *EXTRA]):
         ax.loglog(t_grid, np.maximum(g, 1e-16), "o-", color=colour, ms=4, label=name)
@@ -313,6 +135,7 @@ def figure_approximation(t_grid, gammas, orders, *, fit_from=16):
     ax.set(xlabel="degree bound t", ylabel="max error sup |f − p_t|", ylim=(1e-16, 3),
            title="smoothness sets the rate")
     legend_outside(ax)
+    log_minor_125(ax)
     return fig
 
 
@@ -321,10 +144,15 @@ def figure_accuracy(acc, baseline, guess, *, n, epsilon, beta=0.05):
     ``γ_f + λ_β``, per-query Laplace (``baseline``, one value per query) and the uniform guess (``guess``); one
     panel per degree ``t``.  ``acc`` maps ``(t, query name)`` to a dict with ``err`` (array) and ``bound``."""
     _check_dict("acc", acc)
+    n, epsilon, beta = check_int("n", n, low=1), check_epsilon(epsilon), check_beta(beta)
     ts = sorted({t for t, _ in acc})
     names = list(dict.fromkeys(nm for _, nm in acc))
-    if len(ts) > 2 or len(baseline) != len(names) or len(guess) != len(names):
-        raise ValueError(f"acc ({len(ts)} degrees) must hold at most 2 degrees; baseline and guess one value per query")
+    if len(ts) > 2:
+        raise ValueError(f"acc ({len(ts)} degrees) must hold at most 2 degrees")
+    baseline, guess = _values("baseline", baseline, len(names)), _values("guess", guess, len(names))
+    for key in ((t, nm) for t in ts for nm in names):
+        if key not in acc or not isinstance(acc[key], dict) or {"err", "bound"} - set(acc[key]):
+            raise ValueError(f"acc must hold a dict with 'err' and 'bound' for every (t, query) pair; {key} has none")
     fig, axes = new_figure(len(ts), width=9.6 if len(ts) == 2 else 7.2, height=5.0)
     axes = np.atleast_1d(axes)
     xs = np.arange(len(names))
@@ -349,7 +177,13 @@ def figure_regimes(sweeps, *, epsilon=1.0):
     uniform guess (grey) — each with the regime's marker and its name at the right end — and ``1/√n``."""
     from matplotlib.lines import Line2D
 
+    from ..comparisons.smooth import RegimeSweep
+
     _check_dict("sweeps", sweeps)
+    epsilon = check_epsilon(epsilon)
+    for name, r in sweeps.items():
+        if not isinstance(r, RegimeSweep) or r.baseline is None or r.uniform is None:
+            raise TypeError(f"sweeps[{name!r}] ({type(r).__name__}) must be a RegimeSweep with baseline and uniform")
     fig, ax = new_figure(width=9.4, height=4.6)
     for (name, r), colour, marker in zip(sweeps.items(), [EMPIRICAL, EXTRA[1], EXTRA[4]], "os^"):
         slope = r.theory()["accuracy"]
@@ -372,16 +206,26 @@ def figure_regimes(sweeps, *, epsilon=1.0):
            title=f"error vs n, d = 1, ε = {epsilon:g}")
     ax.legend(handles, labels, loc="upper left",
               bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)   # legend_outside's place, with the proxy entries
+    log_minor_125(ax)
     return fig
 
 
 def figure_per_query(cmp, control, *, epsilon=1.0, n=50_000):
-    """Two panels.  Left: :func:`compare_per_query`'s result (mean max error over ``m`` queries, summary against
-    per-query Laplace at the exact and at the class sensitivity, and the uniform guess).  Right: :func:`box_control`'s
-    result (the box against a kink at the same edge, per-query Laplace on the box, the uniform guess, ``1/√n``)."""
-    if not isinstance(cmp, PerQueryComparison):
-        raise TypeError(f"cmp ({type(cmp).__name__}) must be a PerQueryComparison")
+    """Two panels.  Left: the result of :func:`dpbook.comparisons.smooth.compare_per_query` (mean max error over
+    ``m`` queries, summary against per-query Laplace at the exact and at the class sensitivity, and the uniform
+    guess).  Right: that of :func:`dpbook.comparisons.smooth.box_control` (the box against a kink at the same edge,
+    per-query Laplace on the box, the uniform guess, ``1/√n``)."""
+    from ..comparisons.smooth import PerQueryComparison      # here: the widget's import stays light
+
+    if not isinstance(cmp, PerQueryComparison) or cmp.baseline_bound is None:
+        raise TypeError(f"cmp ({type(cmp).__name__}) must be a PerQueryComparison with the class-bound baseline")
     _check_dict("control", control)
+    epsilon, n = check_epsilon(epsilon), check_int("n", n, low=1)
+    if {"n", "box", "kink", "baseline", "guess"} - set(control):
+        raise ValueError(f"control (keys {sorted(control)}) must hold n, box, kink, baseline and guess")
+    control = series("n", **{k: control[k] for k in ("n", "box", "kink", "baseline", "guess")})
+    if np.any(control["n"] < 1):
+        raise ValueError(f"control['n'] ({control['n'].tolist()}) must hold row counts >= 1")
     fig, (left, right) = new_figure(2, width=9.6, height=5.4)
     left.loglog(cmp.ms, cmp.summary, "o-", color=EMPIRICAL, label=f"one summary (t={cmp.t})")
     left.loglog(cmp.ms, cmp.baseline, "s-", color=BASELINE, label="per-query Laplace, exact Δ")
@@ -398,15 +242,17 @@ def figure_per_query(cmp, control, *, epsilon=1.0, n=50_000):
     right.set(xlabel="n (10% of rows at the edge)", ylabel="0.95-quantile of |error|", title="a box is not smooth")
     for ax in (left, right):
         legend_outside(ax, where="below")
+    log_minor_125(left, right)
     return fig
 
 
 def figure_sensitivity(t_sens, exact):
     """SMOOTH-E1's picture (``d = 1``): the exact L1 sensitivity of the ``t`` moments (``exact``, in units of
     ``1/n``) divided by ``t``, against the paper's assumption ``t/n`` and the corrected scale ``2(t−1)/n``."""
-    t_sens, exact = np.asarray(t_sens, dtype=float), np.asarray(exact, dtype=float)
-    if t_sens.ndim != 1 or t_sens.shape != exact.shape or t_sens.size < 2 or np.any(t_sens < 2):
-        raise ValueError(f"t_sens and exact must be 1-D, of equal length >= 2, with t >= 2 (got {t_sens!r})")
+    t_sens = _values("t_sens", t_sens)
+    exact = _values("exact", exact, t_sens.size, positive=True)
+    if t_sens.size < 2 or np.any(t_sens < 2):
+        raise ValueError(f"t_sens ({t_sens.tolist()}) must hold at least two degrees t >= 2")
     fig, ax = new_figure(width=8.6, height=4.2)
     ax.plot(t_sens, exact / t_sens, "o-", color=EMPIRICAL, label="exact sensitivity\n(computed)")
     ax.plot(t_sens, np.ones_like(t_sens), "-", color=CONTROL, label="paper's scale t/n")
@@ -418,3 +264,24 @@ def figure_sensitivity(t_sens, exact):
     ax.set(xlabel="t (d = 1)", ylabel="L1 sensitivity × n / t", title="the moments move more than t/n")
     legend_outside(ax)
     return fig
+
+
+def _example_sweep():
+    from ..comparisons.smooth import RegimeSweep
+    n = np.array([10, 100, 1000])
+    one = np.array([0.3, 0.1, 0.03])
+    return RegimeSweep(1, 2, n, np.array([2, 3, 5]), one, one, one, one, one, one, uniform=one * 3, baseline=one / 10)
+
+
+example(figure_approximation, lambda: dict(t_grid=np.array([4.0, 8.0, 16.0, 32.0]),
+                                           gammas={"kink, K=1": np.array([0.2, 0.1, 0.05, 0.025])},
+                                           orders={"kink, K=1": 1}, fit_from=8.0))
+example(figure_accuracy, lambda: dict(acc={(4, "a"): dict(err=np.linspace(0, 0.1, 20), bound=0.2)},
+                                      baseline=np.array([0.05]), guess=np.array([0.3]), n=100, epsilon=1.0,
+                                      beta=0.05))
+example(figure_regimes, lambda: dict(sweeps={"K=2": _example_sweep()}, epsilon=1.0))
+example(figure_per_query, lambda: dict(cmp=__import__("dpbook.comparisons.smooth", fromlist=["x"]).PerQueryComparison(
+    np.array([1, 3]), np.array([0.1, 0.1]), np.array([0.01, 0.3]), np.array([0.05, 1.0]), np.array([0.5, 0.6]), 4),
+    control=dict(n=np.array([1000, 8000]), box=np.array([0.09, 0.07]), kink=np.array([0.02, 0.007]),
+                 baseline=np.array([6e-3, 7e-4]), guess=np.array([0.066, 0.062])), epsilon=1.0, n=50_000))
+example(figure_sensitivity, lambda: dict(t_sens=np.array([2.0, 3.0, 10.0]), exact=np.array([2.0, 3.125, 11.58])))

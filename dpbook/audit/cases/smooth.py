@@ -28,7 +28,11 @@ def _smooth_min_sampler(fn, x, epsilon, t, J, chunk=500_000):
         for start in range(0, trials, chunk):
             size = min(chunk, trials - start)
             moments = fn(np.array([x]), epsilon=epsilon, K=1, t=t, trials=size, rng=rng).moments
-            out[start:start + size] = np.min(moments[:, J] - 1.0, axis=1)
+            low = out[start:start + size]
+            low[:] = moments[:, J[0]]
+            for j in J[1:]:                     # column by column: min_m(o_m) - 1 = min_m(o_m - 1) exactly
+                np.minimum(low, moments[:, j], out=low)
+            low -= 1.0
         return out
     return sample
 

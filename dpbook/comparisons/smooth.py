@@ -1,0 +1,238 @@
+"""Chapter 16's experiments: one private Chebyshev summary (SMOOTH-Alg1/Alg2) measured against SMOOTH-Thm3.1 and
+SMOOTH-Table1, against per-query Laplace as the number of queries grows, and on a non-smooth control (see the
+package docstring for what a comparison is: seeded by ``rng``, inputs validated, error summaries only).
+
+* :func:`regime_sweep` — one row of SMOOTH-Table1 measured: error and run time against ``n = t^{2d+K}``.
+* :func:`compare_per_query` — the summary against per-query Laplace as the number of queries ``m`` grows.
+* :func:`box_control` — the non-smooth control: a box with rows tied at its edge, against a kink.
+* :func:`fit_slope` — the rate check: the slope of a log–log least-squares fit.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..noise import as_generator
+from ..smooth import (QUERIES, answer_query, box_query, chebyshev_coefficients, chebyshev_moments, cosine_query,
+                      kink_query, make_query, per_query_laplace, smooth_summary, synthetic_points, true_answer,
+                      uniform_answer, worst_point)
+from ..theory.smooth import table1_exponents
+from ..validation import as_array, check_beta, check_choice, check_epsilon, check_int, check_real, real_dtype
+
+__all__ = ["fit_slope", "RegimeSweep", "regime_sweep", "PerQueryComparison", "compare_per_query", "box_control"]
+
+
+def _integers(name, values, *, low, high) -> np.ndarray:
+    """``values`` as a non-empty 1-D int64 array of whole numbers in ``[low, high]`` (ValueError / TypeError naming
+    ``name``)."""
+    arr = as_array(name, values)
+    if not real_dtype(arr.dtype):
+        raise TypeError(f"{name} must be an array of integers, got dtype {arr.dtype}")
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D array of integers, got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
+        raise ValueError(f"{name} ({arr.tolist()}) must hold whole numbers")
+    if np.any(arr < low) or np.any(arr > high):
+        raise ValueError(f"{name} ({arr.tolist()}) must hold integers in [{low}, {high}]")
+    return arr.astype(np.int64)
+
+
+def _positive(name, values) -> np.ndarray:
+    arr = as_array(name, values)
+    if not real_dtype(arr.dtype):
+        raise TypeError(f"{name} must be an array of real numbers, got dtype {arr.dtype}")
+    arr = arr.astype(float)
+    if arr.ndim != 1 or arr.size < 2:
+        raise ValueError(f"{name} must be a 1-D array of at least two values, got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)) or np.any(arr <= 0):
+        raise ValueError(f"{name} must hold finite positive values (a log-log fit)")
+    return arr
+
+
+def fit_slope(x, y) -> float:
+    """Least-squares slope of ``log y`` against ``log x`` (the rate check: a measured rate is the slope of a log-log
+    fit).  ``x`` and ``y``: 1-D arrays of at least two finite positive values, of equal length, ``x`` not constant."""
+    x, y = _positive("x", x), _positive("y", y)
+    if x.size != y.size:
+        raise ValueError(f"x has {x.size} values and y has {y.size}: they must have the same length")
+    if np.ptp(np.log(x)) == 0:
+        raise ValueError(f"x ({x.tolist()}) must not be constant")
+    return float(np.polyfit(np.log(x), np.log(y), 1)[0])
+
+
+def _best_time(fn, repeat):
+    best = np.inf
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def _grid(d):
+    g = np.linspace(-1.0, 1.0, {1: 2001, 2: 161}.get(d, 41))
+    return np.stack([m.ravel() for m in np.meshgrid(*([g] * d), indexing="ij")], axis=1)
+
+
+@dataclass(frozen=True)
+class RegimeSweep:
+    """One regime of SMOOTH-Table1 measured at ``n = t^{2d+K}`` (so ``t = floor(n^{1/(2d+K)})`` exactly).
+
+    ``worst``: the ``(1-β)``-quantile of the error on worst-case data (half the rows at the point where
+    ``|f - p_t|`` is largest); ``smooth``: the same on smooth synthetic data; ``gamma``: ``sup |f - p_t|``;
+    ``noise``: the ``(1-β)``-quantile of ``|sum_m c_m Z_m|`` alone; ``summary_time`` / ``query_time`` in seconds
+    (best of a few runs, on a shared machine)."""
+
+    d: int
+    K: int
+    n: np.ndarray
+    t: np.ndarray
+    worst: np.ndarray
+    smooth: np.ndarray
+    gamma: np.ndarray
+    noise: np.ndarray
+    summary_time: np.ndarray
+    query_time: np.ndarray
+    uniform: np.ndarray | None = None     # |uniform_answer - q_f(D)| on the worst-case data
+    baseline: np.ndarray | None = None    # (1-β)-quantile of per-query Laplace's error on this one query, exact Δ
+
+    def slopes(self, min_n_time=10_000) -> dict:
+        """Fitted exponents of ``n``; the time slopes use only ``n >= min_n_time`` (below it, overhead dominates)."""
+        big = self.n >= check_int("min_n_time", min_n_time, low=1)
+        return dict(worst=fit_slope(self.n, self.worst), smooth=fit_slope(self.n, self.smooth),
+                    gamma=fit_slope(self.n, self.gamma), noise=fit_slope(self.n, self.noise),
+                    summary_time=fit_slope(self.n[big], self.summary_time[big]),
+                    query_time=fit_slope(self.n[big], self.query_time[big]))
+
+    def theory(self) -> dict:
+        return table1_exponents(self.d, self.K)
+
+
+def regime_sweep(d, K, ts, *, epsilon=1.0, beta=0.05, trials=1000, rng=None, query="kink", repeat=3):
+    """Measure SMOOTH-Thm3.1 / SMOOTH-Table1 for one ``(d, K)`` at ``n = t^{2d+K}`` for each ``t`` in ``ts``
+    (integers >= 2, ``n <= 2·10^6``), ``trials`` summaries each, at ε and replace-one neighbours; ``query`` one of
+    :data:`dpbook.smooth.QUERIES`.  Also the uniform guess and one-query per-query Laplace at its exact sensitivity
+    (``Δ ln(1/β)/(nε)``, ``Δ`` the query's range).  Returns a :class:`RegimeSweep`."""
+    d, K = check_int("d", d, low=1, high=3), check_int("K", K, low=1, high=12)
+    ts = _integers("ts", ts, low=2, high=2_000_000)
+    if np.any(ts.astype(float) ** (2 * d + K) > 2_000_000):
+        raise ValueError(f"ts ({ts.tolist()}) gives n = t^(2d+K) above 2,000,000 rows for d = {d}, K = {K}")
+    epsilon, beta = check_epsilon(epsilon), check_beta(beta)
+    trials = check_int("trials", trials, low=1, high=100_000)
+    query, repeat = check_choice("query", query, QUERIES), check_int("repeat", repeat, low=1, high=100)
+    rng = as_generator(rng)
+    q = make_query(query, d, K)
+    delta = float(np.ptp(np.clip(q(_grid(d)), -q.B, q.B)))     # its range on the grid: the interpolant's exact Δ
+    rows = []
+    for t in ts.tolist():
+        n = t ** (2 * d + K)
+        gamma, x_star = worst_point(q, d, t)
+        X = synthetic_points(n, d, rng=rng)
+        X[: n // 2] = x_star                                         # worst-case data for this t
+        s = smooth_summary(X, epsilon=epsilon, K=K, trials=trials, rng=rng)
+        assert s.t == t
+        worst = np.quantile(np.abs(answer_query(s, q) - true_answer(X, q)), 1 - beta)
+        Y = synthetic_points(n, d, rng=rng)
+        s2 = smooth_summary(Y, epsilon=epsilon, K=K, trials=trials, rng=rng)
+        c = chebyshev_coefficients(q, d, t)
+        smooth = np.quantile(np.abs(np.tensordot(s2.moments, c, axes=d) - true_answer(Y, q)), 1 - beta)
+        Z = s2.moments - chebyshev_moments(Y, s2.t)                 # the noise: we hold the data (the release does not)
+        noise = np.quantile(np.abs(np.tensordot(Z, c, axes=d)), 1 - beta)
+        t_sum = _best_time(lambda: chebyshev_moments(X, t), repeat)
+        one = smooth_summary(X[:1], epsilon=epsilon, K=K, t=t, rng=rng)
+        t_query = _best_time(lambda: answer_query(one, q), 2 * repeat + 1)
+        unif = abs(uniform_answer(q, d) - true_answer(X, q))
+        # one query at ε: Lap(Δ/(nε)); |Lap(b)|'s (1-β)-quantile is b ln(1/β)
+        base = delta / (n * epsilon) * np.log(1 / beta)
+        rows.append((n, t, worst, smooth, gamma, noise, t_sum, t_query, unif, base))
+    cols = np.array(rows, dtype=float).T
+    return RegimeSweep(d, K, cols[0].astype(np.int64), cols[1].astype(np.int64), *cols[2:])
+
+
+
+
+@dataclass(frozen=True)
+class PerQueryComparison:
+    """:func:`compare_per_query`'s result, one entry per number of queries ``m``: mean over the trials of the max error over ``m``
+    queries of the summary, of per-query Laplace at the exact L1 sensitivity of the ``m`` queries (``baseline``) and
+    at the class bound ``2Bm/n`` (``baseline_bound``; ``None`` when not measured), and the max error of the
+    data-independent answers (``uniform``); ``t`` is the summary's degree."""
+
+    ms: np.ndarray
+    summary: np.ndarray
+    baseline: np.ndarray
+    baseline_bound: np.ndarray | None
+    uniform: np.ndarray
+    t: int
+
+    def crossover(self, baseline=None):
+        """The smallest ``m`` from which the summary's error is below ``baseline``'s at every larger ``m``
+        (default: the exact-sensitivity baseline); ``None`` if it never is."""
+        base = self.baseline if baseline is None else np.asarray(baseline)
+        wins = self.summary < base
+        for i in range(len(self.ms)):
+            if wins[i:].all():
+                return int(self.ms[i])
+        return None
+
+
+def compare_per_query(ms, *, n=50_000, d=1, K=2, epsilon=1.0, trials=200, rng=None, grid=257, bound=True):
+    """Mean over ``trials`` of the max error over ``m`` cosine queries (``C^K_1``), for each ``m`` in ``ms``: the one
+    summary (the same release answers every ``m``) against per-query Laplace on the same ``m`` queries at the same
+    ε and replace-one neighbours, calibrated to their exact L1 sensitivity (``per_query_laplace(..., grid=grid)``)
+    and, with ``bound``, to the class bound ``2Bm/n``, and the data-independent answers
+    (:func:`dpbook.smooth.uniform_answer`).  Data and queries are drawn from ``rng``.  Returns a
+    :class:`PerQueryComparison`."""
+    ms = _integers("ms", ms, low=1, high=1000)
+    n, d = check_int("n", n, low=10, high=1_000_000), check_int("d", d, low=1, high=3)
+    K, epsilon = check_int("K", K, low=1, high=12), check_epsilon(epsilon)
+    trials, grid = check_int("trials", trials, low=1, high=10_000), check_int("grid", grid, low=2, high=2049)
+    if not isinstance(bound, bool):
+        raise TypeError(f"bound must be True or False, got {type(bound).__name__}")
+    rng = as_generator(rng)
+    X = synthetic_points(n, d, rng=rng)
+    s = smooth_summary(X, epsilon=epsilon, K=K, trials=trials, rng=rng)
+    mmax = int(ms.max())
+    omegas, phases = rng.uniform(0.5, 3.0, (mmax, d)), rng.uniform(0, np.pi, (mmax, d))
+    queries = [cosine_query(omegas[j], phases[j], d, K) for j in range(mmax)]
+    exact = np.array([true_answer(X, q) for q in queries])          # cosines lie in [-1, 1] = [-B, B]: nothing clipped
+    err = np.abs(np.stack([answer_query(s, q) for q in queries], axis=1) - exact)              # (trials, mmax)
+    guess = np.abs(np.array([uniform_answer(q, d) for q in queries]) - exact)
+    ours, base, class_bound, unif = [], [], [], []
+    for m in ms.tolist():
+        ours.append(float(err[:, :m].max(axis=1).mean()))
+        for out, kw in ((base, dict(grid=grid)), (class_bound, {})) if bound else ((base, dict(grid=grid)),):
+            r = per_query_laplace(X, queries[:m], epsilon=epsilon, trials=trials, rng=rng, **kw)
+            out.append(float(np.abs(r.answers - exact[:m]).max(axis=1).mean()))
+        unif.append(float(guess[:m].max()))
+    return PerQueryComparison(ms, np.array(ours), np.array(base), np.array(class_bound) if bound else None,
+                              np.array(unif), s.t)
+
+
+
+
+def box_control(ns, *, epsilon=1.0, tie=0.1, edge=-0.3, trials=300, rng=None):
+    """The non-smooth control of SMOOTH-Thm3.1: for each ``n`` in ``ns`` (``n = t^3``, ``K = 1``), ``n`` seeded
+    synthetic rows of which a fraction ``tie`` sit exactly at ``edge``, the left edge of the box ``[edge, 0.4]``.
+    Returns a dict of arrays over ``ns``: ``box`` and ``kink`` (0.95-quantile over ``trials`` summaries of the error
+    on the box and on a kink with ``K = 1`` at the same edge), ``baseline`` (the 0.95-quantile of per-query
+    Laplace on the box alone, ``2 ln 20/(nε)``) and ``guess`` (the box's data-independent answer's error)."""
+    ns = _integers("ns", ns, low=10, high=2_000_000)
+    epsilon, trials = check_epsilon(epsilon), check_int("trials", trials, low=1, high=100_000)
+    tie = check_real("tie", tie, low=0.0, high=1.0, low_open=True, high_open=True)
+    edge = check_real("edge", edge, low=-1.0, high=0.4, high_open=True)
+    rng = as_generator(rng)
+    box, kink = box_query(edge, 0.4, 1), kink_query(edge, 1, 1)
+    out = {"n": ns, "box": [], "kink": [], "guess": []}
+    for n in ns.tolist():
+        X = synthetic_points(n, 1, rng=rng)
+        X[: int(round(n * tie))] = edge
+        s = smooth_summary(X, epsilon=epsilon, K=1, trials=trials, rng=rng)
+        for name, q in (("box", box), ("kink", kink)):
+            out[name].append(np.quantile(np.abs(answer_query(s, q) - true_answer(X, q)), 0.95))
+        out["guess"].append(abs(uniform_answer(box, 1) - true_answer(X, box)))
+    out = {k: np.asarray(v, dtype=float) if k != "n" else v for k, v in out.items()}
+    out["baseline"] = 2 * np.log(20) / (ns * epsilon)
+    return out
