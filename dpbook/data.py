@@ -446,8 +446,8 @@ def synthetic_records(n, pool, *, bits=32, pool_share=0.7, zipf=1.1, rng=None) -
     """A seeded database of ``n`` records over ``N = 2^bits``: a share ``pool_share`` of them drawn from
     ``pool`` with Zipf(``zipf``) popularity (heavy hitters), the rest uniformly random ``bits``-bit strings
     (almost all distinct).  Returned as a :class:`~dpbook.data.SparseHistogram`."""
-    n, bits = check_int("n", n, low=1), check_int("bits", bits, low=1, high=62)
-    pool = np.asarray(pool)
+    n, bits = check_int("n", n, low=1, high=10 ** 8), check_int("bits", bits, low=1, high=62)
+    pool = as_array("pool", pool)
     if pool.ndim != 1 or pool.size == 0 or not np.issubdtype(pool.dtype, np.integer):
         raise ValueError("pool must be a non-empty 1-D integer array of records")
     if pool.min() < 0 or pool.max() >= (1 << bits):
@@ -506,3 +506,9 @@ def _record_catalogue(bits, size, seed):
 @functools.lru_cache(typed=True, maxsize=None)
 def _sparse_database(n, bits, seed):
     return synthetic_records(n, _record_catalogue(bits, 256, 7), bits=bits, rng=seed)
+
+
+# a valid call of the seeded record generator, for the sweeps of tests/ (determinism, bad input)
+from .contract import example  # noqa: E402  (contract is data's layer; imported last, after the loaders)
+
+example(synthetic_records, lambda: dict(n=50, pool=np.arange(1, 9), bits=8))

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .contract import example
 from .data import bootstrap
 from .noise import as_generator
 from .queries import as_workload
@@ -65,7 +66,7 @@ def with_public_n(mechanism, x, params: dict) -> dict:
         takes_n = False
     if not takes_n or "n" in params:
         return params
-    return {**params, "n": int(np.asarray(x).sum())}
+    return {**params, "n": int(check_histogram(x).sum())}
 
 
 def run_trials(mechanism, x, workload, *, trials: int, rng=None, **params) -> Errors:
@@ -210,3 +211,15 @@ def parameter_table(rows, *, limit: float = 1e7) -> str:
     lines = [f"{'parameter':<28}{'theory':>22}{'used':>16}   note", "-" * 96]
     lines += [f"{name:<28}{fmt(th):>22}{fmt(pr):>16}   {note}" for name, th, pr, note in rows]
     return "\n".join(lines)
+
+
+def _example_call():
+    from .laplace import laplace_mechanism
+    from .queries import k_way_marginals
+    return dict(mechanism=laplace_mechanism, x=np.array([3.0, 1.0, 2.0, 4.0]), workload=k_way_marginals(2, 1),
+                epsilon=1.0)
+
+
+# valid calls of the experiment runners, for the sweeps of tests/ (determinism, bad input)
+example(run_trials, lambda: dict(_example_call(), trials=20))
+example(required_n, lambda: dict(_example_call(), alpha=0.5, beta=0.5, n_grid=[10, 1000], trials=20))

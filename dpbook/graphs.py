@@ -501,7 +501,7 @@ class CutNorm:
 
 
 def _check_square(matrix, *, max_vertices=None) -> np.ndarray:
-    M = np.asarray(matrix)
+    M = as_array("matrix", matrix)
     if not real_dtype(M.dtype):
         raise TypeError(f"matrix must be a real (V, V) array, got dtype {M.dtype}")
     M = M.astype(np.float64)
@@ -913,3 +913,14 @@ def round_graph(synthetic, rng=None) -> GraphDatabase:
     rng = as_generator(rng)
     keep = rng.random(synthetic.weights.size) < synthetic.weights
     return GraphDatabase(synthetic.num_vertices, keep.astype(np.float64), "rounded synthetic graph")
+
+
+# valid calls of the graph builders and oracles that take ``rng``, for the sweeps of tests/ (determinism, bad input)
+example(random_graph, lambda: dict(num_vertices=8, density=0.4))
+example(planted_partition, lambda: dict(num_vertices=8, p_in=0.8, p_out=0.1))
+example(random_cuts, lambda: dict(num_vertices=8, m=5))
+example(cut_norm_local_search, lambda: dict(matrix=random_graph(8, 0.4, 1).adjacency() - 0.4, starts=4))
+example(synthetic_graph, lambda: dict(noisy=graph_randomized_response(random_graph(7, 0.4, 1), epsilon=1.0, rng=2),
+                                      max_iter=5))
+example(round_graph, lambda: dict(synthetic=synthetic_graph(           # an LP graph with fractional weights
+    graph_randomized_response(random_graph(10, 0.5, 1), epsilon=0.5, rng=2), oracle="spectral", max_iter=6, rng=3)))

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..contract import example
 from ..noise import as_generator
 from ..stats import clopper_pearson
 from ..validation import check_delta, check_int, check_probability, check_trials
@@ -101,3 +102,6 @@ def count_event(mask, trials, name) -> int:
     return int(np.count_nonzero(mask))
 
 
+# a valid call of the audit, for the sweeps of tests/ (determinism, bad input): Lap(1) against 1 + Lap(1)
+example(audit, lambda: dict(sample=lambda t, rng: rng.laplace(size=t), sample_prime=lambda t, rng: 1 + rng.laplace(size=t),
+                            events={"output > 0.5": lambda o: o > 0.5}, trials=2000))

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..noise import as_generator
+from ..contract import example
 from ..smooth import (QUERIES, answer_query, box_query, chebyshev_coefficients, chebyshev_moments, cosine_query,
                       kink_query, make_query, per_query_laplace, smooth_summary, synthetic_points, true_answer,
                       uniform_answer, worst_point)
@@ -236,3 +237,9 @@ def box_control(ns, *, epsilon=1.0, tie=0.1, edge=-0.3, trials=300, rng=None):
     out = {k: np.asarray(v, dtype=float) if k != "n" else v for k, v in out.items()}
     out["baseline"] = 2 * np.log(20) / (ns * epsilon)
     return out
+
+
+# small valid calls, for the sweeps of tests/ (seeding, bad input)
+example(regime_sweep, lambda: dict(d=1, K=1, ts=[2, 3], trials=20, repeat=1))
+example(compare_per_query, lambda: dict(ms=[2, 4], n=500, trials=5, grid=33, bound=False))
+example(box_control, lambda: dict(ns=[27, 64], trials=20))

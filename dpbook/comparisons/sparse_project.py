@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..data import SparseHistogram
+from ..contract import example
 from ..gaussian import gaussian_mechanism
 from ..sparse_project import (MAX_ELL, SparseQueryWorkload, laplace_sparse_queries, restrict_to_queries,
                               sparse_project)
@@ -32,7 +33,7 @@ def per_query_comparison(D, W, m_grid, *, epsilon=1.0, delta=1e-5, beta=0.1, ell
     ``laplace``, the pure-ε Laplace mechanism with the exact L1 sensitivity
     (:func:`dpbook.sparse_project.laplace_sparse_queries`).  All under add/remove neighbours, public ``n = D.n``.
 
-    ``rng`` is an integer seed (the baselines' seeds are derived from it).  Returns a dict of arrays over
+    ``rng``: an integer seed (the baselines' seeds are derived from it), or a Generator, which draws that seed.  Returns a dict of arrays over
     ``m_grid``: the median over the draws of the max error over the ``m`` queries (``"sparse_project"``,
     ``"gaussian"``, ``"laplace"`` — empty when not ``laplace``), the error of answering 0 (``"zero"``: the largest
     true answer), the two sensitivities (``"l2"``, ``"l1"``) and ``"m"``.  Releases nothing."""
@@ -51,6 +52,10 @@ def per_query_comparison(D, W, m_grid, *, epsilon=1.0, delta=1e-5, beta=0.1, ell
     epsilon, delta, beta = check_epsilon(epsilon), check_delta(delta, positive=True), check_beta(beta)
     ell, r = check_int("ell", ell, low=1, high=MAX_ELL), check_int("r", r, low=2, high=64)
     trials = check_int("trials", trials, low=1, high=10_000)
+    if isinstance(rng, np.random.Generator):
+        rng = int(rng.integers(2 ** 31))
+    elif isinstance(rng, (bool, np.bool_)) or not isinstance(rng, (int, np.integer)):
+        raise TypeError(f"rng must be an integer seed or a numpy Generator, got {type(rng).__name__}")
     seed = check_int("rng", rng, low=0, high=2 ** 62)
     if not isinstance(laplace, (bool, np.bool_)):
         raise TypeError(f"laplace must be True or False, got {type(laplace).__name__}")
@@ -75,3 +80,13 @@ def per_query_comparison(D, W, m_grid, *, epsilon=1.0, delta=1e-5, beta=0.1, ell
     result = {key: np.array(v, dtype=float) for key, v in out.items()}
     result["m"] = np.array(ms)
     return result
+
+
+def _example_call():
+    from ..data import record_catalogue, sparse_workload, synthetic_records
+    return dict(D=synthetic_records(500, record_catalogue(), rng=1), W=sparse_workload(20, 4), m_grid=[5, 20], ell=64,
+                trials=5)
+
+
+# a small valid call, for the sweeps of tests/ (seeding, bad input)
+example(per_query_comparison, _example_call)
