@@ -123,13 +123,13 @@ class FailureRate:
         return clopper_pearson_lower(self.failures, self.trials, level) <= beta
 
 
-def failure_rate(values, threshold) -> FailureRate:
-    """How often ``values >= threshold`` (e.g. max errors against α), with a 95% CI."""
+def failure_rate(values, bound) -> FailureRate:
+    """How often ``values >= bound`` (e.g. max errors against an error bound α), with a 95% CI."""
     values = check_real_array("values", values)
-    threshold = check_real("threshold", threshold)
+    bound = check_real("bound", bound)
     if values.ndim != 1 or values.size == 0:
         raise ValueError(f"values must be a non-empty 1-D array, got shape {values.shape}")
-    k = int(np.count_nonzero(values >= threshold))
+    k = int(np.count_nonzero(values >= bound))
     lo, hi = clopper_pearson(k, values.size, 0.05)
     return FailureRate(k, int(values.size), lo, hi)
 

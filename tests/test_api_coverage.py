@@ -120,7 +120,7 @@ def _values():
 
 
 OVERRIDES = {
-    "dpbook.audit.engine.epsilon_lower_bound": dict(k=5, trials=10),
+    "dpbook.audit.engine.epsilon_lower_bound": dict(hits=5, trials=10),
     "dpbook.audit.catalogue.run_audits": dict(cases=[], trials_factor=0.5),
     "dpbook.audit.catalogue.audit_cases": dict(names=["laplace_no_noise"]),
     "dpbook.audit.catalogue.epsilon_lb_ceiling": dict(trials=1000),
@@ -357,8 +357,8 @@ def _bad_values(name, value):
 
 # Parameters (or single bad values) whose convention does not apply, with the reason.
 NOT_APPLICABLE = {
-    ("dpbook.audit.engine.epsilon_lower_bound", "k", "0"): "a hit count: 0 hits is a valid observation",
-    ("dpbook.audit.engine.epsilon_lower_bound", "k_prime", "0"): "a hit count: 0 hits is a valid observation",
+    ("dpbook.audit.engine.epsilon_lower_bound", "hits", "0"): "a hit count: 0 hits is a valid observation",
+    ("dpbook.audit.engine.epsilon_lower_bound", "hits_prime", "0"): "a hit count: 0 hits is a valid observation",
     ("dpbook.stats.clopper_pearson", "k", "0"): "a success count: 0 is valid",
     ("dpbook.stats.clopper_pearson_lower", "k", "0"): "a success count: 0 is valid",
     ("dpbook.stats.clopper_pearson_upper", "k", "0"): "a success count: 0 is valid",
@@ -385,8 +385,8 @@ NOT_APPLICABLE = {
     ("dpbook.noise.round_to_grid", "values", "extra dimension"): "vectorised rounding: any shape",
     ("dpbook.theory.laplace.laplace_cdf", "z"): "vectorised evaluation point: any real array (NaN propagates)",
     ("dpbook.theory.laplace.laplace_tail", "t"): "vectorised; checked for NaN but an empty array is valid",
-    ("dpbook.noise.discrete_laplace_pmf", "k"): "vectorised integer points; an empty array is valid",
-    ("dpbook.noise.discrete_gaussian_pmf", "k"): "vectorised integer points; an empty array is valid",
+    ("dpbook.noise.discrete_laplace_pmf", "z"): "vectorised integer points; an empty array is valid",
+    ("dpbook.noise.discrete_gaussian_pmf", "z"): "vectorised integer points; an empty array is valid",
     ("dpbook.audit.catalogue.audit_cases", "names"): "a list of catalogue keys (checked by name)",
     ("dpbook.privacy_loss.round_loss", "v", "nan"): "NaN encodes ⊥ (no released value) by design",
     ("dpbook.theory.exponential.exponential_utility_gap", "range_size", "2**63"): "|R| enters through ln|R|",

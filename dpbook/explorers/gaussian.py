@@ -18,7 +18,7 @@ from ._layout import fixed_figure, log_minor_125
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 from ..queries import random_queries
 from ..theory.gaussian import gaussian_max_error_bound, gaussian_sample_complexity, gaussian_sigma
-from ..theory.laplace import k_query_sample_complexity, laplace_max_error_bound
+from ..theory.laplace import split_budget_sample_complexity, laplace_max_error_bound
 from ..validation import (check_alpha, check_beta, check_delta, check_epsilon, check_int, check_positive_real,
                           check_probability)
 
@@ -40,7 +40,7 @@ def explore_gaussian(epsilon=0.5, delta=1e-6, m=64, *, alpha=0.05, beta=0.05, tr
     r = np.random.default_rng(seed)
     ms = np.unique(np.round(np.geomspace(1, 4096, 60)).astype(int))
     fig, (left, right) = fixed_figure(2, width=10, height=5.1, left=0.72, right=0.3, bottom=1.55, top=0.3, wspace=0.8)
-    left.plot(ms, [k_query_sample_complexity(int(k), beta, epsilon, alpha) for k in ms], color=BASELINE,
+    left.plot(ms, [split_budget_sample_complexity(int(k), beta, epsilon, alpha) for k in ms], color=BASELINE,
               label="Laplace m ln(m/β)/(αε)")
     left.plot(ms, [gaussian_sample_complexity(int(k), beta, epsilon, delta, alpha) for k in ms], color=BOUND,
               label="Gaussian σ_εδ sqrt(2m ln(2m/β))/α")

@@ -9,7 +9,7 @@ from ..laplace import laplace_mechanism
 from ..plots import BOUND, EMPIRICAL, UNIFORM, accuracy_vs_theory, legend_outside, new_figure, reference_curve
 from ._layout import fixed_figure, log_minor_125
 from ..queries import cancer_conjunctions
-from ..theory.laplace import k_query_error_bound
+from ..theory.laplace import split_budget_error_bound
 from ..validation import check_beta, check_epsilon, check_int
 
 __all__ = ["explore_laplace", "figure_error_sweeps"]
@@ -32,7 +32,7 @@ def explore_laplace(epsilon=1.0, n=569, m=55, beta=0.05, *, trials=2000, seed=20
         x = bootstrap(x, n, rng)
     W = cancer_conjunctions(m)
     max_err = run_trials(laplace_mechanism, x, W, trials=trials, rng=rng, epsilon=epsilon, sensitivity=m).max
-    bound = k_query_error_bound(m, beta, epsilon, n=n)
+    bound = split_budget_error_bound(m, beta, epsilon, n=n)
 
     fig, (left, right) = fixed_figure(2, width=9.6, height=4.6, left=0.72, right=0.12, bottom=1.6, top=0.28, wspace=0.75)
     left.hist(max_err, bins=40, histtype="stepfilled", color=EMPIRICAL, alpha=0.7, label="measured max error")
@@ -48,7 +48,7 @@ def explore_laplace(epsilon=1.0, n=569, m=55, beta=0.05, *, trials=2000, seed=20
     legend_outside(left, where="below")
 
     betas = np.geomspace(0.01, 0.9, 12)
-    rates = [failure_rate(max_err, k_query_error_bound(m, b, epsilon, n=n)) for b in betas]
+    rates = [failure_rate(max_err, split_budget_error_bound(m, b, epsilon, n=n)) for b in betas]
     accuracy_vs_theory(betas, [r.rate for r in rates], betas, lower=[r.lower for r in rates],
                        upper=[r.upper for r in rates], ax=right, logx=True, logy=True,
                        xlabel="β", ylabel="P[max error ≥ bound(β)]", bound_label="β (DR-Thm3.8)",
