@@ -627,3 +627,22 @@ def test_digits_marginals_bad_input(kw, exc, name):
     from dpbook.queries import digits_marginals
     with pytest.raises(exc, match=name):
         digits_marginals(**kw)
+
+
+def test_prefix_sensitivities_are_the_exact_sensitivities():
+    from dpbook.queries import MatrixWorkload, prefix_sensitivities
+    from dpbook.randomized_response import subgroup_workload
+
+    W = subgroup_workload()
+    delta = prefix_sensitivities(W)
+    Q = np.asarray(W.matrix())
+    assert delta.shape == (W.m,) and np.all(np.diff(delta) >= 0)
+    for j in (1, 2, 11, 100, W.m):
+        assert delta[j - 1] == MatrixWorkload(Q[:j]).l1_sensitivity()
+    assert delta[0] == 1 and delta[-1] == 1 + 10 + 45 + 120      # one cell of each attribute set of size <= 3
+    assert prefix_sensitivities(W) is delta and not delta.flags.writeable      # cached, and the cache cannot be edited
+    signed = MatrixWorkload(np.array([[1.0, -1.0, 0.0], [0.0, -1.0, 1.0]]))
+    assert list(prefix_sensitivities(signed)) == [1.0, 2.0] == [MatrixWorkload(signed.matrix()[:j]).l1_sensitivity()
+                                                                for j in (1, 2)]
+    with pytest.raises(TypeError, match="workload"):
+        prefix_sensitivities(Q)

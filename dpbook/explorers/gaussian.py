@@ -37,7 +37,7 @@ def explore_gaussian(epsilon=0.5, delta=1e-6, m=64, *, alpha=0.05, beta=0.05, tr
     m, trials = check_int("m", m, low=1), check_int("trials", trials, low=1)
     data = load_cancer()
     x, n = data.x, data.n
-    r = np.random.default_rng(seed)
+    r = np.random.default_rng(check_int("seed", seed, low=0))
     ms = np.unique(np.round(np.geomspace(1, 4096, 60)).astype(int))
     fig, (left, right) = fixed_figure(2, width=10, height=5.1, left=0.72, right=0.3, bottom=1.55, top=0.3, wspace=0.8)
     left.plot(ms, [split_budget_sample_complexity(int(k), beta, epsilon, alpha) for k in ms], color=BASELINE,

@@ -28,7 +28,7 @@ def explore_histogram(epsilon=1.0, d=10, n=1797, beta=0.05, *, m=100, trials=200
     epsilon, beta = check_epsilon(epsilon), check_beta(beta)
     d = check_int("d", d, low=4, high=16)   # below 4 pixels IDC-Lem6.1's condition fails for m = 100 queries
     n, m, trials = check_int("n", n, low=1), check_int("m", m, low=1), check_int("trials", trials, low=20)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_int("seed", seed, low=0))
     x = pixels_histogram(d)
     x = x if n == x.sum() else bootstrap(x, n, rng)
     W = random_queries(m, x.size, rng)

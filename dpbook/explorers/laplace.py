@@ -26,7 +26,7 @@ def explore_laplace(epsilon=1.0, n=569, m=55, beta=0.05, *, trials=2000, seed=20
     """
     epsilon, beta = check_epsilon(epsilon), check_beta(beta)
     n, trials = check_int("n", n, low=1), check_int("trials", trials, low=10)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_int("seed", seed, low=0))
     x = load_cancer().x
     if n != x.sum():
         x = bootstrap(x, n, rng)
