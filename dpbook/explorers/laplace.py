@@ -89,5 +89,6 @@ def figure_error_sweeps(eps_grid, q_eps, bound_eps, guess_eps, m_grid, q_m, boun
                            empirical_label="measured 0.95-quantile", bound_label="bound m ln(m/β)/(nε)")
         reference_curve(ax, xs, gs)
         ax.get_legend().remove()
+    log_minor_125(a1, a2)
     fig.legend(*a1.get_legend_handles_labels(), loc="outside lower center", ncols=2)
     return fig

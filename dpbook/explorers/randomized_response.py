@@ -88,6 +88,7 @@ def figure_hoeffding_tail(t_grid, tail_one, tail_weights, bound, guess_error, *,
     ax.axvline(guess_error, color=UNIFORM, ls="--", lw=1.6, label="error of the\nguess ½, q = 1")
     ax.set_ylim(0.5 / releases, 1.5)           # a tail of one release in ``releases`` sits clear of the bottom edge
     ax.set_title(f"n = {n}, ε = {epsilon:g}, {releases:,} releases")
+    log_minor_125(ax)
     legend_outside(ax)
     return fig
 
@@ -115,6 +116,7 @@ def figure_rr_sweeps(n_grid, q_n, bound_n, guess_n, eps_grid, q_eps, bound_eps, 
                            empirical_label="measured 0.95-quantile", bound_label="bound √(ln(2m/β)/2n) / tanh(ε/2)")
         reference_curve(ax, xs, gs)
         ax.get_legend().remove()
+    log_minor_125(a1, a2)
     fig.legend(*a1.get_legend_handles_labels(), loc="outside lower center", ncols=2)
     return fig
 
@@ -154,5 +156,6 @@ def figure_rr_vs_laplace(m_grid, panels, *, epsilon):
         ax.set_title(f"n = {p['n']:,}, ε = {epsilon:g}")
         ax.set_ylim(low, 5)
         ax.set_ylabel("max error, 0.95-quantile")
+        log_minor_125(ax)
     fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncols=2)
     return fig
