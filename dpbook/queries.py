@@ -959,7 +959,7 @@ _PREFIX_SENSITIVITIES: dict = {}
 
 def prefix_sensitivities(workload: Workload) -> np.ndarray:
     """``Δ_j`` for ``j = 1..m``: the exact L1 sensitivity (DR-Def3.1, add/remove neighbours) of the first ``j``
-    queries of ``workload``, i.e. the largest column sum of ``|Q[:j]|`` — for a 0/1 workload, how many of the
+    queries of ``workload``, i.e. the largest column sum of ``Q[:j]`` — for a 0/1 workload, how many of the
     first ``j`` queries one row is in.  A read-only array of length ``m``, non-decreasing.
 
     For chapter 02's subgroup workload this is also the sensitivity under "one patient's private bit flips": the

@@ -641,8 +641,8 @@ def test_prefix_sensitivities_are_the_exact_sensitivities():
         assert delta[j - 1] == MatrixWorkload(Q[:j]).l1_sensitivity()
     assert delta[0] == 1 and delta[-1] == 1 + 10 + 45 + 120      # one cell of each attribute set of size <= 3
     assert prefix_sensitivities(W) is delta and not delta.flags.writeable      # cached, and the cache cannot be edited
-    signed = MatrixWorkload(np.array([[1.0, -1.0, 0.0], [0.0, -1.0, 1.0]]))
-    assert list(prefix_sensitivities(signed)) == [1.0, 2.0] == [MatrixWorkload(signed.matrix()[:j]).l1_sensitivity()
-                                                                for j in (1, 2)]
+    weighted = MatrixWorkload(np.array([[0.5, 1.0, 0.0], [1.0, 0.0, 0.25]]))     # not a marginal workload: not cached
+    assert list(prefix_sensitivities(weighted)) == [1.0, 1.5] == [MatrixWorkload(weighted.matrix()[:j]).l1_sensitivity()
+                                                                  for j in (1, 2)]
     with pytest.raises(TypeError, match="workload"):
         prefix_sensitivities(Q)

@@ -40,9 +40,9 @@ def explore_gaussian(epsilon=0.5, delta=1e-6, m=64, *, alpha=0.05, beta=0.05, tr
     r = np.random.default_rng(check_int("seed", seed, low=0))
     ms = np.unique(np.round(np.geomspace(1, 4096, 60)).astype(int))
     fig, (left, right) = fixed_figure(2, width=10, height=5.1, left=0.72, right=0.3, bottom=1.55, top=0.3, wspace=0.8)
-    left.plot(ms, [split_budget_sample_complexity(int(k), beta, epsilon, alpha) for k in ms], color=BASELINE,
+    left.plot(ms, [split_budget_sample_complexity(int(mm), beta, epsilon, alpha) for mm in ms], color=BASELINE,
               label="Laplace m ln(m/β)/(αε)")
-    left.plot(ms, [gaussian_sample_complexity(int(k), beta, epsilon, delta, alpha) for k in ms], color=BOUND,
+    left.plot(ms, [gaussian_sample_complexity(int(mm), beta, epsilon, delta, alpha) for mm in ms], color=BOUND,
               label="Gaussian σ_εδ sqrt(2m ln(2m/β))/α")
     left.axvline(m, color=TRUTH, ls=":", label=f"your m = {m}")
     left.set_xscale("log"); left.set_yscale("log"); log_minor_125(left); left.set_xlabel("m"); left.set_ylabel("rows n needed")
