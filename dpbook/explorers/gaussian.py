@@ -157,6 +157,7 @@ def figure_accuracy(eps, q_gauss, bound, q_laplace, uniform, betas, rates, lower
                        ylabel="P[max error ≥ bound(β)]", bound_label="β", empirical_label="measured failure rate",
                        title=f"ε = {beta_epsilon:.3g}, {m} queries")
     a2.plot(r["betas"], r["exact"], ":", color=TRUTH, label="exact probability")
+    log_minor_125(a2)
     for a in (a1, a2):
         legend_outside(a, where="below")
     return fig
