@@ -12,6 +12,9 @@ called on the answer's ``inputs`` and each output is compared the same way.  ``N
 """
 from __future__ import annotations
 
+import importlib
+import pkgutil
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -46,6 +49,22 @@ class Verdict:
 
 
 ANSWERS: dict[str, Answer] = {}
+
+_PACKAGE = __name__.rsplit(".", 1)[0]
+_CHAPTERS = sorted(m.name[2:] for m in pkgutil.iter_modules(importlib.import_module(_PACKAGE).__path__)
+                   if re.fullmatch(r"ch\d\d", m.name))
+
+
+def _load(chapter: str) -> None:
+    """Import chapter ``chapter``'s answers module (``chNN``, which registers its answers), if it has one."""
+    if chapter in _CHAPTERS:
+        importlib.import_module(f"{_PACKAGE}.ch{chapter}")
+
+
+def load_all() -> None:
+    """Register every chapter's answers (what :data:`ANSWERS` holds once loaded)."""
+    for chapter in _CHAPTERS:
+        _load(chapter)
 
 
 def register(key: str, *, hint: str, rtol: float = 0.02, atol: float = 0.0, close: float = 5.0,
@@ -95,7 +114,9 @@ def _compare(got, want, a: Answer) -> str:
 def check(key: str, answer) -> Verdict:
     """Check ``answer`` for exercise ``key`` (``"NN.k"``); prints and returns the verdict (truthy when right)."""
     _check_key(key)
+    _load(key[:2])
     if key not in ANSWERS:
+        load_all()
         raise ValueError(f"key ({key!r}) has no registered answer; registered: {', '.join(sorted(ANSWERS))}")
     a = ANSWERS[key]
     if answer is None:
@@ -142,6 +163,7 @@ def keys_of(chapter: str) -> list[str]:
         raise TypeError(f"chapter must be a two-digit string like '07', got {type(chapter).__name__}")
     if len(chapter) != 2 or not chapter.isdigit():
         raise ValueError(f"chapter ({chapter!r}) must be two digits, like '07'")
+    _load(chapter)
     return sorted((k for k in ANSWERS if k.startswith(chapter + ".")), key=lambda k: int(k.split(".")[1]))
 
 
