@@ -124,15 +124,15 @@ class FailureRate:
         return clopper_pearson_lower(self.failures, self.trials, level) <= beta
 
 
-def failure_rate(values, threshold) -> FailureRate:
-    """How often ``values >= threshold`` (e.g. max errors against α), with a 95% CI."""
+def failure_rate(values, bound) -> FailureRate:
+    """How often ``values >= bound`` (e.g. max errors against an error bound α), with a 95% CI."""
     values = check_real_array("values", values)
-    threshold = check_real("threshold", threshold)
+    bound = check_real("bound", bound)
     if values.ndim != 1 or values.size == 0:
         raise ValueError(f"values must be a non-empty 1-D array, got shape {values.shape}")
-    k = int(np.count_nonzero(values >= threshold))
-    lo, hi = clopper_pearson(k, values.size, 0.05)
-    return FailureRate(k, int(values.size), lo, hi)
+    failures = int(np.count_nonzero(values >= bound))
+    lo, hi = clopper_pearson(failures, values.size, 0.05)
+    return FailureRate(failures, int(values.size), lo, hi)
 
 
 def required_n(mechanism, x, workload, *, alpha, beta, n_grid, trials, rng=None, **params) -> int | None:
@@ -176,8 +176,8 @@ def required_n(mechanism, x, workload, *, alpha, beta, n_grid, trials, rng=None,
 
 
 def uniform_guess_prefix_error(x, workload) -> np.ndarray:
-    """The uniform guess's max error over the first ``k`` queries, for every ``k = 1..m`` at once:
-    ``max_{j <= k} |Q(uniform)_j - q_j(x)|`` (normalised units), shape ``(m,)``.  A chapter that reads a
+    """The uniform guess's max error over the first ``j`` queries, for every ``j = 1..m`` at once:
+    ``max_{i <= j} |Q(uniform)_i - q_i(x)|`` (normalised units), shape ``(m,)``.  A chapter that reads a
     mechanism's max error over the first ``|Q|`` queries of a workload draws this curve as the level the
     mechanism must beat (:func:`uniform_guess_error` is its last entry)."""
     x = check_histogram(x)

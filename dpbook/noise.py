@@ -248,18 +248,18 @@ def discrete_gaussian_exact(scale, size, rng=None) -> np.ndarray:
 
 # --- probability mass functions and the discrete Gaussian's exact δ ----------------------------------------
 
-def _check_integers(k, name="k") -> np.ndarray:
-    arr = np.asarray(k)
+def _check_integers(z, name="z") -> np.ndarray:
+    arr = np.asarray(z)
     if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
         raise TypeError(f"{name} must hold integers, got dtype {arr.dtype}")
     return arr.astype(np.int64)
 
 
-def discrete_laplace_pmf(k, scale) -> np.ndarray:
-    """``P[Z = k] = tanh(1/(2 scale)) · exp(-|k|/scale)`` for the discrete Laplace (CKS20 Def. 2)."""
-    k = _check_integers(k)
+def discrete_laplace_pmf(z, scale) -> np.ndarray:
+    """``P[Z = z] = tanh(1/(2 scale)) · exp(-|z|/scale)`` for the discrete Laplace (CKS20 Def. 2)."""
+    z = _check_integers(z)
     scale = _check_discrete_scale(scale)
-    return np.tanh(0.5 / scale) * np.exp(-np.abs(k) / scale)
+    return np.tanh(0.5 / scale) * np.exp(-np.abs(z) / scale)
 
 
 def _gaussian_normaliser(sigma: float) -> float:
@@ -270,11 +270,11 @@ def _gaussian_normaliser(sigma: float) -> float:
     return float(np.exp(-j ** 2 / (2 * sigma ** 2)).sum())
 
 
-def discrete_gaussian_pmf(k, scale) -> np.ndarray:
-    """``P[Z = k] = exp(-k²/(2σ²)) / Σ_j exp(-j²/(2σ²))`` for the discrete Gaussian (CKS20 Def. 1)."""
-    k = _check_integers(k)
+def discrete_gaussian_pmf(z, scale) -> np.ndarray:
+    """``P[Z = z] = exp(-z²/(2σ²)) / Σ_j exp(-j²/(2σ²))`` for the discrete Gaussian (CKS20 Def. 1)."""
+    z = _check_integers(z)
     sigma = _check_discrete_scale(scale)
-    return np.exp(-k.astype(np.float64) ** 2 / (2 * sigma ** 2)) / _gaussian_normaliser(sigma)
+    return np.exp(-z.astype(np.float64) ** 2 / (2 * sigma ** 2)) / _gaussian_normaliser(sigma)
 
 
 #: The most support points :func:`discrete_gaussian_delta` sums (about 24σ of them).

@@ -32,7 +32,7 @@ __all__ = [
     "random_queries", "k_way_marginals", "conjunctions", "threshold_queries", "range_queries",
     # the chapters' example workloads
     "ATTRIBUTES6", "ATTRIBUTES3", "cancer6", "cancer3", "digits_marginals", "one_two_way_cells", "cancer_4way_cells",
-    "cancer_conjunctions", "PICTURE_WORKLOADS", "picture_workload",
+    "cancer_conjunctions", "PICTURE_WORKLOADS", "picture_workload", "prefix_sensitivities",
 ]
 
 
@@ -975,3 +975,27 @@ def picture_workload(name: str, m: int, seed: int = 2026) -> Workload:
         return MarginalWorkload(11, [((j,), (1,)) for j in range(m)])
     return MarginalWorkload(11, [(tuple(range(j + 1)), (1,) * (j + 1)) for j in range(m)])
 
+
+_PREFIX_SENSITIVITIES: dict = {}
+
+
+def prefix_sensitivities(workload: Workload) -> np.ndarray:
+    """``Δ_j`` for ``j = 1..m``: the exact L1 sensitivity (DR-Def3.1, add/remove neighbours) of the first ``j``
+    queries of ``workload``, i.e. the largest column sum of ``Q[:j]`` — for a 0/1 workload, how many of the
+    first ``j`` queries one row is in.  A read-only array of length ``m``, non-decreasing.
+
+    For chapter 02's subgroup workload this is also the sensitivity under "one patient's private bit flips": the
+    queries only count rows with the bit set, so the flip moves exactly the counts of the subgroups she is in.
+    Cached per marginal workload (its attribute sets and cells determine it).
+    """
+    if not isinstance(workload, Workload):
+        raise TypeError(f"workload must be a dpbook.queries.Workload, got {type(workload).__name__}")
+    key = (workload.d, tuple(workload.cells)) if isinstance(workload, MarginalWorkload) else None
+    if key is not None and key in _PREFIX_SENSITIVITIES:
+        return _PREFIX_SENSITIVITIES[key]
+    Q = np.abs(np.asarray(workload.matrix(), dtype=np.float64))
+    delta = np.cumsum(Q, axis=0).max(axis=1)
+    delta.setflags(write=False)
+    if key is not None:
+        _PREFIX_SENSITIVITIES[key] = delta
+    return delta

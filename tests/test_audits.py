@@ -227,7 +227,7 @@ def test_audit_runner():
 
 
 def test_bad_inputs():
-    with pytest.raises(ValueError, match="k"):
+    with pytest.raises(ValueError, match="hits"):
         epsilon_lower_bound(11, 10, 1, 10)
     with pytest.raises(ValueError, match="trials_prime"):
         epsilon_lower_bound(1, 10, 1, 0)

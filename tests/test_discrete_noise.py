@@ -221,9 +221,9 @@ def test_samplers_reject_bad_size_and_rng(sampler):
 
 def test_pmfs_reject_bad_input():
     for pmf in (discrete_laplace_pmf, discrete_gaussian_pmf):
-        with pytest.raises(TypeError, match="k"):
+        with pytest.raises(TypeError, match="z"):
             pmf(0.5, 1.0)
-        with pytest.raises(TypeError, match="k"):
+        with pytest.raises(TypeError, match="z"):
             pmf(np.array([True]), 1.0)
         with pytest.raises(ValueError, match="scale"):
             pmf(0, float("nan"))

@@ -10,7 +10,7 @@ def test_bad_inputs():
         errors(np.zeros((3, 4)), np.zeros(5))
     with pytest.raises(ValueError, match="values"):
         failure_rate(np.array([]), 1.0)
-    with pytest.raises(ValueError, match="threshold"):
+    with pytest.raises(ValueError, match="bound"):
         failure_rate(np.ones(3), np.nan)
     with pytest.raises(ValueError, match="beta"):
         failure_rate(np.ones(3), 0.5).consistent_with(1.5)

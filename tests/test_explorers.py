@@ -84,22 +84,6 @@ def test_chapter_explorers_use_projector_font_sizes(make):
     assert not small, f"text below 10 pt: {small[:5]}"
 
 
-def test_prefix_sensitivities_are_the_exact_sensitivities():
-    from dpbook.explorers.randomized_response import prefix_sensitivities
-    from dpbook.queries import MatrixWorkload
-    from dpbook.randomized_response import subgroup_workload
-
-    W = subgroup_workload()
-    delta = prefix_sensitivities(W)
-    Q = np.asarray(W.matrix())
-    assert delta.shape == (W.m,) and np.all(np.diff(delta) >= 0)
-    for k in (1, 2, 11, 100, W.m):
-        assert delta[k - 1] == MatrixWorkload(Q[:k]).l1_sensitivity()
-    assert delta[0] == 1 and delta[-1] == 1 + 10 + 45 + 120      # one cell of each attribute set of size <= 3
-    with pytest.raises(TypeError, match="workload"):
-        prefix_sensitivities(Q)
-
-
 def test_explore_audit_says_when_an_audit_shows_nothing():
     from dpbook.explorers.auditing import explore_audit
     fig = explore_audit("sparse_vector_stream", trials=2000)     # the exact stream pattern: ε_lb = 0 at this size

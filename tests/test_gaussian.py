@@ -20,7 +20,7 @@ from dpbook.theory.composition import advanced_composition, advanced_per_step_ep
 from dpbook.theory.gaussian import (analytic_gaussian_sigma, gaussian_delta, gaussian_failure_probability,
                                     gaussian_max_error_bound, gaussian_privacy_loss, gaussian_sample_complexity,
                                     gaussian_sigma, privacy_loss_mean, privacy_loss_tail, sigma_epsilon_delta)
-from dpbook.theory.laplace import k_query_sample_complexity, laplace_failure_probability, laplace_max_error_bound
+from dpbook.theory.laplace import split_budget_sample_complexity, laplace_failure_probability, laplace_max_error_bound
 
 LEVEL = 1e-6
 SEED = 2026
@@ -121,9 +121,9 @@ def test_sample_complexity_hand_values():
     # PROJ-R1: σ_{ε,δ} = sqrt(2 ln 1.25e6)/0.5 = 10.597605; sqrt(2·100·ln 4000) = 40.728490; / 0.1 = 4316.24
     assert gaussian_sample_complexity(100, 0.05, 0.5, 1e-6, 0.1) == pytest.approx(4316.245, abs=1e-3)
     # PROJ-R2 (the Laplace function of chapter 01): 100 ln(2000) / (0.5 · 0.1) = 15201.8
-    assert k_query_sample_complexity(100, 0.05, 0.5, 0.1) == pytest.approx(100 * math.log(2000) / 0.05)
+    assert split_budget_sample_complexity(100, 0.05, 0.5, 0.1) == pytest.approx(100 * math.log(2000) / 0.05)
     # Gaussian wins for large m: sqrt(m log m) vs m log m
-    assert gaussian_sample_complexity(1000, 0.05, 0.5, 1e-6, 0.1) < k_query_sample_complexity(1000, 0.05, 0.5, 0.1)
+    assert gaussian_sample_complexity(1000, 0.05, 0.5, 1e-6, 0.1) < split_budget_sample_complexity(1000, 0.05, 0.5, 0.1)
 
 
 @pytest.mark.parametrize("call, name", [
@@ -474,7 +474,7 @@ def test_required_n_against_exact_failure_probabilities(cancer, m):
     assert low < n_lap <= safe
     # the union-bound sizes are sufficient: the Gaussian one with room to spare, the Laplace one is tight
     assert n_gauss <= gaussian_sample_complexity(m, beta, epsilon, delta, alpha) * 1.15
-    assert n_lap <= k_query_sample_complexity(m, beta, epsilon, alpha) * 1.15 ** 2
+    assert n_lap <= split_budget_sample_complexity(m, beta, epsilon, alpha) * 1.15 ** 2
 
 
 def test_required_n_matches_a_scan(cancer):

@@ -78,7 +78,7 @@ def test_histogram_error_bounds_lemma_6_1():
     (lambda: laplace_sum_tail_bound(1.0, 1, 0.0), ValueError, "b"),
     (lambda: laplace_sum_two_sided_tail_bound(1.0, 1, np.nan), ValueError, "b"),
     (lambda: histogram_error_bound(0, 1, 0.1, 1.0), ValueError, "N"),
-    (lambda: histogram_error_bound(10, 0, 0.1, 1.0), ValueError, "k"),
+    (lambda: histogram_error_bound(10, 0, 0.1, 1.0), ValueError, "m"),
     (lambda: histogram_error_bound(10, 1, 0.0, 1.0), ValueError, "beta"),
     (lambda: histogram_error_bound(10, 1, 0.1, -1.0), ValueError, "epsilon"),
     (lambda: histogram_error_bound(10, 1, 0.1, 1.0, n=0), ValueError, "n"),

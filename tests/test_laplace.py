@@ -12,7 +12,7 @@ from dpbook.experiments import failure_rate, run_trials
 from dpbook.laplace import laplace_mechanism
 from dpbook.noise import laplace_noise
 from dpbook.queries import MatrixWorkload, conjunctions
-from dpbook.theory.laplace import (k_query_error_bound, k_query_sample_complexity, laplace_cdf,
+from dpbook.theory.laplace import (split_budget_error_bound, split_budget_sample_complexity, laplace_cdf,
                                    laplace_failure_probability, laplace_max_error_bound, laplace_scale, laplace_tail,
                                    per_query_epsilon)
 
@@ -149,22 +149,22 @@ def test_exact_failure_probability_is_below_union_bound():
 def test_lec3_worked_example():
     """LEC3-3.3.2: eps=0.5, |Q|=100 -> eps_q = 0.005, b = 200, error 100 ln(100/β)/0.5."""
     assert per_query_epsilon(0.5, 100) == pytest.approx(0.005)
-    assert k_query_error_bound(100, 0.05, 0.5) == pytest.approx(200 * math.log(2000))
-    assert k_query_error_bound(100, 0.05, 0.5, n=1000) == pytest.approx(0.2 * math.log(2000))
-    assert k_query_sample_complexity(100, 0.05, 0.5, 0.05) == pytest.approx(4000 * math.log(2000))
+    assert split_budget_error_bound(100, 0.05, 0.5) == pytest.approx(200 * math.log(2000))
+    assert split_budget_error_bound(100, 0.05, 0.5, n=1000) == pytest.approx(0.2 * math.log(2000))
+    assert split_budget_sample_complexity(100, 0.05, 0.5, 0.05) == pytest.approx(4000 * math.log(2000))
 
 
 @pytest.mark.parametrize("call,name", [
-    (lambda: laplace_max_error_bound(0, 0.1, 1, 1), "k"),
+    (lambda: laplace_max_error_bound(0, 0.1, 1, 1), "m"),
     (lambda: laplace_max_error_bound(2, 0.0, 1, 1), "beta"),
     (lambda: laplace_max_error_bound(2, 0.1, -1, 1), "sensitivity"),
     (lambda: laplace_max_error_bound(2, 0.1, 1, np.nan), "epsilon"),
-    (lambda: k_query_sample_complexity(2, 0.1, 1, 0), "alpha"),
-    (lambda: k_query_error_bound(2, 0.1, 1, n=0), "n"),
+    (lambda: split_budget_sample_complexity(2, 0.1, 1, 0), "alpha"),
+    (lambda: split_budget_error_bound(2, 0.1, 1, n=0), "n"),
     (lambda: laplace_cdf(0, mu=np.inf), "mu"),
     (lambda: laplace_cdf(0, b=0), "b"),
     (lambda: laplace_failure_probability(-1, 2, 1, 1), "alpha"),
-    (lambda: per_query_epsilon(1, 0), "k"),
+    (lambda: per_query_epsilon(1, 0), "m"),
 ])
 def test_bad_inputs(call, name):
     with pytest.raises(ValueError, match=name):

@@ -646,3 +646,22 @@ def test_picture_workload_hulls_and_bad_input():
                           (dict(seed=-1), ValueError, "seed"), (dict(seed="1"), TypeError, "seed")]:
         with pytest.raises(err, match=name):
             picture_workload(**dict(dict(name="nested cells", m=2), **kw))
+
+
+def test_prefix_sensitivities_are_the_exact_sensitivities():
+    from dpbook.queries import MatrixWorkload, prefix_sensitivities
+    from dpbook.randomized_response import subgroup_workload
+
+    W = subgroup_workload()
+    delta = prefix_sensitivities(W)
+    Q = np.asarray(W.matrix())
+    assert delta.shape == (W.m,) and np.all(np.diff(delta) >= 0)
+    for j in (1, 2, 11, 100, W.m):
+        assert delta[j - 1] == MatrixWorkload(Q[:j]).l1_sensitivity()
+    assert delta[0] == 1 and delta[-1] == 1 + 10 + 45 + 120      # one cell of each attribute set of size <= 3
+    assert prefix_sensitivities(W) is delta and not delta.flags.writeable      # cached, and the cache cannot be edited
+    weighted = MatrixWorkload(np.array([[0.5, 1.0, 0.0], [1.0, 0.0, 0.25]]))     # not a marginal workload: not cached
+    assert list(prefix_sensitivities(weighted)) == [1.0, 1.5] == [MatrixWorkload(weighted.matrix()[:j]).l1_sensitivity()
+                                                                  for j in (1, 2)]
+    with pytest.raises(TypeError, match="workload"):
+        prefix_sensitivities(Q)

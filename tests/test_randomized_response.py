@@ -19,7 +19,7 @@ from dpbook.randomized_response import (
     attribute_index, debias, person_bits, randomized_response, rr_histogram, rr_linear_queries,
     rr_mechanism, subgroup_workload,
 )
-from dpbook.theory.laplace import k_query_error_bound, laplace_scale
+from dpbook.theory.laplace import split_budget_error_bound, laplace_scale
 from dpbook.theory.randomized_response import (
     RR_SMALL_EPSILON_CONSTANT, laplace_rr_crossover, rr_bias_factor, rr_error_bound, rr_error_bound_small_epsilon,
     rr_estimator_range, rr_hoeffding_tail, rr_keep_probability,
@@ -57,17 +57,17 @@ def test_hoeffding_tail_erratum_e6():
 
 
 def test_error_bound_erratum_e7():
-    # n = 100, β = 0.1, k = 5, ε = ln 3: sqrt(ln(2·5/0.1)/(2·100))/0.5 = sqrt(4.60517/200)/0.5 = 0.303485
-    t = rr_error_bound(100, 0.1, math.log(3), k=5)
+    # n = 100, β = 0.1, m = 5, ε = ln 3: sqrt(ln(2·5/0.1)/(2·100))/0.5 = sqrt(4.60517/200)/0.5 = 0.303485
+    t = rr_error_bound(100, 0.1, math.log(3), m=5)
     assert t == pytest.approx(0.3034854259)
-    assert 5 * rr_hoeffding_tail(t, 100, math.log(3)) == pytest.approx(0.1)   # union bound over k at this t
+    assert 5 * rr_hoeffding_tail(t, 100, math.log(3)) == pytest.approx(0.1)   # union bound over m at this t
 
 
 def test_small_epsilon_rate_erratum_e8():
     # 1/(sqrt(2) tanh(1/2)) = 1/(1.414214 · 0.462117) = 1.530146
     assert RR_SMALL_EPSILON_CONSTANT == pytest.approx(1.530146, abs=1e-6)
-    # n = 100, β = 0.1, k = 5, ε = 0.5: 1.530146 · sqrt(ln 100) / (0.5 · 10) = 1.530146 · 2.145966 / 5 = 0.656728
-    assert rr_error_bound_small_epsilon(100, 0.1, 0.5, k=5) == pytest.approx(0.656728, rel=1e-5)
+    # n = 100, β = 0.1, m = 5, ε = 0.5: 1.530146 · sqrt(ln 100) / (0.5 · 10) = 1.530146 · 2.145966 / 5 = 0.656728
+    assert rr_error_bound_small_epsilon(100, 0.1, 0.5, m=5) == pytest.approx(0.656728, rel=1e-5)
     for eps in np.geomspace(1e-3, 1.0, 25):                     # it really bounds the exact value for ε <= 1
         assert rr_error_bound(1000, 0.05, eps, 10) <= rr_error_bound_small_epsilon(1000, 0.05, eps, 10) + 1e-12
     with pytest.raises(ValueError, match="epsilon"):
@@ -76,14 +76,14 @@ def test_small_epsilon_rate_erratum_e8():
 
 def test_crossover_hand_computed():
     # n = 1, β = 1, ε = 1 (2p-1 = tanh(1/2) = 0.462117):
-    #   k=2: Laplace 2 ln 2 = 1.386 <= RR sqrt(ln 4 / 2)/0.462 = 1.802;  k=3: 3 ln 3 = 3.296 > sqrt(ln 6/2)/0.462 = 2.049
+    #   m=2: Laplace 2 ln 2 = 1.386 <= RR sqrt(ln 4 / 2)/0.462 = 1.802;  m=3: 3 ln 3 = 3.296 > sqrt(ln 6/2)/0.462 = 2.049
     assert laplace_rr_crossover(1, 1.0, 1.0) == 3
     for n in (569, 5690, 56_900, 569_000):
-        k = laplace_rr_crossover(n, 0.05, 1.0)
-        assert k_query_error_bound(k, 0.05, 1.0, n=n) > rr_error_bound(n, 0.05, 1.0, k)
-        assert k_query_error_bound(k - 1, 0.05, 1.0, n=n) <= rr_error_bound(n, 0.05, 1.0, k - 1)
-        assert 0.3 * math.sqrt(n) < k < 3 * math.sqrt(n)         # |Q| ≈ sqrt(n) up to logs
-    assert laplace_rr_crossover(10**6, 0.05, 1.0, k_max=10) == 11   # Laplace still better at k_max
+        m = laplace_rr_crossover(n, 0.05, 1.0)
+        assert split_budget_error_bound(m, 0.05, 1.0, n=n) > rr_error_bound(n, 0.05, 1.0, m)
+        assert split_budget_error_bound(m - 1, 0.05, 1.0, n=n) <= rr_error_bound(n, 0.05, 1.0, m - 1)
+        assert 0.3 * math.sqrt(n) < m < 3 * math.sqrt(n)         # |Q| ≈ sqrt(n) up to logs
+    assert laplace_rr_crossover(10**6, 0.05, 1.0, m_max=10) == 11   # Laplace still better at m_max
 
 
 @pytest.mark.parametrize("call,name", [
@@ -96,9 +96,9 @@ def test_crossover_hand_computed():
     (lambda: rr_hoeffding_tail(0.1, 0, 1.0), "n"),
     (lambda: rr_error_bound(100, 0.0, 1.0), "beta"),
     (lambda: rr_error_bound(100, 1.5, 1.0), "beta"),
-    (lambda: rr_error_bound(100, 0.1, 1.0, k=0), "k"),
+    (lambda: rr_error_bound(100, 0.1, 1.0, m=0), "m"),
     (lambda: rr_error_bound(0, 0.1, 1.0), "n"),
-    (lambda: laplace_rr_crossover(100, 0.1, 1.0, k_max=0), "k_max"),
+    (lambda: laplace_rr_crossover(100, 0.1, 1.0, m_max=0), "m_max"),
     (lambda: laplace_rr_crossover(100, np.nan, 1.0), "beta"),
 ])
 def test_theory_bad_values(call, name):
@@ -109,7 +109,7 @@ def test_theory_bad_values(call, name):
 @pytest.mark.parametrize("call,name", [
     (lambda: rr_keep_probability("1"), "epsilon"),
     (lambda: rr_error_bound(100.0, 0.1, 1.0), "n"),
-    (lambda: rr_error_bound(100, 0.1, 1.0, k=2.5), "k"),
+    (lambda: rr_error_bound(100, 0.1, 1.0, m=2.5), "m"),
     (lambda: rr_error_bound_small_epsilon(100, 0.1, True), "epsilon"),
 ])
 def test_theory_bad_types(call, name):

@@ -28,8 +28,8 @@ __all__ = ["epsilon_lower_bound", "AuditResult", "audit"]
 
 
 
-def epsilon_lower_bound(k, trials, k_prime, trials_prime, *, delta=0.0, alpha=1e-6) -> float:
-    """Lower bound on ε from ``k/trials`` hits of ``S`` under ``x`` and ``k_prime/trials_prime`` under ``x'``.
+def epsilon_lower_bound(hits, trials, hits_prime, trials_prime, *, delta=0.0, alpha=1e-6) -> float:
+    """Lower bound on ε from ``hits/trials`` hits of ``S`` under ``x`` and ``hits_prime/trials_prime`` under ``x'``.
 
     Uses two-sided Clopper–Pearson intervals at level ``alpha/2`` each; considers both directions and
     both ``S`` and its complement.  Returns 0.0 when the counts give no evidence of privacy loss.
@@ -37,12 +37,12 @@ def epsilon_lower_bound(k, trials, k_prime, trials_prime, *, delta=0.0, alpha=1e
     """
     trials = check_trials(trials)
     trials_prime = check_trials(trials_prime, name="trials_prime")
-    k = check_int("k", k, low=0, high=trials)
-    k_prime = check_int("k_prime", k_prime, low=0, high=trials_prime)
+    hits = check_int("hits", hits, low=0, high=trials)
+    hits_prime = check_int("hits_prime", hits_prime, low=0, high=trials_prime)
     delta = check_delta(delta)
     alpha = check_probability(alpha, "alpha", open_low=True, open_high=True)
-    lo, hi = clopper_pearson(k, trials, alpha / 2)
-    lo2, hi2 = clopper_pearson(k_prime, trials_prime, alpha / 2)
+    lo, hi = clopper_pearson(hits, trials, alpha / 2)
+    lo2, hi2 = clopper_pearson(hits_prime, trials_prime, alpha / 2)
     candidates = [(lo, hi2), (lo2, hi), (1 - hi, 1 - lo2), (1 - hi2, 1 - lo)]   # (P_lo[S], P_hi'[S])
     best = 0.0
     for p_lo, q_hi in candidates:

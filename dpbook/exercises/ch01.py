@@ -13,7 +13,7 @@ from scipy.optimize import brentq
 from ..broken.laplace import laplace_scale_epsilon
 from ..queries import MarginalWorkload, MatrixWorkload, conjunctions, k_way_marginals
 from ..theory.histogram import histogram_scale
-from ..theory.laplace import k_query_error_bound, laplace_failure_probability
+from ..theory.laplace import split_budget_error_bound, laplace_failure_probability
 from ._registry import register
 
 
@@ -44,7 +44,7 @@ def exact_threshold() -> float:
           rtol=0.01)
 def crossover_rows() -> float:
     """The n from which the budget-split Laplace bound for m = 165 conjunctions falls below the sampling error."""
-    return float(np.ceil(k_query_error_bound(165, 0.05, 1.0) ** 2))
+    return float(np.ceil(split_budget_error_bound(165, 0.05, 1.0) ** 2))
 
 
 @register("01.5", hint="the privacy loss of Laplace noise of scale b on a query of sensitivity Δf is Δf/b; which "

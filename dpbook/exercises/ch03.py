@@ -13,7 +13,7 @@ import math
 from scipy.stats import norm
 
 from ..theory.histogram import histogram_error_bound, histogram_scale
-from ..theory.laplace import k_query_error_bound, laplace_cdf
+from ..theory.laplace import split_budget_error_bound, laplace_cdf
 from ._registry import register
 
 
@@ -34,12 +34,12 @@ def total_sd() -> float:
 
 
 @register("03.4", hint="scan m = 1, 2, … and compare histogram_error_bound(N, m, β, ε, n=n) with "
-                       "k_query_error_bound(m, β, ε, n=n)", rtol=0.01)
+                       "split_budget_error_bound(m, β, ε, n=n)", rtol=0.01)
 def split_budget_crossover() -> float:
     """The smallest m at which the histogram's bound beats the split-budget Laplace bound (N = 2048, n = 569, ε = 1)."""
     N, n, beta, eps = 2048, 569, 0.05, 1.0
     return float(next(m for m in range(1, 10_000)
-                      if histogram_error_bound(N, m, beta, eps, n=n) < k_query_error_bound(m, beta, eps, n=n)))
+                      if histogram_error_bound(N, m, beta, eps, n=n) < split_budget_error_bound(m, beta, eps, n=n)))
 
 
 @register("03.5", hint="on the moved histogram one cell lost a row and another gained one: both coordinates of the "

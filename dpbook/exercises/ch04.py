@@ -7,7 +7,7 @@ import numpy as np
 
 from ..queries import k_way_marginals
 from ..theory.gaussian import analytic_gaussian_sigma, gaussian_sample_complexity, gaussian_sigma
-from ..theory.laplace import k_query_sample_complexity
+from ..theory.laplace import split_budget_sample_complexity
 from ._registry import register
 
 
@@ -28,10 +28,10 @@ def analytic_sigma_saving() -> float:
     return 1 - analytic_gaussian_sigma(1.0, 0.5, 1e-5) / gaussian_sigma(1.0, 0.5, 1e-5)
 
 
-@register("04.3", hint="α and ε cancel; scan m = 1, 2, … until gaussian_sample_complexity < k_query_sample_complexity "
+@register("04.3", hint="α and ε cancel; scan m = 1, 2, … until gaussian_sample_complexity < split_budget_sample_complexity "
                        "(β = 0.05)", rtol=0.01)
 def gaussian_crossover_m() -> float:
     """The smallest m from which the Gaussian mechanism needs fewer rows than Laplace, at δ = 1e-6, β = 0.05."""
     beta, eps, alpha = 0.05, 0.5, 0.05
     return float(next(m for m in range(1, 10_000) if gaussian_sample_complexity(m, beta, eps, 1e-6, alpha)
-                      < k_query_sample_complexity(m, beta, eps, alpha)))
+                      < split_budget_sample_complexity(m, beta, eps, alpha)))

@@ -18,7 +18,7 @@ from ._layout import fixed_figure, log_minor_125
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 from ..queries import random_queries
 from ..theory.gaussian import gaussian_max_error_bound, gaussian_sample_complexity, gaussian_sigma
-from ..theory.laplace import k_query_sample_complexity, laplace_max_error_bound
+from ..theory.laplace import split_budget_sample_complexity, laplace_max_error_bound
 from ..validation import (check_alpha, check_beta, check_delta, check_epsilon, check_int, check_positive_real,
                           check_probability)
 
@@ -37,12 +37,12 @@ def explore_gaussian(epsilon=0.5, delta=1e-6, m=64, *, alpha=0.05, beta=0.05, tr
     m, trials = check_int("m", m, low=1), check_int("trials", trials, low=1)
     data = load_cancer()
     x, n = data.x, data.n
-    r = np.random.default_rng(seed)
+    r = np.random.default_rng(check_int("seed", seed, low=0))
     ms = np.unique(np.round(np.geomspace(1, 4096, 60)).astype(int))
     fig, (left, right) = fixed_figure(2, width=10, height=5.1, left=0.72, right=0.3, bottom=1.55, top=0.3, wspace=0.8)
-    left.plot(ms, [k_query_sample_complexity(int(k), beta, epsilon, alpha) for k in ms], color=BASELINE,
+    left.plot(ms, [split_budget_sample_complexity(int(mm), beta, epsilon, alpha) for mm in ms], color=BASELINE,
               label="Laplace m ln(m/β)/(αε)")
-    left.plot(ms, [gaussian_sample_complexity(int(k), beta, epsilon, delta, alpha) for k in ms], color=BOUND,
+    left.plot(ms, [gaussian_sample_complexity(int(mm), beta, epsilon, delta, alpha) for mm in ms], color=BOUND,
               label="Gaussian σ_εδ sqrt(2m ln(2m/β))/α")
     left.axvline(m, color=TRUTH, ls=":", label=f"your m = {m}")
     left.set_xscale("log"); left.set_yscale("log"); log_minor_125(left); left.set_xlabel("m"); left.set_ylabel("rows n needed")
@@ -157,6 +157,7 @@ def figure_accuracy(eps, q_gauss, bound, q_laplace, uniform, betas, rates, lower
                        ylabel="P[max error ≥ bound(β)]", bound_label="β", empirical_label="measured failure rate",
                        title=f"ε = {beta_epsilon:.3g}, {m} queries")
     a2.plot(r["betas"], r["exact"], ":", color=TRUTH, label="exact probability")
+    log_minor_125(a2)
     for a in (a1, a2):
         legend_outside(a, where="below")
     return fig

@@ -8,7 +8,7 @@ from ..experiments import uniform_guess_error
 from ..histogram import histogram_mechanism, pixels_histogram
 from ..plots import BASELINE, BOUND, EMPIRICAL, EXTRA, HISTOGRAM, TRUTH, UNIFORM, legend_outside, new_figure, reference_curve
 from ._inputs import values as _values
-from ._layout import fixed_figure
+from ._layout import fixed_figure, log_minor_125
 from ..queries import random_queries
 from ..theory.histogram import histogram_error_bound, laplace_sum_tail_bound
 from ..validation import check_beta, check_epsilon, check_int
@@ -28,7 +28,7 @@ def explore_histogram(epsilon=1.0, d=10, n=1797, beta=0.05, *, m=100, trials=200
     epsilon, beta = check_epsilon(epsilon), check_beta(beta)
     d = check_int("d", d, low=4, high=16)   # below 4 pixels IDC-Lem6.1's condition fails for m = 100 queries
     n, m, trials = check_int("n", n, low=1), check_int("m", m, low=1), check_int("trials", trials, low=20)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_int("seed", seed, low=0))
     x = pixels_histogram(d)
     x = x if n == x.sum() else bootstrap(x, n, rng)
     W = random_queries(m, x.size, rng)
@@ -95,6 +95,7 @@ def figure_tail_bound(tails, *, b):
         ax.set_ylim(0.5 / max(y_one.size, 1), 1.5)
         ax.set_xlabel("λ")
         ax.set_title(f"M = {M}, b = {b:g}")
+        log_minor_125(ax)
     axes[0].set_ylabel("P[Y ≥ λ]")
     fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncols=3)
     return fig
@@ -133,6 +134,7 @@ def figure_histogram_vs_laplace(m_grid, panels, *, N, epsilon):
         ax.set_xlabel("m (first m queries)")
         ax.set_ylabel("max error, 0.95-quantile")
         ax.set_title(f"n = {n:,}, N = {N}, ε = {epsilon:g}")
+        log_minor_125(ax)
     fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncols=2)
     return fig
 
@@ -159,5 +161,7 @@ def figure_universe_size(N_grid, one_q, bound_one, many_q, bound_many, guess_man
     ax.set_xlabel("N = |X| = 2^d (digits, first d pixels)")
     ax.set_ylabel("error / max error, 0.95-quantile")
     ax.set_title(f"n = {n}, ε = {epsilon:g}")
+    log_minor_125(ax)
+    ax.set_xscale("log", base=2)            # log_minor_125 is for base-10 axes: restore the base-2 ticks of N = 2^d
     legend_outside(ax)
     return fig

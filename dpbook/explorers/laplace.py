@@ -9,7 +9,7 @@ from ..laplace import laplace_mechanism
 from ..plots import BOUND, EMPIRICAL, UNIFORM, accuracy_vs_theory, legend_outside, new_figure, reference_curve
 from ._layout import fixed_figure, log_minor_125
 from ..queries import cancer_conjunctions
-from ..theory.laplace import k_query_error_bound
+from ..theory.laplace import split_budget_error_bound
 from ..validation import check_beta, check_epsilon, check_int
 
 __all__ = ["explore_laplace", "figure_error_sweeps"]
@@ -26,13 +26,13 @@ def explore_laplace(epsilon=1.0, n=569, m=55, beta=0.05, *, trials=2000, seed=20
     """
     epsilon, beta = check_epsilon(epsilon), check_beta(beta)
     n, trials = check_int("n", n, low=1), check_int("trials", trials, low=10)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_int("seed", seed, low=0))
     x = load_cancer().x
     if n != x.sum():
         x = bootstrap(x, n, rng)
     W = cancer_conjunctions(m)
     max_err = run_trials(laplace_mechanism, x, W, trials=trials, rng=rng, epsilon=epsilon, sensitivity=m).max
-    bound = k_query_error_bound(m, beta, epsilon, n=n)
+    bound = split_budget_error_bound(m, beta, epsilon, n=n)
 
     fig, (left, right) = fixed_figure(2, width=9.6, height=4.6, left=0.72, right=0.12, bottom=1.6, top=0.28, wspace=0.75)
     left.hist(max_err, bins=40, histtype="stepfilled", color=EMPIRICAL, alpha=0.7, label="measured max error")
@@ -48,7 +48,7 @@ def explore_laplace(epsilon=1.0, n=569, m=55, beta=0.05, *, trials=2000, seed=20
     legend_outside(left, where="below")
 
     betas = np.geomspace(0.01, 0.9, 12)
-    rates = [failure_rate(max_err, k_query_error_bound(m, b, epsilon, n=n)) for b in betas]
+    rates = [failure_rate(max_err, split_budget_error_bound(m, b, epsilon, n=n)) for b in betas]
     accuracy_vs_theory(betas, [r.rate for r in rates], betas, lower=[r.lower for r in rates],
                        upper=[r.upper for r in rates], ax=right, logx=True, logy=True,
                        xlabel="β", ylabel="P[max error ≥ bound(β)]", bound_label="β (DR-Thm3.8)",
@@ -89,5 +89,6 @@ def figure_error_sweeps(eps_grid, q_eps, bound_eps, guess_eps, m_grid, q_m, boun
                            empirical_label="measured 0.95-quantile", bound_label="bound m ln(m/β)/(nε)")
         reference_curve(ax, xs, gs)
         ax.get_legend().remove()
+    log_minor_125(a1, a2)
     fig.legend(*a1.get_legend_handles_labels(), loc="outside lower center", ncols=2)
     return fig

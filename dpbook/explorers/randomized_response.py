@@ -10,33 +10,13 @@ from ..plots import (BASELINE, BOUND, EMPIRICAL, EXTRA, TRUTH, UNIFORM, accuracy
                      reference_curve, reference_line)
 from ._inputs import values as _values
 from ._layout import fixed_figure, log_minor_125
-from ..queries import MarginalWorkload
+from ..queries import prefix_sensitivities
 from ..randomized_response import rr_histogram, subgroup_workload
 from ..theory.laplace import laplace_max_error_bound, laplace_scale
 from ..theory.randomized_response import rr_error_bound
-from ..validation import check_beta, check_epsilon, check_int
+from ..validation import check_beta, check_epsilon, check_int, check_trials
 
-__all__ = ["explore_rr", "figure_hoeffding_tail", "figure_rr_sweeps", "figure_rr_vs_laplace", "prefix_sensitivities"]
-
-_PREFIX = {}
-
-
-def prefix_sensitivities(workload: MarginalWorkload) -> np.ndarray:
-    """``Δ_k`` for ``k = 1..m``: the exact L1 sensitivity of the first ``k`` queries of a non-negative workload
-    (DR-Def3.1), i.e. the largest column sum of ``Q[:k]`` — how many of the first ``k`` queries one row is in.
-
-    For chapter 02's subgroup workload this is also the sensitivity under "one patient's private bit flips": the
-    queries only count rows with the bit set, so the flip moves exactly the counts of the subgroups she is in.
-    """
-    if not isinstance(workload, MarginalWorkload):
-        raise TypeError(f"workload must be a MarginalWorkload, got {type(workload).__name__}")
-    key = (workload.d, tuple(workload.cells))
-    if key not in _PREFIX:
-        Q = np.asarray(workload.matrix(), dtype=float)
-        if np.any(Q < 0):
-            raise ValueError("workload must have non-negative entries")
-        _PREFIX[key] = np.cumsum(Q, axis=0).max(axis=1)
-    return _PREFIX[key]
+__all__ = ["explore_rr", "figure_hoeffding_tail", "figure_rr_sweeps", "figure_rr_vs_laplace"]
 
 
 def explore_rr(epsilon=1.0, n=569, m=100, beta=0.05, *, trials=200, seed=2026):
@@ -53,7 +33,8 @@ def explore_rr(epsilon=1.0, n=569, m=100, beta=0.05, *, trials=200, seed=2026):
     W_all = subgroup_workload()
     n, trials = check_int("n", n, low=1), check_int("trials", trials, low=20)
     m = check_int("m", m, low=1, high=W_all.m)
-    rng = np.random.default_rng(seed)
+    check_trials(trials, per_trial=W_all.m)          # the (trials, queries) arrays of noisy answers
+    rng = np.random.default_rng(check_int("seed", seed, low=0))
     x = load_cancer().x
     x = x if n == x.sum() else bootstrap(x, n, rng)
     true = W_all.counts(x) / n
@@ -107,6 +88,7 @@ def figure_hoeffding_tail(t_grid, tail_one, tail_weights, bound, guess_error, *,
     ax.axvline(guess_error, color=UNIFORM, ls="--", lw=1.6, label="error of the\nguess ½, q = 1")
     ax.set_ylim(0.5 / releases, 1.5)           # a tail of one release in ``releases`` sits clear of the bottom edge
     ax.set_title(f"n = {n}, ε = {epsilon:g}, {releases:,} releases")
+    log_minor_125(ax)
     legend_outside(ax)
     return fig
 
@@ -134,6 +116,7 @@ def figure_rr_sweeps(n_grid, q_n, bound_n, guess_n, eps_grid, q_eps, bound_eps, 
                            empirical_label="measured 0.95-quantile", bound_label="bound √(ln(2m/β)/2n) / tanh(ε/2)")
         reference_curve(ax, xs, gs)
         ax.get_legend().remove()
+    log_minor_125(a1, a2)
     fig.legend(*a1.get_legend_handles_labels(), loc="outside lower center", ncols=2)
     return fig
 
@@ -173,5 +156,6 @@ def figure_rr_vs_laplace(m_grid, panels, *, epsilon):
         ax.set_title(f"n = {p['n']:,}, ε = {epsilon:g}")
         ax.set_ylim(low, 5)
         ax.set_ylabel("max error, 0.95-quantile")
+        log_minor_125(ax)
     fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncols=2)
     return fig

@@ -147,7 +147,7 @@ def gaussian_sample_complexity(m, beta, epsilon, delta, alpha) -> float:
     with probability ``>= 1 - β`` (noise ``N(0, σ_{ε,δ}² m/n²)``, i.e. ``Δ2 = sqrt(m)/n``).
 
     ``n = O(sqrt(m log m) sqrt(log 1/δ)/(αε))``: a *sufficient* size (erratum PROJ-E9).  The Laplace
-    counterpart PROJ-R2, ``m ln(m/β)/(αε)``, is :func:`dpbook.theory.laplace.k_query_sample_complexity`.
+    counterpart PROJ-R2, ``m ln(m/β)/(αε)``, is :func:`dpbook.theory.laplace.split_budget_sample_complexity`.
     """
     m = check_int("m", m, low=1)
     sigma = sigma_epsilon_delta(epsilon, delta) * math.sqrt(m)
@@ -203,7 +203,7 @@ RESULTS = (
            statement=r"$m$ normalised queries have $\ell_1$-sensitivity $m/n$, so $\mathrm{Lap}(m/(n\varepsilon))$ noise is "
                      r"$\varepsilon$-DP and all answers are within α once $n\ge m\ln(m/\beta)/(\alpha\varepsilon)$.",
            implemented_by=("dpbook.laplace.laplace_mechanism",),
-           bounds=("dpbook.theory.laplace.k_query_sample_complexity",),
+           bounds=("dpbook.theory.laplace.split_budget_sample_complexity",),
            source=f"{PROJECTION_NOTES}, recap"),
     Result(id="PROJ-E9", title="Erratum: sample sizes are sufficient, not necessary", chapter=_CH,
            section="The Gaussian mechanism (DR-Gauss",

@@ -73,44 +73,44 @@ def laplace_sum_two_sided_tail_bound(lam, M, b):
     return float(bound) if bound.ndim == 0 else bound
 
 
-def histogram_error_bound_condition(N, k, beta) -> bool:
-    """When IDC-Lem6.1's first bound applies: ``k <= (β/2) e^{2N/3}``, i.e. ``ln(2k/β) <= 2N/3``
-    (then ``λ = sqrt(6N ln(2k/β)) b`` lies in Thm 6.5's first regime ``λ <= 2Nb``)."""
+def histogram_error_bound_condition(N, m, beta) -> bool:
+    """When IDC-Lem6.1's first bound applies: ``m <= (β/2) e^{2N/3}``, i.e. ``ln(2m/β) <= 2N/3``
+    (then ``λ = sqrt(6N ln(2m/β)) b`` lies in Thm 6.5's first regime ``λ <= 2Nb``)."""
     N = check_int("N", N, low=1)
-    k = check_int("k", k, low=1)
-    return bool(np.log(2.0 * k / check_beta(beta)) <= 2.0 * N / 3.0)
+    m = check_int("m", m, low=1)
+    return bool(np.log(2.0 * m / check_beta(beta)) <= 2.0 * N / 3.0)
 
 
-def histogram_error_bound(N, k, beta, epsilon, *, n=None, neighbours: str = "add/remove") -> float:
-    """IDC-Lem6.1 (first bound) and LEC3-3.5 (``k = 1``; erratum LEC3-E9): with prob. ``>= 1 - β`` every one
-    of ``k`` linear queries ``q ∈ [0,1]^N`` answered from the noisy histogram is within
+def histogram_error_bound(N, m, beta, epsilon, *, n=None, neighbours: str = "add/remove") -> float:
+    """IDC-Lem6.1 (first bound) and LEC3-3.5 (``m = 1``; erratum LEC3-E9): with prob. ``>= 1 - β`` every one
+    of ``m`` linear queries ``q ∈ [0,1]^N`` answered from the noisy histogram is within
 
-        ``sqrt(6 N ln(2k/β)) · b``  counts,  ``b = 1/ε`` (add/remove) or ``2/ε`` (replace-one),
+        ``sqrt(6 N ln(2m/β)) · b``  counts,  ``b = 1/ε`` (add/remove) or ``2/ε`` (replace-one),
 
-    divided by ``n`` when ``n`` is given.  Requires ``k <= (β/2) e^{2N/3}`` (see
+    divided by ``n`` when ``n`` is given.  Requires ``m <= (β/2) e^{2N/3}`` (see
     :func:`histogram_error_bound_condition`); otherwise use :func:`histogram_error_bound_general`.
     The seed's ``sqrt(N) log(1/β) / (nε)`` is valid but loose: the log enters under the square root.
     """
-    N, k, beta = check_int("N", N, low=1), check_int("k", k, low=1), check_beta(beta)
+    N, m, beta = check_int("N", N, low=1), check_int("m", m, low=1), check_beta(beta)
     b = histogram_scale(epsilon, neighbours)
-    if not histogram_error_bound_condition(N, k, beta):
-        raise ValueError(f"k ({k}) must be <= (beta/2) e^(2N/3) for N ({N}) and beta ({beta!r}); "
+    if not histogram_error_bound_condition(N, m, beta):
+        raise ValueError(f"m ({m}) must be <= (beta/2) e^(2N/3) for N ({N}) and beta ({beta!r}); "
                          "use histogram_error_bound_general")
-    bound = float(np.sqrt(6.0 * N * np.log(2.0 * k / beta)) * b)
+    bound = float(np.sqrt(6.0 * N * np.log(2.0 * m / beta)) * b)
     return bound if n is None else bound / check_int("n", n, low=1)
 
 
-def histogram_error_bound_general(N, k, beta, epsilon, *, n=None, neighbours: str = "add/remove") -> float:
-    """IDC-Lem6.1 (second bound, any ``k``): with prob. ``>= 1 - β`` all ``k`` errors are within
+def histogram_error_bound_general(N, m, beta, epsilon, *, n=None, neighbours: str = "add/remove") -> float:
+    """IDC-Lem6.1 (second bound, any ``m``): with prob. ``>= 1 - β`` all ``m`` errors are within
 
-        ``ln(2N/β) · b · sqrt(2 N ln(4k/β))``  counts  (divided by ``n`` when given).
+        ``ln(2N/β) · b · sqrt(2 N ln(4m/β))``  counts  (divided by ``n`` when given).
 
     (Condition on ``max_x |Z_x| <= b ln(2N/β)``, probability ``>= 1 - β/2``, then Hoeffding for the symmetric,
-    bounded ``Z_x``, union bound over the ``k`` queries at ``β/2``.)
+    bounded ``Z_x``, union bound over the ``m`` queries at ``β/2``.)
     """
-    N, k, beta = check_int("N", N, low=1), check_int("k", k, low=1), check_beta(beta)
+    N, m, beta = check_int("N", N, low=1), check_int("m", m, low=1), check_beta(beta)
     b = histogram_scale(epsilon, neighbours)
-    bound = float(np.log(2.0 * N / beta) * b * np.sqrt(2.0 * N * np.log(4.0 * k / beta)))
+    bound = float(np.log(2.0 * N / beta) * b * np.sqrt(2.0 * N * np.log(4.0 * m / beta)))
     return bound if n is None else bound / check_int("n", n, low=1)
 
 

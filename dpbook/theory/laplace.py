@@ -8,7 +8,7 @@ from .registry import BLUM_ROTH, DWORK_ROTH, GRU, LECTURE3, Result
 
 __all__ = [
     "laplace_cdf", "laplace_tail", "laplace_scale", "laplace_max_error_bound", "laplace_failure_probability",
-    "per_query_epsilon", "k_query_error_bound", "k_query_sample_complexity",
+    "per_query_epsilon", "split_budget_error_bound", "split_budget_sample_complexity",
 ]
 
 
@@ -36,39 +36,42 @@ def laplace_scale(sensitivity, epsilon) -> float:
     return check_sensitivity(sensitivity) / check_epsilon(epsilon)
 
 
-def laplace_max_error_bound(k, beta, sensitivity, epsilon) -> float:
-    """DR-Thm3.8 ≡ LEC3-3.3: ``P[ ||f(x) - y||_∞ >= ln(k/β) · Δf/ε ] <= β``; returns ``ln(k/β)·Δf/ε``."""
-    k = check_int("k", k, low=1)
-    return float(np.log(k / check_beta(beta)) * laplace_scale(sensitivity, epsilon))
+def laplace_max_error_bound(m, beta, sensitivity, epsilon) -> float:
+    """DR-Thm3.8 ≡ LEC3-3.3: ``P[ ||f(x) - y||_∞ >= ln(m/β) · Δf/ε ] <= β`` for ``m`` noisy answers;
+    returns ``ln(m/β)·Δf/ε``."""
+    m = check_int("m", m, low=1)
+    return float(np.log(m / check_beta(beta)) * laplace_scale(sensitivity, epsilon))
 
 
-def laplace_failure_probability(alpha, k, sensitivity, epsilon) -> float:
-    """Exact ``P[max_i |Y_i| >= α]`` for ``k`` i.i.d. ``Lap(Δf/ε)``: ``1 - (1 - e^{-αε/Δf})^k``.
+def laplace_failure_probability(alpha, m, sensitivity, epsilon) -> float:
+    """Exact ``P[max_i |Y_i| >= α]`` for ``m`` i.i.d. ``Lap(Δf/ε)``: ``1 - (1 - e^{-αε/Δf})^m``.
 
-    DR-Thm3.8 is the union bound ``k·e^{-αε/Δf}`` of this; the chapter shows both.
+    DR-Thm3.8 is the union bound ``m·e^{-αε/Δf}`` of this; the chapter shows both.
     """
     alpha = check_alpha(alpha)
-    k = check_int("k", k, low=1)
+    m = check_int("m", m, low=1)
     p = np.exp(-alpha / laplace_scale(sensitivity, epsilon))
-    return float(-np.expm1(k * np.log1p(-p))) if p < 1 else 1.0
+    return float(-np.expm1(m * np.log1p(-p))) if p < 1 else 1.0
 
 
-def per_query_epsilon(epsilon, k) -> float:
-    """Basic-composition budget split (LEC3-3.3.2): ``ε_q = ε / k`` for each of ``k`` queries."""
-    return check_split(check_epsilon(epsilon), check_int("k", k, low=1), parts_name="k")
+def per_query_epsilon(epsilon, m) -> float:
+    """Basic-composition budget split (LEC3-3.3.2): ``ε_0 = ε / m`` for each of ``m`` queries."""
+    return check_split(check_epsilon(epsilon), check_int("m", m, low=1), parts_name="m")
 
 
-def k_query_error_bound(k, beta, epsilon, n=None) -> float:
-    """LEC3-3.3.2: with prob. ``1-β`` all ``k`` counting queries (noise ``Lap(k/ε)``) are within
-    ``k·ln(k/β)/ε`` counts — divided by ``n`` when ``n`` is given (normalised error, PROJ-R2)."""
-    k = check_int("k", k, low=1)
-    bound = laplace_max_error_bound(k, beta, 1.0, per_query_epsilon(epsilon, k))
+def split_budget_error_bound(m, beta, epsilon, n=None) -> float:
+    """LEC3-3.3.2: with prob. ``1-β`` all ``m`` counting queries answered with the split budget (noise
+    ``Lap(m/ε)`` each) are within ``m·ln(m/β)/ε`` counts — divided by ``n`` when ``n`` is given (normalised
+    error, PROJ-R2)."""
+    m = check_int("m", m, low=1)
+    bound = laplace_max_error_bound(m, beta, 1.0, per_query_epsilon(epsilon, m))
     return bound if n is None else bound / check_int("n", n, low=1)
 
 
-def k_query_sample_complexity(k, beta, epsilon, alpha) -> float:
-    """LEC3-3.3.2 / PROJ-R2: ``n = k·ln(k/β)/(ε α)`` rows make the normalised error at most ``α``."""
-    return k_query_error_bound(k, beta, epsilon) / check_alpha(alpha)
+def split_budget_sample_complexity(m, beta, epsilon, alpha) -> float:
+    """LEC3-3.3.2 / PROJ-R2: with the split budget, ``n = m·ln(m/β)/(ε α)`` rows make the normalised error of
+    all ``m`` counting queries at most ``α`` (w.p. ``1-β``)."""
+    return split_budget_error_bound(m, beta, epsilon) / check_alpha(alpha)
 
 
 # --- the results chapter 01 states and checks (the book's theorem registry, docs/theorems.md) --------------------
@@ -156,8 +159,8 @@ RESULTS = (
                      "w.p. $1-\\beta$, and $n=m\\ln(m/\\beta)/(\\varepsilon\\alpha)$ rows give normalised error α. Advanced "
                      "composition turns $m$ into $\\approx\\sqrt{m}$ at a small δ.",
            implemented_by=("dpbook.laplace.laplace_mechanism", "dpbook.gaussian.composed_laplace_mechanism"),
-           bounds=("dpbook.theory.laplace.per_query_epsilon", "dpbook.theory.laplace.k_query_error_bound",
-                   "dpbook.theory.laplace.k_query_sample_complexity",
+           bounds=("dpbook.theory.laplace.per_query_epsilon", "dpbook.theory.laplace.split_budget_error_bound",
+                   "dpbook.theory.laplace.split_budget_sample_complexity",
                    "dpbook.theory.composition.laplace_per_query_scale"),
            source=f"{LECTURE3}, §3.3.2"),
     Result(id="S1-Def2", title="(α, β)-accuracy", chapter=_CH, section="How accurate is it?",

@@ -59,47 +59,47 @@ def rr_hoeffding_tail(t, n, epsilon):
     return float(bound) if bound.ndim == 0 else bound
 
 
-def rr_error_bound(n, beta, epsilon, k: int = 1) -> float:
-    """LEC3-3.4 / erratum LEC3-E7: with prob. ``>= 1 - β`` all ``k`` normalised answers are within
-    ``t = sqrt(ln(2k/β) / (2n)) / tanh(ε/2)`` (Hoeffding plus a union bound over the ``k`` queries).
+def rr_error_bound(n, beta, epsilon, m: int = 1) -> float:
+    """LEC3-3.4 / erratum LEC3-E7: with prob. ``>= 1 - β`` all ``m`` normalised answers are within
+    ``t = sqrt(ln(2m/β) / (2n)) / tanh(ε/2)`` (Hoeffding plus a union bound over the ``m`` queries).
 
-    Answering more queries costs no privacy (post-processing); only the ``ln k`` grows.
+    Answering more queries costs no privacy (post-processing); only the ``ln m`` grows.
     """
     n = check_int("n", n, low=1)
-    k = check_int("k", k, low=1)
+    m = check_int("m", m, low=1)
     beta = check_beta(beta)
-    return float(np.sqrt(np.log(2.0 * k / beta) / (2.0 * n)) / rr_bias_factor(epsilon))
+    return float(np.sqrt(np.log(2.0 * m / beta) / (2.0 * n)) / rr_bias_factor(epsilon))
 
 
-def rr_error_bound_small_epsilon(n, beta, epsilon, k: int = 1) -> float:
-    """LEC3-3.4 / erratum LEC3-E8, the rate: for ``ε <= 1``, ``rr_error_bound <= 1.53 sqrt(ln(2k/β)) / (ε sqrt n)``.
+def rr_error_bound_small_epsilon(n, beta, epsilon, m: int = 1) -> float:
+    """LEC3-3.4 / erratum LEC3-E8, the rate: for ``ε <= 1``, ``rr_error_bound <= 1.53 sqrt(ln(2m/β)) / (ε sqrt n)``.
 
-    Returns ``RR_SMALL_EPSILON_CONSTANT · sqrt(ln(2k/β)) / (ε sqrt(n))``; the seed's ``1/sqrt(nε)`` is wrong.
+    Returns ``RR_SMALL_EPSILON_CONSTANT · sqrt(ln(2m/β)) / (ε sqrt(n))``; the seed's ``1/sqrt(nε)`` is wrong.
     """
     epsilon = check_epsilon(epsilon, high=1.0)
     n = check_int("n", n, low=1)
-    k = check_int("k", k, low=1)
+    m = check_int("m", m, low=1)
     beta = check_beta(beta)
-    return float(RR_SMALL_EPSILON_CONSTANT * np.sqrt(np.log(2.0 * k / beta)) / (epsilon * np.sqrt(n)))
+    return float(RR_SMALL_EPSILON_CONSTANT * np.sqrt(np.log(2.0 * m / beta)) / (epsilon * np.sqrt(n)))
 
 
-def laplace_rr_crossover(n, beta, epsilon, k_max: int = 10**9) -> int:
-    """The smallest ``k <= k_max`` at which the split-budget Laplace bound ``k ln(k/β)/(nε)`` (LEC3-3.3.2,
-    PROJ-R2) exceeds the randomized-response bound ``rr_error_bound(n, β, ε, k)`` (LEC3-3.4).
+def laplace_rr_crossover(n, beta, epsilon, m_max: int = 10**9) -> int:
+    """The smallest ``m <= m_max`` at which the split-budget Laplace bound ``m ln(m/β)/(nε)`` (LEC3-3.3.2,
+    PROJ-R2) exceeds the randomized-response bound ``rr_error_bound(n, β, ε, m)`` (LEC3-3.4).
 
-    Up to logarithms this is ``k ≈ sqrt(n)`` (both bounds ``∝ 1/ε`` for small ε).  The ratio of the two bounds
-    increases with ``k``, so a binary search finds the crossing.  Returns ``k_max + 1`` when Laplace's bound
-    stays at or below RR's up to ``k_max``.
+    Up to logarithms this is ``m ≈ sqrt(n)`` (both bounds ``∝ 1/ε`` for small ε).  The ratio of the two bounds
+    increases with ``m``, so a binary search finds the crossing.  Returns ``m_max + 1`` when Laplace's bound
+    stays at or below RR's up to ``m_max``.
     """
     n = check_int("n", n, low=1)
-    k_max = check_int("k_max", k_max, low=1)
+    m_max = check_int("m_max", m_max, low=1)
     beta, epsilon = check_beta(beta), check_epsilon(epsilon)
     c = rr_bias_factor(epsilon)
 
-    def laplace_wins(k):              # Laplace bound <= RR bound (theory.laplace.k_query_error_bound vs rr_error_bound)
-        return k * np.log(k / beta) / (n * epsilon) <= np.sqrt(np.log(2.0 * k / beta) / (2.0 * n)) / c
+    def laplace_wins(m):              # Laplace bound <= RR bound (theory.laplace.split_budget_error_bound vs rr_error_bound)
+        return m * np.log(m / beta) / (n * epsilon) <= np.sqrt(np.log(2.0 * m / beta) / (2.0 * n)) / c
 
-    lo, hi = 0, k_max + 1             # invariant: Laplace wins at lo (or lo = 0), loses at hi (or hi = k_max + 1)
+    lo, hi = 0, m_max + 1             # invariant: Laplace wins at lo (or lo = 0), loses at hi (or hi = m_max + 1)
     while hi - lo > 1:
         mid = (lo + hi) // 2
         lo, hi = (mid, hi) if laplace_wins(mid) else (lo, mid)
