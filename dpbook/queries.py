@@ -660,7 +660,11 @@ class MarginalWorkload(_Frozen, Workload):
     def _coverage_max(self) -> tuple[int, bool]:
         """``(max_u Σ_j 1[u ∈ cell_j], exact?)``: exact as ``max Qᵀ 1`` for ``d <= 20``, else the upper bound."""
         if self._coverage is None:
-            if self.d <= self.EXACT_SENSITIVITY_MAX_D:
+            if len({frozenset(S) for S, _ in self.cells}) == 1:
+                # one attribute set: each row lies in exactly one of its cells, so the coverage is the largest
+                # multiplicity of a listed cell — exact at any d, without a transform over the 2^d elements
+                self._coverage = (self._cell_multiplicity(), True)
+            elif self.d <= self.EXACT_SENSITIVITY_MAX_D:
                 self._coverage = (int(round(float(self._rmatvec_many(np.ones((1, self.m)))[0].max()))), True)
             else:
                 self._coverage = (self._cell_multiplicity(), False)
@@ -671,7 +675,8 @@ class MarginalWorkload(_Frozen, Workload):
 
         Exact for ``d <= 20`` (the largest entry of ``Qᵀ 1``, one subset-sum transform over the ``2^d``
         elements); for larger ``d`` the proven upper bound ``Σ_S max_v mult(S, v)`` (one cell per distinct
-        attribute set contains any given row), which is exact when no cell is repeated within a set.
+        attribute set contains any given row), which is exact when no cell is repeated within a set.  The cells of
+        one attribute set (one marginal, as MWEM measures it) take that count at any ``d``: it is exact there.
         """
         return float(self._coverage_max()[0])
 

@@ -413,6 +413,22 @@ def test_repeated_attribute_sets_count_twice():
     assert np.isclose(W.l2_sensitivity(), np.sqrt(2))
 
 
+def test_one_attribute_set_counts_its_largest_multiplicity_at_any_d():
+    """The cells of one marginal (repeated cells and permuted attribute orders included): the multiplicity count
+    equals the dense column sums, and a 24-pixel marginal (past the exact transform's d <= 20) is exact too."""
+    rng = np.random.default_rng(3)
+    for _ in range(60):
+        d = int(rng.integers(2, 8))
+        S = tuple(sorted(rng.choice(d, int(rng.integers(1, d + 1)), replace=False).tolist()))
+        cells = [(S, tuple(int(b) for b in rng.integers(0, 2, len(S)))) for _ in range(int(rng.integers(1, 7)))]
+        cells.append((S[::-1], cells[0][1][::-1]))                    # the first cell again, attributes reversed
+        W = MarginalWorkload(d, cells)
+        dense = np.array([W.query(i) for i in range(W.m)])
+        assert W.l1_sensitivity() == dense.sum(axis=0).max()
+    W = MarginalWorkload(24, [((0, 5), (1, 0)), ((0, 5), (0, 0)), ((5, 0), (0, 1))])
+    assert W.l1_sensitivity() == 2.0 and W._coverage_max() == (2, True)
+
+
 def test_permuted_attribute_sets_are_the_same_cells():
     W = k_way_marginals(3, 2, attribute_sets=[(0, 1), (1, 0)])
     assert W.l1_sensitivity() == 2.0                 # each row is in one cell of each listing
