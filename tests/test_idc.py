@@ -579,6 +579,21 @@ def test_theory_alg1_best_alpha_is_the_fixed_point():
     assert a100 / a == pytest.approx(0.1, rel=0.02)
 
 
+def test_theory_remembered_steps_are_the_functions_themselves():
+    """The root searches remember thm41_epsilon0 and sv_epsilon0_tight: the remembered values are those of the
+    functions, bit for bit, and the searches give what the functions' own values give (a stale or mis-keyed
+    memory would not)."""
+    for args in ((1.0, 1663, 1e-6, 2.0), (0.5, 40, 1e-9, 2.0), (1.0, 1663, 1e-6, 1.5)):
+        assert th._thm41_epsilon0_cached(*args) == th.thm41_epsilon0(*args)
+    for args in ((0.9, 1e-6, 1663), (0.9, 1e-9, 7), (0.5, 1e-6, 1663)):
+        assert th._sv_epsilon0_tight_cached(*args) == th.sv_epsilon0_tight(*args)
+    a_u, b = th.sv_best_error_bound(2 ** 16, 512, 0.05, 0.9, 1e-6, 179_700, tight=True)
+    c = th.sv_updates(th.mw_bound(a_u, 2 ** 16))
+    assert b == a_u + 2.0 * th.sv_alpha_sv(c, 512, 0.05, th.sv_epsilon0_tight(0.9, 1e-6, c), 179_700)
+    with pytest.raises(ValueError, match="c_star"):
+        th.alg1_best_alpha(lambda a: th.mw_bound(a, 64), 100, 0.05, 1.0, 1e-6, 10 ** 6, c_star=-1.0)
+
+
 def test_theory_dr_alg6():
     assert th.dr_alg6_alpha_ns(10, 5, 0.1, 0.5, 0.0, 100) == pytest.approx(
         numeric_sparse_alpha_corrected(20, 5, 0.1, 0.5, 0.0, 100))

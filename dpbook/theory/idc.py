@@ -16,6 +16,7 @@ For a privacy *claim* use IDC-Alg1-SV (:func:`sv_epsilon0` ...), which is built 
 """
 from __future__ import annotations
 
+import functools
 import math
 
 from ..validation import EPSILON_EXP_MAX, EPSILON_RANGE, check_alpha, check_beta, check_delta, check_epsilon, check_int, check_positive_real, check_real
@@ -187,6 +188,13 @@ def thm41_epsilon0(epsilon, b_max, delta, c_star=2.0) -> float:
     return lo
 
 
+@functools.lru_cache(maxsize=4096)
+def _thm41_epsilon0_cached(epsilon, b_max, delta, c_star) -> float:
+    """:func:`thm41_epsilon0` remembered (a pure function of numbers): the root searches over α ask it for the
+    same integer ``B_max`` many times as they converge."""
+    return thm41_epsilon0(epsilon, b_max, delta, c_star)
+
+
 def effective_c_gru(epsilon, epsilon0, b_max, delta) -> float:
     """The constant implied by an ``ε0``: ``C = ε/(ε0 sqrt(B_max ln(1/δ)))`` (IDC-Alg1's ``C_GRU``, [RECON])."""
     epsilon, epsilon0 = check_epsilon(epsilon), check_epsilon(epsilon0, "epsilon0")
@@ -234,9 +242,10 @@ def alg1_best_alpha(bound, k, beta, epsilon, delta, n, c_star=2.0) -> float:
         raise TypeError(f"bound must be a function alpha -> B(alpha), got {type(bound).__name__}")
     k, beta, epsilon = check_int("k", k, low=1), check_beta(beta), check_epsilon(epsilon)
     delta, n = check_delta(delta, positive=True), check_int("n", n, low=1)
+    c_star = check_real("c_star", c_star, low=0.0, low_open=True)
 
     def gap(a):
-        eps0 = thm41_epsilon0(epsilon, math.floor(bound(a / 3.0)), delta, c_star)
+        eps0 = _thm41_epsilon0_cached(epsilon, math.floor(bound(a / 3.0)), delta, c_star)
         return a - alg1_accuracy_alpha(k, beta, eps0, n)
 
     lo, hi = 1e-9, 1.0
@@ -358,6 +367,13 @@ def sv_epsilon0_tight(epsilon, delta, c) -> float:
     return tight_per_step_epsilon(epsilon, 2 * c, delta)
 
 
+@functools.lru_cache(maxsize=4096)
+def _sv_epsilon0_tight_cached(epsilon, delta, c) -> float:
+    """:func:`sv_epsilon0_tight` remembered (a pure function of numbers; a bisection each): every call of
+    :func:`sv_best_error_bound` at one ``(N, ε, δ)`` evaluates the same grid of ``α_U``, hence the same ``c``."""
+    return sv_epsilon0_tight(epsilon, delta, c)
+
+
 def sv_best_error_bound(N, k, beta, epsilon, delta, n, *, tight=False) -> tuple[float, float]:
     """IDC-Alg1-SV with the MW IDC, best guarantee: ``min over α_U`` of ``α_U + 2 α_SV(α_U)`` with
     ``c = floor(4 ln N/α_U²)`` and ``ε0`` from :func:`sv_epsilon0` (or :func:`sv_epsilon0_tight` if ``tight``).
@@ -369,7 +385,7 @@ def sv_best_error_bound(N, k, beta, epsilon, delta, n, *, tight=False) -> tuple[
     beta, epsilon, delta = check_beta(beta), check_epsilon(epsilon), check_delta(delta)
     if delta > 0 and not tight and epsilon >= 1.0:
         raise ValueError(f"epsilon ({epsilon!r}) must be < 1 for DR-Cor3.21 (or pass tight=True)")
-    step = sv_epsilon0_tight if tight else sv_epsilon0
+    step = _sv_epsilon0_tight_cached if tight else sv_epsilon0
 
     def bound(log_a):
         a = math.exp(log_a)
