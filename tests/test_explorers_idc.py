@@ -95,3 +95,15 @@ def test_figure_boxes_writes_the_medians_when_asked():
     assert texts == ["0.22", "2e-05"]
     assert fig.axes[0].get_ylim()[0] < 1e-5 / 3         # room for the lowest label
     plt.close(fig)
+
+
+@pytest.mark.parametrize("kw, name", [(dict(n=0), "n"), (dict(n=2.5), "n"), (dict(epsilon0=0.9), "epsilon0"),
+                                      (dict(epsilon0=float("nan")), "epsilon0"), (dict(b_max=-1), "b_max"),
+                                      (dict(alpha=0.0), "alpha"), (dict(alpha="0.6"), "alpha"), (dict(runs=10), "runs"),
+                                      (dict(seed=-1), "seed"), (dict(seed=[1]), "seed")])
+def test_explore_tail_rejects_bad_input_by_name(kw, name):
+    """The tail view refuses bad input naming the parameter, before the cached replay is asked (a list would
+    otherwise reach the cache as an unhashable key)."""
+    from dpbook.explorers.idc import explore_tail
+    with pytest.raises((ValueError, TypeError), match=name):
+        explore_tail(**kw)

@@ -256,7 +256,12 @@ def explore_run(n=1000, b_max=30, epsilon=1.0, delta=1e-6, alpha=0.6, *, rounds=
 def explore_tail(n=200, epsilon0=0.05, b_max=10, alpha=0.6, *, runs=4000, seed=2026):
     """The tail of Algorithm 1's privacy loss in the regime of :func:`loss_tail_run`: for each ``δ``, the measured
     ``(1-δ)``-quantile of ``L`` against each valid bound's ``ε(δ)`` at the same ``ε0`` (``P[L > ε(δ)] <= δ`` is what
-    a bound promises, so a bound is tight where the two curves meet)."""
+    a bound promises, so a bound is tight where the two curves meet).  ``runs >= 100``: the smallest δ drawn is
+    ``10/runs``."""
+    n, b_max = check_int("n", n, low=1, high=10**7), check_int("b_max", b_max, low=0, high=10**4)
+    epsilon0 = check_epsilon(epsilon0, "epsilon0", high=0.5)
+    alpha = check_real("alpha", alpha, low=1e-3, high=1.0)
+    runs, seed = check_int("runs", runs, low=100, high=10**6), check_int("seed", seed, low=0)
     rep = loss_tail_run(n, epsilon0, b_max, alpha, runs=runs, seed=seed)
     deltas = np.geomspace(0.3, 10.0 / rep.runs, 12)
     c = tail_curves(rep, deltas)
