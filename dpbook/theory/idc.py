@@ -387,10 +387,13 @@ def sv_best_error_bound(N, k, beta, epsilon, delta, n, *, tight=False) -> tuple[
         raise ValueError(f"epsilon ({epsilon!r}) must be < 1 for DR-Cor3.21 (or pass tight=True)")
     step = _sv_epsilon0_tight_cached if tight else sv_epsilon0
 
-    def bound(log_a):
-        a = math.exp(log_a)
-        c = sv_updates(mw_bound(a, N))
-        return a + 2.0 * sv_alpha_sv(c, k, beta, step(epsilon, delta, c), n)
+    log_N = math.log(N)
+
+    def bound(log_a):                  # sv_updates(mw_bound(a, N)) and sv_alpha_sv, term for term, with the
+        a = math.exp(log_a)            # arguments checked once above (α_U stays in the grid's range)
+        c = max(1, int(math.floor(4.0 * log_N / a ** 2)))
+        epsilon0 = check_epsilon(step(epsilon, delta, c), "epsilon0")
+        return a + 2.0 * ((2.0 * math.log(3 * c / beta) + 4.0 * math.log(3 * k / beta)) / (epsilon0 * n))
 
     grid = [math.log(1e-3) + i * (math.log(2.0) - math.log(1e-3)) / 99 for i in range(100)]
     i = min(range(100), key=lambda j: bound(grid[j]))
