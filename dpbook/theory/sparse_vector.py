@@ -247,8 +247,6 @@ def first_k_bottom_probability(k, epsilon, shift=0.0, variant="correct") -> floa
         cdf = 0.5 * math.exp(z) if z <= 0 else 1.0 - 0.5 * math.exp(-z)
         return math.exp(-abs(r) / b_rho) / (2.0 * b_rho) * cdf ** k
 
-    from scipy import integrate                        # here: importing it pulls in scipy.optimize (~0.3 s)
-
     # break the line where the integrand bends: 0, shift, and where F_ν^k rises (r ≈ shift + b_ν ln k)
     knee = shift + b_nu * math.log(max(k, 1)) + 1.0
     cuts = sorted({min(0.0, shift), max(0.0, shift), max(knee, max(0.0, shift))})
