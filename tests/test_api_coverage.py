@@ -42,10 +42,6 @@ TESTS = pathlib.Path(__file__).resolve().parent
 # --- which functions ----------------------------------------------------------------------------------------
 
 EXEMPT_MODULES = {
-    # not yet swept: the explorer modules below still hold pieces that belong elsewhere; each leaves this list
-    # when its module holds only widget callbacks and figures that refuse bad input (the list ends empty)
-    **{f"dpbook.explorers.{name}": "pending: not yet swept" for name in (
-    )},
     "dpbook.plots": "figure helpers: no privacy or accuracy semantics, tested in tests/test_plots_widgets.py",
     "dpbook.widgets": "ipywidgets wrappers, tested in tests/test_plots_widgets.py",
 }
