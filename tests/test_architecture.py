@@ -325,3 +325,44 @@ def test_the_private_import_check_can_fail(tmp_path):
     (tmp_path / "dpbook" / "mwem.py").write_text("def _rounds(): pass\n")
     (tmp_path / "dpbook" / "broken" / "mwem.py").write_text("from ..mwem import _rounds, __doc__\n")
     assert _private_imports(tmp_path) == [("dpbook.broken.mwem", "dpbook.mwem", "_rounds")]
+
+
+# --------------------------------------------------------------------------------------------- tests mirror the package
+
+#: modules whose tests are a cross-cutting file by nature, with the file
+TESTED_ACROSS = {
+    "dpbook.broken": "test_audits.py",             # each broken twin is an audit control, caught in the catalogue
+    "dpbook.theory.reference": "test_registry.py",  # it writes docs/theorems.md from the registry
+    "dpbook.theory.auditing": "test_registry.py",   # registry entries only
+}
+
+
+def _test_files_for(module: str, tests=ROOT / "tests") -> list[pathlib.Path]:
+    parts = module.split(".")[1:]
+    stem = parts[-1].lstrip("_")
+    found = [*tests.glob(f"test_{stem}.py"), *tests.glob(f"test_{stem}_*.py")]
+    if len(parts) > 1:                                   # a module of a subpackage: the package's own test files too
+        found += [*tests.glob(f"test_{parts[0]}.py"), *tests.glob(f"test_{parts[0]}_*.py"),
+                  *tests.glob(f"test_{parts[0]}s.py")]
+    for prefix, name in TESTED_ACROSS.items():
+        if module == prefix or module.startswith(prefix + "."):
+            found.append(tests / name)
+    return [p for p in found if p.exists()]
+
+
+def _untested_modules(tests=ROOT / "tests") -> list[str]:
+    modules = sorted(".".join(p.relative_to(ROOT).with_suffix("").parts) for p in PACKAGE.rglob("*.py")
+                     if p.name != "__init__.py")
+    return [m for m in modules if not _test_files_for(m, tests)]
+
+
+def test_every_module_has_its_test_file():
+    """``dpbook/<m>.py`` is tested in ``tests/test_<m>.py`` (or ``test_<m>_<aspect>.py``); a module of a subpackage
+    may be tested with its package (``test_<package>_*.py``); three cross-cutting homes are declared above."""
+    assert not _untested_modules(), _untested_modules()
+
+
+def test_the_test_file_check_can_fail(tmp_path):
+    (tmp_path / "test_laplace.py").write_text("")
+    missing = _untested_modules(tmp_path)
+    assert "dpbook.laplace" not in missing and "dpbook.gaussian" in missing and "dpbook.broken.noise" in missing
