@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import json
+import math
 import pathlib
 import pkgutil
 import zlib
@@ -169,6 +170,14 @@ STORED_SCHEMA = 1
 _STORED_FIELDS = ("name", "kind", "epsilon", "delta", "trials")
 
 
+def _same_field(stored, now) -> bool:
+    """A stored field equals the case's now; a claim computed in floating point (an exact δ through ``exp``) may
+    differ in its last bits between CPUs (numpy picks its ``exp`` kernel by the CPU), so reals agree to 1e-12."""
+    if isinstance(now, float) and isinstance(stored, (int, float)) and not isinstance(stored, bool):
+        return math.isclose(stored, now, rel_tol=1e-12, abs_tol=0.0)
+    return stored == now
+
+
 def stored_audits(path, which: str = "all") -> list[tuple[AuditCase, AuditResult]]:
     """The catalogue's audits as stored by ``python -m benchmarks.audits.run`` in the results file ``path``: one
     ``(case, result)`` pair per case of :func:`audit_cases` (``which`` as there), each run at the case's own
@@ -198,7 +207,7 @@ def stored_audits(path, which: str = "all") -> list[tuple[AuditCase, AuditResult
         if key not in records:
             continue
         case, rec = FACTORIES[key](), records[key]
-        same = all(rec.get(f) == getattr(case, f) for f in _STORED_FIELDS) and rec.get("seed") == case.seed
+        same = all(_same_field(rec.get(f), getattr(case, f)) for f in _STORED_FIELDS) and rec.get("seed") == case.seed
         if not same:
             stale.append(key)
         elif which in ("all", case.kind):
