@@ -26,7 +26,7 @@ __all__ = [
     "BinaryUniverse", "Dataset", "PointDataset", "Graph", "SparseHistogram", "histogram", "rows_from_histogram",
     "add_row", "remove_row", "replace_row", "random_neighbour", "bootstrap",
     "load_cancer", "load_digits", "load_diabetes", "load_karate", "load_lesmis", "DATA_DIR",
-    "record_pool", "synthetic_records", "record_catalogue", "sparse_database", "sparse_workload",
+    "record_pool", "synthetic_records", "record_catalogue", "sparse_database",
     "project_dataset", "project_histogram", "cancer_projection", "pixels_histogram", "digits_subsample", "digits_histogram",
     "cancer_conjunction_stream",
 ]
@@ -477,25 +477,6 @@ def sparse_database(n: int, bits: int = 32, seed: int = 2026) -> SparseHistogram
     args = check_int("n", n, low=1), check_int("bits", bits, low=1, high=62), check_int("seed", seed, low=0)
     check_work(n=args[0])
     return _sparse_database(*args)
-
-
-def sparse_workload(m: int, s: int, bits: int = 32, seed: int = 11):
-    """Chapter 15's seeded workload: ``m`` random ``s``-sparse queries over ``bits``-bit records, half of each
-    support from :func:`record_catalogue` (shared records: the queries overlap), the rest uniform, weights in
-    ``(0, 1]`` (:func:`dpbook.sparse_project.random_sparse_queries` with ``rng = seed``).  Cached per
-    ``(m, s, bits, seed)``: the same object each time (do not modify it)."""
-    m, s = check_int("m", m, low=1), check_int("s", s, low=1)
-    bits, seed = check_int("bits", bits, low=1, high=62), check_int("seed", seed, low=0)
-    check_work(m=m, s=s)
-    if s > 1 << bits:
-        raise ValueError(f"s ({s}) must be <= 2^bits ({1 << bits})")
-    return _sparse_workload(m, s, bits, seed)
-
-
-@functools.lru_cache(typed=True, maxsize=None)
-def _sparse_workload(m, s, bits, seed):
-    from .sparse_project import random_sparse_queries
-    return random_sparse_queries(m, s, 1 << bits, rng=seed, pool=_record_catalogue(bits, 256, 7))
 
 
 @functools.lru_cache(typed=True, maxsize=None)

@@ -17,13 +17,14 @@ and ``T`` for the dimension.
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping, NamedTuple
 
 import numpy as np
 
-from .data import SparseHistogram, record_pool, synthetic_records  # noqa: F401 - re-exported (chapter 15)
+from .data import SparseHistogram, record_catalogue, record_pool, synthetic_records  # noqa: F401 - re-exported (chapter 15)
 from .hashing import MAX_WIDTH, PolynomialSignHash, field_bits
 from .noise import as_generator, gaussian_noise, laplace_noise
 from .queries import Workload
@@ -38,7 +39,7 @@ from .validation import check_beta, check_int, check_probability, check_trials, 
 __all__ = [
     "SparseQueryWorkload", "SparseProjectRelease", "ErrorParts", "random_sparse_queries", "record_pool", "synthetic_records",
     "project_database", "error_decomposition", "sparse_project", "sparse_project_gaussian", "laplace_sparse_queries", "MAX_ELL",
-    "SparseProjectParameters", "sparse_project_parameters", "restrict_to_queries",
+    "SparseProjectParameters", "sparse_project_parameters", "restrict_to_queries", "sparse_workload",
 ]
 
 #: The largest projection dimension we allocate (``ℓ`` floats per release, per trial).
@@ -282,6 +283,24 @@ class SparseProjectRelease(ReleaseRecord):
     def evaluate(self, workload) -> np.ndarray:
         """``Eval(Q) = ⟨A Q, u + v⟩ / n`` for every query: ``(m,)``, or ``(trials, m)`` (S1-Def6)."""
         return (self.y @ self.project(workload).T) / self.n
+
+
+def sparse_workload(m: int, s: int, bits: int = 32, seed: int = 11):
+    """Chapter 15's seeded workload: ``m`` random ``s``-sparse queries over ``bits``-bit records, half of each
+    support from :func:`dpbook.data.record_catalogue` (shared records: the queries overlap), the rest uniform, weights in
+    ``(0, 1]`` (:func:`random_sparse_queries` with ``rng = seed``).  Cached per
+    ``(m, s, bits, seed)``: the same object each time (do not modify it)."""
+    m, s = check_int("m", m, low=1), check_int("s", s, low=1)
+    bits, seed = check_int("bits", bits, low=1, high=62), check_int("seed", seed, low=0)
+    check_work(m=m, s=s)
+    if s > 1 << bits:
+        raise ValueError(f"s ({s}) must be <= 2^bits ({1 << bits})")
+    return _sparse_workload(m, s, bits, seed)
+
+
+@functools.lru_cache(typed=True, maxsize=None)
+def _sparse_workload(m, s, bits, seed):
+    return random_sparse_queries(m, s, 1 << bits, rng=seed, pool=record_catalogue(bits, 256, 7))
 
 
 def project_database(D, f) -> np.ndarray:

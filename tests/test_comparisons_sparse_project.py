@@ -3,7 +3,8 @@ import numpy as np
 import pytest
 
 from dpbook.comparisons.sparse_project import SERIES, per_query_comparison
-from dpbook.data import SparseHistogram, sparse_database, sparse_workload
+from dpbook.data import SparseHistogram, sparse_database
+from dpbook.sparse_project import sparse_workload
 
 
 def test_per_query_comparison_is_pure_and_uses_the_exact_sensitivities():

@@ -179,23 +179,3 @@ def test_cancer_conjunction_stream_is_the_conjunctions_answers():
     assert D.cancer_conjunction_stream()[0] is f and not f.flags.writeable
     with pytest.raises(ValueError):
         f[0] = 1.0
-
-
-def test_sparse_workload_is_chapter_15s_seeded_workload():
-    """``sparse_workload`` is random_sparse_queries over the catalogue with its own seed, cached, and refuses bad
-    input by name."""
-    from dpbook.data import record_catalogue, sparse_workload
-    from dpbook.sparse_project import random_sparse_queries
-    W = sparse_workload(50, 6)
-    V = random_sparse_queries(50, 6, 1 << 32, rng=11, pool=record_catalogue())
-    assert np.array_equal(W.indices, V.indices) and np.array_equal(W.weights, V.weights) and W.sparsity == 6
-    assert sparse_workload(50, 6) is W and sparse_workload(50, 6, seed=12).indices.tobytes() != W.indices.tobytes()
-    assert np.isin(W.indices.reshape(50, 6), record_catalogue()).sum(axis=1).min() == 3    # half from the catalogue
-    with pytest.raises(ValueError, match="^m "):
-        sparse_workload(0, 6)
-    with pytest.raises(TypeError, match="^s "):
-        sparse_workload(10, 2.5)
-    with pytest.raises(ValueError, match="bits"):
-        sparse_workload(10, 6, bits=63)
-    with pytest.raises(ValueError, match="^s "):
-        sparse_workload(10, 9, bits=3)

@@ -407,7 +407,8 @@ def test_explorer_is_pure_and_valid():
 def test_widget_cache_reproduces_the_error_decomposition():
     """The widget caches the hash-dependent parts (Q̂, u, JL) across ε/δ moves; they must equal what
     error_decomposition computes from the release the widget draws (same seed → same hash)."""
-    from dpbook.data import sparse_database, sparse_workload
+    from dpbook.data import sparse_database
+    from dpbook.sparse_project import sparse_workload
     from dpbook.explorers.sparse_project import _hash_parts
     D, W = sparse_database(500), sparse_workload(50, 4)
     rel = sparse_project(D, epsilon=0.7, delta=1e-5, beta=0.1, s=4, m=50, n=500, ell=64, r=8, trials=3, rng=5)
@@ -504,3 +505,22 @@ def test_chapter_figures_draw_what_they_are_given_and_validate():
     plt.close("all")
 
 
+def test_sparse_workload_is_chapter_15s_seeded_workload():
+    """``sparse_workload`` is random_sparse_queries over the catalogue with its own seed, cached, and refuses bad
+    input by name."""
+    from dpbook.data import record_catalogue
+    from dpbook.sparse_project import sparse_workload
+    from dpbook.sparse_project import random_sparse_queries
+    W = sparse_workload(50, 6)
+    V = random_sparse_queries(50, 6, 1 << 32, rng=11, pool=record_catalogue())
+    assert np.array_equal(W.indices, V.indices) and np.array_equal(W.weights, V.weights) and W.sparsity == 6
+    assert sparse_workload(50, 6) is W and sparse_workload(50, 6, seed=12).indices.tobytes() != W.indices.tobytes()
+    assert np.isin(W.indices.reshape(50, 6), record_catalogue()).sum(axis=1).min() == 3    # half from the catalogue
+    with pytest.raises(ValueError, match="^m "):
+        sparse_workload(0, 6)
+    with pytest.raises(TypeError, match="^s "):
+        sparse_workload(10, 2.5)
+    with pytest.raises(ValueError, match="bits"):
+        sparse_workload(10, 6, bits=63)
+    with pytest.raises(ValueError, match="^s "):
+        sparse_workload(10, 9, bits=3)

@@ -83,7 +83,8 @@ def per_query_comparison(D, W, m_grid, *, epsilon=1.0, delta=1e-5, beta=0.1, ell
 
 
 def _example_call():
-    from ..data import record_catalogue, sparse_workload, synthetic_records
+    from ..data import record_catalogue, synthetic_records
+    from ..sparse_project import sparse_workload
     return dict(D=synthetic_records(500, record_catalogue(), rng=1), W=sparse_workload(20, 4), m_grid=[5, 20], ell=64,
                 trials=5)
 

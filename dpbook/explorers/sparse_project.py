@@ -10,7 +10,8 @@ from ..hashing import PolynomialSignHash
 from ..noise import as_generator
 from ..plots import BASELINE, BOUND, EMPIRICAL, EXTRA, TRUTH, UNIFORM, legend_outside, new_figure
 from ._layout import fixed_figure, log_minor_125
-from ..data import sparse_database, sparse_workload          # the chapter's data and workload
+from ..data import sparse_database                          # the chapter's data
+from ..sparse_project import sparse_workload                   # and its workload
 from ..sparse_project import error_decomposition, laplace_sparse_queries, project_database, sparse_project
 from ..theory.sparse_project import jl_error_bound, noise_error_bound, thm2_alpha
 from ..validation import check_beta, check_delta, check_epsilon, check_int, check_real, check_real_array
