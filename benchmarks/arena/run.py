@@ -23,7 +23,6 @@ import math
 import os
 import pathlib
 import platform
-import subprocess
 import sys
 import time
 from datetime import datetime, timezone
@@ -49,6 +48,7 @@ from dpbook.theory.mwem import hlm_error_bound, hlm_optimal_rounds
 from dpbook.theory.projection import gaussian_width_bound, thm9_rms_bound
 from dpbook.theory.randomized_response import rr_error_bound
 from dpbook.theory.smalldb import thm45_error_bound
+from benchmarks._stored import git_hash
 
 HERE = pathlib.Path(__file__).resolve().parent
 RESULTS = HERE / "results.json"
@@ -229,14 +229,6 @@ def timing_cells(seed=SEED):
         out.append(row)
         print(f"timing d={d}: {row['seconds']}", file=sys.stderr, flush=True)
     return out
-
-
-def git_hash() -> str:
-    try:
-        return subprocess.run(["git", "rev-parse", "HEAD"], cwd=HERE, capture_output=True, text=True,
-                              check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 def main(argv=None):

@@ -16,7 +16,6 @@ import json
 import os
 import pathlib
 import platform
-import subprocess
 import sys
 import time
 from datetime import datetime, timezone
@@ -25,18 +24,11 @@ import numpy as np
 
 from dpbook.audit import audit_cases
 from dpbook.audit.catalogue import STORED_SCHEMA
+from benchmarks._stored import git_hash
 
 HERE = pathlib.Path(__file__).resolve().parent
 RESULTS = HERE / "results.json"
 ALPHA = 1e-6
-
-
-def git_hash() -> str:
-    try:
-        return subprocess.run(["git", "rev-parse", "HEAD"], cwd=HERE, capture_output=True, text=True,
-                              check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 def run_case(case) -> dict:

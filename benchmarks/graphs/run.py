@@ -13,7 +13,6 @@ import json
 import os
 import pathlib
 import platform
-import subprocess
 import sys
 import time
 from datetime import datetime, timezone
@@ -21,6 +20,7 @@ from datetime import datetime, timezone
 import numpy as np
 
 from dpbook.comparisons.graphs import RESULTS_FILE, ic_cut_comparison, online_cut_comparison
+from benchmarks._stored import git_hash
 
 HERE = pathlib.Path(__file__).resolve().parent
 SEED = 2026
@@ -30,14 +30,6 @@ ONLINE = dict(num_vertices=40, m=300, alpha=0.05, epsilon=16.0, c=8, trials=10, 
 #: section 7: a planted partition on 8 vertices (0.9 / 0.1), IC with MW at α = 0.3 capped at 6 rounds, 8 runs
 EPSILONS = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
 IC = dict(num_vertices=8, p_in=0.9, p_out=0.1, alpha=0.3, rounds=6, runs=8, beta=0.05)
-
-
-def git_hash() -> str:
-    try:
-        return subprocess.run(["git", "rev-parse", "HEAD"], cwd=HERE, capture_output=True, text=True,
-                              check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 def main(argv=None):

@@ -43,6 +43,7 @@ import time
 
 import numpy as np
 
+from benchmarks._stored import git_hash
 from dpbook.data import histogram, load_cancer, load_digits
 from dpbook.histogram import noisy_histogram
 from dpbook.mwem import mwem, mwem_practical
@@ -311,14 +312,6 @@ def settings(result) -> str:
     return "\n".join(lines)
 
 
-def _git_hash() -> str:
-    try:
-        return subprocess.run(["git", "rev-parse", "HEAD"], cwd=HERE, capture_output=True, text=True,
-                              check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-
-
 def _peer_versions() -> dict:
     code = ("import json, importlib.metadata as m; print(json.dumps({p: m.version(p) for p in "
             "('smartnoise-synth', 'mbi', 'jax', 'jaxlib', 'opendp', 'numpy', 'pandas')}))")
@@ -350,7 +343,7 @@ def main(argv=None):
               "are taken within each repeat, then the median", "machine": f"{platform.machine()}, "
               f"{os.cpu_count()} cores, shared and loaded", "python": platform.python_version(),
               "numpy": np.__version__, "total_seconds": time.perf_counter() - start, "rows": rows,
-              "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "code_version": _git_hash(),
+              "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "code_version": git_hash(),
               "peer_versions": None if args.no_peers else _peer_versions(), "delta": DELTA,
               "aim_rows": list(AIM_ROWS), "aim_repeats": AIM_REPEATS, "seeds": list(range(args.repeats)),
               "small": small_setting()}

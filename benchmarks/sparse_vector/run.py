@@ -18,12 +18,12 @@ import json
 import os
 import pathlib
 import platform
-import subprocess
 import sys
 import time
 from datetime import datetime, timezone
 
 import numpy as np
+from benchmarks._stored import git_hash
 
 HERE = pathlib.Path(__file__).resolve().parent
 RESULTS = HERE / "results.json"
@@ -64,14 +64,6 @@ def run_case(index: int) -> dict:
     case = stored_cases()[index]
     result = case.run(np.random.default_rng([SEED, index]))
     return dict(name=case.name, kind=case.kind, seed=[SEED, index], **{k: getattr(result, k) for k in FIELDS})
-
-
-def git_hash() -> str:
-    try:
-        return subprocess.run(["git", "rev-parse", "HEAD"], cwd=HERE, capture_output=True, text=True,
-                              check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 def main(argv=None):
