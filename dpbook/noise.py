@@ -444,8 +444,9 @@ class Noise:
             raise TypeError(f"noise {self.name} returned dtype {draws.dtype}, not real numbers")
         if self.lattice is not None and not np.issubdtype(draws.dtype, np.integer):
             raise TypeError(f"lattice noise {self.name} must return integer steps, got dtype {draws.dtype}")
-        # float64 draws in value units are used as they are (no copy: the same numbers, at 10^7 draws a call)
-        out = draws if unit == 1.0 and draws.dtype == np.float64 else draws.astype(np.float64) * unit
+        # always a fresh array: a caller's sampler may hand back a buffer it keeps (and change it later), and a
+        # mechanism may add to its noise in place
+        out = draws.astype(np.float64) * unit
         if not np.all(np.isfinite(out)):
             raise ValueError(f"noise {self.name} returned NaN or inf")
         return out
