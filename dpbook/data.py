@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import functools
+import json
 import math
 import pathlib
 from dataclasses import dataclass, field
@@ -22,7 +23,7 @@ import numpy as np
 from .noise import as_generator
 from .validation import as_array, check_histogram, check_int, check_probability, check_work
 
-__all__ = [
+__all__ = ["load_results_file", 
     "BinaryUniverse", "Dataset", "PointDataset", "Graph", "SparseHistogram", "histogram", "rows_from_histogram",
     "add_row", "remove_row", "replace_row", "random_neighbour", "bootstrap",
     "load_cancer", "load_digits", "load_diabetes", "load_karate", "load_lesmis", "DATA_DIR",
@@ -488,6 +489,21 @@ def _record_catalogue(bits, size, seed):
 def _sparse_database(n, bits, seed):
     return synthetic_records(n, _record_catalogue(bits, 256, 7), bits=bits, rng=seed)
 
+
+
+def load_results_file(path, made_by: str):
+    """The JSON results file at ``path`` that ``made_by`` (the command that writes it, for the message) stored: its
+    parsed content.  ``TypeError`` unless ``path`` is a str or a Path; ``ValueError`` naming ``path`` when it is not
+    an existing file or not JSON.  The caller checks the content's schema."""
+    if not isinstance(path, (str, pathlib.Path)):
+        raise TypeError(f"path must be a str or a Path, got {type(path).__name__}")
+    path = pathlib.Path(path)
+    if not path.is_file():
+        raise ValueError(f"path ({str(path)!r}) must be an existing results file of {made_by}")
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise ValueError(f"path ({str(path)!r}) is not a results file of {made_by} (not JSON)") from err
 
 # a valid call of the seeded record generator, for the sweeps of tests/ (determinism, bad input)
 from .contract import example  # noqa: E402  (contract is data's layer; imported last, after the loaders)

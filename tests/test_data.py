@@ -179,3 +179,21 @@ def test_cancer_conjunction_stream_is_the_conjunctions_answers():
     assert D.cancer_conjunction_stream()[0] is f and not f.flags.writeable
     with pytest.raises(ValueError):
         f[0] = 1.0
+
+
+def test_load_results_file_reads_json_and_names_a_bad_path(tmp_path):
+    from dpbook.data import load_results_file
+    good = tmp_path / "results.json"
+    good.write_text('{"schema": 1, "rows": [1, 2]}')
+    assert load_results_file(good, "make x") == {"schema": 1, "rows": [1, 2]}
+    assert load_results_file(str(good), "make x")["rows"] == [1, 2]
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    with pytest.raises(ValueError, match=r"path .*bad\.json.* not a results file of make x"):
+        load_results_file(bad, "make x")
+    with pytest.raises(ValueError, match=r"path .*missing\.json.* existing results file of make x"):
+        load_results_file(tmp_path / "missing.json", "make x")
+    with pytest.raises(ValueError, match="path"):
+        load_results_file(tmp_path, "make x")                      # a folder is not a file
+    with pytest.raises(TypeError, match="path"):
+        load_results_file(3, "make x")

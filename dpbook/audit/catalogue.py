@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import json
 import math
 import pathlib
 import pkgutil
@@ -22,6 +21,7 @@ from typing import Callable, Mapping
 from ..noise import as_generator
 from ..validation import check_delta, check_epsilon, check_int, check_probability, check_real, check_trials
 from .engine import AuditResult, audit, epsilon_lower_bound
+from ..data import load_results_file
 
 __all__ = ["KINDS", "AuditCase", "audit_cases", "audit_case_names", "run_audits", "audit_table", "epsilon_lb_ceiling",
            "stored_audits", "public_mechanisms", "broken_mechanisms"]
@@ -186,17 +186,9 @@ def stored_audits(path, which: str = "all") -> list[tuple[AuditCase, AuditResult
     The file must match the catalogue as it is now (every case, with its name, kind, claim and trials): otherwise
     ``ValueError`` asks for the file to be regenerated, so a stale file cannot be read silently.
     """
-    if not isinstance(path, (str, pathlib.Path)):
-        raise TypeError(f"path must be a str or a Path, got {type(path).__name__}")
     if which != "all" and which not in KINDS:
         raise ValueError(f"which ({which!r}) must be 'all' or one of {KINDS}")
-    path = pathlib.Path(path)
-    if not path.is_file():
-        raise ValueError(f"path ({str(path)!r}) must be an existing results file of python -m benchmarks.audits.run")
-    try:
-        stored = json.loads(path.read_text())
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise ValueError(f"path ({str(path)!r}) is not a results file of python -m benchmarks.audits.run") from err
+    stored = load_results_file(path, "python -m benchmarks.audits.run")
     if not isinstance(stored, dict) or stored.get("schema") != STORED_SCHEMA or not isinstance(stored.get("cases"), dict):
         raise ValueError(f"path ({str(path)!r}) is not a results file of python -m benchmarks.audits.run "
                          f"(schema {STORED_SCHEMA})")

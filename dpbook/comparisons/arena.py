@@ -10,13 +10,13 @@ Monte-Carlo error, so the file cannot go stale silently.  Nothing here runs a me
 """
 from __future__ import annotations
 
-import json
 import math
 import pathlib
 
 import numpy as np
 
 from ..validation import check_choice, check_epsilon, check_int, check_real
+from ..data import load_results_file
 
 __all__ = ["METRICS", "RESULTS_FILE", "load_arena", "stored_arena", "check_result", "find_cell", "median_error",
            "winners", "consistent"]
@@ -30,15 +30,7 @@ _STORED: dict = {}
 
 def load_arena(path) -> dict:
     """The results file of ``make arena`` at ``path`` as a dictionary (its schema checked)."""
-    if not isinstance(path, (str, pathlib.Path)):
-        raise TypeError(f"path must be a str or a Path, got {type(path).__name__}")
-    path = pathlib.Path(path)
-    if not path.is_file():
-        raise ValueError(f"path ({str(path)!r}) must be an existing results file of make arena")
-    try:
-        result = json.loads(path.read_text())
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        result = None
+    result = load_results_file(path, "make arena")
     if not isinstance(result, dict) or result.get("schema") != 1 or not isinstance(result.get("cells"), list):
         raise ValueError(f"path ({str(path)!r}) is not a results file of make arena (schema 1)")
     return result

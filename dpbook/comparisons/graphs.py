@@ -10,7 +10,6 @@ leaves a function (error summaries only).
 """
 from __future__ import annotations
 
-import json
 import math
 import pathlib
 
@@ -22,6 +21,7 @@ from ..idc import FixedStream, FriezeKannanIDC, MultiplicativeWeightsIDC, drive_
 from ..idc import online_idc_sv
 from ..theory.graphs import num_pairs, rr_cut_error_bound
 from ..validation import check_alpha, check_beta, check_epsilon, check_int, check_probability, check_real
+from ..data import load_results_file
 
 __all__ = ["online_cut_comparison", "ic_cut_comparison", "stored_graph_sweeps", "same_results", "RESULTS_FILE"]
 
@@ -118,12 +118,9 @@ def stored_graph_sweeps(path=None) -> dict:
         path = RESULTS_FILE
     if not isinstance(path, (str, pathlib.Path)):
         raise TypeError(f"path must be a str or a Path, got {type(path).__name__}")
-    path = pathlib.Path(path)
-    key = str(path.resolve())
+    key = str(pathlib.Path(path).resolve())
     if key not in _STORED:
-        if not path.is_file():
-            raise ValueError(f"path ({str(path)!r}) must be an existing results file (python -m benchmarks.graphs.run)")
-        result = json.loads(path.read_text())
+        result = load_results_file(path, "python -m benchmarks.graphs.run")
         if not isinstance(result, dict) or result.get("schema") != 1 or "online" not in result or "ic" not in result:
             raise ValueError(f"path ({str(path)!r}) is not a results file of benchmarks.graphs.run (schema 1)")
         for row in result["online"]:
