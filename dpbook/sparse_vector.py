@@ -55,7 +55,7 @@ TOP, BOTTOM, UNANSWERED = 1, 0, -1          # ⊤, ⊥, and "not asked: the mech
 class SparseVectorRelease(ReleaseRecord):
     """What a sparse-vector mechanism releases, and what it spent.
 
-    ``answers``: int8 array ``(k,)`` or ``(trials, k)`` of ``TOP`` (1, ⊤), ``BOTTOM`` (0, ⊥) and
+    ``answers``: int8 array ``(m,)`` or ``(trials, m)`` of ``TOP`` (1, ⊤), ``BOTTOM`` (0, ⊥) and
     ``UNANSWERED`` (-1, after the mechanism halted).  ``values``: NumericSparse's released numbers at the
     ``⊤`` positions (NaN elsewhere), ``None`` otherwise.  ``τ``, ``c``: the public threshold and cut-off.
     ``threshold_scale``, ``query_scale``, ``value_scale``: the Laplace scales used, in the units of the
@@ -81,7 +81,7 @@ class SparseVectorRelease(ReleaseRecord):
         return self.answers if self.values is None else (self.answers, self.values)
 
     @property
-    def k(self) -> int:
+    def m(self) -> int:
         """Length of the query stream."""
         return self.answers.shape[-1]
 
@@ -151,14 +151,14 @@ def _prologue(epsilon, delta, rng, sampler, trials):
 # ------------------------------------------------------------------------------------- the engine
 
 def run_sparse(f, threshold, c, threshold_scale, query_scale, trials, rng, sampler=laplace_noise) -> np.ndarray:
-    """DR-Alg2's loop for validated inputs: ``(trials, k)`` int8 answers.
+    """DR-Alg2's loop for validated inputs: ``(trials, m)`` int8 answers.
 
-    The query noise ``ν ~ Lap(query_scale)`` is one ``(trials, k)`` array (each query is compared once);
+    The query noise ``ν ~ Lap(query_scale)`` is one ``(trials, m)`` array (each query is compared once);
     the ``c`` thresholds ``τ + Lap(threshold_scale)`` are one ``(trials, c)`` array: query ``i`` of a trial
     is compared with threshold number "``⊤`` answers so far", and nothing is answered after the ``c``-th ``⊤``.
     """
-    k = f.size
-    noisy = f + sampler(query_scale, (trials, k), rng)
+    m = f.size
+    noisy = f + sampler(query_scale, (trials, m), rng)
     thresholds = threshold + sampler(threshold_scale, (trials, c), rng)
     if c == 1 or c * trials < 2_000:                         # both scans give identical answers
         return _scan_rounds(noisy, thresholds)
@@ -167,12 +167,12 @@ def run_sparse(f, threshold, c, threshold_scale, query_scale, trials, rng, sampl
 
 def _scan_queries(noisy, thresholds):
     """One numpy step per query over all trials (fast when ``c`` and ``trials`` are large)."""
-    trials, k = noisy.shape
+    trials, m = noisy.shape
     c = thresholds.shape[1]
-    answers = np.full((trials, k), UNANSWERED, dtype=np.int8)
+    answers = np.full((trials, m), UNANSWERED, dtype=np.int8)
     count = np.zeros(trials, dtype=np.int64)                 # ⊤ answers so far = index of the current threshold
     rows = np.arange(trials)
-    for i in range(k):
+    for i in range(m):
         live = count < c
         if not live.any():
             break
@@ -188,18 +188,18 @@ def _scan_rounds(noisy, thresholds):
     Round ``j`` finds, in every trial, the first query from its current position whose noisy value reaches
     threshold ``j``: the queries before it are ``⊥``, it is ``⊤``, and the next round starts after it.
     """
-    trials, k = noisy.shape
-    idx = np.arange(k)
-    answers = np.full((trials, k), UNANSWERED, dtype=np.int8)
+    trials, m = noisy.shape
+    idx = np.arange(m)
+    answers = np.full((trials, m), UNANSWERED, dtype=np.int8)
     start = np.zeros(trials, dtype=np.int64)
     for j in range(thresholds.shape[1]):
-        if np.all(start >= k):
+        if np.all(start >= m):
             break
         pending = idx >= start[:, None]
         above = (noisy >= thresholds[:, j:j + 1]) & pending
-        hit = np.where(above.any(axis=1), above.argmax(axis=1), k)
+        hit = np.where(above.any(axis=1), above.argmax(axis=1), m)
         answers[pending & (idx < hit[:, None])] = BOTTOM
-        rows = np.flatnonzero(hit < k)
+        rows = np.flatnonzero(hit < m)
         answers[rows, hit[rows]] = TOP
         start = hit + 1
     return answers
@@ -216,7 +216,7 @@ def above_threshold_stream(f, *, threshold, epsilon, sensitivity=1.0, trials=Non
     """DR-Alg1 AboveThreshold on query values ``f`` of the given sensitivity — ε-DP (DR-Thm3.23).
 
     ``τ̂ = τ + Lap(2Δ/ε)`` once; ``⊤`` at the first ``i`` with ``f_i + Lap(4Δ/ε) >= τ̂``, then halt.
-    Accuracy: DR-Thm3.24, ``α = 8(ln k + ln(2/β))Δ/ε`` (:func:`dpbook.theory.sparse_vector.above_threshold_alpha`).
+    Accuracy: DR-Thm3.24, ``α = 8(ln m + ln(2/β))Δ/ε`` (:func:`dpbook.theory.sparse_vector.above_threshold_alpha`).
     """
     f = check_stream(f)
     p = _prologue(epsilon, 0.0, rng, sampler, trials)
@@ -312,13 +312,13 @@ def _stated(neighbours, release):
 def _normalised_stream(x, workload, threshold, n):
     """The true normalised answers ``Q x / n`` as a stream, the public ``n``, the neighbouring relation the
     claim holds under (``n`` given: add/remove; read from the data: replace-one), the threshold ``τ ∈ [0, 1]``,
-    and the sensitivity of each normalised answer: ``1/n`` for queries in ``[0, 1]``, ``s/n`` for a workload whose
-    entries leave it (``s = W.linf_sensitivity(neighbours)``, from its
-    :meth:`~dpbook.queries.Workload.entry_range`: overlapping cut queries have ``s = 2``)."""
+    and the sensitivity of each normalised answer: ``1/n`` for queries in ``[0, 1]``, ``Δ∞/n`` for a workload whose
+    entries leave it (``Δ∞ = W.linf_sensitivity(neighbours)``, from its
+    :meth:`~dpbook.queries.Workload.entry_range`: overlapping cut queries have ``Δ∞ = 2``)."""
     x, W = check_database(x, workload)
     n, neighbours = check_public_n(n, x)
-    s = max(1.0, W.linf_sensitivity(neighbours))
-    return W.counts(x) / n, n, neighbours, check_real("threshold", threshold, low=0.0, high=1.0), s / n
+    linf = max(1.0, W.linf_sensitivity(neighbours))
+    return W.counts(x) / n, n, neighbours, check_real("threshold", threshold, low=0.0, high=1.0), linf / n
 
 
 def above_threshold(x, workload, *, threshold, epsilon, n=None, trials=None, rng=None,
@@ -328,7 +328,7 @@ def above_threshold(x, workload, *, threshold, epsilon, n=None, trials=None, rng
     Noise ``Lap(2/ε)/n`` on the threshold (once) and ``Lap(4/ε)/n`` on each query; halts at the first ``⊤``.
     ``n``: the public row count (claim under add/remove); by default ``||x||_1`` (claim under replace-one).
     Queries with values in ``[0, 1]`` have sensitivity ``1/n``; a workload with larger entries pays for them
-    (``s/n``, :func:`_normalised_stream`).
+    (``Δ∞/n``, :func:`_normalised_stream`).
     """
     f, n, neighbours, threshold, sensitivity = _normalised_stream(x, workload, threshold, n)
     release = above_threshold_stream(f, threshold=threshold, epsilon=epsilon, sensitivity=sensitivity, trials=trials,
@@ -360,9 +360,9 @@ def numeric_sparse(x, workload, *, threshold, c, epsilon, delta=0.0, n=None, tri
 def threshold_alpha(noisy, f, threshold, *, values=False) -> np.ndarray | float:
     """The empirical α (as :func:`empirical_alpha`) of answering **every** query by comparing a noisy answer with
     ``τ``: ``⊤`` where ``noisy >= τ``, else ``⊥`` — post-processing of a per-query release (e.g.
-    :func:`dpbook.laplace.laplace_mechanism` at ``ε/k`` per query), the baseline Sparse is measured against.
+    :func:`dpbook.laplace.laplace_mechanism` at ``ε/m`` per query), the baseline Sparse is measured against.
 
-    ``noisy``: shape ``(k,)`` or ``(trials, k)``, in the units of the stream ``f``.  ``values=True`` also counts
+    ``noisy``: shape ``(m,)`` or ``(trials, m)``, in the units of the stream ``f``.  ``values=True`` also counts
     ``|noisy_i - f_i|`` over the ``⊤`` answers (the released numbers, as NumericSparse's).  Returns a float for
     one run, else one value per trial.
     """

@@ -13,29 +13,30 @@ from .validation import check_int, check_probability, check_real_array, check_tr
 __all__ = ["clopper_pearson_lower", "clopper_pearson_upper", "clopper_pearson", "exact_quantile"]
 
 
-def _check(k, trials, level):
+def _check(hits, trials, level):
     trials = check_trials(trials)
-    k = check_int("k", k, low=0, high=trials)
+    hits = check_int("hits", hits, low=0, high=trials)
     level = check_probability(level, "level", open_low=True, open_high=True)
-    return k, trials, level
+    return hits, trials, level
 
 
-def clopper_pearson_lower(k, trials, level=1e-6) -> float:
-    """One-sided lower bound ``p_lo`` with ``P[p < p_lo] <= level`` after ``k`` successes in ``trials``."""
-    k, trials, level = _check(k, trials, level)
-    return 0.0 if k == 0 else float(special.betaincinv(k, trials - k + 1, level))     # the Beta(k, n−k+1) quantile
+def clopper_pearson_lower(hits, trials, level=1e-6) -> float:
+    """One-sided lower bound ``p_lo`` with ``P[p < p_lo] <= level`` after ``hits`` successes in ``trials``."""
+    hits, trials, level = _check(hits, trials, level)
+    return 0.0 if hits == 0 else float(special.betaincinv(hits, trials - hits + 1, level))   # the Beta(h, n−h+1) quantile
 
 
-def clopper_pearson_upper(k, trials, level=1e-6) -> float:
-    """One-sided upper bound ``p_hi`` with ``P[p > p_hi] <= level`` after ``k`` successes in ``trials``."""
-    k, trials, level = _check(k, trials, level)
-    return 1.0 if k == trials else float(special.betainccinv(k + 1, trials - k, level))  # its upper quantile
+def clopper_pearson_upper(hits, trials, level=1e-6) -> float:
+    """One-sided upper bound ``p_hi`` with ``P[p > p_hi] <= level`` after ``hits`` successes in ``trials``."""
+    hits, trials, level = _check(hits, trials, level)
+    return 1.0 if hits == trials else float(special.betainccinv(hits + 1, trials - hits, level))   # its upper quantile
 
 
-def clopper_pearson(k, trials, level=0.05) -> tuple[float, float]:
-    """Two-sided interval ``(p_lo, p_hi)`` that misses ``p`` with probability at most ``level``."""
-    k, trials, level = _check(k, trials, level)
-    return clopper_pearson_lower(k, trials, level / 2), clopper_pearson_upper(k, trials, level / 2)
+def clopper_pearson(hits, trials, level=0.05) -> tuple[float, float]:
+    """Two-sided interval ``(p_lo, p_hi)`` for the success probability ``p`` after ``hits`` successes in ``trials``,
+    which misses ``p`` with probability at most ``level``."""
+    hits, trials, level = _check(hits, trials, level)
+    return clopper_pearson_lower(hits, trials, level / 2), clopper_pearson_upper(hits, trials, level / 2)
 
 
 def exact_quantile(errors, probabilities, q) -> float:

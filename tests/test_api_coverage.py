@@ -110,9 +110,9 @@ OVERRIDES = {
     "dpbook.noise.discrete_laplace_pmf": dict(z=np.array([0, 1])),
     "dpbook.noise.discrete_gaussian_pmf": dict(z=np.array([0, 1])),
     "dpbook.noise.discrete_gaussian_delta": dict(sensitivity=1),
-    "dpbook.stats.clopper_pearson_lower": dict(k=3, trials=10),
-    "dpbook.stats.clopper_pearson_upper": dict(k=3, trials=10),
-    "dpbook.stats.clopper_pearson": dict(k=3, trials=10),
+    "dpbook.stats.clopper_pearson_lower": dict(hits=3, trials=10),
+    "dpbook.stats.clopper_pearson_upper": dict(hits=3, trials=10),
+    "dpbook.stats.clopper_pearson": dict(hits=3, trials=10),
     "dpbook.experiments.failure_rate": dict(values=np.array([0.1, 0.5, 0.9])),
     "dpbook.data.histogram": dict(N=4),
     "dpbook.data.bootstrap": dict(n=5),
@@ -250,7 +250,7 @@ POSITIVE = {"epsilon", "epsilon0", "epsilon_star", "sensitivity", "sigma", "scal
 PROBABILITY = {"delta", "delta_prime", "beta", "level"}
 POSITIVE_INT = {"k", "m", "n", "N", "T", "c", "s", "d", "B", "K", "M", "trials", "range_size", "net_size",
                 "rounds", "trials_prime", "events", "digits"}
-NONNEG_INT = {"b_max", "size", "replay", "k_prime", "i", "j"}
+NONNEG_INT = {"b_max", "size", "replay", "k_prime", "i", "j", "hits"}
 
 
 EPSILONS = {"epsilon", "epsilon0", "epsilon_total", "epsilon_star"}
@@ -338,17 +338,12 @@ def _bad_values(name, value):
 NOT_APPLICABLE = {
     ("dpbook.audit.engine.epsilon_lower_bound", "hits", "0"): "a hit count: 0 hits is a valid observation",
     ("dpbook.audit.engine.epsilon_lower_bound", "hits_prime", "0"): "a hit count: 0 hits is a valid observation",
-    ("dpbook.stats.clopper_pearson", "k", "0"): "a success count: 0 is valid",
-    ("dpbook.stats.clopper_pearson_lower", "k", "0"): "a success count: 0 is valid",
-    ("dpbook.stats.clopper_pearson_upper", "k", "0"): "a success count: 0 is valid",
     ("dpbook.noise.discrete_gaussian_delta", "epsilon", "0"): "the privacy curve δ(ε) is defined at ε = 0",
     ("dpbook.theory.gaussian.gaussian_delta", "epsilon", "0"): "the privacy curve δ(ε) is defined at ε = 0",
     ("dpbook.theory.gaussian.privacy_loss_tail", "epsilon", "0"): "P[L > 0] is defined",
     ("dpbook.theory.smalldb.range_size", "s", "0"): "C(N-1, 0) = 1: the empty database",
     ("dpbook.theory.smalldb.log_range_size", "s", "0"): "log C(N-1, 0) = 0",
     ("dpbook.theory.smalldb.net_error_bound", "alpha", "0"): "an exact net (α = 0) is allowed",
-    ("dpbook.theory.sparse_vector.first_k_bottom_probability", "k", "0"): "no queries: probability 1",
-    ("dpbook.theory.sparse_vector.first_k_bottom_log_ratio", "k", "0"): "no queries: log-ratio 0",
     ("dpbook.theory.histogram.laplace_sum_tail_bound", "lam", "0"): "the tail at λ = 0 is the trivial bound 1",
     ("dpbook.theory.histogram.laplace_sum_two_sided_tail_bound", "lam", "0"): "the trivial bound at λ = 0",
     ("dpbook.theory.idc.azuma_bound", "K", "0"): "K0, a real number of rounds, may be 0",

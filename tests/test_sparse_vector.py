@@ -80,7 +80,7 @@ def test_accuracy_bounds_hand_values():
     assert th.sparse_vector_alpha(100, 5, 0.05, 1.0, 1e-6) == pytest.approx(1862.480, rel=1e-6)
     assert th.numeric_sparse_alpha(100, 5, 0.05, 1.0) == pytest.approx(476.8486, rel=1e-6)  # 45 ln(40000)
     assert th.numeric_sparse_alpha(100, 5, 0.05, 1.0, 1e-6) == pytest.approx(2132.470, rel=1e-6)
-    # k = c = 1: printed ln(80)·sqrt(ln 2e6)·23.627 = 394.37 < numeric part σ(ε2) ln 40 = 939.0
+    # m = c = 1: printed ln(80)·sqrt(ln 2e6)·23.627 = 394.37 < numeric part σ(ε2) ln 40 = 939.0
     assert th.numeric_sparse_alpha(1, 1, 0.05, 1.0, 1e-6) == pytest.approx(394.3709, rel=1e-6)
     assert th.numeric_sparse_value_alpha(1, 0.05, 1.0, 1e-6) == pytest.approx(939.0081, rel=1e-6)
     assert th.numeric_sparse_alpha_corrected(1, 1, 0.05, 1.0, 1e-6) == pytest.approx(939.0081, rel=1e-6)
@@ -102,20 +102,20 @@ def test_laplace_difference_cdf_matches_samples():
         assert _exact_two_sided(int(np.sum(z <= t)), z.size, float(th.laplace_difference_cdf(t, 4.0, 2.0)))
 
 
-def test_first_k_bottom_probability_hand_values():
-    assert th.first_k_bottom_probability(0, 1.0) == pytest.approx(1.0)
-    assert th.first_k_bottom_probability(1, 1.0) == pytest.approx(0.5)
+def test_first_j_bottom_probability_hand_values():
+    assert th.first_j_bottom_probability(0, 1.0) == pytest.approx(1.0)
+    assert th.first_j_bottom_probability(1, 1.0) == pytest.approx(0.5)
     # ∫ p_ρ F_ν(ρ)² = 11/48 (ρ >= 0) + 3/48 (ρ < 0) = 7/24
-    assert th.first_k_bottom_probability(2, 1.0) == pytest.approx(7 / 24, rel=1e-9)
-    assert th.first_k_bottom_probability(3, 1.0, 0.0, "renoise") == pytest.approx(0.125)
-    assert th.first_k_bottom_probability(2, 1.0, 1.0, "renoise") == pytest.approx(0.4181121 ** 2, rel=1e-6)
+    assert th.first_j_bottom_probability(2, 1.0) == pytest.approx(7 / 24, rel=1e-9)
+    assert th.first_j_bottom_probability(3, 1.0, 0.0, "renoise") == pytest.approx(0.125)
+    assert th.first_j_bottom_probability(2, 1.0, 1.0, "renoise") == pytest.approx(0.4181121 ** 2, rel=1e-6)
 
 
 def test_log_ratio_linear_for_renoise_and_bounded_for_correct():
     per_query = math.log(0.5 / 0.4181121)                                   # 0.178859 at ε = 1
-    for k in (1, 5, 20, 100):
-        assert th.first_k_bottom_log_ratio(k, 1.0, "renoise") == pytest.approx(k * per_query, rel=1e-6)
-    correct = [th.first_k_bottom_log_ratio(k, 1.0) for k in (1, 2, 5, 10, 20, 50, 200)]
+    for j in (1, 5, 20, 100):
+        assert th.first_j_bottom_log_ratio(j, 1.0, "renoise") == pytest.approx(j * per_query, rel=1e-6)
+    correct = [th.first_j_bottom_log_ratio(j, 1.0) for j in (1, 2, 5, 10, 20, 50, 200)]
     assert all(0 < r <= 1.0 for r in correct)                                # never above ε
     assert np.all(np.diff(correct) > -1e-9) and correct[-1] == pytest.approx(0.5, abs=1e-6)   # tends to ε/2
 
@@ -127,12 +127,12 @@ def test_theory_bad_inputs():
         th.sparse_vector_alpha(10, 2, 1.5, 1.0)
     with pytest.raises(ValueError, match="c"):
         th.sparse_sigma(1.0, 0)
-    with pytest.raises(TypeError, match="k"):
+    with pytest.raises(TypeError, match=r"\bm\b"):
         th.numeric_sparse_alpha(2.5, 1, 0.1, 1.0)
     with pytest.raises(ValueError, match="delta"):
         th.numeric_sparse_split(1.0, 1.0)
     with pytest.raises(ValueError, match="variant"):
-        th.first_k_bottom_probability(3, 1.0, variant="other")
+        th.first_j_bottom_probability(3, 1.0, variant="other")
     with pytest.raises(ValueError, match="n"):
         th.above_threshold_alpha(10, 0.1, 1.0, n=0)
 
@@ -143,7 +143,7 @@ def test_above_threshold_halts_at_first_clear_top():
     f = np.array([0.0, 0.0, 100.0, 100.0, 0.0])
     r = above_threshold_stream(f, threshold=50.0, epsilon=100.0, rng=1)
     assert r.answers.tolist() == [BOTTOM, BOTTOM, TOP, UNANSWERED, UNANSWERED]
-    assert r.answers.dtype == np.int8 and r.k == 5 and r.num_above == 1 and r.halted
+    assert r.answers.dtype == np.int8 and r.m == 5 and r.num_above == 1 and r.halted
     assert r.threshold_scale == pytest.approx(0.02) and r.query_scale == pytest.approx(0.04)
     assert r.values is None and r.delta == 0.0 and r.c == 1
 
@@ -184,8 +184,8 @@ def test_structure_of_random_runs():
 
 def test_scan_by_rounds_equals_scan_by_queries():
     rng = np.random.default_rng(6)
-    for trials, k, c in [(50, 30, 3), (7, 5, 9), (300, 40, 40), (1000, 12, 1)]:
-        noisy = rng.normal(size=k) + rng.laplace(size=(trials, k))
+    for trials, m, c in [(50, 30, 3), (7, 5, 9), (300, 40, 40), (1000, 12, 1)]:
+        noisy = rng.normal(size=m) + rng.laplace(size=(trials, m))
         thresholds = rng.laplace(size=(trials, c))
         assert np.array_equal(_scan_queries(noisy, thresholds), _scan_rounds(noisy, thresholds))
 
@@ -232,10 +232,10 @@ def test_first_answer_probabilities_match_exact_values():
         r = above_threshold_stream(np.full(4, shift), threshold=0.0, epsilon=1.0, trials=trials, rng=8)
         p_top = 1 - float(th.laplace_difference_cdf(-shift, 4.0, 2.0))
         assert _exact_two_sided(int(np.sum(r.answers[:, 0] == TOP)), trials, p_top)
-        p_bottoms = th.first_k_bottom_probability(4, 1.0, shift)
+        p_bottoms = th.first_j_bottom_probability(4, 1.0, shift)
         assert _exact_two_sided(int(np.sum(np.all(r.answers == BOTTOM, axis=1))), trials, p_bottoms)
         renoise = broken.above_threshold_renoise_threshold(np.full(4, shift), threshold=0.0, epsilon=1.0, trials=trials, rng=8)
-        p_renoise = th.first_k_bottom_probability(4, 1.0, shift, "renoise")
+        p_renoise = th.first_j_bottom_probability(4, 1.0, shift, "renoise")
         assert _exact_two_sided(int(np.sum(np.all(renoise.answers == BOTTOM, axis=1))), trials, p_renoise)
 
 
@@ -257,32 +257,32 @@ def _wrong(answers, high):
     return np.any(tops & ~high, axis=1) | np.any(bottoms & high, axis=1) | (np.sum(tops, axis=1) < high.sum())
 
 
-def _exact_wrong_above_threshold(k, alpha, epsilon):
-    """1 - P[⊥ on k-1 queries at τ-α and ⊤ on the last at τ+α] = 1 - ∫ p_ρ F_ν(ρ+α)^{k-1} (1 - F_ν(ρ-α))."""
+def _exact_wrong_above_threshold(m, alpha, epsilon):
+    """1 - P[⊥ on m-1 queries at τ-α and ⊤ on the last at τ+α] = 1 - ∫ p_ρ F_ν(ρ+α)^{m-1} (1 - F_ν(ρ-α))."""
     b_rho, b_nu = 2 / epsilon, 4 / epsilon
     r = np.linspace(-60 * b_rho, 60 * b_rho, 400_001)
     F = lambda z: np.where(z <= 0, 0.5 * np.exp(np.minimum(z, 0) / b_nu), 1 - 0.5 * np.exp(-np.maximum(z, 0) / b_nu))
     dens = np.exp(-np.abs(r) / b_rho) / (2 * b_rho)
-    return 1 - float(np.sum(dens * F(r + alpha) ** (k - 1) * (1 - F(r - alpha))) * (r[1] - r[0]))
+    return 1 - float(np.sum(dens * F(r + alpha) ** (m - 1) * (1 - F(r - alpha))) * (r[1] - r[0]))
 
 
 def test_above_threshold_accuracy_dr_thm_3_24():
-    k, beta, epsilon, trials = 50, 0.05, 1.0, 40_000
-    alpha = th.above_threshold_alpha(k, beta, epsilon)
-    f = np.r_[np.full(k - 1, -alpha), alpha]                    # only the last query is near τ = 0
+    m, beta, epsilon, trials = 50, 0.05, 1.0, 40_000
+    alpha = th.above_threshold_alpha(m, beta, epsilon)
+    f = np.r_[np.full(m - 1, -alpha), alpha]                    # only the last query is near τ = 0
     r = above_threshold_stream(f, threshold=0.0, epsilon=epsilon, trials=trials, rng=10)
     wrong = _wrong(r.answers, f > 0)
     rate = failure_rate(wrong.astype(float), 1.0)
     assert rate.consistent_with(beta)
     # and the rate is the exact one, so a noise scale off by any factor would fail here
-    assert _exact_two_sided(rate.failures, trials, _exact_wrong_above_threshold(k, alpha, epsilon))
+    assert _exact_two_sided(rate.failures, trials, _exact_wrong_above_threshold(m, alpha, epsilon))
 
 
 @pytest.mark.parametrize("delta", [0.0, 1e-6])
 def test_sparse_vector_accuracy_dr_thm_3_26(delta):
-    k, c, beta, epsilon, trials = 60, 3, 0.05, 1.0, 20_000
-    alpha = th.sparse_vector_alpha(k, c, beta, epsilon, delta)
-    high = np.zeros(k, dtype=bool)
+    m, c, beta, epsilon, trials = 60, 3, 0.05, 1.0, 20_000
+    alpha = th.sparse_vector_alpha(m, c, beta, epsilon, delta)
+    high = np.zeros(m, dtype=bool)
     high[[10, 30, 59]] = True
     f = np.where(high, alpha, -alpha)
     r = sparse_vector_stream(f, threshold=0.0, c=c, epsilon=epsilon, delta=delta, trials=trials, rng=11)
@@ -300,9 +300,9 @@ def _numeric_failures(r, f, high, alpha):
 
 @pytest.mark.parametrize("delta", [0.0, 1e-6])
 def test_numeric_sparse_accuracy_dr_thm_3_28(delta):
-    k, c, beta, epsilon, trials = 60, 3, 0.05, 1.0, 20_000
-    alpha = th.numeric_sparse_alpha_corrected(k, c, beta, epsilon, delta)
-    high = np.zeros(k, dtype=bool)
+    m, c, beta, epsilon, trials = 60, 3, 0.05, 1.0, 20_000
+    alpha = th.numeric_sparse_alpha_corrected(m, c, beta, epsilon, delta)
+    high = np.zeros(m, dtype=bool)
     high[[5, 25, 50]] = True
     f = np.where(high, alpha, -alpha)
     r = numeric_sparse_stream(f, threshold=0.0, c=c, epsilon=epsilon, delta=delta, trials=trials, rng=13)
@@ -310,7 +310,7 @@ def test_numeric_sparse_accuracy_dr_thm_3_28(delta):
 
 
 def test_numeric_sparse_printed_delta_bound_fails_for_the_values():
-    """Discrepancy: DR-Thm3.28's printed δ > 0 α does not cover the numeric answers (k = c = 1)."""
+    """Discrepancy: DR-Thm3.28's printed δ > 0 α does not cover the numeric answers (m = c = 1)."""
     beta, epsilon, delta, trials = 0.05, 1.0, 1e-6, 20_000
     printed = th.numeric_sparse_alpha(1, 1, beta, epsilon, delta)
     f = np.array([10 * printed])                                  # surely ⊤; only the value's error matters

@@ -21,17 +21,17 @@ def test_clopper_pearson_hand_values():
 def test_clopper_pearson_coverage():
     """Empirical coverage of the 1e-2 one-sided bound is at least 1 - 1e-2 (exact method is conservative)."""
     rng = np.random.default_rng(0)
-    k = rng.binomial(200, 0.3, size=2000)
-    misses = sum(clopper_pearson_lower(int(j), 200, 0.01) > 0.3 for j in k)
+    hits = rng.binomial(200, 0.3, size=2000)
+    misses = sum(clopper_pearson_lower(int(h), 200, 0.01) > 0.3 for h in hits)
     assert misses <= 2000 * 0.01 + 3 * np.sqrt(2000 * 0.01)
 
 
 def test_clopper_pearson_bad_input():
-    with pytest.raises(ValueError, match="k"):
+    with pytest.raises(ValueError, match="hits"):
         clopper_pearson(11, 10)
     with pytest.raises(ValueError, match="trials"):
         clopper_pearson(0, 0)
     with pytest.raises(ValueError, match="level"):
         clopper_pearson_lower(1, 10, 0.0)
-    with pytest.raises(TypeError, match="k"):
+    with pytest.raises(TypeError, match="hits"):
         clopper_pearson_upper(1.5, 10)

@@ -45,11 +45,11 @@ def _setup(f, threshold, epsilon, sensitivity, trials, sampler):
 
 
 def _halt_at_first(above: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Answers that stop at the first ``True`` of each row, and that index (``k`` if none)."""
-    trials, k = above.shape
-    hit = np.where(above.any(axis=1), above.argmax(axis=1), k)
-    answers = np.where(np.arange(k) < hit[:, None], np.int8(BOTTOM), np.int8(UNANSWERED))    # int8 throughout
-    rows = np.flatnonzero(hit < k)
+    """Answers that stop at the first ``True`` of each row, and that index (``m`` if none)."""
+    trials, m = above.shape
+    hit = np.where(above.any(axis=1), above.argmax(axis=1), m)
+    answers = np.where(np.arange(m) < hit[:, None], np.int8(BOTTOM), np.int8(UNANSWERED))    # int8 throughout
+    rows = np.flatnonzero(hit < m)
     answers[rows, hit[rows]] = TOP
     return answers, hit
 
@@ -67,9 +67,9 @@ def above_threshold_renoise_threshold(f, *, threshold, epsilon, sensitivity=1.0,
     """WRONG: draws a fresh threshold ``τ + Lap(2Δ/ε)`` at *every* check (Lecture 3's "applying Laplace noise
     to the threshold (at each check)", erratum LEC3-E10).
 
-    Each ``⊥`` is then an independent noisy comparison and costs its own privacy: ``P[first k ⊥]`` differs
-    by a factor ``(G(0)/G(-1))^k`` between ``f_i = τ`` and ``f_i = τ + 1`` — a log-ratio linear in ``k``
-    (0.179·k at ε = 1), so the claim ε fails once ``k > 5``.
+    Each ``⊥`` is then an independent noisy comparison and costs its own privacy: ``P[first j ⊥]`` differs
+    by a factor ``(G(0)/G(-1))^j`` between ``f_i = τ`` and ``f_i = τ + 1`` — a log-ratio linear in ``j``
+    (0.179·j at ε = 1), so the claim ε fails once ``j > 5``.
     """
     f, epsilon, threshold, trials, b_rho, b_nu = _setup(f, threshold, epsilon, sensitivity, trials, sampler)
     rng, R = as_generator(rng), trials or 1

@@ -30,7 +30,7 @@ def _halt_probability(j: int, s_bottom: float, s_top: float, epsilon: float) -> 
                           limit=400, epsabs=0, epsrel=1e-10)[0]
 
 
-@register("06.2", hint="multiply the integrand of th.first_k_bottom_probability by a ⊤ factor 1 − F_ν(r − s_⊤) for "
+@register("06.2", hint="multiply the integrand of th.first_j_bottom_probability by a ⊤ factor 1 − F_ν(r − s_⊤) for "
                        "query j+1; on D′ the ⊥ queries sit one above τ and the ⊤ query one below", rtol=0.01)
 def halting_log_ratio() -> float:
     """ln(P_D/P_D′[halts at query j+1]) for the halting pattern at j = 4, ε = 1."""

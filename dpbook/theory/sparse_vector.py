@@ -1,6 +1,6 @@
 """Bounds and exact probabilities for the sparse vector technique (DR-Alg1–3, LEC3-3.6; chapter 06).
 
-Units: the queries ``f_i`` have sensitivity 1 (counts).  Every bound takes an optional ``n`` and is divided
+Units: the ``m`` queries ``f_1, …, f_m`` have sensitivity 1 (counts).  Every bound takes an optional ``n`` and is divided
 by it for normalised answers ``f_i / n`` (sensitivity ``1/n``; ``n`` public), the book's convention for normalised
 answers.
 
@@ -13,9 +13,9 @@ answers.
   (DR-Thm3.28 with the numeric answers' own noise accounted for: the printed δ > 0 value is too small,
   see the docstring);
 * exact probabilities for the LEC3-3.6 measure: :func:`laplace_difference_cdf`,
-  :func:`first_k_bottom_probability`, :func:`first_k_bottom_log_ratio` — the correct AboveThreshold
+  :func:`first_j_bottom_probability`, :func:`first_j_bottom_log_ratio` — the correct AboveThreshold
   (one threshold draw, integrated numerically) against the seed's flawed "re-noise the threshold at every
-  check" reading (erratum LEC3-E10), whose log-ratio grows linearly in ``k``.
+  check" reading (erratum LEC3-E10), whose log-ratio grows linearly in the number ``j`` of ``⊥`` answers.
 """
 from __future__ import annotations
 
@@ -31,8 +31,8 @@ __all__ = [
     "above_threshold_scales", "sparse_sigma", "sparse_per_run_epsilon", "sparse_composed_epsilon",
     "numeric_sparse_split", "numeric_sparse_sigma", "numeric_sparse_composed_epsilon",
     "above_threshold_alpha", "sparse_vector_alpha", "numeric_sparse_alpha", "numeric_sparse_value_alpha",
-    "numeric_sparse_alpha_corrected", "laplace_difference_cdf", "first_k_bottom_probability",
-    "first_k_bottom_log_ratio",
+    "numeric_sparse_alpha_corrected", "laplace_difference_cdf", "first_j_bottom_probability",
+    "first_j_bottom_log_ratio",
 ]
 
 SQRT512 = math.sqrt(512.0)
@@ -133,48 +133,49 @@ def numeric_sparse_composed_epsilon(epsilon, c, delta=0.0) -> float:
 
 # ----------------------------------------------------------------------------------------- accuracy
 
-def above_threshold_alpha(k, beta, epsilon, n=None) -> float:
-    """DR-Thm3.24: ``α = 8(ln k + ln(2/β))/ε`` (divided by ``n`` for normalised answers).
+def above_threshold_alpha(m, beta, epsilon, n=None) -> float:
+    """DR-Thm3.24: ``α = 8(ln m + ln(2/β))/ε`` for a stream of ``m`` queries (divided by ``n`` for normalised answers).
 
     Except with probability ``β``: every ``⊤`` has ``f_i >= τ - α`` and every ``⊥`` has ``f_i <= τ + α``
-    (``|ν_i| < α/2`` for all ``k`` query noises and ``|ρ| < α/2`` for the threshold noise).
+    (``|ν_i| < α/2`` for all ``m`` query noises and ``|ρ| < α/2`` for the threshold noise).
     """
-    k = check_int("k", k, low=1)
+    m = check_int("m", m, low=1)
     beta = check_beta(beta)
     epsilon = check_epsilon(epsilon)
-    return _per_n(8.0 * (math.log(k) + math.log(2.0 / beta)) / epsilon, n)
+    return _per_n(8.0 * (math.log(m) + math.log(2.0 / beta)) / epsilon, n)
 
 
-def sparse_vector_alpha(k, c, beta, epsilon, delta=0.0, n=None) -> float:
-    """DR-Thm3.26: ``α = 8c(ln k + ln(2c/β))/ε`` (``δ = 0``; the translation's "8x" is ``8c``) or
-    ``α = (ln k + ln(2c/β)) sqrt(512 c ln(1/δ))/ε`` (``δ > 0``) — AboveThreshold's α at ``ε'`` and ``β/c``."""
-    k = check_int("k", k, low=1)
+def sparse_vector_alpha(m, c, beta, epsilon, delta=0.0, n=None) -> float:
+    """DR-Thm3.26 for ``m`` queries and at most ``c`` ``⊤`` answers: ``α = 8c(ln m + ln(2c/β))/ε`` (``δ = 0``; the
+    translation's "8x" is ``8c``) or ``α = (ln m + ln(2c/β)) sqrt(512 c ln(1/δ))/ε`` (``δ > 0``) — AboveThreshold's
+    α at ``ε'`` and ``β/c``."""
+    m = check_int("m", m, low=1)
     c = check_int("c", c, low=1)
     beta = check_beta(beta)
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
-    log_term = math.log(k) + math.log(2.0 * c / beta)
+    log_term = math.log(m) + math.log(2.0 * c / beta)
     if delta == 0.0:
         return _per_n(8.0 * c * log_term / epsilon, n)
     return _per_n(log_term * math.sqrt(512.0 * c * math.log(1.0 / delta)) / epsilon, n)
 
 
-def numeric_sparse_alpha(k, c, beta, epsilon, delta=0.0, n=None) -> float:
-    """DR-Thm3.28 as printed: ``α = 9c(ln k + ln(4c/β))/ε`` (``δ = 0``) or
-    ``α = (ln k + ln(4c/β)) sqrt(c ln(2/δ)) (sqrt512+1)/ε`` (``δ > 0``).
+def numeric_sparse_alpha(m, c, beta, epsilon, delta=0.0, n=None) -> float:
+    """DR-Thm3.28 as printed, for ``m`` queries and at most ``c`` ``⊤`` answers: ``α = 9c(ln m + ln(4c/β))/ε``
+    (``δ = 0``) or ``α = (ln m + ln(4c/β)) sqrt(c ln(2/δ)) (sqrt512+1)/ε`` (``δ > 0``).
 
     This is Sparse's α at ``(ε1, β/2)``.  For ``δ = 0`` it also covers the numeric answers (their noise
     ``Lap(9c/ε)`` stays below ``9c ln(2c/β)/ε`` except with probability ``β/2``).  For ``δ > 0`` it does **not**:
     the numeric noise is ``Lap(sqrt(8 c ln(2/δ)) (sqrt512+1)/ε)``, sqrt(8) times the unit of this α, and
-    e.g. at ``k = c = 1``, ``β = 0.05`` a numeric answer misses the printed α with probability 0.21.  Use
+    e.g. at ``m = c = 1``, ``β = 0.05`` a numeric answer misses the printed α with probability 0.21.  Use
     :func:`numeric_sparse_alpha_corrected` for a valid bound.
     """
-    k = check_int("k", k, low=1)
+    m = check_int("m", m, low=1)
     c = check_int("c", c, low=1)
     beta = check_beta(beta)
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
-    log_term = math.log(k) + math.log(4.0 * c / beta)
+    log_term = math.log(m) + math.log(4.0 * c / beta)
     if delta == 0.0:
         return _per_n(9.0 * c * log_term / epsilon, n)
     return _per_n(log_term * math.sqrt(c * math.log(2.0 / delta)) * (SQRT512 + 1.0) / epsilon, n)
@@ -189,49 +190,53 @@ def numeric_sparse_value_alpha(c, beta, epsilon, delta=0.0, n=None) -> float:
     return _per_n(numeric_sparse_sigma(epsilon2, c, delta) * math.log(2.0 * c / beta), n)
 
 
-def numeric_sparse_alpha_corrected(k, c, beta, epsilon, delta=0.0, n=None) -> float:
-    """DR-Thm3.28 with both halves of its proof (erratum DR-E1): ``max(numeric_sparse_alpha, numeric_sparse_value_alpha)``.
+def numeric_sparse_alpha_corrected(m, c, beta, epsilon, delta=0.0, n=None) -> float:
+    """DR-Thm3.28 with both halves of its proof (erratum DR-E1), for ``m`` queries and at most ``c`` ``⊤`` answers:
+    ``max(numeric_sparse_alpha, numeric_sparse_value_alpha)``.
 
-    Equal to the printed value for ``δ = 0``; larger for ``δ > 0`` unless ``ln(2k) >= (sqrt8 - 1) ln(2c/β)``.
+    Equal to the printed value for ``δ = 0``; larger for ``δ > 0`` unless ``ln(2m) >= (sqrt8 - 1) ln(2c/β)``.
     """
-    return max(numeric_sparse_alpha(k, c, beta, epsilon, delta, n),
+    return max(numeric_sparse_alpha(m, c, beta, epsilon, delta, n),
                numeric_sparse_value_alpha(c, beta, epsilon, delta, n))
 
 
 # ----------------------------------------------------------------------------------------- exact probabilities
 
-def laplace_difference_cdf(t, b1, b2):
-    """CDF ``P[ν - ρ <= t]`` of the difference of independent ``ν ~ Lap(b1)`` and ``ρ ~ Lap(b2)``.
+def laplace_difference_cdf(z, b1, b2):
+    """CDF ``P[ν - ρ <= z]``, at the point(s) ``z``, of the difference of independent ``ν ~ Lap(b1)`` and
+    ``ρ ~ Lap(b2)``.
 
-    From the density ``(b1 e^{-|z|/b1} - b2 e^{-|z|/b2}) / (2(b1² - b2²))``: for ``t <= 0``,
-    ``(b1² e^{t/b1} - b2² e^{t/b2}) / (2(b1² - b2²))``, and ``1 - cdf(-t)`` for ``t > 0``;
-    ``e^{-|t|/b}(2 + |t|/b)/4`` for the tail when ``b1 = b2 = b``.
+    From the density ``(b1 e^{-|u|/b1} - b2 e^{-|u|/b2}) / (2(b1² - b2²))``: for ``z <= 0``,
+    ``(b1² e^{z/b1} - b2² e^{z/b2}) / (2(b1² - b2²))``, and ``1 - cdf(-z)`` for ``z > 0``;
+    ``e^{-|z|/b}(2 + |z|/b)/4`` for the tail when ``b1 = b2 = b``.
     """
     b1 = check_scale(b1, "b1")
     b2 = check_scale(b2, "b2")
-    t = check_real_array("t", t)
-    u = -np.abs(t)                                    # the lower tail at -|t|
+    z = check_real_array("z", z)
+    u = -np.abs(z)                                    # the lower tail at -|z|
     if math.isclose(b1, b2, rel_tol=1e-9):
         lower = np.exp(u / b1) * (2.0 - u / b1) / 4.0
     else:
         lower = (b1 ** 2 * np.exp(u / b1) - b2 ** 2 * np.exp(u / b2)) / (2.0 * (b1 ** 2 - b2 ** 2))
-    return np.where(t <= 0, lower, 1.0 - lower)
+    return np.where(z <= 0, lower, 1.0 - lower)
 
 
-#: Beyond 10^7 queries (or outside epsilon in [1e-4, 100]) the quadrature of ``F^k`` loses its tolerance (scipy's roundoff warning): refused.
-MAX_K_QUADRATURE = 10 ** 7
+#: Beyond 10^7 ⊥ answers (or outside epsilon in [1e-4, 100]) the quadrature of ``F^j`` loses its tolerance (scipy's
+#: roundoff warning): refused.
+MAX_J_QUADRATURE = 10 ** 7
 
 
-def first_k_bottom_probability(k, epsilon, shift=0.0, variant="correct") -> float:
-    """``P[the first k answers are ⊥]`` for AboveThreshold at ε with every ``f_i = τ + shift`` (sensitivity 1).
+def first_j_bottom_probability(j, epsilon, shift=0.0, variant="correct") -> float:
+    """``P[the first j answers are ⊥]`` (``j`` the number of ``⊥`` answers) for AboveThreshold at ε with every
+    ``f_i = τ + shift`` (sensitivity 1).
 
     ``variant="correct"`` (DR-Alg1): one threshold ``ρ ~ Lap(2/ε)``, so the answers are dependent and
-    ``P = ∫ p_ρ(r) F_ν(r - shift)^k dr`` with ``ν ~ Lap(4/ε)`` — integrated numerically.
+    ``P = ∫ p_ρ(r) F_ν(r - shift)^j dr`` with ``ν ~ Lap(4/ε)`` — integrated numerically.
     ``variant="renoise"`` (the seed's reading, erratum LEC3-E10): a fresh threshold at every check makes the
-    answers independent, ``P = G(-shift)^k`` with ``G`` the CDF of ``ν - ρ``.
+    answers independent, ``P = G(-shift)^j`` with ``G`` the CDF of ``ν - ρ``.
     The LEC3-3.6 measure compares ``shift = 0`` (database D) with ``shift = 1`` (its neighbour D').
     """
-    k = check_int("k", k, low=0, high=MAX_K_QUADRATURE)
+    j = check_int("j", j, low=0, high=MAX_J_QUADRATURE)
     epsilon = check_epsilon(epsilon, high=EPSILON_EXP_MAX)
     if epsilon < 1e-4:                     # Laplace scales beyond 1e4: the quadrature no longer converges
         raise ValueError(f"epsilon ({epsilon!r}) must be in [0.0001, {EPSILON_EXP_MAX:g}] for this quadrature")
@@ -240,15 +245,15 @@ def first_k_bottom_probability(k, epsilon, shift=0.0, variant="correct") -> floa
         raise ValueError(f"variant ({variant!r}) must be 'correct' or 'renoise'")
     b_rho, b_nu = above_threshold_scales(epsilon)
     if variant == "renoise":
-        return float(laplace_difference_cdf(-shift, b_nu, b_rho)) ** k
+        return float(laplace_difference_cdf(-shift, b_nu, b_rho)) ** j
 
-    def integrand(r):                                  # p_ρ(r) F_ν(r - shift)^k, F_ν the Laplace CDF (S1-Def5)
+    def integrand(r):                                  # p_ρ(r) F_ν(r - shift)^j, F_ν the Laplace CDF (S1-Def5)
         z = (r - shift) / b_nu
         cdf = 0.5 * math.exp(z) if z <= 0 else 1.0 - 0.5 * math.exp(-z)
-        return math.exp(-abs(r) / b_rho) / (2.0 * b_rho) * cdf ** k
+        return math.exp(-abs(r) / b_rho) / (2.0 * b_rho) * cdf ** j
 
-    # break the line where the integrand bends: 0, shift, and where F_ν^k rises (r ≈ shift + b_ν ln k)
-    knee = shift + b_nu * math.log(max(k, 1)) + 1.0
+    # break the line where the integrand bends: 0, shift, and where F_ν^j rises (r ≈ shift + b_ν ln j)
+    knee = shift + b_nu * math.log(max(j, 1)) + 1.0
     cuts = sorted({min(0.0, shift), max(0.0, shift), max(knee, max(0.0, shift))})
     from scipy import integrate          # imported here: a chapter that never integrates skips it
     pieces = [integrate.quad(integrand, -np.inf, cuts[0], epsabs=0, epsrel=1e-11, limit=200)[0]]
@@ -258,18 +263,18 @@ def first_k_bottom_probability(k, epsilon, shift=0.0, variant="correct") -> floa
     return float(sum(pieces))
 
 
-def first_k_bottom_log_ratio(k, epsilon, variant="correct") -> float:
-    """``ln(P_D[first k ⊥] / P_D'[first k ⊥])`` with ``f_i(D) = τ`` and ``f_i(D') = τ + 1`` (LEC3-3.6 measure).
+def first_j_bottom_log_ratio(j, epsilon, variant="correct") -> float:
+    """``ln(P_D[first j ⊥] / P_D'[first j ⊥])`` with ``f_i(D) = τ`` and ``f_i(D') = τ + 1`` (LEC3-3.6 measure).
 
-    The correct AboveThreshold stays below ``ε`` for every ``k`` (it tends to ``ε/2``: only the single
-    threshold draw has to move); the re-noising variant's is ``k ln(G(0)/G(-1))``, linear in ``k``.
+    The correct AboveThreshold stays below ``ε`` for every ``j`` (it tends to ``ε/2``: only the single
+    threshold draw has to move); the re-noising variant's is ``j ln(G(0)/G(-1))``, linear in ``j``.
     """
-    if variant == "renoise":                                      # in log space: G(-1)^k underflows
-        k = check_int("k", k, low=0)
+    if variant == "renoise":                                      # in log space: G(-1)^j underflows
+        j = check_int("j", j, low=0)
         b_rho, b_nu = above_threshold_scales(epsilon)
-        return k * math.log(0.5 / float(laplace_difference_cdf(-1.0, b_nu, b_rho)))
-    return math.log(first_k_bottom_probability(k, epsilon, 0.0, variant)
-                    / first_k_bottom_probability(k, epsilon, 1.0, variant))
+        return j * math.log(0.5 / float(laplace_difference_cdf(-1.0, b_nu, b_rho)))
+    return math.log(first_j_bottom_probability(j, epsilon, 0.0, variant)
+                    / first_j_bottom_probability(j, epsilon, 1.0, variant))
 
 
 # --- the results chapter 06 states and checks (the book's theorem registry, docs/theorems.md) --------------------
@@ -289,8 +294,8 @@ RESULTS = (
                      r"$\mathrm{Lap}(4/\varepsilon)$, and only ⊤/⊥ is output — releasing values is NumericSparse.",
            implemented_by=("dpbook.broken.sparse_vector.above_threshold_renoise_threshold",
                            "dpbook.broken.sparse_vector.above_threshold_outputs_value"),
-           bounds=("dpbook.theory.sparse_vector.first_k_bottom_log_ratio",
-                   "dpbook.theory.sparse_vector.first_k_bottom_probability"),
+           bounds=("dpbook.theory.sparse_vector.first_j_bottom_log_ratio",
+                   "dpbook.theory.sparse_vector.first_j_bottom_probability"),
            source=f"{LECTURE3}, §3.6; {LYU_SU_LI}"),
     Result(id="DR-Alg1", title="AboveThreshold", chapter=_CH, section="AboveThreshold (DR-Alg1)",
            statement=r"Noise the threshold once with $\mathrm{Lap}(2\Delta/\varepsilon)$, add fresh $\mathrm{Lap}(4\Delta/\varepsilon)$ "
@@ -302,7 +307,7 @@ RESULTS = (
            statement=r"AboveThreshold is $\varepsilon$-DP however many queries it reads: the whole ⊥ prefix costs nothing "
                      r"beyond the one threshold draw, and the halting query costs the rest.",
            implemented_by=("dpbook.sparse_vector.above_threshold",),
-           bounds=("dpbook.theory.sparse_vector.first_k_bottom_log_ratio",),
+           bounds=("dpbook.theory.sparse_vector.first_j_bottom_log_ratio",),
            source=f"{DWORK_ROTH}, Thm. 3.23"),
     Result(id="DR-Def3.9", title="Accuracy of a threshold test", chapter=_CH, section="AboveThreshold (DR-Alg1)",
            statement=r"A ⊤/⊥ stream is $(\alpha,\beta)$-accurate if, except with probability β, it does not stop early, every "

@@ -66,13 +66,14 @@ def _first_bottoms(j):
     return lambda rel: np.all(rel.answers[:, :j] == BOTTOM, axis=1)
 
 
-def halting_pair(m: int) -> StreamPair:
-    """DR-Thm3.23's proof pattern: ``m`` queries at ``τ`` then one at ``τ`` (D) against ``m`` at ``τ + 1`` then one at
-    ``τ - 1`` (D'); events "halts at index j" for every j and "never halts" (the PA(ii) audit on the halting index)."""
-    m = check_int("m", m, low=1, high=10 ** 5)           # one event (a Python closure) per query
-    events = {f"halts at {j + 1}": (lambda rel, j=j: rel.answers[:, j] == TOP) for j in range(m + 1)}
+def halting_pair(j: int) -> StreamPair:
+    """DR-Thm3.23's proof pattern on ``j + 1`` queries: ``j`` queries at ``τ`` (the ``⊥`` prefix) then one at ``τ``
+    (D) against ``j`` at ``τ + 1`` then one at ``τ - 1`` (D'); events "halts at index i" for every i and "never
+    halts" (the PA(ii) audit on the halting index)."""
+    j = check_int("j", j, low=1, high=10 ** 5)           # one event (a Python closure) per query
+    events = {f"halts at {i + 1}": (lambda rel, i=i: rel.answers[:, i] == TOP) for i in range(j + 1)}
     events["never halts"] = lambda rel: ~np.any(rel.answers == TOP, axis=1)
-    return StreamPair(f"{m} queries at T+0/+1 then one at T+0/-1", np.zeros(m + 1), np.r_[np.ones(m), -1.0], events,
+    return StreamPair(f"{j} queries at T+0/+1 then one at T+0/-1", np.zeros(j + 1), np.r_[np.ones(j), -1.0], events,
                       note="each ⊥ query moves up, the ⊤ query moves down: the proof's worst case")
 
 
@@ -96,7 +97,7 @@ CATCHING_PAIRS = {
     "above_threshold_renoise_threshold": StreamPair(
         "24 queries at T-2 (D) vs T-1 (D')", np.full(24, -2.0), np.full(24, -1.0),
         {f"first {j} answers ⊥": _first_bottoms(j) for j in (16, 20, 24)},
-        note="every ⊥ is an independent comparison: the log-ratio of 'first k ⊥' is linear in k"),
+        note="every ⊥ is an independent comparison: the log-ratio of 'first j ⊥' is linear in j"),
     "above_threshold_outputs_value": StreamPair(
         "8 queries at T-1/2 then T (D) vs T+1/2 then T-1 (D')", np.r_[np.full(8, -0.5), 0.0],
         np.r_[np.full(8, 0.5), -1.0], {"⊥×8 then ⊤ with value <= T+1": _value_event(8, 1.0)}, c=1,
@@ -193,10 +194,10 @@ def _case_numeric_stream(epsilon=1.0):
 
 @register("above_threshold_renoise_threshold")
 def _case_sv_renoise(epsilon=1.0):
-    """Fresh threshold noise at every check: 10 queries at τ - 1 vs τ, all ⊥, loss linear in k (≈1.6)."""
-    k = 10
-    pair = StreamPair("stream of 10 queries at T-1 vs T, T = 0", np.full(k, -1.0), np.full(k, 0.0),
-                      {"first 10 answers ⊥": _first_bottoms(k)})
+    """Fresh threshold noise at every check: 10 queries at τ - 1 vs τ, all ⊥, loss linear in the j = 10 ⊥ (≈1.6)."""
+    j = 10
+    pair = StreamPair("stream of 10 queries at T-1 vs T, T = 0", np.full(j, -1.0), np.full(j, 0.0),
+                      {"first 10 answers ⊥": _first_bottoms(j)})
     return stream_audit_case(broken.above_threshold_renoise_threshold, pair, epsilon=epsilon, trials=1_000_000,
                              name="AboveThreshold re-noising the threshold (LEC3-E10)")
 
