@@ -129,7 +129,7 @@ def test_cdf_hand_values():
 def test_tail_and_scale():
     assert laplace_tail(2.0, 1.0) == pytest.approx(math.exp(-2))
     assert laplace_scale(1, 0.005) == pytest.approx(200)          # LEC3-3.3.2 worked example
-    with pytest.raises(ValueError, match="t"):
+    with pytest.raises(ValueError, match="z"):
         laplace_tail(-1.0)
 
 

@@ -58,9 +58,9 @@ def test_hoeffding_tail_erratum_e6():
 
 def test_error_bound_erratum_e7():
     # n = 100, β = 0.1, m = 5, ε = ln 3: sqrt(ln(2·5/0.1)/(2·100))/0.5 = sqrt(4.60517/200)/0.5 = 0.303485
-    t = rr_error_bound(100, 0.1, math.log(3), m=5)
-    assert t == pytest.approx(0.3034854259)
-    assert 5 * rr_hoeffding_tail(t, 100, math.log(3)) == pytest.approx(0.1)   # union bound over m at this t
+    alpha = rr_error_bound(100, 0.1, math.log(3), m=5)
+    assert alpha == pytest.approx(0.3034854259)
+    assert 5 * rr_hoeffding_tail(alpha, 100, math.log(3)) == pytest.approx(0.1)   # union bound over m at this α
 
 
 def test_small_epsilon_rate_erratum_e8():
@@ -91,8 +91,8 @@ def test_crossover_hand_computed():
     (lambda: rr_keep_probability(np.nan), "epsilon"),
     (lambda: rr_bias_factor(-1.0), "epsilon"),
     (lambda: rr_estimator_range(np.inf), "epsilon"),
-    (lambda: rr_hoeffding_tail(-0.1, 100, 1.0), "t"),
-    (lambda: rr_hoeffding_tail(np.nan, 100, 1.0), "t"),
+    (lambda: rr_hoeffding_tail(-0.1, 100, 1.0), "alpha"),
+    (lambda: rr_hoeffding_tail(np.nan, 100, 1.0), "alpha"),
     (lambda: rr_hoeffding_tail(0.1, 0, 1.0), "n"),
     (lambda: rr_error_bound(100, 0.0, 1.0), "beta"),
     (lambda: rr_error_bound(100, 1.5, 1.0), "beta"),

@@ -24,11 +24,12 @@ def laplace_cdf(z, mu=0.0, b=1.0):
     return np.where(u <= 0, 0.5 * np.exp(np.minimum(u, 0)), 1 - 0.5 * np.exp(-np.maximum(u, 0)))
 
 
-def laplace_tail(t, b=1.0):
-    """``P[|Z| >= t] = exp(-t/b)`` for ``Z ~ Lap(b)`` and ``t >= 0`` (``Lap(b)``: density ``exp(-|z|/b)/(2b)``)."""
+def laplace_tail(z, b=1.0):
+    """``P[|Z| >= z] = exp(-z/b)`` for ``Z ~ Lap(b)`` at the point(s) ``z >= 0`` (``Lap(b)``: density
+    ``exp(-|u|/b)/(2b)``)."""
     b = check_sensitivity(b, "b")
-    t = check_real_array("t", t, low=0.0)
-    return np.exp(-t / b)
+    z = check_real_array("z", z, low=0.0)
+    return np.exp(-z / b)
 
 
 def laplace_scale(sensitivity, epsilon) -> float:
@@ -122,7 +123,7 @@ RESULTS = (
     Result(id="DR-Def3.2", title="The Laplace distribution", chapter=_CH, section="The Laplace distribution",
            aliases=("S1-Def5",),
            statement="$\\mathrm{Lap}(b)$ has density $e^{-|z|/b}/(2b)$; its CDF is $\\tfrac12e^{z/b}$ left of 0 and "
-                     "$1-\\tfrac12e^{-z/b}$ right of it, so $\\Pr[|Z|\\ge tb]=e^{-t}$.",
+                     "$1-\\tfrac12e^{-z/b}$ right of it, so $\\Pr[|Z|\\ge z]=e^{-z/b}$ for $z\\ge0$.",
            implemented_by=("dpbook.noise.laplace_noise",),
            bounds=("dpbook.theory.laplace.laplace_cdf", "dpbook.theory.laplace.laplace_tail"),
            source=f"{DWORK_ROTH}, Def. 3.2; {BLUM_ROTH}, Def. 5"),
