@@ -345,7 +345,7 @@ NOT_APPLICABLE = {
     ("dpbook.theory.smalldb.log_range_size", "s", "0"): "log C(N-1, 0) = 0",
     ("dpbook.theory.smalldb.net_error_bound", "alpha", "0"): "an exact net (α = 0) is allowed",
     ("dpbook.theory.histogram.laplace_sum_tail_bound", "lam", "0"): "the tail at λ = 0 is the trivial bound 1",
-    ("dpbook.theory.randomized_response.rr_hoeffding_tail", "alpha", "0"): "the tail at α = 0 is the trivial bound 1",
+    ("dpbook.theory.randomized_response.rr_hoeffding_tail", "lam", "0"): "the tail at λ = 0 is the trivial bound 1",
     ("dpbook.theory.histogram.laplace_sum_two_sided_tail_bound", "lam", "0"): "the trivial bound at λ = 0",
     ("dpbook.theory.idc.azuma_bound", "K", "0"): "K0, a real number of rounds, may be 0",
     ("dpbook.theory.idc.azuma_bound", "K", "1.5"): "K0 is a real bound, not a count",

@@ -91,8 +91,8 @@ def test_crossover_hand_computed():
     (lambda: rr_keep_probability(np.nan), "epsilon"),
     (lambda: rr_bias_factor(-1.0), "epsilon"),
     (lambda: rr_estimator_range(np.inf), "epsilon"),
-    (lambda: rr_hoeffding_tail(-0.1, 100, 1.0), "alpha"),
-    (lambda: rr_hoeffding_tail(np.nan, 100, 1.0), "alpha"),
+    (lambda: rr_hoeffding_tail(-0.1, 100, 1.0), "lam"),
+    (lambda: rr_hoeffding_tail(np.nan, 100, 1.0), "lam"),
     (lambda: rr_hoeffding_tail(0.1, 0, 1.0), "n"),
     (lambda: rr_error_bound(100, 0.0, 1.0), "beta"),
     (lambda: rr_error_bound(100, 1.5, 1.0), "beta"),
@@ -408,15 +408,15 @@ def test_explore_rr_is_seeded():
 
 def test_chapter_figures_draw_and_validate():
     from dpbook.explorers.randomized_response import figure_hoeffding_tail, figure_rr_sweeps, figure_rr_vs_laplace
-    t = np.array([0.01, 0.05, 0.1])
-    fig = figure_hoeffding_tail(t, [0.5, 0.1, 0.01], [0.3, 0.05, 0.0], [1.0, 0.6, 0.1], 0.12, n=569, epsilon=1.0,
+    lam = np.array([0.01, 0.05, 0.1])
+    fig = figure_hoeffding_tail(lam, [0.5, 0.1, 0.01], [0.3, 0.05, 0.0], [1.0, 0.6, 0.1], 0.12, n=569, epsilon=1.0,
                                 releases=100)
     assert fig.axes[0].get_ylabel() == "P[error > λ]"
     plt.close(fig)
     with pytest.raises(ValueError, match="tail_weights"):
-        figure_hoeffding_tail(t, [0.5, 0.1, 0.01], [0.3, 0.05], [1.0, 0.6, 0.1], 0.12, n=569, epsilon=1.0, releases=100)
+        figure_hoeffding_tail(lam, [0.5, 0.1, 0.01], [0.3, 0.05], [1.0, 0.6, 0.1], 0.12, n=569, epsilon=1.0, releases=100)
     with pytest.raises(ValueError, match="guess_error"):
-        figure_hoeffding_tail(t, [0.5, 0.1, 0.01], [0.3, 0.05, 0.0], [1.0, 0.6, 0.1], np.nan, n=569, epsilon=1.0,
+        figure_hoeffding_tail(lam, [0.5, 0.1, 0.01], [0.3, 0.05, 0.0], [1.0, 0.6, 0.1], np.nan, n=569, epsilon=1.0,
                               releases=100)
     ns, eps = np.array([569, 5690, 56900]), np.array([0.1, 0.5, 1.0, 2.0])
     fig = figure_rr_sweeps(ns, [0.1, 0.03, 0.01], [0.2, 0.06, 0.02], [0.3] * 3, eps, [1.0, 0.2, 0.1, 0.06],

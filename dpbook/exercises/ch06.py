@@ -19,18 +19,18 @@ def threshold_test_sensitivity() -> float:
     return float(np.abs(conjunctions(11, 3).matrix() - 0.4).max())
 
 
-def _halt_probability(j: int, s_bottom: float, s_top: float, epsilon: float) -> float:
-    """P[j answers ⊥, then ⊤] when the ⊥ queries sit at τ + s_bottom and the ⊤ query at τ + s_top."""
+def _halt_probability(j: int, a_bottom: float, a_top: float, epsilon: float) -> float:
+    """P[j answers ⊥, then ⊤] when the ⊥ queries sit at τ + a_bottom and the ⊤ query at τ + a_top."""
     b_rho, b_nu = th.above_threshold_scales(epsilon)
 
     def g(r):
-        return (math.exp(-abs(r) / b_rho) / (2 * b_rho) * laplace_cdf(r - s_bottom, 0.0, b_nu) ** j
-                * (1.0 - laplace_cdf(r - s_top, 0.0, b_nu)))
+        return (math.exp(-abs(r) / b_rho) / (2 * b_rho) * laplace_cdf(r - a_bottom, 0.0, b_nu) ** j
+                * (1.0 - laplace_cdf(r - a_top, 0.0, b_nu)))
     return integrate.quad(g, -80 * b_rho, 80 * b_rho, points=[-1.0, 0.0, 1.0, 1 + b_nu * math.log(j + 1)],
                           limit=400, epsabs=0, epsrel=1e-10)[0]
 
 
-@register("06.2", hint="multiply the integrand of th.first_j_bottom_probability by a ⊤ factor 1 − F_ν(r − s_⊤) for "
+@register("06.2", hint="multiply the integrand of th.first_j_bottom_probability by a ⊤ factor 1 − F_ν(r − a_⊤) for "
                        "query j+1; on D′ the ⊥ queries sit one above τ and the ⊤ query one below", rtol=0.01)
 def halting_log_ratio() -> float:
     """ln(P_D/P_D′[halts at query j+1]) for the halting pattern at j = 4, ε = 1."""

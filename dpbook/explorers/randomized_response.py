@@ -70,21 +70,21 @@ def explore_rr(epsilon=1.0, n=569, m=100, beta=0.05, *, trials=200, seed=2026):
 
 
 
-def figure_hoeffding_tail(t_grid, tail_one, tail_weights, bound, guess_error, *, n, epsilon, releases):
+def figure_hoeffding_tail(lam_grid, tail_one, tail_weights, bound, guess_error, *, n, epsilon, releases):
     """Chapter 02, one query: the measured tail ``P[error > λ]`` of randomized response for ``q = 1`` (blue) and a
     random-weight query, against Hoeffding's bound (red, LEC3-3.4) and the error of the data-independent answer ½
-    (grey dashed, vertical).  Arrays share the length of ``t_grid`` (the grid of λ); the y axis is log, down to
+    (grey dashed, vertical).  Arrays share the length of ``lam_grid`` (the grid of λ); the y axis is log, down to
     ``1/releases``."""
-    t_grid = _values("t_grid", t_grid, positive=True)
-    tail_one, tail_weights, bound = (_values(nm, v, t_grid.size) for nm, v in
+    lam_grid = _values("lam_grid", lam_grid, positive=True)
+    tail_one, tail_weights, bound = (_values(nm, v, lam_grid.size) for nm, v in
                                      (("tail_one", tail_one), ("tail_weights", tail_weights), ("bound", bound)))
     guess_error = float(_values("guess_error", [guess_error])[0])
     n, releases = check_int("n", n, low=1), check_int("releases", releases, low=1)
     epsilon = check_epsilon(epsilon)
     fig, ax = new_figure()
-    accuracy_vs_theory(t_grid, tail_one, bound, ax=ax, logy=True, xlabel="λ (error, fraction of n)",
+    accuracy_vs_theory(lam_grid, tail_one, bound, ax=ax, logy=True, xlabel="λ (error, fraction of n)",
                        ylabel="P[error > λ]", empirical_label="measured, q = 1", bound_label="Hoeffding bound")
-    ax.plot(t_grid, tail_weights, "s", color=EXTRA[1], ms=4, label="measured,\nrandom weights")
+    ax.plot(lam_grid, tail_weights, "s", color=EXTRA[1], ms=4, label="measured,\nrandom weights")
     ax.axvline(guess_error, color=UNIFORM, ls="--", lw=1.6, label="error of the\nguess ½, q = 1")
     ax.set_ylim(0.5 / releases, 1.5)           # a tail of one release in ``releases`` sits clear of the bottom edge
     ax.set_title(f"n = {n}, ε = {epsilon:g}, {releases:,} releases")

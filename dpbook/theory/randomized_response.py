@@ -45,18 +45,18 @@ def rr_estimator_range(epsilon) -> tuple[float, float]:
     return 0.5 - half, 0.5 + half
 
 
-def rr_hoeffding_tail(alpha, n, epsilon):
-    """LEC3-3.4 / erratum LEC3-E6: ``P[|q^T x̂ - q^T x| / n > α] <= 2 exp(-2 n α^2 (2p-1)^2)`` for ``q ∈ [0,1]^n``,
-    at the error level(s) ``α``.
+def rr_hoeffding_tail(lam, n, epsilon):
+    """LEC3-3.4 / erratum LEC3-E6: ``P[|q^T x̂ - q^T x| / n > λ] <= 2 exp(-2 n λ^2 (2p-1)^2)`` for ``q ∈ [0,1]^n``,
+    at the error level(s) ``λ`` (``lam``).
 
     (Hoeffding: ``q_i x̂_i`` ranges over an interval of length ``q_i / (2p-1)`` and ``sum q_i^2 <= n``.)
     The seed has ``O(1/ε)`` in the denominator of the exponent; it is ``O(1/ε²)``.  Returned capped at 1;
-    ``alpha`` may be an array (all entries finite and >= 0; ``α = 0`` gives the trivial bound 1).
+    ``lam`` may be an array (all entries finite and >= 0; ``λ = 0`` gives the trivial bound 1).
     """
     n = check_int("n", n, low=1)
     c = rr_bias_factor(epsilon)
-    alpha = check_real_array("alpha", alpha, low=0.0)
-    bound = np.minimum(1.0, 2.0 * np.exp(-2.0 * n * alpha ** 2 * c ** 2))
+    lam = check_real_array("lam", lam, low=0.0)
+    bound = np.minimum(1.0, 2.0 * np.exp(-2.0 * n * lam ** 2 * c ** 2))
     return float(bound) if bound.ndim == 0 else bound
 
 
@@ -134,7 +134,7 @@ RESULTS = (
            source=f"{LECTURE3}, §3.4"),
     Result(id="LEC3-E6", title="Erratum: the Hoeffding exponent", chapter=_CH,
            section="Accuracy for one query: Hoeffding",
-           statement=r"Correction: Hoeffding gives $\Pr[|q^\top\hat x-q^\top x|/n>\alpha]\le2\exp(-2n\alpha^2(2p-1)^2)$; the range of "
+           statement=r"Correction: Hoeffding gives $\Pr[|q^\top\hat x-q^\top x|/n>\lambda]\le2\exp(-2n\lambda^2(2p-1)^2)$; the range of "
                      r"each term is $O(1/\varepsilon)$, so the exponent's denominator is $O(1/\varepsilon^2)$, not "
                      r"$O(1/\varepsilon)$.",
            bounds=("dpbook.theory.randomized_response.rr_hoeffding_tail",),
