@@ -155,7 +155,7 @@ def synthetic_error_bound(eta, rho=1.0) -> float:
 
 def mw_cut_rate(num_edges, num_vertices, epsilon, delta) -> float:
     """IDC-Rem4.11 / Rem5.3 [RECON]: the online MW error on cut queries, ``sqrt(|E||V|) (ln|V| ln(1/δ))^{1/4}/sqrt(ε)``
-    (counts, constants and the ``ln k``-type factors dropped: a *rate*, not a bound)."""
+    (counts, constants and the ``ln m``-type factors dropped: a *rate*, not a bound)."""
     E = check_int("num_edges", num_edges, low=1)
     V = _V(num_vertices)
     delta = check_delta(delta, positive=True)
