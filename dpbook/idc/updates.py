@@ -7,8 +7,8 @@ no such *update sequence* is longer than ``B(α)``.  :class:`IDC` is that protoc
 
 * :class:`MultiplicativeWeightsIDC` (IDC-AlgA.2, ``B = 4 ln N/α²``): chapter 09's update, asked of the workload
   (:func:`dpbook.multiplicative_weights.mw_update`);
-* :class:`MedianIDC` (IDC-AlgA.1, ``B = floor(log2 |C^0|)``) over *all* databases of ``ñ = sample_size`` rows of a
-  tiny universe;
+* :class:`MedianIDC` (IDC-AlgA.1, ``B = floor(log2 |C^0|)``) over *all* databases of ``n_S = sample_size`` rows
+  of a tiny universe;
 * :class:`FriezeKannanIDC` (IDC-Alg2, ``B = ||D||² N/α²``), additive cut-decomposition-style updates.
 
 A query reaches a rule in one of two ways: as a vector over the universe (``evaluate(state, q)``,
@@ -197,11 +197,11 @@ class MedianIDC(IDC):
     answered by the median ``Q(C) = median{Q(S) : S ∈ C}`` (IDC-DefA.1; ``np.median``: the mean of the two
     middle values for an even count).
 
-    ``C^0`` is the set of **all** multisets of ``ñ = sample_size`` rows over the ``N`` elements (``C(N+ñ-1, ñ)`` of them, so
-    only tiny universes are feasible: chapter 10 runs it at ``N = 8``).  ``U(C, Q, Â)`` keeps ``{S : Q(S) > Q(C)}`` if
-    ``Â > Q(C)``, else ``{S : Q(S) < Q(C)}`` — at most half of ``C``.  A ``B = floor(log2 |C^0|)`` IDC for every
-    ``α`` for which some ``ñ``-row database is α-accurate (Claim A.3 guarantees one for
-    ``ñ > ln(2|Q|)/(2α²)``); check it on a workload with :meth:`best_accuracy`.
+    ``C^0`` is the set of **all** multisets of ``n_S = sample_size`` rows over the ``N`` elements
+    (``C(N+n_S-1, n_S)`` of them, so only tiny universes are feasible: chapter 10 runs it at ``N = 8``).
+    ``U(C, Q, Â)`` keeps ``{S : Q(S) > Q(C)}`` if ``Â > Q(C)``, else ``{S : Q(S) < Q(C)}`` — at most half of ``C``.  A ``B = floor(log2 |C^0|)`` IDC for every
+    ``α`` for which some ``n_S``-row database is α-accurate (Claim A.3 guarantees one for
+    ``n_S > ln(2|Q|)/(2α²)``); check it on a workload with :meth:`best_accuracy`.
 
     The state is a boolean mask ``(trials, |C^0|)`` of the surviving databases.  If an update would leave
     none (possible only when the sequence is not a valid update sequence, i.e. outside the good event), the
@@ -293,7 +293,7 @@ class MedianIDC(IDC):
         """Median answers of every run's collection to every query of the workload ``W`` (an explicit matrix is
         taken as the workload it defines), with no Python loop over runs.
 
-        The values ``Q(S)`` take few distinct levels (multiples of ``1/ñ`` for counting queries), so one
+        The values ``Q(S)`` take few distinct levels (multiples of ``1/n_S`` for counting queries), so one
         matrix product counts, per run and query, the surviving databases at each level; the median is
         read off the cumulative counts.  Many distinct levels (real-valued queries): one ``np.median`` per run.
         """
@@ -320,8 +320,9 @@ class MedianIDC(IDC):
         return 0.5 * (levels[lo] + levels[hi])
 
     def best_accuracy(self, x, workload, n=None) -> float:
-        """``α*(ñ) = min_S max_q |q(S) - q(x)|`` over all ``ñ``-row databases (``ñ = sample_size``; by enumeration,
-        a diagnostic of the data, not used by any mechanism).  The IDC guarantee holds for every ``α > α*(ñ)``."""
+        """``α*(n_S) = min_S max_q |q(S) - q(x)|`` over all ``n_S``-row databases (``n_S = sample_size``; by
+        enumeration, a diagnostic of the data, not used by any mechanism).  The IDC guarantee holds for every
+        ``α > α*(n_S)``."""
         W = as_workload(workload)
         true = W.counts(check_histogram(x)) / public_n(x, n)
         err = np.abs(W.counts(self.points) - true)         # (|C0|, m)

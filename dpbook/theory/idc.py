@@ -50,7 +50,7 @@ __all__ = [
 # --------------------------------------------------------------------------- IDC bounds B(alpha)
 
 def median_sample_size(m, alpha) -> int:
-    """IDC-ClaimA.3 / AlgA.1: ``ñ = floor(ln(2|Q|)/(2α²)) + 1`` rows (the sample size) suffice for an α-accurate
+    """IDC-ClaimA.3 / AlgA.1: ``n_S = floor(ln(2|Q|)/(2α²)) + 1`` rows (the sample size) suffice for an α-accurate
     database.
 
     (Blum–Ligett–Roth; DR-Lemma4.3 states ``ln|Q|/α²``.)  ``m = |Q|`` the number of queries.
@@ -61,16 +61,16 @@ def median_sample_size(m, alpha) -> int:
 
 
 def median_collection_size(N, sample_size) -> int:
-    """IDC-AlgA.1: ``|C^0| = C(N+ñ-1, ñ)``, the number of multisets of ``ñ = sample_size`` rows over ``N`` elements
-    (``<= N^ñ``)."""
+    """IDC-AlgA.1: ``|C^0| = C(N+n_S-1, n_S)``, the number of multisets of ``n_S = sample_size`` rows over ``N``
+    elements (``<= N^{n_S}``)."""
     N = check_int("N", N, low=1)
     sample_size = check_int("sample_size", sample_size, low=1)
     return math.comb(N + sample_size - 1, sample_size)
 
 
 def median_bound(N, sample_size) -> int:
-    """IDC-ThmA.2 [RECON]: the median mechanism over databases of ``ñ = sample_size`` rows is a
-    ``B = floor(log2 |C^0|)`` IDC (``<= ñ log2 N``).
+    """IDC-ThmA.2 [RECON]: the median mechanism over databases of ``n_S = sample_size`` rows is a
+    ``B = floor(log2 |C^0|)`` IDC (``<= n_S log2 N``).
 
     Each valid update keeps at most half of the collection and the α-accurate database of Claim A.3
     always survives, so at most ``floor(log2 |C^0|)`` updates can happen.
@@ -80,7 +80,8 @@ def median_bound(N, sample_size) -> int:
 
 
 def median_bound_approx(alpha, N, m) -> float:
-    """IDC-Cor4.10's form of the median bound: ``B(α) ≈ log2 N · ln(2|Q|)/(2α²)`` (``ñ log2 N`` with Claim A.3's ñ)."""
+    """IDC-Cor4.10's form of the median bound: ``B(α) ≈ log2 N · ln(2|Q|)/(2α²)`` (``n_S log2 N`` with Claim A.3's
+    ``n_S``)."""
     alpha = check_alpha(alpha)
     return math.log2(check_int("N", N, low=1)) * math.log(2 * check_int("m", m, low=1)) / (2 * alpha ** 2)
 
@@ -529,8 +530,8 @@ def dr_online_mw_threshold(c, epsilon, delta, m, beta, n) -> float:
 
 
 def dr_alg6_alpha_ns(m, c, beta, epsilon, delta, n) -> float:
-    """DR-Alg6's NumericSparse accuracy on the ``2m`` one-sided queries of a stream of ``m`` [DERIVED]: chapter 06's corrected
-    DR-Thm3.28 (:func:`dpbook.theory.sparse_vector.numeric_sparse_alpha_corrected`), normalised by ``n``.
+    """DR-Alg6's NumericSparse accuracy on the ``2m`` one-sided queries of a stream of ``m`` [DERIVED]: chapter 06's
+    corrected DR-Thm3.28 (:func:`dpbook.theory.sparse_vector.numeric_sparse_alpha_corrected`), normalised by ``n``.
     On the good event (prob ``>= 1-β``) a ``⊤`` has ``f' >= τ - α_NS``, a ``⊥`` has ``f' <= τ + α_NS`` and every
     numeric answer is within ``α_NS``."""
     n = check_int("n", n, low=1)                          # normalised: the public row count is required
@@ -657,13 +658,13 @@ RESULTS = (
            implemented_by=("dpbook.idc.MedianIDC",),
            source=f"{GRU}, Def. A.1 {_RECON}; {ROTH_ROUGHGARDEN}"),
     Result(id="IDC-AlgA.1", title="The median mechanism as an update rule", chapter=_CH, section=_S1,
-           statement=r"Start from all multisets of $\tilde n=\lfloor\ln(2|Q|)/(2\alpha^2)\rfloor+1$ rows; on an update keep only the "
+           statement=r"Start from all multisets of $n_S=\lfloor\ln(2|Q|)/(2\alpha^2)\rfloor+1$ rows; on an update keep only the "
                      r"databases on the side of the median the noisy answer points to, so at least half are discarded.",
            implemented_by=("dpbook.idc.MedianIDC",),
            bounds=("dpbook.theory.idc.median_sample_size", "dpbook.theory.idc.median_collection_size"),
            source=f"{GRU}, Algorithm A.1 {_RECON}; {ROTH_ROUGHGARDEN}"),
     Result(id="IDC-ThmA.2", title="The median mechanism is an IDC", chapter=_CH, section=_S1,
-           statement=r"The median rule is a $\lfloor\log_2|C^0|\rfloor\le\tilde n\log_2N$ IDC: the accurate small database of "
+           statement=r"The median rule is a $\lfloor\log_2|C^0|\rfloor\le n_S\log_2N$ IDC: the accurate small database of "
                      r"IDC-ClaimA.3 always survives, and every update halves the collection.",
            implemented_by=("dpbook.idc.MedianIDC",),
            bounds=("dpbook.theory.idc.median_bound", "dpbook.theory.idc.median_bound_approx"),
