@@ -41,7 +41,7 @@ from .experiments import FailureRate, failure_rate
 from .idc import IDC, AdversarialStream, FixedStream, MultiplicativeWeightsIDC, as_stream, online_idc
 from .noise import as_generator, as_noise, laplace_noise
 from .theory.idc import (alg1_azuma_epsilon, alg1_freedman_epsilon, alg1_freedman_epsilon0, alg1_threshold,
-                         azuma_bound, k0, p0, sv_privacy_epsilon)
+                         azuma_bound, j0, p0, sv_privacy_epsilon)
 from .queries import MatrixWorkload, as_workload, cancer3
 from .validation import (real_dtype, as_array, check_alpha, check_delta, check_epsilon, check_histogram, check_int,
                          check_public_n, check_real, check_real_array, check_scale, check_trials)
@@ -290,7 +290,7 @@ def replay_alg1(x, x_prime, rule, stream, *, delta, epsilon=None, epsilon0=None,
     cls = np.where(active, classify_rounds(Z, hyp - mu, threshold, slack), HALTED).astype(np.int8)
     eps0 = p["epsilon0"]
     return PrivacyLossReplay(hyp, mu, mu_prime, Z, v, cls, loss, rel.epsilon, rel.delta, eps0, threshold, b, slack,
-                             p["b_max"], k0(p["b_max"], rel.delta, eps0), p0(eps0), c_star)
+                             p["b_max"], j0(p["b_max"], rel.delta, eps0), p0(eps0), c_star)
 
 
 class BorderlineStream:

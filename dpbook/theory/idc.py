@@ -32,7 +32,7 @@ __all__ = [
     "fk_bound", "fk_potential_drop", "fk_step",
     # GRU Algorithm 1 (reconstructed)
     "alg1_threshold", "alg1_min_threshold", "alg1_error_bound", "alg1_accuracy_alpha",
-    "p0", "k0", "azuma_bound", "thm41_epsilon", "thm41_epsilon0", "effective_c_gru",
+    "p0", "j0", "azuma_bound", "thm41_epsilon", "thm41_epsilon0", "effective_c_gru",
     "best_alpha", "alg1_best_alpha", "mw_online_alpha", "median_online_alpha", "fk_online_alpha_counts",
     # IDC-Alg1-SV (provable)
     "sv_updates", "sv_epsilon0", "sv_alpha_sv", "sv_alpha_l", "sv_threshold", "sv_error_bound",
@@ -137,7 +137,7 @@ def p0(epsilon0) -> float:
     return 0.5 * math.exp(-2.0 * check_epsilon(epsilon0, "epsilon0", high=EPSILON_EXP_MAX))
 
 
-def k0(b_max, delta, epsilon0) -> float:
+def j0(b_max, delta, epsilon0) -> float:
     """IDC-Claim4.6 [RECON]: w.p. ``>= 1-δ/2`` at most ``J0 = (2(B_max+1) + 8 ln(2/δ))/p0`` rounds are not R⁰."""
     b_max = check_int("b_max", b_max, low=0)
     delta = check_delta(delta, positive=True)
@@ -146,7 +146,7 @@ def k0(b_max, delta, epsilon0) -> float:
 
 def azuma_bound(T, epsilon_star, delta) -> float:
     """IDC-Claim4.7 [RECON]: the privacy loss of ``T`` non-R⁰ rounds (a real bound on their number, e.g. ``J0``
-    of :func:`k0`), each ``|L_t| <= ε*``, exceeds ``T ε*(e^{ε*}-1) + 2ε* sqrt(2T ln(2/δ))`` with probability
+    of :func:`j0`), each ``|L_t| <= ε*``, exceeds ``T ε*(e^{ε*}-1) + 2ε* sqrt(2T ln(2/δ))`` with probability
     ``<= δ/2`` (Azuma; drift from IDC-Thm2.4)."""
     T = check_positive_real("T", T, allow_zero=True)
     epsilon_star = check_epsilon(epsilon_star, "epsilon_star", high=2 * EPSILON_EXP_MAX)
@@ -156,7 +156,7 @@ def azuma_bound(T, epsilon_star, delta) -> float:
 
 def thm41_epsilon(epsilon0, b_max, delta, c_star=2.0) -> float:
     """IDC-Thm4.1 [RECON]: the ε that Algorithm 1 with per-round ``ε0`` is claimed to achieve:
-    ``J0 ε*(e^{ε*}-1) + 2ε* sqrt(2 J0 ln(2/δ))`` with ``ε* = c* ε0`` and ``J0`` from :func:`k0`.
+    ``J0 ε*(e^{ε*}-1) + 2ε* sqrt(2 J0 ln(2/δ))`` with ``ε* = c* ε0`` and ``J0`` from :func:`j0`.
 
     ``c*`` (Claim 4.3) was not recovered; the book uses ``c* = 2`` for illustration (an assumption, not GRU's value).
     """
@@ -165,7 +165,7 @@ def thm41_epsilon(epsilon0, b_max, delta, c_star=2.0) -> float:
     if c_star * epsilon0 > 2 * EPSILON_EXP_MAX:
         raise ValueError(f"c_star ({c_star!r}) x epsilon0 ({epsilon0!r}) = eps* must be <= {2 * EPSILON_EXP_MAX:g} "
                          "(the bound has e^eps* in it)")
-    return azuma_bound(k0(b_max, delta, epsilon0), c_star * epsilon0, delta)
+    return azuma_bound(j0(b_max, delta, epsilon0), c_star * epsilon0, delta)
 
 
 def thm41_epsilon0(epsilon, b_max, delta, c_star=2.0) -> float:
@@ -765,7 +765,7 @@ RESULTS = (
            statement=r"Because updates are capped at $B_{\max}+1$, w.p. $1-\delta/2$ at most "
                      r"$J_0=(2(B_{\max}+1)+8\ln(2/\delta))/p_0$ rounds are not R⁰ (Chernoff on a binomial).",
            implemented_by=("dpbook.privacy_loss.replay_alg1",),
-           bounds=("dpbook.theory.idc.k0",),
+           bounds=("dpbook.theory.idc.j0",),
            source=f"{GRU}, Claim 4.6 {_RECON}"),
     Result(id="IDC-Claim4.7", title="Azuma over the lossy rounds", chapter=_CH12, section=_S5,
            statement=r"If at most $T$ rounds are lossy, the total loss exceeds "
