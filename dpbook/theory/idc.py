@@ -691,7 +691,7 @@ RESULTS = (
            source=f"{GRU}, Algorithm 1 {_RECON}"),
     Result(id="IDC-Thm4.9", title="Accuracy of Algorithm 1", chapter=_CH11, section=_S2,
            statement=r"If $\tau\ge2\ln(m/\beta)/(\varepsilon_0n)$, then w.p. $1-\beta$ all $m$ noise draws are below $\tau/2$, every "
-                     r"answer is within $3T/2$, and the updates form a valid sequence, so Algorithm 1 never stops early.",
+                     r"answer is within $3\tau/2$, and the updates form a valid sequence, so Algorithm 1 never stops early.",
            implemented_by=("dpbook.idc.online_idc",),
            bounds=("dpbook.theory.idc.alg1_min_threshold", "dpbook.theory.idc.alg1_error_bound",
                    "dpbook.theory.idc.alg1_accuracy_alpha"),
