@@ -47,20 +47,20 @@ def main():
     for name, rule, xx, WW in (("MW α=0.05", MultiplicativeWeightsIDC(64, 0.05), x6, W),
                                ("FK set α=0.05", FriezeKannanIDC(64, 0.05, n=int((x6 > 0).sum()),
                                                                  sq_norm=int((x6 > 0).sum())), (x6 > 0) * 1, W),
-                               ("Median s=4 α=0.2", MedianIDC(8, 4, alpha=0.2), x3, W8)):
+                               ("Median, 4-row databases, α=0.2", MedianIDC(8, 4, alpha=0.2), x3, W8)):
         run = drive_with_oracle(rule, xx, WW)
         rows.append((f"oracle to a maximal sequence, {name}", best_time(lambda: drive_with_oracle(rule, xx, WW),
                                                                         repeat=2),
                      f"L = {run.updates}", f"B = {rule.bound():.4g}"))
-    for name, rule, xx, WW, k in (("MW", MultiplicativeWeightsIDC(64, 0.1), x6 * 3000, W, 100),
+    for name, rule, xx, WW, m in (("MW", MultiplicativeWeightsIDC(64, 0.1), x6 * 3000, W, 100),
                                   ("Median", MedianIDC(8, 4, alpha=0.2), x3 * 200, W8, 50),
                                   ("FK", FriezeKannanIDC(64, 0.1, n=569 * 5000), x6 * 5000, W, 60)):
-        below = th_sv_threshold_for(rule, k, 0.9, 1e-6, 0.05, int(xx.sum()))
-        stream = AdversarialStream(WW, k, below=below, reference=xx)
+        below = th_sv_threshold_for(rule, m, 0.9, 1e-6, 0.05, int(xx.sum()))
+        stream = AdversarialStream(WW, m, below=below, reference=xx)
         call = lambda: online_idc_sv(xx, rule, stream, epsilon=0.9, delta=1e-6, trials=100, rng=1)
         rel = call()
         err = rel.errors(xx).max
-        rows.append((f"IDC-Alg1-SV {name}, n={xx.sum():,}, 100 runs x {k} queries", best_time(call, repeat=2),
+        rows.append((f"IDC-Alg1-SV {name}, n={xx.sum():,}, 100 runs x {m} queries", best_time(call, repeat=2),
                      f"q95 err {np.quantile(err, 0.95):.3f}, updates <= {rel.updates.max()}",
                      f"{rel.params['error_bound']:.3f}, c = {rel.params['c']}"))
     call = lambda: online_idc(x6 * 500, MultiplicativeWeightsIDC(64, 0.1),

@@ -12,11 +12,11 @@ and the privacy loss of the transcript is ``L(v) = Σ_t L_t`` with ``L_t = ln p_
 :func:`round_loss` computes ``L_t`` in log space (stable deep in the tails); :func:`replay_alg1` runs the
 mechanism on ``D`` and computes every ``L_t`` against ``D'``.
 
-The proof's bookkeeping (IDC-Claims 4.2–4.8 [RECON]): with ``d_t = Q_t(D^t) - Q_t(D)`` and ``s = 1/n``, a round
-is **R⁰** if ``|Z_t - d_t| < τ - s`` (no noise value near it could cause an update under either database),
-**R¹** if ``|Z_t - d_t| >= τ + s`` (an update under both), **R*** otherwise.  ``K`` = number of non-R⁰ rounds;
-Claim 4.6 bounds it by ``K0`` w.p. ``1 - δ/2``; Claim 4.7 bounds the loss by the Azuma expression
-``K ε*(e^{ε*}-1) + 2ε* sqrt(2K ln(2/δ))``.
+The proof's bookkeeping (IDC-Claims 4.2–4.8 [RECON]): with ``d_t = Q_t(D^t) - Q_t(D)`` and the slack
+``Δ = 1/n`` (how far one row moves an answer), a round is **R⁰** if ``|Z_t - d_t| < τ - Δ`` (no noise value near it
+could cause an update under either database), **R¹** if ``|Z_t - d_t| >= τ + Δ`` (an update under both), **R***
+otherwise.  ``J`` = number of non-R⁰ rounds; Claim 4.6 bounds it by ``J0`` w.p. ``1 - δ/2``; Claim 4.7 bounds the
+loss by the Azuma expression ``J ε*(e^{ε*}-1) + 2ε* sqrt(2J ln(2/δ))``.
 
 The correct accounting (erratum IDC-E6, the book's Freedman-type bound
 :func:`dpbook.theory.idc.alg1_freedman_epsilon`) charges every round, ⊥ included, through its update probability
@@ -24,7 +24,7 @@ The correct accounting (erratum IDC-E6, the book's Freedman-type bound
 ``E[L_t]`` and ``E[L_t²]`` for the tests and the one-round picture.
 
 What the exact numbers show (and the chapter discusses): every ``|L_t| <= ε0`` (a Laplace density ratio or
-an interval probability shifted by at most ``s = 1/n``), so ``c* = 1`` would do for the realised loss; and
+an interval probability shifted by at most ``Δ = 1/n``), so ``c* = 1`` would do for the realised loss; and
 the exact loss of an R⁰ round is *not* zero — it is ``ln p_D(⊥)/p_{D'}(⊥)``, tiny when the hypothesis is
 accurate (``|d_t| << τ``) but up to ``ε0`` when ``|d_t| ≈ τ``.  Claim 4.2's "zero loss" is a statement about
 the proof's coupling, not about this likelihood ratio.
@@ -41,7 +41,7 @@ from .experiments import FailureRate, failure_rate
 from .idc import IDC, AdversarialStream, FixedStream, MultiplicativeWeightsIDC, as_stream, online_idc
 from .noise import as_generator, as_noise, laplace_noise
 from .theory.idc import (alg1_azuma_epsilon, alg1_freedman_epsilon, alg1_freedman_epsilon0, alg1_threshold,
-                         azuma_bound, k0, p0, sv_privacy_epsilon)
+                         azuma_bound, j0, p0, sv_privacy_epsilon)
 from .queries import MatrixWorkload, as_workload, cancer3
 from .validation import (real_dtype, as_array, check_alpha, check_delta, check_epsilon, check_histogram, check_int,
                          check_public_n, check_real, check_real_array, check_scale, check_trials)
@@ -127,12 +127,13 @@ def round_loss(v, mu, mu_prime, a, threshold, b):
     return round_log_likelihood(v, mu, a, threshold, b) - round_log_likelihood(v, mu_prime, a, threshold, b)
 
 
-def classify_rounds(Z, d, threshold, s):
-    """IDC-Claims 4.2–4.8 [RECON]: ``R0`` if ``|Z - d| < τ - s``, ``R1`` if ``|Z - d| >= τ + s``, else ``RSTAR``."""
+def classify_rounds(Z, d, threshold, slack):
+    """IDC-Claims 4.2–4.8 [RECON]: ``R0`` if ``|Z - d| < τ - Δ``, ``R1`` if ``|Z - d| >= τ + Δ``, else ``RSTAR``,
+    with ``Δ = slack`` (``1/n`` in Algorithm 1: how far one row moves a normalised answer)."""
     gap = np.abs(_values("Z", Z) - _values("d", d))
     threshold = check_real("threshold", threshold, low=0.0, low_open=True)
-    s = check_real("s", s, low=0.0, low_open=True)
-    return np.where(gap < threshold - s, R0, np.where(gap >= threshold + s, R1, RSTAR)).astype(np.int8)
+    slack = check_real("slack", slack, low=0.0, low_open=True)
+    return np.where(gap < threshold - slack, R0, np.where(gap >= threshold + slack, R1, RSTAR)).astype(np.int8)
 
 
 def update_probability(mu, a, threshold, b):
@@ -170,8 +171,8 @@ class PrivacyLossReplay:
 
     ``hyp`` = ``Q_t(D^t)``; ``mu``, ``mu_prime`` = ``Q_t(D)``, ``Q_t(D')``; ``noise`` = ``Z_t``; ``v`` = the output
     (NaN for ``⊥``); ``cls`` = ``R0 / R1 / RSTAR / HALTED``; ``loss`` = ``L_t`` (0 after termination).
-    Scalars: ``epsilon``, ``delta`` (the reconstructed Thm 4.1 claim), ``epsilon0``, ``τ``, ``b``, ``s``,
-    ``b_max``, ``K0``, ``p0``, ``c_star``.
+    Scalars: ``epsilon``, ``delta`` (the reconstructed Thm 4.1 claim), ``epsilon0``, ``τ``, ``b``, ``slack``
+    (``Δ = 1/n``, the proof's band), ``b_max``, ``J0`` (IDC-Claim4.6's bound on the non-R⁰ rounds), ``p0``, ``c_star``.
     """
 
     hyp: np.ndarray = field(repr=False)
@@ -186,9 +187,9 @@ class PrivacyLossReplay:
     epsilon0: float
     threshold: float
     b: float
-    s: float
+    slack: float
     b_max: int
-    K0: float
+    J0: float
     p0: float
     c_star: float
 
@@ -203,7 +204,7 @@ class PrivacyLossReplay:
 
     @property
     def running(self) -> np.ndarray:
-        """The running total ``Σ_{s<=t} L_s``, shape ``(runs, T)``."""
+        """The running total ``Σ_{t'<=t} L_{t'}``, shape ``(runs, T)``."""
         return np.cumsum(self.loss, axis=1)
 
     @property
@@ -212,16 +213,18 @@ class PrivacyLossReplay:
         return np.sum((self.cls == R1) | (self.cls == RSTAR), axis=1)
 
     @property
-    def running_K(self) -> np.ndarray:
+    def running_J(self) -> np.ndarray:
+        """The running number ``J`` of non-R⁰ rounds, shape ``(runs, T)``."""
         return np.cumsum((self.cls == R1) | (self.cls == RSTAR), axis=1)
 
     @property
     def epsilon_star(self) -> float:
         return self.c_star * self.epsilon0
 
-    def azuma(self, K) -> np.ndarray:
-        """IDC-Claim4.7's bound at ``K`` non-R⁰ rounds (vectorised over ``K``)."""
-        return np.vectorize(lambda k: azuma_bound(k, self.epsilon_star, self.delta))(np.asarray(K, dtype=float))
+    def azuma(self, T) -> np.ndarray:
+        """IDC-Claim4.7's bound at ``T`` non-R⁰ rounds (vectorised over ``T``)."""
+        bound = np.vectorize(lambda rounds: azuma_bound(rounds, self.epsilon_star, self.delta))
+        return bound(np.asarray(T, dtype=float))
 
     def exceedance(self) -> FailureRate:
         """How often ``L(v) > ε``: count, rate and 95% Clopper–Pearson interval (compare with ``δ``)."""
@@ -277,22 +280,22 @@ def replay_alg1(x, x_prime, rule, stream, *, delta, epsilon=None, epsilon0=None,
                                sampler=sampler, record=True, debug=True, **kwargs)
     W = stream.workload
     p = rel.params
-    threshold, b, s = p["threshold"], p["noise_scale"], 1.0 / n
+    threshold, b, slack = p["threshold"], p["noise_scale"], 1.0 / n
     queries = np.atleast_2d(rel.queries)
     mu = (W.counts(x) / n)[queries]
     mu_prime = (W.counts(x_prime) / n)[queries]
     hyp, Z, active = rel.trace["hypothesis_answers"], internals["noise"], rel.trace["active"]
     v = np.where(np.atleast_2d(rel.updated), np.atleast_2d(rel.answers), np.nan)
     loss = np.where(active, round_loss(v, mu, mu_prime, hyp, threshold, b), 0.0)
-    cls = np.where(active, classify_rounds(Z, hyp - mu, threshold, s), HALTED).astype(np.int8)
+    cls = np.where(active, classify_rounds(Z, hyp - mu, threshold, slack), HALTED).astype(np.int8)
     eps0 = p["epsilon0"]
-    return PrivacyLossReplay(hyp, mu, mu_prime, Z, v, cls, loss, rel.epsilon, rel.delta, eps0, threshold, b, s,
-                             p["b_max"], k0(p["b_max"], rel.delta, eps0), p0(eps0), c_star)
+    return PrivacyLossReplay(hyp, mu, mu_prime, Z, v, cls, loss, rel.epsilon, rel.delta, eps0, threshold, b, slack,
+                             p["b_max"], j0(p["b_max"], rel.delta, eps0), p0(eps0), c_star)
 
 
 class BorderlineStream:
-    """The analyst who makes Algorithm 1's privacy loss largest on a known pair ``D, D' = D + row``: in every round
-    each run is asked, among the workload queries that contain ``row`` (so ``Q(D') - Q(D) = 1/n``, the largest
+    """The analyst who makes Algorithm 1's privacy loss largest on a known pair ``D, D' = D + row``: in each of ``T``
+    rounds each run is asked, among the workload queries that contain ``row`` (so ``Q(D') - Q(D) = 1/n``, the largest
     shift), the one whose hypothesis gap ``Q(D^t) - Q(D)`` is closest to ``target`` (e.g. ``-τ``: the ⊥ window's
     edge sits at ``Q(D)``, so the round updates with probability about ½ and ``ℓ(⊥)`` is near its largest).
 
@@ -300,9 +303,9 @@ class BorderlineStream:
     released hypothesis and of ``reference``, the same whichever database the mechanism runs on).
     """
 
-    def __init__(self, workload, k, *, reference, row, target):
+    def __init__(self, workload, T, *, reference, row, target):
         self.workload = as_workload(workload)
-        self.k = check_int("k", k, low=1)
+        self.T = check_int("T", T, low=1)
         reference = check_histogram(reference, "reference")
         if reference.size != self.workload.N:
             raise ValueError(f"reference has {reference.size} universe elements, the workload {self.workload.N}: "
@@ -350,11 +353,11 @@ def _check_replay(rep) -> PrivacyLossReplay:
 
 
 def run_bounds(rep, epsilon0, delta, b_max) -> dict:
-    """The bounds of the whole-run view at every round ``t`` (arrays over ``t = 1..k``): basic ``t ε0``, Azuma over
+    """The bounds of the whole-run view at every round ``t`` (arrays over ``t = 1..T``): basic ``t ε0``, Azuma over
     every round (:func:`~dpbook.theory.idc.alg1_azuma_epsilon`), the book's Freedman-type bound
     (:func:`~dpbook.theory.idc.alg1_freedman_epsilon`), IDC-Alg1-SV's claim with ``c = B_max + 1``
     (:func:`~dpbook.theory.idc.sv_privacy_epsilon`); and the erratum's accounting per run (IDC-E6: Azuma over the
-    realised non-R⁰ rounds only, R⁰ counted free), shape ``(runs, k)``."""
+    realised non-R⁰ rounds only, R⁰ counted free), shape ``(runs, T)``."""
     rep = _check_replay(rep)
     epsilon0, delta = check_epsilon(epsilon0, "epsilon0"), check_delta(delta, positive=True)
     b_max = check_int("b_max", b_max, low=0, high=10**4)
@@ -364,8 +367,8 @@ def run_bounds(rep, epsilon0, delta, b_max) -> dict:
         "azuma": np.array([alg1_azuma_epsilon(int(tt), epsilon0, delta) for tt in t]),
         "freedman": np.full(t.shape, alg1_freedman_epsilon(epsilon0, b_max, delta)),
         "sv": np.full(t.shape, sv_privacy_epsilon(epsilon0, b_max + 1, delta)),
-        "claim42": rep.running_K * epsilon0 * np.expm1(epsilon0)
-                   + 2 * epsilon0 * np.sqrt(2 * rep.running_K * np.log(2 / delta)),
+        "claim42": rep.running_J * epsilon0 * np.expm1(epsilon0)
+                   + 2 * epsilon0 * np.sqrt(2 * rep.running_J * np.log(2 / delta)),
     }
 
 
@@ -375,11 +378,11 @@ def fraction_above(rep, bounds) -> dict:
     rep = _check_replay(rep)
     if not isinstance(bounds, dict):
         raise TypeError(f"bounds must be a dict of name -> curve, got {type(bounds).__name__}")
-    k = rep.loss.shape[1]
+    T = rep.loss.shape[1]
     bounds = {name: check_real_array(f"bounds[{name!r}]", curve) for name, curve in bounds.items()}
     for name, curve in bounds.items():
-        if curve.shape[-1:] != (k,):
-            raise ValueError(f"bounds[{name!r}] has shape {curve.shape}; its last axis must be the {k} rounds")
+        if curve.shape[-1:] != (T,):
+            raise ValueError(f"bounds[{name!r}] has shape {curve.shape}; its last axis must be the {T} rounds")
     running = rep.running
     return {name: float(np.mean(np.any(running > curve, axis=1))) for name, curve in bounds.items()}
 
@@ -389,7 +392,7 @@ def loss_tail_run(n=200, epsilon0=0.05, b_max=10, alpha=0.6, *, rounds=None, run
     """The regime chosen to make Algorithm 1's loss largest: ``n`` cancer patients resampled on three attributes
     (``N = 8``, 255 counting queries), ``D' = D +`` one more copy of the commonest row, and the
     :class:`~dpbook.privacy_loss.BorderlineStream` analyst who, every round, asks a query containing that row whose
-    hypothesis is off by ``-T`` (the ⊥ window's edge at ``Q(D)``: updates with probability ½, the largest
+    hypothesis is off by ``-τ`` (the ⊥ window's edge at ``Q(D)``: updates with probability ½, the largest
     ``E[L_t²]/u_t`` of the searched targets).  ``rounds`` defaults to ``4(B_max + 1)``, past which nearly every run
     has stopped.  Returns the :class:`~dpbook.privacy_loss.PrivacyLossReplay` (cached)."""
     n, b_max = check_int("n", n, low=1, high=10**7), check_int("b_max", b_max, low=0, high=10**4)
@@ -406,18 +409,18 @@ def loss_tail_run(n=200, epsilon0=0.05, b_max=10, alpha=0.6, *, rounds=None, run
 
 def tail_curves(rep, deltas) -> dict:
     """For each ``δ`` in ``deltas``: the measured ``(1-δ)``-quantile of the loss ``L`` and the bounds' ``ε(δ)`` at the
-    replay's ``ε0`` — the book's Freedman-type bound, Azuma over all ``k`` rounds, basic ``k ε0`` — and the share of
+    replay's ``ε0`` — the book's Freedman-type bound, Azuma over all ``T`` rounds, basic ``T ε0`` — and the share of
     runs with ``L`` above each, plus above the erratum's accounting (IDC-E6: Azuma over the run's realised non-R⁰
-    rounds ``K``, ``K ε0(e^{ε0} - 1) + 2ε0 sqrt(2K ln(2/δ))``, R⁰ counted free).  A valid bound has share ``<= δ``."""
+    rounds ``J``, ``J ε0(e^{ε0} - 1) + 2ε0 sqrt(2J ln(2/δ))``, R⁰ counted free).  A valid bound has share ``<= δ``."""
     rep = _check_replay(rep)
     deltas = np.asarray([check_delta(d, "deltas", positive=True) for d in np.atleast_1d(deltas)])
-    L, k, e0 = rep.total, rep.loss.shape[1], rep.epsilon0
+    L, T, e0 = rep.total, rep.loss.shape[1], rep.epsilon0
     out = {"delta": deltas, "measured": np.quantile(L, 1 - deltas),
            "freedman": np.array([alg1_freedman_epsilon(e0, rep.b_max, d) for d in deltas]),
-           "azuma": np.array([alg1_azuma_epsilon(k, e0, d) for d in deltas]),
-           "basic": np.full(deltas.shape, k * e0)}
-    K = rep.updating_rounds
-    erratum = [K * e0 * np.expm1(e0) + 2 * e0 * np.sqrt(2 * K * np.log(2 / d)) for d in deltas]
+           "azuma": np.array([alg1_azuma_epsilon(T, e0, d) for d in deltas]),
+           "basic": np.full(deltas.shape, T * e0)}
+    J = rep.updating_rounds
+    erratum = [J * e0 * np.expm1(e0) + 2 * e0 * np.sqrt(2 * J * np.log(2 / d)) for d in deltas]
     out["share"] = {name: np.array([np.mean(L > b) for b in out[name]]) for name in ("freedman", "azuma", "basic")}
     out["share"]["erratum"] = np.array([np.mean(L > e) for e in erratum])
     return out

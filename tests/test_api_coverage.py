@@ -81,6 +81,7 @@ def _values():
         alpha=0.1, alpha_u=0.1, alpha_sv=0.05, alpha_ns=0.05, alpha_counts=5.0, sensitivity=1.0, sigma=1.0, scale=1.0, b=1.0,
         b1=1.0, b2=2.0, k=10, m=10, n=100, N=16, T=5, c=2, s=3, d=4, B=10, K=20, M=8, q=0.5, mu=0.0, t=1.0, z=0.5,
         ell=5,
+        sample_size=3,
         shift=1.0, gamma=0.5, eta=0.1, lam=1.0, gap=1.0, bound=10.0, c_gru=1.0, norm2=10.0, sq_norm=10.0,
         range_size=20, net_size=20, b_max=5, rounds=3, size=5, trials=10, rng=0, threshold=0.5, level=1e-6,
         granularity=0.25, count=3.0, events=1, digits=3, trials_factor=0.5, i=1, j=2,
@@ -147,7 +148,8 @@ OVERRIDES = {
     "dpbook.theory.idc.alg1_error_bound": dict(threshold=0.5),
     "dpbook.theory.idc.dr_alg6_conditions": dict(threshold=0.5, alpha_ns=0.1, alpha=0.2),
     "dpbook.theory.idc.dr_alg6_error_bound": dict(threshold=0.5),
-    "dpbook.privacy_loss.classify_rounds": dict(Z=np.array([0.1, -0.2]), d=np.array([0.3, -0.1]), threshold=0.2, s=0.01),
+    "dpbook.privacy_loss.classify_rounds": dict(Z=np.array([0.1, -0.2]), d=np.array([0.3, -0.1]), threshold=0.2,
+                                                slack=0.01),
     "dpbook.sparse_vector.sparse_vector": dict(threshold=0.5),
     "dpbook.sparse_vector.numeric_sparse": dict(threshold=0.5),
     "dpbook.data.project_histogram": dict(x=np.arange(16), d=4, attributes=[0, 2]),
@@ -246,10 +248,12 @@ MECHANISM_CASES = [(q, i) for q in MECHANISMS for i in range(max(1, len(CALLS[q]
 
 POSITIVE = {"epsilon", "epsilon0", "epsilon_star", "sensitivity", "sigma", "scale", "b", "b1", "b2", "alpha",
             "alpha_u", "alpha_counts", "lam", "granularity", "eta", "threshold_scale", "query_scale", "c_gru",
-            "norm2", "sq_norm", "trials_factor", "level"}
+            "norm2", "sq_norm", "trials_factor", "level",
+            "slack"}
 PROBABILITY = {"delta", "delta_prime", "beta", "level"}
 POSITIVE_INT = {"k", "m", "n", "N", "T", "c", "s", "d", "B", "K", "M", "trials", "range_size", "net_size",
-                "rounds", "trials_prime", "events", "digits"}
+                "rounds", "trials_prime", "events", "digits",
+                "sample_size"}
 NONNEG_INT = {"b_max", "size", "replay", "k_prime", "i", "j", "hits"}
 
 
@@ -347,8 +351,8 @@ NOT_APPLICABLE = {
     ("dpbook.theory.histogram.laplace_sum_tail_bound", "lam", "0"): "the tail at λ = 0 is the trivial bound 1",
     ("dpbook.theory.randomized_response.rr_hoeffding_tail", "lam", "0"): "the tail at λ = 0 is the trivial bound 1",
     ("dpbook.theory.histogram.laplace_sum_two_sided_tail_bound", "lam", "0"): "the trivial bound at λ = 0",
-    ("dpbook.theory.idc.azuma_bound", "K", "0"): "K0, a real number of rounds, may be 0",
-    ("dpbook.theory.idc.azuma_bound", "K", "1.5"): "K0 is a real bound, not a count",
+    ("dpbook.theory.idc.azuma_bound", "T", "0"): "T, a real number of rounds (J0), may be 0",
+    ("dpbook.theory.idc.azuma_bound", "T", "1.5"): "T is a real bound (J0), not a count",
     ("dpbook.theory.idc.sv_updates", "B", "1.5"): "B(α) is real (4 ln N/α²); sv_updates floors it",
     ("dpbook.theory.idc.ic_gamma", "B", "1.5"): "B(α) is real",
     ("dpbook.randomized_response.debias", "reports", "extra dimension"): "documented: any shape of 0/1 reports",
@@ -374,8 +378,8 @@ NOT_APPLICABLE = {
     ("dpbook.theory.smalldb.net_error_bound", "net_size", "10**100"): "|net| enters through ln|net|",
     ("dpbook.theory.sparse_project.hash_independence", "ell", "2**63"): "ell is astronomical in S1 (9.25e15); via ln",
     ("dpbook.theory.sparse_project.hash_independence", "ell", "10**100"): "ell enters only through ln(m·ell/2β)",
-    ("dpbook.theory.idc.azuma_bound", "K", "2**63"): "K0 is a real bound: 2^63 rounds is a finite real",
-    ("dpbook.theory.idc.azuma_bound", "K", "10**100"): "K0 is a real bound: 1e100 is a finite real",
+    ("dpbook.theory.idc.azuma_bound", "T", "2**63"): "T is a real bound (J0): 2^63 rounds is a finite real",
+    ("dpbook.theory.idc.azuma_bound", "T", "10**100"): "T is a real bound (J0): 1e100 is a finite real",
     ("dpbook.theory.idc.ic_gamma", "B", "2**63"): "B(α) is a real bound: any finite value",
     ("dpbook.theory.idc.ic_gamma", "B", "10**100"): "B(α) is a real bound: any finite value",
     ("dpbook.theory.idc.sv_updates", "B", "2**63"): "B(α) is real; sv_updates floors it (exact Python int)",

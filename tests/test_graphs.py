@@ -462,7 +462,7 @@ def test_chapter_figures_draw_what_they_are_given_and_validate():
     fig4 = figure_cut_norm_sandwich({4: np.array([1.1, 1.2]), 6: np.array([1.3])}, {"a": (1.0, 2.0)})
     rows = [dict(n=n, mw=mw, fk=5, B_mw=100.0, B_mw_set=50.0, B_fk=80.0, rr={16.0: 3.0}, half=20.0,
                  priv={"MW": (np.array([8.0]), 0, 50.0), "FK": (np.array([20.0]), 1, 50.0)}) for n, mw in ((40, 7), (80, 0))]
-    fig5 = figure_online(rows, num_pairs=780, epsilon=16.0, c=8, num_queries=300)
+    fig5 = figure_online(rows, num_pairs=780, epsilon=16.0, c=8, m=300)
     fig6 = figure_ic([1.0, 2.0], [6.9, 6.8], [16.0, 12.0], [12.0, 11.0], 6.86, [900.0, 450.0], num_pairs=28)
     for f in (fig, fig2, fig3, fig4, fig5, fig6):
         assert len(f.axes) <= 2 and f.get_size_inches()[0] * DPI <= MAX_WIDTH_PX
@@ -480,7 +480,7 @@ def test_chapter_figures_draw_what_they_are_given_and_validate():
     with pytest.raises(TypeError, match="ratios"):
         figure_cut_norm_sandwich({}, {"a": (1.0, 2.0)})
     with pytest.raises(TypeError, match="rows"):
-        figure_online([], num_pairs=780, epsilon=16.0, c=8, num_queries=300)
+        figure_online([], num_pairs=780, epsilon=16.0, c=8, m=300)
     with pytest.raises(ValueError, match="epsilons"):
         figure_ic([1.0], [6.9, 6.8], [16.0, 12.0], [12.0, 11.0], 6.86, [900.0, 450.0], num_pairs=28)
     plt.close("all")

@@ -147,8 +147,8 @@ def test_update_sequence_validator_catches_each_condition():
 
 # =========================================================================== IDC-Alg1-SV accuracy
 
-def _sv_accuracy(x, rule, W, k, trials, seed, **kw):
-    rel = online_idc_sv(x, rule, AdversarialStream(W, k, reference=x), epsilon=0.9, delta=1e-6, beta=0.05, trials=trials,
+def _sv_accuracy(x, rule, W, m, trials, seed, **kw):
+    rel = online_idc_sv(x, rule, AdversarialStream(W, m, reference=x), epsilon=0.9, delta=1e-6, beta=0.05, trials=trials,
                         rng=seed, **kw)
     return rel, rel.errors(x).max
 
@@ -223,7 +223,7 @@ def test_sv_cap_stops_data_access():
 # =========================================================================== GRU Algorithm 1 accuracy
 
 def test_alg1_accuracy_thm_4_9():
-    """IDC-Thm4.9: τ >= 2 ln(k/β)/(ε0 n) ⇒ w.p. >= 1-β all errors <= 3τ/2 and no early termination."""
+    """IDC-Thm4.9: τ >= 2 ln(m/β)/(ε0 n) ⇒ w.p. >= 1-β all errors <= 3τ/2 and no early termination."""
     x = X64 * 500
     rule = MultiplicativeWeightsIDC(64, 0.1)                          # α = 0.3, τ = 0.2, B_max = B(0.1)
     rel = online_idc(x, rule, AdversarialStream(W64, 100, reference=x), epsilon=1.0, delta=1e-6, trials=200, rng=5)
@@ -257,9 +257,9 @@ def _pair(n1, n):
     return x, add_row(x, 1), n
 
 
-def _sv_sampler(x, n, mechanism=online_idc_sv, k=4):
+def _sv_sampler(x, n, mechanism=online_idc_sv, T=4):
     rule = MultiplicativeWeightsIDC(2, 0.05)
-    stream = FixedStream(ONE, [0] * k)
+    stream = FixedStream(ONE, [0] * T)
 
     def sample(trials, rng):
         rel = mechanism(x, rule, stream, epsilon=0.5, delta=1e-3, c=2, n=n, trials=trials, rng=rng)
@@ -483,11 +483,12 @@ def test_ic_bad_input(kw, err, name):
 @pytest.mark.parametrize("make, err, name", [
     (lambda: MultiplicativeWeightsIDC(0, 0.1), ValueError, "N"), (lambda: MultiplicativeWeightsIDC(8, 2.5), ValueError, "alpha"),
     (lambda: MultiplicativeWeightsIDC(8.0, 0.1), TypeError, "N"), (lambda: MultiplicativeWeightsIDC(8, np.nan), ValueError, "alpha"),
-    (lambda: MedianIDC(8, 0, 0.1), ValueError, "s"), (lambda: MedianIDC(8, 30, 0.1), ValueError, "s"),
+    (lambda: MedianIDC(8, 0, 0.1), ValueError, "sample_size"),
+    (lambda: MedianIDC(8, 30, 0.1), ValueError, "sample_size"),
     (lambda: MedianIDC(8, 2, -0.1), ValueError, "alpha"),
     (lambda: FriezeKannanIDC(8, 0.1, n=0), ValueError, "n"), (lambda: FriezeKannanIDC(8, 0.1, n=5, sq_norm=0), ValueError, "sq_norm"),
     (lambda: FixedStream(W64, [0, 200]), ValueError, "order"), (lambda: FixedStream(W64, [0.5]), ValueError, "order"),
-    (lambda: AdversarialStream(W64, 0, reference=X64), ValueError, "k"),
+    (lambda: AdversarialStream(W64, 0, reference=X64), ValueError, "T"),
     (lambda: AdversarialStream(W64, 5, below=0, reference=X64), ValueError, "below"),
     (lambda: project_histogram(CANCER, 11, [0, 0]), ValueError, "attributes"),
     (lambda: project_histogram(CANCER, 11, [11]), ValueError, "attribute"),
@@ -544,7 +545,7 @@ def test_theory_alg1_hand_values():
     assert th.alg1_min_threshold(100, 0.05, 0.5, 1000) == pytest.approx(2 * math.log(2000) / 500)
     assert th.alg1_accuracy_alpha(100, 0.05, 0.5, 1000) == pytest.approx(3 * math.log(2000) / 500)
     assert th.p0(0.5) == pytest.approx(0.5 * math.exp(-1))
-    assert th.k0(9, 2e-4, 0.5) == pytest.approx((20 + 8 * math.log(1e4)) / (0.5 * math.exp(-1)))
+    assert th.j0(9, 2e-4, 0.5) == pytest.approx((20 + 8 * math.log(1e4)) / (0.5 * math.exp(-1)))
     assert th.azuma_bound(8, 0.5, 2 / math.e) == pytest.approx(8 * 0.5 * math.expm1(0.5) + 2 * 0.5 * 4 * 1.0)
     eps0 = th.thm41_epsilon0(1.0, 20, 1e-6)
     assert th.thm41_epsilon(eps0, 20, 1e-6) == pytest.approx(1.0, rel=1e-9)
@@ -569,7 +570,7 @@ def test_theory_eq3_and_corollaries():
 
 
 def test_theory_alg1_best_alpha_is_the_fixed_point():
-    """alg1_best_alpha solves α = 3 ln(k/β)/(ε0(α) n) with ε0 from the reconstructed Thm 4.1 at B(α/3)."""
+    """alg1_best_alpha solves α = 3 ln(m/β)/(ε0(α) n) with ε0 from the reconstructed Thm 4.1 at B(α/3)."""
     bound = lambda a: th.mw_bound(a, 64)
     a = th.alg1_best_alpha(bound, 100, 0.05, 1.0, 1e-6, 10 ** 6)
     eps0 = th.thm41_epsilon0(1.0, math.floor(bound(a / 3)), 1e-6)
@@ -631,8 +632,8 @@ def test_theory_sv_and_ic_hand_values():
 
 @pytest.mark.parametrize("call, name", [
     (lambda: th.mw_bound(0, 8), "alpha"), (lambda: th.median_sample_size(0, 0.1), "m"),
-    (lambda: th.median_bound(8, 0), "s"), (lambda: th.fk_bound(1.0, -1.0, 8), "sq_norm"),
-    (lambda: th.k0(5, 0.0, 0.1), "delta"), (lambda: th.azuma_bound(-1, 0.1, 0.1), "K"),
+    (lambda: th.median_bound(8, 0), "sample_size"), (lambda: th.fk_bound(1.0, -1.0, 8), "sq_norm"),
+    (lambda: th.j0(5, 0.0, 0.1), "delta"), (lambda: th.azuma_bound(-1, 0.1, 0.1), "T"),
     (lambda: th.thm41_epsilon0(float("nan"), 5, 0.1), "epsilon"), (lambda: th.sv_epsilon0(1.0, 1e-6, 5), "epsilon"),
     (lambda: th.sv_alpha_sv(0, 5, 0.1, 0.1, 10), "c"), (lambda: th.best_alpha(3, 5, 0.1, 1, 1e-6, 10, 1), "bound"),
     (lambda: th.ic_epsilon0(0.5, 1e-6, 0), "B"), (lambda: th.distinguisher_F(5, 0.0, 0.1, 10), "gamma"),
@@ -648,8 +649,8 @@ def test_theory_bad_input(call, name):
 class _SpyStream:
     """A custom stream recording what it is shown; asks query (t mod 2) of a two-query workload."""
 
-    def __init__(self, k):
-        self.workload, self.k, self.views = ONE_TWO, k, []
+    def __init__(self, T):
+        self.workload, self.T, self.views = ONE_TWO, T, []
 
     def pick(self, t, view):
         self.views.append(view)
@@ -725,14 +726,14 @@ def test_adversarial_stream_bad_reference(make, err, name):
 
 
 class _OldStyleStream:
-    k, workload = 3, ONE_TWO
+    T, workload = 3, ONE_TWO
 
     def pick(self, t, rule, state, W, true):                           # the old interface: the true answers
         return int(np.argmax(true))
 
 
 class _BadPick:
-    k, workload = 2, ONE_TWO
+    T, workload = 2, ONE_TWO
 
     def __init__(self, value):
         self.value = value
@@ -917,9 +918,9 @@ def test_online_idc_on_4992_cells_never_densifies_and_meets_its_bound(monkeypatc
     x, W = digits_histogram(1000), digits_marginals(ks=(1, 2, 3))
     monkeypatch.setattr(MarginalWorkload, "matrix", lambda self: pytest.fail("W.matrix() called"))
     n = int(x.sum())
-    k = 200
-    a_u, bound = th.sv_best_error_bound(2 ** 16, k, BETA, EPS, DELTA, n, tight=True)
-    order = np.random.default_rng(0).permutation(W.m)[:k]
+    m = 200
+    a_u, bound = th.sv_best_error_bound(2 ** 16, m, BETA, EPS, DELTA, n, tight=True)
+    order = np.random.default_rng(0).permutation(W.m)[:m]
     rel = online_idc_sv(x, MultiplicativeWeightsIDC(2 ** 16, a_u), FixedStream(W, order), epsilon=EPS, delta=DELTA,
                         beta=BETA, n=n, trials=16, rng=1, composition="tight")
     assert rel.params["error_bound"] == pytest.approx(bound)
@@ -933,16 +934,16 @@ def test_threshold_for_each_split_hand_computed():
     BETA, EPS, DELTA = 0.05, 0.9, 1e-6
     rule = MultiplicativeWeightsIDC(64, 0.1)
     c = th.sv_updates(rule.bound())
-    n, k = 569_000, 100
+    n, m = 569_000, 100
     for split, e0 in (("corollary", th.sv_epsilon0(EPS, DELTA, c)), ("tight", th.sv_epsilon0_tight(EPS, DELTA, c))):
-        want = th.sv_threshold(0.1, th.sv_alpha_sv(c, k, BETA, e0, n))
-        assert th_sv_threshold_for(rule, k, EPS, DELTA, BETA, n, split) == pytest.approx(want, rel=1e-12)
-    assert th_sv_threshold_for(rule, k, EPS, DELTA, BETA, n) == th_sv_threshold_for(rule, k, EPS, DELTA, BETA, n,
+        want = th.sv_threshold(0.1, th.sv_alpha_sv(c, m, BETA, e0, n))
+        assert th_sv_threshold_for(rule, m, EPS, DELTA, BETA, n, split) == pytest.approx(want, rel=1e-12)
+    assert th_sv_threshold_for(rule, m, EPS, DELTA, BETA, n) == th_sv_threshold_for(rule, m, EPS, DELTA, BETA, n,
                                                                                     "corollary")
-    assert (th_sv_threshold_for(rule, k, EPS, DELTA, BETA, n, "tight")
-            < th_sv_threshold_for(rule, k, EPS, DELTA, BETA, n, "corollary"))
+    assert (th_sv_threshold_for(rule, m, EPS, DELTA, BETA, n, "tight")
+            < th_sv_threshold_for(rule, m, EPS, DELTA, BETA, n, "corollary"))
     with pytest.raises(ValueError, match="composition"):
-        th_sv_threshold_for(rule, k, EPS, DELTA, BETA, n, "basic")
+        th_sv_threshold_for(rule, m, EPS, DELTA, BETA, n, "basic")
 
 
 def test_promised_drop_is_each_proofs_amount():
@@ -955,10 +956,10 @@ def test_promised_drop_is_each_proofs_amount():
 
 def test_make_rule_by_name():
     assert isinstance(make_rule("MW", 8, 0.1, 100), MultiplicativeWeightsIDC)
-    assert isinstance(make_rule("Median", 8, 0.2, 100, s=2), MedianIDC)
+    assert isinstance(make_rule("Median", 8, 0.2, 100, sample_size=2), MedianIDC)
     assert isinstance(make_rule("FK", 8, 0.1, 100), FriezeKannanIDC)
     for kw, exc, name in ((dict(idc="XX"), ValueError, "idc"), (dict(idc=1), TypeError, "idc"),
-                          (dict(n=0), ValueError, "n"), (dict(s=0), ValueError, "s"), (dict(N=0), ValueError, "N")):
+                          (dict(n=0), ValueError, "n"), (dict(sample_size=0), ValueError, "sample_size"), (dict(N=0), ValueError, "N")):
         with pytest.raises(exc, match=name):
             make_rule(**dict(dict(idc="MW", N=8, alpha=0.1, n=100), **kw))
     with pytest.raises(TypeError, match="rule"):

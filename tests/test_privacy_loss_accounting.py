@@ -207,7 +207,7 @@ def test_borderline_stream_asks_the_query_nearest_the_target_among_those_contain
         BorderlineStream(W, 5, reference=x, row=8, target=0.0)
     with pytest.raises(ValueError, match="row"):
         BorderlineStream(MatrixWorkload(np.array([[1.0, 0.0]])), 5, reference=np.array([3, 4]), row=1, target=0.0)
-    with pytest.raises(ValueError, match="k"):
+    with pytest.raises(ValueError, match="T"):
         BorderlineStream(W, 0, reference=x, row=3, target=0.0)
 
 
@@ -223,7 +223,7 @@ def test_loss_tail_in_the_borderline_regime_is_within_the_valid_bounds_and_close
         for d, b in zip(deltas, c[name]):
             assert failure_rate(rep.total, b).consistent_with(d), (name, d)
     q, f, a = c["measured"][-1], c["freedman"][-1], c["azuma"][-1]
-    assert q < a < f < 4 * q                                        # measured < Azuma(k) < Freedman, within ×4
+    assert q < a < f < 4 * q                                        # measured < Azuma(T) < Freedman, within ×4
     assert np.abs(rep.loss).max() <= rep.epsilon0 * (1 + 1e-9)
     assert set(c["share"]) == {"freedman", "azuma", "basic", "erratum"}
     with pytest.raises(ValueError, match="delta"):

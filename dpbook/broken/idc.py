@@ -109,7 +109,7 @@ def online_idc_sv_stream_sees_data(x, rule, stream, *, epsilon, delta, beta=0.05
     """
     stream = as_stream(stream)
     if isinstance(stream, AdversarialStream):
-        stream = AdversarialStream(stream.workload, stream.k, stream.below, reference=x)     # WRONG: D leaks in
+        stream = AdversarialStream(stream.workload, stream.T, stream.below, reference=x)     # WRONG: D leaks in
     rel = online_idc_sv(x, rule, stream, epsilon=epsilon, delta=delta, beta=beta, n=n, c=c, trials=trials, rng=rng,
                         logs=logs)
     return dataclasses.replace(rel, mechanism="BROKEN " + rel.mechanism + " (the stream sees the data)")

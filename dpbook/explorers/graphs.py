@@ -299,19 +299,20 @@ def figure_cut_norm_sandwich(ratios, real):
     return fig
 
 
-def figure_online(rows, *, num_pairs, epsilon, c, num_queries):
+def figure_online(rows, *, num_pairs, epsilon, c, m):
     """Chapter 14, IDC-Rem4.11/5.3: left, updates until α-accurate under the worst-case oracle (MW, FK, their
     bounds, and where FK's bound drops below MW's); right, the max error of private IDC-Alg1-SV runs (pure ε) next to
     randomized response at the same ε and ½ on every pair.  ``rows``: one dict per graph with keys ``n``, ``mw``,
     ``fk``, ``B_mw``, ``B_mw_set``, ``B_fk``, ``priv`` (``{"MW"|"FK": (errors, updates, threshold)}``), ``rr``
-    (``{epsilon: error}``) and ``half``."""
+    (``{epsilon: error}``) and ``half``.  ``num_pairs`` is the universe size ``N`` (vertex pairs), ``c`` the runs'
+    update cap and ``m`` the number of cut queries each run answered (the right panel's y label)."""
     import math
     if not isinstance(rows, (list, tuple)) or not rows or not all(isinstance(r, dict) for r in rows):
         raise TypeError("rows must be a non-empty list of dicts (one per graph)")
     N = check_int("num_pairs", num_pairs, low=2)
     epsilon = check_epsilon(epsilon)
     c = check_int("c", c, low=1)
-    num_queries = check_int("num_queries", num_queries, low=1)
+    m = check_int("m", m, low=1)
     if not all(isinstance(r.get("rr"), dict) and epsilon in r["rr"] for r in rows):
         raise ValueError(f"epsilon ({epsilon!r}) must be a key of every row's 'rr' (randomized response at that ε)")
     E = np.array([r["n"] for r in rows], dtype=float)
@@ -338,7 +339,7 @@ def figure_online(rows, *, num_pairs, epsilon, c, num_queries):
     a2.set_yscale("log")
     a2.minorticks_off()
     a2.set_xlabel("|E|")
-    a2.set_ylabel(f"max error over {num_queries} cuts (edges)")
+    a2.set_ylabel(f"max error over {m} cuts (edges)")
     a2.set_title(f"private, ε = {epsilon:g}, δ = 0, c = {c}")
     legend_outside(a2, where="below")
     return fig
@@ -394,7 +395,7 @@ def _declare_examples():
     example(figure_two_graphs, lambda: dict(left=K4, right=np.zeros((4, 4)), highlight=corners))
     example(figure_cut_norm_sandwich, lambda: dict(ratios={4: np.array([1.1, 1.2]), 6: np.array([1.3])},
                                                    real={"a": (1.0, 2.0)}))
-    example(figure_online, lambda: dict(rows=_example_online_rows(), num_pairs=780, epsilon=16.0, c=8, num_queries=300))
+    example(figure_online, lambda: dict(rows=_example_online_rows(), num_pairs=780, epsilon=16.0, c=8, m=300))
     example(figure_ic, lambda: dict(epsilons=np.array([1.0, 2.0]), ic_median=np.array([6.9, 6.8]),
                                     rr_error=np.array([16.0, 12.0]), lp_error=np.array([12.0, 11.0]), uniform_error=6.86,
                                     ic_bound=np.array([900.0, 450.0]), num_pairs=28))

@@ -138,19 +138,19 @@ def explore_round(n=20, epsilon0=0.5, gap=1.0, alpha=0.6, *, seed=2026):
     epsilon0 = check_epsilon(epsilon0, "epsilon0", high=0.5)
     gap = check_real("gap", gap, low=-5.0, high=5.0)
     alpha = check_real("alpha", alpha, low=1e-3, high=1.0)           # the panel's accuracies (normalised)
-    T, s, b, mu = alg1_threshold(alpha), 1.0 / n, 1.0 / (epsilon0 * n), 0.3
-    mu_p, a = mu + s, mu + gap * alg1_threshold(alpha)
-    lo, hi = min(mu, a - T) - 5 * b, max(mu_p, a + T) + 5 * b
+    tau, slack, b, mu = alg1_threshold(alpha), 1.0 / n, 1.0 / (epsilon0 * n), 0.3
+    mu_p, a = mu + slack, mu + gap * alg1_threshold(alpha)
+    lo, hi = min(mu, a - tau) - 5 * b, max(mu_p, a + tau) + 5 * b
     y = np.linspace(lo, hi, 601)
     draw = mu + float(np.random.default_rng(seed).laplace(0.0, b))
-    u = float(update_probability(mu, a, T, b))
-    ell_bot = float(round_loss(np.nan, mu, mu_p, a, T, b))
-    m1, m2 = round_moments(mu, mu_p, a, T, b, points=4_001)
+    u = float(update_probability(mu, a, tau, b))
+    ell_bot = float(round_loss(np.nan, mu, mu_p, a, tau, b))
+    m1, m2 = round_moments(mu, mu_p, a, tau, b, points=4_001)
     fig, (top, bot) = _two_rows(10, 6.0, left=0.85, right=3.35, bottom=0.6, top=0.62, hspace=0.62,
                                 height_ratios=(1.1, 1))
     labelled = set()
-    for lo_, hi_, cls in ((a - T + s, a + T - s, R0), (a - T - s, a - T + s, RSTAR), (a + T - s, a + T + s, RSTAR),
-                          (lo, a - T - s, R1), (a + T + s, hi, R1)):
+    for lo_, hi_, cls in ((a - tau + slack, a + tau - slack, R0), (a - tau - slack, a - tau + slack, RSTAR),
+                          (a + tau - slack, a + tau + slack, RSTAR), (lo, a - tau - slack, R1), (a + tau + slack, hi, R1)):
         if hi_ > lo_:
             top.axvspan(lo_, hi_, color=R_COLORS[cls], lw=0, label=None if cls in labelled else CLASS_NAMES[cls])
             labelled.add(cls)
@@ -160,18 +160,18 @@ def explore_round(n=20, epsilon0=0.5, gap=1.0, alpha=0.6, *, seed=2026):
     top.set_xlim(lo, hi)
     top.set_ylim(0, 1.1 / (2 * b))
     top.set_ylabel("density of Q(D) + Z")
-    top.set_title(f"n = {n}, ε0 = {epsilon0:.3g}: hypothesis off by {gap:.3g}·τ\n(τ = {T:.2g}, noise scale {b:.2g})")
+    top.set_title(f"n = {n}, ε0 = {epsilon0:.3g}: hypothesis off by {gap:.3g}·τ\n(τ = {tau:.2g}, noise scale {b:.2g})")
     top.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
-    bottom_window = np.abs(y - a) < T
+    bottom_window = np.abs(y - a) < tau
     ell_num = np.where(bottom_window, np.nan, (np.abs(y - mu_p) - np.abs(y - mu)) / b)
     # the loss lines lie ON the ±ε0 bound far from the window: drawn thick above the thin bound lines
     bot.plot(y, ell_num, color=EMPIRICAL, lw=5, zorder=3, label="loss of a released\nnumber y")
-    bot.plot([max(a - T, lo), min(a + T, hi)], [ell_bot, ell_bot], color=EMPIRICAL, lw=5, alpha=0.5, zorder=3,
+    bot.plot([max(a - tau, lo), min(a + tau, hi)], [ell_bot, ell_bot], color=EMPIRICAL, lw=5, alpha=0.5, zorder=3,
              label=f"loss of ⊥ (R⁰ or R*):\nℓ(⊥) = {ell_bot / epsilon0:+.2f} ε0")
     for sgn in (1, -1):
         bot.axhline(sgn * epsilon0, color=BOUND, lw=1.5, ls="--", zorder=4,
                     label="±ε0: bound for\nevery round" if sgn > 0 else None)
-    out_bot = abs(draw - a) < T
+    out_bot = abs(draw - a) < tau
     realised = ell_bot if out_bot else (abs(draw - mu_p) - abs(draw - mu)) / b
     bot.plot([draw], [realised], "o", color=EMPIRICAL, ms=10, mec="k", zorder=5,
              label=f"this draw ({'⊥' if out_bot else 'a number'}):\n{realised / epsilon0:+.2f} ε0")
@@ -188,8 +188,8 @@ def explore_round(n=20, epsilon0=0.5, gap=1.0, alpha=0.6, *, seed=2026):
 def explore_run(n=1000, b_max=30, epsilon=1.0, delta=1e-6, alpha=0.6, *, rounds=400, runs=300, seed=2026, shown=60):
     """Views 2 and 3 — the whole run of ``runs`` replays (:func:`privacy_loss_run`).
 
-    Left, the update mass: each run's running ``Σ_{s<=t} u_s`` (its rounds' update probabilities), the largest
-    realised ``Σ L_s²/(4ε0²)`` (the predictable variance Freedman's inequality needs, in units of ``4ε0²``) and the
+    Left, the update mass: each run's running ``Σ_{t'<=t} u_{t'}`` (its rounds' update probabilities), the largest
+    realised ``Σ_t L_t²/(4ε0²)`` (the predictable variance Freedman's inequality needs, in units of ``4ε0²``) and the
     largest number of updates, against ``B_max + 1`` and ``U0`` (:func:`~dpbook.theory.idc.alg1_update_mass_bound`):
     a run stops after ``B_max + 1`` updates, so its update mass cannot pass ``U0`` except w.p. ``δ/2``.  The title
     gives the share of each proof class among the rounds that touch the data.  Right, the cumulative privacy loss
@@ -315,8 +315,9 @@ def figure_potentials(items):
 def explore_potential(idc="MW", alpha=0.05):
     """One IDC driven by the worst-query oracle with exact answers until no query is ``α``-wrong (the cancer data,
     ``N = 64`` and its 160 three-way marginal cells; the median mechanism on ``N = 8``, all 255 counting queries,
-    ``s = 4``).  Left: the potential against its promised drop.  Right: the max error over the workload after each
-    update against ``α``; the number of updates ``L`` and the bound ``B(α)`` in the title."""
+    databases of ``sample_size = 4`` rows).  Left: the potential against its promised drop.  Right: the max error
+    over the workload after each update against ``α``; the number of updates ``L`` and the bound ``B(α)`` in the
+    title."""
     idc = check_choice("idc", idc, ("MW", "FK", "Median"))
     alpha = check_real("alpha", alpha, low=0.01, high=0.5)
     x, W = cancer3() if idc == "Median" else cancer6()

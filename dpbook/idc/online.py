@@ -52,7 +52,7 @@ class OnlineRelease(ReleaseRecord):
     """What an online IDC mechanism released, and what it spent (the book's release protocol: ``epsilon``,
     ``delta``, ``neighbours``, ``mechanism``, ``ledger``, ``trace``, ``released``).
 
-    ``answers``: ``(k,)`` or ``(trials, k)`` — the released answer to each query of the stream (a noisy
+    ``answers``: ``(T,)`` or ``(trials, T)`` — the released answer to each of the stream's ``T`` queries (a noisy
     answer at an update, the hypothesis' answer otherwise).  ``queries``: the workload index of each asked
     query.  ``updated``: where a noisy answer was released and the hypothesis updated (``v_i != ⊥``).
     ``updates``: the number of updates per run.  ``halted``: the run reached its update cap (Alg1-SV: ``c``
@@ -82,7 +82,7 @@ class OnlineRelease(ReleaseRecord):
         return self.answers
 
     def errors(self, x, n=None) -> Errors:
-        """``|a_i - Q_i(x)|`` for every round: :class:`dpbook.experiments.Errors` of shape ``(trials, k)``."""
+        """``|a_i - Q_i(x)|`` for every round: :class:`dpbook.experiments.Errors` of shape ``(trials, T)``."""
         true = self.workload.counts(check_histogram(x)) / public_n(x, n)
         return Errors(np.atleast_2d(np.abs(self.answers - true[self.queries])))
 
@@ -125,7 +125,7 @@ class NotARelease:
 
 @dataclass
 class OnlineRun:
-    """The transcript of :func:`run_online` for ``runs`` runs of ``k`` rounds (leading axis ``runs``)."""
+    """The transcript of :func:`run_online` for ``runs`` runs of ``T`` rounds (leading axis ``runs``)."""
 
     answers: np.ndarray
     queries: np.ndarray
@@ -152,14 +152,14 @@ def run_online(x, rule, stream, test, *, n, runs, rng, logs=False, record=False)
     """
     W = stream.workload
     true = W.counts(x) / n                                          # Q(D) for every query: seen by the test only
-    k = stream.k
+    T = stream.T
     state = rule.initial(runs)                                      # D^1 = U(⊥)
-    answers, queries = np.empty((runs, k)), np.empty((runs, k), dtype=np.int64)
-    updated = np.zeros((runs, k), dtype=bool)
+    answers, queries = np.empty((runs, T)), np.empty((runs, T), dtype=np.int64)
+    updated = np.zeros((runs, T), dtype=bool)
     updates = np.zeros(runs, dtype=np.int64)
-    hyps, actives = (np.empty((runs, k)), np.zeros((runs, k), dtype=bool)) if record else (None, None)
+    hyps, actives = (np.empty((runs, T)), np.zeros((runs, T), dtype=bool)) if record else (None, None)
     logs = [[] for _ in range(runs)] if logs else None
-    for i in range(k):
+    for i in range(T):
         view = StreamView(i, rule, W, state, answers[:, :i], queries[:, :i], updated[:, :i], n)
         idx = _check_pick(stream.pick(i, view), runs, W.m)           # the analyst asks Q_i (shared, or one per run)
         hyp, mu = rule.evaluate_query(state, W, idx), true[idx]      # Q_i(D^t) and Q_i(D)
@@ -285,11 +285,11 @@ def _setup(x, rule, stream):
 def _prologue(x, stream, *, epsilon, delta, rng, sampler, n, trials, positive_delta=False):
     """The mechanisms' prologue (:func:`dpbook.contract.mechanism_prologue`) of an online IDC mechanism: ε, δ,
     rng, continuous Laplace noise (the loops add it to normalised answers and thresholds, reals), the public
-    ``n`` and ``trials`` runs of ``k`` rounds.  The claim's relation: with a public ``n`` add/remove; with ``n``
+    ``n`` and ``trials`` runs of ``T`` rounds.  The claim's relation: with a public ``n`` add/remove; with ``n``
     read from the data, replace-one (the only relation under which ``||x||_1`` is the same for both databases)."""
     return mechanism_prologue(epsilon=epsilon, delta=delta, rng=rng, sampler=sampler, n=n, trials=trials,
                               neighbours="replace-one" if n is None else "add/remove", x=x, n_rule="public",
-                              per_release=(stream.k,), positive_delta=positive_delta, family="laplace",
+                              per_release=(stream.T,), positive_delta=positive_delta, family="laplace",
                               lattice_ok=False)
 
 
@@ -328,12 +328,12 @@ def online_idc_sv(x, rule, stream, *, epsilon, delta, beta=0.05, n=None, c=None,
     B = rule.bound()
     c_theory = sv_updates(B) if B > 0 else 1
     c = c_theory if c is None else check_int("c", c, low=1)
-    k = stream.k
+    T = stream.T
     # ---- budget split: 2c steps (c AboveThreshold runs + c Laplace releases), each ε0-DP
     composition = check_choice("composition", composition, COMPOSITIONS)
     epsilon0 = (sv_epsilon0 if composition == "corollary" else sv_epsilon0_tight)(epsilon, delta, c)
     b_threshold, b_query, b_release = 2.0 / (epsilon0 * n), 4.0 / (epsilon0 * n), 1.0 / (epsilon0 * n)
-    alpha_sv, alpha_l = sv_alpha_sv(c, k, beta, epsilon0, n), sv_alpha_l(c, beta, epsilon0, n)
+    alpha_sv, alpha_l = sv_alpha_sv(c, T, beta, epsilon0, n), sv_alpha_l(c, beta, epsilon0, n)
     threshold = sv_threshold(rule.alpha, alpha_sv)
 
     test = SparseVectorTest(threshold, b_threshold, b_query, b_release, c, sampler, runs, rng)
@@ -344,7 +344,7 @@ def online_idc_sv(x, rule, stream, *, epsilon, delta, beta=0.05, n=None, c=None,
     params = dict(alpha_u=rule.alpha, B=B, c=c, c_theory=c_theory, capped=c < c_theory, epsilon0=epsilon0,
                   threshold=threshold, alpha_sv=alpha_sv, alpha_l=alpha_l,
                   error_bound=sv_error_bound(rule.alpha, alpha_sv),
-                  b_threshold=b_threshold, b_query=b_query, b_release=b_release, n=n, k=k, beta=beta,
+                  b_threshold=b_threshold, b_query=b_query, b_release=b_release, n=n, T=T, beta=beta,
                   composed_epsilon=theorem_epsilon(ledger))
     return _release(trials is None, run, test.halted(run.updates),
                     mechanism=f"IDC-Alg1-SV[{rule.name}]", workload=stream.workload, params=params, ledger=ledger,
@@ -383,13 +383,13 @@ def online_idc(x, rule, stream, *, delta, epsilon=None, epsilon0=None, b_max=Non
     ``ε0``: pass ``epsilon0`` directly, or ``epsilon`` to take the largest ``ε0`` allowed (at ``delta``) by the
     reconstructed IDC-Thm4.1 condition (:func:`dpbook.theory.idc.thm41_epsilon0`, constant ``c_star``).
     The ``epsilon``/``delta`` of the release are that **reconstructed** claim — audit it; for a guaranteed
-    claim use :func:`online_idc_sv`.  Accuracy (IDC-Thm4.9): if ``τ >= 2 ln(k/β)/(ε0 n)``, w.p. ``>= 1-β`` every
-    answer is within ``3τ/2`` and the mechanism never terminates early.
+    claim use :func:`online_idc_sv`.  Accuracy (IDC-Thm4.9): if ``τ >= 2 ln(m/β)/(ε0 n)`` (``m = stream.T``
+    queries), w.p. ``>= 1-β`` every answer is within ``3τ/2`` and the mechanism never terminates early.
     ``record=True`` keeps the per-round hypothesis answers ``Q_i(D^t)`` and data-access flags in ``trace`` (both
     functions of the released transcript); ``logs=True`` keeps every run's update sequence in ``trace["logs"]``.
     The release never carries the noise.  ``debug=True`` (for :mod:`dpbook.privacy_loss`, which needs every round's
     ``Z_i``) returns ``(release, internals)``: ``internals`` is a :class:`NotARelease` holding ``"noise"``, shape
-    ``(trials, k)`` — the raw noise, from which the true answers of the updated rounds follow; never publish it.
+    ``(trials, T)`` — the raw noise, from which the true answers of the updated rounds follow; never publish it.
     Returns an :class:`OnlineRelease` (a pair with ``debug=True``).
     """
     if not isinstance(debug, (bool, np.bool_)):
@@ -408,13 +408,13 @@ def online_idc(x, rule, stream, *, delta, epsilon=None, epsilon0=None, b_max=Non
     b_max = int(np.floor(B)) if b_max is None else check_int("b_max", b_max, low=0)
     epsilon0 = thm41_epsilon0(p.epsilon, b_max, delta, c_star) if epsilon0 is None else p.epsilon
     epsilon = thm41_epsilon(epsilon0, b_max, delta, c_star)     # the reconstructed claim for this ε0
-    k = stream.k
+    T = stream.T
     b = 1.0 / (epsilon0 * n)                                    # the only noise: Lap(1/(ε0 n)) per round
 
     test = NoisyThresholdTest(threshold, b, b_max, sampler, runs, record=bool(debug))
     run = run_online(x, rule, stream, test, n=n, runs=runs, rng=rng, logs=logs, record=record)
     params = dict(alpha=3 * rule.alpha, threshold=threshold, B=B, b_max=b_max, epsilon0=epsilon0, noise_scale=b, n=n,
-                  k=k, c_star=c_star, reconstructed=True)
+                  T=T, c_star=c_star, reconstructed=True)
     trace = {"hypothesis_answers": run.hypothesis_answers, "active": run.active} if record else {}
     trace = (trace | {"logs": run.logs}) if logs else (trace or None)
     ledger = Ledger([Spend("Algorithm 1: all rounds (reconstructed IDC-Thm4.1 accounting)", epsilon, delta)])
@@ -423,7 +423,7 @@ def online_idc(x, rule, stream, *, delta, epsilon=None, epsilon0=None, b_max=Non
                    params=params, ledger=ledger, trace=trace, neighbours=p.neighbours)
     if not debug:
         return rel
-    noise = np.stack(test.noise, axis=1).reshape(runs, k)
+    noise = np.stack(test.noise, axis=1).reshape(runs, T)
     return rel, NotARelease(rel.mechanism, {"noise": noise[0] if trials is None else noise})
 
 
@@ -448,8 +448,8 @@ def online_mw_dr(x, stream, *, alpha, epsilon, delta=0.0, beta=0.05, n=None, c=N
     epsilon, delta, rng, sampler, n, runs = p.epsilon, p.delta, p.rng, p.noise, p.n, p.runs
     beta = check_beta(beta)
     c = sv_updates(rule.bound()) if c is None else check_int("c", c, low=1)
-    k = stream.k
-    threshold = (dr_online_mw_threshold(c, epsilon, delta, k, beta, n) if threshold is None
+    T = stream.T
+    threshold = (dr_online_mw_threshold(c, epsilon, delta, T, beta, n) if threshold is None
                  else check_real("threshold", threshold, low=0.0))
     # ---- budget split (DR-Alg3 box): Sparse at ε1, the c numeric values at ε2; scales for sensitivity 1/n
     epsilon1, epsilon2 = numeric_sparse_split(epsilon, delta)
@@ -459,11 +459,11 @@ def online_mw_dr(x, stream, *, alpha, epsilon, delta=0.0, beta=0.05, n=None, c=N
     test = NumericSparseTest(threshold, sigma1, sigma2, c, sampler, runs, rng)
     run = run_online(x, rule, stream, test, n=n, runs=runs, rng=rng)
     params = dict(alpha=alpha, c=c, threshold=threshold, epsilon1=epsilon1, epsilon2=epsilon2,
-                  threshold_scale=sigma1, query_scale=2 * sigma1, value_scale=sigma2, n=n, k=k, beta=beta,
+                  threshold_scale=sigma1, query_scale=2 * sigma1, value_scale=sigma2, n=n, T=T, beta=beta,
                   composed_epsilon=numeric_sparse_composed_epsilon(epsilon, c, delta))
     return _release(trials is None, run, test.halted(run.updates),
                     mechanism="DR-Alg6 OnlineMW", workload=stream.workload, params=params,
-                    ledger=Ledger([Spend("NumericSparse (DR-Alg3) on the 2k one-sided queries", epsilon, delta)]),
+                    ledger=Ledger([Spend("NumericSparse (DR-Alg3) on the 2T one-sided queries", epsilon, delta)]),
                     neighbours=p.neighbours)
 
 

@@ -79,7 +79,7 @@ class FixedStream:
             raise ValueError(f"order must index the workload's {self.workload.m} queries")
         self.order = order.astype(np.int64)
         self.order.setflags(write=False)
-        self.k = int(order.size)
+        self.T = int(order.size)                      # the number of rounds: one query each
 
     def pick(self, t, view):
         """Round ``t``'s query: the same index for every run."""
@@ -87,7 +87,7 @@ class FixedStream:
 
 
 class AdversarialStream:
-    """``k`` rounds; in each, every run is asked the workload query on which *its* hypothesis errs most about the
+    """``T`` rounds (one query each); in each, every run is asked the workload query on which *its* hypothesis errs most about the
     analyst's ``reference`` database (a histogram over the workload's universe, fixed before the run).
 
     The strategy is a fixed function of what was released (the hypothesis) and of ``reference``, the same whichever
@@ -99,9 +99,9 @@ class AdversarialStream:
     come from the hypothesis (if no query is below, the worst query overall).
     """
 
-    def __init__(self, workload, k, below=None, *, reference):
+    def __init__(self, workload, T, below=None, *, reference):
         self.workload = as_workload(workload)
-        self.k = check_int("k", k, low=1)
+        self.T = check_int("T", T, low=1)
         self.below = None if below is None else check_real("below", below, low=0.0, low_open=True)
         reference = check_histogram(reference, "reference")
         if reference.size != self.workload.N:
@@ -131,12 +131,12 @@ def public_n(x, n=None) -> int:
 def as_stream(stream):
     """A stream as is; a workload (or matrix) becomes a :class:`FixedStream` over all its queries in order.
 
-    A stream is anything with ``k`` (the number of rounds), ``workload`` and ``pick(t, view)`` returning round
+    A stream is anything with ``T`` (the number of rounds, one query each), ``workload`` and ``pick(t, view)`` returning round
     ``t``'s workload index (one for every run, or one per run) from a :class:`StreamView` — what has been
     released so far.  A stream never receives the private database or its true answers."""
     if isinstance(stream, (FixedStream, AdversarialStream)):
         return stream
-    if hasattr(stream, "pick") and hasattr(stream, "k"):
+    if hasattr(stream, "pick") and hasattr(stream, "T"):
         try:
             inspect.signature(stream.pick).bind(0, None)
         except TypeError:

@@ -7,7 +7,8 @@ no such *update sequence* is longer than ``B(α)``.  :class:`IDC` is that protoc
 
 * :class:`MultiplicativeWeightsIDC` (IDC-AlgA.2, ``B = 4 ln N/α²``): chapter 09's update, asked of the workload
   (:func:`dpbook.multiplicative_weights.mw_update`);
-* :class:`MedianIDC` (IDC-AlgA.1, ``B = floor(log2 |C^0|)``) over *all* databases of ``s`` rows of a tiny universe;
+* :class:`MedianIDC` (IDC-AlgA.1, ``B = floor(log2 |C^0|)``) over *all* databases of ``n_S = sample_size`` rows
+  of a tiny universe;
 * :class:`FriezeKannanIDC` (IDC-Alg2, ``B = ||D||² N/α²``), additive cut-decomposition-style updates.
 
 A query reaches a rule in one of two ways: as a vector over the universe (``evaluate(state, q)``,
@@ -196,11 +197,11 @@ class MedianIDC(IDC):
     answered by the median ``Q(C) = median{Q(S) : S ∈ C}`` (IDC-DefA.1; ``np.median``: the mean of the two
     middle values for an even count).
 
-    ``C^0`` is the set of **all** multisets of ``s`` rows over the ``N`` elements (``C(N+s-1, s)`` of them, so
-    only tiny universes are feasible: chapter 10 runs it at ``N = 8``).  ``U(C, Q, Â)`` keeps ``{S : Q(S) > Q(C)}`` if
-    ``Â > Q(C)``, else ``{S : Q(S) < Q(C)}`` — at most half of ``C``.  A ``B = floor(log2 |C^0|)`` IDC for every
-    ``α`` for which some size-``s`` database is α-accurate (Claim A.3 guarantees one for
-    ``s > ln(2|Q|)/(2α²)``); check it on a workload with :meth:`best_accuracy`.
+    ``C^0`` is the set of **all** multisets of ``n_S = sample_size`` rows over the ``N`` elements
+    (``C(N+n_S-1, n_S)`` of them, so only tiny universes are feasible: chapter 10 runs it at ``N = 8``).
+    ``U(C, Q, Â)`` keeps ``{S : Q(S) > Q(C)}`` if ``Â > Q(C)``, else ``{S : Q(S) < Q(C)}`` — at most half of ``C``.  A ``B = floor(log2 |C^0|)`` IDC for every
+    ``α`` for which some ``n_S``-row database is α-accurate (Claim A.3 guarantees one for
+    ``n_S > ln(2|Q|)/(2α²)``); check it on a workload with :meth:`best_accuracy`.
 
     The state is a boolean mask ``(trials, |C^0|)`` of the surviving databases.  If an update would leave
     none (possible only when the sequence is not a valid update sequence, i.e. outside the good event), the
@@ -209,23 +210,25 @@ class MedianIDC(IDC):
 
     name = "Median"
 
-    def __init__(self, N, s, alpha):
+    def __init__(self, N, sample_size, alpha):
         self.N = _check_N(N)
-        self.s = check_int("s", s, low=1)
-        size = median_bound(self.N, self.s)
+        self.sample_size = check_int("sample_size", sample_size, low=1)
+        size = median_bound(self.N, self.sample_size)
         if size > 20:
-            raise ValueError(f"s ({self.s}) is too large for N ({self.N}): C(N+s-1, s) > 2^21 databases")
-        self.databases = self._enumerate()            # (|C0|, N) counts, rows sum to s
-        self.points = self.databases / self.s         # each database as a distribution
+            raise ValueError(f"sample_size ({self.sample_size}) is too large for N ({self.N}): "
+                             "C(N+sample_size-1, sample_size) > 2^21 databases")
+        self.databases = self._enumerate()            # (|C0|, N) counts, rows sum to sample_size
+        self.points = self.databases / self.sample_size   # each database as a distribution
         self.alpha = check_alpha(alpha)
         self.emptied = 0
         self._level_cache = None                       # (workload key, values, levels, one-hot) of answers()
         self._values_cache = None                      # (workload, W.counts(points)) of the workload methods
 
     def _enumerate(self) -> np.ndarray:
-        combos = np.array(list(itertools.combinations_with_replacement(range(self.N), self.s)), dtype=np.int64)
+        combos = np.array(list(itertools.combinations_with_replacement(range(self.N), self.sample_size)),
+                          dtype=np.int64)
         counts = np.zeros((combos.shape[0], self.N), dtype=np.int64)
-        np.add.at(counts, (np.repeat(np.arange(combos.shape[0]), self.s), combos.ravel()), 1)
+        np.add.at(counts, (np.repeat(np.arange(combos.shape[0]), self.sample_size), combos.ravel()), 1)
         return counts
 
     @property
@@ -281,7 +284,7 @@ class MedianIDC(IDC):
         return np.where(empty[:, None], state, keep)
 
     def bound(self):
-        return float(median_bound(self.N, self.s))
+        return float(median_bound(self.N, self.sample_size))
 
     def potential(self, state, x_bar):
         return np.log2(state.sum(axis=1))
@@ -290,7 +293,7 @@ class MedianIDC(IDC):
         """Median answers of every run's collection to every query of the workload ``W`` (an explicit matrix is
         taken as the workload it defines), with no Python loop over runs.
 
-        The values ``Q(S)`` take few distinct levels (multiples of ``1/s`` for counting queries), so one
+        The values ``Q(S)`` take few distinct levels (multiples of ``1/n_S`` for counting queries), so one
         matrix product counts, per run and query, the surviving databases at each level; the median is
         read off the cumulative counts.  Many distinct levels (real-valued queries): one ``np.median`` per run.
         """
@@ -317,8 +320,9 @@ class MedianIDC(IDC):
         return 0.5 * (levels[lo] + levels[hi])
 
     def best_accuracy(self, x, workload, n=None) -> float:
-        """``α*(s) = min_S max_q |q(S) - q(x)|`` over all size-``s`` databases (by enumeration; a diagnostic
-        of the data, not used by any mechanism).  The IDC guarantee holds for every ``α > α*(s)``."""
+        """``α*(n_S) = min_S max_q |q(S) - q(x)|`` over all ``n_S``-row databases (``n_S = sample_size``; by
+        enumeration, a diagnostic of the data, not used by any mechanism).  The IDC guarantee holds for every
+        ``α > α*(n_S)``."""
         W = as_workload(workload)
         true = W.counts(check_histogram(x)) / public_n(x, n)
         err = np.abs(W.counts(self.points) - true)         # (|C0|, m)
@@ -329,16 +333,16 @@ class MedianIDC(IDC):
 RULES = ("MW", "Median", "FK")
 
 
-def make_rule(idc: str, N: int, alpha: float, n: int, s: int = 4) -> IDC:
+def make_rule(idc: str, N: int, alpha: float, n: int, sample_size: int = 4) -> IDC:
     """Chapters 10–12's three IDCs by name: ``"MW"`` (:class:`MultiplicativeWeightsIDC`), ``"Median"``
-    (:class:`MedianIDC` over size-``s`` databases) or ``"FK"`` (:class:`FriezeKannanIDC`, its multiset bound at
-    ``n`` rows); each validates ``N``, ``alpha``, ``s`` and ``n`` itself."""
+    (:class:`MedianIDC` over databases of ``sample_size`` rows) or ``"FK"`` (:class:`FriezeKannanIDC`, its multiset
+    bound at ``n`` rows); each validates ``N``, ``alpha``, ``sample_size`` and ``n`` itself."""
     idc = check_choice("idc", idc, RULES)
-    n, s = check_int("n", n, low=1), check_int("s", s, low=1)
+    n, sample_size = check_int("n", n, low=1), check_int("sample_size", sample_size, low=1)
     if idc == "MW":
         return MultiplicativeWeightsIDC(N, alpha)
     if idc == "Median":
-        return MedianIDC(N, s, alpha)
+        return MedianIDC(N, sample_size, alpha)
     return FriezeKannanIDC(N, alpha, n=n)
 
 

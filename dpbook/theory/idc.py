@@ -32,7 +32,7 @@ __all__ = [
     "fk_bound", "fk_potential_drop", "fk_step",
     # GRU Algorithm 1 (reconstructed)
     "alg1_threshold", "alg1_min_threshold", "alg1_error_bound", "alg1_accuracy_alpha",
-    "p0", "k0", "azuma_bound", "thm41_epsilon", "thm41_epsilon0", "effective_c_gru",
+    "p0", "j0", "azuma_bound", "thm41_epsilon", "thm41_epsilon0", "effective_c_gru",
     "best_alpha", "alg1_best_alpha", "mw_online_alpha", "median_online_alpha", "fk_online_alpha_counts",
     # IDC-Alg1-SV (provable)
     "sv_updates", "sv_epsilon0", "sv_alpha_sv", "sv_alpha_l", "sv_threshold", "sv_error_bound",
@@ -50,7 +50,8 @@ __all__ = [
 # --------------------------------------------------------------------------- IDC bounds B(alpha)
 
 def median_sample_size(m, alpha) -> int:
-    """IDC-ClaimA.3 / AlgA.1: ``s = floor(ln(2|Q|)/(2α²)) + 1`` rows suffice for an α-accurate database.
+    """IDC-ClaimA.3 / AlgA.1: ``n_S = floor(ln(2|Q|)/(2α²)) + 1`` rows (the sample size) suffice for an α-accurate
+    database.
 
     (Blum–Ligett–Roth; DR-Lemma4.3 states ``ln|Q|/α²``.)  ``m = |Q|`` the number of queries.
     """
@@ -59,25 +60,28 @@ def median_sample_size(m, alpha) -> int:
     return int(math.floor(math.log(2 * m) / (2 * alpha ** 2))) + 1
 
 
-def median_collection_size(N, s) -> int:
-    """IDC-AlgA.1: ``|C^0| = C(N+s-1, s)``, the number of multisets of size ``s`` over ``N`` elements (``<= N^s``)."""
+def median_collection_size(N, sample_size) -> int:
+    """IDC-AlgA.1: ``|C^0| = C(N+n_S-1, n_S)``, the number of multisets of ``n_S = sample_size`` rows over ``N``
+    elements (``<= N^{n_S}``)."""
     N = check_int("N", N, low=1)
-    s = check_int("s", s, low=1)
-    return math.comb(N + s - 1, s)
+    sample_size = check_int("sample_size", sample_size, low=1)
+    return math.comb(N + sample_size - 1, sample_size)
 
 
-def median_bound(N, s) -> int:
-    """IDC-ThmA.2 [RECON]: the median mechanism is a ``B = floor(log2 |C^0|)`` IDC (``<= s log2 N``).
+def median_bound(N, sample_size) -> int:
+    """IDC-ThmA.2 [RECON]: the median mechanism over databases of ``n_S = sample_size`` rows is a
+    ``B = floor(log2 |C^0|)`` IDC (``<= n_S log2 N``).
 
     Each valid update keeps at most half of the collection and the α-accurate database of Claim A.3
     always survives, so at most ``floor(log2 |C^0|)`` updates can happen.
     """
-    size = median_collection_size(N, s)
+    size = median_collection_size(N, sample_size)
     return size.bit_length() - 1                      # exact floor(log2) for a Python int
 
 
 def median_bound_approx(alpha, N, m) -> float:
-    """IDC-Cor4.10's form of the median bound: ``B(α) ≈ log2 N · ln(2|Q|)/(2α²)`` (``s log2 N`` with Claim A.3's s)."""
+    """IDC-Cor4.10's form of the median bound: ``B(α) ≈ log2 N · ln(2|Q|)/(2α²)`` (``n_S log2 N`` with Claim A.3's
+    ``n_S``)."""
     alpha = check_alpha(alpha)
     return math.log2(check_int("N", N, low=1)) * math.log(2 * check_int("m", m, low=1)) / (2 * alpha ** 2)
 
@@ -110,10 +114,11 @@ def alg1_threshold(alpha) -> float:
     return 2.0 * check_alpha(alpha) / 3.0
 
 
-def alg1_min_threshold(k, beta, epsilon0, n) -> float:
-    """IDC-Thm4.9 precondition: ``τ >= 2 ln(k/β)/(ε0 n)`` makes ``max_i |Z_i| < τ/2`` w.p. ``>= 1-β``."""
-    k, beta = check_int("k", k, low=1), check_beta(beta)
-    return 2.0 * math.log(k / beta) / (check_epsilon(epsilon0, "epsilon0") * check_int("n", n, low=1))
+def alg1_min_threshold(m, beta, epsilon0, n) -> float:
+    """IDC-Thm4.9 precondition: ``τ >= 2 ln(m/β)/(ε0 n)`` makes ``max_i |Z_i| < τ/2`` w.p. ``>= 1-β``, over the
+    ``m`` noises of a stream of ``m`` queries (one per round)."""
+    m, beta = check_int("m", m, low=1), check_beta(beta)
+    return 2.0 * math.log(m / beta) / (check_epsilon(epsilon0, "epsilon0") * check_int("n", n, low=1))
 
 
 def alg1_error_bound(threshold) -> float:
@@ -121,9 +126,10 @@ def alg1_error_bound(threshold) -> float:
     return 1.5 * check_alpha(threshold, "threshold")
 
 
-def alg1_accuracy_alpha(k, beta, epsilon0, n) -> float:
-    """IDC-Thm4.9: Algorithm 1 is (α, β)-accurate for ``α = 3 ln(k/β)/(ε0 n)`` (and any larger α)."""
-    return 1.5 * alg1_min_threshold(k, beta, epsilon0, n)
+def alg1_accuracy_alpha(m, beta, epsilon0, n) -> float:
+    """IDC-Thm4.9: Algorithm 1 on a stream of ``m`` queries is (α, β)-accurate for ``α = 3 ln(m/β)/(ε0 n)`` (and
+    any larger α)."""
+    return 1.5 * alg1_min_threshold(m, beta, epsilon0, n)
 
 
 def p0(epsilon0) -> float:
@@ -131,25 +137,26 @@ def p0(epsilon0) -> float:
     return 0.5 * math.exp(-2.0 * check_epsilon(epsilon0, "epsilon0", high=EPSILON_EXP_MAX))
 
 
-def k0(b_max, delta, epsilon0) -> float:
-    """IDC-Claim4.6 [RECON]: w.p. ``>= 1-δ/2`` at most ``K0 = (2(B_max+1) + 8 ln(2/δ))/p0`` rounds are not R⁰."""
+def j0(b_max, delta, epsilon0) -> float:
+    """IDC-Claim4.6 [RECON]: w.p. ``>= 1-δ/2`` at most ``J0 = (2(B_max+1) + 8 ln(2/δ))/p0`` rounds are not R⁰."""
     b_max = check_int("b_max", b_max, low=0)
     delta = check_delta(delta, positive=True)
     return (2.0 * (b_max + 1.0) + 8.0 * math.log(2.0 / delta)) / p0(epsilon0)
 
 
-def azuma_bound(K, epsilon_star, delta) -> float:
-    """IDC-Claim4.7 [RECON]: the privacy loss of ``K`` non-R⁰ rounds, each ``|L_t| <= ε*``, exceeds
-    ``K ε*(e^{ε*}-1) + 2ε* sqrt(2K ln(2/δ))`` with probability ``<= δ/2`` (Azuma; drift from IDC-Thm2.4)."""
-    K = check_positive_real("K", K, allow_zero=True)
+def azuma_bound(T, epsilon_star, delta) -> float:
+    """IDC-Claim4.7 [RECON]: the privacy loss of ``T`` non-R⁰ rounds (a real bound on their number, e.g. ``J0``
+    of :func:`j0`), each ``|L_t| <= ε*``, exceeds ``T ε*(e^{ε*}-1) + 2ε* sqrt(2T ln(2/δ))`` with probability
+    ``<= δ/2`` (Azuma; drift from IDC-Thm2.4)."""
+    T = check_positive_real("T", T, allow_zero=True)
     epsilon_star = check_epsilon(epsilon_star, "epsilon_star", high=2 * EPSILON_EXP_MAX)
     delta = check_delta(delta, positive=True)
-    return K * epsilon_star * math.expm1(epsilon_star) + 2.0 * epsilon_star * math.sqrt(2.0 * K * math.log(2.0 / delta))
+    return T * epsilon_star * math.expm1(epsilon_star) + 2.0 * epsilon_star * math.sqrt(2.0 * T * math.log(2.0 / delta))
 
 
 def thm41_epsilon(epsilon0, b_max, delta, c_star=2.0) -> float:
     """IDC-Thm4.1 [RECON]: the ε that Algorithm 1 with per-round ``ε0`` is claimed to achieve:
-    ``K0 ε*(e^{ε*}-1) + 2ε* sqrt(2 K0 ln(2/δ))`` with ``ε* = c* ε0`` and ``K0`` from :func:`k0`.
+    ``J0 ε*(e^{ε*}-1) + 2ε* sqrt(2 J0 ln(2/δ))`` with ``ε* = c* ε0`` and ``J0`` from :func:`j0`.
 
     ``c*`` (Claim 4.3) was not recovered; the book uses ``c* = 2`` for illustration (an assumption, not GRU's value).
     """
@@ -158,7 +165,7 @@ def thm41_epsilon(epsilon0, b_max, delta, c_star=2.0) -> float:
     if c_star * epsilon0 > 2 * EPSILON_EXP_MAX:
         raise ValueError(f"c_star ({c_star!r}) x epsilon0 ({epsilon0!r}) = eps* must be <= {2 * EPSILON_EXP_MAX:g} "
                          "(the bound has e^eps* in it)")
-    return azuma_bound(k0(b_max, delta, epsilon0), c_star * epsilon0, delta)
+    return azuma_bound(j0(b_max, delta, epsilon0), c_star * epsilon0, delta)
 
 
 def thm41_epsilon0(epsilon, b_max, delta, c_star=2.0) -> float:
@@ -203,20 +210,21 @@ def effective_c_gru(epsilon, epsilon0, b_max, delta) -> float:
     return epsilon / (epsilon0 * math.sqrt(b_max * math.log(1.0 / delta)))
 
 
-def best_alpha(bound, k, beta, epsilon, delta, n, c_gru) -> float:
-    """IDC-Eq(3) [RECON]: the root of ``α = 3 C sqrt(B(α/3) ln(1/δ)) ln(k/β)/(ε n)`` (bisection).
+def best_alpha(bound, m, beta, epsilon, delta, n, c_gru) -> float:
+    """IDC-Eq(3) [RECON]: the root of ``α = 3 C sqrt(B(α/3) ln(1/δ)) ln(m/β)/(ε n)`` (bisection), ``m`` the number
+    of queries in the stream.
 
     ``bound`` is the IDC's ``B(·)`` as a function of a normalised accuracy (decreasing in its argument, so
     the right-hand side decreases in ``α`` and the root is unique).  ``c_gru`` is ``C_GRU`` (not recovered).
     """
     if not callable(bound):
         raise TypeError(f"bound must be a function alpha -> B(alpha), got {type(bound).__name__}")
-    k, beta, epsilon = check_int("k", k, low=1), check_beta(beta), check_epsilon(epsilon)
+    m, beta, epsilon = check_int("m", m, low=1), check_beta(beta), check_epsilon(epsilon)
     delta, n = check_delta(delta, positive=True), check_int("n", n, low=1)
     c_gru = check_positive_real("c_gru", c_gru)
 
     def gap(a):
-        return a - 3.0 * c_gru * math.sqrt(bound(a / 3.0) * math.log(1.0 / delta)) * math.log(k / beta) / (epsilon * n)
+        return a - 3.0 * c_gru * math.sqrt(bound(a / 3.0) * math.log(1.0 / delta)) * math.log(m / beta) / (epsilon * n)
 
     lo, hi = 1e-12, 1.0
     while gap(hi) < 0:
@@ -231,22 +239,23 @@ def best_alpha(bound, k, beta, epsilon, delta, n, c_gru) -> float:
     return hi
 
 
-def alg1_best_alpha(bound, k, beta, epsilon, delta, n, c_star=2.0) -> float:
+def alg1_best_alpha(bound, m, beta, epsilon, delta, n, c_star=2.0) -> float:
     """IDC-Eq(3) with the reconstructed Thm 4.1 in place of ``C_GRU`` [RECON]: the root of
-    ``α = 3 ln(k/β)/(ε0(α) n)`` with ``ε0(α) = thm41_epsilon0(ε, floor(B(α/3)), δ, c*)`` (bisection).
+    ``α = 3 ln(m/β)/(ε0(α) n)`` with ``ε0(α) = thm41_epsilon0(ε, floor(B(α/3)), δ, c*)`` (bisection), ``m`` the
+    number of queries in the stream.
 
     This is the smallest α for which Algorithm 1 with the reconstructed privacy calibration meets the
     accuracy precondition of IDC-Thm4.9.  The right-hand side decreases in α, so the root is unique.
     """
     if not callable(bound):
         raise TypeError(f"bound must be a function alpha -> B(alpha), got {type(bound).__name__}")
-    k, beta, epsilon = check_int("k", k, low=1), check_beta(beta), check_epsilon(epsilon)
+    m, beta, epsilon = check_int("m", m, low=1), check_beta(beta), check_epsilon(epsilon)
     delta, n = check_delta(delta, positive=True), check_int("n", n, low=1)
     c_star = check_real("c_star", c_star, low=0.0, low_open=True)
 
     def gap(a):
         eps0 = _thm41_epsilon0_cached(epsilon, math.floor(bound(a / 3.0)), delta, c_star)
-        return a - alg1_accuracy_alpha(k, beta, eps0, n)
+        return a - alg1_accuracy_alpha(m, beta, eps0, n)
 
     lo, hi = 1e-9, 1.0
     while gap(hi) < 0:
@@ -261,34 +270,35 @@ def alg1_best_alpha(bound, k, beta, epsilon, delta, n, c_star=2.0) -> float:
     return hi
 
 
-def mw_online_alpha(N, k, beta, epsilon, delta, n, c_gru) -> float:
-    """IDC-Cor4.10 (MW) [RECON]: ``α = sqrt(18 C) (ln N ln(1/δ))^{1/4} sqrt(ln(k/β)/(ε n))`` (normalised)."""
-    N, k, n = check_int("N", N, low=2), check_int("k", k, low=1), check_int("n", n, low=1)
+def mw_online_alpha(N, m, beta, epsilon, delta, n, c_gru) -> float:
+    """IDC-Cor4.10 (MW) [RECON]: ``α = sqrt(18 C) (ln N ln(1/δ))^{1/4} sqrt(ln(m/β)/(ε n))`` (normalised; ``m``
+    queries)."""
+    N, m, n = check_int("N", N, low=2), check_int("m", m, low=1), check_int("n", n, low=1)
     beta, epsilon, delta = check_beta(beta), check_epsilon(epsilon), check_delta(delta, positive=True)
     c_gru = check_positive_real("c_gru", c_gru)
-    return math.sqrt(18 * c_gru) * (math.log(N) * math.log(1 / delta)) ** 0.25 * math.sqrt(math.log(k / beta) / (epsilon * n))
+    return math.sqrt(18 * c_gru) * (math.log(N) * math.log(1 / delta)) ** 0.25 * math.sqrt(math.log(m / beta) / (epsilon * n))
 
 
-def median_online_alpha(N, k, beta, epsilon, delta, n, c_gru) -> float:
+def median_online_alpha(N, m, beta, epsilon, delta, n, c_gru) -> float:
     """IDC-Cor4.10 (Median) [RECON]:
-    ``α = sqrt(9C/√2) (log2 N ln(2k) ln(1/δ))^{1/4} sqrt(ln(k/β)/(ε n))`` (normalised)."""
-    N, k, n = check_int("N", N, low=2), check_int("k", k, low=1), check_int("n", n, low=1)
+    ``α = sqrt(9C/√2) (log2 N ln(2m) ln(1/δ))^{1/4} sqrt(ln(m/β)/(ε n))`` (normalised; ``m`` queries)."""
+    N, m, n = check_int("N", N, low=2), check_int("m", m, low=1), check_int("n", n, low=1)
     beta, epsilon, delta = check_beta(beta), check_epsilon(epsilon), check_delta(delta, positive=True)
     c_gru = check_positive_real("c_gru", c_gru)
-    return (math.sqrt(9 * c_gru / math.sqrt(2)) * (math.log2(N) * math.log(2 * k) * math.log(1 / delta)) ** 0.25
-            * math.sqrt(math.log(k / beta) / (epsilon * n)))
+    return (math.sqrt(9 * c_gru / math.sqrt(2)) * (math.log2(N) * math.log(2 * m) * math.log(1 / delta)) ** 0.25
+            * math.sqrt(math.log(m / beta) / (epsilon * n)))
 
 
-def fk_online_alpha_counts(norm2, N, k, beta, epsilon, delta, c_gru) -> float:
-    """IDC-Cor5.2 [RECON]: ``α² = 9 C ||D||_2 sqrt(N ln(1/δ)) ln(k/β)/ε`` (unnormalised counts).
+def fk_online_alpha_counts(norm2, N, m, beta, epsilon, delta, c_gru) -> float:
+    """IDC-Cor5.2 [RECON]: ``α² = 9 C ||D||_2 sqrt(N ln(1/δ)) ln(m/β)/ε`` (unnormalised counts; ``m`` queries).
 
     ``norm2`` is a public bound on ``||D||_2`` (``sqrt(n)`` for sets).
     """
     norm2 = check_positive_real("norm2", norm2)
-    N, k = check_int("N", N, low=1), check_int("k", k, low=1)
+    N, m = check_int("N", N, low=1), check_int("m", m, low=1)
     beta, epsilon, delta = check_beta(beta), check_epsilon(epsilon), check_delta(delta, positive=True)
     c_gru = check_positive_real("c_gru", c_gru)
-    return math.sqrt(9 * c_gru * norm2 * math.sqrt(N * math.log(1 / delta)) * math.log(k / beta) / epsilon)
+    return math.sqrt(9 * c_gru * norm2 * math.sqrt(N * math.log(1 / delta)) * math.log(m / beta) / epsilon)
 
 
 # --------------------------------------------------------------------------- IDC-Alg1-SV [DERIVED]
@@ -326,12 +336,13 @@ def sv_privacy_epsilon(epsilon0, c, delta) -> float:
     return advanced_composition(epsilon0, 2 * c, delta)[0]
 
 
-def sv_alpha_sv(c, k, beta, epsilon0, n) -> float:
-    """IDC-Alg1-SV: ``α_SV = (2 ln(3c/β) + 4 ln(3k/β))/(ε0 n)`` — threshold noise (c draws of
-    ``Lap(2/(ε0 n))``) plus query noise (k draws of ``Lap(4/(ε0 n))``), each group failing w.p. ``<= β/3``."""
-    c, k, beta = check_int("c", c, low=1), check_int("k", k, low=1), check_beta(beta)
+def sv_alpha_sv(c, m, beta, epsilon0, n) -> float:
+    """IDC-Alg1-SV: ``α_SV = (2 ln(3c/β) + 4 ln(3m/β))/(ε0 n)`` — threshold noise (c draws of
+    ``Lap(2/(ε0 n))``) plus query noise (one ``Lap(4/(ε0 n))`` for each of the stream's ``m`` queries), each group
+    failing w.p. ``<= β/3``."""
+    c, m, beta = check_int("c", c, low=1), check_int("m", m, low=1), check_beta(beta)
     denom = check_epsilon(epsilon0, "epsilon0") * check_int("n", n, low=1)
-    return (2.0 * math.log(3 * c / beta) + 4.0 * math.log(3 * k / beta)) / denom
+    return (2.0 * math.log(3 * c / beta) + 4.0 * math.log(3 * m / beta)) / denom
 
 
 def sv_alpha_l(c, beta, epsilon0, n) -> float:
@@ -374,14 +385,15 @@ def _sv_epsilon0_tight_cached(epsilon, delta, c) -> float:
     return sv_epsilon0_tight(epsilon, delta, c)
 
 
-def sv_best_error_bound(N, k, beta, epsilon, delta, n, *, tight=False) -> tuple[float, float]:
-    """IDC-Alg1-SV with the MW IDC, best guarantee: ``min over α_U`` of ``α_U + 2 α_SV(α_U)`` with
-    ``c = floor(4 ln N/α_U²)`` and ``ε0`` from :func:`sv_epsilon0` (or :func:`sv_epsilon0_tight` if ``tight``).
+def sv_best_error_bound(N, m, beta, epsilon, delta, n, *, tight=False) -> tuple[float, float]:
+    """IDC-Alg1-SV with the MW IDC on a stream of ``m`` queries, best guarantee: ``min over α_U`` of
+    ``α_U + 2 α_SV(α_U)`` with ``c = floor(4 ln N/α_U²)`` and ``ε0`` from :func:`sv_epsilon0` (or
+    :func:`sv_epsilon0_tight` if ``tight``).
 
     Returns ``(α_U*, bound)``.  A log-grid search (α_U in [1e-3, 2], 100 points) refined by golden section; the
-    bound is ``α_U + O(sqrt(ln N ln(1/δ)) ln(kc/β)/(α_U ε n))``, minimised near ``α_U ∝ n^{-1/2}``.
+    bound is ``α_U + O(sqrt(ln N ln(1/δ)) ln(mc/β)/(α_U ε n))``, minimised near ``α_U ∝ n^{-1/2}``.
     """
-    N, k, n = check_int("N", N, low=2), check_int("k", k, low=1), check_int("n", n, low=1)
+    N, m, n = check_int("N", N, low=2), check_int("m", m, low=1), check_int("n", n, low=1)
     beta, epsilon, delta = check_beta(beta), check_epsilon(epsilon), check_delta(delta)
     if delta > 0 and not tight and epsilon >= 1.0:
         raise ValueError(f"epsilon ({epsilon!r}) must be < 1 for DR-Cor3.21 (or pass tight=True)")
@@ -393,7 +405,7 @@ def sv_best_error_bound(N, k, beta, epsilon, delta, n, *, tight=False) -> tuple[
         a = math.exp(log_a)            # arguments checked once above (α_U stays in the grid's range)
         c = max(1, int(math.floor(4.0 * log_N / a ** 2)))
         epsilon0 = check_epsilon(step(epsilon, delta, c), "epsilon0")
-        return a + 2.0 * ((2.0 * math.log(3 * c / beta) + 4.0 * math.log(3 * k / beta)) / (epsilon0 * n))
+        return a + 2.0 * ((2.0 * math.log(3 * c / beta) + 4.0 * math.log(3 * m / beta)) / (epsilon0 * n))
 
     grid = [math.log(1e-3) + i * (math.log(2.0) - math.log(1e-3)) / 99 for i in range(100)]
     i = min(range(100), key=lambda j: bound(grid[j]))
@@ -452,7 +464,7 @@ def alg1_update_mass_bound(b_max, delta) -> float:
     Algorithm 1 sum to at most ``U0``.
 
     Proof: with ``N_t`` the number of updates and ``u_t`` their conditional probabilities,
-    ``exp(-N_t + (1 - 1/e) Σ_{s<=t} u_s)`` is a supermartingale (``E[e^{-X}] <= exp(-(1 - 1/e) u)`` for a
+    ``exp(-N_t + (1 - 1/e) Σ_{t'<=t} u_{t'})`` is a supermartingale (``E[e^{-X}] <= exp(-(1 - 1/e) u)`` for a
     Bernoulli(u) ``X``); Algorithm 1 stops after ``B_max + 1`` updates, so Markov's inequality at the end gives
     ``P[(1 - 1/e) Σ u_t > B_max + 1 + ln(2/δ)] <= δ/2``.
     """
@@ -502,28 +514,28 @@ def alg1_freedman_epsilon0(epsilon, b_max, delta) -> float:
 
 # --------------------------------------------------------------------------- DR-Alg6 (OnlineMW)
 
-def dr_online_mw_threshold(c, epsilon, delta, k, beta, n) -> float:
-    """DR-Alg6's threshold (the box's constants, normalised by ``n``).
+def dr_online_mw_threshold(c, epsilon, delta, m, beta, n) -> float:
+    """DR-Alg6's threshold (the box's constants, normalised by ``n``) for a stream of ``m`` queries.
 
-    ``δ = 0``: ``τ = 18c(ln(2k) + ln(4c/β))/(ε n)``; ``δ > 0``:
-    ``τ = (2 + 32√2) sqrt(c ln(2/δ)) (ln k + ln(4c/β))/(ε n)`` with the cut-off ``c = floor(4 ln N/α²)`` (an integer).
+    ``δ = 0``: ``τ = 18c(ln(2m) + ln(4c/β))/(ε n)``; ``δ > 0``:
+    ``τ = (2 + 32√2) sqrt(c ln(2/δ)) (ln m + ln(4c/β))/(ε n)`` with the cut-off ``c = floor(4 ln N/α²)`` (an integer).
     """
     c = check_int("c", c, low=1)
     epsilon, delta = check_epsilon(epsilon), check_delta(delta)
-    k, beta, n = check_int("k", k, low=1), check_beta(beta), check_int("n", n, low=1)
+    m, beta, n = check_int("m", m, low=1), check_beta(beta), check_int("n", n, low=1)
     if delta == 0.0:
-        return 18.0 * c * (math.log(2 * k) + math.log(4 * c / beta)) / (epsilon * n)
-    return ((2 + 32 * math.sqrt(2)) * math.sqrt(c * math.log(2 / delta)) * (math.log(k) + math.log(4 * c / beta))
+        return 18.0 * c * (math.log(2 * m) + math.log(4 * c / beta)) / (epsilon * n)
+    return ((2 + 32 * math.sqrt(2)) * math.sqrt(c * math.log(2 / delta)) * (math.log(m) + math.log(4 * c / beta))
             / (epsilon * n))
 
 
-def dr_alg6_alpha_ns(k, c, beta, epsilon, delta, n) -> float:
-    """DR-Alg6's NumericSparse accuracy on its ``2k`` one-sided queries [DERIVED]: chapter 06's corrected
-    DR-Thm3.28 (:func:`dpbook.theory.sparse_vector.numeric_sparse_alpha_corrected`), normalised by ``n``.
+def dr_alg6_alpha_ns(m, c, beta, epsilon, delta, n) -> float:
+    """DR-Alg6's NumericSparse accuracy on the ``2m`` one-sided queries of a stream of ``m`` [DERIVED]: chapter 06's
+    corrected DR-Thm3.28 (:func:`dpbook.theory.sparse_vector.numeric_sparse_alpha_corrected`), normalised by ``n``.
     On the good event (prob ``>= 1-β``) a ``⊤`` has ``f' >= τ - α_NS``, a ``⊥`` has ``f' <= τ + α_NS`` and every
     numeric answer is within ``α_NS``."""
     n = check_int("n", n, low=1)                          # normalised: the public row count is required
-    return numeric_sparse_alpha_corrected(2 * check_int("k", k, low=1), c, beta, epsilon, delta, n)
+    return numeric_sparse_alpha_corrected(2 * check_int("m", m, low=1), c, beta, epsilon, delta, n)
 
 
 def dr_alg6_conditions(threshold, alpha_ns, alpha) -> bool:
@@ -537,18 +549,19 @@ def dr_alg6_conditions(threshold, alpha_ns, alpha) -> bool:
     return alpha_ns <= alpha + tol and alpha <= threshold - alpha_ns + tol
 
 
-def dr_alg6_parameters(N, k, beta, epsilon, n) -> tuple[float, int]:
-    """DR-Alg6 with ``δ = 0`` [DERIVED]: the smallest cut-off ``c`` with ``c >= 4 ln N/α_NS(c)²`` and ``α = α_NS(c)``.
+def dr_alg6_parameters(N, m, beta, epsilon, n) -> tuple[float, int]:
+    """DR-Alg6 with ``δ = 0`` on a stream of ``m`` queries [DERIVED]: the smallest cut-off ``c`` with
+    ``c >= 4 ln N/α_NS(c)²`` and ``α = α_NS(c)``.
 
     With ``δ = 0`` the box's threshold is exactly ``τ = 2α_NS``, so :func:`dr_alg6_conditions` force ``α = α_NS``;
     and NumericSparse must allow every update of a valid MW sequence, ``c >= B(α) = 4 ln N/α²``.  Then the error
     bound is ``τ + α_NS = 3α`` (DR-Thm4.14's form).  Returns ``(α, c)``.
     """
-    N, k, n = check_int("N", N, low=2), check_int("k", k, low=1), check_int("n", n, low=1)
+    N, m, n = check_int("N", N, low=2), check_int("m", m, low=1), check_int("n", n, low=1)
     beta, epsilon = check_beta(beta), check_epsilon(epsilon)
 
     def enough(c):
-        return c >= 4.0 * math.log(N) / dr_alg6_alpha_ns(k, c, beta, epsilon, 0.0, n) ** 2
+        return c >= 4.0 * math.log(N) / dr_alg6_alpha_ns(m, c, beta, epsilon, 0.0, n) ** 2
 
     hi = 1
     while not enough(hi):
@@ -559,7 +572,7 @@ def dr_alg6_parameters(N, k, beta, epsilon, n) -> tuple[float, int]:
     while hi - lo > 1:
         mid = (lo + hi) // 2
         lo, hi = (lo, mid) if enough(mid) else (mid, hi)
-    return dr_alg6_alpha_ns(k, hi, beta, epsilon, 0.0, n), hi
+    return dr_alg6_alpha_ns(m, hi, beta, epsilon, 0.0, n), hi
 
 
 def dr_alg6_error_bound(threshold, alpha_ns) -> float:
@@ -645,13 +658,13 @@ RESULTS = (
            implemented_by=("dpbook.idc.MedianIDC",),
            source=f"{GRU}, Def. A.1 {_RECON}; {ROTH_ROUGHGARDEN}"),
     Result(id="IDC-AlgA.1", title="The median mechanism as an update rule", chapter=_CH, section=_S1,
-           statement=r"Start from all multisets of $s=\lfloor\ln(2|Q|)/(2\alpha^2)\rfloor+1$ rows; on an update keep only the "
+           statement=r"Start from all multisets of $n_S=\lfloor\ln(2|Q|)/(2\alpha^2)\rfloor+1$ rows; on an update keep only the "
                      r"databases on the side of the median the noisy answer points to, so at least half are discarded.",
            implemented_by=("dpbook.idc.MedianIDC",),
            bounds=("dpbook.theory.idc.median_sample_size", "dpbook.theory.idc.median_collection_size"),
            source=f"{GRU}, Algorithm A.1 {_RECON}; {ROTH_ROUGHGARDEN}"),
     Result(id="IDC-ThmA.2", title="The median mechanism is an IDC", chapter=_CH, section=_S1,
-           statement=r"The median rule is a $\lfloor\log_2|C^0|\rfloor\le s\log_2N$ IDC: the accurate small database of "
+           statement=r"The median rule is a $\lfloor\log_2|C^0|\rfloor\le n_S\log_2N$ IDC: the accurate small database of "
                      r"IDC-ClaimA.3 always survives, and every update halves the collection.",
            implemented_by=("dpbook.idc.MedianIDC",),
            bounds=("dpbook.theory.idc.median_bound", "dpbook.theory.idc.median_bound_approx"),
@@ -670,33 +683,33 @@ RESULTS = (
            source=f"{GRU}, Thm. 5.1 {_RECON}"),
     Result(id="IDC-Alg1", title="Online query release from an IDC (GRU Algorithm 1)", chapter=_CH11, section=_S2,
            statement=r"For each incoming query compare a Laplace-noised true answer with the hypothesis: within the threshold "
-                     r"$T=2\alpha/3$ answer from the hypothesis, otherwise release the noisy answer and update; stop after "
+                     r"$\tau=2\alpha/3$ answer from the hypothesis, otherwise release the noisy answer and update; stop after "
                      r"$B(\alpha/3)$ updates. The per-round budget $\varepsilon_0$ is reconstructed, so privacy claims use "
                      r"IDC-Alg1-SV instead.",
            implemented_by=("dpbook.idc.online_idc",),
            bounds=("dpbook.theory.idc.alg1_threshold",),
            source=f"{GRU}, Algorithm 1 {_RECON}"),
     Result(id="IDC-Thm4.9", title="Accuracy of Algorithm 1", chapter=_CH11, section=_S2,
-           statement=r"If $T\ge2\ln(k/\beta)/(\varepsilon_0n)$, then w.p. $1-\beta$ all $k$ noise draws are below $T/2$, every "
-                     r"answer is within $3T/2$, and the updates form a valid sequence, so Algorithm 1 never stops early.",
+           statement=r"If $\tau\ge2\ln(m/\beta)/(\varepsilon_0n)$, then w.p. $1-\beta$ all $m$ noise draws are below $\tau/2$, every "
+                     r"answer is within $3\tau/2$, and the updates form a valid sequence, so Algorithm 1 never stops early.",
            implemented_by=("dpbook.idc.online_idc",),
            bounds=("dpbook.theory.idc.alg1_min_threshold", "dpbook.theory.idc.alg1_error_bound",
                    "dpbook.theory.idc.alg1_accuracy_alpha"),
            source=f"{GRU}, Thm. 4.9 {_RECON}"),
     Result(id="IDC-Eq(3)", title="The best accuracy of Algorithm 1", chapter=_CH11, section=_S2,
            statement=r"Substituting $\varepsilon_0$ into Thm 4.9's condition gives a fixed-point equation for α, "
-                     r"$\alpha=3C\sqrt{B(\alpha/3)\ln(1/\delta)}\ln(k/\beta)/(\varepsilon n)$, solved by bisection.",
+                     r"$\alpha=3C\sqrt{B(\alpha/3)\ln(1/\delta)}\ln(m/\beta)/(\varepsilon n)$, solved by bisection.",
            bounds=("dpbook.theory.idc.best_alpha", "dpbook.theory.idc.alg1_best_alpha"),
            source=f"{GRU}, Eq. (3) {_RECON}"),
     Result(id="IDC-Cor4.10", title="Online MW and median mechanisms", chapter=_CH11, section=_S2,
-           statement=r"With MW, Algorithm 1's error is $O((\ln N\ln\frac1\delta)^{1/4}\sqrt{\ln(k/\beta)/(\varepsilon n)})$ "
-                     r"(normalised); with the median rule $\ln N$ becomes $\log_2N\ln(2k)$. Only $\sqrt{\log k}$ depends on "
+           statement=r"With MW, Algorithm 1's error is $O((\ln N\ln\frac1\delta)^{1/4}\sqrt{\ln(m/\beta)/(\varepsilon n)})$ "
+                     r"(normalised); with the median rule $\ln N$ becomes $\log_2N\ln(2m)$. Only $\sqrt{\log m}$ depends on "
                      r"the number of queries.",
            implemented_by=("dpbook.idc.online_idc",),
            bounds=("dpbook.theory.idc.mw_online_alpha", "dpbook.theory.idc.median_online_alpha"),
            source=f"{GRU}, Cor. 4.10 {_RECON}"),
     Result(id="IDC-Cor5.2", title="Online Frieze–Kannan mechanism", chapter=_CH11, section=_S2,
-           statement=r"With FK the count error is $O(\|D\|_2^{1/2}N^{1/4}(\ln\frac1\delta)^{1/4}\sqrt{\ln(k/\beta)/\varepsilon})$, "
+           statement=r"With FK the count error is $O(\|D\|_2^{1/2}N^{1/4}(\ln\frac1\delta)^{1/4}\sqrt{\ln(m/\beta)/\varepsilon})$, "
                      r"which beats MW when the universe is not much larger than the data ($N\lesssim n\ln N$ for sets).",
            implemented_by=("dpbook.idc.online_idc",),
            bounds=("dpbook.theory.idc.fk_online_alpha_counts",),
@@ -721,8 +734,8 @@ RESULTS = (
            source=f"derived in this book from {DWORK_ROTH}, Algorithms 2, 3 and 6, and {GRU}, Algorithm 1"),
     Result(id="IDC-Thm4.1", title="Privacy of Algorithm 1 (reconstructed condition)", chapter=_CH12, section=_S5,
            statement=r"Algorithm 1 is claimed $(\varepsilon,\delta)$-DP for $\varepsilon_0=\Theta(\varepsilon/\sqrt{B\ln(1/\delta)})$; "
-                     r"the book's explicit condition is $\varepsilon\ge K_0\varepsilon_*(e^{\varepsilon_*}-1)+2\varepsilon_*"
-                     r"\sqrt{2K_0\ln(2/\delta)}$ with $K_0$ from Claim 4.6. Its proof is incomplete (erratum IDC-E6).",
+                     r"the book's explicit condition is $\varepsilon\ge J_0\varepsilon_*(e^{\varepsilon_*}-1)+2\varepsilon_*"
+                     r"\sqrt{2J_0\ln(2/\delta)}$ with $J_0$ from Claim 4.6. Its proof is incomplete (erratum IDC-E6).",
            implemented_by=("dpbook.idc.online_idc", "dpbook.privacy_loss.replay_alg1"),
            bounds=("dpbook.theory.idc.thm41_epsilon", "dpbook.theory.idc.thm41_epsilon0"),
            source=f"{GRU}, Thm. 4.1 {_RECON}; {HARDT_ROTHBLUM}"),
@@ -750,13 +763,13 @@ RESULTS = (
            source=f"{GRU}, Claim 4.5 {_RECON}"),
     Result(id="IDC-Claim4.6", title="Few rounds are not R⁰", chapter=_CH12, section=_S5,
            statement=r"Because updates are capped at $B_{\max}+1$, w.p. $1-\delta/2$ at most "
-                     r"$K_0=(2(B_{\max}+1)+8\ln(2/\delta))/p_0$ rounds are not R⁰ (Chernoff on a binomial).",
+                     r"$J_0=(2(B_{\max}+1)+8\ln(2/\delta))/p_0$ rounds are not R⁰ (Chernoff on a binomial).",
            implemented_by=("dpbook.privacy_loss.replay_alg1",),
-           bounds=("dpbook.theory.idc.k0",),
+           bounds=("dpbook.theory.idc.j0",),
            source=f"{GRU}, Claim 4.6 {_RECON}"),
     Result(id="IDC-Claim4.7", title="Azuma over the lossy rounds", chapter=_CH12, section=_S5,
-           statement=r"If at most $K$ rounds are lossy, the total loss exceeds "
-                     r"$K\varepsilon_*(e^{\varepsilon_*}-1)+2\varepsilon_*\sqrt{2K\ln(2/\delta)}$ with probability at most "
+           statement=r"If at most $T$ rounds are lossy, the total loss exceeds "
+                     r"$T\varepsilon_*(e^{\varepsilon_*}-1)+2\varepsilon_*\sqrt{2T\ln(2/\delta)}$ with probability at most "
                      r"$\delta/2$.",
            implemented_by=("dpbook.privacy_loss.replay_alg1",),
            bounds=("dpbook.theory.idc.azuma_bound",),
@@ -766,8 +779,8 @@ RESULTS = (
            implemented_by=("dpbook.privacy_loss.round_loss",),
            source=f"{GRU}, Claim 4.8 {_RECON}"),
     Result(id="IDC-E6", title="Erratum: R⁰ rounds are not free", chapter=_CH12, section=_S5,
-           statement=r"Correction: an R⁰ round's loss $\ln(p_D(\bot)/p_{D'}(\bot))$ can reach $\pm\varepsilon_0$ (e.g. $d=T$, "
-                     r"$Z=T$), so the reconstructed Claim 4.2 is wrong as a loss statement and the reconstructed Thm 4.1, "
+           statement=r"Correction: an R⁰ round's loss $\ln(p_D(\bot)/p_{D'}(\bot))$ can reach $\pm\varepsilon_0$ (e.g. $d=\tau$, "
+                     r"$Z=\tau$), so the reconstructed Claim 4.2 is wrong as a loss statement and the reconstructed Thm 4.1, "
                      r"which applies Azuma only to the non-R⁰ rounds, is unproved for every $c_*$. The book proves a "
                      r"replacement: every round has $|L_t|\le\varepsilon_0$ and $\mathbb E_tL_t^2\le4\varepsilon_0^2u_t$ "
                      r"($u_t$ its update probability), the update probabilities sum to at most "
