@@ -63,6 +63,8 @@ ALLOWED = {
         "dpbook.broken.mwem.mwem_wrong_sign", "dpbook.broken.workloads.mwem_practical_distinct_cells",
         "dpbook.broken.workloads.mwem_practical_unit_range", "dpbook.comparisons.mwem.regime_errors",
         "dpbook.comparisons.projection.compare_mechanisms", "dpbook.explorers.mwem.explore_mwem",
+        "dpbook.idc.streams.AdversarialStream", "dpbook.privacy_loss.BorderlineStream",   # an online stream's rounds
+        "dpbook.privacy_loss.PrivacyLossReplay.azuma", "dpbook.theory.idc.azuma_bound",  # IDC-Claim4.7's rounds
     },
     "K": {                                                    # the smoothness order
         _SM + "SmoothQuery", _SM + "SmoothSummary", _SM + "cosine_query", _SM + "gaussian_bump",
@@ -109,31 +111,7 @@ ALLOWED = {
 #: Uses of a guarded name for something else, still to be renamed (``qualified name: parameter``).  Empty it
 #: as the renames land: the test fails for an entry that is already renamed.
 PENDING_RENAMES = {
-    # k = the number of queries (-> m) or of rounds (-> T)
-    "dpbook.theory.idc.alg1_min_threshold": "k",
-    "dpbook.theory.idc.alg1_accuracy_alpha": "k",
-    "dpbook.theory.idc.best_alpha": "k",
-    "dpbook.theory.idc.alg1_best_alpha": "k",
-    "dpbook.theory.idc.mw_online_alpha": "k",
-    "dpbook.theory.idc.median_online_alpha": "k",
-    "dpbook.theory.idc.fk_online_alpha_counts": "k",
-    "dpbook.theory.idc.sv_alpha_sv": "k",
-    "dpbook.theory.idc.sv_best_error_bound": "k",
-    "dpbook.theory.idc.dr_online_mw_threshold": "k",
-    "dpbook.theory.idc.dr_alg6_alpha_ns": "k",
-    "dpbook.theory.idc.dr_alg6_parameters": "k",
-    "dpbook.idc.streams.AdversarialStream": "k",
-    "dpbook.privacy_loss.BorderlineStream": "k",
-    # K = a number of rounds (-> T)
-    "dpbook.theory.idc.azuma_bound": "K",
-    "dpbook.privacy_loss.PrivacyLossReplay.azuma": "K",
-    # s = a sample size, a slack, or the size of a synthetic database
-    "dpbook.theory.idc.median_bound": "s",
-    "dpbook.theory.idc.median_collection_size": "s",
-    "dpbook.idc.updates.MedianIDC": "s",
-    "dpbook.idc.make_rule": "s",
-    "dpbook.privacy_loss.classify_rounds": "s",
-    "dpbook.privacy_loss.PrivacyLossReplay": "s",
+    # s = the size of a synthetic database
     "dpbook.smalldb.SyntheticDatabase": "s",
     "dpbook.smalldb.multisets": "s",
     "dpbook.smalldb.subsample_errors": "s",
