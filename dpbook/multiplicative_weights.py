@@ -76,11 +76,12 @@ def check_distribution(p, name: str = "p") -> np.ndarray:
     if arr.ndim not in (1, 2) or arr.shape[-1] == 0:
         raise ValueError(f"{name} must have shape (N,) or (trials, N) with N >= 1, got {arr.shape}")
     arr = arr.astype(np.float64, copy=False)
-    if not np.all(np.isfinite(arr)):
+    with np.errstate(over="ignore", invalid="ignore"):
+        lo, total = arr.min(), arr.sum(axis=-1)     # (two passes: a NaN or inf shows in the minimum or a sum)
+    if not (np.isfinite(lo) and np.all(np.isfinite(total))) and not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} contains NaN or inf; a probability vector must be finite")
-    if arr.min() < 0:
-        raise ValueError(f"{name} has a negative entry ({arr.min()!r}); probabilities must be >= 0")
-    total = arr.sum(axis=-1)
+    if lo < 0:
+        raise ValueError(f"{name} has a negative entry ({lo!r}); probabilities must be >= 0")
     if np.any(np.abs(total - 1.0) > 1e-6):
         bad = float(np.atleast_1d(total)[np.argmax(np.abs(np.atleast_1d(total) - 1.0))])
         raise ValueError(f"{name} must sum to 1 (a probability vector), but sums to {bad!r}")
@@ -97,9 +98,9 @@ def _check_query(query, N: int, batch: tuple, name: str = "query") -> np.ndarray
     if q.dtype == bool:
         return q
     q = q.astype(np.float64, copy=False)
-    if not np.all(np.isfinite(q)):
+    lo, hi = q.min(), q.max()                       # (a NaN shows in both, an inf in one: no third pass)
+    if not (np.isfinite(lo) and np.isfinite(hi)):
         raise ValueError(f"{name} contains NaN or inf; query values must be finite")
-    lo, hi = q.min(), q.max()
     if lo < 0 or hi > 1:
         raise ValueError(f"{name} has a value ({lo if lo < 0 else hi!r}) outside [0, 1]")
     return q
