@@ -2,7 +2,11 @@
 :mod:`dpbook.multiplicative_weights`, tests/test_multiplicative_weights.py checks that these agree with them).
 
 * :func:`exp_update` — ``p ∝ p · exp(c · q)`` for a dense query (``bool`` indicators without an ``exp`` per
-  element), overflow-shifted, with a log-space guard against underflow;
+  element; a float query's factors from :func:`grid_exp`), overflow-shifted, with a log-space guard against
+  underflow; long rows block by block (a block's factors, times ``p``, summed while in cache);
+* :func:`grid_exp` — ``e^{c·q}`` for a float query ``q ∈ [0,1]``: ``q`` rounded to a multiple ``m`` of
+  ``2^-12``, ``e^{c·m}`` from a 4097-entry table made per ``c``, ``e^{c(q−m)}`` a short series (the readable
+  statement is :func:`grid_exp_reference`);
 * :func:`support_update` — the same for rows that each update on one query given by its non-zeros
   ``(indices, values)`` (the generic :func:`dpbook.multiplicative_weights.mw_update`: never an ``N``-vector per query);
 * :func:`marginal_cells_update` — many runs, each on its own marginal cell: scale the picked cells' slabs of the
@@ -16,8 +20,11 @@ OpenBLAS picks its dot-product kernels the same way; an update that went through
 depend on the machine.  So no kernel here calls ``np.exp``, ``np.log`` or a BLAS product: :func:`exp` and
 :func:`exp_scalar` compute ``e^x`` from IEEE-754 additions, multiplications, ``rint`` and ``ldexp`` only (each
 correctly rounded, hence the same on every SIMD path and every machine; within 1 ulp of the C library's ``exp``),
-the underflow guards rescale by powers of two (``frexp``/``ldexp``, exact) instead of going through ``log``, and
-dot products are numpy sums (their order is fixed).  tests/test_cpu_dispatch.py runs MWEM on both dispatch paths.
+:func:`grid_exp` from additions, multiplications, a bitwise ``and`` and a table look-up (within
+``(6 + |c|)·2^-53`` of the exact ``e^{c·q}``), the underflow guards rescale by powers of two (``frexp``/``ldexp``,
+exact) instead of going through ``log``, and dot products are numpy sums (their order is fixed; the block path adds
+its blocks' sums in numpy's pairwise order).  tests/test_cpu_dispatch.py runs MWEM on both dispatch paths, and
+tests/test_mw_kernels.py the long-row paths (``N = 2^16``).
 """
 from __future__ import annotations
 
@@ -65,8 +72,8 @@ def exp(x, out=None) -> np.ndarray:
     rounded table (plus the float64 of its remainder) and ``e^r - 1`` a degree-4 Taylor polynomial (truncation
     below 4e-17).  Every step is an IEEE-754 operation that is correctly rounded (``+``, ``×``, ``rint``,
     ``ldexp``, a table look-up), so the result does not depend on SIMD width or instruction set; it is within
-    1 ulp of the C library's ``exp`` (tests/test_multiplicative_weights.py).  ``x`` is finite or ``-inf``
-    (→ 0); ``out`` may be ``x``.  About 6x the cost of numpy's AVX-512 ``exp``."""
+    1 ulp of the C library's ``exp`` (tests/test_mw_kernels.py).  ``x`` is finite or ``-inf``
+    (→ 0); ``out`` may be ``x``.  About 8x the cost of numpy's AVX-512 ``exp`` (benchmarks/bench_mwem.py)."""
     x = np.asarray(x, dtype=np.float64)
     if out is None:
         out = np.empty(x.shape)
