@@ -2,7 +2,11 @@
 :mod:`dpbook.multiplicative_weights`, tests/test_multiplicative_weights.py checks that these agree with them).
 
 * :func:`exp_update` — ``p ∝ p · exp(c · q)`` for a dense query (``bool`` indicators without an ``exp`` per
-  element), overflow-shifted, with a log-space guard against underflow;
+  element; a float query's factors from :func:`grid_exp`), overflow-shifted, with a log-space guard against
+  underflow; long rows block by block (a block's factors, times ``p``, summed while in cache);
+* :func:`grid_exp` — ``e^{c·q}`` for a float query ``q ∈ [0,1]``: ``q`` rounded to a multiple ``m`` of
+  ``2^-12``, ``e^{c·m}`` from a 4097-entry table made per ``c``, ``e^{c(q−m)}`` a short series (the readable
+  statement is :func:`grid_exp_reference`);
 * :func:`support_update` — the same for rows that each update on one query given by its non-zeros
   ``(indices, values)`` (the generic :func:`dpbook.multiplicative_weights.mw_update`: never an ``N``-vector per query);
 * :func:`marginal_cells_update` — many runs, each on its own marginal cell: scale the picked cells' slabs of the
@@ -16,12 +20,16 @@ OpenBLAS picks its dot-product kernels the same way; an update that went through
 depend on the machine.  So no kernel here calls ``np.exp``, ``np.log`` or a BLAS product: :func:`exp` and
 :func:`exp_scalar` compute ``e^x`` from IEEE-754 additions, multiplications, ``rint`` and ``ldexp`` only (each
 correctly rounded, hence the same on every SIMD path and every machine; within 1 ulp of the C library's ``exp``),
-the underflow guards rescale by powers of two (``frexp``/``ldexp``, exact) instead of going through ``log``, and
-dot products are numpy sums (their order is fixed).  tests/test_cpu_dispatch.py runs MWEM on both dispatch paths.
+:func:`grid_exp` from additions, multiplications, a bitwise ``and`` and a table look-up (within
+``(6 + |c|)·2^-53`` of the exact ``e^{c·q}``), the underflow guards rescale by powers of two (``frexp``/``ldexp``,
+exact) instead of going through ``log``, and dot products are numpy sums (their order is fixed; the block path adds
+its blocks' sums in numpy's pairwise order).  tests/test_cpu_dispatch.py runs MWEM on both dispatch paths, and
+tests/test_mw_kernels.py the long-row paths (``N = 2^16``).
 """
 from __future__ import annotations
 
 import decimal
+import functools
 import math
 
 import numpy as np
@@ -64,8 +72,8 @@ def exp(x, out=None) -> np.ndarray:
     rounded table (plus the float64 of its remainder) and ``e^r - 1`` a degree-4 Taylor polynomial (truncation
     below 4e-17).  Every step is an IEEE-754 operation that is correctly rounded (``+``, ``×``, ``rint``,
     ``ldexp``, a table look-up), so the result does not depend on SIMD width or instruction set; it is within
-    1 ulp of the C library's ``exp`` (tests/test_multiplicative_weights.py).  ``x`` is finite or ``-inf``
-    (→ 0); ``out`` may be ``x``.  About 6x the cost of numpy's AVX-512 ``exp``."""
+    1 ulp of the C library's ``exp`` (tests/test_mw_kernels.py).  ``x`` is finite or ``-inf``
+    (→ 0); ``out`` may be ``x``.  About 8x the cost of numpy's AVX-512 ``exp`` (benchmarks/bench_mwem.py)."""
     x = np.asarray(x, dtype=np.float64)
     if out is None:
         out = np.empty(x.shape)
@@ -137,14 +145,104 @@ def exp_small(x) -> np.ndarray:
     return np.array([exp_scalar(v) for v in x.ravel().tolist()], dtype=np.float64).reshape(x.shape)
 
 
+# --------------------------------------------------------------------------- e^{c·q} on a grid of q (dense queries)
+
+GRID_BITS = 12
+_GRID = 1 << GRID_BITS
+_GRID_SHIFTER = 1.5 * 2.0 ** (52 - GRID_BITS)   # q + this, for q in [0, 1], is q rounded to a multiple of 2^-12
+_GRID_INDEX = (1 << (GRID_BITS + 1)) - 1        # ... and its low 13 bits hold that multiple m (0 <= m <= 2^12)
+GRID_C_MAX = 30.0                               # |c| up to this takes the grid; beyond, exp of c·q as before
+#: (largest |c|, degree): the Taylor series of e^{c·δ}, |δ| <= 2^-13, cut after the degree whose remainder
+#: (c·2^-13)^(n+1)/(n+1)! · e^(c·2^-13) is below 2^-56 (tests/test_mw_kernels.py checks the limits)
+GRID_DEGREES = ((1 / 32, 2), (1.0, 3), (8.0, 4), (GRID_C_MAX, 5))
+
+
+def grid_terms(c: float) -> tuple:
+    """``c^k/k!`` for ``k = 1..n``, ``n`` the degree :data:`GRID_DEGREES` gives ``|c|`` (by multiplications and
+    divisions only: ``pow`` comes from the C library)."""
+    n = next(deg for limit, deg in GRID_DEGREES if abs(c) <= limit)
+    terms, a = [], 1.0
+    for k in range(1, n + 1):
+        a = a * c / k
+        terms.append(a)
+    return tuple(terms)
+
+
+def grid_table(c: float) -> np.ndarray:
+    """``e^{c·m/2^12}`` for ``m = 0..2^12`` (4097 values, :func:`exp`: the same bytes on every CPU)."""
+    return exp(c * (np.arange(_GRID + 1) / _GRID))
+
+
+def grid_exp_reference(q, c: float) -> np.ndarray:
+    """``e^{c·q}`` for ``q`` in ``[0, 1]`` and ``|c| <= 30`` as :func:`grid_exp` computes it, written plainly.
+
+    Round ``q`` to the nearest multiple ``m`` of ``2^-12``; then ``δ = q − m`` is exact, ``|δ| <= 2^-13``, and
+    ``e^{c·q} = e^{c·m} · e^{c·δ}``: the first factor from a table of the 4097 grid points (made per ``c`` with
+    :func:`exp`), the second a short Taylor series (Horner).  Every step is an IEEE-754 operation, so the bytes
+    do not depend on the CPU.  Relative error against the exact ``e^{c·q}``: a few ulp plus ``|c|`` ulp (the
+    rounding of ``c·m``, as ``exp(c·q)`` has that of ``c·q``); tests/test_mw_kernels.py measures it."""
+    q = np.asarray(q, dtype=np.float64)
+    m = (q + _GRID_SHIFTER) - _GRID_SHIFTER               # the nearest multiple of 2^-12 (ties to even)
+    delta = q - m                                         # exact
+    terms = grid_terms(c)
+    series = terms[-1] * delta                            # 1 + c·δ + (c·δ)^2/2 + ... by Horner
+    for a in terms[-2::-1]:
+        series = (series + a) * delta
+    series = series + 1.0
+    return series * grid_table(c)[np.rint(m * _GRID).astype(np.int64)]
+
+
+def _grid_block(qb, table, terms, out, scratch) -> None:
+    """:func:`grid_exp_reference` of one block ``qb`` into ``out`` (``out`` may not be ``qb``): the grid index read
+    from the bits of ``q + 1.5·2^40`` (no conversion to integers), Horner in place."""
+    n = qb.size
+    t_, d_, e_, j_ = (a[:n] for a in scratch)
+    np.add(qb, _GRID_SHIFTER, out=t_, dtype=np.float64)
+    np.bitwise_and(t_.view(np.int64), _GRID_INDEX, out=j_)
+    t_ -= _GRID_SHIFTER
+    np.subtract(qb, t_, out=d_, dtype=np.float64)
+    np.take(table, j_, out=e_, mode="clip")             # (0 <= j <= 2^12: "clip" is only the fast path)
+    np.multiply(d_, terms[-1], out=out)
+    for a in terms[-2::-1]:
+        out += a
+        out *= d_
+    out += 1.0
+    out *= e_
+
+
+def _grid_scratch(size: int) -> tuple:
+    return tuple(np.empty(size) for _ in range(3)) + (np.empty(size, dtype=np.int64),)
+
+
+def grid_exp(q, c: float, out=None) -> np.ndarray:
+    """``e^{c·q}`` elementwise for a float query ``q`` in ``[0, 1]`` and ``|c| <= GRID_C_MAX``: the bytes of
+    :func:`grid_exp_reference`, block by block (about a third of :func:`exp`'s passes: one table look-up,
+    four additions or subtractions, a bitwise and and the series)."""
+    q = np.asarray(q)
+    if out is not None and not out.flags.c_contiguous:
+        out[...] = grid_exp(q, c)
+        return out
+    out = np.empty(q.shape) if out is None else out
+    flat_q, flat_out = q.reshape(-1), out.reshape(-1)
+    table, terms = grid_table(c), grid_terms(c)
+    scratch = _grid_scratch(min(max(flat_q.size, 1), _BLOCK))
+    for start in range(0, flat_q.size, _BLOCK):
+        _grid_block(flat_q[start:start + _BLOCK], table, terms, flat_out[start:start + _BLOCK], scratch)
+    return out
+
+
 # --------------------------------------------------------------------------- dense queries
 
 def exp_update(p, q, c, out=None) -> np.ndarray:
     """``p ∝ p · exp(c · q)`` renormalised (inputs already validated): ``p`` ``(N,)`` or ``(trials, N)``, ``q``
-    float in ``[0,1]`` or ``bool``, ``c`` a float or one per row.  ``out`` may be ``p`` (in place)."""
+    float in ``[0,1]`` or ``bool``, ``c`` a float or one per row.  ``out`` may be ``p`` (in place).
+
+    A float ``q`` with at least :data:`GRID_MIN` entries a row takes :func:`grid_exp` on the rows with
+    ``|c| <= GRID_C_MAX`` (the others, and shorter rows, :func:`exp` of ``c·q``); long contiguous rows go block by
+    block (:data:`FUSE_MIN`), with the bytes of this whole-array path."""
     c = np.asarray(c, dtype=np.float64)[..., None] if np.ndim(c) else float(c)
     shape = np.broadcast_shapes(p.shape, q.shape)
-    if q.dtype != bool and _fused(p, q, c, shape, out):
+    if _fused(p, q, c, shape, out):
         return _exp_update_fused(p, q, c, shape, out)
     private_out = out is not None and not np.shares_memory(out, p) and not np.shares_memory(out, q)
     buf = out if private_out else np.empty(shape)
@@ -158,6 +256,20 @@ def exp_update(p, q, c, out=None) -> np.ndarray:
         buf[...] = z.view(np.uint8)
         buf *= 1.0 - small
         buf += small
+        buf *= p
+    elif shape[-1] >= GRID_MIN:
+        B, Q2 = buf.reshape(-1, shape[-1]), np.broadcast_to(q, shape).reshape(-1, shape[-1])
+        cs = np.broadcast_to(np.asarray(c, dtype=np.float64).reshape(-1), (B.shape[0],))
+        shift = bool(np.any(cs > OVERFLOW_SAFE))
+        for t in range(B.shape[0]):
+            ct = float(cs[t]) if np.ndim(c) else c
+            if abs(ct) <= GRID_C_MAX:
+                grid_exp(Q2[t], ct, out=B[t])
+            else:
+                np.multiply(Q2[t], cs[t] if np.ndim(c) else c, out=B[t])   # (as below: float64 per row)
+                if shift:
+                    B[t] -= max(ct, 0.0)
+                exp(B[t], out=B[t])
         buf *= p
     else:
         np.multiply(q, c, out=buf)
@@ -177,21 +289,26 @@ def exp_update(p, q, c, out=None) -> np.ndarray:
     return buf
 
 
-#: From this many elements a row, :func:`exp_update`'s float path works block by block (``e^{c·q}`` of a block in
-#: cache, times ``p``'s block, written straight to the output): one pass over ``q``, ``p`` and the output instead
-#: of five.  The bytes are the same as the whole-array path's (every element takes the same operations, and the
-#: sum runs over the finished row as before).
+#: From this many elements a row, a float query's update takes :func:`grid_exp` (rows with ``|c| <= GRID_C_MAX``);
+#: below it, the 4097-entry table would cost more than it saves.
+GRID_MIN = 1 << 15
+#: From this many elements a row, :func:`exp_update` works block by block (the factors of a block in cache, times
+#: ``p``'s block, written straight to the output, and the block's sum taken there): one pass over ``q``, ``p``
+#: and the output instead of five.  The bytes are the whole-array path's: every element takes the same
+#: operations, and the row's sum adds the blocks' sums in the order of numpy's pairwise summation.
 FUSE_MIN = 1 << 15
-FUSE_LOW = -30.0           # e^{c·q} >= e^{-30}: the row's mass cannot fall below TINY, so p is never needed again
+FUSE_LOW = -30.0           # factors >= e^{-30}: the row's mass cannot fall below TINY, so p is never needed again
 
 
 def _fused(p, q, c, shape, out) -> bool:
-    """Whether the block-by-block float path applies: a long row, ``p`` and ``q`` C-contiguous of the output's
+    """Whether the block-by-block path applies: a long row, ``p`` and ``q`` C-contiguous of the output's
     shape (``q`` one row or one per row), ``out`` absent or ``p`` itself or separate from both, and no coefficient
-    so negative that the row could underflow (that case redoes the row in log space from the original ``p``)."""
+    so large that the row could underflow (that case redoes the row in log space from the original ``p``)."""
     if shape[-1] < FUSE_MIN or p.shape != shape or not p.flags.c_contiguous or not q.flags.c_contiguous:
         return False
     if q.shape not in (shape, shape[-1:]) or np.min(c) < FUSE_LOW:
+        return False
+    if q.dtype == bool and np.max(c) > -FUSE_LOW:      # (a bool row's smallest factor is e^{-|c|})
         return False
     if out is None or out is p:
         return not np.shares_memory(q, p)
@@ -199,27 +316,80 @@ def _fused(p, q, c, shape, out) -> bool:
         and not np.shares_memory(out, q)
 
 
+@functools.lru_cache(maxsize=32)
+def _leaves(n: int) -> tuple:
+    """The pieces (start, stop) of a row of ``n`` at which numpy's pairwise summation splits it (in half, rounded
+    down to a multiple of 8) until a piece has at most :data:`_BLOCK` elements."""
+    pieces = []
+
+    def split(start, size):
+        if size <= _BLOCK:
+            pieces.append((start, start + size))
+            return
+        half = size // 2 - (size // 2) % 8
+        split(start, half)
+        split(start + half, size - half)
+    split(0, n)
+    return tuple(pieces)
+
+
+def _pairwise(sums, n: int) -> float:
+    """The row's sum from its :func:`_leaves`' sums, added as numpy's pairwise summation adds them."""
+    it = iter(sums)
+
+    def add(size):
+        if size <= _BLOCK:
+            return next(it)
+        half = size // 2 - (size // 2) % 8
+        left = add(half)
+        return left + add(size - half)
+    return add(n)
+
+
 def _exp_update_fused(p, q, c, shape, out) -> np.ndarray:
-    """The float path of :func:`exp_update` block by block (see :data:`FUSE_MIN`); ``out`` may be ``p``."""
+    """:func:`exp_update` block by block (see :data:`FUSE_MIN`); ``out`` may be ``p``."""
     target = np.empty(shape) if out is None else out
-    P, T = p.reshape(-1, shape[-1]), target.reshape(-1, shape[-1])
-    Qr = q.reshape(-1, shape[-1])
+    N = shape[-1]
+    P, T = p.reshape(-1, N), target.reshape(-1, N)
+    Qr = q.reshape(-1, N)
     batch = bool(np.ndim(c))        # a per-row array multiplies in float64; a scalar c is a weak Python float,
     cs = np.broadcast_to(np.asarray(c, dtype=np.float64).reshape(-1), (P.shape[0],))   # exactly as in exp_update
     shift = bool(np.any(cs > OVERFLOW_SAFE))            # as the whole-array path: shift every row, or none
-    scratch = _exp_scratch(min(shape[-1], _BLOCK))
-    xs_all = np.empty(min(shape[-1], _BLOCK))
+    boolean = q.dtype == bool
+    if boolean:
+        smalls = exp(-np.abs(cs)) if batch else np.array([exp_scalar(-abs(c))])
+    size = min(N, _BLOCK)
+    scratch, grid_scratch = _exp_scratch(size), _grid_scratch(size)
+    xs_all, z_all = np.empty(size), np.empty(size, dtype=bool)
+    totals = np.empty((P.shape[0], 1))
     for t in range(P.shape[0]):
-        qt, ct = Qr[t if Qr.shape[0] > 1 else 0], (cs[t] if batch else float(c))
-        for start in range(0, shape[-1], _BLOCK):
-            stop = min(start + _BLOCK, shape[-1])
-            xs = xs_all[:stop - start]
-            np.multiply(qt[start:stop], ct, out=xs)
-            if shift:
-                xs -= max(ct, 0.0)
-            _exp_block(xs, xs, scratch)
-            np.multiply(xs, P[t, start:stop], out=T[t, start:stop])
-    total = target.sum(axis=-1, keepdims=True)
+        qt, ct = Qr[t if Qr.shape[0] > 1 else 0], (cs[t] if batch else c)
+        grid = not boolean and abs(ct) <= GRID_C_MAX
+        if grid:
+            table, terms = grid_table(float(ct)), grid_terms(float(ct))
+        elif boolean:
+            small = smalls[t] if batch else float(smalls[0])
+            flip = bool(ct < 0)
+        sums = []
+        for start, stop in _leaves(N):
+            xs, dest = xs_all[:stop - start], T[t, start:stop]
+            if grid:
+                _grid_block(qt[start:stop], table, terms, xs, grid_scratch)
+            elif boolean:
+                z = z_all[:stop - start]
+                np.bitwise_xor(qt[start:stop], flip, out=z)
+                np.copyto(xs, z.view(np.uint8), casting="unsafe")
+                xs *= 1.0 - small
+                xs += small
+            else:
+                np.multiply(qt[start:stop], ct, out=xs)
+                if shift:
+                    xs -= max(ct, 0.0)
+                _exp_block(xs, xs, scratch)
+            np.multiply(xs, P[t, start:stop], out=dest)
+            sums.append(dest.sum())
+        totals[t, 0] = _pairwise(sums, N)
+    total = totals.reshape(shape[:-1] + (1,))
     bad = ~(total >= TINY)                  # only for a p that is not a distribution (FUSE_LOW rules it out)
     if np.any(bad):
         if target is p:

@@ -29,12 +29,17 @@ agrees with the exact normalised vector to a relative error of about ``1e-13 · 
 ``c·q`` itself) in every entry above ~1e-290, at any coefficient and after any number of rounds
 (tests/test_multiplicative_weights.py checks ``|c|`` up to 1e300 and 20,000 rounds).
 
-Cost at ``N = 2^20`` (``benchmarks/bench_mwem.py``): a marginal-cell round is ~2 passes (≈ 2–4x a numpy copy);
-a boolean-indicator round ~6 passes; a general float query needs ``exp`` of every element.  That ``exp`` is
-the kernels' own (:func:`dpbook._mw_kernels.exp`: IEEE-754 additions, multiplications, ``rint``, ``ldexp`` and a
-table look-up, within 1 ulp of the C library), not ``np.exp``, whose SIMD kernels round differently on CPUs with
-and without AVX-512: the update, and so MWEM's output, is then the same bytes on every machine.  It costs about
-6–12x numpy's AVX-512 ``exp`` (measured: a float-query update at ``N = 2^20`` 1.8x slower than with ``np.exp``).
+Cost at ``N = 2^20`` (``benchmarks/bench_mwem.py``: CPU time, as multiples of a numpy copy of ``p`` in the same run,
+medians of 3 runs on a shared 2-core machine): a marginal-cell round ~1.5x (the cell's slab, one sum, one scale);
+a boolean-indicator round ~4x (block by block: a block's factors, times ``p``, summed while in cache, then one
+scale; no full-size temporary); a general float query needs ``e^{c·q}`` of every element, ~9x.  That factor is
+the kernels' own, not ``np.exp``, whose SIMD kernels round differently on CPUs with and without AVX-512: for
+``N >= 2^15`` and ``|c| <= 30`` :func:`dpbook._mw_kernels.grid_exp` (``q`` rounded to a multiple ``m`` of
+``2^-12``, ``e^{c·m}`` from a 4097-entry table made per ``c``, ``e^{c(q−m)}`` a Taylor series of degree 2–5;
+within ``(6 + |c|)·2^-53`` of the exact value; ~7x a copy alone, against ~1.6x for ``np.exp``), otherwise
+:func:`dpbook._mw_kernels.exp` of ``c·q`` (IEEE-754 additions, multiplications, ``rint``, ``ldexp`` and a table
+look-up, within 1 ulp of the C library; ~15x a copy; a float-query round through it ~18x).  Every step is an
+IEEE-754 operation, so the update, and MWEM's output, is the same bytes on every machine.
 
 The fast kernels live in the private :mod:`dpbook._mw_kernels`; the update of a hypothesis by one query of a
 workload is :func:`mw_update` (through what the workload exposes: the query's non-zeros, never an ``N``-vector per
@@ -76,11 +81,12 @@ def check_distribution(p, name: str = "p") -> np.ndarray:
     if arr.ndim not in (1, 2) or arr.shape[-1] == 0:
         raise ValueError(f"{name} must have shape (N,) or (trials, N) with N >= 1, got {arr.shape}")
     arr = arr.astype(np.float64, copy=False)
-    if not np.all(np.isfinite(arr)):
+    with np.errstate(over="ignore", invalid="ignore"):
+        lo, total = arr.min(), arr.sum(axis=-1)     # (two passes: a NaN or inf shows in the minimum or a sum)
+    if not (np.isfinite(lo) and np.all(np.isfinite(total))) and not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} contains NaN or inf; a probability vector must be finite")
-    if arr.min() < 0:
-        raise ValueError(f"{name} has a negative entry ({arr.min()!r}); probabilities must be >= 0")
-    total = arr.sum(axis=-1)
+    if lo < 0:
+        raise ValueError(f"{name} has a negative entry ({lo!r}); probabilities must be >= 0")
     if np.any(np.abs(total - 1.0) > 1e-6):
         bad = float(np.atleast_1d(total)[np.argmax(np.abs(np.atleast_1d(total) - 1.0))])
         raise ValueError(f"{name} must sum to 1 (a probability vector), but sums to {bad!r}")
@@ -97,9 +103,9 @@ def _check_query(query, N: int, batch: tuple, name: str = "query") -> np.ndarray
     if q.dtype == bool:
         return q
     q = q.astype(np.float64, copy=False)
-    if not np.all(np.isfinite(q)):
+    lo, hi = q.min(), q.max()                       # (a NaN shows in both, an inf in one: no third pass)
+    if not (np.isfinite(lo) and np.isfinite(hi)):
         raise ValueError(f"{name} contains NaN or inf; query values must be finite")
-    lo, hi = q.min(), q.max()
     if lo < 0 or hi > 1:
         raise ValueError(f"{name} has a value ({lo if lo < 0 else hi!r}) outside [0, 1]")
     return q

@@ -7,7 +7,7 @@ import pytest
 
 from dpbook import _mw_kernels as kernels
 from dpbook.data import load_cancer
-from dpbook.multiplicative_weights import (_support_update, idc_mw_update, kl_potential, marginal_cell_update,
+from dpbook.multiplicative_weights import (_support_update, check_distribution, idc_mw_update, kl_potential, marginal_cell_update,
                                            marginal_layout, multiplicative_weights_update, mw_bound, mw_update,
                                            mw_update_reference, uniform_hypothesis)
 from dpbook.queries import MarginalWorkload, Workload, k_way_marginals, random_queries, range_queries
@@ -458,3 +458,24 @@ def test_block_path_of_mw_update_on_a_matrix_workload_reads_the_row_in_place(mon
     monkeypatch.setattr(K, "FUSE_MIN", 1 << 62)
     slow = mw_update(W, p, 2, 0.7)
     assert np.array_equal(fast, slow)
+
+
+def test_validation_names_the_problem_in_two_passes():
+    """check_distribution reads the minimum and the row sums only (a NaN or inf shows in one of them) and the
+    query check its minimum and maximum: the messages are still the precise ones, with no warning."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for bad in ([0.5, np.nan, 0.5], [np.inf, -np.inf, 0.5], [0.5, np.inf, 0.5], [np.nan, -1.0, 2.0]):
+            with pytest.raises(ValueError, match="NaN or inf"):
+                check_distribution(np.array(bad))
+        with pytest.raises(ValueError, match="sum to 1"):
+            check_distribution(np.array([1e308, 1e308, 0.0]))          # finite entries whose sum overflows
+        with pytest.raises(ValueError, match="negative entry"):
+            check_distribution(np.array([1.5, -0.5]))
+        p = np.full(3, 1 / 3)
+        for q in ([0.5, -np.inf, 0.2], [np.nan, 0.5, 0.2], [0.1, 0.2, np.inf]):
+            with pytest.raises(ValueError, match="NaN or inf"):
+                multiplicative_weights_update(p, np.array(q), 0.5)
+        with pytest.raises(ValueError, match="outside"):
+            multiplicative_weights_update(p, np.array([0.1, 1.5, 0.2]), 0.5)
