@@ -641,7 +641,7 @@ def _row_values(q, X, name) -> np.ndarray:
 
 #: The most nodes a public interpolation grid may have (``grid ** d``): the exact sensitivity compares every pair.
 MAX_GRID_NODES = 2049
-_MAX_PAIR_WORK = 2 * 10 ** 9        # nodes^2 * k: about ten seconds of numpy
+_MAX_PAIR_WORK = 2 * 10 ** 9        # nodes^2 * (number of queries): about ten seconds of numpy
 
 
 def grid_nodes(grid, d) -> tuple[np.ndarray, np.ndarray]:
@@ -658,12 +658,12 @@ def grid_nodes(grid, d) -> tuple[np.ndarray, np.ndarray]:
 
 def interpolated_l1_sensitivity(node_values) -> float:
     """``max_{a,b} sum_j |F[j, a] - F[j, b]|`` over all pairs of grid nodes: the exact replace-one L1 sensitivity
-    (times ``n``) of the (multi)linear interpolants with node values ``F`` (shape ``(k, nodes)``).  Exact, not a grid
-    estimate: for fixed ``b`` each ``|f̃_j(a) - c|`` is convex along every coordinate inside a grid cell, so their sum
+    (times ``n``) of the (multi)linear interpolants with node values ``F`` (shape ``(m, nodes)``, one row per
+    query).  Exact, not a grid estimate: for fixed ``b`` each ``|f̃_j(a) - c|`` is convex along every coordinate inside a grid cell, so their sum
     attains its maximum over the cell at a node (and the same for ``b``)."""
     F = check_real_array("node_values", node_values)
     if F.ndim != 2 or F.size == 0:
-        raise ValueError(f"node_values must be a non-empty (k, nodes) array, got shape {F.shape}")
+        raise ValueError(f"node_values must be a non-empty (queries, nodes) array, got shape {F.shape}")
     best = 0.0
     for a in range(F.shape[1] - 1):                 # pairs (a, b), b > a: the sum is symmetric in a and b
         best = max(best, float(np.abs(F[:, a + 1:] - F[:, a:a + 1]).sum(axis=0).max()))
@@ -737,7 +737,7 @@ def per_query_laplace(points, queries, *, epsilon, B=1.0, grid=None, trials=None
     else:
         axis, nodes = grid_nodes(grid, X.shape[1])
         if nodes.shape[0] ** 2 * k > _MAX_PAIR_WORK:
-            raise ValueError(f"grid ({grid}) with k ({k}) queries: {nodes.shape[0]}^2 x {k} node pairs to compare; "
+            raise ValueError(f"grid ({grid}) with {k} queries: {nodes.shape[0]}^2 x {k} node pairs to compare; "
                              f"at most {_MAX_PAIR_WORK:.0e}: make grid smaller")
         for i, q in enumerate(queries):                                  # the shape contract, on public rows
             if isinstance(q, SmoothQuery) and q.d != X.shape[1]:
