@@ -1,6 +1,6 @@
-"""Chapter 08: SmallDB's running time against |X| = N and the database size s (erratum PROJ-E7).
+"""Chapter 08: SmallDB's running time against |X| = N and the synthetic database's size n_y (db_size; erratum PROJ-E7).
 
-|R| = C(N+s-1, s) candidates, each scored on m queries: the time grows like |R|·(N + m), i.e. like N^s.
+|R| = C(N+n_y-1, n_y) candidates, each scored on m queries: the time grows like |R|·(N + m), i.e. like N^{n_y}.
 Rows with |R| above dpbook.smalldb.MAX_RANGE_SIZE are refused by smalldb() and only extrapolated here.
 """
 import math
@@ -31,23 +31,23 @@ def _time_row(N, s, m=20, n=1000):
 
 def main():
     print(f"SmallDB cost, m = 20 random queries, n = 1000 (refusal threshold |R| > {MAX_RANGE_SIZE:,})")
-    print(f"{'N':>4s} {'s':>3s} {'|R|=C(N+s-1,s)':>16s} {'enumerate ms':>13s} {'release ms':>11s} {'ns/candidate':>13s}")
+    print(f"{'N':>4s} {'n_y':>3s} {'|R|=C(N+n_y-1,n_y)':>18s} {'enumerate ms':>13s} {'release ms':>11s} {'ns/candidate':>13s}")
     per_candidate = []
     for N in (2, 4, 8, 16, 32, 64):
         for s in (2, 4, 8, 12, 16):
             R = range_size(N, s)
             if R > MAX_RANGE_SIZE:
-                print(f"{N:4d} {s:3d} {R:16.3g} {'refused':>13s} {'':>11s} {'':>13s}")
+                print(f"{N:4d} {s:3d} {R:18.3g} {'refused':>13s} {'':>11s} {'':>13s}")
                 continue
             t_enum, t_rel = _time_row(N, s)
             per_candidate.append((t_enum + t_rel) / R)
-            print(f"{N:4d} {s:3d} {R:16,d} {1000 * t_enum:13.1f} {1000 * t_rel:11.1f} {1e9 * (t_enum + t_rel) / R:13.0f}")
+            print(f"{N:4d} {s:3d} {R:18,d} {1000 * t_enum:13.1f} {1000 * t_rel:11.1f} {1e9 * (t_enum + t_rel) / R:13.0f}")
 
     big = [c for c, (N, s) in zip(per_candidate, [(N, s) for N in (2, 4, 8, 16, 32, 64) for s in (2, 4, 8, 12, 16)
                                                    if range_size(N, s) <= MAX_RANGE_SIZE]) if range_size(N, s) > 10 ** 5]
     cost = float(np.median(big)) if big else float(np.median(per_candidate))
     print(f"\nExtrapolated at {1e9 * cost:.0f} ns per candidate (median over |R| > 1e5; memory ignored):")
-    print(f"{'instance':52s} {'s':>4s} {'log10 |R|':>10s} {'time':>16s}")
+    print(f"{'instance':52s} {'n_y':>4s} {'log10 |R|':>10s} {'time':>16s}")
     data = load_cancer()
     for d, attrs in [(3, ("radius_high", "texture_high", "malignant")), (11, data.universe.attributes)]:
         W = MarginalWorkload(d, [c for k in (1, 2) for c in k_way_marginals(d, k).cells])

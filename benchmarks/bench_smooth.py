@@ -16,18 +16,18 @@ def main():
     rows = []
     for d, K, n in [(1, 1, 10 ** 5), (1, 1, 10 ** 6), (2, 4, 10 ** 5), (2, 4, 10 ** 6), (3, 6, 10 ** 5), (3, 6, 10 ** 6)]:
         X = synthetic_points(n, d, rng=0)
-        t = summary_degree(n, d, K)
-        rows.append((f"chebyshev_moments d={d} K={K} n={n:.0e} (t={t}, {t ** d} moments)",
-                     best_time(lambda: chebyshev_moments(X, t), repeat=3)))
+        J = summary_degree(n, d, K)
+        rows.append((f"chebyshev_moments d={d} K={K} n={n:.0e} (J={J}, {J ** d} moments)",
+                     best_time(lambda: chebyshev_moments(X, J), repeat=3)))
     X = synthetic_points(2000, 2, rng=0)
-    rows.append(("chebyshev_moments_reference d=2 n=2000 t=8 (the definition)",
+    rows.append(("chebyshev_moments_reference d=2 n=2000 J=8 (the definition)",
                  best_time(lambda: chebyshev_moments_reference(X, 8), repeat=3)))
-    rows.append(("chebyshev_moments d=2 n=2000 t=8 (fast kernel)", best_time(lambda: chebyshev_moments(X, 8))))
+    rows.append(("chebyshev_moments d=2 n=2000 J=8 (fast kernel)", best_time(lambda: chebyshev_moments(X, 8))))
     for d, K in [(1, 2), (2, 4), (3, 6)]:
         Y = synthetic_points(10 ** 5, d, rng=1)
         s = smooth_summary(Y, epsilon=1.0, K=K, trials=1000, rng=2)
         q = make_query("Gaussian bump", d, K)
-        rows.append((f"answer_query d={d} t={s.t}, 1000 releases at once", best_time(lambda: answer_query(s, q))))
+        rows.append((f"answer_query d={d} J={s.degree_bound}, 1000 releases at once", best_time(lambda: answer_query(s, q))))
 
     def callback():
         plt.close(explore_smooth())

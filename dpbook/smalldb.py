@@ -2,8 +2,8 @@
 
 DR-Alg4 SmallDB(x, Q, ε, α) ≡ PROJ-R3:
 
-* range ``R`` = every database of ``s = ⌈ln|Q|/α²⌉`` rows, i.e. every count vector ``y ∈ N^N`` with
-  ``||y||_1 = s`` (``|R| = C(N+s-1, s)``);
+* range ``R`` = every database of ``db_size = n_y = ⌈ln|Q|/α²⌉`` rows, i.e. every count vector ``y ∈ N^N`` with
+  ``||y||_1 = n_y`` (``|R| = C(N+n_y-1, n_y)``);
 * utility ``u(x, y) = -max_{q∈Q} |q(x) - q(y)|`` (normalised answers), ``Δu = 1/n``;
 * output ``y`` drawn by the exponential mechanism.
 
@@ -12,11 +12,11 @@ DR-Alg4 SmallDB(x, Q, ε, α) ≡ PROJ-R3:
 neighbours even though ``n`` is read from the data.
 
 The net mechanism (DR-Def5.2 / DR-Prop5.2) is the same exponential mechanism over any *public, data-
-independent* finite set of candidate databases; SmallDB is the net mechanism over all ``s``-row databases,
+independent* finite set of candidate databases; SmallDB is the net mechanism over all ``n_y``-row databases,
 an α-net by DR-Lemma4.3.  Candidates are count vectors; all of their answers come from one batched
 ``W.counts`` (never the workload's matrix).
 
-Running time is ``Θ(|R|·N·m)`` with ``|R| <= N^s``: quasi-polynomial in ``N`` (erratum PROJ-E7; the source says
+Running time is ``Θ(|R|·N·m)`` with ``|R| <= N^{n_y}``: quasi-polynomial in ``N`` (erratum PROJ-E7; the source says
 polynomial).  ``max_range_size`` makes an infeasible call fail loudly instead of exhausting memory.
 """
 from __future__ import annotations
@@ -51,8 +51,8 @@ class SyntheticDatabase(ReleaseRecord):
     """A private synthetic database (or ``trials`` of them) and what it cost.
 
     ``y``: the chosen candidate(s) as count vectors, shape ``(N,)`` or ``(trials, N)``; ``answers``: their
-    normalised answers on the workload, ``(m,)`` or ``(trials, m)``; ``s``: rows per candidate (0 for a
-    general net); ``range_size``: ``|R|``, the number of candidates; ``ledger``: the one exponential-mechanism
+    normalised answers on the workload, ``(m,)`` or ``(trials, m)``; ``db_size``: the number of rows ``n_y`` of
+    every candidate (0 for a general net); ``range_size``: ``|R|``, the number of candidates; ``ledger``: the one exponential-mechanism
     step; ``trace``: none is kept (the book's release protocol; :attr:`released` is ``y``).  ``neighbours``: the claim is made under
     replace-one neighbours — the utility ``-max_q |q(y) - q(x)|`` is normalised by ``n = ||x||_1``, read from
     the data, which is the same for both databases only under replace-one (under add/remove the sensitivity
@@ -62,7 +62,7 @@ class SyntheticDatabase(ReleaseRecord):
     y: np.ndarray = field(repr=False)
     answers: np.ndarray = field(repr=False)
     mechanism: str
-    s: int
+    db_size: int
     range_size: int
     ledger: Ledger = Ledger()
     neighbours: str = "replace-one"
@@ -86,29 +86,30 @@ class SyntheticDatabase(ReleaseRecord):
 # --------------------------------------------------------------------------- candidates
 
 @functools.lru_cache(typed=True, maxsize=16)
-def _multisets(N: int, s: int) -> np.ndarray:
-    R = math.comb(N + s - 1, s)
-    rows = np.fromiter(itertools.chain.from_iterable(itertools.combinations_with_replacement(range(N), s)),
-                       dtype=np.int64, count=R * s).reshape(R, s)           # each row: s sorted elements
+def _multisets(N: int, db_size: int) -> np.ndarray:
+    R = math.comb(N + db_size - 1, db_size)
+    rows = np.fromiter(itertools.chain.from_iterable(itertools.combinations_with_replacement(range(N), db_size)),
+                       dtype=np.int64, count=R * db_size).reshape(R, db_size)   # each row: n_y sorted elements
     flat = (rows + N * np.arange(R, dtype=np.int64)[:, None]).ravel()       # (candidate, element) cells
-    Y = np.bincount(flat, minlength=R * N).reshape(R, N).astype(np.int32)  # count vectors, rows sum to s
+    Y = np.bincount(flat, minlength=R * N).reshape(R, N).astype(np.int32)  # count vectors, rows sum to n_y
     Y.flags.writeable = False
     return Y
 
 
-def multisets(N, s, *, max_range_size=MAX_RANGE_SIZE) -> np.ndarray:
-    """All ``C(N+s-1, s)`` databases of ``s`` rows over ``N`` elements, as a read-only ``(|R|, N)`` count array.
+def multisets(N, db_size, *, max_range_size=MAX_RANGE_SIZE) -> np.ndarray:
+    """All ``C(N+n_y-1, n_y)`` databases of ``db_size = n_y`` rows over ``N`` elements, as a read-only ``(|R|, N)``
+    count array.
 
-    Lexicographic order of the sorted rows (``(s,0,..,0)`` first).  Cached; raises ``ValueError`` when
+    Lexicographic order of the sorted rows (``(n_y,0,..,0)`` first).  Cached; raises ``ValueError`` when
     ``|R| > max_range_size`` (the blow-up of erratum PROJ-E7).
     """
-    N, s = check_int("N", N, low=1), check_int("s", s, low=1)
+    N, db_size = check_int("N", N, low=1), check_int("db_size", db_size, low=1)
     max_range_size = check_int("max_range_size", max_range_size, low=1)
-    R = range_size(N, s)
+    R = range_size(N, db_size)
     if R > max_range_size:
-        raise ValueError(f"|R| = C(N+s-1, s) = {R:.4g} for N ({N}) and s ({s}) exceeds max_range_size "
-                         f"({max_range_size}): SmallDB's range is quasi-polynomial in N (erratum PROJ-E7)")
-    return _multisets(N, s)
+        raise ValueError(f"|R| = C(N+db_size-1, db_size) = {R:.4g} for N ({N}) and db_size ({db_size}) exceeds "
+                         f"max_range_size ({max_range_size}): SmallDB's range is quasi-polynomial in N (erratum PROJ-E7)")
+    return _multisets(N, db_size)
 
 
 def _check_net(net, N: int) -> np.ndarray:
@@ -185,20 +186,21 @@ def smalldb(x, workload, *, epsilon, alpha, trials=None, rng=None,
             max_range_size=MAX_RANGE_SIZE) -> SyntheticDatabase:
     """DR-Alg4 SmallDB(x, Q, ε, α) ≡ PROJ-R3 — ε-DP (DR-Prop4.1).
 
-    Draws a database of ``s = ⌈ln|Q|/α²⌉`` rows by the exponential mechanism over all of them, utility
-    ``-max_q |q(x) - q(y)|``, ``Δu = 1/n``.  Accuracy: DR-Prop4.4 / DR-Thm4.5 (``dpbook.theory.smalldb``);
-    DR-Lemma4.3 needs ``|Q| >= 3``.  Refuses (``ValueError``) when ``|R| = C(N+s-1, s) > max_range_size``.
+    Draws a database of ``n_y = ⌈ln|Q|/α²⌉`` rows (the release's ``db_size``) by the exponential mechanism over all
+    of them, utility ``-max_q |q(x) - q(y)|``, ``Δu = 1/n``.  Accuracy: DR-Prop4.4 / DR-Thm4.5
+    (``dpbook.theory.smalldb``); DR-Lemma4.3 needs ``|Q| >= 3``.  Refuses (``ValueError``) when
+    ``|R| = C(N+n_y-1, n_y) > max_range_size``.
     """
     x, W = check_database(x, workload)
     _check_unit_range(W)
     p = _prologue(x, epsilon, rng, trials)
     alpha = check_real("alpha", alpha, low=0.0, high=1.0, low_open=True)
-    s = smalldb_size(W.m, alpha)                                    # rows of every candidate database
-    if s == 0:
-        raise ValueError(f"the workload has m ({W.m}) query: s = ceil(ln m / alpha^2) = 0; SmallDB needs m >= 2")
-    net = multisets(W.N, s, max_range_size=max_range_size)          # R: all s-row databases
+    db_size = smalldb_size(W.m, alpha)                              # rows of every candidate database
+    if db_size == 0:
+        raise ValueError(f"the workload has m ({W.m}) query: db_size = ceil(ln m / alpha^2) = 0; SmallDB needs m >= 2")
+    net = multisets(W.N, db_size, max_range_size=max_range_size)    # R: all n_y-row databases
     out = net_mechanism(x, W, net, epsilon=p.epsilon, trials=p.trials, rng=p.rng)
-    return SyntheticDatabase(out.y, out.answers, "smalldb", s, out.range_size, out.ledger)
+    return SyntheticDatabase(out.y, out.answers, "smalldb", db_size, out.range_size, out.ledger)
 
 
 # --------------------------------------------------------------------------- experiments
@@ -213,12 +215,12 @@ def exact_error_distribution(x, workload, net, *, epsilon) -> tuple[np.ndarray, 
     return err, exponential_probabilities(-err, epsilon=epsilon, sensitivity=1.0 / float(x.sum()))
 
 
-def subsample_errors(x, workload, s, *, trials, rng=None) -> np.ndarray:
-    """DR-Lemma4.3 experiment: max errors of ``trials`` databases of ``s`` rows drawn i.i.d. from ``x/n``.
+def subsample_errors(x, workload, db_size, *, trials, rng=None) -> np.ndarray:
+    """DR-Lemma4.3 experiment: max errors of ``trials`` databases of ``db_size = n_y`` rows drawn i.i.d. from ``x/n``.
 
-    The lemma's proof bounds ``P[error > α] <= 2|Q| e^{-2sα²}`` (``theory.smalldb.sampling_failure_bound``).
+    The lemma's proof bounds ``P[error > α] <= 2|Q| e^{-2 n_y α²}`` (``theory.smalldb.sampling_failure_bound``).
     """
     x, W = check_database(x, workload)
-    s, trials = check_int("s", s, low=1), check_trials(trials)
-    Y = as_generator(rng).multinomial(s, x / x.sum(), size=trials)           # (trials, N) samples
-    return np.abs(W.counts(Y) / s - W.answers(x)).max(axis=1)
+    db_size, trials = check_int("db_size", db_size, low=1), check_trials(trials)
+    Y = as_generator(rng).multinomial(db_size, x / x.sum(), size=trials)     # (trials, N) samples
+    return np.abs(W.counts(Y) / db_size - W.answers(x)).max(axis=1)

@@ -1,13 +1,13 @@
 """Smooth queries: a private summary from Chebyshev moments (Wang, Zhang, Fan, Wang, NIPS 2013; chapter 16).
 
 Data are ``n`` points of ``[-1, 1]^d``; a query is the mean of a smooth function ``f`` over them.  Because
-``cos(m arccos x) = T_m(x)`` (SMOOTH-Def), the paper's even trigonometric polynomials are tensor Chebyshev
-polynomials, and
+``cos(j arccos x) = T_j(x)`` (SMOOTH-Def), the paper's even trigonometric polynomials are tensor Chebyshev
+polynomials, and, with ``J`` the degree bound (``degree_bound``: ``J`` moments per axis, degrees ``<= J - 1``),
 
-* Algorithm 1 (:func:`smooth_summary`, SMOOTH-Alg1) releases the ``t^d`` Chebyshev moments
-  ``(1/n) sum_x prod_i T_{m_i}(x_i)``, ``||m||_∞ <= t - 1``, with Laplace noise of the **corrected** scale
-  ``2 (t^d - 1)/(n ε)`` and the constant moment (identically 1) published exactly (erratum SMOOTH-E1);
-* Algorithm 2 (:func:`answer_query`, SMOOTH-Alg2) computes the degree-``(t-1)`` Chebyshev coefficients of ``f`` by
+* Algorithm 1 (:func:`smooth_summary`, SMOOTH-Alg1) releases the ``J^d`` Chebyshev moments
+  ``(1/n) sum_x prod_i T_{r_i}(x_i)``, ``||r||_∞ <= J - 1``, with Laplace noise of the **corrected** scale
+  ``2 (J^d - 1)/(n ε)`` and the constant moment (identically 1) published exactly (erratum SMOOTH-E1);
+* Algorithm 2 (:func:`answer_query`, SMOOTH-Alg2) computes the degree-``(J-1)`` Chebyshev coefficients of ``f`` by
   interpolation on Chebyshev–Lobatto nodes and a DCT-I (:func:`chebyshev_coefficients`) and returns their inner
   product with the summary.  It never touches the data: every answer is post-processing of one ε-DP release.
 
@@ -35,8 +35,8 @@ __all__ = ["SmoothQuery", "SmoothSummary", "check_points", "synthetic_points", "
            "smooth_query", "cosine_query", "gaussian_bump", "sigmoid_query", "polynomial_query", "kink_query",
            "box_query", "QUERIES", "make_query", "per_query_laplace", "grid_nodes", "interpolated_l1_sensitivity", "uniform_answer", "summary_inputs"]
 
-_MAX_D = 6              # d is a constant of the theory; t^d moments must fit in memory
-_MAX_ENTRIES = 2 ** 22  # t^d (and trials * t^d) cap: absurd sizes are refused, not allocated
+_MAX_D = 6              # d is a constant of the theory; J^d moments must fit in memory
+_MAX_ENTRIES = 2 ** 22  # J^d (and trials * J^d) cap: absurd sizes are refused, not allocated
 _BLOCK_ENTRIES = 1 << 21  # entries of the Khatri–Rao block in the moment kernel (16 MB): bounds memory, few BLAS calls
 
 
@@ -72,65 +72,67 @@ def synthetic_points(n, d, *, rng=None) -> np.ndarray:
 
 # --- Algorithm 1: the summary ------------------------------------------------------------------------------
 
-def _check_t(t, d):
-    t = check_int("t", t, low=1)
-    if t ** d > _MAX_ENTRIES:
-        raise ValueError(f"t ({t}) gives t^d = {t ** d} moments for d = {d}; t^d must be <= {_MAX_ENTRIES}")
-    return t
+def _check_degree_bound(degree_bound, d):
+    """``J = degree_bound`` checked: an integer ``>= 1`` with ``J^d`` moments that fit in memory."""
+    J = check_int("degree_bound", degree_bound, low=1)
+    if J ** d > _MAX_ENTRIES:
+        raise ValueError(f"degree_bound ({J}) gives degree_bound^d = {J ** d} moments for d = {d}; degree_bound^d "
+                         f"must be <= {_MAX_ENTRIES}")
+    return J
 
 
-def chebyshev_basis(points, t) -> np.ndarray:
-    """``T_0(x), …, T_{t-1}(x)`` for the 1-D array ``points = x`` of ``[-1, 1]``: shape ``(n, t)``, by the three-term
-    recurrence ``T_{m+1} = 2x T_m - T_{m-1}`` (SMOOTH-Def: ``T_m(x) = cos(m arccos x)``)."""
+def chebyshev_basis(points, degree_bound) -> np.ndarray:
+    """``T_0(x), …, T_{J-1}(x)`` for the 1-D array ``points = x`` of ``[-1, 1]``: shape ``(n, J)``, by the three-term
+    recurrence ``T_{j+1} = 2x T_j - T_{j-1}`` (SMOOTH-Def: ``T_j(x) = cos(j arccos x)``); ``degree_bound = J``."""
     x = check_points(points, d=1)[:, 0]
-    t = check_int("t", t, low=1, high=_MAX_ENTRIES)
-    return np.ascontiguousarray(_chebyshev_rows(x, t).T)   # one transposed copy of the rows: the same values
+    J = check_int("degree_bound", degree_bound, low=1, high=_MAX_ENTRIES)
+    return np.ascontiguousarray(_chebyshev_rows(x, J).T)   # one transposed copy of the rows: the same values
 
 
-def _chebyshev_rows(x, t) -> np.ndarray:
-    """``T_0(x), …, T_{t-1}(x)`` as the rows of a ``(t, n)`` array (contiguous writes; ``x`` already checked)."""
-    V = np.empty((t, x.size))
+def _chebyshev_rows(x, J) -> np.ndarray:
+    """``T_0(x), …, T_{J-1}(x)`` as the rows of a ``(J, n)`` array (contiguous writes; ``x`` already checked)."""
+    V = np.empty((J, x.size))
     V[0] = 1.0
-    if t > 1:
+    if J > 1:
         V[1] = x
     two_x = 2.0 * x
-    for m in range(2, t):
+    for m in range(2, J):
         np.multiply(two_x, V[m - 1], out=V[m])
         V[m] -= V[m - 2]
     return V
 
 
-def chebyshev_moments(points, t) -> np.ndarray:
-    """SMOOTH-Alg1's exact (non-private) summary: ``Sum_m = (1/n) sum_x prod_i T_{m_i}(x_i)`` for ``m`` in
-    ``{0..t-1}^d``, shape ``(t,)*d``.  Fast kernel: per block of rows, the Khatri–Rao product of the first
-    ``d - 1`` Chebyshev bases times the last one (one BLAS product, ``O(n t^d)``; no loop over points).
+def chebyshev_moments(points, degree_bound) -> np.ndarray:
+    """SMOOTH-Alg1's exact (non-private) summary: ``Sum_r = (1/n) sum_x prod_i T_{r_i}(x_i)`` for ``r`` in
+    ``{0..J-1}^d`` (``J = degree_bound``), shape ``(J,)*d``.  Fast kernel: per block of rows, the Khatri–Rao product of the first
+    ``d - 1`` Chebyshev bases times the last one (one BLAS product, ``O(n J^d)``; no loop over points).
     :func:`chebyshev_moments_reference` is the one-line definition it is tested against."""
     X = check_points(points)
     n, d = X.shape
-    t = _check_t(t, d)
-    S = np.zeros((t ** (d - 1), t))
-    rows = max(4096, _BLOCK_ENTRIES // t ** max(d - 1, 1))
+    J = _check_degree_bound(degree_bound, d)
+    S = np.zeros((J ** (d - 1), J))
+    rows = max(4096, _BLOCK_ENTRIES // J ** max(d - 1, 1))
     if d == 1:                         # the sums of the basis' rows: no transposed copy, no product
         for start in range(0, n, rows):
-            S[0] += _chebyshev_rows(X[start:start + rows, 0], t).sum(axis=1)
+            S[0] += _chebyshev_rows(X[start:start + rows, 0], J).sum(axis=1)
         return S[0] / n
     for start in range(0, n, rows):
         block = X[start:start + rows]
-        Vs = [chebyshev_basis(block[:, i], t) for i in range(d)]
+        Vs = [chebyshev_basis(block[:, i], J) for i in range(d)]
         left = Vs[0]
         for V in Vs[1:-1]:
             left = (left[:, :, None] * V[:, None, :]).reshape(len(block), -1)
         S += left.T @ Vs[-1] if d > 1 else Vs[0].sum(axis=0)[None, :]
-    return (S / n).reshape((t,) * d)
+    return (S / n).reshape((J,) * d)
 
 
-def chebyshev_moments_reference(points, t) -> np.ndarray:
-    """The definition, slowly: ``mean_x prod_i cos(m_i arccos x_i)`` for each multi-index ``m`` (SMOOTH-Alg1)."""
+def chebyshev_moments_reference(points, degree_bound) -> np.ndarray:
+    """The definition, slowly: ``mean_x prod_i cos(r_i arccos x_i)`` for each multi-index ``r`` (SMOOTH-Alg1)."""
     X = check_points(points)
     d = X.shape[1]
-    t = _check_t(t, d)
+    J = _check_degree_bound(degree_bound, d)
     theta = np.arccos(X)
-    out = np.empty((t,) * d)
+    out = np.empty((J,) * d)
     for m in np.ndindex(*out.shape):
         out[m] = np.mean(np.prod(np.cos(np.asarray(m) * theta), axis=1))
     return out
@@ -138,18 +140,18 @@ def chebyshev_moments_reference(points, t) -> np.ndarray:
 
 @dataclass(frozen=True)
 class SmoothSummary(ReleaseRecord):
-    """SMOOTH-Alg1's release: the noisy moments ``moments`` of shape ``(t,)*d`` (or ``(trials,) + (t,)*d``), the
+    """SMOOTH-Alg1's release: the noisy moments ``moments`` of shape ``(J,)*d`` (or ``(trials,) + (J,)*d``), the
     constant moment exactly 1.  Release-like: ``neighbours`` ("replace-one"), ``noise_scale`` (Laplace ``b`` per
-    non-constant moment), ``ledger`` (``epsilon``, ``delta`` are what it composes to); ``t, d, K, n`` are public
-    parameters.  The constructor's ``stated_epsilon`` and ``stated_delta`` are for a summary built by hand from
-    moments (no ledger given: the stated claim is recorded as one step); :func:`smooth_summary` passes None and its
+    non-constant moment), ``ledger`` (``epsilon``, ``delta`` are what it composes to); ``degree_bound`` (``J``: the
+    moments per axis, i.e. degrees ``<= J - 1``), ``d``, ``K``, ``n`` are public parameters.  The constructor's
+    ``stated_epsilon`` and ``stated_delta`` are for a summary built by hand from moments (no ledger given: the stated claim is recorded as one step); :func:`smooth_summary` passes None and its
     ledger.
-    ``answers`` is the moment vector flattened to ``(t^d,)`` or ``(trials, t^d)``.  ``trace`` holds public
+    ``answers`` is the moment vector flattened to ``(J^d,)`` or ``(trials, J^d)``.  ``trace`` holds public
     parameters only (the sensitivity); the exact moments are not part of the release — whoever holds the data
     computes them with :func:`chebyshev_moments`."""
 
     moments: np.ndarray = field(repr=False)
-    t: int
+    degree_bound: int
     d: int
     K: int
     n: int
@@ -181,47 +183,48 @@ class SmoothSummary(ReleaseRecord):
 
     @property
     def answers(self) -> np.ndarray:
-        k = self.t ** self.d
+        k = self.degree_bound ** self.d
         return self.moments.reshape(k) if self.trials is None else self.moments.reshape(self.trials, k)
 
 
-def summary_inputs(points, *, K, t=None, trials=None):
+def summary_inputs(points, *, K, degree_bound=None, trials=None):
     """SMOOTH-Alg1's public inputs, checked: the rows ``X`` (``n × d`` in ``[-1, 1]^d``), the smoothness ``K``, the
-    degree ``t`` (``floor(n^{1/(2d+K)})`` unless given, then chosen without looking at the data) and ``trials``;
-    ``t^d`` moments and ``trials · t^d`` noise values must fit.  Shared by :func:`smooth_summary` and its broken
-    twin (``dpbook.broken.smooth``).  Returns ``(X, t, K)``."""
+    degree bound ``degree_bound = J`` (``floor(n^{1/(2d+K)})`` unless given, then chosen without looking at the data) and ``trials``;
+    ``J^d`` moments and ``trials · J^d`` noise values must fit.  Shared by :func:`smooth_summary` and its broken
+    twin (``dpbook.broken.smooth``).  Returns ``(X, J, K)``."""
     X = check_points(points)
     n, d = X.shape
     K = check_int("K", K, low=1, high=64)
-    t = summary_degree(n, d, K) if t is None else _check_t(t, d)
+    J = summary_degree(n, d, K) if degree_bound is None else _check_degree_bound(degree_bound, d)
     if trials is not None:
         trials = check_trials(trials)
-        if trials * t ** d > _MAX_ENTRIES * 8:
-            raise ValueError(f"trials ({trials}) x t^d ({t ** d}) moments is too large; use fewer trials")
-    return X, t, K
+        if trials * J ** d > _MAX_ENTRIES * 8:
+            raise ValueError(f"trials ({trials}) x degree_bound^d ({J ** d}) moments is too large; use fewer trials")
+    return X, J, K
 
 
-def smooth_summary(points, *, epsilon, K, t=None, trials=None, rng=None, sampler=laplace_noise) -> SmoothSummary:
-    """SMOOTH-Alg1 (corrected per SMOOTH-E1): the ``t^d`` Chebyshev moments of the rows, each non-constant one
-    plus ``Lap(2 (t^d - 1)/(n ε))``, the constant one (= 1) exact.  ε-DP under replace-one neighbours.
+def smooth_summary(points, *, epsilon, K, degree_bound=None, trials=None, rng=None,
+                   sampler=laplace_noise) -> SmoothSummary:
+    """SMOOTH-Alg1 (corrected per SMOOTH-E1): the ``J^d`` Chebyshev moments of the rows, each non-constant one
+    plus ``Lap(2 (J^d - 1)/(n ε))``, the constant one (= 1) exact.  ε-DP under replace-one neighbours.
 
-    ``K`` is the smoothness the summary is tuned for: ``t = floor(n^{1/(2d+K)})`` unless ``t`` is given (it must
-    then be chosen without looking at the data).  ``n`` (the number of rows) is public.  Time ``O(n t^d)``.
+    ``K`` is the smoothness the summary is tuned for: ``J = floor(n^{1/(2d+K)})`` unless ``degree_bound`` is given (it must
+    then be chosen without looking at the data).  ``n`` (the number of rows) is public.  Time ``O(n J^d)``.
     ``trials`` draws that many independent releases of the same moments (noise batch; moments computed once).
     """
-    X, t, K = summary_inputs(points, K=K, t=t, trials=trials)
+    X, J, K = summary_inputs(points, K=K, degree_bound=degree_bound, trials=trials)
     n, d = X.shape
     p = mechanism_prologue(epsilon=epsilon, rng=rng, sampler=sampler, trials=trials, neighbours="replace-one",
-                           per_release=(t,) * d, family="laplace", lattice_ok=False)   # Chebyshev moments are reals
+                           per_release=(J,) * d, family="laplace", lattice_ok=False)   # Chebyshev moments are reals
     epsilon = p.epsilon
-    b = summary_noise_scale(n, t, d, epsilon) if t ** d > 1 else 0.0     # Lap(2(t^d - 1)/(nε)), SMOOTH-E1
-    exact = chebyshev_moments(X, t)
-    noise = np.zeros(p.shape) if t ** d == 1 else p.noise(b, p.shape, p.rng)
+    b = summary_noise_scale(n, J, d, epsilon) if J ** d > 1 else 0.0     # Lap(2(J^d - 1)/(nε)), SMOOTH-E1
+    exact = chebyshev_moments(X, J)
+    noise = np.zeros(p.shape) if J ** d == 1 else p.noise(b, p.shape, p.rng)
     noise[(Ellipsis,) + (0,) * d] = 0.0                    # the constant moment is public: published exactly
     noisy = exact + noise
-    return SmoothSummary(noisy, t, d, K, n, None, None, "smooth_summary", b,
-                         ledger=(Spend(f"laplace on the {t ** d - 1} non-constant Chebyshev moments", epsilon),),
-                         trace={"sensitivity": 2.0 * (t ** d - 1) / n})
+    return SmoothSummary(noisy, J, d, K, n, None, None, "smooth_summary", b,
+                         ledger=(Spend(f"laplace on the {J ** d - 1} non-constant Chebyshev moments", epsilon),),
+                         trace={"sensitivity": 2.0 * (J ** d - 1) / n})
 
 
 example(smooth_summary, lambda: dict(points=np.linspace(-1, 1, 50)[:, None], epsilon=0.7, K=2, rng=0))
@@ -265,21 +268,21 @@ def _lobatto_grid(M, d):
     return nodes
 
 
-def chebyshev_coefficients(fn, d, t, *, M=None) -> np.ndarray:
-    """SMOOTH-Alg2 step 2 (with SMOOTH-E2: degree ``<= t - 1``): the tensor Chebyshev coefficients ``c_m``,
-    ``||m||_∞ <= t - 1``, of the interpolant of ``f`` on the ``(M+1)^d`` Chebyshev–Lobatto nodes
-    ``cos(π j / M)`` (default ``M = max(4t, 16)``), by one d-dimensional DCT-I (``scipy.fft.dctn``); shape ``(t,)*d``.
+def chebyshev_coefficients(fn, d, degree_bound, *, M=None) -> np.ndarray:
+    """SMOOTH-Alg2 step 2 (with SMOOTH-E2: degree ``<= J - 1``): the tensor Chebyshev coefficients ``c_r``,
+    ``||r||_∞ <= J - 1`` (``J = degree_bound``), of the interpolant of ``f`` on the ``(M+1)^d`` Chebyshev–Lobatto nodes
+    ``cos(π j / M)`` (default ``M = max(4J, 16)``), by one d-dimensional DCT-I (``scipy.fft.dctn``); shape ``(J,)*d``.
 
     Exact for polynomials of degree ``<= M`` in each variable; for ``f ∈ C^K`` the truncation is within
-    ``O(t^{-K} log^d t)`` of ``f`` (SMOOTH-Thm3.2's rate up to the log).  Uses no data.
+    ``O(J^{-K} log^d J)`` of ``f`` (SMOOTH-Thm3.2's rate up to the log).  Uses no data.
     """
     from scipy.fft import dctn
     f = _fn(fn)
     d = check_int("d", d, low=1, high=_MAX_D)
-    t = _check_t(t, d)
-    M = max(4 * t, 16) if M is None else check_int("M", M, low=1)
-    if M < t - 1:
-        raise ValueError(f"M ({M}) must be >= t - 1 ({t - 1})")
+    J = _check_degree_bound(degree_bound, d)
+    M = max(4 * J, 16) if M is None else check_int("M", M, low=1)
+    if M < J - 1:
+        raise ValueError(f"M ({M}) must be >= degree_bound - 1 ({J - 1})")
     if (M + 1) ** d > _MAX_ENTRIES * 4:
         raise ValueError(f"M ({M}) gives (M+1)^d = {(M + 1) ** d} nodes; too many for d = {d}")
     values = _values(f, _lobatto_grid(M, d).copy()).reshape((M + 1,) * d)   # a copy: f may write to its input
@@ -290,22 +293,22 @@ def chebyshev_coefficients(fn, d, t, *, M=None) -> np.ndarray:
         idx = [slice(None)] * d
         idx[axis] = [0, M]
         a[tuple(idx)] *= 0.5
-    return a[(slice(0, t),) * d].copy()
+    return a[(slice(0, J),) * d].copy()
 
 
-def jackson_coefficients(fn, d, t, K, *, M=None) -> np.ndarray:
+def jackson_coefficients(fn, d, degree_bound, K, *, M=None) -> np.ndarray:
     """SMOOTH-Thm3.2 option (b), paper-style [RECON]: the coefficients of the generalised Jackson operator applied to
-    ``g_f(θ) = f(cos θ)``, ``c_m = ĝ_m prod_i λ_{m_i}`` with ``ĝ`` the Chebyshev coefficients of ``f`` (here from an
-    interpolant on ``M + 1 >= max(4t, 64) + 1`` nodes per axis) and ``λ`` = :func:`dpbook.theory.smooth.jackson_multipliers`.
-    Same rate ``t^{-K}`` as interpolation, larger constants (chapter 16, §3).  Shape ``(t,)*d``; uses no data."""
+    ``g_f(θ) = f(cos θ)``, ``c_r = ĝ_r prod_i λ_{r_i}`` (``J = degree_bound``) with ``ĝ`` the Chebyshev coefficients of ``f`` (here from an
+    interpolant on ``M + 1 >= max(4J, 64) + 1`` nodes per axis) and ``λ`` = :func:`dpbook.theory.smooth.jackson_multipliers`.
+    Same rate ``J^{-K}`` as interpolation, larger constants (chapter 16, §3).  Shape ``(J,)*d``; uses no data."""
     d = check_int("d", d, low=1, high=_MAX_D)
-    t = _check_t(t, d)
-    lam = jackson_multipliers(t, K)
-    M = max(4 * t, 64) if M is None else check_int("M", M, low=1)
-    c = chebyshev_coefficients(fn, d, t, M=M)
+    J = _check_degree_bound(degree_bound, d)
+    lam = jackson_multipliers(J, K)
+    M = max(4 * J, 64) if M is None else check_int("M", M, low=1)
+    c = chebyshev_coefficients(fn, d, J, M=M)
     for axis in range(d):
         shape = [1] * d
-        shape[axis] = t
+        shape[axis] = J
         c = c * lam.reshape(shape)
     return c
 
@@ -314,18 +317,18 @@ def chebyshev_evaluate(coefficients, points) -> np.ndarray:
     """``p(x) = sum_m c_m prod_i T_{m_i}(x_i)`` at each row of ``points`` (shape ``(N,)``)."""
     c = check_real_array("coefficients", coefficients)
     if c.ndim < 1 or c.ndim > _MAX_D or len(set(c.shape)) != 1 or c.size == 0:
-        raise ValueError(f"coefficients must have shape (t,)*d, got {c.shape}")
-    d, t = c.ndim, c.shape[0]
+        raise ValueError(f"coefficients must have shape (J,)*d, got {c.shape}")
+    d, J = c.ndim, c.shape[0]
     X = check_points(points, d=d)
-    Vs = [chebyshev_basis(X[:, i], t) for i in range(d)]
-    out = np.tensordot(Vs[0], c, axes=([1], [0]))          # (N, t, ..., t)
+    Vs = [chebyshev_basis(X[:, i], J) for i in range(d)]
+    out = np.tensordot(Vs[0], c, axes=([1], [0]))          # (N, J, ..., J)
     for V in Vs[1:]:
         out = np.einsum("na,na...->n...", V, out)
     return out
 
 
 def answer_query(summary, f, *, M=None) -> np.ndarray | float:
-    """SMOOTH-Alg2: ``<c_f, Su_hat>`` with ``c_f`` = :func:`chebyshev_coefficients` of ``f`` at the summary's ``t``.
+    """SMOOTH-Alg2: ``<c_f, Su_hat>`` with ``c_f`` = :func:`chebyshev_coefficients` of ``f`` at the summary's degree bound ``J``.
 
     Post-processing of the ε-DP summary: reads only the released moments.  Returns a float, or shape
     ``(trials,)`` for a batched summary."""
@@ -333,7 +336,7 @@ def answer_query(summary, f, *, M=None) -> np.ndarray | float:
         raise TypeError(f"summary must be a SmoothSummary (from smooth_summary), got {type(summary).__name__}")
     if isinstance(f, SmoothQuery) and f.d != summary.d:
         raise ValueError(f"f is a query on d ({f.d}) coordinates; the summary has d ({summary.d})")
-    c = chebyshev_coefficients(f, summary.d, summary.t, M=M)
+    c = chebyshev_coefficients(f, summary.d, summary.degree_bound, M=M)
     axes = tuple(range(summary.moments.ndim - summary.d, summary.moments.ndim))
     out = np.tensordot(summary.moments, c, axes=(axes, tuple(range(summary.d))))
     return float(out) if out.ndim == 0 else out
@@ -378,7 +381,7 @@ def _tensor_grid(g, d) -> tuple[np.ndarray, np.ndarray]:
 
 def _evaluate_on_grid(c, x) -> np.ndarray:
     """:func:`chebyshev_evaluate` on the tensor grid ``x^d`` (raveled in ``ij`` order), one axis at a time: ``d``
-    products of size ``g t^d`` at most instead of ``g^d t^d`` (the same polynomial, summed in another order)."""
+    products of size ``g J^d`` at most instead of ``g^d J^d`` (the same polynomial, summed in another order)."""
     out = c
     V = chebyshev_basis(x, c.shape[0])
     for _ in range(c.ndim):                   # contracts the leading coefficient axis, appends a grid axis
@@ -386,38 +389,40 @@ def _evaluate_on_grid(c, x) -> np.ndarray:
     return out.ravel()
 
 
-def _sup_errors(fn, d, ts, M, grid):
-    """``|f - p_t|`` on the grid for each ``t`` in ``ts`` (``f`` evaluated once), and the grid's points."""
+def _sup_errors(fn, d, degree_bounds, M, grid):
+    """``|f - p_J|`` on the grid for each degree bound ``J`` in ``degree_bounds`` (``f`` evaluated once), and the
+    grid's points."""
     d = check_int("d", d, low=1, high=_MAX_D)
     f = _fn(fn)
     g = {1: 2001, 2: 161}.get(d, 41) if grid is None else check_int("grid", grid, low=3, high=100_001)
-    coefficients = [chebyshev_coefficients(f, d, t, M=M) for t in ts]
+    coefficients = [chebyshev_coefficients(f, d, J, M=M) for J in degree_bounds]
     x, pts = _tensor_grid(g, d)
     values = _values(f, pts.copy())                     # a copy: f may write to its input
     return [np.abs(values - _evaluate_on_grid(c, x)) for c in coefficients], pts
 
 
-def approximation_error(fn, d, t, *, M=None, grid=None):
-    """``γ_f = sup |f - p_t|`` (SMOOTH-Thm3.2 part (1)) estimated on a tensor grid of ``[-1, 1]^d`` (default 2001, 161,
+def approximation_error(fn, d, degree_bound, *, M=None, grid=None):
+    """``γ_f = sup |f - p_J|`` (SMOOTH-Thm3.2 part (1)) estimated on a tensor grid of ``[-1, 1]^d`` (default 2001, 161,
     41 points per axis for d = 1, 2, >= 3; the grid contains the endpoints and 0).  Data-free.
 
-    ``t`` is a degree bound (returns a float) or a 1-D sequence of them (returns an array of ``γ_f(t)``, with ``f``
-    evaluated on the grid once)."""
-    if isinstance(t, (list, tuple, range, np.ndarray)):
-        ts = np.asarray(t)
-        if ts.ndim != 1 or ts.size == 0 or ts.dtype.kind not in "iu":
-            raise ValueError(f"t ({t!r}) must be a degree bound or a non-empty 1-D sequence of integers")
-        errs, _ = _sup_errors(fn, d, [int(u) for u in ts], M, grid)
+    ``degree_bound`` is ``J``, the degree bound (``p_J`` has degree ``<= J - 1`` per coordinate; returns a float), or
+    a 1-D sequence of them (returns an array of ``γ_f(J)``, with ``f`` evaluated on the grid once)."""
+    if isinstance(degree_bound, (list, tuple, range, np.ndarray)):
+        Js = np.asarray(degree_bound)
+        if Js.ndim != 1 or Js.size == 0 or Js.dtype.kind not in "iu":
+            raise ValueError(f"degree_bound ({degree_bound!r}) must be a degree bound or a non-empty 1-D sequence "
+                             f"of integers")
+        errs, _ = _sup_errors(fn, d, [int(u) for u in Js], M, grid)
         return np.array([float(np.max(e)) for e in errs])
-    errs, _ = _sup_errors(fn, d, [t], M, grid)
+    errs, _ = _sup_errors(fn, d, [degree_bound], M, grid)
     return float(np.max(errs[0]))
 
 
-def worst_point(fn, d, t, *, M=None, grid=None) -> tuple[float, np.ndarray]:
-    """``(γ, x*)``: :func:`approximation_error` ``γ_f = sup |f - p_t|`` on its grid and a grid point ``x*`` (shape
+def worst_point(fn, d, degree_bound, *, M=None, grid=None) -> tuple[float, np.ndarray]:
+    """``(γ, x*)``: :func:`approximation_error` ``γ_f = sup |f - p_J|`` on its grid and a grid point ``x*`` (shape
     ``(d,)``) where it is attained: a data set whose rows sit at ``x*`` realises SMOOTH-Thm3.1's worst case for
-    ``f`` at degree ``t``.  Data-free."""
-    errs, pts = _sup_errors(fn, d, [t], M, grid)
+    ``f`` at degree bound ``J = degree_bound``.  Data-free."""
+    errs, pts = _sup_errors(fn, d, [degree_bound], M, grid)
     i = int(np.argmax(errs[0]))
     return float(errs[0][i]), pts[i].copy()
 
@@ -539,7 +544,7 @@ def sigmoid_query(w, bias, d, K, *, B=1.0) -> SmoothQuery:
 
 def polynomial_query(coefficients, K, *, B=1.0) -> SmoothQuery:
     """``sum_m a_m prod_i T_{m_i}(x_i)`` for a tensor ``coefficients`` of shape ``(deg+1,)*d``, rescaled to
-    ``||f||_K = B`` (norm measured; exact answers from any summary with ``t > deg``)."""
+    ``||f||_K = B`` (norm measured; exact answers from any summary with ``J > deg``)."""
     a = check_real_array("coefficients", coefficients)
     if a.ndim < 1 or a.ndim > _MAX_D or len(set(a.shape)) != 1 or not np.any(a):
         raise ValueError(f"coefficients must be a non-zero array of shape (deg+1,)*d, got {a.shape}")
@@ -549,8 +554,8 @@ def polynomial_query(coefficients, K, *, B=1.0) -> SmoothQuery:
 
 def kink_query(a, d, K, *, B=1.0) -> SmoothQuery:
     """The hardest kind of member of ``C^K_B``: ``(1/d) sum_i s(x_i - a)``, ``s(u) = |u|^K`` (``K`` odd) or
-    ``u |u|^{K-1}`` (``K`` even), whose ``K``-th derivative jumps at ``a`` — so no polynomial of degree ``< t`` comes
-    closer than about ``t^{-K}`` (SMOOTH-Thm3.2's rate is attained).  Scaled by ``B / max_j K!/(K-j)! (1+|a|)^{K-j}``,
+    ``u |u|^{K-1}`` (``K`` even), whose ``K``-th derivative jumps at ``a`` — so no polynomial of degree ``< J`` comes
+    closer than about ``J^{-K}`` (SMOOTH-Thm3.2's rate is attained).  Scaled by ``B / max_j K!/(K-j)! (1+|a|)^{K-j}``,
     an exact bound on ``||f||_K`` (the ``K``-th derivative exists except at ``a``, where it is bounded)."""
     d = check_int("d", d, low=1, high=_MAX_D)
     K = check_int("K", K, low=1, high=64)
@@ -563,7 +568,7 @@ def kink_query(a, d, K, *, B=1.0) -> SmoothQuery:
 
 def box_query(lo, hi, d) -> SmoothQuery:
     """The non-smooth control: the indicator of the box ``[lo, hi]^d`` (``K = 0``: not in any ``C^K_B``).  Its
-    Chebyshev series converges like ``t^{-1}`` in L1 only and never uniformly (Gibbs)."""
+    Chebyshev series converges like ``J^{-1}`` in L1 only and never uniformly (Gibbs)."""
     d = check_int("d", d, low=1, high=_MAX_D)
     lo, hi = _vec("lo", lo, d), _vec("hi", hi, d)
     if np.any(lo >= hi):
@@ -636,7 +641,7 @@ def _row_values(q, X, name) -> np.ndarray:
 
 #: The most nodes a public interpolation grid may have (``grid ** d``): the exact sensitivity compares every pair.
 MAX_GRID_NODES = 2049
-_MAX_PAIR_WORK = 2 * 10 ** 9        # nodes^2 * k: about ten seconds of numpy
+_MAX_PAIR_WORK = 2 * 10 ** 9        # nodes^2 * (number of queries): about ten seconds of numpy
 
 
 def grid_nodes(grid, d) -> tuple[np.ndarray, np.ndarray]:
@@ -653,12 +658,12 @@ def grid_nodes(grid, d) -> tuple[np.ndarray, np.ndarray]:
 
 def interpolated_l1_sensitivity(node_values) -> float:
     """``max_{a,b} sum_j |F[j, a] - F[j, b]|`` over all pairs of grid nodes: the exact replace-one L1 sensitivity
-    (times ``n``) of the (multi)linear interpolants with node values ``F`` (shape ``(k, nodes)``).  Exact, not a grid
-    estimate: for fixed ``b`` each ``|f̃_j(a) - c|`` is convex along every coordinate inside a grid cell, so their sum
+    (times ``n``) of the (multi)linear interpolants with node values ``F`` (shape ``(m, nodes)``, one row per
+    query).  Exact, not a grid estimate: for fixed ``b`` each ``|f̃_j(a) - c|`` is convex along every coordinate inside a grid cell, so their sum
     attains its maximum over the cell at a node (and the same for ``b``)."""
     F = check_real_array("node_values", node_values)
     if F.ndim != 2 or F.size == 0:
-        raise ValueError(f"node_values must be a non-empty (k, nodes) array, got shape {F.shape}")
+        raise ValueError(f"node_values must be a non-empty (queries, nodes) array, got shape {F.shape}")
     best = 0.0
     for a in range(F.shape[1] - 1):                 # pairs (a, b), b > a: the sum is symmetric in a and b
         best = max(best, float(np.abs(F[:, a + 1:] - F[:, a:a + 1]).sum(axis=0).max()))
@@ -687,9 +692,9 @@ def _hat_weights(axis, X) -> np.ndarray:
 
 
 def per_query_laplace(points, queries, *, epsilon, B=1.0, grid=None, trials=None, rng=None, sampler=laplace_noise):
-    """The baseline of chapter 16: each of the ``k`` query means ``(1/n) sum_i f(x_i)`` plus ``Lap(2Bk/(nε))`` —
-    basic composition, ε-DP (DR-Thm3.6).  The error grows linearly with ``k``; the smooth summary's does not
-    depend on ``k``.  Returns a :class:`~dpbook.release.Release` (answers shape ``(k,)`` or ``(trials, k)``).
+    """The baseline of chapter 16: each of the ``m`` query means ``(1/n) sum_i f(x_i)`` plus ``Lap(2Bm/(nε))`` —
+    basic composition, ε-DP (DR-Thm3.6).  The error grows linearly with ``m``; the smooth summary's does not
+    depend on ``m``.  Returns a :class:`~dpbook.release.Release` (answers shape ``(m,)`` or ``(trials, m)``).
 
     A query is a callable mapping an ``(N, d)`` array to ``N`` values, one per row (shape ``(N,)`` or ``(N, 1)``);
     one that returns anything else (a scalar, a slice ``Z[:10, 0]``) is refused with a ``ValueError`` naming
@@ -702,7 +707,7 @@ def per_query_laplace(points, queries, *, epsilon, B=1.0, grid=None, trials=None
     ``grid=G`` (an int, ``G^d <= MAX_GRID_NODES``): the exact-sensitivity baseline.  Each query is replaced by its
     (multi)linear interpolant on the public tensor grid of ``G`` nodes per axis (node values clipped to
     ``[-B, B]``), and the noise is ``Lap(Δ/(nε))`` with ``Δ`` the interpolated workload's exact L1 sensitivity
-    (:func:`interpolated_l1_sensitivity`; at most ``2Bk``, often far less: a query of small range costs little).
+    (:func:`interpolated_l1_sensitivity`; at most ``2Bm``, often far less: a query of small range costs little).
     Private for any callable, since ``Δ`` is exact for what is released; the interpolation moves a ``C^2_B`` query
     by at most ``B h^2/8`` (``h = 2/(G-1)``)."""
     from .release import Release
@@ -732,7 +737,7 @@ def per_query_laplace(points, queries, *, epsilon, B=1.0, grid=None, trials=None
     else:
         axis, nodes = grid_nodes(grid, X.shape[1])
         if nodes.shape[0] ** 2 * k > _MAX_PAIR_WORK:
-            raise ValueError(f"grid ({grid}) with k ({k}) queries: {nodes.shape[0]}^2 x {k} node pairs to compare; "
+            raise ValueError(f"grid ({grid}) with {k} queries: {nodes.shape[0]}^2 x {k} node pairs to compare; "
                              f"at most {_MAX_PAIR_WORK:.0e}: make grid smaller")
         for i, q in enumerate(queries):                                  # the shape contract, on public rows
             if isinstance(q, SmoothQuery) and q.d != X.shape[1]:

@@ -82,6 +82,7 @@ def _values():
         b1=1.0, b2=2.0, k=10, m=10, n=100, N=16, T=5, c=2, s=3, d=4, B=10, K=20, M=8, q=0.5, mu=0.0, t=1.0, z=0.5,
         ell=5,
         sample_size=3,
+        db_size=3, degree_bound=10,
         shift=1.0, gamma=0.5, eta=0.1, lam=1.0, gap=1.0, bound=10.0, c_gru=1.0, norm2=10.0, sq_norm=10.0,
         range_size=20, net_size=20, b_max=5, rounds=3, size=5, trials=10, rng=0, threshold=0.5, level=1e-6,
         granularity=0.25, count=3.0, events=1, digits=3, trials_factor=0.5, i=1, j=2,
@@ -133,8 +134,8 @@ OVERRIDES = {
     "dpbook.theory.gaussian.gaussian_sigma": dict(epsilon=0.5),
     "dpbook.gaussian.gaussian_mechanism": dict(epsilon=0.5),
     "dpbook.smalldb.smalldb": dict(alpha=0.8),
-    "dpbook.smalldb.multisets": dict(N=4, s=2),
-    "dpbook.smalldb.subsample_errors": dict(s=3),
+    "dpbook.smalldb.multisets": dict(N=4, db_size=2),
+    "dpbook.smalldb.subsample_errors": dict(db_size=3),
     "dpbook.broken.exponential.smalldb_no_half": dict(alpha=0.8),
     "dpbook.sparse_vector.above_threshold": dict(threshold=0.5),
     "dpbook.sparse_vector.above_threshold_stream": dict(threshold=0.5),
@@ -164,12 +165,12 @@ OVERRIDES = {
     "dpbook.privacy_loss.round_moments": dict(threshold=0.1),
     "dpbook.theory.idc.best_alpha": dict(bound=lambda alpha: 4 * math.log(16) / alpha ** 2),
     "dpbook.theory.idc.alg1_best_alpha": dict(bound=lambda alpha: 4 * math.log(16) / alpha ** 2),
-    "dpbook.theory.smooth.summary_sensitivity": dict(t=10),      # t: the summary's degree, an integer
-    "dpbook.theory.smooth.summary_noise_scale": dict(t=10),
-    "dpbook.theory.smooth.paper_noise_scale": dict(t=10),
-    "dpbook.theory.smooth.exact_sensitivity_1d": dict(t=10),
-    "dpbook.theory.smooth.paper_scale_privacy_loss": dict(t=10),
-    "dpbook.theory.smooth.jackson_multipliers": dict(t=10),
+    "dpbook.theory.smooth.summary_sensitivity": dict(degree_bound=10),     # the summary's degree bound, an integer
+    "dpbook.theory.smooth.summary_noise_scale": dict(degree_bound=10),
+    "dpbook.theory.smooth.paper_noise_scale": dict(degree_bound=10),
+    "dpbook.theory.smooth.exact_sensitivity_1d": dict(degree_bound=10),
+    "dpbook.theory.smooth.paper_scale_privacy_loss": dict(degree_bound=10),
+    "dpbook.theory.smooth.jackson_multipliers": dict(degree_bound=10),
     "dpbook.mwem.mwem_practical": None,         # filled in by _valid_call (measures whole marginals)
     "dpbook.broken.mwem.mwem_marginal_cell_sensitivity": None,
     "dpbook.broken.workloads.mwem_practical_distinct_cells": None,
@@ -253,7 +254,8 @@ POSITIVE = {"epsilon", "epsilon0", "epsilon_star", "sensitivity", "sigma", "scal
 PROBABILITY = {"delta", "delta_prime", "beta", "level"}
 POSITIVE_INT = {"k", "m", "n", "N", "T", "c", "s", "d", "B", "K", "M", "trials", "range_size", "net_size",
                 "rounds", "trials_prime", "events", "digits",
-                "sample_size"}
+                "sample_size",
+                "db_size", "degree_bound"}
 NONNEG_INT = {"b_max", "size", "replay", "k_prime", "i", "j", "hits"}
 
 
@@ -345,8 +347,8 @@ NOT_APPLICABLE = {
     ("dpbook.noise.discrete_gaussian_delta", "epsilon", "0"): "the privacy curve δ(ε) is defined at ε = 0",
     ("dpbook.theory.gaussian.gaussian_delta", "epsilon", "0"): "the privacy curve δ(ε) is defined at ε = 0",
     ("dpbook.theory.gaussian.privacy_loss_tail", "epsilon", "0"): "P[L > 0] is defined",
-    ("dpbook.theory.smalldb.range_size", "s", "0"): "C(N-1, 0) = 1: the empty database",
-    ("dpbook.theory.smalldb.log_range_size", "s", "0"): "log C(N-1, 0) = 0",
+    ("dpbook.theory.smalldb.range_size", "db_size", "0"): "C(N-1, 0) = 1: the empty database",
+    ("dpbook.theory.smalldb.log_range_size", "db_size", "0"): "log C(N-1, 0) = 0",
     ("dpbook.theory.smalldb.net_error_bound", "alpha", "0"): "an exact net (α = 0) is allowed",
     ("dpbook.theory.histogram.laplace_sum_tail_bound", "lam", "0"): "the tail at λ = 0 is the trivial bound 1",
     ("dpbook.theory.randomized_response.rr_hoeffding_tail", "lam", "0"): "the tail at λ = 0 is the trivial bound 1",

@@ -27,7 +27,7 @@ def test_regime_errors_seeded_and_sane():
 
 def test_smalldb_vs_histogram_small_sizes():
     r = smalldb_vs_histogram(2, epsilon=1.0, alpha=0.5, trials=500, rng=7)
-    assert (r["N"], r["m"], r["s"], r["range_size"]) == (4, 8, 9, 220)          # C(4 + 9 - 1, 9) = 220
+    assert (r["N"], r["m"], r["db_size"], r["range_size"]) == (4, 8, 9, 220)          # C(4 + 9 - 1, 9) = 220
     assert r["OPT"] <= r["smalldb"] and r["histogram"] < r["smalldb"] < r["uniform"]
     assert smalldb_vs_histogram(2, epsilon=1.0, alpha=0.5, trials=500, rng=7) == r           # seeded
     assert one_two_way_cells(4).m == 2 * 4 + 4 * 6

@@ -25,21 +25,21 @@ def test_table_and_cells():
 def test_smalldb_law_is_the_exact_law():
     """Against dpbook.smalldb's exact error distribution (computed independently): the same errors, a law that
     sums to 1 per ε and puts on each level the mass of its candidates, and the quantiles exact_quantile gives."""
-    m, s, beta = 12, 4, 0.05
-    err, levels, law, quant = smalldb_law(m, s, beta)
+    m, db_size, beta = 12, 4, 0.05
+    err, levels, law, quant = smalldb_law(m, db_size, beta)
     small = cancer_projection(ATTRIBUTES)
     W = MarginalWorkload(3, CELLS[:m])
-    ref_err, ref_p = exact_error_distribution(small.x, W, multisets(small.N, s), epsilon=1.0)
-    assert err.size == range_size(small.N, s) and np.allclose(np.sort(err), np.sort(ref_err))
+    ref_err, ref_p = exact_error_distribution(small.x, W, multisets(small.N, db_size), epsilon=1.0)
+    assert err.size == range_size(small.N, db_size) and np.allclose(np.sort(err), np.sort(ref_err))
     assert np.array_equal(levels, np.unique(err)) and not err.flags.writeable
     p = law(1.0)
     assert math.isclose(p.sum(), 1.0, rel_tol=1e-12)
     at_opt = ref_p[np.isclose(ref_err, levels[0])].sum()
     assert math.isclose(p[0], at_opt, rel_tol=1e-9)
     for e, q in zip(EPS_SWEEP, quant):
-        _, pe = exact_error_distribution(small.x, W, multisets(small.N, s), epsilon=float(e))
+        _, pe = exact_error_distribution(small.x, W, multisets(small.N, db_size), epsilon=float(e))
         assert math.isclose(q, exact_quantile(ref_err, pe, 1 - beta), rel_tol=1e-9)
-    assert smalldb_law(m, s, beta) is smalldb_law(m, s, beta)                  # cached
+    assert smalldb_law(m, db_size, beta) is smalldb_law(m, db_size, beta)                  # cached
     assert quant[-1] <= quant[0]                                             # more ε, less error
 
 
@@ -60,10 +60,10 @@ def test_histogram_quantile_scales_like_one_over_epsilon():
 @pytest.mark.parametrize("call, exc, name", [
     (lambda: smalldb_law(0, 4, 0.05), ValueError, "m"),
     (lambda: smalldb_law(27, 4, 0.05), ValueError, "m"),
-    (lambda: smalldb_law(12, 0, 0.05), ValueError, "s"),
-    (lambda: smalldb_law(12, 2.5, 0.05), TypeError, "s"),
+    (lambda: smalldb_law(12, 0, 0.05), ValueError, "db_size"),
+    (lambda: smalldb_law(12, 2.5, 0.05), TypeError, "db_size"),
     (lambda: smalldb_law(12, 4, 1.5), ValueError, "beta"),
-    (lambda: smalldb_law(12, 10 ** 6, 0.05), ValueError, "s"),
+    (lambda: smalldb_law(12, 10 ** 6, 0.05), ValueError, "db_size"),
     (lambda: smalldb_law(12, 4, 0.05)[2](-1.0), ValueError, "epsilon"),
     (lambda: histogram_quantile_at_unit_epsilon(18, math.nan), ValueError, "beta"),
     (lambda: histogram_quantile_at_unit_epsilon(18, 0.05, trials=0), ValueError, "trials"),

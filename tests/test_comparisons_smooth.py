@@ -21,7 +21,7 @@ def test_fit_slope_recovers_a_power_law_and_refuses_bad_input():
 
 def test_regime_sweep_recovers_the_approximation_exponent():
     r = regime_sweep(1, 2, [6, 8, 11, 16], trials=200, repeat=1, rng=2026)
-    assert list(r.t) == [6, 8, 11, 16] and list(r.n) == [6 ** 4, 8 ** 4, 11 ** 4, 16 ** 4]
+    assert list(r.degree_bound) == [6, 8, 11, 16] and list(r.n) == [6 ** 4, 8 ** 4, 11 ** 4, 16 ** 4]
     assert abs(r.slopes()["gamma"] - r.theory()["accuracy"]) <= 0.1
     # the same seed, the same sweep (timings aside)
     again = regime_sweep(1, 2, [6, 8, 11, 16], trials=200, repeat=1, rng=2026)
@@ -30,13 +30,14 @@ def test_regime_sweep_recovers_the_approximation_exponent():
     assert np.all(r.baseline < r.worst)                 # one query: per-query Laplace wins (the chapter's §5)
 
 
-@pytest.mark.parametrize("kw, name", [(dict(ts=[1, 2]), "ts"), (dict(ts=[2.5]), "ts"), (dict(ts=[]), "ts"),
-                                      (dict(ts=[100]), "ts"), (dict(d=4), "d"), (dict(K=0), "K"),
+@pytest.mark.parametrize("kw, name", [(dict(degree_bounds=[1, 2]), "degree_bounds"),
+                                      (dict(degree_bounds=[2.5]), "degree_bounds"), (dict(degree_bounds=[]), "degree_bounds"),
+                                      (dict(degree_bounds=[100]), "degree_bounds"), (dict(d=4), "d"), (dict(K=0), "K"),
                                       (dict(trials=0), "trials"), (dict(query="nope"), "query"),
                                       (dict(repeat=0), "repeat"), (dict(epsilon=-1.0), "epsilon"),
                                       (dict(beta=1.5), "beta")])
 def test_regime_sweep_refuses_bad_input(kw, name):
-    args = dict(d=1, K=2, ts=[3, 4], trials=10, repeat=1, rng=0)
+    args = dict(d=1, K=2, degree_bounds=[3, 4], trials=10, repeat=1, rng=0)
     with pytest.raises(ValueError, match=name):
         regime_sweep(**{**args, **kw})
 

@@ -88,7 +88,7 @@ def test_sampling_lemma_figure_draws_and_rejects_bad_input():
     _drawn(sx.figure_sampling_lemma(s, rate, rate, rate, rate, **kw))
     with pytest.raises(ValueError, match="lower"):
         sx.figure_sampling_lemma(s, rate, rate[:2], rate, rate, **kw)
-    with pytest.raises(ValueError, match="s_grid"):
+    with pytest.raises(ValueError, match="db_sizes"):
         sx.figure_sampling_lemma(-s, rate, rate, rate, rate, **kw)
     with pytest.raises(ValueError, match="alpha"):
         sx.figure_sampling_lemma(s, rate, rate, rate, rate, **dict(kw, alpha=0.0))

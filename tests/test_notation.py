@@ -110,37 +110,7 @@ ALLOWED = {
 
 #: Uses of a guarded name for something else, still to be renamed (``qualified name: parameter``).  Empty it
 #: as the renames land: the test fails for an entry that is already renamed.
-PENDING_RENAMES = {
-    # s = the size of a synthetic database
-    "dpbook.smalldb.SyntheticDatabase": "s",
-    "dpbook.smalldb.multisets": "s",
-    "dpbook.smalldb.subsample_errors": "s",
-    "dpbook.theory.smalldb.range_size": "s",
-    "dpbook.theory.smalldb.log_range_size": "s",
-    "dpbook.theory.smalldb.sampling_failure_bound": "s",
-    "dpbook.comparisons.smalldb.smalldb_law": "s",
-    # t = a Chebyshev / polynomial degree (-> degree)
-    _SM + "SmoothSummary": "t",
-    _SM + "approximation_error": "t",
-    _SM + "chebyshev_basis": "t",
-    _SM + "chebyshev_coefficients": "t",
-    _SM + "chebyshev_moments": "t",
-    _SM + "chebyshev_moments_reference": "t",
-    _SM + "jackson_coefficients": "t",
-    _SM + "smooth_summary": "t",
-    _SM + "summary_inputs": "t",
-    _SM + "worst_point": "t",
-    _TSM + "exact_sensitivity_1d": "t",
-    _TSM + "jackson_multipliers": "t",
-    _TSM + "paper_noise_scale": "t",
-    _TSM + "paper_scale_privacy_loss": "t",
-    _TSM + "summary_noise_scale": "t",
-    _TSM + "summary_sensitivity": "t",
-    # the same degree where the smooth family's results are measured and broken (chapter 16 reads ``.t``)
-    "dpbook.comparisons.smooth.PerQueryComparison": "t",
-    "dpbook.comparisons.smooth.RegimeSweep": "t",
-    "dpbook.broken.smooth.smooth_summary_paper_scale": "t",
-}
+PENDING_RENAMES: dict[str, str] = {}
 
 
 # --- discovery --------------------------------------------------------------------------------------------------

@@ -124,11 +124,11 @@ def test_summary_inputs_and_sparse_project_parameters_reject_bad_input():
     from dpbook.smooth import summary_inputs
     from dpbook.sparse_project import sparse_project_parameters
     X = np.linspace(-1, 1, 50)[:, None]
-    assert summary_inputs(X, K=2, t=5)[1:] == (5, 2)
+    assert summary_inputs(X, K=2, degree_bound=5)[1:] == (5, 2)
     with pytest.raises(ValueError, match="K"):
         summary_inputs(X, K=0)
     with pytest.raises(ValueError, match="trials"):
-        summary_inputs(X, K=2, t=5, trials=10 ** 9)
+        summary_inputs(X, K=2, degree_bound=5, trials=10 ** 9)
     D = sparse_database(100)
     par = sparse_project_parameters(D, beta=0.1, s=5, m=20, n=100, ell=64, r=4)
     assert (par.ell, par.r, par.trace["ell"]) == (64, 4, 64)

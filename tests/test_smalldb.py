@@ -54,7 +54,7 @@ def test_range_size_hand_values():
 def test_sampling_failure_bound_hand_values():
     assert sampling_failure_bound(12, 10, 0.5) == pytest.approx(24 * math.exp(-5), rel=1e-12)   # 0.16171
     assert sampling_failure_bound(1, 1, 0.1) == 1.0                                             # capped
-    # at DR's size s = ln|Q|/α² (an integer here: |Q| = e^4, α = 1) the bound is 2/|Q|
+    # at DR's size n_y = ln|Q|/α² (an integer here: |Q| = e^4, α = 1) the bound is 2/|Q|
     assert sampling_failure_bound(55, smalldb_size(55, 1.0), 1.0) <= 2 / 55
 
 
@@ -73,10 +73,10 @@ def test_accuracy_bounds_hand_values():
 
 def test_multisets_enumerates_the_range():
     np.testing.assert_array_equal(multisets(2, 2), [[2, 0], [1, 1], [0, 2]])
-    for N, s in [(3, 2), (8, 10), (5, 1), (1, 4)]:
-        Y = multisets(N, s)
-        assert Y.shape == (range_size(N, s), N)
-        assert np.all(Y.sum(axis=1) == s) and Y.min() >= 0
+    for N, db_size in [(3, 2), (8, 10), (5, 1), (1, 4)]:
+        Y = multisets(N, db_size)
+        assert Y.shape == (range_size(N, db_size), N)
+        assert np.all(Y.sum(axis=1) == db_size) and Y.min() >= 0
         assert np.unique(Y, axis=0).shape[0] == Y.shape[0]
     assert not multisets(3, 2).flags.writeable
 
@@ -97,8 +97,8 @@ def test_smalldb_output(cancer3):
     x, W = cancer3
     out = smalldb(x, W, epsilon=1.0, alpha=0.6, rng=1)
     assert isinstance(out, SyntheticDatabase)
-    assert out.s == smalldb_size(W.m, 0.6) == 9 and out.range_size == range_size(8, 9)
-    assert out.y.shape == (8,) and out.y.sum() == out.s
+    assert out.db_size == smalldb_size(W.m, 0.6) == 9 and out.range_size == range_size(8, 9)
+    assert out.y.shape == (8,) and out.y.sum() == out.db_size
     np.testing.assert_allclose(out.answers, W.answers(out.y))
     np.testing.assert_allclose(out.evaluate(W), out.answers)
     assert sum(step.epsilon for step in out.ledger) == out.epsilon == 1.0 and out.delta == 0.0
@@ -164,7 +164,7 @@ def test_net_bound_with_exact_opt(cancer3, epsilon):
     """DR-Thm3.11 / DR-Prop5.2 with the exact OPT: P[err >= OPT + 2(ln|R| + ln(1/β))/(εn)] <= β."""
     x, W = cancer3
     out = smalldb(x, W, epsilon=epsilon, alpha=0.6, trials=20_000, rng=41)
-    opt = candidate_errors(x, W, multisets(8, out.s)).min()
+    opt = candidate_errors(x, W, multisets(8, out.db_size)).min()
     err = errors(out.answers, W.answers(x)).max
     for beta in (0.01, 0.1, 0.5):
         rate = failure_rate(err, net_error_bound(opt, out.range_size, epsilon, int(x.sum()), beta))
@@ -188,9 +188,9 @@ def test_prop44_on_real_data(cancer3):
     """DR-Prop4.4 on the cancer projection; its proof's two facts are checked first."""
     x, W = cancer3
     alpha, epsilon, n = 0.5, 0.1, int(x.sum())
-    s = smalldb_size(W.m, alpha)
-    assert log_range_size(8, s) <= math.log(8) * math.log(W.m) / alpha ** 2       # ln|R| <= ln N ln|Q|/α²
-    assert candidate_errors(x, W, multisets(8, s)).min() <= alpha                # DR-Lemma4.3: OPT <= α
+    db_size = smalldb_size(W.m, alpha)
+    assert log_range_size(8, db_size) <= math.log(8) * math.log(W.m) / alpha ** 2  # ln|R| <= ln N ln|Q|/α²
+    assert candidate_errors(x, W, multisets(8, db_size)).min() <= alpha                # DR-Lemma4.3: OPT <= α
     err = errors(smalldb(x, W, epsilon=epsilon, alpha=alpha, trials=5_000, rng=42).answers, W.answers(x)).max
     for beta in (0.05, 0.5):
         assert failure_rate(err, prop44_error_bound(8, W.m, alpha, epsilon, n, beta)).consistent_with(beta, LEVEL)
@@ -203,18 +203,18 @@ def test_thm45_on_real_data():
     alpha, epsilon, beta = 0.5, 1.0, 0.05
     assert data.n >= thm45_sample_complexity(4, W.m, alpha, epsilon, beta)
     out = smalldb(data.x, W, epsilon=epsilon, alpha=alpha / 2, trials=5_000, rng=43)
-    assert out.s == 34 and out.range_size == 7770
+    assert out.db_size == 34 and out.range_size == 7770
     assert failure_rate(errors(out.answers, W.answers(data.x)).max, alpha).consistent_with(beta, LEVEL)
 
 
 @pytest.mark.parametrize("alpha", [0.2, 0.35])
 def test_lemma43_sampling_bound(cancer3, alpha):
-    """DR-Lemma4.3 / IDC-ClaimA.3: P[an s-row i.i.d. sample errs by >= α] <= 2|Q| e^{-2sα²}."""
+    """DR-Lemma4.3 / IDC-ClaimA.3: P[an n_y-row i.i.d. sample errs by >= α] <= 2|Q| e^{-2 n_y α²}."""
     x, W = cancer3
-    for s in (smalldb_size(W.m, alpha), claim_a3_size(W.m, alpha)):
-        assert sampling_failure_bound(W.m, s, alpha) < 1
-        err = subsample_errors(x, W, s, trials=20_000, rng=44)
-        assert failure_rate(err, alpha).consistent_with(sampling_failure_bound(W.m, s, alpha), LEVEL), s
+    for db_size in (smalldb_size(W.m, alpha), claim_a3_size(W.m, alpha)):
+        assert sampling_failure_bound(W.m, db_size, alpha) < 1
+        err = subsample_errors(x, W, db_size, trials=20_000, rng=44)
+        assert failure_rate(err, alpha).consistent_with(sampling_failure_bound(W.m, db_size, alpha), LEVEL), db_size
 
 
 # --------------------------------------------------------------------------- privacy audits
@@ -226,7 +226,7 @@ def _audit_smalldb(mechanism, x, x_prime, alpha, seed):
 
 
 def test_audit_replace_one_pair():
-    """n = 12 rows all b, then one replaced by a (s = 2): true loss 0.85 for SmallDB, 1.70 without the 1/2."""
+    """n = 12 rows all b, then one replaced by a (n_y = 2): true loss 0.85 for SmallDB, 1.70 without the 1/2."""
     x, x_prime = np.array([0, 12]), np.array([1, 11])
     ok = _audit_smalldb(smalldb, x, x_prime, 0.8, 51)
     bad = _audit_smalldb(smalldb_no_half, x, x_prime, 0.8, 52)
@@ -235,7 +235,7 @@ def test_audit_replace_one_pair():
 
 
 def test_audit_add_remove_pair():
-    """Add one row a to (2, 9) (s = 4): n is read from the data, yet n·u has sensitivity 1."""
+    """Add one row a to (2, 9) (n_y = 4): n is read from the data, yet n·u has sensitivity 1."""
     x, x_prime = np.array([2, 9]), np.array([3, 9])
     ok = _audit_smalldb(smalldb, x, x_prime, 0.6, 53)
     bad = _audit_smalldb(smalldb_no_half, x, x_prime, 0.6, 54)
@@ -280,7 +280,7 @@ def test_bad_x(x, error):
 @pytest.mark.parametrize("workload, error, match", [
     (np.array([[1.0, 2.0]]), ValueError, "workload"), (np.array([[np.nan, 0.0]]), ValueError, "workload"),
     (np.array([1.0, 0.0]), ValueError, "workload"), ("queries", TypeError, "workload"), (None, TypeError, "workload"),
-    (np.array([[1.0, 0.0]]), ValueError, r"m \(1\)"),           # one query: s = 0
+    (np.array([[1.0, 0.0]]), ValueError, r"m \(1\)"),           # one query: n_y = 0
 ])
 def test_bad_workload(workload, error, match):
     with pytest.raises(error, match=match):
@@ -331,9 +331,9 @@ def test_bad_net(net, error):
 
 
 @pytest.mark.parametrize("call, error, match", [
-    (lambda: multisets(0, 2), ValueError, "N"), (lambda: multisets(2, 0), ValueError, "s"),
+    (lambda: multisets(0, 2), ValueError, "N"), (lambda: multisets(2, 0), ValueError, "db_size"),
     (lambda: multisets(2.0, 2), TypeError, "N"),
-    (lambda: subsample_errors([3, 5], PAIR_W, 0, trials=5), ValueError, "s"),
+    (lambda: subsample_errors([3, 5], PAIR_W, 0, trials=5), ValueError, "db_size"),
     (lambda: subsample_errors([3, 5], PAIR_W, 2, trials=0), ValueError, "trials"),
     (lambda: exact_error_distribution([3, 5], PAIR_W, multisets(2, 2), epsilon=0), ValueError, "epsilon"),
     (lambda: project_dataset("cancer", ATTRS), TypeError, "dataset"),
@@ -352,8 +352,8 @@ def test_other_bad_input(call, error, match):
 
 @pytest.mark.parametrize("call, match", [
     (lambda: smalldb_size(0, 0.5), "m"), (lambda: smalldb_size(3, 0.0), "alpha"),
-    (lambda: claim_a3_size(3, -1.0), "alpha"), (lambda: range_size(0, 1), "N"), (lambda: range_size(2, -1), "s"),
-    (lambda: log_range_size(2, 1.5), "s"), (lambda: sampling_failure_bound(3, 0, 0.5), "s"),
+    (lambda: claim_a3_size(3, -1.0), "alpha"), (lambda: range_size(0, 1), "N"), (lambda: range_size(2, -1), "db_size"),
+    (lambda: log_range_size(2, 1.5), "db_size"), (lambda: sampling_failure_bound(3, 0, 0.5), "db_size"),
     (lambda: net_error_bound(-0.1, 10, 1.0, 100, 0.1), "alpha"), (lambda: net_error_bound(0.1, 0, 1.0, 100, 0.1),
                                                                     "net_size"),
     (lambda: net_error_bound(0.1, 10, 1.0, 0, 0.1), "n"), (lambda: prop44_error_bound(8, 12, 0.5, 1.0, 569, 0.0),

@@ -107,9 +107,9 @@ def test_approximation_error_over_several_degrees_and_worst_point():
         assert abs(q(x_star[None])[0] - chebyshev_evaluate(chebyshev_coefficients(q, d, 3), x_star[None])[0]) \
             == pytest.approx(gamma, abs=1e-13)
     for bad, exc in (([], ValueError), ([1.5, 2], ValueError), (np.zeros((2, 2), int), ValueError)):
-        with pytest.raises(exc, match="t"):
+        with pytest.raises(exc, match="degree_bound"):
             approximation_error(kink_query(0.1, 1, 2), 1, bad)
-    with pytest.raises(ValueError, match="t"):
+    with pytest.raises(ValueError, match="degree_bound"):
         worst_point(kink_query(0.1, 1, 2), 1, 0)
 
 
@@ -168,7 +168,7 @@ def test_smooth_norm_and_rescaling():
 def test_summary_release_fields_and_ledger():
     X = synthetic_points(10_000, 2, rng=4)
     s = smooth_summary(X, epsilon=0.7, K=4)
-    assert s.t == th.summary_degree(10_000, 2, 4) == 3
+    assert s.degree_bound == th.summary_degree(10_000, 2, 4) == 3
     assert s.epsilon == 0.7 and s.delta == 0.0 and s.neighbours == "replace-one"
     assert sum(sp.epsilon for sp in s.ledger) == pytest.approx(0.7)
     assert s.noise_scale == pytest.approx(2 * 8 / (10_000 * 0.7))
@@ -212,7 +212,7 @@ def test_audit_of_the_summary_and_the_paper_scale_control():
 def test_direct_audit_of_the_1d_summary_and_its_broken_twin():
     """A 1-D audit written out (t = 3, x = 1 vs x' = -1/4: the L1 move is 3.125, the paper's scale assumes 3)."""
     def sampler(fn, x):
-        return lambda trials, rng: fn(np.array([x]), epsilon=4.0, K=1, t=3, trials=trials, rng=rng).moments
+        return lambda trials, rng: fn(np.array([x]), epsilon=4.0, K=1, degree_bound=3, trials=trials, rng=rng).moments
     event = {"o_1 >= 1 and o_2 >= 1": lambda o: (o[:, 1] >= 1) & (o[:, 2] >= 1)}
     ok = audit(sampler(smooth_summary, 1.0), sampler(smooth_summary, -0.25), event, trials=400_000, rng=3)
     assert ok.epsilon_lb <= 4.0                                 # true loss on the event 3.125·4/4 = 3.125
@@ -318,11 +318,11 @@ def test_accuracy_at_the_stated_probability_on_diabetes():
     X = ds.points[:, [ds.columns.index("bmi")]]
     beta, trials = 0.05, 4000
     for t in (None, 10):
-        s = smooth_summary(X, epsilon=1.0, K=2, t=t, trials=trials, rng=6)
+        s = smooth_summary(X, epsilon=1.0, K=2, degree_bound=t, trials=trials, rng=6)
         for q in (gaussian_bump(0.2, 0.5, 1, 2), sigmoid_query(2.0, 0.3, 1, 2), kink_query(0.1, 1, 2),
                   cosine_query(2.0, 0.4, 1, 2)):
-            c = chebyshev_coefficients(q, 1, s.t)
-            bound = th.answer_error_bound(approximation_error(q, 1, s.t), s.noise_scale, c[1:], beta)
+            c = chebyshev_coefficients(q, 1, s.degree_bound)
+            bound = th.answer_error_bound(approximation_error(q, 1, s.degree_bound), s.noise_scale, c[1:], beta)
             err = np.abs(answer_query(s, q) - true_answer(X, q))
             assert failure_rate(err, bound).consistent_with(beta)
             if t == 10:
@@ -383,8 +383,8 @@ X1 = np.array([[0.1], [-0.5], [0.9]])
     (lambda: smooth_summary(X1, epsilon=math.nan, K=2), ValueError, "epsilon"),
     (lambda: smooth_summary(X1, epsilon=1.0, K=0), ValueError, "K"),
     (lambda: smooth_summary(X1, epsilon=1.0, K=1.5), TypeError, "K"),
-    (lambda: smooth_summary(X1, epsilon=1.0, K=2, t=0), ValueError, "t"),
-    (lambda: smooth_summary(X1, epsilon=1.0, K=2, t=10 ** 7), ValueError, "t"),
+    (lambda: smooth_summary(X1, epsilon=1.0, K=2, degree_bound=0), ValueError, "degree_bound"),
+    (lambda: smooth_summary(X1, epsilon=1.0, K=2, degree_bound=10 ** 7), ValueError, "degree_bound"),
     (lambda: smooth_summary(X1, epsilon=1.0, K=2, trials=0), ValueError, "trials"),
     (lambda: smooth_summary(X1, epsilon=1.0, K=2, rng="seed"), TypeError, "rng"),
     (lambda: smooth_summary(X1, epsilon=1.0, K=2, sampler=None), TypeError, "sampler"),
@@ -392,10 +392,10 @@ X1 = np.array([[0.1], [-0.5], [0.9]])
     (lambda: smooth_summary_paper_scale(np.array([2.0]), epsilon=1.0, K=2), ValueError, "points"),
     (lambda: check_points(np.ones((3, 2)), d=3), ValueError, "d"),
     (lambda: chebyshev_basis(np.array([0.0, 2.0]), 3), ValueError, "points"),
-    (lambda: chebyshev_basis(np.array([0.0]), 0), ValueError, "t"),
-    (lambda: chebyshev_moments(X1, 0), ValueError, "t"),
+    (lambda: chebyshev_basis(np.array([0.0]), 0), ValueError, "degree_bound"),
+    (lambda: chebyshev_moments(X1, 0), ValueError, "degree_bound"),
     (lambda: chebyshev_moments(np.array([np.nan]), 2), ValueError, "points"),
-    (lambda: chebyshev_moments_reference(X1, -1), ValueError, "t"),
+    (lambda: chebyshev_moments_reference(X1, -1), ValueError, "degree_bound"),
     (lambda: chebyshev_coefficients("f", 1, 3), TypeError, "f"),
     (lambda: chebyshev_coefficients(np.cos, 0, 3), ValueError, "d"),
     (lambda: chebyshev_coefficients(np.cos, 1, 3, M=1), ValueError, "M"),
@@ -403,7 +403,7 @@ X1 = np.array([[0.1], [-0.5], [0.9]])
     (lambda: chebyshev_evaluate(np.ones((2, 3)), X1), ValueError, "coefficients"),
     (lambda: jackson_coefficients(np.cos, 1, 3, 0), ValueError, "K"),
     (lambda: jackson_coefficients("f", 1, 3, 2), TypeError, "f"),
-    (lambda: jackson_coefficients(np.cos, 1, 0, 2), ValueError, "t"),
+    (lambda: jackson_coefficients(np.cos, 1, 0, 2), ValueError, "degree_bound"),
     (lambda: chebyshev_evaluate(np.ones(3), np.ones((2, 2))), ValueError, "points"),
     (lambda: answer_query(np.ones(3), np.cos), TypeError, "summary"),
     (lambda: answer_query(smooth_summary(X1, epsilon=1.0, K=2), cosine_query(1.0, 0.0, 2, 2)), ValueError, "d"),
@@ -576,7 +576,7 @@ def test_chapter_figures_draw_and_refuse_bad_input():
     assert len(figure_regimes({"K=2": regime_sweep(1, 2, [6, 8], trials=20, repeat=1)}).axes) == 1
     assert len(figure_sensitivity(np.array([2, 3, 10]), np.array([2.0, 3.1, 11.6])).axes[0].lines) == 3
     plt.close("all")
-    with pytest.raises(ValueError, match="t_grid"):
+    with pytest.raises(ValueError, match="degree_bounds"):
         figure_approximation([4], {"a": [1.0]}, {})
     with pytest.raises(TypeError, match="gammas"):
         figure_approximation(t, [], {})
@@ -596,5 +596,5 @@ def test_chapter_figures_draw_and_refuse_bad_input():
         figure_per_query(None, ctrl)
     with pytest.raises(ValueError, match="exact"):
         figure_sensitivity([2, 3], [1.0])
-    with pytest.raises(ValueError, match="t_sens"):
+    with pytest.raises(ValueError, match="degree_bounds"):
         figure_sensitivity([1, 3], [1.0, 2.0])

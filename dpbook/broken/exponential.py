@@ -43,8 +43,8 @@ def smalldb_no_half(x, workload, *, epsilon, alpha, trials=None, rng=None) -> Sy
     """
     x, W = check_database(x, workload)
     epsilon = check_epsilon(epsilon)
-    s = smalldb_size(W.m, check_real("alpha", alpha, low=0.0, high=1.0, low_open=True))
-    net = multisets(W.N, s, max_range_size=MAX_RANGE_SIZE)
+    db_size = smalldb_size(W.m, check_real("alpha", alpha, low=0.0, high=1.0, low_open=True))
+    net = multisets(W.N, db_size, max_range_size=MAX_RANGE_SIZE)
     answers, err = candidate_answers(x, W, net)
     if trials is None:
         pick = exponential_mechanism_no_half(-err, epsilon=epsilon, sensitivity=1.0 / x.sum(), rng=rng)
@@ -52,5 +52,5 @@ def smalldb_no_half(x, workload, *, epsilon, alpha, trials=None, rng=None) -> Sy
         pick = exponential_sample(-err, epsilon=2 * epsilon, sensitivity=1.0 / x.sum(),
                                   size=check_trials(trials), rng=rng)
     y = np.array(net[pick])
-    return SyntheticDatabase(y, answers[np.asarray(pick)], "smalldb (BROKEN: no 1/2)", s,
+    return SyntheticDatabase(y, answers[np.asarray(pick)], "smalldb (BROKEN: no 1/2)", db_size,
                              int(net.shape[0]), (Spend("exponential (BROKEN)", epsilon),))

@@ -20,25 +20,26 @@ __all__ = ["smooth_summary_paper_scale", "per_query_laplace_no_split", "per_quer
            "per_query_laplace_grid_raw_values"]
 
 
-def smooth_summary_paper_scale(points, *, epsilon, K, t=None, trials=None, rng=None, sampler=laplace_noise) -> SmoothSummary:
+def smooth_summary_paper_scale(points, *, epsilon, K, degree_bound=None, trials=None, rng=None,
+                               sampler=laplace_noise) -> SmoothSummary:
     """BROKEN (erratum SMOOTH-E1): SMOOTH-Alg1 as printed — every moment, the constant one included, plus
-    ``Lap(t^d/(nε))``.
+    ``Lap(J^d/(nε))`` (``J = degree_bound``).
 
-    The paper takes the L1 sensitivity of the ``t^d`` moments to be ``t^d/n``; it is larger.  For ``d = 1`` and
-    ``t = 10`` the rows ``x = 1`` and ``x' = cos(0.4734)`` move the moments by ``11.58/n`` in L1, so the true privacy
-    loss is ``1.158 ε`` (and tends to about ``1.22 ε`` as ``t`` grows; up to ``2ε`` in higher ``d``).
+    The paper takes the L1 sensitivity of the ``J^d`` moments to be ``J^d/n``; it is larger.  For ``d = 1`` and
+    ``J = 10`` the rows ``x = 1`` and ``x' = cos(0.4734)`` move the moments by ``11.58/n`` in L1, so the true privacy
+    loss is ``1.158 ε`` (and tends to about ``1.22 ε`` as ``J`` grows; up to ``2ε`` in higher ``d``).
     """
-    X, t, K = summary_inputs(points, K=K, t=t, trials=trials)
+    X, J, K = summary_inputs(points, K=K, degree_bound=degree_bound, trials=trials)
     n, d = X.shape
     p = mechanism_prologue(epsilon=epsilon, rng=rng, sampler=sampler, trials=trials, neighbours="replace-one",
-                           per_release=(t,) * d, family="laplace", lattice_ok=False)
+                           per_release=(J,) * d, family="laplace", lattice_ok=False)
     epsilon = p.epsilon
-    b = paper_noise_scale(n, t, d, epsilon)                  # WRONG: t^d/(nε), on every moment
-    exact = chebyshev_moments(X, t)
+    b = paper_noise_scale(n, J, d, epsilon)                  # WRONG: J^d/(nε), on every moment
+    exact = chebyshev_moments(X, J)
     noisy = exact + p.noise(b, p.shape, p.rng)
-    return SmoothSummary(noisy, t, d, K, n, None, None, "smooth_summary_paper_scale", b,
-                         ledger=(Spend(f"laplace on all {t ** d} Chebyshev moments (paper's scale)", epsilon),),
-                         trace={"sensitivity": t ** d / n})
+    return SmoothSummary(noisy, J, d, K, n, None, None, "smooth_summary_paper_scale", b,
+                         ledger=(Spend(f"laplace on all {J ** d} Chebyshev moments (paper's scale)", epsilon),),
+                         trace={"sensitivity": J ** d / n})
 
 
 example(smooth_summary_paper_scale, lambda: dict(points=np.linspace(-1, 1, 50)[:, None], epsilon=0.7, K=2, rng=0))

@@ -27,10 +27,10 @@ PROJECTIONS = {2: ("texture_high", "malignant"), 3: ("radius_high", "texture_hig
 
 
 @functools.lru_cache(typed=True, maxsize=8)
-def _smalldb_errors(d: int, s: int):
+def _smalldb_errors(d: int, db_size: int):
     data = cancer_projection(PROJECTIONS[d])
     W = one_two_way_cells(d)
-    net = multisets(data.N, s)
+    net = multisets(data.N, db_size)
     err, _ = exact_error_distribution(data.x, W, net, epsilon=1.0)
     return data, W, err, net.shape[0]
 
@@ -39,23 +39,24 @@ def smalldb_vs_histogram(d: int, *, epsilon=1.0, alpha=0.5, beta=0.05, trials: i
     """SmallDB (exact law, no sampling) against the noisy histogram (``trials`` draws) on ``d`` cancer attributes.
 
     Returns the ``(1-β)``-quantiles of the max error over all 1- and 2-way marginal cells, the uniform guess's
-    error, SmallDB's ``s``, ``|R|`` and OPT.  Same ε, add/remove neighbours, public ``n = 569`` for both.
+    error, SmallDB's ``db_size`` (``n_y``, the rows of each candidate), ``|R|`` and OPT.  Same ε, add/remove
+    neighbours, public ``n = 569`` for both.
     """
     d = check_int("d", d, low=2, high=4)
     epsilon, alpha, beta = check_epsilon(epsilon), check_alpha(alpha), check_beta(beta)
     trials = check_int("trials", trials, low=1, high=10 ** 6)
     rng = as_generator(rng)
-    s = smalldb_size(one_two_way_cells(d).m, alpha)
+    db_size = smalldb_size(one_two_way_cells(d).m, alpha)
     try:
-        data, W, err, size = _smalldb_errors(d, s)
+        data, W, err, size = _smalldb_errors(d, db_size)
     except ValueError as exc:
-        raise ValueError(f"alpha ({alpha}) on d ({d}) attributes asks SmallDB for databases of s = {s} rows, too "
+        raise ValueError(f"alpha ({alpha}) on d ({d}) attributes asks SmallDB for databases of {db_size} rows, too "
                          f"many to enumerate: {exc}") from None
     probs = exponential_probabilities(-err, epsilon=epsilon, sensitivity=1.0 / data.n)
     true = W.answers(data.x)
     hist = histogram_mechanism(data.x, W, epsilon=epsilon, n=data.n, trials=trials, rng=rng).answers
     hist_err = np.abs(hist - true).max(axis=1)
-    return {"d": d, "N": data.N, "m": W.m, "s": s, "range_size": size, "OPT": float(err.min()),
+    return {"d": d, "N": data.N, "m": W.m, "db_size": db_size, "range_size": size, "OPT": float(err.min()),
             "smalldb": exact_quantile(err, probs, 1 - beta), "histogram": float(np.quantile(hist_err, 1 - beta)),
             "uniform": float(np.abs(W.answers(np.ones(data.N)) - true).max()),
             "log10_range_size": math.log10(size)}
@@ -76,9 +77,9 @@ def _check_cells(m):
 
 
 @functools.lru_cache(maxsize=32)
-def _smalldb_law(m: int, s: int, beta: float):
+def _smalldb_law(m: int, db_size: int, beta: float):
     small = cancer_projection(ATTRIBUTES)
-    err = candidate_errors(small.x, MarginalWorkload(3, CELLS[:m]), multisets(small.N, s))
+    err = candidate_errors(small.x, MarginalWorkload(3, CELLS[:m]), multisets(small.N, db_size))
     err.flags.writeable = False
     levels, which = np.unique(err, return_inverse=True)                     # distinct error values
     levels.flags.writeable = False
@@ -93,16 +94,16 @@ def _smalldb_law(m: int, s: int, beta: float):
     return err, levels, law, quant
 
 
-def smalldb_law(m, s, beta):
+def smalldb_law(m, db_size, beta):
     """SmallDB (DR-Alg4) on chapter 08's table (:data:`ATTRIBUTES`) for the first ``m`` cells of :data:`CELLS`
-    with ``s``-row candidates, exactly (no sampling): returns ``(err, levels, law, quant)`` — the max error of
+    with candidates of ``db_size = n_y`` rows, exactly (no sampling): returns ``(err, levels, law, quant)`` — the max error of
     every candidate, their distinct values, ``law(ε)`` the probability of each level at ``ε`` (the exponential
     mechanism's output law, sensitivity 1/n, replace-one neighbours as SmallDB), and the exact
-    ``(1-β)``-quantile of SmallDB's max error at each ε of :data:`EPS_SWEEP`.  Cached per ``(m, s, β)``; the
+    ``(1-β)``-quantile of SmallDB's max error at each ε of :data:`EPS_SWEEP`.  Cached per ``(m, n_y, β)``; the
     arrays are read-only."""
     m, beta = _check_cells(m), check_beta(beta)
-    s = check_int("s", s, low=1)
-    return _smalldb_law(m, s, beta)
+    db_size = check_int("db_size", db_size, low=1)
+    return _smalldb_law(m, db_size, beta)
 
 
 @functools.lru_cache(maxsize=32)

@@ -2,7 +2,7 @@
 SMOOTH-Table1, against per-query Laplace as the number of queries grows, and on a non-smooth control (see the
 package docstring for what a comparison is: seeded by ``rng``, inputs validated, error summaries only).
 
-* :func:`regime_sweep` — one row of SMOOTH-Table1 measured: error and run time against ``n = t^{2d+K}``.
+* :func:`regime_sweep` — one row of SMOOTH-Table1 measured: error and run time against ``n = J^{2d+K}`` (``J`` the degree bound).
 * :func:`compare_per_query` — the summary against per-query Laplace as the number of queries ``m`` grows.
 * :func:`box_control` — the non-smooth control: a box with rows tied at its edge, against a kink.
 * :func:`fit_slope` — the rate check: the slope of a log–log least-squares fit.
@@ -79,17 +79,18 @@ def _grid(d):
 
 @dataclass(frozen=True)
 class RegimeSweep:
-    """One regime of SMOOTH-Table1 measured at ``n = t^{2d+K}`` (so ``t = floor(n^{1/(2d+K)})`` exactly).
+    """One regime of SMOOTH-Table1 measured at ``n = J^{2d+K}`` (so the degree bound ``J = floor(n^{1/(2d+K)})``
+    exactly; ``degree_bound`` holds ``J`` for each ``n``).
 
     ``worst``: the ``(1-β)``-quantile of the error on worst-case data (half the rows at the point where
-    ``|f - p_t|`` is largest); ``smooth``: the same on smooth synthetic data; ``gamma``: ``sup |f - p_t|``;
+    ``|f - p_J|`` is largest); ``smooth``: the same on smooth synthetic data; ``gamma``: ``sup |f - p_J|``;
     ``noise``: the ``(1-β)``-quantile of ``|sum_m c_m Z_m|`` alone; ``summary_time`` / ``query_time`` in seconds
     (best of a few runs, on a shared machine)."""
 
     d: int
     K: int
     n: np.ndarray
-    t: np.ndarray
+    degree_bound: np.ndarray
     worst: np.ndarray
     smooth: np.ndarray
     gamma: np.ndarray
@@ -111,15 +112,17 @@ class RegimeSweep:
         return table1_exponents(self.d, self.K)
 
 
-def regime_sweep(d, K, ts, *, epsilon=1.0, beta=0.05, trials=1000, rng=None, query="kink", repeat=3):
-    """Measure SMOOTH-Thm3.1 / SMOOTH-Table1 for one ``(d, K)`` at ``n = t^{2d+K}`` for each ``t`` in ``ts``
+def regime_sweep(d, K, degree_bounds, *, epsilon=1.0, beta=0.05, trials=1000, rng=None, query="kink", repeat=3):
+    """Measure SMOOTH-Thm3.1 / SMOOTH-Table1 for one ``(d, K)`` at ``n = J^{2d+K}`` for each degree bound ``J`` in
+    ``degree_bounds``
     (integers >= 2, ``n <= 2·10^6``), ``trials`` summaries each, at ε and replace-one neighbours; ``query`` one of
     :data:`dpbook.smooth.QUERIES`.  Also the uniform guess and one-query per-query Laplace at its exact sensitivity
     (``Δ ln(1/β)/(nε)``, ``Δ`` the query's range).  Returns a :class:`RegimeSweep`."""
     d, K = check_int("d", d, low=1, high=3), check_int("K", K, low=1, high=12)
-    ts = _integers("ts", ts, low=2, high=2_000_000)
-    if np.any(ts.astype(float) ** (2 * d + K) > 2_000_000):
-        raise ValueError(f"ts ({ts.tolist()}) gives n = t^(2d+K) above 2,000,000 rows for d = {d}, K = {K}")
+    degree_bounds = _integers("degree_bounds", degree_bounds, low=2, high=2_000_000)
+    if np.any(degree_bounds.astype(float) ** (2 * d + K) > 2_000_000):
+        raise ValueError(f"degree_bounds ({degree_bounds.tolist()}) gives n = degree_bound^(2d+K) above 2,000,000 "
+                         f"rows for d = {d}, K = {K}")
     epsilon, beta = check_epsilon(epsilon), check_beta(beta)
     trials = check_int("trials", trials, low=1, high=100_000)
     query, repeat = check_choice("query", query, QUERIES), check_int("repeat", repeat, low=1, high=100)
@@ -127,27 +130,27 @@ def regime_sweep(d, K, ts, *, epsilon=1.0, beta=0.05, trials=1000, rng=None, que
     q = make_query(query, d, K)
     delta = float(np.ptp(np.clip(q(_grid(d)), -q.B, q.B)))     # its range on the grid: the interpolant's exact Δ
     rows = []
-    for t in ts.tolist():
-        n = t ** (2 * d + K)
-        gamma, x_star = worst_point(q, d, t)
+    for J in degree_bounds.tolist():
+        n = J ** (2 * d + K)
+        gamma, x_star = worst_point(q, d, J)
         X = synthetic_points(n, d, rng=rng)
-        X[: n // 2] = x_star                                         # worst-case data for this t
+        X[: n // 2] = x_star                                         # worst-case data for this J
         s = smooth_summary(X, epsilon=epsilon, K=K, trials=trials, rng=rng)
-        assert s.t == t
+        assert s.degree_bound == J
         worst = np.quantile(np.abs(answer_query(s, q) - true_answer(X, q)), 1 - beta)
         Y = synthetic_points(n, d, rng=rng)
         s2 = smooth_summary(Y, epsilon=epsilon, K=K, trials=trials, rng=rng)
-        c = chebyshev_coefficients(q, d, t)
+        c = chebyshev_coefficients(q, d, J)
         smooth = np.quantile(np.abs(np.tensordot(s2.moments, c, axes=d) - true_answer(Y, q)), 1 - beta)
-        Z = s2.moments - chebyshev_moments(Y, s2.t)                 # the noise: we hold the data (the release does not)
+        Z = s2.moments - chebyshev_moments(Y, s2.degree_bound)                 # the noise: we hold the data (the release does not)
         noise = np.quantile(np.abs(np.tensordot(Z, c, axes=d)), 1 - beta)
-        t_sum = _best_time(lambda: chebyshev_moments(X, t), repeat)
-        one = smooth_summary(X[:1], epsilon=epsilon, K=K, t=t, rng=rng)
+        t_sum = _best_time(lambda: chebyshev_moments(X, J), repeat)
+        one = smooth_summary(X[:1], epsilon=epsilon, K=K, degree_bound=J, rng=rng)
         t_query = _best_time(lambda: answer_query(one, q), 2 * repeat + 1)
         unif = abs(uniform_answer(q, d) - true_answer(X, q))
         # one query at ε: Lap(Δ/(nε)); |Lap(b)|'s (1-β)-quantile is b ln(1/β)
         base = delta / (n * epsilon) * np.log(1 / beta)
-        rows.append((n, t, worst, smooth, gamma, noise, t_sum, t_query, unif, base))
+        rows.append((n, J, worst, smooth, gamma, noise, t_sum, t_query, unif, base))
     cols = np.array(rows, dtype=float).T
     return RegimeSweep(d, K, cols[0].astype(np.int64), cols[1].astype(np.int64), *cols[2:])
 
@@ -159,14 +162,14 @@ class PerQueryComparison:
     """:func:`compare_per_query`'s result, one entry per number of queries ``m``: mean over the trials of the max error over ``m``
     queries of the summary, of per-query Laplace at the exact L1 sensitivity of the ``m`` queries (``baseline``) and
     at the class bound ``2Bm/n`` (``baseline_bound``; ``None`` when not measured), and the max error of the
-    data-independent answers (``uniform``); ``t`` is the summary's degree."""
+    data-independent answers (``uniform``); ``degree_bound`` is the summary's degree bound ``J``."""
 
     ms: np.ndarray
     summary: np.ndarray
     baseline: np.ndarray
     baseline_bound: np.ndarray | None
     uniform: np.ndarray
-    t: int
+    degree_bound: int
 
     def crossover(self, baseline=None):
         """The smallest ``m`` from which the summary's error is below ``baseline``'s at every larger ``m``
@@ -209,13 +212,13 @@ def compare_per_query(ms, *, n=50_000, d=1, K=2, epsilon=1.0, trials=200, rng=No
             out.append(float(np.abs(r.answers - exact[:m]).max(axis=1).mean()))
         unif.append(float(guess[:m].max()))
     return PerQueryComparison(ms, np.array(ours), np.array(base), np.array(class_bound) if bound else None,
-                              np.array(unif), s.t)
+                              np.array(unif), s.degree_bound)
 
 
 
 
 def box_control(ns, *, epsilon=1.0, tie=0.1, edge=-0.3, trials=300, rng=None):
-    """The non-smooth control of SMOOTH-Thm3.1: for each ``n`` in ``ns`` (``n = t^3``, ``K = 1``), ``n`` seeded
+    """The non-smooth control of SMOOTH-Thm3.1: for each ``n`` in ``ns`` (``n = J^3``, ``K = 1``), ``n`` seeded
     synthetic rows of which a fraction ``tie`` sit exactly at ``edge``, the left edge of the box ``[edge, 0.4]``.
     Returns a dict of arrays over ``ns``: ``box`` and ``kink`` (0.95-quantile over ``trials`` summaries of the error
     on the box and on a kink with ``K = 1`` at the same edge), ``baseline`` (the 0.95-quantile of per-query
@@ -240,6 +243,6 @@ def box_control(ns, *, epsilon=1.0, tie=0.1, edge=-0.3, trials=300, rng=None):
 
 
 # small valid calls, for the sweeps of tests/ (seeding, bad input)
-example(regime_sweep, lambda: dict(d=1, K=1, ts=[2, 3], trials=20, repeat=1))
+example(regime_sweep, lambda: dict(d=1, K=1, degree_bounds=[2, 3], trials=20, repeat=1))
 example(compare_per_query, lambda: dict(ms=[2, 4], n=500, trials=5, grid=33, bound=False))
 example(box_control, lambda: dict(ns=[27, 64], trials=20))

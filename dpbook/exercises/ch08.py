@@ -42,8 +42,8 @@ def subset_quantile() -> float:
     return _exact_quantile(err, small.n)
 
 
-@register("08.2", hint="the net is multisets(8, s) with s = claim_a3_size(18, 0.5); score it exactly and read the "
-                       "95%-quantile off the output law (utility −error, sensitivity 1/n)", rtol=0.005)
+@register("08.2", hint="the net is multisets(8, db_size) with db_size = claim_a3_size(18, 0.5); score it exactly and "
+                       "read the 95%-quantile off the output law (utility −error, sensitivity 1/n)", rtol=0.005)
 def idc_size_quantile() -> float:
     """The exact 95%-quantile of the net mechanism's error with IDC-ClaimA.3's database size."""
     small, W = _setup()

@@ -35,11 +35,11 @@ def explore_smalldb(epsilon=1.0, alpha=0.5, m=18, beta=0.05):
     m = check_int("m", m, low=3, high=len(CELLS))
     small = cancer_projection(ATTRIBUTES)
     n = small.n
-    s = smalldb_size(m, alpha)
+    db_size = smalldb_size(m, alpha)
     try:
-        err, levels, law, quant = smalldb_law(m, s, beta)
+        err, levels, law, quant = smalldb_law(m, db_size, beta)
     except ValueError as exc:
-        raise ValueError(f"alpha ({alpha}) with m ({m}) cells asks SmallDB for databases of s = {s} rows, too many "
+        raise ValueError(f"alpha ({alpha}) with m ({m}) cells asks SmallDB for databases of {db_size} rows, too many "
                          f"to enumerate: {exc}") from None
     tail = np.cumsum(law(epsilon)[::-1])[::-1]                                # P[error >= levels[i]]
     opt, size = levels[0], err.size
@@ -51,7 +51,7 @@ def explore_smalldb(epsilon=1.0, alpha=0.5, m=18, beta=0.05):
     left.set_yscale("log"); left.set_ylim(1e-6, 1.5); left.set_xlim(0, 1.1 * t_max)
     left.set_xlabel("t (max error)"); left.set_ylabel("probability")
     left.legend(loc="upper left", bbox_to_anchor=(-0.1, -0.16), borderaxespad=0.0)
-    left.set_title(f"ε={epsilon:.3g}, α={alpha:.3g}: s={s}, |R|={size:,}, m={m}")
+    left.set_title(f"ε={epsilon:.3g}, α={alpha:.3g}: $n_y$={db_size}, |R|={size:,}, m={m}")
     accuracy_vs_theory(EPS_SWEEP, quant, [net_error_bound(opt, size, e, n, beta) for e in EPS_SWEEP], ax=right,
                        logx=True, logy=True, xlabel="ε", ylabel=f"{100 * (1 - beta):.3g}%-quantile of max error",
                        empirical_label="exact quantile", bound_label="OPT + 2(ln|R|+ln 1/β)/(εn)")

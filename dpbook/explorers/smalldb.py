@@ -22,21 +22,21 @@ def _series(name, value, size=None, *, positive=False):
     return arr
 
 
-def figure_sampling_lemma(s_grid, rates, lower, upper, bound, *, alpha, m, trials, dr_size, a3_size):
-    """DR-Lemma4.3 on the data: the measured fraction of random ``s``-row samples that are not ``alpha``-accurate
-    (with its band) against ``2m exp(−2sα²)``, and the two sample sizes marked (DR's ``⌈ln m/α²⌉``,
+def figure_sampling_lemma(db_sizes, rates, lower, upper, bound, *, alpha, m, trials, dr_size, a3_size):
+    """DR-Lemma4.3 on the data: the measured fraction of random ``n_y``-row samples that are not ``alpha``-accurate
+    (with its band) against ``2m exp(−2 n_y α²)``, and the two sample sizes marked (DR's ``⌈ln m/α²⌉``,
     IDC-ClaimA.3's); log y."""
-    s_grid = _series("s_grid", s_grid, positive=True)
-    rates, lower, upper, bound = (_series(k, v, s_grid.size) for k, v in
+    db_sizes = _series("db_sizes", db_sizes, positive=True)
+    rates, lower, upper, bound = (_series(k, v, db_sizes.size) for k, v in
                                   (("rates", rates), ("lower", lower), ("upper", upper), ("bound", bound)))
     alpha = check_alpha(alpha)
     m, trials = check_int("m", m, low=1), check_int("trials", trials, low=1)
     dr_size, a3_size = check_int("dr_size", dr_size, low=0), check_int("a3_size", a3_size, low=0)
     fig, ax = new_figure()
-    accuracy_vs_theory(s_grid, rates, bound, lower=lower, upper=upper, ax=ax, logy=True,
-                       xlabel="s (rows in the random sample)", ylabel="P[max error ≥ α]",
-                       empirical_label="measured", bound_label="2m exp(−2sα²)\n(Lemma 4.3)",
-                       title=f"α = {alpha:g}, m = {m}, {trials:,} samples per s")
+    accuracy_vs_theory(db_sizes, rates, bound, lower=lower, upper=upper, ax=ax, logy=True,
+                       xlabel="$n_y$ (rows in the random sample)", ylabel="P[max error ≥ α]",
+                       empirical_label="measured", bound_label="2m exp(−2$n_y$α²)\n(Lemma 4.3)",
+                       title=f"α = {alpha:g}, m = {m}, {trials:,} samples per $n_y$")
     ax.axvline(dr_size, color="k", ls=":", label=f"DR size ⌈ln m/α²⌉ = {dr_size}")
     ax.axvline(a3_size, color="k", ls="--", lw=1, label=f"IDC-ClaimA.3 size = {a3_size}")
     ax.set_ylim(1e-5, 2)
@@ -58,7 +58,7 @@ def figure_smalldb_bounds(eps, measured, exact, sharp, prop44, *, opt, uniform, 
                        bound_label="OPT + 2(ln|R| + ln 1/β)/(εn)", title=title or None)
     ax.plot(eps, prop44, "--", color=BOUND, label="DR-Prop4.4")
     ax.plot(eps, exact, ":", color=TRUTH, label="SmallDB, exact law")
-    ax.axhline(opt, color=TRUTH, ls="-.", lw=1, label="OPT (best s-row database)")
+    ax.axhline(opt, color=TRUTH, ls="-.", lw=1, label="OPT (best $n_y$-row database)")
     reference_line(ax, uniform)
     ax.set_ylim(0.8 * min(opt, measured.min()), 20)
     legend_outside(ax, where="below", ncols=2)

@@ -40,16 +40,16 @@ def _query_curves(query, d, K, tmax):
 def explore_smooth(d=1, K=2, n=10_000, epsilon=1.0, query="Gaussian bump", *, trials=200, beta=0.05, seed=2026):
     """Widget callback (SMOOTH-Thm3.1).  Left: the error of ``trials`` private answers to ``query`` on ``n`` seeded
     synthetic rows of ``[-1,1]^d``, against the query-specific bound ``γ_f + λ_β`` and the sampling error
-    ``1/sqrt(n)``.  Right: the trade-off behind ``t``: approximation error ``γ_f(t)`` falls, the noise quantile
-    ``λ_β(t)`` grows; the theorem's ``t = floor(n^{1/(2d+K)})`` is marked."""
+    ``1/sqrt(n)``.  Right: the trade-off behind the degree bound ``J``: approximation error ``γ_f(J)`` falls, the
+    noise quantile ``λ_β(J)`` grows; the theorem's ``J = floor(n^{1/(2d+K)})`` is marked."""
     d, K = check_int("d", d, low=1, high=3), check_int("K", K, low=1, high=12)
     n = check_int("n", n, low=10, high=2_000_000)
     epsilon, beta, trials = check_epsilon(epsilon), check_beta(beta), check_int("trials", trials, low=1)
     if not isinstance(query, str) or query not in QUERIES:
         raise ValueError(f"query ({query!r}) must be one of {QUERIES}")
-    t = summary_degree(n, d, K)
+    J = summary_degree(n, d, K)
     tmax = {1: 16, 2: 8, 3: 5}[d]
-    ts = np.arange(1, max(tmax, t) + 1)
+    ts = np.arange(1, max(tmax, J) + 1)
     q, gammas, coefficients = _query_curves(query, d, K, int(ts[-1]))
     rng = np.random.default_rng(seed)
     X = synthetic_points(n, d, rng=rng)
@@ -58,7 +58,7 @@ def explore_smooth(d=1, K=2, n=10_000, epsilon=1.0, query="Gaussian bump", *, tr
 
     lams = np.array([0.0 if u == 1 else weighted_laplace_quantile(
         beta, summary_noise_scale(n, int(u), d, epsilon), coefficients[u - 1]) for u in ts])
-    gamma, lam = gammas[t - 1], lams[t - 1]
+    gamma, lam = gammas[J - 1], lams[J - 1]
 
     fig, (left, right) = fixed_figure(2, width=10.0, height=5.4, left=0.72, right=0.15, bottom=1.55, top=0.8, wspace=0.85)
     left.hist(err, bins=30, histtype="stepfilled", color=EMPIRICAL, alpha=0.75, label="measured |error|")
@@ -71,16 +71,16 @@ def explore_smooth(d=1, K=2, n=10_000, epsilon=1.0, query="Gaussian bump", *, tr
     left.set_xlim(0, right_edge)
     left.set_xlabel("|private answer − true answer|")
     left.set_ylabel("trials")
-    left.set_title(f"{q.name}\nd={d}, K={K}, n={n:,}, t={t}, ε={epsilon:.3g}")
+    left.set_title(f"{q.name}\nd={d}, K={K}, n={n:,}, J={J}, ε={epsilon:.3g}")
     left.xaxis.set_major_locator(MaxNLocator(4))
     legend_outside(left, where="below")
 
-    right.semilogy(ts, np.maximum(gammas, 1e-17), "o-", color=EXTRA[0], ms=4, label="approximation γ(t)")
-    right.semilogy(ts[1:], lams[1:], "s-", color=EXTRA[1], ms=4, label="noise quantile λ(t)")
-    right.axvline(t, color=BOUND, ls="--", label=f"theorem's t = {t}")
-    right.set_xlabel("degree bound t (moments per axis)")
+    right.semilogy(ts, np.maximum(gammas, 1e-17), "o-", color=EXTRA[0], ms=4, label="approximation γ(J)")
+    right.semilogy(ts[1:], lams[1:], "s-", color=EXTRA[1], ms=4, label="noise quantile λ(J)")
+    right.axvline(J, color=BOUND, ls="--", label=f"theorem's J = {J}")
+    right.set_xlabel("degree bound J (moments per axis)")
     right.set_ylabel("error term")
-    right.set_title("why t = n^(1/(2d+K))")
+    right.set_title("why J = n^(1/(2d+K))")
     log_minor_125(right)
     legend_outside(right, where="below")
     return fig
@@ -106,33 +106,33 @@ def _check_dict(name, value):
     return value
 
 
-def figure_approximation(t_grid, gammas, orders, *, fit_from=16):
-    """SMOOTH-Thm3.2's picture: ``sup|f − p_t|`` against the degree bound ``t`` (log–log) for each query in
-    ``gammas`` (name → errors over ``t_grid``), with the rate ``t^(-K)`` drawn from ``fit_from`` on for each name
+def figure_approximation(degree_bounds, gammas, orders, *, fit_from=16):
+    """SMOOTH-Thm3.2's picture: ``sup|f − p_J|`` against the degree bound ``J`` (log–log) for each query in
+    ``gammas`` (name → errors over ``degree_bounds``), with the rate ``J^(-K)`` drawn from ``fit_from`` on for each name
     in ``orders`` (name → K).  Returns the figure."""
-    t_grid = _values("t_grid", t_grid)
-    if t_grid.size < 2 or np.any(t_grid < 1):
-        raise ValueError(f"t_grid ({t_grid!r}) must be a 1-D array of at least two degrees >= 1")
+    degree_bounds = _values("degree_bounds", degree_bounds)
+    if degree_bounds.size < 2 or np.any(degree_bounds < 1):
+        raise ValueError(f"degree_bounds ({degree_bounds!r}) must be a 1-D array of at least two degree bounds >= 1")
     _check_dict("gammas", gammas), _check_dict("orders", orders)
-    gammas = {name: _values(f"gammas[{name!r}]", g, t_grid.size) for name, g in gammas.items()}
+    gammas = {name: _values(f"gammas[{name!r}]", g, degree_bounds.size) for name, g in gammas.items()}
     for name, K in orders.items():
         if name not in gammas:
             raise ValueError(f"orders names {name!r}, which is not in gammas")
         check_int(f"orders[{name!r}]", K, low=1, high=64)
     fit_from = check_real("fit_from", fit_from, low=1.0)
-    if not np.any(t_grid >= fit_from):
-        raise ValueError(f"fit_from ({fit_from:g}) must be at most the largest degree ({t_grid.max():g})")
+    if not np.any(degree_bounds >= fit_from):
+        raise ValueError(f"fit_from ({fit_from:g}) must be at most the largest degree bound ({degree_bounds.max():g})")
     fig, ax = new_figure(width=8.6, height=4.4)
     for (name, g), colour in zip(gammas.items(), [EMPIRICAL, *EXTRA]):
-        ax.loglog(t_grid, np.maximum(g, 1e-16), "o-", color=colour, ms=4, label=name)
-    big = t_grid >= fit_from
+        ax.loglog(degree_bounds, np.maximum(g, 1e-16), "o-", color=colour, ms=4, label=name)
+    big = degree_bounds >= fit_from
     for i, (name, K) in enumerate(orders.items()):
         g = np.asarray(gammas[name])[big]
-        ax.loglog(t_grid[big], g[0] * (t_grid[big] / t_grid[big][0]) ** (-K), "--", color=BOUND, lw=1.2,
-                  label="rate t^(−K) (SMOOTH-Thm3.2)" if i == 0 else None)
-    ax.set_xticks(t_grid, [f"{t:g}" for t in t_grid])
+        ax.loglog(degree_bounds[big], g[0] * (degree_bounds[big] / degree_bounds[big][0]) ** (-K), "--", color=BOUND, lw=1.2,
+                  label="rate J^(−K) (SMOOTH-Thm3.2)" if i == 0 else None)
+    ax.set_xticks(degree_bounds, [f"{J:g}" for J in degree_bounds])
     ax.minorticks_off()
-    ax.set(xlabel="degree bound t", ylabel="max error sup |f − p_t|", ylim=(1e-16, 3),
+    ax.set(xlabel="degree bound J", ylabel="max error sup |f − p_J|", ylim=(1e-16, 3),
            title="smoothness sets the rate")
     legend_outside(ax)
     log_minor_125(ax)
@@ -142,29 +142,29 @@ def figure_approximation(t_grid, gammas, orders, *, fit_from=16):
 def figure_accuracy(acc, baseline, guess, *, n, epsilon, beta=0.05):
     """SMOOTH-Thm3.1 part 2 on real data: per query, the ``1-β``-quantile of the summary's error, its bound
     ``γ_f + λ_β``, per-query Laplace (``baseline``, one value per query) and the uniform guess (``guess``); one
-    panel per degree ``t``.  ``acc`` maps ``(t, query name)`` to a dict with ``err`` (array) and ``bound``."""
+    panel per degree bound ``J``.  ``acc`` maps ``(J, query name)`` to a dict with ``err`` (array) and ``bound``."""
     _check_dict("acc", acc)
     n, epsilon, beta = check_int("n", n, low=1), check_epsilon(epsilon), check_beta(beta)
-    ts = sorted({t for t, _ in acc})
+    Js = sorted({J for J, _ in acc})
     names = list(dict.fromkeys(nm for _, nm in acc))
-    if len(ts) > 2:
-        raise ValueError(f"acc ({len(ts)} degrees) must hold at most 2 degrees")
+    if len(Js) > 2:
+        raise ValueError(f"acc ({len(Js)} degree bounds) must hold at most 2 degree bounds")
     baseline, guess = _values("baseline", baseline, len(names)), _values("guess", guess, len(names))
-    for key in ((t, nm) for t in ts for nm in names):
+    for key in ((J, nm) for J in Js for nm in names):
         if key not in acc or not isinstance(acc[key], dict) or {"err", "bound"} - set(acc[key]):
-            raise ValueError(f"acc must hold a dict with 'err' and 'bound' for every (t, query) pair; {key} has none")
-    fig, axes = new_figure(len(ts), width=9.6 if len(ts) == 2 else 7.2, height=5.0)
+            raise ValueError(f"acc must hold a dict with 'err' and 'bound' for every (degree bound, query) pair; {key} has none")
+    fig, axes = new_figure(len(Js), width=9.6 if len(Js) == 2 else 7.2, height=5.0)
     axes = np.atleast_1d(axes)
     xs = np.arange(len(names))
-    for ax, t in zip(axes, ts):
-        ax.bar(xs - 0.27, [np.quantile(acc[(t, nm)]["err"], 1 - beta) for nm in names], 0.27, color=EMPIRICAL,
+    for ax, J in zip(axes, Js):
+        ax.bar(xs - 0.27, [np.quantile(acc[(J, nm)]["err"], 1 - beta) for nm in names], 0.27, color=EMPIRICAL,
                label="summary: measured")
-        ax.bar(xs, [acc[(t, nm)]["bound"] for nm in names], 0.27, color=BOUND, label="bound γ_f + λ_β")
+        ax.bar(xs, [acc[(J, nm)]["bound"] for nm in names], 0.27, color=BOUND, label="bound γ_f + λ_β")
         ax.bar(xs + 0.27, baseline, 0.27, color=BASELINE, label="per-query Laplace, exact Δ")
         ax.hlines(guess, xs - 0.42, xs + 0.42, color=UNIFORM, ls="--", lw=1.6, label="uniform guess")
         ax.axhline(1 / np.sqrt(n), color=EXTRA[3], ls=":", label="sampling error 1/√n")
         ax.set_xticks(xs, [nm.replace(" ", "\n", 1) for nm in names])
-        ax.set_title(f"t = {t}")
+        ax.set_title(f"J = {J}")
     axes[0].set_ylabel(f"{1 - beta:.2f}-quantile of |error|\n(each query)")
     fig.suptitle(f"n = {n}, ε = {epsilon:g}")
     fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncols=3)
@@ -202,7 +202,7 @@ def figure_regimes(sweeps, *, epsilon=1.0):
     handles += [Line2D([], [], color=BASELINE, lw=1), Line2D([], [], ls="--", color=UNIFORM, lw=1)]
     labels += ["per-query Laplace\n(regime named at its end)",
                "uniform guess\n(regime named at its end)"]
-    ax.set(xlabel="n (rows), t = n^(1/(2d+K))", ylabel="0.95-quantile of |error|\n(one query)",
+    ax.set(xlabel="n (rows), J = n^(1/(2d+K))", ylabel="0.95-quantile of |error|\n(one query)",
            title=f"error vs n, d = 1, ε = {epsilon:g}")
     ax.legend(handles, labels, loc="upper left",
               bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)   # legend_outside's place, with the proxy entries
@@ -227,7 +227,7 @@ def figure_per_query(cmp, control, *, epsilon=1.0, n=50_000):
     if np.any(control["n"] < 1):
         raise ValueError(f"control['n'] ({control['n'].tolist()}) must hold row counts >= 1")
     fig, (left, right) = new_figure(2, width=9.6, height=5.4)
-    left.loglog(cmp.ms, cmp.summary, "o-", color=EMPIRICAL, label=f"one summary (t={cmp.t})")
+    left.loglog(cmp.ms, cmp.summary, "o-", color=EMPIRICAL, label=f"one summary (J={cmp.degree_bound})")
     left.loglog(cmp.ms, cmp.baseline, "s-", color=BASELINE, label="per-query Laplace, exact Δ")
     left.loglog(cmp.ms, cmp.baseline_bound, "s:", color=BASELINE, alpha=0.6, label="per-query, Δ = 2Bm/n")
     left.loglog(cmp.ms, cmp.uniform, "--", color=UNIFORM, label="uniform guess")
@@ -246,22 +246,23 @@ def figure_per_query(cmp, control, *, epsilon=1.0, n=50_000):
     return fig
 
 
-def figure_sensitivity(t_sens, exact):
-    """SMOOTH-E1's picture (``d = 1``): the exact L1 sensitivity of the ``t`` moments (``exact``, in units of
-    ``1/n``) divided by ``t``, against the paper's assumption ``t/n`` and the corrected scale ``2(t−1)/n``."""
-    t_sens = _values("t_sens", t_sens)
-    exact = _values("exact", exact, t_sens.size, positive=True)
-    if t_sens.size < 2 or np.any(t_sens < 2):
-        raise ValueError(f"t_sens ({t_sens.tolist()}) must hold at least two degrees t >= 2")
+def figure_sensitivity(degree_bounds, exact):
+    """SMOOTH-E1's picture (``d = 1``): the exact L1 sensitivity of the ``J`` moments (``exact``, in units of
+    ``1/n``) divided by ``J``, for each degree bound ``J`` of ``degree_bounds``, against the paper's assumption
+    ``J/n`` and the corrected scale ``2(J−1)/n``."""
+    degree_bounds = _values("degree_bounds", degree_bounds)
+    exact = _values("exact", exact, degree_bounds.size, positive=True)
+    if degree_bounds.size < 2 or np.any(degree_bounds < 2):
+        raise ValueError(f"degree_bounds ({degree_bounds.tolist()}) must hold at least two degree bounds >= 2")
     fig, ax = new_figure(width=8.6, height=4.2)
-    ax.plot(t_sens, exact / t_sens, "o-", color=EMPIRICAL, label="exact sensitivity\n(computed)")
-    ax.plot(t_sens, np.ones_like(t_sens), "-", color=CONTROL, label="paper's scale t/n")
-    ax.plot(t_sens, 2 * (t_sens - 1) / t_sens, "-", color=BOUND, label="corrected scale\n2(t−1)/n")
+    ax.plot(degree_bounds, exact / degree_bounds, "o-", color=EMPIRICAL, label="exact sensitivity\n(computed)")
+    ax.plot(degree_bounds, np.ones_like(degree_bounds), "-", color=CONTROL, label="paper's scale J/n")
+    ax.plot(degree_bounds, 2 * (degree_bounds - 1) / degree_bounds, "-", color=BOUND, label="corrected scale\n2(J−1)/n")
     ax.set_xscale("log")
-    ticks = [t for t in (2, 3, 5, 10, 20, 40, 60) if t_sens[0] <= t <= t_sens[-1]]
-    ax.set_xticks(ticks, [str(t) for t in ticks])
+    ticks = [J for J in (2, 3, 5, 10, 20, 40, 60) if degree_bounds[0] <= J <= degree_bounds[-1]]
+    ax.set_xticks(ticks, [str(J) for J in ticks])
     ax.minorticks_off()
-    ax.set(xlabel="t (d = 1)", ylabel="L1 sensitivity × n / t", title="the moments move more than t/n")
+    ax.set(xlabel="degree bound J (d = 1)", ylabel="L1 sensitivity × n / J", title="the moments move more than J/n")
     legend_outside(ax)
     return fig
 
@@ -273,7 +274,7 @@ def _example_sweep():
     return RegimeSweep(1, 2, n, np.array([2, 3, 5]), one, one, one, one, one, one, uniform=one * 3, baseline=one / 10)
 
 
-example(figure_approximation, lambda: dict(t_grid=np.array([4.0, 8.0, 16.0, 32.0]),
+example(figure_approximation, lambda: dict(degree_bounds=np.array([4.0, 8.0, 16.0, 32.0]),
                                            gammas={"kink, K=1": np.array([0.2, 0.1, 0.05, 0.025])},
                                            orders={"kink, K=1": 1}, fit_from=8.0))
 example(figure_accuracy, lambda: dict(acc={(4, "a"): dict(err=np.linspace(0, 0.1, 20), bound=0.2)},
@@ -284,4 +285,4 @@ example(figure_per_query, lambda: dict(cmp=__import__("dpbook.comparisons.smooth
     np.array([1, 3]), np.array([0.1, 0.1]), np.array([0.01, 0.3]), np.array([0.05, 1.0]), np.array([0.5, 0.6]), 4),
     control=dict(n=np.array([1000, 8000]), box=np.array([0.09, 0.07]), kink=np.array([0.02, 0.007]),
                  baseline=np.array([6e-3, 7e-4]), guess=np.array([0.066, 0.062])), epsilon=1.0, n=50_000))
-example(figure_sensitivity, lambda: dict(t_sens=np.array([2.0, 3.0, 10.0]), exact=np.array([2.0, 3.125, 11.58])))
+example(figure_sensitivity, lambda: dict(degree_bounds=np.array([2.0, 3.0, 10.0]), exact=np.array([2.0, 3.125, 11.58])))

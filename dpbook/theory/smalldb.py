@@ -19,50 +19,52 @@ __all__ = [
 
 
 def smalldb_size(m, alpha) -> int:
-    """DR-Alg4 / DR-Lemma4.3: the synthetic databases have ``s = ⌈ln|Q| / α²⌉`` rows.
+    """DR-Alg4 / DR-Lemma4.3: the synthetic databases have ``n_y = ⌈ln|Q| / α²⌉`` rows (their ``db_size``).
 
-    Lemma 4.3's union bound ``2|Q| e^{-2sα²} <= 2/|Q|`` is below 1 only for ``|Q| >= 3`` (erratum DR-E4); for ``|Q| = 1`` the
-    formula gives ``s = 0``.  IDC-ClaimA.3's size (:func:`claim_a3_size`) works for every ``|Q|``.
+    Lemma 4.3's union bound ``2|Q| e^{-2 n_y α²} <= 2/|Q|`` is below 1 only for ``|Q| >= 3`` (erratum DR-E4); for ``|Q| = 1`` the
+    formula gives ``n_y = 0``.  IDC-ClaimA.3's size (:func:`claim_a3_size`) works for every ``|Q|``.
     """
     m, alpha = check_int("m", m, low=1), check_alpha(alpha)
-    s = math.log(m) / alpha ** 2
-    if s > MAX_INT:
+    rows = math.log(m) / alpha ** 2
+    if rows > MAX_INT:
         raise ValueError(f"alpha ({alpha!r}) is too small: the synthetic databases would have ln(m)/alpha^2 = "
-                         f"{s:.3g} rows (at most 2^53)")
-    return math.ceil(s)
+                         f"{rows:.3g} rows (at most 2^53)")
+    return math.ceil(rows)
 
 
 def claim_a3_size(m, alpha) -> int:
-    """IDC-ClaimA.3 (Blum–Ligett–Roth): the smallest integer ``s > ln(2|Q|) / (2α²)``, i.e. ``⌊·⌋ + 1``.
+    """IDC-ClaimA.3 (Blum–Ligett–Roth): the smallest integer ``n_y > ln(2|Q|) / (2α²)``, i.e. ``⌊·⌋ + 1``.
 
-    At this size ``2|Q| e^{-2sα²} < 1``, so an α-accurate ``s``-row database exists (about half DR's size).
+    At this size ``2|Q| e^{-2 n_y α²} < 1``, so an α-accurate ``n_y``-row database exists (about half DR's size).
     """
     m = check_int("m", m, low=1)
     return math.floor(math.log(2 * m) / (2 * check_alpha(alpha) ** 2)) + 1
 
 
-def range_size(N, s) -> int:
-    """``|R| = C(N+s-1, s)``: the number of multisets of ``s`` rows from a universe of ``N`` (DR-Alg4's range).
+def range_size(N, db_size) -> int:
+    """``|R| = C(N+n_y-1, n_y)``: the number of multisets of ``db_size = n_y`` rows from a universe of ``N`` (DR-Alg4's
+    range).
 
-    At most ``N^s`` (``(N+i-1)/i <= N`` for each factor): quasi-polynomial in ``N`` (erratum PROJ-E7).
+    At most ``N^{n_y}`` (``(N+i-1)/i <= N`` for each factor): quasi-polynomial in ``N`` (erratum PROJ-E7).
     """
-    N, s = check_int("N", N, low=1), check_int("s", s, low=0)
-    return math.comb(N + s - 1, s)
+    N, db_size = check_int("N", N, low=1), check_int("db_size", db_size, low=0)
+    return math.comb(N + db_size - 1, db_size)
 
 
-def log_range_size(N, s) -> float:
-    """``ln C(N+s-1, s)`` via ``gammaln``, for sizes too large to enumerate."""
-    N, s = check_int("N", N, low=1), check_int("s", s, low=0)
-    return float(gammaln(N + s) - gammaln(s + 1) - gammaln(N))
+def log_range_size(N, db_size) -> float:
+    """``ln C(N+n_y-1, n_y)`` (``db_size = n_y`` rows) via ``gammaln``, for sizes too large to enumerate."""
+    N, db_size = check_int("N", N, low=1), check_int("db_size", db_size, low=0)
+    return float(gammaln(N + db_size) - gammaln(db_size + 1) - gammaln(N))
 
 
-def sampling_failure_bound(m, s, alpha) -> float:
-    """DR-Lemma4.3's proof: ``P[max_q |q(y) - q(x)| > α] <= min(1, 2|Q| e^{-2sα²})`` for ``s`` i.i.d. rows of ``x``.
+def sampling_failure_bound(m, db_size, alpha) -> float:
+    """DR-Lemma4.3's proof: ``P[max_q |q(y) - q(x)| > α] <= min(1, 2|Q| e^{-2 n_y α²})`` for ``db_size = n_y`` i.i.d.
+    rows ``y`` of ``x``.
 
     (Chernoff–Hoeffding per query, union bound over the ``|Q| = m`` queries.)
     """
-    m, s = check_int("m", m, low=1), check_int("s", s, low=1)
-    return min(1.0, 2.0 * m * math.exp(-2.0 * s * check_alpha(alpha) ** 2))
+    m, db_size = check_int("m", m, low=1), check_int("db_size", db_size, low=1)
+    return min(1.0, 2.0 * m * math.exp(-2.0 * db_size * check_alpha(alpha) ** 2))
 
 
 def net_error_bound(alpha, net_size, epsilon, n, beta) -> float:
@@ -80,9 +82,9 @@ def net_error_bound(alpha, net_size, epsilon, n, beta) -> float:
 def prop44_error_bound(N, m, alpha, epsilon, n, beta) -> float:
     """DR-Prop4.4: with probability ``1-β`` SmallDB's error is at most ``α + 2(ln N ln|Q|/α² + ln(1/β))/(εn)``.
 
-    The proof uses ``ln|R| <= s ln N`` with ``s = ln|Q|/α²``.  With the integer ``s = ⌈ln|Q|/α²⌉`` of the
+    The proof uses ``ln|R| <= n_y ln N`` with ``n_y = ln|Q|/α²``.  With the integer ``n_y = ⌈ln|Q|/α²⌉`` of the
     algorithm, ``ln|R|`` can exceed ``ln N ln|Q|/α²`` by up to ``ln N`` (chapter 08 checks it never does at
-    the sizes used); :func:`net_error_bound` with ``net_size = range_size(N, s)`` is the exact form.
+    the sizes used); :func:`net_error_bound` with ``net_size = range_size(N, n_y)`` is the exact form.
     """
     N, m = check_int("N", N, low=1), check_int("m", m, low=1)
     alpha, epsilon, beta = check_alpha(alpha), check_epsilon(epsilon), check_beta(beta)
@@ -154,7 +156,7 @@ RESULTS = (
            source=f"{DWORK_ROTH}, Thm. 4.2 and Lemma 4.3; {BLR}"),
     Result(id="IDC-ClaimA.3", title="Small databases suffice (GRU's constants)", chapter=_CH,
            section="Small databases suffice",
-           statement=r"A database of $s>\ln(2|Q|)/(2\alpha^2)$ rows answering every query of $Q$ within α exists; the "
+           statement=r"A database of $n_y>\ln(2|Q|)/(2\alpha^2)$ rows answering every query of $Q$ within α exists; the "
                      r"union bound now stays below 1 for every $|Q|$.",
            implemented_by=("dpbook.smalldb.subsample_errors",),
            bounds=("dpbook.theory.smalldb.claim_a3_size", "dpbook.theory.idc.median_sample_size"),
@@ -162,7 +164,7 @@ RESULTS = (
     Result(id="DR-E4", title="Erratum: SmallDB's size needs |Q| ≥ 3 and an integer", chapter=_CH,
            section="Small databases suffice",
            statement=r"Correction: Lemma 4.3's union bound is $2/|Q|$ at $\ln|Q|/\alpha^2$ rows, so it needs $|Q|\ge3$; and "
-                     r"with the integer size $s=\lceil\ln|Q|/\alpha^2\rceil$ the range has $\ln\binom{N+s-1}{s}$ nats, which "
+                     r"with the integer size $n_y=\lceil\ln|Q|/\alpha^2\rceil$ the range has $\ln\binom{N+n_y-1}{n_y}$ nats, which "
                      r"can exceed the stated $\ln N\ln|Q|/\alpha^2$ by up to $\ln N$.",
            bounds=("dpbook.theory.smalldb.sampling_failure_bound", "dpbook.theory.smalldb.log_range_size"),
            source=THIS_BOOK),

@@ -1,6 +1,6 @@
 """Bounds for chapter 16, smooth queries (Wang, Zhang, Fan, Wang, NIPS 2013; SMOOTH-*).
 
-Pure functions: the summary degree ``t`` (SMOOTH-Alg1, SMOOTH-E5), the noise scales (the paper's and the corrected
+Pure functions: the summary degree ``J`` (SMOOTH-Alg1, SMOOTH-E5), the noise scales (the paper's and the corrected
 one of erratum SMOOTH-E1), the exact ``d = 1`` sensitivity that exhibits the erratum, the query-specific error bound
 (SMOOTH-Alg2's answer error), the worst-case accuracy of SMOOTH-Thm3.1 and the exponents of SMOOTH-Table1.
 """
@@ -27,66 +27,67 @@ def _dK(d, K):
 
 
 def summary_degree(n, d, K) -> int:
-    """SMOOTH-Alg1 with SMOOTH-E5: ``t = floor(n^{1/(2d+K)})``, computed in integers (no rounding slip at
+    """SMOOTH-Alg1 with SMOOTH-E5: the degree bound ``J = floor(n^{1/(2d+K)})`` (the ``degree_bound`` of
+    :func:`dpbook.smooth.smooth_summary`: ``J`` moments per axis, degrees ``<= J - 1``), computed in integers (no rounding slip at
     exact powers: ``summary_degree(10**4, 1, 2) == 10``).  Always ``>= 1``."""
     n = check_int("n", n, low=1)
     d, K = _dK(d, K)
     p = 2 * d + K
-    t = max(1, int(round(n ** (1.0 / p))))
-    while t ** p > n:
-        t -= 1
-    while (t + 1) ** p <= n:
-        t += 1
-    return t
+    J = max(1, int(round(n ** (1.0 / p))))
+    while J ** p > n:
+        J -= 1
+    while (J + 1) ** p <= n:
+        J += 1
+    return J
 
 
-def summary_sensitivity(t, d, n=1) -> float:
-    """SMOOTH-E1: the L1 sensitivity of the non-constant moments under replace-one, ``2 (t^d - 1) / n``.
+def summary_sensitivity(degree_bound, d, n=1) -> float:
+    """SMOOTH-E1: the L1 sensitivity of the non-constant moments under replace-one, ``2 (J^d - 1) / n``.
 
     Every moment ``prod_i T_{m_i}(x_i)`` lies in ``[-1, 1]``, so replacing one of ``n`` rows moves each mean by at
     most ``2/n``; the constant moment ``m = 0`` is identically 1 and is published without noise."""
-    t = check_int("t", t, low=1)
+    J = check_int("degree_bound", degree_bound, low=1)
     d = check_int("d", d, low=1, high=_MAX_D)
     n = check_int("n", n, low=1)
-    return 2.0 * (t ** d - 1) / n
+    return 2.0 * (J ** d - 1) / n
 
 
-def summary_noise_scale(n, t, d, epsilon) -> float:
-    """SMOOTH-E1 (corrected SMOOTH-Alg1): Laplace scale ``b = 2 (t^d - 1) / (n ε)`` on each non-constant moment."""
-    return summary_sensitivity(t, d, n) / check_epsilon(epsilon)
+def summary_noise_scale(n, degree_bound, d, epsilon) -> float:
+    """SMOOTH-E1 (corrected SMOOTH-Alg1): Laplace scale ``b = 2 (J^d - 1) / (n ε)`` on each non-constant moment."""
+    return summary_sensitivity(degree_bound, d, n) / check_epsilon(epsilon)
 
 
-def paper_noise_scale(n, t, d, epsilon) -> float:
-    """SMOOTH-Alg1 as printed: ``b = t^d / (n ε)`` — not enough for ε-DP (erratum SMOOTH-E1)."""
-    n, t = check_int("n", n, low=1), check_int("t", t, low=1)
+def paper_noise_scale(n, degree_bound, d, epsilon) -> float:
+    """SMOOTH-Alg1 as printed: ``b = J^d / (n ε)`` — not enough for ε-DP (erratum SMOOTH-E1)."""
+    n, J = check_int("n", n, low=1), check_int("degree_bound", degree_bound, low=1)
     d = check_int("d", d, low=1, high=_MAX_D)
-    return t ** d / (n * check_epsilon(epsilon))
+    return J ** d / (n * check_epsilon(epsilon))
 
 
-def _l1_1d(theta, theta_prime, t):
-    m = np.arange(t)
+def _l1_1d(theta, theta_prime, J):
+    m = np.arange(J)
     return float(np.abs(np.cos(m * theta) - np.cos(m * theta_prime)).sum())
 
 
-def exact_sensitivity_1d(t, *, grid=721) -> tuple[float, float, float]:
-    """SMOOTH-E1 for ``d = 1``: ``sup_{θ,θ'} sum_{m<t} |cos mθ - cos mθ'|`` (the L1 sensitivity times ``n``) and a
+def exact_sensitivity_1d(degree_bound, *, grid=721) -> tuple[float, float, float]:
+    """SMOOTH-E1 for ``d = 1`` and ``J = degree_bound``: ``sup_{θ,θ'} sum_{j<J} |cos jθ - cos jθ'|`` (the L1 sensitivity times ``n``) and a
     maximising pair ``(θ, θ')``, found on a ``grid x grid`` search of ``[0, π]^2`` refined by Nelder–Mead.
 
-    A numerical lower bound on the supremum (exact up to the optimiser's tolerance); ``t = 10`` gives 11.58 at
-    ``θ = 0, θ' ≈ 0.473``, i.e. ``1.16 t`` — more than the ``t`` the paper's noise assumes.
+    A numerical lower bound on the supremum (exact up to the optimiser's tolerance); ``J = 10`` gives 11.58 at
+    ``θ = 0, θ' ≈ 0.473``, i.e. ``1.16 J`` — more than the ``J`` the paper's noise assumes.
     """
     from scipy.optimize import minimize
     from scipy.spatial.distance import cdist
-    t = check_int("t", t, low=1, high=2000)
+    J = check_int("degree_bound", degree_bound, low=1, high=2000)
     grid = check_int("grid", grid, low=16, high=4001)
     theta = np.linspace(0.0, math.pi, grid)
-    C = np.cos(np.outer(theta, np.arange(t)))
+    C = np.cos(np.outer(theta, np.arange(J)))
     dist = cdist(C, C, "cityblock")
     i, j = np.unravel_index(int(np.argmax(dist)), dist.shape)
-    res = minimize(lambda v: -_l1_1d(v[0], v[1], t), x0=[theta[i], theta[j]], method="Nelder-Mead",
+    res = minimize(lambda v: -_l1_1d(v[0], v[1], J), x0=[theta[i], theta[j]], method="Nelder-Mead",
                    options=dict(xatol=1e-10, fatol=1e-12, maxiter=4000))
     a, b = float(res.x[0]), float(res.x[1])
-    best = max(float(dist[i, j]), _l1_1d(a, b, t))
+    best = max(float(dist[i, j]), _l1_1d(a, b, J))
     if best > float(dist[i, j]):
         pair = (abs(a) % (2 * math.pi), abs(b) % (2 * math.pi))
     else:
@@ -95,10 +96,11 @@ def exact_sensitivity_1d(t, *, grid=721) -> tuple[float, float, float]:
     return best, min(pair), max(pair)
 
 
-def paper_scale_privacy_loss(t, epsilon=1.0) -> float:
-    """SMOOTH-E1: the worst-case privacy loss of the paper's scale for ``d = 1``, ``ε · Δ_exact / t``
-    (``1.158 ε`` at ``t = 10``, tending to about ``1.22 ε``)."""
-    return check_epsilon(epsilon) * exact_sensitivity_1d(t)[0] / check_int("t", t, low=1)
+def paper_scale_privacy_loss(degree_bound, epsilon=1.0) -> float:
+    """SMOOTH-E1: the worst-case privacy loss of the paper's scale for ``d = 1``, ``ε · Δ_exact / J``
+    (``1.158 ε`` at ``J = 10``, tending to about ``1.22 ε``)."""
+    J = check_int("degree_bound", degree_bound, low=1)
+    return check_epsilon(epsilon) * exact_sensitivity_1d(J)[0] / J
 
 
 def _weights(weights):
@@ -109,11 +111,11 @@ def _weights(weights):
 
 
 def weighted_laplace_tail_bound(lam, b, weights) -> float:
-    """SMOOTH-Alg2's noise term (IDC-Thm6.5 with weights): for ``Z_m`` i.i.d. ``Lap(b)`` and ``Y = sum c_m Z_m`` (``c = weights``),
-    with ``s = ||c||_2`` and ``r = ||c||_∞``,
+    """SMOOTH-Alg2's noise term (IDC-Thm6.5 with weights): for ``Z_r`` i.i.d. ``Lap(b)`` and ``Y = sum c_r Z_r`` (``c = weights``),
+    with ``ν = ||c||_2`` and ``ρ = ||c||_∞``,
 
-        ``P[|Y| >= λ] <= 2 exp(-λ² / (6 b² s²))``                 for ``λ <= 3 b s² / (√2 r)``,
-        ``P[|Y| >= λ] <= 2 exp(3 s²/(4 r²) - λ / (√2 b r))``       beyond.
+        ``P[|Y| >= λ] <= 2 exp(-λ² / (6 b² ν²))``                 for ``λ <= 3 b ν² / (√2 ρ)``,
+        ``P[|Y| >= λ] <= 2 exp(3 ν²/(4 ρ²) - λ / (√2 b ρ))``       beyond.
 
     (MGF ``(1 - u²b²)^{-1} <= exp(1.5 u² b²)`` for ``|u| b <= 1/√2``; Chernoff at the optimum, capped.)
     ``weights = (1, …, 1)`` gives the proof's optimum of IDC-Thm6.5 (erratum IDC-E7)."""
@@ -132,7 +134,7 @@ def weighted_laplace_tail_bound(lam, b, weights) -> float:
 
 def weighted_laplace_quantile(beta, b, weights) -> float:
     """The smallest ``λ`` at which :func:`weighted_laplace_tail_bound` is ``<= β``:
-    ``b ||c||_2 sqrt(6 ln(2/β))`` in the first regime, ``√2 b ||c||_∞ (3 s²/(4 r²) + ln(2/β))`` beyond."""
+    ``b ||c||_2 sqrt(6 ln(2/β))`` in the first regime, ``√2 b ||c||_∞ (3 ν²/(4 ρ²) + ln(2/β))`` beyond."""
     beta = check_beta(beta)
     b = check_real("b", b, low=0.0, low_open=True)
     w = _weights(weights)
@@ -148,7 +150,7 @@ def weighted_laplace_quantile(beta, b, weights) -> float:
 
 def answer_error_bound(gamma, b, weights, beta) -> float:
     """SMOOTH-Alg2 (answer error, [DERIVED]): with probability ``>= 1 - β`` the answer ``<c, Su_hat>`` is within
-    ``γ_f + λ_β`` of ``q_f(D)``, where ``γ_f = sup |f - p_t|`` (approximation) and ``λ_β`` is
+    ``γ_f + λ_β`` of ``q_f(D)``, where ``γ_f = sup |f - p_J|`` (approximation) and ``λ_β`` is
     :func:`weighted_laplace_quantile` of the coefficients ``weights`` of the noisy moments (not the constant one)."""
     gamma = check_real("gamma", gamma, low=0.0)
     return gamma + weighted_laplace_quantile(beta, b, weights)
@@ -162,15 +164,15 @@ def coefficient_bound(d, K, B=1.0) -> float:
 
 
 def worst_case_accuracy(n, d, K, epsilon, *, B=1.0, C=1.0) -> float:
-    """SMOOTH-Thm3.1 part (2), the derivation's bound ``C t^{-K} + 2 M t^{2d} / (n ε)`` at ``t = summary_degree(n,d,K)``
+    """SMOOTH-Thm3.1 part (2), the derivation's bound ``C J^{-K} + 2 M J^{2d} / (n ε)`` at ``J = summary_degree(n,d,K)``
     and ``M = coefficient_bound(d, K, B)`` (``C`` is the unrecovered approximation constant; the printed
-    scale ``t^d/(nε)``, since this is the paper's derivation).  Vacuous at realistic sizes
+    scale ``J^d/(nε)``, since this is the paper's derivation).  Vacuous at realistic sizes
     (chapter 16 shows by how much)."""
-    t = summary_degree(n, d, K)
-    d, K = _dK(d, K)                                       # Python ints (a numpy K would refuse t ** -K)
+    J = summary_degree(n, d, K)
+    d, K = _dK(d, K)                                       # Python ints (a numpy K would refuse J ** -K)
     C = check_real("C", C, low=0.0, low_open=True)
     M = coefficient_bound(d, K, B)
-    return C * t ** (-K) + 2.0 * M * t ** (2 * d) / (check_int("n", n, low=1) * check_epsilon(epsilon))
+    return C * J ** (-K) + 2.0 * M * J ** (2 * d) / (check_int("n", n, low=1) * check_epsilon(epsilon))
 
 
 def accuracy_exponent(d, K) -> float:
@@ -180,20 +182,20 @@ def accuracy_exponent(d, K) -> float:
 
 
 def summary_time_exponent(d, K) -> float:
-    """SMOOTH-Thm3.1 part (3): summary time ``n · t^d = n^{(3d+K)/(2d+K)}``."""
+    """SMOOTH-Thm3.1 part (3): summary time ``n · J^d = n^{(3d+K)/(2d+K)}``."""
     d, K = _dK(d, K)
     return (3 * d + K) / (2 * d + K)
 
 
 def query_time_exponent(d, K) -> float:
     """SMOOTH-Thm3.1 part (4): the paper's query time ``n^{(d + 2 + 2d/K)/(2d+K)}`` (up to polylog), from
-    SMOOTH-Thm3.2 part (3) at ``γ = t^{-K}``."""
+    SMOOTH-Thm3.2 part (3) at ``γ = J^{-K}``."""
     d, K = _dK(d, K)
     return (d + 2 + 2 * d / K) / (2 * d + K)
 
 
 def dct_query_time_exponent(d, K) -> float:
-    """The book's Algorithm 2 (interpolation on ``(4t+1)^d`` Chebyshev nodes + one DCT): ``t^d log t``, i.e.
+    """The book's Algorithm 2 (interpolation on ``(4J+1)^d`` Chebyshev nodes + one DCT): ``J^d log J``, i.e.
     ``n^{d/(2d+K)}`` up to a log — below the paper's exponent, because the coefficients come from a DCT."""
     d, K = _dK(d, K)
     return d / (2 * d + K)
@@ -207,19 +209,20 @@ def table1_exponents(d, K) -> dict:
                 beats_sampling=bool(K > 2 * d))
 
 
-def jackson_multipliers(t, K) -> np.ndarray:
-    """SMOOTH-Thm3.2, option (b) [RECON]: the multipliers ``λ_0..λ_{t-1}`` of the generalised Jackson operator, so
+def jackson_multipliers(degree_bound, K) -> np.ndarray:
+    """SMOOTH-Thm3.2, option (b) [RECON]: the multipliers ``λ_0..λ_{J-1}`` of the generalised Jackson operator, so
     that its Chebyshev coefficients are ``c_m = ĝ_m prod_i λ_{m_i}``.
 
-    Kernel ``H(s) ∝ (sin(t's/2)/sin(s/2))^{2r}``, ``∫H = 1``, with ``r = ceil((K+3)/2)`` and ``t' = floor((t-1)/r) + 1``
-    (degree ``r(t'-1) <= t-1``); ``λ_l = sum_{j=1}^{K+1} (-1)^{j+1} C(K+1, j) Ĥ(j l)`` with ``Ĥ(ν) = ∫H(s) cos(νs) ds``,
+    Kernel ``H(θ) ∝ (sin(J'θ/2)/sin(θ/2))^{2h}``, ``∫H = 1``, with ``h = ceil((K+3)/2)`` and ``J' = floor((J-1)/h) + 1``
+    (degree ``h(J'-1) <= J-1``; ``J = degree_bound``); ``λ_l = sum_{j=1}^{K+1} (-1)^{j+1} C(K+1, j) Ĥ(j l)`` with
+    ``Ĥ(ν) = ∫H(θ) cos(νθ) dθ``,
     which is the ratio of the ``ν``-th to the 0-th Fourier coefficient of the kernel (0 beyond its degree).  ``λ_0 = 1``.
     """
-    t = check_int("t", t, low=1, high=100_000)
+    J = check_int("degree_bound", degree_bound, low=1, high=100_000)
     K = check_int("K", K, low=1, high=_MAX_K)
     r = math.ceil((K + 3) / 2)
-    tp = (t - 1) // r + 1
-    fejer = np.r_[np.arange(1, tp + 1), np.arange(tp - 1, 0, -1)].astype(float)    # (sin(t's/2)/sin(s/2))^2
+    tp = (J - 1) // r + 1
+    fejer = np.r_[np.arange(1, tp + 1), np.arange(tp - 1, 0, -1)].astype(float)    # (sin(J'θ/2)/sin(θ/2))^2
     h = np.array([1.0])
     for _ in range(r):
         h = np.convolve(h, fejer)
@@ -230,7 +233,7 @@ def jackson_multipliers(t, K) -> np.ndarray:
         return h[centre + v] / h[centre] if v <= centre else 0.0
 
     return np.array([sum((-1) ** (j + 1) * math.comb(K + 1, j) * H_hat(j * l) for j in range(1, K + 2))
-                     for l in range(t)])
+                     for l in range(J)])
 
 
 _SOURCE = "Wang, Zhang, Fan, Wang, Efficient Algorithm for Privately Releasing Smooth Queries, NIPS 2013"
@@ -239,7 +242,7 @@ _CH = "16_smooth_queries"
 RESULTS = (
     Result(id="SMOOTH-Def", title="Even trigonometric polynomials = Chebyshev series",
            statement=r"$\cos(j\arccos x)=T_j(x)$, so an even trigonometric polynomial in $\theta_i=\arccos x_i$ of "
-                     r"degree $<t$ per coordinate is a tensor Chebyshev polynomial of degree $<t$ in $x$.",
+                     r"degree $<J$ per coordinate is a tensor Chebyshev polynomial of degree $<J$ in $x$.",
            chapter=_CH, section="1. Smooth queries and Chebyshev polynomials",
            implemented_by=("dpbook.smooth.chebyshev_moments",), source=_SOURCE),
     Result(id="SMOOTH-Def C^K_B", title="The class of K-smooth queries",
@@ -249,24 +252,24 @@ RESULTS = (
            implemented_by=("dpbook.smooth.SmoothQuery", "dpbook.smooth.smooth_norm"),
            source=_SOURCE + " (definition garbled in the source; reconstructed)"),
     Result(id="SMOOTH-Alg1", title="Private summary: noisy Chebyshev moments",
-           statement=r"Release the $t^d$ averages $\frac1n\sum_x\prod_iT_{r_i}(x_i)$, $\|\mathbf r\|_\infty<t$, "
-                     r"$t=\lfloor n^{1/(2d+K)}\rfloor$, the constant one exactly and the others with "
-                     r"$\mathrm{Lap}(2(t^d-1)/(n\varepsilon))$ (scale corrected by SMOOTH-E1).",
+           statement=r"Release the $J^d$ averages $\frac1n\sum_x\prod_iT_{r_i}(x_i)$, $\|\mathbf r\|_\infty<J$, "
+                     r"$J=\lfloor n^{1/(2d+K)}\rfloor$, the constant one exactly and the others with "
+                     r"$\mathrm{Lap}(2(J^d-1)/(n\varepsilon))$ (scale corrected by SMOOTH-E1).",
            chapter=_CH, section="2. Algorithm 1: the summary",
            implemented_by=("dpbook.smooth.smooth_summary", "dpbook.smooth.chebyshev_moments"),
            bounds=("dpbook.theory.smooth.summary_degree", "dpbook.theory.smooth.summary_noise_scale"),
            source=_SOURCE + "; erratum SMOOTH-E1"),
     Result(id="SMOOTH-Alg2", title="Answering a smooth query from the summary",
-           statement=r"Compute the degree-$(t-1)$ Chebyshev coefficients $c$ of $f$ (interpolation + DCT, no data) and "
+           statement=r"Compute the degree-$(J-1)$ Chebyshev coefficients $c$ of $f$ (interpolation + DCT, no data) and "
                      r"answer $\langle c,\widehat{\mathrm{Su}}\rangle$; the error is at most "
-                     r"$\sup|f-p_t|+|\sum_{\mathbf r}c_{\mathbf r}Z_{\mathbf r}|$.",
+                     r"$\sup|f-p_J|+|\sum_{\mathbf r}c_{\mathbf r}Z_{\mathbf r}|$.",
            chapter=_CH, section="3. Algorithm 2: answering a query — with no data",
            implemented_by=("dpbook.smooth.chebyshev_coefficients", "dpbook.smooth.answer_query"),
            bounds=("dpbook.theory.smooth.answer_error_bound", "dpbook.theory.smooth.weighted_laplace_quantile"),
            source=_SOURCE + "; erratum SMOOTH-E2"),
     Result(id="SMOOTH-Thm3.2", title="Approximation by trigonometric polynomials",
-           statement=r"Every $f\in C^K_B$ has an even trigonometric polynomial of degree $<t$ per coordinate within "
-                     r"$O(t^{-K})$ of $g_f(\theta)=f(\cos\theta)$, with coefficients bounded by a constant of "
+           statement=r"Every $f\in C^K_B$ has an even trigonometric polynomial of degree $<J$ per coordinate within "
+                     r"$O(J^{-K})$ of $g_f(\theta)=f(\cos\theta)$, with coefficients bounded by a constant of "
                      r"$d,K,B$ (reconstructed; the source text stops inside this theorem).",
            chapter=_CH, section="3. Algorithm 2: answering a query — with no data",
            implemented_by=("dpbook.smooth.chebyshev_coefficients", "dpbook.smooth.jackson_coefficients",
@@ -292,18 +295,18 @@ RESULTS = (
                      r"is pure $\varepsilon$-DP, and $\beta$ enters only the accuracy statement of Theorem 3.1.",
            chapter=_CH, section="2. Algorithm 1: the summary", source=_SOURCE),
     Result(id="SMOOTH-E1", title="Erratum: the summary's noise scale",
-           statement=r"The moments' L1 sensitivity exceeds $t^d/n$ ($1.16\,t/n$ for $d=1,t=10$); use "
-                     r"$\mathrm{Lap}(2(t^d-1)/(n\varepsilon))$ and publish the constant moment.",
+           statement=r"The moments' L1 sensitivity exceeds $J^d/n$ ($1.16\,J/n$ for $d=1,J=10$); use "
+                     r"$\mathrm{Lap}(2(J^d-1)/(n\varepsilon))$ and publish the constant moment.",
            chapter=_CH, section="7. Erratum SMOOTH-E1: the paper's noise scale",
            implemented_by=("dpbook.broken.smooth.smooth_summary_paper_scale",),
            bounds=("dpbook.theory.smooth.exact_sensitivity_1d", "dpbook.theory.smooth.paper_scale_privacy_loss"),
            source=_SOURCE),
     Result(id="SMOOTH-E2", title="Erratum: the degree in Algorithm 2",
-           statement=r"The approximating polynomial has degree $\le t-1$ per coordinate (not $t$), to match the "
-                     r"$t^d$ moments.", chapter=_CH, section="3. Algorithm 2: answering a query — with no data",
+           statement=r"The approximating polynomial has degree $\le J-1$ per coordinate (not $J$), to match the "
+                     r"$J^d$ moments.", chapter=_CH, section="3. Algorithm 2: answering a query — with no data",
            implemented_by=("dpbook.smooth.chebyshev_coefficients",), source=_SOURCE),
-    Result(id="SMOOTH-E5", title="Erratum: t must be an integer",
-           statement=r"$t=\lfloor n^{1/(2d+K)}\rfloor$; the chapter uses sizes $n=t^{2d+K}$ so the fitted exponents "
+    Result(id="SMOOTH-E5", title="Erratum: J must be an integer",
+           statement=r"$J=\lfloor n^{1/(2d+K)}\rfloor$; the chapter uses sizes $n=J^{2d+K}$ so the fitted exponents "
                      r"are not bent by the rounding.", chapter=_CH, section="5. Table 1: the exponents, measured",
            bounds=("dpbook.theory.smooth.summary_degree",), source=_SOURCE),
 )

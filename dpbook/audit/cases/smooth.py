@@ -10,7 +10,8 @@ __all__: list[str] = []    # factories register themselves; nothing to import
 
 
 #
-# Rows of [-1,1] (d = 1), n = 1, replace-one.  The summary's moments are T_m(x), m < t; the constant moment is
+# Rows of [-1,1] (d = 1), n = 1, replace-one.  The summary's moments are T_m(x), m < degree_bound (the case names
+# and pair strings below call it t: they are the labels stored in the audit results); the constant moment is
 # published exactly.  Tight pair for the corrected scale: t = 2, x = 1 vs x' = -1 (the one noisy moment moves by
 # 2 = its sensitivity).  Erratum SMOOTH-E1's witness: t = 10, x = 1 vs x' = cos(0.4734), which moves the moments by
 # 11.58 in L1; on S = {o_m >= 1 for m = 2..9} (each o_m on the far side of T_m(1) = 1) the likelihood ratio is
@@ -22,12 +23,12 @@ _PAIR_SMOOTH_TIGHT = "x = 1 vs x' = -1 in [-1,1], n = 1, t = 2: the noisy moment
 _PAIR_SMOOTH_E1 = "x = 1 vs x' = cos(0.4734) in [-1,1], n = 1, t = 10 (SMOOTH-E1's witness), moments m = 2..9"
 
 
-def _smooth_min_sampler(fn, x, epsilon, t, J, chunk=500_000):
+def _smooth_min_sampler(fn, x, epsilon, degree_bound, J, chunk=500_000):
     def sample(trials, rng):
         out = np.empty(trials)
         for start in range(0, trials, chunk):
             size = min(chunk, trials - start)
-            moments = fn(np.array([x]), epsilon=epsilon, K=1, t=t, trials=size, rng=rng).moments
+            moments = fn(np.array([x]), epsilon=epsilon, K=1, degree_bound=degree_bound, trials=size, rng=rng).moments
             low = out[start:start + size]
             low[:] = moments[:, J[0]]
             for j in J[1:]:                     # column by column: min_m(o_m) - 1 = min_m(o_m - 1) exactly
@@ -37,9 +38,10 @@ def _smooth_min_sampler(fn, x, epsilon, t, J, chunk=500_000):
     return sample
 
 
-def _smooth_case(name, fn, epsilon, t, x_prime, J, trials, pair, kind, true_epsilon, min_trials=1):
+def _smooth_case(name, fn, epsilon, degree_bound, x_prime, J, trials, pair, kind, true_epsilon, min_trials=1):
     return AuditCase(name, f"{fn.__module__}.{fn.__name__}", epsilon, 0.0,
-                     _smooth_min_sampler(fn, 1.0, epsilon, t, J), _smooth_min_sampler(fn, x_prime, epsilon, t, J),
+                     _smooth_min_sampler(fn, 1.0, epsilon, degree_bound, J),
+                     _smooth_min_sampler(fn, x_prime, epsilon, degree_bound, J),
                      {"o_m >= T_m(1) for every m in J": lambda y: y >= 0}, trials, pair, kind, true_epsilon,
                      min_trials)
 
