@@ -113,6 +113,8 @@ def test_pgm_rounds_spend_rho_exactly(rho, T, share):
     eps_select, sigma = pgm_worker.round_budget(rho, T, share)
     assert pgm_worker.spent(eps_select, sigma, T) == pytest.approx(rho, rel=1e-12)
     assert T / (2 * sigma ** 2) == pytest.approx(share * rho, rel=1e-12)       # the measurement's share
+    eps_select, b = pgm_worker.round_budget_pure(rho, T, share)              # the same numbers as a pure ε
+    assert T * (eps_select + 1 / b) == pytest.approx(rho, rel=1e-12) and T / b == pytest.approx(share * rho)
 
 
 @pytest.mark.parametrize("rho, T, share", [(0.0, 10, 0.5), (float("inf"), 10, 0.5), (1.0, 0, 0.5), (1.0, 2.5, 0.5),
@@ -120,6 +122,8 @@ def test_pgm_rounds_spend_rho_exactly(rho, T, share):
 def test_pgm_round_budget_refuses_bad_input(rho, T, share):
     with pytest.raises(ValueError, match="rho"):
         pgm_worker.round_budget(rho, T, share)
+    with pytest.raises(ValueError, match="epsilon"):
+        pgm_worker.round_budget_pure(rho, T, share)
 
 
 def test_pgm_exponential_mechanism_law():
@@ -139,10 +143,10 @@ def test_pgm_exponential_mechanism_law():
 class _ExactPgm:
     """A stand-in for ``PgmWorker`` that releases the exact marginals in the worker's output order."""
 
-    def fit(self, rows_path, k, epsilon, T, seed):
+    def fit(self, rows_path, k, epsilon, T, seed, noise="gaussian"):
         marginals = pgm_worker.marginals_from_rows(np.load(rows_path), k)
-        reply = {"seconds": 1.0, "cpu_seconds": 1.0, "rho": 0.5, "rho_spent": 0.5, "measure_share": 0.5,
-                 "eps_select": 1.0, "sigma": 1.0, "iters": 1, "max_model_size": 80.0,
+        reply = {"seconds": 1.0, "cpu_seconds": 1.0, "noise": noise, "measure_share": 0.5, "eps_select": 1.0,
+                 "iters": 1, "max_model_size": 80.0,
                  "rounds": [{"selected": ["c0", "c1"]}] * T}
         return reply, {f"marg{j}": m / m.sum() for j, m in enumerate(marginals)}
 
@@ -153,7 +157,8 @@ def test_pgm_row_reads_the_workers_marginals_in_the_workloads_order(tmp_path):
     row = run.pgm_row(("cancer, 2-way, T = 2", "cancer", 2, 1.0, 2), 1, _ExactPgm(), tmp_path)
     pgm = row["methods"][run.PGM]
     assert pgm["max_error"] == [pytest.approx(0.0, abs=1e-12)]
-    assert set(row["methods"]) == {run.base_name(), run.PGM} and row["cells"] == math.comb(11, 2) * 4
+    assert set(row["methods"]) == {run.base_name(), *run.PGM_NOISE} and row["cells"] == math.comb(11, 2) * 4
+    assert {m: row["methods"][m]["settings"]["noise"] for m in run.PGM_NOISE} == run.PGM_NOISE
     assert pgm["median_time_ratio_to_practical"] == pytest.approx(1.0 / row["methods"][run.base_name()]["seconds"][0])
     _, npz = _ExactPgm().fit(tmp_path / "cancer.npy", 2, 1.0, 2, 0)       # pgm_row saved the rows there
     answers = np.concatenate([npz[f"marg{j}"] for j in range(len(npz))])
@@ -164,7 +169,7 @@ def test_pgm_row_reads_the_workers_marginals_in_the_workloads_order(tmp_path):
 @pytest.mark.skipif(not PGM_FILE.exists(), reason="results_pgm.json not stored")
 def test_pgm_results_schema_and_consistency():
     """results_pgm.json: the AIM rows, seeds 0..R-1, medians and within-repeat ratios recomputed, the ρ of AIM's
-    run spent exactly, and dpbook mwem_practical's stored errors recomputed from its seeds (so the file cannot go
+    run (or the pure ε) spent exactly, and dpbook mwem_practical's stored errors recomputed from its seeds (so the file cannot go
     stale silently)."""
     pgm = json.loads(PGM_FILE.read_text())
     assert pgm["schema"] == 1 and pgm["seeds"] == list(range(pgm["repeats"])) and pgm["repeats"] >= 3
@@ -172,7 +177,7 @@ def test_pgm_results_schema_and_consistency():
     aim = {r["name"]: r["methods"][run.AIM] for r in RESULT["rows"] if run.AIM in r["methods"]}
     for row in pgm["rows"]:
         assert {"data", "d", "n", "k", "epsilon", "T", "cells", "methods", "references"} <= set(row)
-        assert set(row["methods"]) == {run.base_name(), run.PGM}
+        assert set(row["methods"]) == {run.base_name(), *run.PGM_NOISE}
         base = np.array(row["methods"][run.base_name()]["seconds"])
         for m in row["methods"].values():
             for key in ("seconds", "max_error", "mean_error"):
@@ -188,7 +193,11 @@ def test_pgm_results_schema_and_consistency():
         assert s["rho_spent"] == pytest.approx(s["rho"], rel=1e-12) and s["delta"] == run.DELTA == pgm["delta"]
         assert (s["eps_select"], s["sigma"]) == pytest.approx(pgm_worker.round_budget(s["rho"], s["T"],
                                                                                       s["measure_share"]))
-        assert all(len(sel) == row["T"] for sel in row["methods"][run.PGM]["selected"])
+        s = row["methods"][run.PGM_PURE]["settings"]
+        assert s["epsilon_spent"] == pytest.approx(row["epsilon"], rel=1e-12) and "delta" not in s
+        assert (s["eps_select"], s["laplace_scale"]) == pytest.approx(
+            pgm_worker.round_budget_pure(row["epsilon"], s["T"], s["measure_share"]))
+        assert all(len(sel) == row["T"] for m in run.PGM_NOISE for sel in row["methods"][m]["selected"])
     row = pgm["rows"][0]                                       # cancer: ~0.2 s per call
     _, x = run.load(row["data"])
     W = run.k_way_marginals(row["d"], row["k"])

@@ -367,7 +367,9 @@ def main(argv=None):
 # --- MWEM+PGM (benchmarks/peers/pgm_worker.py): its own rows, repeats and file, beside AIM -------------------------
 from benchmarks.peers.pgm_worker import ONE_THREAD  # noqa: E402  (numpy only; JAX stays in the peers' venv)
 
-PGM = "MWEM+PGM (own code on mbi 1.1.0)"
+PGM = "MWEM+PGM (ε, δ), own code on mbi 1.1.0"
+PGM_PURE = "MWEM+PGM pure ε (Laplace), own code on mbi 1.1.0"
+PGM_NOISE = {PGM: "gaussian", PGM_PURE: "laplace"}     # zCDP at AIM's rho; pure ε like the MWEMs
 PGM_RESULTS = HERE / "results_pgm.json"
 PGM_ROWS = AIM_ROWS
 PGM_REPEATS = 3
@@ -392,9 +394,10 @@ class PgmWorker:
             raise RuntimeError(f"MWEM+PGM failed: {reply['error']}")
         return reply
 
-    def fit(self, rows_path, k, epsilon, T, seed):
+    def fit(self, rows_path, k, epsilon, T, seed, noise="gaussian"):
         out = os.path.join(self.tmp.name, "out.npz")
-        reply = self.request(rows=str(rows_path), k=k, epsilon=epsilon, delta=DELTA, T=T, seed=seed, out=out)
+        reply = self.request(rows=str(rows_path), k=k, epsilon=epsilon, delta=DELTA, T=T, seed=seed, out=out,
+                             noise=noise)
         with np.load(out) as npz:
             return reply, {key: npz[key] for key in npz.files}
 
@@ -405,8 +408,9 @@ class PgmWorker:
 
 
 def pgm_row(spec, repeats, worker, tmp):
-    """One row of results_pgm.json (the schema of results.json's rows): MWEM+PGM and dpbook ``mwem_practical``,
-    interleaved (repeat r runs both with seed r), errors computed here from each method's released marginals."""
+    """One row of results_pgm.json (the schema of results.json's rows): MWEM+PGM in both accountings and dpbook
+    ``mwem_practical``, interleaved (repeat r runs each with seed r), errors computed here from each method's
+    released marginals."""
     name, data, k, epsilon, T = spec
     rows, x = load(data)
     n, d = rows.shape
@@ -415,32 +419,35 @@ def pgm_row(spec, repeats, worker, tmp):
     rows_path = pathlib.Path(tmp) / f"{data}.npy"
     np.save(rows_path, rows)
     base = base_name()
-    methods = {m: {"seconds": [], "max_error": [], "mean_error": []} for m in (base, PGM)}
-    methods[PGM].update(cpu_seconds=[], ratio=[], selected=[])
-    reply = None
+    methods = {m: {"seconds": [], "max_error": [], "mean_error": []} for m in (base, *PGM_NOISE)}
+    fn, kw = DPBOOK_METHODS[base]
+    settings = {base: {"call": f"{fn.__module__}.{fn.__name__}", **_defaults(fn), **kw, "epsilon": epsilon, "T": T}}
+    for m in PGM_NOISE:
+        methods[m].update(cpu_seconds=[], ratio=[], selected=[])
     for r in range(repeats):
         seconds, answers = dpbook_run(base, x, W, epsilon, T, seed=r)
         _record(methods[base], seconds, errors(answers, true))
-        reply, npz = worker.fit(rows_path, k, epsilon, T, seed=r)
-        answers = np.concatenate([npz[f"marg{j}"] for j in range(len(npz))])
-        _record(methods[PGM], reply["seconds"], errors(answers, true))
-        methods[PGM]["cpu_seconds"].append(reply["cpu_seconds"])
-        methods[PGM]["ratio"].append(reply["seconds"] / seconds)
-        methods[PGM]["selected"].append([r_["selected"] for r_ in reply["rounds"]])
-    fn, kw = DPBOOK_METHODS[base]
-    settings = {base: {"call": f"{fn.__module__}.{fn.__name__}", **_defaults(fn), **kw, "epsilon": epsilon, "T": T},
-                PGM: {"call": "benchmarks/peers/pgm_worker.py mwem_pgm (mbi.estimation.mirror_descent, warm-started)",
-                      "epsilon": epsilon, "delta": DELTA, "rho": reply["rho"], "rho_spent": reply["rho_spent"],
-                      "T": T, "measure_share": reply["measure_share"], "eps_select": reply["eps_select"],
-                      "sigma": reply["sigma"], "iters": reply["iters"], "max_model_size": reply["max_model_size"],
-                      "noise": "Gaussian (zCDP)", "known_total": "n (public)", "threads": 1, "nice": 19}}
+        for m, noise in PGM_NOISE.items():
+            reply, npz = worker.fit(rows_path, k, epsilon, T, seed=r, noise=noise)
+            answers = np.concatenate([npz[f"marg{j}"] for j in range(len(npz))])
+            _record(methods[m], reply["seconds"], errors(answers, true))
+            methods[m]["cpu_seconds"].append(reply["cpu_seconds"])
+            methods[m]["ratio"].append(reply["seconds"] / seconds)
+            methods[m]["selected"].append([round_["selected"] for round_ in reply["rounds"]])
+            settings[m] = {"call": "benchmarks/peers/pgm_worker.py mwem_pgm (mbi.estimation.mirror_descent, "
+                           "warm-started)", "epsilon": epsilon, "T": T, "known_total": "n (public)",
+                           "threads": 1, "nice": 19, **{key: value for key, value in reply.items() if key not in
+                                                        ("seconds", "cpu_seconds", "rounds")}}
+            if noise == "gaussian":
+                settings[m]["delta"] = DELTA
     for m, rec in methods.items():
         rec["median_seconds"] = float(np.median(rec["seconds"]))
         rec["median_max_error"] = float(np.median(rec["max_error"]))
         rec["median_mean_error"] = float(np.median(rec["mean_error"]))
         rec["median_time_ratio_to_practical"] = float(np.median(rec.pop("ratio", None) or [1.0] * repeats))
         rec["settings"] = settings[m]
-    methods[PGM]["median_cpu_seconds"] = float(np.median(methods[PGM]["cpu_seconds"]))
+    for m in PGM_NOISE:
+        methods[m]["median_cpu_seconds"] = float(np.median(methods[m]["cpu_seconds"]))
     uniform = errors(W.counts(np.full(x.size, 1.0 / x.size)), true)
     return {"name": name, "data": data, "d": d, "n": n, "k": k, "epsilon": epsilon, "T": T, "cells": W.m,
             "methods": methods, "references": {"uniform": {"max_error": uniform[0], "mean_error": uniform[1]}}}
@@ -481,16 +488,17 @@ def pgm_table(result, pgm=None) -> str:
             return ""
         pgm = json.loads(PGM_RESULTS.read_text())
     stored = {row["name"]: row for row in result["rows"]}
-    lines = [f"MWEM+PGM at (ε, δ = {pgm['delta']:g}) through zCDP, {pgm['repeats']} repeats "
+    lines = [f"MWEM+PGM at (ε, δ = {pgm['delta']:g}) through zCDP and at pure ε, {pgm['repeats']} repeats "
              f"(seeds {pgm['seeds']}); cells: time (ratio to mwem_practical), max / mean error",
-             "| row | dpbook mwem_practical | AIM (ε, δ) | MWEM+PGM (ε, δ) |", "|---|---|---|---|"]
+             "| row | dpbook mwem_practical | AIM (ε, δ) | MWEM+PGM (ε, δ) | MWEM+PGM pure ε |", "|---|---|---|---|---|"]
     fmt = lambda m: (f"{m['median_seconds']:.3g} s (×{m['median_time_ratio_to_practical']:.3g}), "
                      f"{m['median_max_error']:.3f} / {m['median_mean_error']:.4f}")
     for row in pgm["rows"]:
         other = stored.get(row["name"], {"methods": {}})["methods"]
         practical = other.get(base_name())
         lines.append(f"| {row['name']} | {fmt(practical) if practical else 'not run'} "
-                     f"| {fmt(other[AIM]) if AIM in other else 'not run'} | {fmt(row['methods'][PGM])} |")
+                     f"| {fmt(other[AIM]) if AIM in other else 'not run'} | {fmt(row['methods'][PGM])} "
+                     f"| {fmt(row['methods'][PGM_PURE])} |")
     return "\n".join(lines)
 
 
