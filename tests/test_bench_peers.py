@@ -179,6 +179,7 @@ def test_pgm_results_schema_and_consistency():
         assert {"data", "d", "n", "k", "epsilon", "T", "cells", "methods", "references"} <= set(row)
         assert set(row["methods"]) == {run.base_name(), *run.PGM_NOISE}
         base = np.array(row["methods"][run.base_name()]["seconds"])
+        base_cpu = np.array(row["methods"][run.base_name()]["cpu_seconds"])
         for m in row["methods"].values():
             for key in ("seconds", "max_error", "mean_error"):
                 assert len(m[key]) == pgm["repeats"] and all(v >= 0 and math.isfinite(v) for v in m[key])
@@ -187,6 +188,9 @@ def test_pgm_results_schema_and_consistency():
             assert m["median_seconds"] == pytest.approx(np.median(m["seconds"]), rel=1e-12)
             assert m["median_time_ratio_to_practical"] == pytest.approx(np.median(np.array(m["seconds"]) / base),
                                                                         rel=1e-12)
+            assert m["median_cpu_ratio_to_practical"] == pytest.approx(np.median(np.array(m["cpu_seconds"]) /
+                                                                                 base_cpu), rel=1e-12)
+            assert m["median_cpu_seconds"] == pytest.approx(np.median(m["cpu_seconds"]), rel=1e-12)
             assert all(mean <= mx for mean, mx in zip(m["mean_error"], m["max_error"]))
         s = row["methods"][run.PGM]["settings"]
         assert s["rho"] == pytest.approx(aim[row["name"]]["settings"]["rho"], rel=1e-9)     # AIM's budget
