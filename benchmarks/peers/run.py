@@ -8,8 +8,10 @@ method once with seed r before repeat r+1 starts), time ratios taken within each
 smartnoise runs in its own environment (benchmarks/peers/.venv, built by setup.sh) through
 ``smartnoise_worker.py``; dpbook never imports it.  AIM (McKenna et al. 2022) is the one smartnoise-synth 1.0.8
 packages in ``snsynth/aim`` on ``mbi==1.1.0`` (JAX), run in the same environment on the rows of ``AIM_ROWS`` with
-``AIM_REPEATS`` runs (one fit takes minutes on this machine).  MWEM+PGM is not run: it is a script in the
-private-pgm repository, not part of the ``mbi`` package, and running it would mean writing our own copy of it.
+``AIM_REPEATS`` runs (one fit takes minutes on this machine).  MWEM+PGM is not packaged in ``mbi`` (it is a
+script in the private-pgm repository); ``pgm_worker.py`` writes it from the papers on ``mbi``'s public API, and
+``--pgm`` runs it on ``PGM_ROWS`` (``PGM_REPEATS`` seeds, both accountings) into ``results_pgm.json``, whose column
+is printed beside AIM's when that file exists.
 
 Matched guarantees: AIM runs at (ε, δ = ``DELTA``) converted to zCDP (its own ``cdp_rho``), a weaker guarantee than
 the pure ε of every MWEM here and of the noisy histogram; the fair pure-vs-(ε, δ) counterpart is the per-query
