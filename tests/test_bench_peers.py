@@ -85,3 +85,129 @@ def test_a_row_runs_end_to_end_without_the_peer(tmp_path):
     assert PEER not in row["methods"] and set(row["methods"]) == set(run.DPBOOK_METHODS)
     hist = row["references"]["noisy histogram"]["median_max_error"]
     assert 0 < hist < row["references"]["uniform"]["max_error"]
+
+
+def test_main_runs_end_to_end_without_the_peers(tmp_path, capsys):
+    """``make bench-peers``'s own entry point (``main``), dpbook's path, on the smallest stored row with one repeat:
+    every dpbook method, the references, the small setting, the file and the printed tables.  A changed signature
+    anywhere on that path fails here, not after minutes of the peers."""
+    out = tmp_path / "results.json"
+    run.main(["--no-peers", "--rows", "0", "--repeats", "1", "--out", str(out)])
+    result = json.loads(out.read_text())
+    assert [r["name"] for r in result["rows"]] == [run.ROWS[0][0]] and result["seeds"] == [0]
+    assert set(result["rows"][0]["methods"]) == set(run.DPBOOK_METHODS)
+    assert set(result["small"]["errors"]) == set(run.DPBOOK_METHODS)
+    printed = capsys.readouterr().out
+    assert run.ROWS[0][1] in printed and "not run" in printed
+
+
+# --- MWEM+PGM (benchmarks/peers/pgm_worker.py, run in the peers' venv; its numpy-only parts are tested here) ------
+
+from benchmarks.peers import pgm_worker  # noqa: E402  (imports numpy only; mbi/JAX are imported inside the fit)
+
+PGM_FILE = run.PGM_RESULTS
+
+
+@pytest.mark.parametrize("rho, T, share", [(0.024355970359538362, 10, 0.5), (1.0, 1, 0.9), (3e-4, 48, 0.1)])
+def test_pgm_rounds_spend_rho_exactly(rho, T, share):
+    eps_select, sigma = pgm_worker.round_budget(rho, T, share)
+    assert pgm_worker.spent(eps_select, sigma, T) == pytest.approx(rho, rel=1e-12)
+    assert T / (2 * sigma ** 2) == pytest.approx(share * rho, rel=1e-12)       # the measurement's share
+    eps_select, b = pgm_worker.round_budget_pure(rho, T, share)              # the same numbers as a pure ε
+    assert T * (eps_select + 1 / b) == pytest.approx(rho, rel=1e-12) and T / b == pytest.approx(share * rho)
+
+
+@pytest.mark.parametrize("rho, T, share", [(0.0, 10, 0.5), (float("inf"), 10, 0.5), (1.0, 0, 0.5), (1.0, 2.5, 0.5),
+                                           (1.0, 10, 0.0), (1.0, 10, 1.0)])
+def test_pgm_round_budget_refuses_bad_input(rho, T, share):
+    with pytest.raises(ValueError, match="rho"):
+        pgm_worker.round_budget(rho, T, share)
+    with pytest.raises(ValueError, match="epsilon"):
+        pgm_worker.round_budget_pure(rho, T, share)
+
+
+def test_pgm_exponential_mechanism_law():
+    """Gumbel-max selection follows exp(ε s / 2Δ) (fixed seed; each frequency within 6 binomial standard
+    deviations: false alarm < 1e-8 per index), and a huge ε picks the best score."""
+    rng = np.random.default_rng(7)
+    eps, delta_s = 1.0, 1.0
+    scores = np.array([0.0, 2.0, 4.0])                       # weights e^0, e^1, e^2
+    p = np.exp(scores / 2) / np.exp(scores / 2).sum()
+    draws = 20_000
+    counts = np.bincount([pgm_worker.exponential_mechanism(scores, eps, delta_s, rng) for _ in range(draws)],
+                         minlength=3)
+    assert np.all(np.abs(counts - draws * p) <= 6 * np.sqrt(draws * p * (1 - p)))
+    assert pgm_worker.exponential_mechanism([3.0, 9.0, 1.0], 1e6, 1.0, rng) == 1
+
+
+class _ExactPgm:
+    """A stand-in for ``PgmWorker`` that releases the exact marginals in the worker's output order."""
+
+    def fit(self, rows_path, k, epsilon, T, seed, noise="gaussian"):
+        marginals = pgm_worker.marginals_from_rows(np.load(rows_path), k)
+        reply = {"seconds": 1.0, "cpu_seconds": 1.0, "noise": noise, "measure_share": 0.5, "eps_select": 1.0,
+                 "iters": 1, "max_model_size": 80.0,
+                 "rounds": [{"selected": ["c0", "c1"]}] * T}
+        return reply, {f"marg{j}": m / m.sum() for j, m in enumerate(marginals)}
+
+
+def test_pgm_row_reads_the_workers_marginals_in_the_workloads_order(tmp_path):
+    """run.py's MWEM+PGM path on a small row: exact marginals in the worker's order give zero error against
+    dpbook's workload (a misordered reading would not), and the row has results.json's schema."""
+    row = run.pgm_row(("cancer, 2-way, T = 2", "cancer", 2, 1.0, 2), 1, _ExactPgm(), tmp_path)
+    pgm = row["methods"][run.PGM]
+    assert pgm["max_error"] == [pytest.approx(0.0, abs=1e-12)]
+    assert set(row["methods"]) == {run.base_name(), *run.PGM_NOISE} and row["cells"] == math.comb(11, 2) * 4
+    assert {m: row["methods"][m]["settings"]["noise"] for m in run.PGM_NOISE} == run.PGM_NOISE
+    assert pgm["median_time_ratio_to_practical"] == pytest.approx(1.0 / row["methods"][run.base_name()]["seconds"][0])
+    _, npz = _ExactPgm().fit(tmp_path / "cancer.npy", 2, 1.0, 2, 0)       # pgm_row saved the rows there
+    answers = np.concatenate([npz[f"marg{j}"] for j in range(len(npz))])
+    true = run.k_way_marginals(11, 2).answers(run.load("cancer")[1])
+    assert run.errors(np.roll(answers, 1), true)[0] > 0.01                   # one cell out of place is seen
+
+
+@pytest.mark.skipif(not PGM_FILE.exists(), reason="results_pgm.json not stored")
+def test_pgm_results_schema_and_consistency():
+    """results_pgm.json: the AIM rows, seeds 0..R-1, medians and within-repeat ratios recomputed, the ρ of AIM's
+    run (or the pure ε) spent exactly, and dpbook mwem_practical's stored errors recomputed from its seeds (so the file cannot go
+    stale silently)."""
+    pgm = json.loads(PGM_FILE.read_text())
+    assert pgm["schema"] == 1 and pgm["seeds"] == list(range(pgm["repeats"])) and pgm["repeats"] >= 3
+    assert [r["name"] for r in pgm["rows"]] == list(run.PGM_ROWS)
+    aim = {r["name"]: r["methods"][run.AIM] for r in RESULT["rows"] if run.AIM in r["methods"]}
+    for row in pgm["rows"]:
+        assert {"data", "d", "n", "k", "epsilon", "T", "cells", "methods", "references"} <= set(row)
+        assert set(row["methods"]) == {run.base_name(), *run.PGM_NOISE}
+        base = np.array(row["methods"][run.base_name()]["seconds"])
+        base_cpu = np.array(row["methods"][run.base_name()]["cpu_seconds"])
+        for m in row["methods"].values():
+            for key in ("seconds", "max_error", "mean_error"):
+                assert len(m[key]) == pgm["repeats"] and all(v >= 0 and math.isfinite(v) for v in m[key])
+            assert m["median_max_error"] == pytest.approx(np.median(m["max_error"]), rel=1e-12)
+            assert m["median_mean_error"] == pytest.approx(np.median(m["mean_error"]), rel=1e-12)
+            assert m["median_seconds"] == pytest.approx(np.median(m["seconds"]), rel=1e-12)
+            assert m["median_time_ratio_to_practical"] == pytest.approx(np.median(np.array(m["seconds"]) / base),
+                                                                        rel=1e-12)
+            assert m["median_cpu_ratio_to_practical"] == pytest.approx(np.median(np.array(m["cpu_seconds"]) /
+                                                                                 base_cpu), rel=1e-12)
+            assert m["median_cpu_seconds"] == pytest.approx(np.median(m["cpu_seconds"]), rel=1e-12)
+            assert all(mean <= mx for mean, mx in zip(m["mean_error"], m["max_error"]))
+        s = row["methods"][run.PGM]["settings"]
+        assert s["rho"] == pytest.approx(aim[row["name"]]["settings"]["rho"], rel=1e-9)     # AIM's budget
+        assert s["rho_spent"] == pytest.approx(s["rho"], rel=1e-12) and s["delta"] == run.DELTA == pgm["delta"]
+        assert (s["eps_select"], s["sigma"]) == pytest.approx(pgm_worker.round_budget(s["rho"], s["T"],
+                                                                                      s["measure_share"]))
+        s = row["methods"][run.PGM_PURE]["settings"]
+        assert s["epsilon_spent"] == pytest.approx(row["epsilon"], rel=1e-12) and "delta" not in s
+        assert (s["eps_select"], s["laplace_scale"]) == pytest.approx(
+            pgm_worker.round_budget_pure(row["epsilon"], s["T"], s["measure_share"]))
+        assert all(len(sel) == row["T"] for m in run.PGM_NOISE for sel in row["methods"][m]["selected"])
+    row = pgm["rows"][0]                                       # cancer: ~0.2 s per call
+    _, x = run.load(row["data"])
+    W = run.k_way_marginals(row["d"], row["k"])
+    fresh = run.errors(run.dpbook_run(run.base_name(), x, W, row["epsilon"], row["T"], seed=0)[1], W.answers(x))
+    stored = row["methods"][run.base_name()]
+    assert fresh == pytest.approx((stored["max_error"][0], stored["mean_error"][0]), rel=1e-6)
+    table = run.pgm_table(RESULT, pgm)
+    assert all(r["name"] in table for r in pgm["rows"]) and "not run" not in table
+

@@ -8,8 +8,10 @@ method once with seed r before repeat r+1 starts), time ratios taken within each
 smartnoise runs in its own environment (benchmarks/peers/.venv, built by setup.sh) through
 ``smartnoise_worker.py``; dpbook never imports it.  AIM (McKenna et al. 2022) is the one smartnoise-synth 1.0.8
 packages in ``snsynth/aim`` on ``mbi==1.1.0`` (JAX), run in the same environment on the rows of ``AIM_ROWS`` with
-``AIM_REPEATS`` runs (one fit takes minutes on this machine).  MWEM+PGM is not run: it is a script in the
-private-pgm repository, not part of the ``mbi`` package, and running it would mean writing our own copy of it.
+``AIM_REPEATS`` runs (one fit takes minutes on this machine).  MWEM+PGM is not packaged in ``mbi`` (it is a
+script in the private-pgm repository); ``pgm_worker.py`` writes it from the papers on ``mbi``'s public API, and
+``--pgm`` runs it on ``PGM_ROWS`` (``PGM_REPEATS`` seeds, both accountings) into ``results_pgm.json``, whose column
+is printed beside AIM's when that file exists.
 
 Matched guarantees: AIM runs at (ε, δ = ``DELTA``) converted to zCDP (its own ``cdp_rho``), a weaker guarantee than
 the pure ε of every MWEM here and of the noisy histogram; the fair pure-vs-(ε, δ) counterpart is the per-query
@@ -325,7 +327,13 @@ def main(argv=None):
     parser.add_argument("--rows", default=None, help="comma-separated row indices (default: all)")
     parser.add_argument("--out", default=str(RESULTS))
     parser.add_argument("--no-peers", action="store_true", help="dpbook only (no peers' environment needed)")
+    parser.add_argument("--pgm", action="store_true", help=f"MWEM+PGM only, on its rows, into {PGM_RESULTS.name}")
     args = parser.parse_args(argv)
+    if args.pgm:
+        repeats = args.repeats if "--repeats" in (argv if argv is not None else sys.argv) else PGM_REPEATS
+        print(pgm_table(json.loads(RESULTS.read_text()), run_pgm(repeats, args.out if args.out != str(RESULTS)
+                                                                  else PGM_RESULTS)))
+        return
     chosen = ROWS if args.rows is None else [ROWS[int(i)] for i in args.rows.split(",")]
     peer = None if args.no_peers else Smartnoise()
     start = time.perf_counter()
@@ -349,11 +357,160 @@ def main(argv=None):
               "small": small_setting()}
     pathlib.Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
     print(table(result))
+    if PGM_RESULTS.exists():
+        print("\n" + pgm_table(result))
     if peer is not None:
         print("\nsmartnoise ÷ dpbook mwem_practical (> 1: dpbook faster / more accurate)")
         print(ratios(result))
     print("\nsettings (last row; epsilon and T as in the row):")
     print(settings(result))
+
+
+# --- MWEM+PGM (benchmarks/peers/pgm_worker.py): its own rows, repeats and file, beside AIM -------------------------
+from benchmarks.peers.pgm_worker import ONE_THREAD  # noqa: E402  (numpy only; JAX stays in the peers' venv)
+
+PGM = "MWEM+PGM (ε, δ), own code on mbi 1.1.0"
+PGM_PURE = "MWEM+PGM pure ε (Laplace), own code on mbi 1.1.0"
+PGM_NOISE = {PGM: "gaussian", PGM_PURE: "laplace"}     # zCDP at AIM's rho; pure ε like the MWEMs
+PGM_RESULTS = HERE / "results_pgm.json"
+PGM_ROWS = AIM_ROWS
+PGM_REPEATS = 3
+
+
+class PgmWorker:
+    """``pgm_worker.py`` in the peers' environment, at ``nice -n 19``, JAX/XLA on one thread; one request per fit."""
+
+    def __init__(self, python=PEER_PYTHON):
+        if not pathlib.Path(python).exists():
+            raise SystemExit(f"{python} missing: run benchmarks/peers/setup.sh (or make bench-peers)")
+        self.proc = subprocess.Popen(["nice", "-n", "19", str(python), str(HERE / "pgm_worker.py")],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                     env={**os.environ, **ONE_THREAD})
+        self.tmp = tempfile.TemporaryDirectory()
+
+    def request(self, **request):
+        self.proc.stdin.write(json.dumps(request) + "\n")
+        self.proc.stdin.flush()
+        reply = json.loads(self.proc.stdout.readline())
+        if "error" in reply:
+            raise RuntimeError(f"MWEM+PGM failed: {reply['error']}")
+        return reply
+
+    def fit(self, rows_path, k, epsilon, T, seed, noise="gaussian"):
+        out = os.path.join(self.tmp.name, "out.npz")
+        reply = self.request(rows=str(rows_path), k=k, epsilon=epsilon, delta=DELTA, T=T, seed=seed, out=out,
+                             noise=noise)
+        with np.load(out) as npz:
+            return reply, {key: npz[key] for key in npz.files}
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait()
+        self.tmp.cleanup()
+
+
+def pgm_row(spec, repeats, worker, tmp):
+    """One row of results_pgm.json (the schema of results.json's rows): MWEM+PGM in both accountings and dpbook
+    ``mwem_practical``, interleaved (repeat r runs each with seed r), errors computed here from each method's
+    released marginals."""
+    name, data, k, epsilon, T = spec
+    rows, x = load(data)
+    n, d = rows.shape
+    W = k_way_marginals(d, k)
+    true = W.answers(x)
+    rows_path = pathlib.Path(tmp) / f"{data}.npy"
+    np.save(rows_path, rows)
+    base = base_name()
+    methods = {m: {"seconds": [], "max_error": [], "mean_error": []} for m in (base, *PGM_NOISE)}
+    fn, kw = DPBOOK_METHODS[base]
+    settings = {base: {"call": f"{fn.__module__}.{fn.__name__}", **_defaults(fn), **kw, "epsilon": epsilon, "T": T}}
+    methods[base]["cpu_seconds"] = []
+    for m in PGM_NOISE:
+        methods[m].update(cpu_seconds=[], ratio=[], cpu_ratio=[], selected=[])
+    for r in range(repeats):
+        cpu = time.process_time()
+        seconds, answers = dpbook_run(base, x, W, epsilon, T, seed=r)
+        methods[base]["cpu_seconds"].append(time.process_time() - cpu)
+        _record(methods[base], seconds, errors(answers, true))
+        for m, noise in PGM_NOISE.items():
+            reply, npz = worker.fit(rows_path, k, epsilon, T, seed=r, noise=noise)
+            answers = np.concatenate([npz[f"marg{j}"] for j in range(len(npz))])
+            _record(methods[m], reply["seconds"], errors(answers, true))
+            methods[m]["cpu_seconds"].append(reply["cpu_seconds"])
+            methods[m]["ratio"].append(reply["seconds"] / seconds)
+            methods[m]["cpu_ratio"].append(reply["cpu_seconds"] / methods[base]["cpu_seconds"][-1])
+            methods[m]["selected"].append([round_["selected"] for round_ in reply["rounds"]])
+            settings[m] = {"call": "benchmarks/peers/pgm_worker.py mwem_pgm (mbi.estimation.mirror_descent, "
+                           "warm-started)", "epsilon": epsilon, "T": T, "known_total": "n (public)",
+                           "threads": 1, "nice": 19, **{key: value for key, value in reply.items() if key not in
+                                                        ("seconds", "cpu_seconds", "rounds")}}
+            if noise == "gaussian":
+                settings[m]["delta"] = DELTA
+    for m, rec in methods.items():
+        rec["median_seconds"] = float(np.median(rec["seconds"]))
+        rec["median_max_error"] = float(np.median(rec["max_error"]))
+        rec["median_mean_error"] = float(np.median(rec["mean_error"]))
+        rec["median_time_ratio_to_practical"] = float(np.median(rec.pop("ratio", None) or [1.0] * repeats))
+        rec["settings"] = settings[m]
+    for m, rec in methods.items():
+        rec["median_cpu_seconds"] = float(np.median(rec["cpu_seconds"]))
+        rec["median_cpu_ratio_to_practical"] = float(np.median(rec.pop("cpu_ratio", None) or [1.0] * repeats))
+    uniform = errors(W.counts(np.full(x.size, 1.0 / x.size)), true)
+    return {"name": name, "data": data, "d": d, "n": n, "k": k, "epsilon": epsilon, "T": T, "cells": W.m,
+            "methods": methods, "references": {"uniform": {"max_error": uniform[0], "mean_error": uniform[1]}}}
+
+
+def run_pgm(repeats=PGM_REPEATS, out=PGM_RESULTS, python=PEER_PYTHON):
+    """Every row of ``PGM_ROWS`` into ``out`` (``python -m benchmarks.peers.run --pgm``)."""
+    worker = PgmWorker(python)
+    start = time.perf_counter()
+    rows = []
+    try:
+        peer_versions = worker.request(method="versions")["versions"]
+        with tempfile.TemporaryDirectory() as tmp:
+            for spec in [s for s in ROWS if s[0] in PGM_ROWS]:
+                rows.append(pgm_row(spec, repeats, worker, tmp))
+                print(f"{spec[0]}: done at {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
+    finally:
+        worker.close()
+    result = {"schema": 1, "repeats": repeats, "seeds": list(range(repeats)), "delta": DELTA,
+              "error": "max and mean over every cell of the k-way workload, |released − true| / n, medians over "
+              "repeats", "time": "wall clock and CPU seconds of the fit (MWEM+PGM: in its worker at nice 19, JAX "
+              "compilation included), medians over repeats; ratios to dpbook mwem_practical taken within each "
+              "repeat; on a loaded machine the CPU ratio is the fair one (the wall ratio also counts nice 19)",
+              "machine": f"{platform.machine()}, {os.cpu_count()} cores, shared and loaded; MWEM+PGM at nice 19 on "
+              "one thread", "python": platform.python_version(), "numpy": np.__version__,
+              "total_seconds": time.perf_counter() - start, "rows": rows,
+              "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "code_version": git_hash(),
+              "peer_versions": peer_versions}
+    pathlib.Path(out).write_text(json.dumps(result, indent=1) + "\n")
+    return result
+
+
+def pgm_table(result, pgm=None) -> str:
+    """MWEM+PGM's column beside AIM and dpbook ``mwem_practical`` (from ``result``, results.json's layout) on the
+    rows where both are stored; "" when results_pgm.json does not exist.  Time ratios are to ``mwem_practical``
+    within each file's own repeats."""
+    if pgm is None:
+        if not PGM_RESULTS.exists():
+            return ""
+        pgm = json.loads(PGM_RESULTS.read_text())
+    stored = {row["name"]: row for row in result["rows"]}
+    lines = [f"MWEM+PGM at (ε, δ = {pgm['delta']:g}) through zCDP and at pure ε, {pgm['repeats']} repeats "
+             f"(seeds {pgm['seeds']}); cells: wall time (ratio to mwem_practical), max / mean error; MWEM+PGM: "
+             "CPU time (CPU ratio to mwem_practical in the same repeats) and wall time at nice 19",
+             "| row | dpbook mwem_practical | AIM (ε, δ) | MWEM+PGM (ε, δ) | MWEM+PGM pure ε |", "|---|---|---|---|---|"]
+    fmt = lambda m: (f"{m['median_seconds']:.3g} s (×{m['median_time_ratio_to_practical']:.3g}), "
+                     f"{m['median_max_error']:.3f} / {m['median_mean_error']:.4f}")
+    cpu = lambda m: (f"{m['median_cpu_seconds']:.3g} CPU s (×{m['median_cpu_ratio_to_practical']:.3g}), "
+                     f"wall {m['median_seconds']:.3g} s, {m['median_max_error']:.3f} / {m['median_mean_error']:.4f}")
+    for row in pgm["rows"]:
+        other = stored.get(row["name"], {"methods": {}})["methods"]
+        practical = other.get(base_name())
+        lines.append(f"| {row['name']} | {fmt(practical) if practical else 'not run'} "
+                     f"| {fmt(other[AIM]) if AIM in other else 'not run'} | {cpu(row['methods'][PGM])} "
+                     f"| {cpu(row['methods'][PGM_PURE])} |")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":
