@@ -46,7 +46,7 @@ import numpy as np
 from benchmarks._stored import git_hash
 from dpbook.data import histogram, load_cancer, load_digits
 from dpbook.histogram import noisy_histogram
-from dpbook.mwem import mwem, mwem_practical
+from dpbook.mwem import adaptive_marginals, mwem, mwem_practical
 from dpbook.queries import k_way_marginals
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -74,7 +74,9 @@ DPBOOK_METHODS = {
     "dpbook mwem (theorem)": (mwem, dict()),
     "dpbook mwem_practical": (mwem_practical, dict()),       # its defaults, fixed before any peer was run
     "dpbook mwem_practical replay=0": (mwem_practical, dict(replay=0)),   # the same without replay: the fast end
+    "dpbook adaptive_marginals": (adaptive_marginals, dict()),   # its defaults; its rounds are data-driven (no T)
 }
+SUCCESSOR = "dpbook adaptive_marginals"
 
 
 def synthetic(n: int = 100_000, d: int = 20, seed: int = 0) -> np.ndarray:
@@ -114,7 +116,7 @@ def signed_counts(W, v):
 def dpbook_run(method, x, W, epsilon, T, seed):
     fn, kwargs = DPBOOK_METHODS[method]
     start = time.perf_counter()
-    release = fn(x, W, epsilon=epsilon, T=T, n=int(x.sum()), rng=seed, **kwargs)   # n: public, as for the peers
+    release = fn(x, W, epsilon=epsilon, n=int(x.sum()), rng=seed, **_rounds(fn, T), **kwargs)   # n: public
     return time.perf_counter() - start, release.answers
 
 
@@ -185,7 +187,7 @@ def run_row(spec, repeats, peer, tmp):
     np.save(rows_path, rows)
     split = SPLIT if d >= SPLIT_FROM_D else None
     methods = {m: {"seconds": [], "max_error": [], "mean_error": []} for m in list(DPBOOK_METHODS) + ["smartnoise-synth 1.0.8 MWEM"]}
-    settings = {m: {"call": f"{fn.__module__}.{fn.__name__}", **_defaults(fn), **kw, "epsilon": epsilon, "T": T}
+    settings = {m: {"call": f"{fn.__module__}.{fn.__name__}", **_defaults(fn), **kw, "epsilon": epsilon, **_rounds(fn, T)}
                 for m, (fn, kw) in DPBOOK_METHODS.items()}
     for r in range(repeats):                                       # interleaved: every method once per repeat
         for m in DPBOOK_METHODS:
@@ -268,9 +270,9 @@ def small_setting():
 
 
 def table(result) -> str:
-    lines = ["| data (d, n), k, ε, T | dpbook mwem_practical | dpbook mwem (theorem) | smartnoise-synth 1.0.8 MWEM "
-             "| AIM (ε, δ) | noisy histogram | per-query Gaussian (ε, δ) | uniform | goal met? |",
-             "|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| data (d, n), k, ε, T | dpbook mwem_practical | dpbook adaptive_marginals | dpbook mwem (theorem) "
+             "| smartnoise-synth 1.0.8 MWEM | AIM (ε, δ) | noisy histogram | per-query Gaussian (ε, δ) | uniform "
+             "| goal met? |", "|---|---|---|---|---|---|---|---|---|---|"]
     for row in result["rows"]:
         ms = row["methods"]
         p = ms["dpbook mwem_practical"]
@@ -284,7 +286,8 @@ def table(result) -> str:
         gq = row["references"]["per-query gaussian (eps, delta)"]
         aim = ms.get(AIM)
         lines.append(f"| {row['data']} ({row['d']}, {row['n']}), {row['k']}, {row['epsilon']:g}, {row['T']} "
-                     f"| {1000 * p['median_seconds']:.3g} ms, {cell(p, False)} | {cell(ms['dpbook mwem (theorem)'])} "
+                     f"| {1000 * p['median_seconds']:.3g} ms, {cell(p, False)} "
+                     f"| {cell(ms[SUCCESSOR]) if SUCCESSOR in ms else 'not run'} | {cell(ms['dpbook mwem (theorem)'])} "
                      f"| {cell(sn) if sn else 'not run'} | {cell(aim) if aim else 'not run'} "
                      f"| {h['median_max_error']:.3f} / {h['median_mean_error']:.4f} "
                      f"| {gq['median_max_error']:.3f} / {gq['median_mean_error']:.4f} "
@@ -319,13 +322,73 @@ def _peer_versions() -> dict:
                                      check=True).stdout)
 
 
+def _rounds(fn, T) -> dict:
+    """``T=T`` for the methods that take a number of rounds (adaptive_marginals chooses its own)."""
+    return {"T": T} if "T" in inspect.signature(fn).parameters else {}
+
+
+def merge_dpbook(stored: dict, fresh: dict) -> dict:
+    """``stored`` (a full run with the peers) with every dpbook method and reference of ``fresh`` (a
+    ``--no-peers`` run of the same rows) put in its place: the peers' stored numbers are kept, not re-run (AIM
+    and smartnoise take minutes per fit).  Time ratios of the peers to dpbook then compare two runs; the
+    successor's goals are recomputed from the peers' stored median times (recorded in ``merged``)."""
+    out = dict(stored)
+    by_name = {row["name"]: row for row in fresh["rows"]}
+    rows = []
+    for row in stored["rows"]:
+        new = by_name.get(row["name"])
+        if new is None:
+            rows.append(row)
+            continue
+        peers = {m: r for m, r in row["methods"].items() if not m.startswith("dpbook")}
+        base = new["methods"]["dpbook mwem_practical"]["median_seconds"]
+        for r in peers.values():          # across runs: the peer's stored median time / the fresh practical one
+            r["median_time_ratio_to_practical"] = r["median_seconds"] / base
+        row = {**row, "methods": {**new["methods"], **peers}, "references": new["references"]}
+        row["successor_goal"] = successor_goal(row)
+        rows.append(row)
+    out["rows"] = rows
+    out["merged"] = {"date": fresh["date"], "code_version": fresh["code_version"], "repeats": fresh["repeats"],
+                     "seeds": fresh["seeds"], "what": "dpbook methods and references re-run with --merge; the peers' "
+                     "numbers (smartnoise MWEM, AIM) are those of the stored run of " + str(stored.get("date")) +
+                     "; their time ratios divide their stored median time by the fresh mwem_practical median"}
+    out["small"] = fresh["small"]
+    return out
+
+
+def successor_goal(row) -> dict:
+    """The goals of ``adaptive_marginals`` on one row: within 1.1x of AIM's max and mean error (where AIM is
+    stored), no worse than the noisy histogram where it beats AIM, >= 10x faster than smartnoise's MWEM and
+    >= 100x faster than AIM (median times)."""
+    ms, me = row["methods"][SUCCESSOR], {}
+    h = row["references"]["noisy histogram"]
+    aim, sn = row["methods"].get(AIM), row["methods"].get("smartnoise-synth 1.0.8 MWEM")
+    if aim is not None:
+        me["max_within_1.1x_aim"] = ms["median_max_error"] <= 1.1 * aim["median_max_error"]
+        me["mean_within_1.1x_aim"] = ms["median_mean_error"] <= 1.1 * aim["median_mean_error"]
+        me["hundred_times_faster_than_aim"] = aim["median_seconds"] >= 100 * ms["median_seconds"]
+    if aim is None or h["median_max_error"] < aim["median_max_error"]:
+        me["no_worse_than_histogram"] = (ms["median_max_error"] <= h["median_max_error"]
+                                         and ms["median_mean_error"] <= h["median_mean_error"])
+    if row["epsilon"] < 1:
+        u = row["references"]["uniform"]
+        me["max_no_worse_than_uniform"] = ms["median_max_error"] <= u["max_error"]
+    if sn is not None:
+        me["ten_times_faster_than_smartnoise"] = sn["median_seconds"] >= 10 * ms["median_seconds"]
+    return me
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--rows", default=None, help="comma-separated row indices (default: all)")
     parser.add_argument("--out", default=str(RESULTS))
     parser.add_argument("--no-peers", action="store_true", help="dpbook only (no peers' environment needed)")
+    parser.add_argument("--merge", action="store_true", help="re-run the dpbook methods only and merge them into "
+                        "the stored results file (--out), keeping the peers' stored numbers")
     args = parser.parse_args(argv)
+    if args.merge:
+        args.no_peers = True
     chosen = ROWS if args.rows is None else [ROWS[int(i)] for i in args.rows.split(",")]
     peer = None if args.no_peers else Smartnoise()
     start = time.perf_counter()
@@ -347,6 +410,9 @@ def main(argv=None):
               "peer_versions": None if args.no_peers else _peer_versions(), "delta": DELTA,
               "aim_rows": list(AIM_ROWS), "aim_repeats": AIM_REPEATS, "seeds": list(range(args.repeats)),
               "small": small_setting()}
+    if args.merge:
+        result = merge_dpbook(json.loads(pathlib.Path(args.out).read_text()), result)
+        peer = True                                    # the merged file has the peers' columns
     pathlib.Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
     print(table(result))
     if peer is not None:
