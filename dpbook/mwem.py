@@ -387,7 +387,7 @@ def mwem_release(out: dict, trials, name, noise_scale, ledger, neighbours="add/r
 
 # --------------------------------------------------------------------------- adaptive marginals (the book's AIM)
 
-def adaptive_marginals(x, workload, *, epsilon, n=None, neighbours="add/remove", select_share=0.3,
+def adaptive_marginals(x, workload, *, epsilon, n=None, neighbours="add/remove", select_share=0.3, route="auto",
                        trials=None, rng=None, sampler=laplace_noise) -> Release:
     """Adaptive marginal release: the book's take on AIM's ideas (McKenna, Mullins, Sheldon, Miklau, "AIM: An
     Adaptive and Iterative Mechanism for Differentially Private Synthetic Data", VLDB 2022), at pure ε.
@@ -395,13 +395,19 @@ def adaptive_marginals(x, workload, *, epsilon, n=None, neighbours="add/remove",
     ``x``: histogram over ``{0,1}^d``; ``workload``: a :class:`~dpbook.queries.MarginalWorkload` (its cells'
     attribute sets ``s`` define the marginals to answer); ``epsilon``: the total budget; ``n``: the public
     record count (required under ``neighbours="add/remove"``; under ``"replace-one"`` it is read from the data,
-    the same for both neighbours); ``select_share``: the share of each round's budget spent on selection.
+    the same for both neighbours); ``select_share``: the share of each round's budget spent on selection;
+    ``route``: ``"auto"`` (the public rule below), ``"adaptive"`` or ``"full table"``.
 
-    The algorithm (every quantity below that is not a released measurement is public: ``d``, ``n``, ``ε``, the
-    workload).  The *candidates* are the downward closure of the workload's attribute sets, plus the full
-    attribute set ``[d]`` (the whole table; its measurement is the noisy histogram).  Each candidate ``r`` has the
-    weight ``w_r = Σ_s |r ∩ s| / max_r' Σ_s |r' ∩ s|`` over the workload's sets (AIM's weights, scaled into
-    (0, 1]; the full table gets weight 1).  The estimate is a distribution ``p`` over the full table.
+    Route (a public rule, no budget): when the full table's expected L1 noise ``N b`` (``b = Δ/ε``) is at most
+    ``4n`` (:func:`full_table_suffices`; twice the largest L1 distance ``2n`` between two tables of ``n`` rows),
+    the whole ``ε`` measures the full table, ``x + Lap(Δ/ε)`` on every cell, and the estimate is its Euclidean
+    projection onto the tables of ``n`` rows (:func:`simplex_projection`: the nonnegative least-squares fit,
+    which zeroes the noise of the many empty cells of sparse data).  Otherwise the adaptive route:
+
+    The candidates are the downward closure of the workload's attribute sets, plus the full attribute set
+    ``[d]``.  Each candidate ``r`` has the weight ``w_r = Σ_s |r ∩ s| / max_r' Σ_s |r' ∩ s|`` over the
+    workload's sets (AIM's weights, scaled into (0, 1]; the full table gets weight 1).  The estimate is a
+    distribution ``p`` over the full table.
 
     1. Measure every 1-way marginal, each cell with ``Lap(Δ d / ε_1)``, ``ε_1 = ε / T0`` with ``T0 = 2d``
        planned rounds (the 1-way marginals together cost one planned round).  AIM plans ``16d`` rounds under
@@ -423,18 +429,21 @@ def adaptive_marginals(x, workload, *, epsilon, n=None, neighbours="add/remove",
     x_u`` for ``T ⊆ S``; a measurement of ``S`` gives an estimate of every such ``f_T`` with variance
     ``2^{|S|} · 2 b²``, uncorrelated across ``T`` (an orthogonal transform of i.i.d. noise).  The generalised
     least-squares fit of all measurements therefore decouples per ``T``: the inverse-variance average of the
-    estimates of ``f_T``, together with a public prior ``f_T = 0`` (the uniform table) of variance ``n²`` — the
-    square of the range ``|f_T| <= n``, so a measurement noisier than the coefficient can possibly be is shrunk
-    towards the uniform guess instead of trusted; ``f_∅ = n``.  The fitted marginals are consistent with each
-    other.  (ii) *Proportional fitting.*  Starting from the previous round's ``p`` (warm start; the product of
-    the 1-way marginals at first), each measured marginal scales its cells of ``p`` to its fitted (clipped at
-    0) counts, sweep after sweep, until no marginal moves by more than 1% of the smallest noise scale (at
-    most 50 sweeps).  The released answers are the workload's cells of ``p``, ``W.counts(p)``.
+    estimates of ``f_T``, together with a public prior ``f_T = 0`` (the uniform table) of variance ``n²/3`` —
+    the variance of the uniform law on the range ``|f_T| <= n`` — so a measurement noisier than the coefficient
+    can be is shrunk towards the uniform guess instead of trusted (this is what keeps small ε near the uniform
+    guess); ``f_∅ = n``.  The fitted marginals are consistent with each other.  (ii) *Proportional fitting.*
+    Starting from the previous round's ``p`` (warm start; uniform at first), each measured marginal scales its
+    cells of ``p`` to its fitted (clipped at 0) counts: one sweep per round, and sweeps to convergence for the
+    release (until no marginal misses its target by more than 1% of the smallest noise scale, or a sweep
+    shrinks the largest miss by less than 1%; at most 50).  The released answers are ``W.counts(p)``.
 
-    Privacy (re-derived; pure ε).  ``Δ`` is the L1 sensitivity of one marginal table: under add/remove with
-    public ``n`` one row is in exactly one cell (``Δ = 1``); under replace-one it leaves one cell and enters
-    another (``Δ = 2``).  (a) The ``d`` 1-way marginals together have L1 sensitivity ``d Δ``, so ``Lap(dΔ/ε_1)``
-    on each cell is ``ε_1``-DP (Laplace mechanism, DR-Thm3.6).  (b) The score ``u_r`` changes by at most
+    Privacy (re-derived; pure ε).  ``Δ`` is the L1 sensitivity of one marginal table (the full table
+    included): under add/remove with public ``n`` one row is in exactly one cell (``Δ = 1``); under replace-one
+    it leaves one cell and enters another (``Δ = 2``).  The route is a function of public ``N, n, ε, Δ``.
+    Full-table route: ``Lap(Δ/ε)`` on the table is ε-DP (Laplace mechanism, DR-Thm3.6); the projection is
+    post-processing.  Adaptive route: (a) the ``d`` 1-way marginals together have L1 sensitivity ``dΔ``, so
+    ``Lap(dΔ/ε_1)`` on each cell is ``ε_1``-DP (DR-Thm3.6).  (b) The score ``u_r`` changes by at most
     ``w_r Δ <= Δ`` (the model ``p`` and ``b_t`` are fixed given the transcript so far; triangle inequality), so
     the selection is ``select_share · ε_t``-DP (exponential mechanism, DR-Thm3.10, sensitivity ``Δ``).  (c) The
     measurement ``Lap(Δ/((1 − select_share) ε_t))`` on one marginal table is ``(1 − select_share) ε_t``-DP
@@ -444,22 +453,21 @@ def adaptive_marginals(x, workload, *, epsilon, n=None, neighbours="add/remove",
     ``Release.ledger``; the claim is ``compose(ledger)``.
 
     What differs from AIM: pure ε with Laplace noise and basic composition (AIM: Gaussian noise, zCDP, an
-    ``(ε, δ)`` claim); the estimate is a full-table distribution fitted by least squares then proportional fitting
-    (AIM: Private-PGM's graphical model, so AIM never holds ``|X|`` cells; here the table costs ``2^d`` floats
-    per pass: at ``d = 20`` a pass over a million cells); the full table is a candidate (when the data are dense,
-    ``n ≫ |X|``, measuring it is the noisy histogram's answer, and the bias-corrected score selects it only when
-    its expected noise is below the model's error); no model-size cap.
+    ``(ε, δ)`` claim, under which many small measurements are cheaper); the public full-table route; the
+    estimate is a full-table distribution fitted by least squares then proportional fitting (AIM: Private-PGM's
+    graphical model, so AIM never holds ``|X|`` cells; here a pass costs ``2^d`` floats, a million at
+    ``d = 20``); the full table is a candidate; no model-size cap.
 
     Returns a :class:`Release` of the normalised answers ``W.counts(p)``; ``trace`` holds ``synthetic`` (``p``),
-    ``selected`` (the measured attribute sets, per run), ``measurements`` (``(S, noisy counts)`` in the order
-    measured, the 1-way marginals first), ``round_epsilon`` (each round's ``ε_t``, per run),
-    ``epsilon_one_way`` and ``rounds``.
+    ``route``, ``selected`` (the measured attribute sets, per run), ``measurements`` (``(S, noisy counts)`` in
+    the order measured, the 1-way marginals first), ``round_epsilon`` (each round's ``ε_t``, per run),
+    ``epsilon_one_way`` (0 on the full-table route) and ``rounds``.
     """
     return adaptive_release(x, workload, epsilon=epsilon, n=n, neighbours=neighbours, select_share=select_share,
-                            trials=trials, rng=rng, sampler=sampler)
+                            trials=trials, rng=rng, sampler=sampler, route=route)
 
 
-def adaptive_release(x, workload, *, epsilon, n, neighbours, select_share, trials, rng, sampler,
+def adaptive_release(x, workload, *, epsilon, n, neighbours, select_share, trials, rng, sampler, route="auto",
                      opening=None, name="adaptive marginals") -> Release:
     """The body of :func:`adaptive_marginals` (validation, the runs, the ledger, the release); ``opening``
     replaces :func:`adaptive_one_way_budget` for the broken twin only."""
@@ -469,10 +477,18 @@ def adaptive_release(x, workload, *, epsilon, n, neighbours, select_share, trial
         raise TypeError(f"workload must be a MarginalWorkload (marginal cells of {{0,1}}^d), got {type(W).__name__}")
     select_share = check_real("select_share", select_share, low=0.0, high=1.0, low_open=True, high_open=True)
     epsilon, n, neighbours, R = p.epsilon, p.n, p.neighbours, p.runs
+    route = check_choice("route", route, ("auto", "adaptive", "full table"))
     plan = _AdaptivePlan(W)
     delta1 = 1.0 if neighbours == "add/remove" else 2.0
-    runs = [_adaptive_run(x, plan, epsilon=epsilon, n=n, sensitivity=delta1, select_share=select_share,
-                          rng=p.rng, sampler=p.noise, opening=opening or adaptive_one_way_budget) for _ in range(R)]
+    if route == "auto":
+        route = "full table" if full_table_suffices(W.N, n, epsilon, delta1) else "adaptive"
+    if route == "full table":
+        runs = [_full_table_run(x, plan, epsilon=epsilon, n=n, sensitivity=delta1, rng=p.rng, sampler=p.noise)
+                for _ in range(R)]
+    else:
+        runs = [_adaptive_run(x, plan, epsilon=epsilon, n=n, sensitivity=delta1, select_share=select_share,
+                              rng=p.rng, sampler=p.noise, opening=opening or adaptive_one_way_budget)
+                for _ in range(R)]
     steps = runs[0]["steps"]                   # each run has its own data-driven rounds: the ledger of the
     if R > 1:                                  # batch is the largest run's (every run composes to ε)
         steps = max((r["steps"] for r in runs), key=lambda s: sum(e for _, e in s))
@@ -482,7 +498,7 @@ def adaptive_release(x, workload, *, epsilon, n, neighbours, select_share, trial
              "round_epsilon": [np.array(r["round_epsilon"]) for r in runs],
              "measurements": [r["measurements"] for r in runs],
              "rounds": np.array([len(r["selected"]) for r in runs]), "epsilon_one_way": runs[0]["epsilon_one_way"],
-             "sensitivity": delta1, "select_share": select_share, "n": n}
+             "sensitivity": delta1, "select_share": select_share, "n": n, "route": route}
     if trials is None:
         answers = answers[0]
         trace = {k: (v[0] if k in ("synthetic", "selected", "round_epsilon", "rounds", "measurements") else v) for k, v in trace.items()}
@@ -494,7 +510,39 @@ example(adaptive_marginals, lambda: dict(**_example_marginals(), epsilon=0.9, n=
 
 _ROUNDS_PER_ATTRIBUTE = 2          # T0 = 2 d planned rounds (the first round budget is ε / T0)
 _FIT_SWEEPS = 50
+_STALL = 0.99                      # a sweep that shrinks the largest misfit by < 1% ends the fit
+_ROUND_SWEEPS = 1                  # warm-started sweeps per round (the release is fitted to convergence)
+_PRIOR_SHARE = 3.0                 # the prior f_T ~ U[-n, n] has variance n²/3
 _PRIOR_FLOOR = 1e-12               # fitted cells are floored here (probabilities) so a cell can come back
+
+
+def full_table_suffices(N, n, epsilon, sensitivity) -> bool:
+    """The public route rule of :func:`adaptive_marginals`: measure the full table when its expected L1 noise
+    ``N b`` (``b = Δ/ε``) is at most ``4n``, twice the largest L1 distance ``2n`` between two tables of ``n``
+    rows (``N``, ``n``, ``ε``, ``Δ`` are public)."""
+    return N * sensitivity / epsilon <= 4.0 * n
+
+
+def simplex_projection(v, total) -> np.ndarray:
+    """The Euclidean projection of ``v`` onto ``{p >= 0, Σ p = total}``: ``max(v − τ, 0)`` with the one ``τ``
+    that makes the sum ``total`` (sort once; exact up to rounding)."""
+    v = np.asarray(v, dtype=np.float64)
+    u = np.sort(v)[::-1]
+    css = np.cumsum(u) - total
+    k = np.arange(1, v.size + 1)
+    r = int(np.nonzero(u - css / k > 0)[0][-1])
+    return np.maximum(v - css[r] / (r + 1), 0.0)
+
+
+def _full_table_run(x, plan, *, epsilon, n, sensitivity, rng, sampler):
+    """The full-table route: ``x + Lap(Δ/ε)`` on every cell, projected onto the tables of ``n`` rows."""
+    b = sensitivity / epsilon
+    y = x.astype(np.float64) + sampler(b, (plan.N,), rng)
+    p = simplex_projection(y, float(n)) / n
+    full = tuple(range(plan.d))
+    return {"p": p, "steps": [(f"laplace (measure the full table, Δ={sensitivity:g})", epsilon)], "selected": [full],
+            "round_epsilon": [epsilon], "epsilon_one_way": 0.0, "measurements": [(full, y)],
+            "smallest_epsilon": epsilon}
 
 
 def adaptive_one_way_budget(epsilon, d, sensitivity):
@@ -591,7 +639,7 @@ def _consistent_tables(plan, measurements, n):
         inverse.append(np.full(1 << len(S), 1.0 / ((1 << len(S)) * 2.0 * b * b)))
     keys, values, inverse = np.concatenate(keys), np.concatenate(values), np.concatenate(inverse)
     unique, where = np.unique(keys, return_inverse=True)
-    weight = np.bincount(where, weights=inverse) + 1.0 / (float(n) ** 2)
+    weight = np.bincount(where, weights=inverse) + _PRIOR_SHARE / (float(n) ** 2)
     f = np.bincount(where, weights=inverse * values) / weight
     f[unique == 0] = n
     fitted = {}
@@ -602,7 +650,7 @@ def _consistent_tables(plan, measurements, n):
     return fitted
 
 
-def _fit(plan, p, measurements, n, tol):
+def _fit(plan, p, measurements, n, tol, sweeps=None):
     """Proportional fitting of ``p`` (in place, warm) to the consistent, clipped measured marginals."""
     fitted = _consistent_tables(plan, measurements, n)
     targets = {}
@@ -610,8 +658,8 @@ def _fit(plan, p, measurements, n, tol):
         t = np.maximum(table, 0.0)
         t = t / t.sum() if t.sum() > 0 else np.full(t.size, 1.0 / t.size)
         targets[S] = np.maximum(t, _PRIOR_FLOOR)
-    cube = p
-    for sweep in range(_FIT_SWEEPS):
+    cube, previous = p, np.inf
+    for sweep in range(_FIT_SWEEPS if sweeps is None else sweeps):
         worst = 0.0
         for S, t in targets.items():
             if len(S) == plan.d:
@@ -624,8 +672,9 @@ def _fit(plan, p, measurements, n, tol):
             ratio = np.divide(t, m, out=np.zeros_like(t), where=m > 0)
             cube.reshape(shape)[...] *= ratio.reshape(bshape)
         cube /= cube.sum()
-        if worst <= tol:
+        if worst <= tol or worst > _STALL * previous:       # converged, or cycling between clipped targets
             break
+        previous = worst
     return cube
 
 
@@ -667,7 +716,7 @@ def _adaptive_run(x, plan, *, epsilon, n, sensitivity, select_share, rng, sample
         before = plan.marginal(p, S).copy()
         measurements.append((S, b, y))
         smallest_b = min(smallest_b, b)
-        p = _fit(plan, p, measurements, n, tol=_TOL_SHARE * smallest_b / n)
+        p = _fit(plan, p, measurements, n, tol=_TOL_SHARE * smallest_b / n, sweeps=_ROUND_SWEEPS)
         moved = float(np.abs(plan.marginal(p, S) - before).sum()) * n
         steps += [(f"round {len(selected) + 1}: exponential mechanism (select a marginal, Δ={sensitivity:g})", eps_sel),
                   (f"round {len(selected) + 1}: laplace (measure the marginal {S if len(S) < d else 'all'}, "
@@ -679,6 +728,7 @@ def _adaptive_run(x, plan, *, epsilon, n, sensitivity, select_share, rng, sample
             break
         if moved <= (1 << len(S)) * b:
             eps_round *= 2.0
+    p = _fit(plan, p, measurements, n, tol=_TOL_SHARE * smallest_b / n)          # the release: to convergence
     return {"p": p, "steps": steps, "selected": selected, "round_epsilon": round_eps, "epsilon_one_way": eps_one,
             "measurements": [(S, y) for S, _, y in measurements],
             "smallest_epsilon": sensitivity / smallest_b}
