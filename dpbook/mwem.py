@@ -41,7 +41,7 @@ from .multiplicative_weights import marginal_layout, mw_update
 from ._mw_kernels import marginal_sum
 from .noise import laplace_noise
 from .queries import MarginalWorkload, check_database
-from .release import Ledger, Release, Spend
+from .release import Ledger, Release, Spend, compose
 from .theory.composition import tight_per_step_epsilon
 from .contract import example, mechanism_prologue
 from .validation import (real_dtype, EPSILON_EXP_MAX, EPSILON_RANGE, check_choice, check_delta, check_entry_range, check_epsilon,
@@ -489,19 +489,18 @@ def adaptive_release(x, workload, *, epsilon, n, neighbours, select_share, trial
         runs = [_adaptive_run(x, plan, epsilon=epsilon, n=n, sensitivity=delta1, select_share=select_share,
                               rng=p.rng, sampler=p.noise, opening=opening or adaptive_one_way_budget)
                 for _ in range(R)]
-    steps = runs[0]["steps"]                   # each run has its own data-driven rounds: the ledger of the
-    if R > 1:                                  # batch is the largest run's (every run composes to ε)
-        steps = max((r["steps"] for r in runs), key=lambda s: sum(e for _, e in s))
-    ledger = Ledger([Spend(name, eps) for name, eps in steps], budget=epsilon)
+    ledgers = [Ledger([Spend(step, eps) for step, eps in r["steps"]], budget=epsilon) for r in runs]
+    ledger = ledgers[0]              # each run has its own data-driven rounds, and each composes to ε: the claim
+    assert all(compose(g) == compose(ledger) for g in ledgers)    # of one release is any run's (run 0's)
     answers = np.stack([W.counts(r["p"]) for r in runs])
     trace = {"synthetic": np.stack([r["p"] for r in runs]), "selected": [r["selected"] for r in runs],
              "round_epsilon": [np.array(r["round_epsilon"]) for r in runs],
              "measurements": [r["measurements"] for r in runs],
              "rounds": np.array([len(r["selected"]) for r in runs]), "epsilon_one_way": runs[0]["epsilon_one_way"],
-             "sensitivity": delta1, "select_share": select_share, "n": n, "route": route}
+             "sensitivity": delta1, "select_share": select_share, "n": n, "route": route, "ledgers": ledgers}
     if trials is None:
         answers = answers[0]
-        trace = {k: (v[0] if k in ("synthetic", "selected", "round_epsilon", "rounds", "measurements") else v) for k, v in trace.items()}
+        trace = {k: (v[0] if k in ("synthetic", "selected", "round_epsilon", "rounds", "measurements", "ledgers") else v) for k, v in trace.items()}
     return Release(answers, name, noise_scale=delta1 / (runs[0]["smallest_epsilon"] * n),
                    ledger=ledger, neighbours=neighbours, trace=trace)
 

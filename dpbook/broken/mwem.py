@@ -87,12 +87,12 @@ def mwem_marginal_cell_sensitivity(x, workload, *, epsilon, T, n=None, select_sh
 
 
 def adaptive_marginals_one_way_unscaled(x, workload, *, epsilon, n=None, neighbours="add/remove", select_share=0.3,
-                                        trials=None, rng=None, sampler=laplace_noise):
+                                        route="adaptive", trials=None, rng=None, sampler=laplace_noise):
     """WRONG: :func:`dpbook.mwem.adaptive_marginals` whose 1-way step forgets that the ``d`` 1-way tables
     together have L1 sensitivity ``dΔ``: it adds ``Lap(Δ/ε_1)`` (one table's scale) to every 1-way cell yet
     charges ``ε_1``; the step really costs ``d·ε_1``.  The 1-way audit catches it."""
     return adaptive_release(x, workload, epsilon=epsilon, n=n, neighbours=neighbours, select_share=select_share,
-                            trials=trials, rng=rng, sampler=sampler, opening=one_way_budget_unscaled,
+                            trials=trials, rng=rng, sampler=sampler, route=route, opening=one_way_budget_unscaled,
                             name="broken adaptive marginals (1-way scale without d)")
 
 

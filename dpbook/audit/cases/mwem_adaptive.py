@@ -25,7 +25,7 @@ def _one_way_case(name, fn, opening, epsilon, trials, kind, true_share):
     W = k_way_marginals(2, 2)
     x = np.array([1, 0, 1, 0])
     total = 4.0 * epsilon                                                        # T0 = 2d = 4 planned rounds
-    claim = fn(x, W, epsilon=total, n=3, rng=0).ledger[0].epsilon               # the ledger's 1-way step: ε
+    claim = fn(x, W, epsilon=total, n=3, route="adaptive", rng=0).ledger[0].epsilon     # the 1-way step: ε
     _, _, scale = opening(total, 2, 1.0)
 
     def sampler(x):
