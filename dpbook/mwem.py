@@ -393,7 +393,8 @@ def adaptive_marginals(x, workload, *, epsilon, n=None, neighbours="add/remove",
     Adaptive and Iterative Mechanism for Differentially Private Synthetic Data", VLDB 2022), at pure ε.
 
     ``x``: histogram over ``{0,1}^d``; ``workload``: a :class:`~dpbook.queries.MarginalWorkload` (its cells'
-    attribute sets ``s`` define the marginals to answer); ``epsilon``: the total budget; ``n``: the public
+    attribute sets ``s`` define the marginals to answer; any other linear workload is answered from the full-table
+    route, the only one that does not need marginals); ``epsilon``: the total budget; ``n``: the public
     record count (required under ``neighbours="add/remove"``; under ``"replace-one"`` it is read from the data,
     the same for both neighbours); ``select_share``: the share of each round's budget spent on selection;
     ``route``: ``"auto"`` (the public rule below), ``"adaptive"`` or ``"full table"``.
@@ -473,19 +474,21 @@ def adaptive_release(x, workload, *, epsilon, n, neighbours, select_share, trial
     replaces :func:`adaptive_one_way_budget` for the broken twin only."""
     x, W, p, _, _ = check_mwem_inputs(x, workload, epsilon=epsilon, T=1, n=n, trials=trials, rng=rng,
                                       sampler=sampler, neighbours=neighbours)
-    if not isinstance(W, MarginalWorkload):
-        raise TypeError(f"workload must be a MarginalWorkload (marginal cells of {{0,1}}^d), got {type(W).__name__}")
     select_share = check_real("select_share", select_share, low=0.0, high=1.0, low_open=True, high_open=True)
     epsilon, n, neighbours, R = p.epsilon, p.n, p.neighbours, p.runs
     route = check_choice("route", route, ("auto", "adaptive", "full table"))
-    plan = _AdaptivePlan(W)
+    marginals = isinstance(W, MarginalWorkload)
+    if route == "adaptive" and not marginals:
+        raise ValueError(f"route ('adaptive') needs a MarginalWorkload (marginal cells of {{0,1}}^d), got workload "
+                         f"of type {type(W).__name__}; other linear queries take route='full table'")
     delta1 = 1.0 if neighbours == "add/remove" else 2.0
     if route == "auto":
-        route = "full table" if full_table_suffices(W.N, n, epsilon, delta1) else "adaptive"
+        route = "full table" if not marginals or full_table_suffices(W.N, n, epsilon, delta1) else "adaptive"
     if route == "full table":
-        runs = [_full_table_run(x, plan, epsilon=epsilon, n=n, sensitivity=delta1, rng=p.rng, sampler=p.noise)
+        runs = [_full_table_run(x, W.N, epsilon=epsilon, n=n, sensitivity=delta1, rng=p.rng, sampler=p.noise)
                 for _ in range(R)]
     else:
+        plan = _AdaptivePlan(W)
         runs = [_adaptive_run(x, plan, epsilon=epsilon, n=n, sensitivity=delta1, select_share=select_share,
                               rng=p.rng, sampler=p.noise, opening=opening or adaptive_one_way_budget)
                 for _ in range(R)]
@@ -533,12 +536,12 @@ def simplex_projection(v, total) -> np.ndarray:
     return np.maximum(v - css[r] / (r + 1), 0.0)
 
 
-def _full_table_run(x, plan, *, epsilon, n, sensitivity, rng, sampler):
+def _full_table_run(x, N, *, epsilon, n, sensitivity, rng, sampler):
     """The full-table route: ``x + Lap(Δ/ε)`` on every cell, projected onto the tables of ``n`` rows."""
     b = sensitivity / epsilon
-    y = x.astype(np.float64) + sampler(b, (plan.N,), rng)
+    y = x.astype(np.float64) + sampler(b, (N,), rng)
     p = simplex_projection(y, float(n)) / n
-    full = tuple(range(plan.d))
+    full = "all"
     return {"p": p, "steps": [(f"laplace (measure the full table, Δ={sensitivity:g})", epsilon)], "selected": [full],
             "round_epsilon": [epsilon], "epsilon_one_way": 0.0, "measurements": [(full, y)],
             "smallest_epsilon": epsilon}

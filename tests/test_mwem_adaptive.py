@@ -176,7 +176,9 @@ def test_bad_parameters(kwargs, exc, name):
 
 
 def test_bad_workload_and_data():
-    with pytest.raises(TypeError, match="MarginalWorkload"):
-        adaptive_marginals(CANCER.x, random_queries(5, CANCER.N, rng=0), epsilon=1.0, n=N_CANCER)
+    with pytest.raises(ValueError, match="route.*MarginalWorkload"):
+        adaptive_marginals(CANCER.x, random_queries(5, CANCER.N, rng=0), epsilon=1.0, n=N_CANCER, route="adaptive")
+    other = adaptive_marginals(CANCER.x, random_queries(5, CANCER.N, rng=0), epsilon=1.0, n=N_CANCER, rng=0)
+    assert other.trace["route"] == "full table" and other.answers.shape == (5,)     # other queries: the full table
     with pytest.raises(ValueError, match="universe"):
         adaptive_marginals(CANCER.x[:100], W2, epsilon=1.0, n=N_CANCER)

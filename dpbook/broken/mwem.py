@@ -26,6 +26,7 @@ import numpy as np
 from ..exponential import exponential_mechanism
 from ..mwem import (adaptive_one_way_budget, adaptive_release, check_mwem_inputs, mwem_ledger, mwem_practical,
                     mwem_release, mwem_rounds)
+from ..contract import example
 from ..noise import laplace_noise
 from ..validation import check_histogram
 
@@ -87,10 +88,11 @@ def mwem_marginal_cell_sensitivity(x, workload, *, epsilon, T, n=None, select_sh
 
 
 def adaptive_marginals_one_way_unscaled(x, workload, *, epsilon, n=None, neighbours="add/remove", select_share=0.3,
-                                        route="adaptive", trials=None, rng=None, sampler=laplace_noise):
+                                        route="auto", trials=None, rng=None, sampler=laplace_noise):
     """WRONG: :func:`dpbook.mwem.adaptive_marginals` whose 1-way step forgets that the ``d`` 1-way tables
     together have L1 sensitivity ``dΔ``: it adds ``Lap(Δ/ε_1)`` (one table's scale) to every 1-way cell yet
-    charges ``ε_1``; the step really costs ``d·ε_1``.  The 1-way audit catches it."""
+    charges ``ε_1``; the step really costs ``d·ε_1`` (on the adaptive route; the audit asks for it).  The 1-way
+    audit catches it."""
     return adaptive_release(x, workload, epsilon=epsilon, n=n, neighbours=neighbours, select_share=select_share,
                             trials=trials, rng=rng, sampler=sampler, route=route, opening=one_way_budget_unscaled,
                             name="broken adaptive marginals (1-way scale without d)")
@@ -100,3 +102,11 @@ def one_way_budget_unscaled(epsilon, d, sensitivity):
     """The broken opening: the right budgets, the 1-way scale of ONE table (``Δ/ε_1``, the bug: no factor ``d``)."""
     eps_round, eps_one, _ = adaptive_one_way_budget(epsilon, d, sensitivity)
     return eps_round, eps_one, sensitivity / eps_one          # the bug: should be sensitivity * d / eps_one
+
+
+def _example_adaptive():
+    from ..queries import k_way_marginals
+    return dict(x=np.arange(16), workload=k_way_marginals(4, 2), epsilon=0.9, n=120, trials=2, rng=0)
+
+
+example(adaptive_marginals_one_way_unscaled, _example_adaptive)
