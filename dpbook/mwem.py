@@ -25,7 +25,9 @@ and the update ``mw_update(W, P, picks, coefficient)`` (:mod:`dpbook.multiplicat
 marginals (``mwem_practical(measure="marginal")``) need ``marginal_layout(W)``, which a workload without
 marginal cells refuses with a ``ValueError``.
 
-Module map: :func:`mwem` and :func:`mwem_practical` (the mechanisms); :func:`check_mwem_inputs` (what every
+Module map: :func:`mwem` and :func:`mwem_practical` (the mechanisms), :func:`adaptive_marginals` (the book's take on
+AIM: 1-way marginals first, selection on a bias-corrected score, budget annealing, a least-squares + proportional
+fit; or, by a public rule, the full table projected onto the tables of ``n`` rows); :func:`check_mwem_inputs` (what every
 variant validates); the engine :func:`mwem_rounds` (the loop), :func:`mwem_ledger`, :func:`mwem_release`, shared with
 the broken twins of :mod:`dpbook.broken.mwem`.
 """
@@ -51,7 +53,8 @@ __all__ = ["mwem", "mwem_practical", "advanced_step_epsilon", "adaptive_marginal
 # The engine (documented, shared with dpbook.broken.mwem, not in __all__, which the bad-input sweep of
 # tests/test_api_coverage.py and the audit coverage walk): check_mwem_inputs (the checks of every variant: it
 # takes epsilon and rng but releases nothing; tests/test_mwem.py sweeps it), and mwem_rounds, mwem_ledger,
-# mwem_release, which take validated inputs.
+# mwem_release, which take validated inputs; adaptive_release, adaptive_one_way_budget and measure_one_way_marginals
+# are adaptive_marginals' engine, shared with its broken twin and its audit.
 
 
 # --------------------------------------------------------------------------- the mechanism

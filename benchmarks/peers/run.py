@@ -24,8 +24,14 @@ Fairness notes (printed with the table):
 * smartnoise's time is ``fit`` alone (no sampling); dpbook's is the whole ``mwem`` / ``mwem_practical`` call.
 * Timings are wall-clock on a shared, loaded 2-core machine; ratios within a repeat cancel part of the load.
 
-Usage: ``python -m benchmarks.peers.run [--repeats R] [--rows a,b,...] [--out PATH]``; ``--small`` recomputes
-only the small dpbook setting stored in the results file (what tests/test_bench_peers.py checks).
+Usage: ``python -m benchmarks.peers.run [--repeats R] [--rows a,b,...] [--out PATH] [--no-peers | --merge]``;
+``--merge`` re-runs only the dpbook methods (and the references) and merges them into the stored file, keeping the
+peers' numbers (AIM and smartnoise take minutes); the file's ``merged`` entry says when and how.  The small dpbook
+setting stored in the file is what tests/test_bench_peers.py recomputes.
+
+``dpbook adaptive_marginals`` (the book's take on AIM at pure ε) chooses its own number of rounds: the row's T
+applies to the MWEMs only.  Its goals (``successor_goal`` per row) compare it with AIM, the noisy histogram, the
+uniform guess and the peers' speed, chained through ``mwem_practical`` when the peers come from another run.
 """
 from __future__ import annotations
 
