@@ -636,7 +636,7 @@ def _hadamard(y, s):
 
 def _consistent_tables(plan, measurements, n):
     """Generalised least squares of every measurement in the parity basis (decoupled per subset ``T``), with the
-    public prior ``f_T = 0`` at variance ``n²`` and ``f_∅ = n``; returns ``{S: fitted table in counts}``."""
+    public prior ``f_T = 0`` at variance ``n²/3`` and ``f_∅ = n``; returns ``{S: fitted table in counts}``."""
     keys, values, inverse = [], [], []
     for S, b, y in measurements:
         keys.append(plan.masks(S))
