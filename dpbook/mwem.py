@@ -25,29 +25,36 @@ and the update ``mw_update(W, P, picks, coefficient)`` (:mod:`dpbook.multiplicat
 marginals (``mwem_practical(measure="marginal")``) need ``marginal_layout(W)``, which a workload without
 marginal cells refuses with a ``ValueError``.
 
-Module map: :func:`mwem` and :func:`mwem_practical` (the mechanisms); :func:`check_mwem_inputs` (what every
+Module map: :func:`mwem` and :func:`mwem_practical` (the mechanisms), :func:`adaptive_marginals` (the book's take on
+AIM: 1-way marginals first, selection on a bias-corrected score, budget annealing, a least-squares + proportional
+fit; or, by a public rule, the full table projected onto the tables of ``n`` rows); :func:`check_mwem_inputs` (what every
 variant validates); the engine :func:`mwem_rounds` (the loop), :func:`mwem_ledger`, :func:`mwem_release`, shared with
 the broken twins of :mod:`dpbook.broken.mwem`.
 """
 from __future__ import annotations
 
+import itertools
+import math
+
 import numpy as np
 
 from .exponential import exponential_mechanism
 from .multiplicative_weights import marginal_layout, mw_update
+from ._mw_kernels import marginal_sum
 from .noise import laplace_noise
-from .queries import check_database
-from .release import Ledger, Release, Spend
+from .queries import MarginalWorkload, check_database
+from .release import Ledger, Release, Spend, compose
 from .theory.composition import tight_per_step_epsilon
 from .contract import example, mechanism_prologue
 from .validation import (real_dtype, EPSILON_EXP_MAX, EPSILON_RANGE, check_choice, check_delta, check_entry_range, check_epsilon,
                          check_int, check_real, check_work)
 
-__all__ = ["mwem", "mwem_practical", "advanced_step_epsilon"]
+__all__ = ["mwem", "mwem_practical", "advanced_step_epsilon", "adaptive_marginals"]
 # The engine (documented, shared with dpbook.broken.mwem, not in __all__, which the bad-input sweep of
 # tests/test_api_coverage.py and the audit coverage walk): check_mwem_inputs (the checks of every variant: it
 # takes epsilon and rng but releases nothing; tests/test_mwem.py sweeps it), and mwem_rounds, mwem_ledger,
-# mwem_release, which take validated inputs.
+# mwem_release, which take validated inputs; adaptive_release, adaptive_one_way_budget and measure_one_way_marginals
+# are adaptive_marginals' engine, shared with its broken twin and its audit.
 
 
 # --------------------------------------------------------------------------- the mechanism
@@ -379,3 +386,354 @@ def mwem_release(out: dict, trials, name, noise_scale, ledger, neighbours="add/r
     answers = out.pop("answers")
     return Release(answers, name, noise_scale=noise_scale, ledger=ledger, neighbours=neighbours,
                    trace={**out, **extra})
+
+
+# --------------------------------------------------------------------------- adaptive marginals (the book's AIM)
+
+def adaptive_marginals(x, workload, *, epsilon, n=None, neighbours="add/remove", select_share=0.3, route="auto",
+                       trials=None, rng=None, sampler=laplace_noise) -> Release:
+    """Adaptive marginal release: the book's take on AIM's ideas (McKenna, Mullins, Sheldon, Miklau, "AIM: An
+    Adaptive and Iterative Mechanism for Differentially Private Synthetic Data", VLDB 2022), at pure ε.
+
+    ``x``: histogram over ``{0,1}^d``; ``workload``: a :class:`~dpbook.queries.MarginalWorkload` (its cells'
+    attribute sets ``s`` define the marginals to answer; any other linear workload is answered from the full-table
+    route, the only one that does not need marginals); ``epsilon``: the total budget; ``n``: the public
+    record count (required under ``neighbours="add/remove"``; under ``"replace-one"`` it is read from the data,
+    the same for both neighbours); ``select_share``: the share of each round's budget spent on selection;
+    ``route``: ``"auto"`` (the public rule below), ``"adaptive"`` or ``"full table"``.
+
+    Route (a public rule, no budget): when the full table's expected L1 noise ``N b`` (``b = Δ/ε``) is at most
+    ``4n`` (:func:`full_table_suffices`; twice the largest L1 distance ``2n`` between two tables of ``n`` rows),
+    the whole ``ε`` measures the full table, ``x + Lap(Δ/ε)`` on every cell, and the estimate is its Euclidean
+    projection onto the tables of ``n`` rows (:func:`simplex_projection`: the nonnegative least-squares fit,
+    which zeroes the noise of the many empty cells of sparse data).  Otherwise the adaptive route:
+
+    The candidates are the downward closure of the workload's attribute sets, plus the full attribute set
+    ``[d]``.  Each candidate ``r`` has the weight ``w_r = Σ_s |r ∩ s| / max_r' Σ_s |r' ∩ s|`` over the
+    workload's sets (AIM's weights, scaled into (0, 1]; the full table gets weight 1).  The estimate is a
+    distribution ``p`` over the full table.
+
+    1. Measure every 1-way marginal, each cell with ``Lap(Δ d / ε_1)``, ``ε_1 = ε / T0`` with ``T0 = 2d``
+       planned rounds (the 1-way marginals together cost one planned round).  AIM plans ``16d`` rounds under
+       zCDP, where budgets compose as squares; under basic composition they add up, and fewer, larger rounds
+       keep each measurement informative.
+    2. Round ``t`` has budget ``ε_t`` (``ε/T0`` at first); when what is left is at most ``2 ε_t``, the
+       round takes exactly what is left and is the last.  Select ``r_t`` with the exponential mechanism at
+       ``select_share · ε_t`` on the bias-corrected score ``u_r = w_r (‖M_r(p) − M_r(x)‖_1 − 2^{|r|} b_t)``
+       (``M_r``: the marginal table on ``r``, in counts; ``2^{|r|} b_t`` is the expected L1 norm of the Laplace
+       noise of its measurement, ``b_t = Δ/((1 − select_share) ε_t)``): a marginal is worth measuring only when
+       the model is further from it than the measurement would be.
+    3. Measure ``M_{r_t}(x) + Lap(b_t)`` on each of its ``2^{|r|}`` cells and re-estimate ``p`` (below).
+    4. Annealing: when the re-estimated marginal moved less than the noise would, ``‖M_r(p_t) − M_r(p_{t−1})‖_1
+       <= 2^{|r|} b_t``, the next round's budget doubles.  The number of rounds is data-driven; every round's
+       ε is a step of the ledger and they add up to ``ε``.
+
+    The estimator (post-processing of the measurements and public ``n``).  (i) *Consistent least squares.*  On
+    ``{0,1}^d`` a marginal on ``S`` is the Hadamard transform of the parity sums ``f_T = Σ_u (−1)^{|u ∩ T|}
+    x_u`` for ``T ⊆ S``; a measurement of ``S`` gives an estimate of every such ``f_T`` with variance
+    ``2^{|S|} · 2 b²``, uncorrelated across ``T`` (an orthogonal transform of i.i.d. noise).  The generalised
+    least-squares fit of all measurements therefore decouples per ``T``: the inverse-variance average of the
+    estimates of ``f_T``, together with a public prior ``f_T = 0`` (the uniform table) of variance ``n²/3`` —
+    the variance of the uniform law on the range ``|f_T| <= n`` — so a measurement noisier than the coefficient
+    can be is shrunk towards the uniform guess instead of trusted (this is what keeps small ε near the uniform
+    guess); ``f_∅ = n``.  The fitted marginals are consistent with each other.  (ii) *Proportional fitting.*
+    Starting from the previous round's ``p`` (warm start; uniform at first), each measured marginal scales its
+    cells of ``p`` to its fitted (clipped at 0) counts: one sweep per round, and sweeps to convergence for the
+    release (until no marginal misses its target by more than 1% of the smallest noise scale, or a sweep
+    shrinks the largest miss by less than 1%; at most 50).  The released answers are ``W.counts(p)``.
+
+    Privacy (re-derived; pure ε).  ``Δ`` is the L1 sensitivity of one marginal table (the full table
+    included): under add/remove with public ``n`` one row is in exactly one cell (``Δ = 1``); under replace-one
+    it leaves one cell and enters another (``Δ = 2``).  The route is a function of public ``N, n, ε, Δ``.
+    Full-table route: ``Lap(Δ/ε)`` on the table is ε-DP (Laplace mechanism, DR-Thm3.6); the projection is
+    post-processing.  Adaptive route: (a) the ``d`` 1-way marginals together have L1 sensitivity ``dΔ``, so
+    ``Lap(dΔ/ε_1)`` on each cell is ``ε_1``-DP (DR-Thm3.6).  (b) The score ``u_r`` changes by at most
+    ``w_r Δ <= Δ`` (the model ``p`` and ``b_t`` are fixed given the transcript so far; triangle inequality), so
+    the selection is ``select_share · ε_t``-DP (exponential mechanism, DR-Thm3.10, sensitivity ``Δ``).  (c) The
+    measurement ``Lap(Δ/((1 − select_share) ε_t))`` on one marginal table is ``(1 − select_share) ε_t``-DP
+    (DR-Thm3.6).  (d) The round budgets ``ε_t``, the annealing test, the number of rounds, the least squares and
+    the fitting read only public quantities and released measurements: post-processing.  (e) Adaptive basic
+    composition (DR-Thm3.16) of ``ε_1`` and every round's two steps: ``ε_1 + Σ_t ε_t = ε``, each a ``Spend`` of
+    ``Release.ledger``; the claim is ``compose(ledger)``.
+
+    What differs from AIM: pure ε with Laplace noise and basic composition (AIM: Gaussian noise, zCDP, an
+    ``(ε, δ)`` claim, under which many small measurements are cheaper); the public full-table route; the
+    estimate is a full-table distribution fitted by least squares then proportional fitting (AIM: Private-PGM's
+    graphical model, so AIM never holds ``|X|`` cells; here a pass costs ``2^d`` floats, a million at
+    ``d = 20``); the full table is a candidate; no model-size cap.
+
+    Returns a :class:`Release` of the normalised answers ``W.counts(p)``; ``trace`` holds ``synthetic`` (``p``),
+    ``route``, ``selected`` (the measured attribute sets, per run), ``measurements`` (``(S, noisy counts)`` in
+    the order measured, the 1-way marginals first), ``round_epsilon`` (each round's ``ε_t``, per run),
+    ``epsilon_one_way`` (0 on the full-table route) and ``rounds``.
+    """
+    return adaptive_release(x, workload, epsilon=epsilon, n=n, neighbours=neighbours, select_share=select_share,
+                            trials=trials, rng=rng, sampler=sampler, route=route)
+
+
+def adaptive_release(x, workload, *, epsilon, n, neighbours, select_share, trials, rng, sampler, route="auto",
+                     opening=None, name="adaptive marginals") -> Release:
+    """The body of :func:`adaptive_marginals` (validation, the runs, the ledger, the release); ``opening``
+    replaces :func:`adaptive_one_way_budget` for the broken twin only."""
+    x, W, p, _, _ = check_mwem_inputs(x, workload, epsilon=epsilon, T=1, n=n, trials=trials, rng=rng,
+                                      sampler=sampler, neighbours=neighbours)
+    select_share = check_real("select_share", select_share, low=0.0, high=1.0, low_open=True, high_open=True)
+    epsilon, n, neighbours, R = p.epsilon, p.n, p.neighbours, p.runs
+    route = check_choice("route", route, ("auto", "adaptive", "full table"))
+    marginals = isinstance(W, MarginalWorkload)
+    if route == "adaptive" and not marginals:
+        raise ValueError(f"route ('adaptive') needs a MarginalWorkload (marginal cells of {{0,1}}^d), got workload "
+                         f"of type {type(W).__name__}; other linear queries take route='full table'")
+    delta1 = 1.0 if neighbours == "add/remove" else 2.0
+    if route == "auto":
+        route = "full table" if not marginals or full_table_suffices(W.N, n, epsilon, delta1) else "adaptive"
+    if route == "full table":
+        runs = [_full_table_run(x, W.N, epsilon=epsilon, n=n, sensitivity=delta1, rng=p.rng, sampler=p.noise)
+                for _ in range(R)]
+    else:
+        plan = _AdaptivePlan(W)
+        runs = [_adaptive_run(x, plan, epsilon=epsilon, n=n, sensitivity=delta1, select_share=select_share,
+                              rng=p.rng, sampler=p.noise, opening=opening or adaptive_one_way_budget)
+                for _ in range(R)]
+    ledgers = [Ledger([Spend(step, eps) for step, eps in r["steps"]], budget=epsilon) for r in runs]
+    ledger = ledgers[0]              # each run has its own data-driven rounds, and each composes to ε: the claim
+    assert all(compose(g) == compose(ledger) for g in ledgers)    # of one release is any run's (run 0's)
+    answers = np.stack([W.counts(r["p"]) for r in runs])
+    trace = {"synthetic": np.stack([r["p"] for r in runs]), "selected": [r["selected"] for r in runs],
+             "round_epsilon": [np.array(r["round_epsilon"]) for r in runs],
+             "measurements": [r["measurements"] for r in runs],
+             "rounds": np.array([len(r["selected"]) for r in runs]), "epsilon_one_way": runs[0]["epsilon_one_way"],
+             "sensitivity": delta1, "select_share": select_share, "n": n, "route": route, "ledgers": ledgers}
+    if trials is None:
+        answers = answers[0]
+        trace = {k: (v[0] if k in ("synthetic", "selected", "round_epsilon", "rounds", "measurements", "ledgers") else v) for k, v in trace.items()}
+    return Release(answers, name, noise_scale=delta1 / (runs[0]["smallest_epsilon"] * n),
+                   ledger=ledger, neighbours=neighbours, trace=trace)
+
+
+example(adaptive_marginals, lambda: dict(**_example_marginals(), epsilon=0.9, n=120, trials=2, rng=0))
+
+_ROUNDS_PER_ATTRIBUTE = 2          # T0 = 2 d planned rounds (the first round budget is ε / T0)
+_FIT_SWEEPS = 50
+_STALL = 0.99                      # a sweep that shrinks the largest misfit by < 1% ends the fit
+_ROUND_SWEEPS = 1                  # warm-started sweeps per round (the release is fitted to convergence)
+_PRIOR_SHARE = 3.0                 # the prior f_T ~ U[-n, n] has variance n²/3
+_PRIOR_FLOOR = 1e-12               # fitted cells are floored here (probabilities) so a cell can come back
+
+
+def full_table_suffices(N, n, epsilon, sensitivity) -> bool:
+    """The public route rule of :func:`adaptive_marginals`: measure the full table when its expected L1 noise
+    ``N b`` (``b = Δ/ε``) is at most ``4n``, twice the largest L1 distance ``2n`` between two tables of ``n``
+    rows (``N``, ``n``, ``ε``, ``Δ`` are public)."""
+    return N * sensitivity / epsilon <= 4.0 * n
+
+
+def simplex_projection(v, total) -> np.ndarray:
+    """The Euclidean projection of ``v`` onto ``{p >= 0, Σ p = total}``: ``max(v − τ, 0)`` with the one ``τ``
+    that makes the sum ``total`` (sort once; exact up to rounding)."""
+    v = np.asarray(v, dtype=np.float64)
+    u = np.sort(v)[::-1]
+    css = np.cumsum(u) - total
+    k = np.arange(1, v.size + 1)
+    r = int(np.nonzero(u - css / k > 0)[0][-1])
+    return np.maximum(v - css[r] / (r + 1), 0.0)
+
+
+def _full_table_run(x, N, *, epsilon, n, sensitivity, rng, sampler):
+    """The full-table route: ``x + Lap(Δ/ε)`` on every cell, projected onto the tables of ``n`` rows."""
+    b = sensitivity / epsilon
+    y = x.astype(np.float64) + sampler(b, (N,), rng)
+    p = simplex_projection(y, float(n)) / n
+    full = "all"
+    return {"p": p, "steps": [(f"laplace (measure the full table, Δ={sensitivity:g})", epsilon)], "selected": [full],
+            "round_epsilon": [epsilon], "epsilon_one_way": 0.0, "measurements": [(full, y)],
+            "smallest_epsilon": epsilon}
+
+
+def adaptive_one_way_budget(epsilon, d, sensitivity):
+    """The opening of :func:`adaptive_marginals` (validated inputs): the first round's budget ``ε/T0``
+    (``T0 = 2d``), the 1-way step's ``ε_1`` (one planned round) and its Laplace scale ``dΔ/ε_1`` (the ``d``
+    1-way tables together have L1 sensitivity ``dΔ``).  Shared with the audit and the broken twin."""
+    eps_round = epsilon / (_ROUNDS_PER_ATTRIBUTE * d)
+    return eps_round, eps_round, sensitivity * d / eps_round
+
+
+def measure_one_way_marginals(counts, scale, sampler, rng):
+    """The 1-way step: ``counts`` (the ``2d`` cells of every 1-way marginal, or a ``(trials, 2d)`` stack of them)
+    plus ``Lap(scale)`` on each cell (validated inputs; the engine the mechanism and its audit share)."""
+    counts = np.asarray(counts, dtype=np.float64)
+    return counts + sampler(scale, counts.shape, rng)
+
+
+class _AdaptivePlan:
+    """The public part of :func:`adaptive_marginals`: candidates, weights, and the reshapes of the table."""
+
+    def __init__(self, W):
+        d = self.d = W.d
+        self.N = W.N
+        sets = sorted({tuple(sorted(S)) for S, _ in W.cells})
+        closure = {(a,) for a in range(d)}                      # every 1-way marginal is measured first
+        for S in sets:
+            for k in range(1, len(S) + 1):
+                closure.update(itertools.combinations(S, k))
+        full = tuple(range(d))
+        self.has_full = d > 1                                   # d = 1: the full table is the 1-way marginal
+        if self.has_full:
+            closure.discard(full)
+        cands = sorted(closure, key=lambda S: (len(S), S))
+        w = np.array([sum(len(set(r) & set(s)) for s in sets) for r in cands], dtype=np.float64)
+        w = w / w.max() if w.max() > 0 else np.ones_like(w)
+        self.candidates = cands + [full] if self.has_full else cands
+        self.weights = np.append(w, 1.0) if self.has_full else w
+        self.cells = MarginalWorkload(d, [(S, v) for S in cands for v in itertools.product((0, 1), repeat=len(S))])
+        sizes = np.array([1 << len(S) for S in cands])
+        self.starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+        self.offset = {S: int(o) for S, o in zip(cands, self.starts)}
+        self._shapes = {}
+
+    def shapes(self, S):
+        """(block shape, axes summed away, broadcast shape) of the ``(2,)*d`` cube for the marginal on ``S``."""
+        if S not in self._shapes:
+            shape, keep, run = [], [], 0
+            for a in range(self.d):
+                if a in S:
+                    if run:
+                        shape.append(1 << run)
+                        run = 0
+                    keep.append(len(shape))
+                    shape.append(2)
+                else:
+                    run += 1
+            if run:
+                shape.append(1 << run)
+            away = tuple(t for t in range(len(shape)) if t not in keep)
+            self._shapes[S] = (tuple(shape), away, tuple(2 if t in keep else 1 for t in range(len(shape))))
+        return self._shapes[S]
+
+    def marginal(self, p, S):
+        """The marginal table of ``p`` on ``S`` (flattened, first attribute most significant)."""
+        if len(S) == self.d:
+            return p
+        shape, away, _ = self.shapes(S)
+        return marginal_sum(p, shape, away)
+
+    def masks(self, S):
+        """The global bit mask (attribute a = bit d-1-a) of each subset ``T ⊆ S``, in Hadamard order."""
+        bits = np.array([1 << (self.d - 1 - a) for a in S], dtype=np.int64)
+        local = np.arange(1 << len(S))
+        chosen = (local[:, None] >> np.arange(len(S) - 1, -1, -1)) & 1
+        return chosen @ bits
+
+
+def _hadamard(y, s):
+    """The (unnormalised) Walsh–Hadamard transform of a table of ``2^s`` cells: ``H[t, v] = (−1)^{|t ∩ v|}``."""
+    h = np.array(y, dtype=np.float64).reshape((2,) * s) if s else np.array(y, dtype=np.float64)
+    for axis in range(s):
+        a, b = np.take(h, 0, axis=axis), np.take(h, 1, axis=axis)
+        h = np.stack((a + b, a - b), axis=axis)
+    return h.reshape(-1)
+
+
+def _consistent_tables(plan, measurements, n):
+    """Generalised least squares of every measurement in the parity basis (decoupled per subset ``T``), with the
+    public prior ``f_T = 0`` at variance ``n²/3`` and ``f_∅ = n``; returns ``{S: fitted table in counts}``."""
+    keys, values, inverse = [], [], []
+    for S, b, y in measurements:
+        keys.append(plan.masks(S))
+        values.append(_hadamard(y, len(S)))
+        inverse.append(np.full(1 << len(S), 1.0 / ((1 << len(S)) * 2.0 * b * b)))
+    keys, values, inverse = np.concatenate(keys), np.concatenate(values), np.concatenate(inverse)
+    unique, where = np.unique(keys, return_inverse=True)
+    weight = np.bincount(where, weights=inverse) + _PRIOR_SHARE / (float(n) ** 2)
+    f = np.bincount(where, weights=inverse * values) / weight
+    f[unique == 0] = n
+    fitted = {}
+    for S, _, _ in measurements:
+        if S not in fitted:
+            coef = f[np.searchsorted(unique, plan.masks(S))]
+            fitted[S] = _hadamard(coef, len(S)) / (1 << len(S))
+    return fitted
+
+
+def _fit(plan, p, measurements, n, tol, sweeps=None):
+    """Proportional fitting of ``p`` (in place, warm) to the consistent, clipped measured marginals."""
+    fitted = _consistent_tables(plan, measurements, n)
+    targets = {}
+    for S, table in fitted.items():
+        t = np.maximum(table, 0.0)
+        t = t / t.sum() if t.sum() > 0 else np.full(t.size, 1.0 / t.size)
+        targets[S] = np.maximum(t, _PRIOR_FLOOR)
+    cube, previous = p, np.inf
+    for sweep in range(_FIT_SWEEPS if sweeps is None else sweeps):
+        worst = 0.0
+        for S, t in targets.items():
+            if len(S) == plan.d:
+                worst = max(worst, float(np.max(np.abs(cube - t))))
+                cube[:] = t / t.sum()
+                continue
+            m = plan.marginal(cube, S)
+            worst = max(worst, float(np.max(np.abs(m - t))))
+            shape, _, bshape = plan.shapes(S)
+            ratio = np.divide(t, m, out=np.zeros_like(t), where=m > 0)
+            cube.reshape(shape)[...] *= ratio.reshape(bshape)
+        cube /= cube.sum()
+        if worst <= tol or worst > _STALL * previous:       # converged, or cycling between clipped targets
+            break
+        previous = worst
+    return cube
+
+
+def _adaptive_run(x, plan, *, epsilon, n, sensitivity, select_share, rng, sampler, opening):
+    """One run of :func:`adaptive_marginals` (validated inputs); returns the fitted table and the transcript."""
+    d, xf = plan.d, x.astype(np.float64)
+    truth = plan.cells.counts(xf)
+    eps_round, eps_one, b_one = opening(epsilon, d, sensitivity)
+    ones = [(a,) for a in range(d)]
+    noisy = measure_one_way_marginals(truth[np.concatenate([plan.offset[S] + np.arange(2) for S in ones])], b_one,
+                                      sampler, rng)
+    measurements = [(S, b_one, noisy[2 * a: 2 * a + 2]) for a, S in enumerate(ones)]
+    steps = [(f"laplace (measure every 1-way marginal, Δ={sensitivity * d:g})", eps_one)]
+    p = np.ones(plan.N) / plan.N
+    smallest_b = b_one
+    p = _fit(plan, p, measurements, n, tol=_TOL_SHARE * smallest_b / n)
+    spent = [eps_one]
+    selected, round_eps = [], []
+    w = plan.weights
+    while True:
+        left = epsilon - math.fsum(spent)
+        if left <= 0:
+            break
+        last = left <= 2.0 * eps_round
+        eps_t = left if last else eps_round
+        eps_sel = select_share * eps_t
+        eps_mea = eps_t - eps_sel
+        b = sensitivity / eps_mea
+        model = plan.cells.counts(p) * n
+        err = np.add.reduceat(np.abs(model - truth), plan.starts)
+        if plan.has_full:
+            err = np.append(err, np.abs(p * n - xf).sum())
+        sizes = np.array([1 << len(S) for S in plan.candidates], dtype=np.float64)
+        scores = w * (err - sizes * b)
+        pick = int(exponential_mechanism(scores, epsilon=eps_sel, sensitivity=sensitivity, rng=rng))
+        S = plan.candidates[pick]
+        true_S = truth[plan.offset[S]: plan.offset[S] + (1 << len(S))] if S in plan.offset else xf
+        y = true_S + sampler(b, (1 << len(S),), rng)
+        before = plan.marginal(p, S).copy()
+        measurements.append((S, b, y))
+        smallest_b = min(smallest_b, b)
+        p = _fit(plan, p, measurements, n, tol=_TOL_SHARE * smallest_b / n, sweeps=_ROUND_SWEEPS)
+        moved = float(np.abs(plan.marginal(p, S) - before).sum()) * n
+        steps += [(f"round {len(selected) + 1}: exponential mechanism (select a marginal, Δ={sensitivity:g})", eps_sel),
+                  (f"round {len(selected) + 1}: laplace (measure the marginal {S if len(S) < d else 'all'}, "
+                   f"Δ={sensitivity:g})", eps_mea)]
+        spent.append(eps_t)
+        selected.append(S)
+        round_eps.append(eps_t)
+        if last:
+            break
+        if moved <= (1 << len(S)) * b:
+            eps_round *= 2.0
+    p = _fit(plan, p, measurements, n, tol=_TOL_SHARE * smallest_b / n)          # the release: to convergence
+    return {"p": p, "steps": steps, "selected": selected, "round_epsilon": round_eps, "epsilon_one_way": eps_one,
+            "measurements": [(S, y) for S, _, y in measurements],
+            "smallest_epsilon": sensitivity / smallest_b}

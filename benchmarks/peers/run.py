@@ -26,8 +26,14 @@ Fairness notes (printed with the table):
 * smartnoise's time is ``fit`` alone (no sampling); dpbook's is the whole ``mwem`` / ``mwem_practical`` call.
 * Timings are wall-clock on a shared, loaded 2-core machine; ratios within a repeat cancel part of the load.
 
-Usage: ``python -m benchmarks.peers.run [--repeats R] [--rows a,b,...] [--out PATH]``; ``--small`` recomputes
-only the small dpbook setting stored in the results file (what tests/test_bench_peers.py checks).
+Usage: ``python -m benchmarks.peers.run [--repeats R] [--rows a,b,...] [--out PATH] [--no-peers | --merge]``;
+``--merge`` re-runs only the dpbook methods (and the references) and merges them into the stored file, keeping the
+peers' numbers (AIM and smartnoise take minutes); the file's ``merged`` entry says when and how.  The small dpbook
+setting stored in the file is what tests/test_bench_peers.py recomputes.
+
+``dpbook adaptive_marginals`` (the book's take on AIM at pure ε) chooses its own number of rounds: the row's T
+applies to the MWEMs only.  Its goals (``successor_goal`` per row) compare it with AIM, the noisy histogram, the
+uniform guess and the peers' speed, chained through ``mwem_practical`` when the peers come from another run.
 """
 from __future__ import annotations
 
@@ -48,7 +54,7 @@ import numpy as np
 from benchmarks._stored import git_hash
 from dpbook.data import histogram, load_cancer, load_digits
 from dpbook.histogram import noisy_histogram
-from dpbook.mwem import mwem, mwem_practical
+from dpbook.mwem import adaptive_marginals, mwem, mwem_practical
 from dpbook.queries import k_way_marginals
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -76,7 +82,9 @@ DPBOOK_METHODS = {
     "dpbook mwem (theorem)": (mwem, dict()),
     "dpbook mwem_practical": (mwem_practical, dict()),       # its defaults, fixed before any peer was run
     "dpbook mwem_practical replay=0": (mwem_practical, dict(replay=0)),   # the same without replay: the fast end
+    "dpbook adaptive_marginals": (adaptive_marginals, dict()),   # its defaults; its rounds are data-driven (no T)
 }
+SUCCESSOR = "dpbook adaptive_marginals"
 
 
 def synthetic(n: int = 100_000, d: int = 20, seed: int = 0) -> np.ndarray:
@@ -116,7 +124,7 @@ def signed_counts(W, v):
 def dpbook_run(method, x, W, epsilon, T, seed):
     fn, kwargs = DPBOOK_METHODS[method]
     start = time.perf_counter()
-    release = fn(x, W, epsilon=epsilon, T=T, n=int(x.sum()), rng=seed, **kwargs)   # n: public, as for the peers
+    release = fn(x, W, epsilon=epsilon, n=int(x.sum()), rng=seed, **_rounds(fn, T), **kwargs)   # n: public
     return time.perf_counter() - start, release.answers
 
 
@@ -187,7 +195,7 @@ def run_row(spec, repeats, peer, tmp):
     np.save(rows_path, rows)
     split = SPLIT if d >= SPLIT_FROM_D else None
     methods = {m: {"seconds": [], "max_error": [], "mean_error": []} for m in list(DPBOOK_METHODS) + ["smartnoise-synth 1.0.8 MWEM"]}
-    settings = {m: {"call": f"{fn.__module__}.{fn.__name__}", **_defaults(fn), **kw, "epsilon": epsilon, "T": T}
+    settings = {m: {"call": f"{fn.__module__}.{fn.__name__}", **_defaults(fn), **kw, "epsilon": epsilon, **_rounds(fn, T)}
                 for m, (fn, kw) in DPBOOK_METHODS.items()}
     for r in range(repeats):                                       # interleaved: every method once per repeat
         for m in DPBOOK_METHODS:
@@ -270,9 +278,9 @@ def small_setting():
 
 
 def table(result) -> str:
-    lines = ["| data (d, n), k, ε, T | dpbook mwem_practical | dpbook mwem (theorem) | smartnoise-synth 1.0.8 MWEM "
-             "| AIM (ε, δ) | noisy histogram | per-query Gaussian (ε, δ) | uniform | goal met? |",
-             "|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| data (d, n), k, ε, T | dpbook mwem_practical | dpbook adaptive_marginals | dpbook mwem (theorem) "
+             "| smartnoise-synth 1.0.8 MWEM | AIM (ε, δ) | noisy histogram | per-query Gaussian (ε, δ) | uniform "
+             "| goal met? |", "|---|---|---|---|---|---|---|---|---|---|"]
     for row in result["rows"]:
         ms = row["methods"]
         p = ms["dpbook mwem_practical"]
@@ -286,7 +294,8 @@ def table(result) -> str:
         gq = row["references"]["per-query gaussian (eps, delta)"]
         aim = ms.get(AIM)
         lines.append(f"| {row['data']} ({row['d']}, {row['n']}), {row['k']}, {row['epsilon']:g}, {row['T']} "
-                     f"| {1000 * p['median_seconds']:.3g} ms, {cell(p, False)} | {cell(ms['dpbook mwem (theorem)'])} "
+                     f"| {1000 * p['median_seconds']:.3g} ms, {cell(p, False)} "
+                     f"| {cell(ms[SUCCESSOR]) if SUCCESSOR in ms else 'not run'} | {cell(ms['dpbook mwem (theorem)'])} "
                      f"| {cell(sn) if sn else 'not run'} | {cell(aim) if aim else 'not run'} "
                      f"| {h['median_max_error']:.3f} / {h['median_mean_error']:.4f} "
                      f"| {gq['median_max_error']:.3f} / {gq['median_mean_error']:.4f} "
@@ -306,6 +315,22 @@ def ratios(result) -> str:
     return "\n".join(lines)
 
 
+def successor_table(result) -> str:
+    """Per row: ``adaptive_marginals``' speed against smartnoise's MWEM and AIM (chained through
+    ``mwem_practical``) and which of its goals hold."""
+    lines = ["| row | smartnoise time ÷ adaptive | AIM time ÷ adaptive | goals met | goals missed |", "|---|---|---|---|---|"]
+    for row in result["rows"]:
+        ms, goal = row["methods"], row.get("successor_goal", {})
+        a = ms[SUCCESSOR]["median_time_ratio_to_practical"]
+        sn, aim = ms.get("smartnoise-synth 1.0.8 MWEM"), ms.get(AIM)
+        own = lambda m: m.get("median_time_ratio_to_practical_in_its_run", m["median_time_ratio_to_practical"])
+        lines.append(f"| {row['name']} | {own(sn) / a:.3g} | {own(aim) / a:.3g} | " if aim else
+                     f"| {row['name']} | {own(sn) / a:.3g} | — | ")
+        lines[-1] += (", ".join(k for k, v in goal.items() if v) or "—") + " | " + \
+            (", ".join(k for k, v in goal.items() if not v) or "—") + " |"
+    return "\n".join(lines)
+
+
 def settings(result) -> str:
     lines = []
     for name, m in result["rows"][-1]["methods"].items():
@@ -321,6 +346,85 @@ def _peer_versions() -> dict:
                                      check=True).stdout)
 
 
+def _load():
+    """The machine's 1/5/15-minute load averages at the end of the run (None where the OS has none)."""
+    try:
+        return [round(v, 2) for v in os.getloadavg()]
+    except (AttributeError, OSError):
+        return None
+
+
+def _rounds(fn, T) -> dict:
+    """``T=T`` for the methods that take a number of rounds (adaptive_marginals chooses its own)."""
+    return {"T": T} if "T" in inspect.signature(fn).parameters else {}
+
+
+def merge_dpbook(stored: dict, fresh: dict) -> dict:
+    """``stored`` (a full run with the peers) with every dpbook method and reference of ``fresh`` (a
+    ``--no-peers`` run of the same rows) put in its place: the peers' stored numbers are kept, not re-run (AIM
+    and smartnoise take minutes per fit), and so are their time ratios to ``mwem_practical``, taken within the
+    stored run.  A dpbook method's speed against a peer is then chained through ``mwem_practical``, measured in
+    both runs: (peer ÷ practical, stored run) ÷ (method ÷ practical, fresh run) — each ratio taken within one run,
+    so the machine's load at either time cancels (recorded in ``merged``)."""
+    out = dict(stored)
+    by_name = {row["name"]: row for row in fresh["rows"]}
+    rows = []
+    for row in stored["rows"]:
+        new = by_name.get(row["name"])
+        if new is None:
+            rows.append(row)
+            continue
+        peers = {m: dict(r) for m, r in row["methods"].items() if not m.startswith("dpbook")}
+        practical = np.array(new["methods"]["dpbook mwem_practical"]["seconds"])
+        for r in peers.values():      # the stored within-run ratio is kept; the file's ratio field is across runs
+            r.setdefault("median_time_ratio_to_practical_in_its_run", r["median_time_ratio_to_practical"])
+            r["median_time_ratio_to_practical"] = float(np.median(np.array(r["seconds"]) / practical[:len(r["seconds"])]))
+        row = {**row, "methods": {**new["methods"], **peers}, "references": new["references"]}
+        p, s = row["methods"]["dpbook mwem_practical"], row["methods"]["smartnoise-synth 1.0.8 MWEM"]
+        row["goal"] = {"max_error_no_worse": p["median_max_error"] <= s["median_max_error"],   # (across runs)
+                       "mean_error_no_worse": p["median_mean_error"] <= s["median_mean_error"],
+                       "ten_times_faster": s["median_time_ratio_to_practical"] >= 10.0}
+        row["successor_goal"] = successor_goal(row)
+        rows.append(row)
+    out["rows"] = rows
+    out["merged"] = {"date": fresh["date"], "code_version": fresh["code_version"], "repeats": fresh["repeats"],
+                     "seeds": fresh["seeds"], "machine_load": fresh.get("load"),
+                     "what": "dpbook methods and references re-run with --merge; the peers' numbers (smartnoise "
+                     "MWEM, AIM: errors, seconds) are those of the stored run of " + str(stored.get("date")) +
+                     "; a peer's median_time_ratio_to_practical divides its stored seconds by this run's "
+                     "mwem_practical seconds (across runs, machine load differs), its "
+                     "median_time_ratio_to_practical_in_its_run is the stored within-run ratio; speed against a "
+                     "peer is chained through mwem_practical: (peer / practical, stored run) / (method / "
+                     "practical, this run)"}
+    out["small"] = fresh["small"]
+    return out
+
+
+def successor_goal(row) -> dict:
+    """The goals of ``adaptive_marginals`` on one row: within 1.1x of AIM's max and mean error (where AIM is
+    stored), no worse than the noisy histogram where it beats AIM, no worse than the uniform guess at ε < 1 (max
+    error), >= 10x faster than smartnoise's MWEM and >= 100x faster than AIM (speed chained through
+    ``mwem_practical``'s time, see :func:`merge_dpbook`)."""
+    ms, me = row["methods"][SUCCESSOR], {}
+    chained = lambda peer: (peer.get("median_time_ratio_to_practical_in_its_run", peer["median_time_ratio_to_practical"])
+                            / ms["median_time_ratio_to_practical"])
+    h = row["references"]["noisy histogram"]
+    aim, sn = row["methods"].get(AIM), row["methods"].get("smartnoise-synth 1.0.8 MWEM")
+    if aim is not None:
+        me["max_within_1.1x_aim"] = ms["median_max_error"] <= 1.1 * aim["median_max_error"]
+        me["mean_within_1.1x_aim"] = ms["median_mean_error"] <= 1.1 * aim["median_mean_error"]
+        me["hundred_times_faster_than_aim"] = chained(aim) >= 100
+    if aim is None or h["median_max_error"] < aim["median_max_error"]:
+        me["no_worse_than_histogram"] = (ms["median_max_error"] <= h["median_max_error"]
+                                         and ms["median_mean_error"] <= h["median_mean_error"])
+    if row["epsilon"] < 1:
+        u = row["references"]["uniform"]
+        me["max_no_worse_than_uniform"] = ms["median_max_error"] <= u["max_error"]
+    if sn is not None:
+        me["ten_times_faster_than_smartnoise"] = chained(sn) >= 10
+    return me
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
@@ -328,12 +432,16 @@ def main(argv=None):
     parser.add_argument("--out", default=str(RESULTS))
     parser.add_argument("--no-peers", action="store_true", help="dpbook only (no peers' environment needed)")
     parser.add_argument("--pgm", action="store_true", help=f"MWEM+PGM only, on its rows, into {PGM_RESULTS.name}")
+    parser.add_argument("--merge", action="store_true", help="re-run the dpbook methods only and merge them into "
+                        "the stored results file (--out), keeping the peers' stored numbers")
     args = parser.parse_args(argv)
     if args.pgm:
         repeats = args.repeats if "--repeats" in (argv if argv is not None else sys.argv) else PGM_REPEATS
         print(pgm_table(json.loads(RESULTS.read_text()), run_pgm(repeats, args.out if args.out != str(RESULTS)
                                                                   else PGM_RESULTS)))
         return
+    if args.merge:
+        args.no_peers = True
     chosen = ROWS if args.rows is None else [ROWS[int(i)] for i in args.rows.split(",")]
     peer = None if args.no_peers else Smartnoise()
     start = time.perf_counter()
@@ -354,7 +462,10 @@ def main(argv=None):
               "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "code_version": git_hash(),
               "peer_versions": None if args.no_peers else _peer_versions(), "delta": DELTA,
               "aim_rows": list(AIM_ROWS), "aim_repeats": AIM_REPEATS, "seeds": list(range(args.repeats)),
-              "small": small_setting()}
+              "small": small_setting(), "load": _load()}
+    if args.merge:
+        result = merge_dpbook(json.loads(pathlib.Path(args.out).read_text()), result)
+        peer = True                                    # the merged file has the peers' columns
     pathlib.Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
     print(table(result))
     if PGM_RESULTS.exists():
@@ -362,6 +473,9 @@ def main(argv=None):
     if peer is not None:
         print("\nsmartnoise ÷ dpbook mwem_practical (> 1: dpbook faster / more accurate)")
         print(ratios(result))
+        if all(SUCCESSOR in row["methods"] and "successor_goal" in row for row in result["rows"]):
+            print("\nadaptive_marginals: speed (chained through mwem_practical) and goals")
+            print(successor_table(result))
     print("\nsettings (last row; epsilon and T as in the row):")
     print(settings(result))
 

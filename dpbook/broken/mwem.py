@@ -8,6 +8,9 @@
   charging one cell's sensitivity (``Δ = 1``, the add/remove one) under replace-one neighbours, where a marginal's
   L1 sensitivity is 2 (a replaced row leaves one cell and enters another): the measurements cost twice what the
   ledger says.  The whole-marginal audit catches it.
+* :func:`adaptive_marginals_one_way_unscaled` — :func:`dpbook.mwem.adaptive_marginals` adding one table's
+  Laplace scale ``Δ/ε_1`` to every 1-way cell where the ``d`` tables together need ``dΔ/ε_1``: the 1-way step
+  costs ``d·ε_1`` and is charged ``ε_1``.  The 1-way audit catches it.
 * :func:`mwem_wrong_sign` — private, but updates with the sign flipped (moves mass *away* from the
   measurement): the control showing the accuracy test can fail.
 
@@ -21,11 +24,14 @@ import dataclasses
 import numpy as np
 
 from ..exponential import exponential_mechanism
-from ..mwem import check_mwem_inputs, mwem_ledger, mwem_practical, mwem_release, mwem_rounds
+from ..mwem import (adaptive_one_way_budget, adaptive_release, check_mwem_inputs, mwem_ledger, mwem_practical,
+                    mwem_release, mwem_rounds)
+from ..contract import example
 from ..noise import laplace_noise
 from ..validation import check_histogram
 
-__all__ = ["mwem_no_round_split", "mwem_argmax_select", "mwem_wrong_sign", "mwem_marginal_cell_sensitivity"]
+__all__ = ["mwem_no_round_split", "mwem_argmax_select", "mwem_wrong_sign", "mwem_marginal_cell_sensitivity",
+           "adaptive_marginals_one_way_unscaled"]
 
 
 def _broken(x, workload, epsilon, T, n, trials, rng, sampler, name, select, epsilon_select, epsilon_measure,
@@ -79,3 +85,28 @@ def mwem_marginal_cell_sensitivity(x, workload, *, epsilon, T, n=None, select_sh
                          neighbours="add/remove",               # the bug: the add/remove Δ, whatever `neighbours`
                          trials=trials, rng=rng, sampler=sampler)
     return dataclasses.replace(rel, neighbours=neighbours, mechanism="broken mwem (marginal charged one cell)")
+
+
+def adaptive_marginals_one_way_unscaled(x, workload, *, epsilon, n=None, neighbours="add/remove", select_share=0.3,
+                                        route="auto", trials=None, rng=None, sampler=laplace_noise):
+    """WRONG: :func:`dpbook.mwem.adaptive_marginals` whose 1-way step forgets that the ``d`` 1-way tables
+    together have L1 sensitivity ``dΔ``: it adds ``Lap(Δ/ε_1)`` (one table's scale) to every 1-way cell yet
+    charges ``ε_1``; the step really costs ``d·ε_1`` (on the adaptive route; the audit asks for it).  The 1-way
+    audit catches it."""
+    return adaptive_release(x, workload, epsilon=epsilon, n=n, neighbours=neighbours, select_share=select_share,
+                            trials=trials, rng=rng, sampler=sampler, route=route, opening=one_way_budget_unscaled,
+                            name="broken adaptive marginals (1-way scale without d)")
+
+
+def one_way_budget_unscaled(epsilon, d, sensitivity):
+    """The broken opening: the right budgets, the 1-way scale of ONE table (``Δ/ε_1``, the bug: no factor ``d``)."""
+    eps_round, eps_one, _ = adaptive_one_way_budget(epsilon, d, sensitivity)
+    return eps_round, eps_one, sensitivity / eps_one          # the bug: should be sensitivity * d / eps_one
+
+
+def _example_adaptive():
+    from ..queries import k_way_marginals
+    return dict(x=np.arange(16), workload=k_way_marginals(4, 2), epsilon=0.9, n=120, trials=2, rng=0)
+
+
+example(adaptive_marginals_one_way_unscaled, _example_adaptive)
