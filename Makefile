@@ -11,7 +11,7 @@ ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 NEWEST := .venv-newest
 NEWEST_TESTS := tests/test_widgets.py tests/test_explorers_layout.py tests/test_widgets_browser.py
 
-.PHONY: lab test unit notebooks benchmarks bench-peers bench-peers-pgm arena audits stored docs data clean newest lock student student-test
+.PHONY: lab test unit notebooks benchmarks bench-peers bench-peers-dpbook bench-peers-pgm arena audits stored docs data clean newest lock student student-test
 
 $(STAMP): pyproject.toml constraints.txt
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || \
@@ -50,6 +50,9 @@ docs: $(STAMP)  ## regenerate docs/theorems.md from the theorem registry (dpbook
 bench-peers: $(STAMP)  ## MWEM vs smartnoise-synth 1.0.8, built in its own venv (benchmarks/peers/.venv); ~10 min
 	benchmarks/peers/setup.sh
 	$(BIN)/python -m benchmarks.peers.run
+
+bench-peers-dpbook: $(STAMP)  ## re-run only dpbook's columns of the peers table and merge them into benchmarks/peers/results.json (peers' numbers kept); ~5 min
+	$(BIN)/python -m benchmarks.peers.run --merge
 
 bench-peers-pgm: $(STAMP)  ## MWEM+PGM (written on mbi 1.1.0's API) beside AIM on the AIM rows: benchmarks/peers/results_pgm.json; ~13 min
 	benchmarks/peers/setup.sh

@@ -396,14 +396,15 @@ def adaptive_marginals(x, workload, *, epsilon, n=None, neighbours="add/remove",
     Adaptive and Iterative Mechanism for Differentially Private Synthetic Data", VLDB 2022), at pure ε.
 
     ``x``: histogram over ``{0,1}^d``; ``workload``: a :class:`~dpbook.queries.MarginalWorkload` (its cells'
-    attribute sets ``s`` define the marginals to answer; any other linear workload is answered from the full-table
+    attribute sets ``S`` define the marginals to answer; any other linear workload is answered from the full-table
     route, the only one that does not need marginals); ``epsilon``: the total budget; ``n``: the public
     record count (required under ``neighbours="add/remove"``; under ``"replace-one"`` it is read from the data,
     the same for both neighbours); ``select_share``: the share of each round's budget spent on selection;
     ``route``: ``"auto"`` (the public rule below), ``"adaptive"`` or ``"full table"``.
 
     Route (a public rule, no budget): when the full table's expected L1 noise ``N b`` (``b = Δ/ε``) is at most
-    ``4n`` (:func:`full_table_suffices`; twice the largest L1 distance ``2n`` between two tables of ``n`` rows),
+    ``4n`` (:func:`full_table_suffices`; twice the largest L1 distance ``2n`` between two tables of ``n`` rows;
+    a design constant chosen after measuring the peers benchmark's rows, not a derived optimum),
     the whole ``ε`` measures the full table, ``x + Lap(Δ/ε)`` on every cell, and the estimate is its Euclidean
     projection onto the tables of ``n`` rows (:func:`simplex_projection`: the nonnegative least-squares fit,
     which zeroes the noise of the many empty cells of sparse data).  Otherwise the adaptive route:
