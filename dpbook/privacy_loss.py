@@ -15,8 +15,9 @@ mechanism on ``D`` and computes every ``L_t`` against ``D'``.
 The proof's bookkeeping (IDC-Claims 4.2–4.8 [RECON]): with ``d_t = Q_t(D^t) - Q_t(D)`` and the slack
 ``Δ = 1/n`` (how far one row moves an answer), a round is **R⁰** if ``|Z_t - d_t| < τ - Δ`` (no noise value near it
 could cause an update under either database), **R¹** if ``|Z_t - d_t| >= τ + Δ`` (an update under both), **R***
-otherwise.  ``J`` = number of non-R⁰ rounds; Claim 4.6 bounds it by ``J0`` w.p. ``1 - δ/2``; Claim 4.7 bounds the
-loss by the Azuma expression ``J ε*(e^{ε*}-1) + 2ε* sqrt(2J ln(2/δ))``.
+otherwise.  Claim 4.6 bounds the number of non-R⁰ rounds by ``T0`` (the symbol ``T_0``: a number of rounds)
+w.p. ``1 - δ/2``; Claim 4.7 bounds the loss of ``T`` non-R⁰ rounds by the Azuma expression
+``T ε*(e^{ε*}-1) + 2ε* sqrt(2T ln(2/δ))``.
 
 The correct accounting (erratum IDC-E6, the book's Freedman-type bound
 :func:`dpbook.theory.idc.alg1_freedman_epsilon`) charges every round, ⊥ included, through its update probability
@@ -41,7 +42,7 @@ from .experiments import FailureRate, failure_rate
 from .idc import IDC, AdversarialStream, FixedStream, MultiplicativeWeightsIDC, as_stream, online_idc
 from .noise import as_generator, as_noise, laplace_noise
 from .theory.idc import (alg1_azuma_epsilon, alg1_freedman_epsilon, alg1_freedman_epsilon0, alg1_threshold,
-                         azuma_bound, j0, p0, sv_privacy_epsilon)
+                         azuma_bound, non_r0_rounds_bound, p0, sv_privacy_epsilon)
 from .queries import MatrixWorkload, as_workload, cancer3
 from .validation import (real_dtype, as_array, check_alpha, check_delta, check_epsilon, check_histogram, check_int,
                          check_public_n, check_real, check_real_array, check_scale, check_trials)
@@ -172,7 +173,8 @@ class PrivacyLossReplay:
     ``hyp`` = ``Q_t(D^t)``; ``mu``, ``mu_prime`` = ``Q_t(D)``, ``Q_t(D')``; ``noise`` = ``Z_t``; ``v`` = the output
     (NaN for ``⊥``); ``cls`` = ``R0 / R1 / RSTAR / HALTED``; ``loss`` = ``L_t`` (0 after termination).
     Scalars: ``epsilon``, ``delta`` (the reconstructed Thm 4.1 claim), ``epsilon0``, ``τ``, ``b``, ``slack``
-    (``Δ = 1/n``, the proof's band), ``b_max``, ``J0`` (IDC-Claim4.6's bound on the non-R⁰ rounds), ``p0``, ``c_star``.
+    (``Δ = 1/n``, the proof's band), ``b_max``, ``T0`` (IDC-Claim4.6's bound ``T_0`` on the number of non-R⁰ rounds),
+    ``p0``, ``c_star``.
     """
 
     hyp: np.ndarray = field(repr=False)
@@ -189,7 +191,7 @@ class PrivacyLossReplay:
     b: float
     slack: float
     b_max: int
-    J0: float
+    T0: float
     p0: float
     c_star: float
 
@@ -213,8 +215,8 @@ class PrivacyLossReplay:
         return np.sum((self.cls == R1) | (self.cls == RSTAR), axis=1)
 
     @property
-    def running_J(self) -> np.ndarray:
-        """The running number ``J`` of non-R⁰ rounds, shape ``(runs, T)``."""
+    def running_T(self) -> np.ndarray:
+        """The running number of non-R⁰ rounds among rounds ``1..t`` (the count ``T0`` bounds), shape ``(runs, T)``."""
         return np.cumsum((self.cls == R1) | (self.cls == RSTAR), axis=1)
 
     @property
@@ -290,7 +292,7 @@ def replay_alg1(x, x_prime, rule, stream, *, delta, epsilon=None, epsilon0=None,
     cls = np.where(active, classify_rounds(Z, hyp - mu, threshold, slack), HALTED).astype(np.int8)
     eps0 = p["epsilon0"]
     return PrivacyLossReplay(hyp, mu, mu_prime, Z, v, cls, loss, rel.epsilon, rel.delta, eps0, threshold, b, slack,
-                             p["b_max"], j0(p["b_max"], rel.delta, eps0), p0(eps0), c_star)
+                             p["b_max"], non_r0_rounds_bound(p["b_max"], rel.delta, eps0), p0(eps0), c_star)
 
 
 class BorderlineStream:
@@ -367,8 +369,8 @@ def run_bounds(rep, epsilon0, delta, b_max) -> dict:
         "azuma": np.array([alg1_azuma_epsilon(int(tt), epsilon0, delta) for tt in t]),
         "freedman": np.full(t.shape, alg1_freedman_epsilon(epsilon0, b_max, delta)),
         "sv": np.full(t.shape, sv_privacy_epsilon(epsilon0, b_max + 1, delta)),
-        "claim42": rep.running_J * epsilon0 * np.expm1(epsilon0)
-                   + 2 * epsilon0 * np.sqrt(2 * rep.running_J * np.log(2 / delta)),
+        "claim42": rep.running_T * epsilon0 * np.expm1(epsilon0)
+                   + 2 * epsilon0 * np.sqrt(2 * rep.running_T * np.log(2 / delta)),
     }
 
 
@@ -410,8 +412,9 @@ def loss_tail_run(n=200, epsilon0=0.05, b_max=10, alpha=0.6, *, rounds=None, run
 def tail_curves(rep, deltas) -> dict:
     """For each ``δ`` in ``deltas``: the measured ``(1-δ)``-quantile of the loss ``L`` and the bounds' ``ε(δ)`` at the
     replay's ``ε0`` — the book's Freedman-type bound, Azuma over all ``T`` rounds, basic ``T ε0`` — and the share of
-    runs with ``L`` above each, plus above the erratum's accounting (IDC-E6: Azuma over the run's realised non-R⁰
-    rounds ``J``, ``J ε0(e^{ε0} - 1) + 2ε0 sqrt(2J ln(2/δ))``, R⁰ counted free).  A valid bound has share ``<= δ``."""
+    runs with ``L`` above each, plus above the erratum's accounting (IDC-E6: Azuma over the run's realised number
+    ``T'`` of non-R⁰ rounds, ``T' ε0(e^{ε0} - 1) + 2ε0 sqrt(2T' ln(2/δ))``, R⁰ counted free).  A valid bound has
+    share ``<= δ``."""
     rep = _check_replay(rep)
     deltas = np.asarray([check_delta(d, "deltas", positive=True) for d in np.atleast_1d(deltas)])
     L, T, e0 = rep.total, rep.loss.shape[1], rep.epsilon0
@@ -419,8 +422,8 @@ def tail_curves(rep, deltas) -> dict:
            "freedman": np.array([alg1_freedman_epsilon(e0, rep.b_max, d) for d in deltas]),
            "azuma": np.array([alg1_azuma_epsilon(T, e0, d) for d in deltas]),
            "basic": np.full(deltas.shape, T * e0)}
-    J = rep.updating_rounds
-    erratum = [J * e0 * np.expm1(e0) + 2 * e0 * np.sqrt(2 * J * np.log(2 / d)) for d in deltas]
+    non_r0 = rep.updating_rounds                                   # T', per run
+    erratum = [non_r0 * e0 * np.expm1(e0) + 2 * e0 * np.sqrt(2 * non_r0 * np.log(2 / d)) for d in deltas]
     out["share"] = {name: np.array([np.mean(L > b) for b in out[name]]) for name in ("freedman", "azuma", "basic")}
     out["share"]["erratum"] = np.array([np.mean(L > e) for e in erratum])
     return out

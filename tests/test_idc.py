@@ -545,7 +545,7 @@ def test_theory_alg1_hand_values():
     assert th.alg1_min_threshold(100, 0.05, 0.5, 1000) == pytest.approx(2 * math.log(2000) / 500)
     assert th.alg1_accuracy_alpha(100, 0.05, 0.5, 1000) == pytest.approx(3 * math.log(2000) / 500)
     assert th.p0(0.5) == pytest.approx(0.5 * math.exp(-1))
-    assert th.j0(9, 2e-4, 0.5) == pytest.approx((20 + 8 * math.log(1e4)) / (0.5 * math.exp(-1)))
+    assert th.non_r0_rounds_bound(9, 2e-4, 0.5) == pytest.approx((20 + 8 * math.log(1e4)) / (0.5 * math.exp(-1)))
     assert th.azuma_bound(8, 0.5, 2 / math.e) == pytest.approx(8 * 0.5 * math.expm1(0.5) + 2 * 0.5 * 4 * 1.0)
     eps0 = th.thm41_epsilon0(1.0, 20, 1e-6)
     assert th.thm41_epsilon(eps0, 20, 1e-6) == pytest.approx(1.0, rel=1e-9)
@@ -633,7 +633,7 @@ def test_theory_sv_and_ic_hand_values():
 @pytest.mark.parametrize("call, name", [
     (lambda: th.mw_bound(0, 8), "alpha"), (lambda: th.median_sample_size(0, 0.1), "m"),
     (lambda: th.median_bound(8, 0), "sample_size"), (lambda: th.fk_bound(1.0, -1.0, 8), "sq_norm"),
-    (lambda: th.j0(5, 0.0, 0.1), "delta"), (lambda: th.azuma_bound(-1, 0.1, 0.1), "T"),
+    (lambda: th.non_r0_rounds_bound(5, 0.0, 0.1), "delta"), (lambda: th.azuma_bound(-1, 0.1, 0.1), "T"),
     (lambda: th.thm41_epsilon0(float("nan"), 5, 0.1), "epsilon"), (lambda: th.sv_epsilon0(1.0, 1e-6, 5), "epsilon"),
     (lambda: th.sv_alpha_sv(0, 5, 0.1, 0.1, 10), "c"), (lambda: th.best_alpha(3, 5, 0.1, 1, 1e-6, 10, 1), "bound"),
     (lambda: th.ic_epsilon0(0.5, 1e-6, 0), "B"), (lambda: th.distinguisher_F(5, 0.0, 0.1, 10), "gamma"),

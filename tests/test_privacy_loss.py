@@ -127,14 +127,15 @@ def test_replay_transcript_likelihood_is_a_density_ratio():
 
 
 def test_replay_claims_4_5_and_4_6():
-    """Claim 4.5: among non-R⁰ rounds the R¹ fraction is >= p0; Claim 4.6: J <= J0; per-round |L_t| <= ε*."""
+    """Claim 4.5: among non-R⁰ rounds the R¹ fraction is >= p0; Claim 4.6: their number is <= T0; per-round
+    |L_t| <= ε*."""
     x, W = cancer6(100)
     order = np.random.default_rng(3).integers(0, W.m, 150)
     rep = replay_alg1(x, add_row(x, int(np.argmax(x))), MultiplicativeWeightsIDC(64, 0.1), FixedStream(W, order),
                       delta=1e-6, epsilon=1.0, b_max=20, runs=300, rng=4)
     non0 = (rep.cls == R1) | (rep.cls == RSTAR)
     assert clopper_pearson_upper(int((rep.cls == R1).sum()), int(non0.sum()), 1e-6) >= rep.p0
-    assert rep.updating_rounds.max() <= rep.J0
+    assert rep.updating_rounds.max() <= rep.T0
     assert np.abs(rep.loss).max() <= rep.epsilon0 * (1 + 1e-9) <= rep.epsilon_star
     assert np.all(rep.loss[rep.cls == HALTED] == 0)
     assert set(rep.class_counts()) and rep.loss_by_class()["R0 (never updates)"] > 0

@@ -32,7 +32,7 @@ __all__ = [
     "fk_bound", "fk_potential_drop", "fk_step",
     # GRU Algorithm 1 (reconstructed)
     "alg1_threshold", "alg1_min_threshold", "alg1_error_bound", "alg1_accuracy_alpha",
-    "p0", "j0", "azuma_bound", "thm41_epsilon", "thm41_epsilon0", "effective_c_gru",
+    "p0", "non_r0_rounds_bound", "azuma_bound", "thm41_epsilon", "thm41_epsilon0", "effective_c_gru",
     "best_alpha", "alg1_best_alpha", "mw_online_alpha", "median_online_alpha", "fk_online_alpha_counts",
     # IDC-Alg1-SV (provable)
     "sv_updates", "sv_epsilon0", "sv_alpha_sv", "sv_alpha_l", "sv_threshold", "sv_error_bound",
@@ -137,17 +137,20 @@ def p0(epsilon0) -> float:
     return 0.5 * math.exp(-2.0 * check_epsilon(epsilon0, "epsilon0", high=EPSILON_EXP_MAX))
 
 
-def j0(b_max, delta, epsilon0) -> float:
-    """IDC-Claim4.6 [RECON]: w.p. ``>= 1-δ/2`` at most ``J0 = (2(B_max+1) + 8 ln(2/δ))/p0`` rounds are not R⁰."""
+def non_r0_rounds_bound(b_max, delta, epsilon0) -> float:
+    """IDC-Claim4.6 [RECON]: w.p. ``>= 1-δ/2`` at most ``T0 = (2(B_max+1) + 8 ln(2/δ))/p0`` rounds are not R⁰.
+
+    ``T0`` (the symbol ``T_0``) is a number of rounds: a real bound on how many rounds of Algorithm 1 are not
+    R⁰, for ``b_max`` (``B_max``, the update budget), ``delta`` and the per-round ``epsilon0``."""
     b_max = check_int("b_max", b_max, low=0)
     delta = check_delta(delta, positive=True)
     return (2.0 * (b_max + 1.0) + 8.0 * math.log(2.0 / delta)) / p0(epsilon0)
 
 
 def azuma_bound(T, epsilon_star, delta) -> float:
-    """IDC-Claim4.7 [RECON]: the privacy loss of ``T`` non-R⁰ rounds (a real bound on their number, e.g. ``J0``
-    of :func:`j0`), each ``|L_t| <= ε*``, exceeds ``T ε*(e^{ε*}-1) + 2ε* sqrt(2T ln(2/δ))`` with probability
-    ``<= δ/2`` (Azuma; drift from IDC-Thm2.4)."""
+    """IDC-Claim4.7 [RECON]: the privacy loss of ``T`` non-R⁰ rounds (a real bound on their number, e.g. ``T0``
+    of :func:`non_r0_rounds_bound`), each ``|L_t| <= ε*``, exceeds ``T ε*(e^{ε*}-1) + 2ε* sqrt(2T ln(2/δ))`` with
+    probability ``<= δ/2`` (Azuma; drift from IDC-Thm2.4)."""
     T = check_positive_real("T", T, allow_zero=True)
     epsilon_star = check_epsilon(epsilon_star, "epsilon_star", high=2 * EPSILON_EXP_MAX)
     delta = check_delta(delta, positive=True)
@@ -156,7 +159,7 @@ def azuma_bound(T, epsilon_star, delta) -> float:
 
 def thm41_epsilon(epsilon0, b_max, delta, c_star=2.0) -> float:
     """IDC-Thm4.1 [RECON]: the ε that Algorithm 1 with per-round ``ε0`` is claimed to achieve:
-    ``J0 ε*(e^{ε*}-1) + 2ε* sqrt(2 J0 ln(2/δ))`` with ``ε* = c* ε0`` and ``J0`` from :func:`j0`.
+    ``T0 ε*(e^{ε*}-1) + 2ε* sqrt(2 T0 ln(2/δ))`` with ``ε* = c* ε0`` and ``T0`` from :func:`non_r0_rounds_bound`.
 
     ``c*`` (Claim 4.3) was not recovered; the book uses ``c* = 2`` for illustration (an assumption, not GRU's value).
     """
@@ -165,7 +168,7 @@ def thm41_epsilon(epsilon0, b_max, delta, c_star=2.0) -> float:
     if c_star * epsilon0 > 2 * EPSILON_EXP_MAX:
         raise ValueError(f"c_star ({c_star!r}) x epsilon0 ({epsilon0!r}) = eps* must be <= {2 * EPSILON_EXP_MAX:g} "
                          "(the bound has e^eps* in it)")
-    return azuma_bound(j0(b_max, delta, epsilon0), c_star * epsilon0, delta)
+    return azuma_bound(non_r0_rounds_bound(b_max, delta, epsilon0), c_star * epsilon0, delta)
 
 
 def thm41_epsilon0(epsilon, b_max, delta, c_star=2.0) -> float:
@@ -734,8 +737,8 @@ RESULTS = (
            source=f"derived in this book from {DWORK_ROTH}, Algorithms 2, 3 and 6, and {GRU}, Algorithm 1"),
     Result(id="IDC-Thm4.1", title="Privacy of Algorithm 1 (reconstructed condition)", chapter=_CH12, section=_S5,
            statement=r"Algorithm 1 is claimed $(\varepsilon,\delta)$-DP for $\varepsilon_0=\Theta(\varepsilon/\sqrt{B\ln(1/\delta)})$; "
-                     r"the book's explicit condition is $\varepsilon\ge J_0\varepsilon_*(e^{\varepsilon_*}-1)+2\varepsilon_*"
-                     r"\sqrt{2J_0\ln(2/\delta)}$ with $J_0$ from Claim 4.6. Its proof is incomplete (erratum IDC-E6).",
+                     r"the book's explicit condition is $\varepsilon\ge T_0\varepsilon_*(e^{\varepsilon_*}-1)+2\varepsilon_*"
+                     r"\sqrt{2T_0\ln(2/\delta)}$ with $T_0$ from Claim 4.6. Its proof is incomplete (erratum IDC-E6).",
            implemented_by=("dpbook.idc.online_idc", "dpbook.privacy_loss.replay_alg1"),
            bounds=("dpbook.theory.idc.thm41_epsilon", "dpbook.theory.idc.thm41_epsilon0"),
            source=f"{GRU}, Thm. 4.1 {_RECON}; {HARDT_ROTHBLUM}"),
@@ -763,9 +766,9 @@ RESULTS = (
            source=f"{GRU}, Claim 4.5 {_RECON}"),
     Result(id="IDC-Claim4.6", title="Few rounds are not R⁰", chapter=_CH12, section=_S5,
            statement=r"Because updates are capped at $B_{\max}+1$, w.p. $1-\delta/2$ at most "
-                     r"$J_0=(2(B_{\max}+1)+8\ln(2/\delta))/p_0$ rounds are not R⁰ (Chernoff on a binomial).",
+                     r"$T_0=(2(B_{\max}+1)+8\ln(2/\delta))/p_0$ rounds are not R⁰ (Chernoff on a binomial).",
            implemented_by=("dpbook.privacy_loss.replay_alg1",),
-           bounds=("dpbook.theory.idc.j0",),
+           bounds=("dpbook.theory.idc.non_r0_rounds_bound",),
            source=f"{GRU}, Claim 4.6 {_RECON}"),
     Result(id="IDC-Claim4.7", title="Azuma over the lossy rounds", chapter=_CH12, section=_S5,
            statement=r"If at most $T$ rounds are lossy, the total loss exceeds "

@@ -10,47 +10,47 @@ __all__: list[str] = []    # factories register themselves; nothing to import
 
 
 #
-# Rows of [-1,1] (d = 1), n = 1, replace-one.  The summary's moments are T_m(x), m < degree_bound (the case names
-# and pair strings below call it t: they are the labels stored in the audit results); the constant moment is
-# published exactly.  Tight pair for the corrected scale: t = 2, x = 1 vs x' = -1 (the one noisy moment moves by
-# 2 = its sensitivity).  Erratum SMOOTH-E1's witness: t = 10, x = 1 vs x' = cos(0.4734), which moves the moments by
-# 11.58 in L1; on S = {o_m >= 1 for m = 2..9} (each o_m on the far side of T_m(1) = 1) the likelihood ratio is
-# exactly exp(sum_{m=2..9} |T_m(1) - T_m(x')| / b).  The sampler returns, chunk by chunk, only
-# min_{m in J}(o_m - 1) (post-processing, so the audit stays valid and memory stays small).
+# Rows of [-1,1] (d = 1), n = 1, replace-one.  The summary's moments are T_j(x), j < J (J = degree_bound, the
+# summary's degree bound); the constant moment is published exactly.  Tight pair for the corrected scale: J = 2,
+# x = 1 vs x' = -1 (the one noisy moment moves by 2 = its sensitivity).  Erratum SMOOTH-E1's witness: J = 10,
+# x = 1 vs x' = cos(0.4734), which moves the moments by 11.58 in L1; on S = {o_j >= 1 for j in I}, I = {2, ..., 9}
+# (each released moment o_j on the far side of T_j(1) = 1), the likelihood ratio is exactly
+# exp(sum_{j in I} |T_j(1) - T_j(x')| / b).  The sampler returns, chunk by chunk, only min_{j in I}(o_j - 1)
+# (post-processing, so the audit stays valid and memory stays small).
 
 _SMOOTH_THETA = 0.47342966066974546     # argmax of sum_{m<10} |1 - cos(m θ)|: dpbook.theory.smooth.exact_sensitivity_1d(10)
-_PAIR_SMOOTH_TIGHT = "x = 1 vs x' = -1 in [-1,1], n = 1, t = 2: the noisy moment T_1 moves by 2 = its sensitivity"
-_PAIR_SMOOTH_E1 = "x = 1 vs x' = cos(0.4734) in [-1,1], n = 1, t = 10 (SMOOTH-E1's witness), moments m = 2..9"
+_PAIR_SMOOTH_TIGHT = "x = 1 vs x' = -1 in [-1,1], n = 1, J = 2: the noisy moment T_1 moves by 2 = its sensitivity"
+_PAIR_SMOOTH_E1 = "x = 1 vs x' = cos(0.4734) in [-1,1], n = 1, J = 10 (SMOOTH-E1's witness), moments j = 2..9"
 
 
-def _smooth_min_sampler(fn, x, epsilon, degree_bound, J, chunk=500_000):
+def _smooth_min_sampler(fn, x, epsilon, degree_bound, audited, chunk=500_000):
     def sample(trials, rng):
         out = np.empty(trials)
         for start in range(0, trials, chunk):
             size = min(chunk, trials - start)
             moments = fn(np.array([x]), epsilon=epsilon, K=1, degree_bound=degree_bound, trials=size, rng=rng).moments
             low = out[start:start + size]
-            low[:] = moments[:, J[0]]
-            for j in J[1:]:                     # column by column: min_m(o_m) - 1 = min_m(o_m - 1) exactly
+            low[:] = moments[:, audited[0]]
+            for j in audited[1:]:               # column by column: min_j(o_j) - 1 = min_j(o_j - 1) exactly
                 np.minimum(low, moments[:, j], out=low)
             low -= 1.0
         return out
     return sample
 
 
-def _smooth_case(name, fn, epsilon, degree_bound, x_prime, J, trials, pair, kind, true_epsilon, min_trials=1):
+def _smooth_case(name, fn, epsilon, degree_bound, x_prime, audited, trials, pair, kind, true_epsilon, min_trials=1):
     return AuditCase(name, f"{fn.__module__}.{fn.__name__}", epsilon, 0.0,
-                     _smooth_min_sampler(fn, 1.0, epsilon, degree_bound, J),
-                     _smooth_min_sampler(fn, x_prime, epsilon, degree_bound, J),
-                     {"o_m >= T_m(1) for every m in J": lambda y: y >= 0}, trials, pair, kind, true_epsilon,
+                     _smooth_min_sampler(fn, 1.0, epsilon, degree_bound, audited),
+                     _smooth_min_sampler(fn, x_prime, epsilon, degree_bound, audited),
+                     {"o_j >= T_j(1) for every j in I": lambda y: y >= 0}, trials, pair, kind, true_epsilon,
                      min_trials)
 
 
 @register("smooth_summary")
 def _case_smooth_summary(epsilon=1.0):
-    """SMOOTH-Alg1 (corrected scale): t = 2, b = 2/ε, moments 1 vs -1, S = {o_1 >= 1}: ratio exactly e^ε."""
+    """SMOOTH-Alg1 (corrected scale): J = 2, b = 2/ε, moments 1 vs -1, S = {o_1 >= 1} (I = {1}): ratio exactly e^ε."""
     from ...smooth import smooth_summary
-    return _smooth_case("smooth summary (corrected scale), t = 2", smooth_summary, epsilon, 2, -1.0, [1],
+    return _smooth_case("smooth summary (corrected scale), J = 2", smooth_summary, epsilon, 2, -1.0, [1],
                         1_000_000, _PAIR_SMOOTH_TIGHT, "mechanism", epsilon)
 
 
@@ -64,9 +64,9 @@ def _case_smooth_summary_witness(epsilon=2.0):
 
 @register("smooth_summary_paper_scale")
 def _case_smooth_paper_scale(epsilon=2.0):
-    """SMOOTH-E1: the paper's b = t/ε = 10/ε; on S the loss is 11.47 ε/10 = 1.147 ε (1.158 ε over all moments)."""
+    """SMOOTH-E1: the paper's b = J/ε = 10/ε; on S the loss is 11.47 ε/10 = 1.147 ε (1.158 ε over all moments)."""
     from ...broken.smooth import smooth_summary_paper_scale
-    return _smooth_case("smooth summary, paper's scale t^d/(nε) (SMOOTH-E1)", smooth_summary_paper_scale, epsilon,
+    return _smooth_case("smooth summary, paper's scale J^d/(nε) (SMOOTH-E1)", smooth_summary_paper_scale, epsilon,
                         10, math.cos(_SMOOTH_THETA), list(range(2, 10)), 4_000_000, _PAIR_SMOOTH_E1, "control",
                         1.1583 * epsilon, min_trials=4_000_000)    # the excess is 16%: fewer samples cannot show it
 
