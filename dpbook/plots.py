@@ -168,7 +168,8 @@ def _inline_png(fig, fallback):
 
     The inline backend calls ``savefig(bbox_inches="tight")``, which draws a figure twice (a first pass, nothing
     painted, to place everything and measure it; then the real draw) and measures every tick label a third time
-    for the bounding box: about half of a figure's cost in the book's chapters.  Here the figure is painted once
+    for the bounding box: a quarter to a third of what showing a figure costs in the book's chapters (measured
+    with ``benchmarks/bench_chapters.py``, which times whole chapters).  Here the figure is painted once
     at its own size and the pixels are cropped to the drawn ink (everything that differs from the face colour)
     plus the same margin, padded with the face colour where the margin reaches past the figure's edge.  The
     picture is the same; the margins can differ by a pixel or two from ``savefig``'s, whose box also counts the
@@ -178,16 +179,18 @@ def _inline_png(fig, fallback):
     """
     import base64
 
-    from matplotlib import image as mimage
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.colors import to_rgba
     from matplotlib.text import Text
+    from PIL import Image                              # Pillow is a dependency of matplotlib
+    from PIL.PngImagePlugin import PngInfo
 
     if not fig.axes and not fig.lines:                 # an empty figure shows nothing (as the inline backend)
         return None
     canvas = fig.canvas
     face = np.round(np.asarray(to_rgba(fig.get_facecolor())) * 255).astype(np.uint8)
-    if not isinstance(canvas, FigureCanvasAgg) or face[3] != 255:
+    pad_inches = mpl.rcParams["savefig.pad_inches"]
+    if not isinstance(canvas, FigureCanvasAgg) or face[3] != 255 or not isinstance(pad_inches, (int, float)):
         return fallback(fig)
     canvas.draw()
     drawn = np.asarray(canvas.buffer_rgba())
@@ -206,15 +209,17 @@ def _inline_png(fig, fallback):
         box = text.get_window_extent(renderer)         # laid out by the draw just made: cached, cheap
         if box.x0 < -1 or box.y0 < -1 or box.x1 > width + 1 or box.y1 > height + 1:
             return fallback(fig)
-    pad = int(round(mpl.rcParams["savefig.pad_inches"] * fig.dpi))
+    pad = int(round(pad_inches * fig.dpi))
     top, left = rows[0] - pad, cols[0] - pad
     h, w = rows[-1] + 1 + pad - top, cols[-1] + 1 + pad - left
-    out = np.empty((h, w, 4), dtype=np.uint8)
-    out[...] = face
+    out = np.empty((h, w, 3), dtype=np.uint8)         # RGB: the figure is opaque (its patch covers it)
+    out[...] = face[:3]
     r0, r1, c0, c1 = max(top, 0), min(top + h, height), max(left, 0), min(left + w, width)
-    out[r0 - top:r1 - top, c0 - left:c1 - left] = drawn[r0:r1, c0:c1]
+    out[r0 - top:r1 - top, c0 - left:c1 - left] = drawn[r0:r1, c0:c1, :3]
+    info = PngInfo()
+    info.add_text("Software", f"Matplotlib version{mpl.__version__}, https://matplotlib.org/")   # as savefig writes
     buf = io.BytesIO()
-    mimage.imsave(buf, out, format="png", origin="upper", dpi=fig.dpi)
+    Image.fromarray(out, "RGB").save(buf, format="png", dpi=(fig.dpi, fig.dpi), pnginfo=info)
     return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
