@@ -171,7 +171,8 @@ def _inline_png(fig, fallback):
     for the bounding box: a quarter to a third of what showing a figure costs in the book's chapters (measured
     with ``benchmarks/bench_chapters.py``, which times whole chapters).  Here the figure is painted once
     at its own size and the pixels are cropped to the drawn ink (everything that differs from the face colour)
-    plus the same margin, padded with the face colour where the margin reaches past the figure's edge.  The
+    plus the same margin (narrower at the sides if the picture would be wider than ``MAX_WIDTH_PX``), padded with
+    the face colour where the margin reaches past the figure's edge.  The
     picture is the same; the margins can differ by a pixel or two from ``savefig``'s, whose box also counts the
     blank ascent of text.  When ink touches the figure's edge (something may stick out and be cut off), for a
     figure that is not opaque or not on Agg's canvas, ``fallback(fig)`` (the inline backend's own printer) draws it
@@ -210,8 +211,10 @@ def _inline_png(fig, fallback):
         if box.x0 < -1 or box.y0 < -1 or box.x1 > width + 1 or box.y1 > height + 1:
             return fallback(fig)
     pad = int(round(pad_inches * fig.dpi))
-    top, left = rows[0] - pad, cols[0] - pad
-    h, w = rows[-1] + 1 + pad - top, cols[-1] + 1 + pad - left
+    ink_width = cols[-1] + 1 - cols[0]                 # a side margin never makes a stored figure too wide
+    side = max(0, min(pad, (max(MAX_WIDTH_PX, width) - ink_width) // 2))
+    top, left = rows[0] - pad, cols[0] - side
+    h, w = rows[-1] + 1 + pad - top, ink_width + 2 * side
     out = np.empty((h, w, 3), dtype=np.uint8)         # RGB: the figure is opaque (its patch covers it)
     out[...] = face[:3]
     r0, r1, c0, c1 = max(top, 0), min(top + h, height), max(left, 0), min(left + w, width)

@@ -218,3 +218,18 @@ def test_use_style_installs_the_single_draw_printer_only_over_the_inline_default
             plt.close(fig)
     monkeypatch.setattr(IPython, "get_ipython", lambda: None)
     use_style()                                                        # outside a kernel: nothing to do
+
+
+def test_inline_png_keeps_a_full_width_figure_within_the_projector_width():
+    from dpbook.explorers._layout import fixed_figure
+    from dpbook.plots import MAX_WIDTH_PX, _inline_png
+
+    fig, ax = fixed_figure(1, width=10, height=3, left=0.05, right=0.05, bottom=0.3, top=0.1)  # axes almost edge to edge
+    ax.plot([0, 1], [0, 1])
+    ax.set_xticks([]), ax.set_yticks([])
+    ax.spines[["top", "right"]].set_visible(True)
+    out = _png_array(_inline_png(fig, _refuse))
+    assert out.shape[1] <= MAX_WIDTH_PX
+    r0, r1, c0, c1 = _ink_box(out)
+    assert r0 == round(0.1 * fig.dpi) and c0 >= 1 and out.shape[1] - 1 - c1 >= 1
+    plt.close(fig)
