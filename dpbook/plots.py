@@ -64,7 +64,7 @@ def use_style() -> None:
     """Apply the book's figure style (call once at the top of a chapter).
 
     In a Jupyter kernel whose inline backend shows figures as PNG, it also makes the kernel draw each figure once
-    (see :func:`_inline_png`) instead of twice: the same picture, cropped to the same tight bounding box.
+    (see :func:`_inline_png`) instead of twice: the same picture, cropped to what is drawn plus the same margin.
     """
     mpl.rcParams.update(STYLE)
     _install_inline_png()
@@ -169,14 +169,13 @@ def _inline_png(fig, fallback):
     The inline backend calls ``savefig(bbox_inches="tight")``, which draws a figure twice (a first pass, nothing
     painted, to place everything and measure it; then the real draw) and measures every tick label a third time
     for the bounding box: a quarter to a third of what showing a figure costs in the book's chapters (measured
-    with ``benchmarks/bench_chapters.py``, which times whole chapters).  Here the figure is painted once
-    at its own size and the pixels are cropped to the drawn ink (everything that differs from the face colour)
-    plus the same margin (narrower at the sides if the picture would be wider than ``MAX_WIDTH_PX``), padded with
-    the face colour where the margin reaches past the figure's edge.  The
-    picture is the same; the margins can differ by a pixel or two from ``savefig``'s, whose box also counts the
-    blank ascent of text.  When ink touches the figure's edge (something may stick out and be cut off), for a
-    figure that is not opaque or not on Agg's canvas, ``fallback(fig)`` (the inline backend's own printer) draws it
-    as before.
+    with ``benchmarks/bench_chapters.py``, which times whole chapters).  Here the figure is painted once at its own
+    size and the pixels are cropped to the drawn ink (everything that differs from the face colour) plus the same
+    margin (narrower at the sides if the picture would be wider than ``MAX_WIDTH_PX``), padded with the face colour
+    where the margin reaches past the figure's edge.  The picture is the same; the margins can differ by a pixel or
+    two from ``savefig``'s, whose box also counts the blank ascent of text.  When ink touches the figure's edge or a
+    text runs past it (something may be cut off), for a figure that is not opaque or not on Agg's canvas,
+    ``fallback(fig)`` (the inline backend's own printer) draws it as before.
     """
     import base64
 
