@@ -7,10 +7,13 @@ on machines of different speed can be compared.  The notebooks are copied to a t
 stored outputs are never touched (the folders the chapters read, ``../benchmarks`` and ``../data``, are
 linked beside the copy).
 
-``python -m benchmarks.bench_chapters [REGEX]`` times the chapters whose file name matches ``REGEX``.
+``python -m benchmarks.bench_chapters [REGEX] [--cells N]`` times the chapters whose file name matches ``REGEX``;
+with ``--cells N`` it also lists the N cells of those chapters that cost the kernel the most CPU (read from the
+kernel's ``/proc/PID/stat`` before and after each cell, so a cell's figures, drawn as it ends, count for it).
 """
 from __future__ import annotations
 
+import os
 import pathlib
 import re
 import resource
@@ -32,14 +35,41 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def execute_seconds(path: pathlib.Path, workdir: pathlib.Path) -> tuple[float, float]:
+def _process_cpu(pid: int) -> float | None:
+    """CPU seconds (user + system, all threads) of the running process ``pid``; ``None`` where /proc is missing."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def execute_seconds(path: pathlib.Path, workdir: pathlib.Path, *, cells: list | None = None) -> tuple[float, float]:
     """Seconds to execute the notebook at ``path`` from scratch in a fresh kernel (cwd ``workdir``): wall clock,
     and the CPU time of the kernel process (user + system, counted once the kernel has exited and been reaped).
 
     The CPU time is what to compare on a loaded machine: other processes stretch the wall clock, not it.  On a
-    quiet machine the two agree for a chapter that computes on one core."""
+    quiet machine the two agree for a chapter that computes on one core.  When ``cells`` is a list, one
+    ``(cell index, kernel CPU s, wall s, source)`` is appended to it per code cell (where /proc exists)."""
     nb = nbformat.read(path, as_version=4)
     client = NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(workdir)}})
+    if cells is not None:
+        started = {}
+
+        def kernel_cpu():
+            pid = getattr(getattr(client.km, "provisioner", None), "pid", None)
+            return _process_cpu(pid) if pid is not None else None
+
+        def start(cell, cell_index, **_):
+            started[cell_index] = (kernel_cpu(), time.perf_counter())
+
+        def done(cell, cell_index, **_):
+            cpu, t = started.pop(cell_index, (None, None))
+            now = kernel_cpu()
+            if cpu is not None and now is not None:
+                cells.append((cell_index, now - cpu, time.perf_counter() - t, cell.source))
+        client.on_cell_start, client.on_cell_executed = start, done
     cpu0, t0 = _children_cpu(), time.perf_counter()
     client.execute()                     # starts the kernel, runs every cell, shuts the kernel down and waits
     return time.perf_counter() - t0, _children_cpu() - cpu0
@@ -53,15 +83,20 @@ def reference_seconds(workdir: pathlib.Path) -> tuple[float, float]:
     return execute_seconds(path, workdir)
 
 
-def main(pattern: str = r"^\d\d_") -> list[tuple[str, float, float]]:
+def main(pattern: str = r"^\d\d_", top_cells: int = 0) -> list[tuple[str, float, float]]:
     chapters = sorted(p for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb") if re.search(pattern, p.name))
+    per_cell = []
     with tempfile.TemporaryDirectory() as tmp:
         workdir = pathlib.Path(tmp) / "notebooks"
         shutil.copytree(ROOT / "notebooks", workdir, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
         for sibling in ("benchmarks", "data", "docs"):        # chapters read ../benchmarks/…, ../data/… (read-only)
             (pathlib.Path(tmp) / sibling).symlink_to(ROOT / sibling, target_is_directory=True)
         ref = reference_seconds(workdir)
-        rows = [(p.stem, *execute_seconds(workdir / p.name, workdir)) for p in chapters]
+        rows = []
+        for p in chapters:
+            cells = [] if top_cells else None
+            rows.append((p.stem, *execute_seconds(workdir / p.name, workdir, cells=cells)))
+            per_cell += [(p.stem[:2], *c) for c in cells or []]
     ref, ref_cpu = ref
     print(f"{'chapter':34s} {'seconds':>8s} {'÷ ref':>7s} {'kernel CPU s':>13s}  budget {CHAPTER_BUDGET:.0f} s")
     print(f"{'reference: import dpbook':34s} {ref:8.1f} {1.0:7.1f} {ref_cpu:13.1f}")
@@ -70,8 +105,26 @@ def main(pattern: str = r"^\d\d_") -> list[tuple[str, float, float]]:
     total, total_cpu = sum(r[1] for r in rows), sum(r[2] for r in rows)
     print(f"{'book':34s} {total:8.1f} {total / ref:7.1f} {total_cpu:13.1f}  {'OVER' if total > BOOK_BUDGET else 'ok'} "
           f"(budget {BOOK_BUDGET:.0f} s)")
+    if top_cells:
+        print(f"\nthe {top_cells} code cells that cost the kernel most CPU (chapter, cell index, CPU s, wall s, first line)")
+        for chapter, index, cpu, wall, source in sorted(per_cell, key=lambda c: -c[2])[:top_cells]:
+            first = next((line for line in source.splitlines() if line.strip() and not line.startswith("#")), "")
+            print(f"  {chapter} cell {index:3d} {cpu:6.2f} {wall:6.2f}  {first[:80]}")
     return rows
 
 
+def _arguments(argv: list[str]) -> tuple[str, int]:
+    pattern, top, rest = r"^\d\d_", 0, list(argv)
+    if "--cells" in rest:
+        i = rest.index("--cells")
+        if i + 1 >= len(rest) or not rest[i + 1].isdigit():
+            raise SystemExit("usage: python -m benchmarks.bench_chapters [REGEX] [--cells N]")
+        top = int(rest[i + 1])
+        del rest[i:i + 2]
+    if rest:
+        pattern = rest[0]
+    return pattern, top
+
+
 if __name__ == "__main__":
-    main(*sys.argv[1:2])
+    main(*_arguments(sys.argv[1:]))

@@ -6,6 +6,8 @@ line, so "which is which" never needs a second look.
 """
 from __future__ import annotations
 
+import io
+
 import matplotlib as mpl
 import matplotlib.pyplot as plt
 import numpy as np
@@ -59,8 +61,13 @@ STYLE = {
 
 
 def use_style() -> None:
-    """Apply the book's figure style (call once at the top of a chapter)."""
+    """Apply the book's figure style (call once at the top of a chapter).
+
+    In a Jupyter kernel whose inline backend shows figures as PNG, it also makes the kernel draw each figure once
+    (see :func:`_inline_png`) instead of twice: the same picture, cropped to what is drawn plus the same margin.
+    """
     mpl.rcParams.update(STYLE)
+    _install_inline_png()
 
 
 def check_size(ncols: int, width: float, height: float, *, max_width: float = MAX_WIDTH_IN) -> None:
@@ -154,3 +161,95 @@ def reference_curve(ax, x, y, *, role: str = "uniform", label: str | None = None
     return ax.plot(x, y, color=ROLE_COLOURS[role], ls="--" if role == "uniform" else "-", lw=1.6,
                    label=default if label is None else label, zorder=1)[0]
 
+
+def _inline_png(fig, fallback):
+    """The PNG (base64 text) of ``fig`` as the inline backend shows it — cropped to what is drawn, with a margin
+    of ``savefig.pad_inches`` — from one draw.
+
+    The inline backend calls ``savefig(bbox_inches="tight")``, which draws a figure twice (a first pass, nothing
+    painted, to place everything and measure it; then the real draw) and measures every tick label a third time
+    for the bounding box: a quarter to a third of what showing a figure costs in the book's chapters (measured
+    with ``benchmarks/bench_chapters.py``, which times whole chapters).  Here the figure is painted once at its own
+    size and the pixels are cropped to the drawn ink (everything that differs from the face colour) plus the same
+    margin (narrower at the sides if the picture would be wider than ``MAX_WIDTH_PX``), padded with the face colour
+    where the margin reaches past the figure's edge.  The picture is the same; the margins can differ by a pixel or
+    two from ``savefig``'s, whose box also counts the blank ascent of text.  When ink touches the figure's edge or a
+    text runs past it (something may be cut off), for a figure that is not opaque or not on Agg's canvas,
+    ``fallback(fig)`` (the inline backend's own printer) draws it as before.
+    """
+    import base64
+
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.colors import to_rgba
+    from matplotlib.text import Text
+    from PIL import Image                              # Pillow is a dependency of matplotlib
+    from PIL.PngImagePlugin import PngInfo
+
+    if not fig.axes and not fig.lines:                 # an empty figure shows nothing (as the inline backend)
+        return None
+    canvas = fig.canvas
+    face = np.round(np.asarray(to_rgba(fig.get_facecolor())) * 255).astype(np.uint8)
+    pad_inches = mpl.rcParams["savefig.pad_inches"]
+    if not isinstance(canvas, FigureCanvasAgg) or face[3] != 255 or not isinstance(pad_inches, (int, float)):
+        return fallback(fig)
+    canvas.draw()
+    drawn = np.asarray(canvas.buffer_rgba())
+    ink = (drawn != face).any(axis=2)
+    rows, cols = np.flatnonzero(ink.any(axis=1)), np.flatnonzero(ink.any(axis=0))
+    height, width = ink.shape
+    if rows.size == 0 or rows[0] < 2 or cols[0] < 2 or rows[-1] >= height - 2 or cols[-1] >= width - 2:
+        return fallback(fig)                           # nothing drawn, or ink at the edge: maybe cut off
+    # a text can run past the edge where its glyphs leave a gap in the ink; tick labels are left to the ink test
+    # (an axis keeps spare tick objects, not drawn, at stale places)
+    renderer = canvas.get_renderer()
+    ticks = {id(label) for ax in fig.axes for axis in (ax.xaxis, ax.yaxis)
+             for tick in (*axis.majorTicks, *axis.minorTicks) for label in (tick.label1, tick.label2)}
+    for text in fig.findobj(lambda a: isinstance(a, Text) and a.get_visible() and a.get_text() != ""
+                            and id(a) not in ticks):
+        box = text.get_window_extent(renderer)         # laid out by the draw just made: cached, cheap
+        if box.x0 < -1 or box.y0 < -1 or box.x1 > width + 1 or box.y1 > height + 1:
+            return fallback(fig)
+    pad = int(round(pad_inches * fig.dpi))
+    ink_width = cols[-1] + 1 - cols[0]                 # a side margin never makes a stored figure too wide
+    side = max(0, min(pad, (max(MAX_WIDTH_PX, width) - ink_width) // 2))
+    top, left = rows[0] - pad, cols[0] - side
+    h, w = rows[-1] + 1 + pad - top, ink_width + 2 * side
+    out = np.empty((h, w, 3), dtype=np.uint8)         # RGB: the figure is opaque (its patch covers it)
+    out[...] = face[:3]
+    r0, r1, c0, c1 = max(top, 0), min(top + h, height), max(left, 0), min(left + w, width)
+    out[r0 - top:r1 - top, c0 - left:c1 - left] = drawn[r0:r1, c0:c1, :3]
+    info = PngInfo()
+    info.add_text("Software", f"Matplotlib version{mpl.__version__}, https://matplotlib.org/")   # as savefig writes
+    buf = io.BytesIO()
+    Image.fromarray(out, "RGB").save(buf, format="png", dpi=(fig.dpi, fig.dpi), pnginfo=info)
+    return base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def _install_inline_png() -> None:
+    """Show figures through :func:`_inline_png` in a kernel whose inline backend prints PNGs with a tight box.
+
+    Nothing happens outside IPython, for another backend or format, or when the printer is not the inline
+    backend's (a reader's own configuration is left alone); calling it again changes nothing.
+    """
+    import sys
+
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    if shell is None or not hasattr(shell, "display_formatter"):
+        return
+    from matplotlib.figure import Figure
+
+    formatter = shell.display_formatter.formatters.get("image/png")
+    printer = formatter.type_printers.get(Figure) if formatter is not None else None
+    if getattr(printer, "_dpbook_single_draw", False):
+        return
+    keywords = getattr(printer, "keywords", None)    # the inline backend's: partial(print_figure, fmt="png", ...)
+    if (getattr(printer, "func", None) is None or getattr(printer.func, "__name__", "") != "print_figure"
+            or keywords.get("fmt") != "png" or keywords.get("bbox_inches", "tight") != "tight"
+            or set(keywords) - {"fmt", "base64", "bbox_inches"}):
+        return
+
+    def png(fig):
+        return _inline_png(fig, printer)
+    png._dpbook_single_draw = True
+    formatter.for_type(Figure, png)

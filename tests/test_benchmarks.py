@@ -11,3 +11,21 @@ BENCH = sorted(p.stem for p in (pathlib.Path(__file__).resolve().parent.parent /
 def test_benchmark_imports_and_has_main(name):
     module = importlib.import_module(f"benchmarks.{name}")
     assert callable(module.main)
+
+
+def test_bench_chapters_reads_its_arguments_and_a_process_cpu():
+    import os
+
+    from benchmarks.bench_chapters import _arguments, _process_cpu
+
+    assert _arguments([]) == (r"^\d\d_", 0)
+    assert _arguments(["^13_"]) == ("^13_", 0)
+    assert _arguments(["^1", "--cells", "10"]) == ("^1", 10)
+    assert _arguments(["--cells", "3", "^0"]) == ("^0", 3)
+    with pytest.raises(SystemExit):
+        _arguments(["--cells", "many"])
+    if pathlib.Path("/proc/self/stat").exists():
+        spent = _process_cpu(os.getpid())
+        sum(i * i for i in range(200_000))                 # a little CPU, so the count moves or stays put
+        assert 0 < spent <= _process_cpu(os.getpid())
+    assert _process_cpu(2 ** 22 + 12345) is None            # above Linux's default pid_max: no such process

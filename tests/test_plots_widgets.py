@@ -123,3 +123,113 @@ def test_reference_curve_draws_the_role_colour_along_x_and_validates():
     with pytest.raises(ValueError, match="y"):
         reference_curve(ax, [1, 2], [1, 2, 3])
     plt.close(fig)
+
+
+def _png_array(data):
+    import base64
+    import io
+
+    from PIL import Image
+    return np.asarray(Image.open(io.BytesIO(base64.b64decode(data))).convert("RGB")).astype(int)
+
+
+def _ink_box(rgb):
+    ink = (rgb != 255).any(axis=2)
+    rows, cols = np.flatnonzero(ink.any(axis=1)), np.flatnonzero(ink.any(axis=0))
+    return rows[0], rows[-1], cols[0], cols[-1]
+
+
+def _refuse(fig):
+    raise AssertionError("the fallback printer must not be used for this figure")
+
+
+def test_inline_png_draws_once_and_shows_what_savefig_shows(monkeypatch):
+    import base64
+    import io
+
+    import matplotlib.figure
+    from dpbook.plots import _inline_png, legend_outside, reference_line
+
+    fig, (a, b) = new_figure(2)
+    x = np.geomspace(0.05, 10, 9)
+    for ax in (a, b):
+        ax.plot(x, 1 / x, "o-", label="measured")
+        reference_line(ax, 0.3)
+        ax.set(xscale="log", yscale="log", xlabel="ε", ylabel="max error", title="a title")
+    legend_outside(a, where="below", ncols=2)
+    draws = []
+    real_draw = matplotlib.figure.Figure.draw
+    monkeypatch.setattr(matplotlib.figure.Figure, "draw", lambda self, r: (draws.append(1), real_draw(self, r))[1])
+    new = _png_array(_inline_png(fig, _refuse))
+    assert len(draws) == 1
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", bbox_inches="tight", facecolor=fig.get_facecolor())
+    old = _png_array(base64.b64encode(buf.getvalue()))
+    pad = round(matplotlib.rcParams["savefig.pad_inches"] * fig.dpi)
+    r0, r1, c0, c1 = _ink_box(new)
+    assert (r0, c0, new.shape[0] - 1 - r1, new.shape[1] - 1 - c1) == (pad, pad, pad, pad)   # the margin, all round
+    o0, o1, p0, p1 = _ink_box(old)
+    assert abs((r1 - r0) - (o1 - o0)) <= 3 and abs((c1 - c0) - (p1 - p0)) <= 3    # the same drawing (± antialiasing)
+    assert abs(new.shape[0] - old.shape[0]) <= 12 and abs(new.shape[1] - old.shape[1]) <= 12
+    assert new.shape[1] <= 900
+    plt.close(fig)
+
+
+def test_inline_png_leaves_to_savefig_what_it_cannot_show_whole():
+    from dpbook.plots import _inline_png
+
+    fig, ax = new_figure()
+    ax.plot([0, 1], [0, 1])
+    fig.text(0.98, 0.5, "a label that runs past the right edge of the figure")       # ink touches the edge
+    assert _inline_png(fig, lambda f: "fallback") == "fallback"
+    fig.set_facecolor((1, 1, 1, 0))                                                    # a transparent figure
+    assert _inline_png(fig, lambda f: "fallback") == "fallback"
+    plt.close(fig)
+    empty = plt.figure()
+    assert _inline_png(empty, _refuse) is None                                         # as the inline backend
+    plt.close(empty)
+
+
+def test_use_style_installs_the_single_draw_printer_only_over_the_inline_default(monkeypatch):
+    import functools
+    import types
+
+    import IPython
+    from IPython.core.formatters import PNGFormatter
+    from IPython.core.pylabtools import print_figure
+    from matplotlib.figure import Figure
+
+    for kwargs, replaced in (({"bbox_inches": "tight"}, True), ({}, True), ({"bbox_inches": None}, False),
+                             ({"bbox_inches": "tight", "dpi": 200}, False)):
+        formatter = PNGFormatter()
+        printer = functools.partial(print_figure, fmt="png", base64=True, **kwargs)
+        formatter.for_type(Figure, printer)
+        shell = types.SimpleNamespace(display_formatter=types.SimpleNamespace(formatters={"image/png": formatter}))
+        monkeypatch.setattr(IPython, "get_ipython", lambda: shell)
+        use_style()
+        installed = formatter.type_printers[Figure]
+        assert (installed is not printer) == replaced, kwargs
+        use_style()                                                    # idempotent
+        assert formatter.type_printers[Figure] is installed
+        if replaced:
+            fig, ax = new_figure()
+            ax.plot([0, 1], [0, 1])
+            assert _png_array(installed(fig)).shape[1] <= 900
+            plt.close(fig)
+    monkeypatch.setattr(IPython, "get_ipython", lambda: None)
+    use_style()                                                        # outside a kernel: nothing to do
+
+
+def test_inline_png_keeps_a_full_width_figure_within_the_projector_width():
+    from dpbook.explorers._layout import fixed_figure
+    from dpbook.plots import MAX_WIDTH_PX, _inline_png
+
+    fig, ax = fixed_figure(1, width=10, height=3, left=0.05, right=0.05, bottom=0.3, top=0.1)  # axes almost edge to edge
+    ax.plot([0, 1], [0, 1])
+    ax.set_xticks([]), ax.set_yticks([])
+    ax.spines[["top", "right"]].set_visible(True)
+    out = _png_array(_inline_png(fig, _refuse))
+    assert out.shape[1] <= MAX_WIDTH_PX
+    r0, r1, c0, c1 = _ink_box(out)
+    assert r0 == round(0.1 * fig.dpi) and c0 >= 1 and out.shape[1] - 1 - c1 >= 1
+    plt.close(fig)
