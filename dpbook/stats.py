@@ -39,16 +39,16 @@ def clopper_pearson(hits, trials, level=0.05) -> tuple[float, float]:
     return clopper_pearson_lower(hits, trials, level / 2), clopper_pearson_upper(hits, trials, level / 2)
 
 
-def exact_quantile(errors, probabilities, q) -> float:
-    """The exact ``q``-quantile of a discrete law given by ``errors`` and their ``probabilities`` (the least
-    error whose cumulative probability reaches ``q``; a SmallDB error law is exact, so no sampling is needed)."""
+def exact_quantile(errors, probabilities, level) -> float:
+    """The exact ``level``-quantile of a discrete law given by ``errors`` and their ``probabilities`` (the least
+    error whose cumulative probability reaches ``level``; a SmallDB error law is exact, so no sampling is needed)."""
     errors = check_real_array("errors", errors)
     probabilities = check_real_array("probabilities", probabilities, low=0.0)
     if errors.ndim != 1 or errors.size == 0:
         raise ValueError(f"errors (shape {errors.shape}) must be a non-empty 1-D array")
     if probabilities.shape != errors.shape:
         raise ValueError(f"probabilities (shape {probabilities.shape}) must have the shape of errors {errors.shape}")
-    q = check_probability(q, "q")
+    level = check_probability(level, "level")
     order = np.argsort(errors, kind="stable")
     cdf = np.cumsum(np.asarray(probabilities, dtype=float)[order])
-    return float(np.asarray(errors)[order][min(np.searchsorted(cdf, q), len(order) - 1)])
+    return float(np.asarray(errors)[order][min(np.searchsorted(cdf, level), len(order) - 1)])
