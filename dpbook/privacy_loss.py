@@ -45,7 +45,7 @@ from .theory.idc import (alg1_azuma_epsilon, alg1_freedman_epsilon, alg1_freedma
                          azuma_bound, non_r0_rounds_bound, p0, sv_privacy_epsilon)
 from .queries import MatrixWorkload, as_workload, cancer3
 from .validation import (real_dtype, as_array, check_alpha, check_delta, check_epsilon, check_histogram, check_int,
-                         check_public_n, check_real, check_real_array, check_scale, check_trials)
+                         check_positive_real, check_public_n, check_real, check_real_array, check_scale, check_trials)
 
 __all__ = [
     "R0", "R1", "RSTAR", "HALTED", "CLASS_NAMES",
@@ -133,7 +133,7 @@ def classify_rounds(Z, d, threshold, slack):
     with ``Δ = slack`` (``1/n`` in Algorithm 1: how far one row moves a normalised answer)."""
     gap = np.abs(_values("Z", Z) - _values("d", d))
     threshold = check_real("threshold", threshold, low=0.0, low_open=True)
-    slack = check_real("slack", slack, low=0.0, low_open=True)
+    slack = check_positive_real("slack", slack)
     return np.where(gap < threshold - slack, R0, np.where(gap >= threshold + slack, R1, RSTAR)).astype(np.int8)
 
 

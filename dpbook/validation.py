@@ -46,7 +46,7 @@ __all__ = [
     "check_real", "check_epsilon", "check_delta", "check_beta", "check_alpha", "check_sensitivity",
     "check_int", "check_histogram", "check_matrix_workload", "check_entry_range", "check_probability", "check_real_array",
     "check_scale", "check_work", "check_trials", "check_split", "check_noise_scale", "as_array",
-    "check_positive_real", "real_dtype",
+    "check_positive_real", "check_tail_points", "real_dtype",
 ]
 
 #: The privacy parameter's range (module docstring: why).
@@ -170,6 +170,17 @@ def check_positive_real(name: str, value, *, low: float | None = None, allow_zer
     if not ((bottom <= value <= REAL_RANGE[1]) or (allow_zero and value == 0.0)):
         raise ValueError(f"{name} ({value!r}) must be {'0 or ' if allow_zero else ''}in [{bottom:g}, "
                          f"{REAL_RANGE[1]:g}] (outside it the bound is not a meaningful float64)")
+    return value
+
+
+def check_tail_points(name: str, value) -> np.ndarray:
+    """Tail points or error levels ``λ >= 0`` of a tail bound (a scalar or an array): each 0 or in
+    :data:`REAL_RANGE` (outside it the bound is not a meaningful float64)."""
+    value = check_real_array(name, value, low=0.0)
+    bad = (value != 0.0) & ((value < REAL_RANGE[0]) | (value > REAL_RANGE[1]))
+    if np.any(bad):
+        raise ValueError(f"{name} ({float(value[bad].flat[0])!r}) must be 0 or in [{REAL_RANGE[0]:g}, "
+                         f"{REAL_RANGE[1]:g}] (outside it the tail bound is not a meaningful float64)")
     return value
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..validation import check_beta, check_epsilon, check_int, check_sensitivity, check_real_array, REAL_RANGE
+from ..validation import check_beta, check_epsilon, check_int, check_sensitivity, check_tail_points
 from .registry import GRU, LECTURE3, Result
 
 __all__ = [
@@ -38,14 +38,6 @@ def histogram_scale(epsilon, neighbours: str = "add/remove") -> float:
     return histogram_sensitivity(neighbours) / check_epsilon(epsilon)
 
 
-def _check_lam(lam) -> np.ndarray:
-    """A tail point ``λ >= 0`` (scalar or array): 0 or in [1e-100, 1e100] (dpbook.validation.REAL_RANGE)."""
-    lam = check_real_array("lam", lam, low=0.0)
-    bad = (lam != 0.0) & ((lam < REAL_RANGE[0]) | (lam > REAL_RANGE[1]))
-    if np.any(bad):
-        raise ValueError(f"lam ({float(lam[bad].flat[0])!r}) must be 0 or in [{REAL_RANGE[0]:g}, {REAL_RANGE[1]:g}] "
-                         "(outside it the tail bound is not a meaningful float64)")
-    return lam
 
 
 def laplace_sum_tail_bound(lam, M, b):
@@ -58,7 +50,7 @@ def laplace_sum_tail_bound(lam, M, b):
     with ``t = λ/(3Mb²)``, resp. ``t = 1/(√2 b)``.  The constants are the book's; GRU's are lost.)
     ``lam`` may be an array.
     """
-    lam = _check_lam(lam)
+    lam = check_tail_points("lam", lam)
     M = check_int("M", M, low=1)
     b = check_sensitivity(b, "b")
     gauss = np.exp(-lam ** 2 / (6.0 * M * b ** 2))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 
-from ..validation import check_beta, check_epsilon, check_int, check_real, check_real_array
+from ..validation import check_beta, check_epsilon, check_int, check_tail_points
 from .registry import DWORK_ROTH, LECTURE3, WARNER, Result
 
 __all__ = [
@@ -55,7 +55,7 @@ def rr_hoeffding_tail(lam, n, epsilon):
     """
     n = check_int("n", n, low=1)
     c = rr_bias_factor(epsilon)
-    lam = check_real_array("lam", lam, low=0.0)
+    lam = check_tail_points("lam", lam)
     bound = np.minimum(1.0, 2.0 * np.exp(-2.0 * n * lam ** 2 * c ** 2))
     return float(bound) if bound.ndim == 0 else bound
 
