@@ -456,6 +456,25 @@ def marginal_cells_update(P, d, cells, picks, coefficient) -> None:
 
 # --------------------------------------------------------------------------- whole marginals
 
+def cube_blocks(d: int, S) -> tuple[list, list]:
+    """The ``(2,)*d`` cube of a histogram over ``{0,1}^d`` with each run of attributes outside ``S`` merged into one
+    axis: ``(shape, keep)``, the block shape and the positions of ``S``'s axes in it (a marginal on ``S`` sums the
+    other axes away)."""
+    shape, keep, run = [], [], 0
+    for a in range(d):
+        if a in S:
+            if run:
+                shape.append(1 << run)
+                run = 0
+            keep.append(len(shape))
+            shape.append(2)
+        else:
+            run += 1
+    if run:
+        shape.append(1 << run)
+    return shape, keep
+
+
 class MarginalLayout:
     """Per unit (cells sharing an attribute set ``S``): ``S`` sorted, each cell's index in the ``(2,)*|S|``
     grid (``flat``, ``-1`` padded), and the merged block shape of the cube (the attributes of ``S`` stay axes
@@ -472,18 +491,7 @@ class MarginalLayout:
             for t, j in enumerate(row[row >= 0]):
                 where = dict(zip(*cells[j]))
                 self.flat[u, t] = sum(where[a] << (len(S) - 1 - s) for s, a in enumerate(S))
-            shape, keep, run = [], [], 0
-            for a in range(d):
-                if a in S:
-                    if run:
-                        shape.append(1 << run)
-                        run = 0
-                    keep.append(len(shape))
-                    shape.append(2)
-                else:
-                    run += 1
-            if run:
-                shape.append(1 << run)
+            shape, keep = cube_blocks(d, S)
             self.sets.append(S)
             self.shapes.append(tuple(shape))
             self.away.append(tuple(1 + t for t in range(len(shape)) if t not in keep))

@@ -40,7 +40,7 @@ import numpy as np
 
 from .exponential import exponential_mechanism
 from .multiplicative_weights import marginal_layout, mw_update
-from ._mw_kernels import marginal_sum
+from ._mw_kernels import cube_blocks, marginal_sum
 from .noise import laplace_noise
 from .queries import MarginalWorkload, check_database
 from .release import Ledger, Release, Spend, compose
@@ -595,18 +595,7 @@ class _AdaptivePlan:
     def shapes(self, S):
         """(block shape, axes summed away, broadcast shape) of the ``(2,)*d`` cube for the marginal on ``S``."""
         if S not in self._shapes:
-            shape, keep, run = [], [], 0
-            for a in range(self.d):
-                if a in S:
-                    if run:
-                        shape.append(1 << run)
-                        run = 0
-                    keep.append(len(shape))
-                    shape.append(2)
-                else:
-                    run += 1
-            if run:
-                shape.append(1 << run)
+            shape, keep = cube_blocks(self.d, S)
             away = tuple(t for t in range(len(shape)) if t not in keep)
             self._shapes[S] = (tuple(shape), away, tuple(2 if t in keep else 1 for t in range(len(shape))))
         return self._shapes[S]
