@@ -16,6 +16,7 @@ from dpbook.audit import audit_case_names, audit_cases  # noqa: E402
 from dpbook.audit.cases.gaussian import _true_gaussian_epsilon  # noqa: E402
 from dpbook.explorers.auditing import explore_audit  # noqa: E402
 from dpbook.theory.gaussian import gaussian_delta, gaussian_sigma  # noqa: E402
+from notebook_cells import panel_call
 
 NOTEBOOK = pathlib.Path(__file__).resolve().parent.parent / "notebooks" / "17_auditing.ipynb"
 GAUSSIAN_CASES = ("gaussian_classic", "gaussian_forgets_log_factor", "gaussian_single_query_sensitivity",
@@ -30,7 +31,7 @@ def _panel_controls():
     stub = types.SimpleNamespace(**{name: getattr(widgets, name) for name in ("log_slider", "int_slider", "choice")},
                                  panel=lambda callback, **controls: controls)
     env = {"widgets": stub, "explore_audit": explore_audit, "audit_case_names": audit_case_names}
-    return eval(cell[cell.index("widgets.panel("):].split("\n#")[0].strip(), env)
+    return eval(panel_call(cell), env)
 
 
 def _epsilon_grid():

@@ -10,6 +10,7 @@ import pytest
 from dpbook.explorers.gaussian import explore_gaussian
 from dpbook.explorers.histogram import explore_histogram
 from dpbook.explorers.sparse_vector import explore_sparse
+from notebook_cells import panel_call
 
 NOTEBOOKS = pathlib.Path(__file__).resolve().parent.parent / "notebooks"
 CHAPTERS = {"03_histograms": explore_histogram, "04_gaussian": explore_gaussian,
@@ -26,7 +27,7 @@ def _panel_sliders(chapter):
                                  panel=lambda callback, **controls: (callback, controls))
     env = {"widgets": stub, **{f.__name__: f for f in CHAPTERS.values()}}
     exec(compile(cell.replace("# NBVAL_IGNORE_OUTPUT", ""), chapter, "exec"), env)
-    callback, controls = eval(cell[cell.index("widgets.panel("):].strip(), env)
+    callback, controls = eval(panel_call(cell), env)
     return callback, controls
 
 

@@ -13,6 +13,7 @@ from dpbook.explorers._layout import overflow
 from dpbook.explorers.composition import (explore_composition, figure_composition, figure_counting_queries,
                                           figure_crossovers, figure_expected_loss)
 from dpbook.theory.composition import advanced_composition, basic_composition, randomized_response_composition_epsilon
+from notebook_cells import panel_call
 
 NOTEBOOK = pathlib.Path(__file__).resolve().parent.parent / "notebooks" / "05_composition.ipynb"
 
@@ -56,7 +57,7 @@ def _panel_controls():
     stub = types.SimpleNamespace(log_slider=record("log"), int_slider=record("int"), float_slider=record("float"),
                                  panel=lambda callback, **controls: (callback, controls))
     env = {"widgets": stub, "explore_composition": explore_composition}
-    return eval(cell[cell.index("widgets.panel("):].strip().replace("# NBVAL_IGNORE_OUTPUT", ""), env)
+    return eval(panel_call(cell), env)
 
 
 @pytest.mark.skipif(not NOTEBOOK.exists(), reason="chapter 05 not present")

@@ -312,6 +312,16 @@ def test_positive_real_range():
         check_positive_real("B", 0.5, low=1.0)
 
 
+def test_tail_points_are_zero_or_in_the_real_range():
+    from dpbook.validation import check_tail_points
+    assert check_tail_points("lam", 0.0) == 0.0
+    assert np.array_equal(check_tail_points("lam", [0.0, 1e-100, 0.5, 1e100]), [0.0, 1e-100, 0.5, 1e100])
+    for bad, exc in [(5e-324, ValueError), (1e308, ValueError), (-1.0, ValueError), (math.nan, ValueError),
+                     ([0.1, math.inf], ValueError), ("1", TypeError), (None, TypeError)]:
+        with pytest.raises(exc, match="lam"):
+            check_tail_points("lam", bad)
+
+
 def test_check_entry_range_names_the_parameter_and_the_range():
     from dpbook.graphs import cut_workload
     from dpbook.validation import check_entry_range
