@@ -144,25 +144,30 @@ def smartnoise_answers(W, npz) -> np.ndarray:
     return out
 
 
-class Smartnoise:
-    """The worker process in the peers' environment; one request per fit."""
+class PeerWorker:
+    """A worker process in the peers' environment (``script`` in this folder run by ``python``, ``prefix`` before
+    it, e.g. ``nice``): one JSON request per line, one JSON reply per line, arrays through an ``.npz`` file."""
 
-    def __init__(self):
-        if not PEER_PYTHON.exists():
-            raise SystemExit(f"{PEER_PYTHON} missing: run benchmarks/peers/setup.sh (or make bench-peers)")
-        self.proc = subprocess.Popen([str(PEER_PYTHON), str(HERE / "smartnoise_worker.py")], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, text=True)
+    def __init__(self, script, name, python=PEER_PYTHON, prefix=(), env=None):
+        if not pathlib.Path(python).exists():
+            raise SystemExit(f"{python} missing: run benchmarks/peers/setup.sh (or make bench-peers)")
+        self.name = name
+        self.proc = subprocess.Popen([*prefix, str(python), str(HERE / script)], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True, env=env)
         self.tmp = tempfile.TemporaryDirectory()
 
-    def fit(self, rows_path, k, epsilon, T, seed, split, method="mwem"):
-        out = os.path.join(self.tmp.name, "out.npz")
-        request = dict(rows=str(rows_path), k=k, epsilon=epsilon, T=T, seed=seed, split=split, out=out,
-                       method=method, delta=DELTA)
+    def request(self, **request):
         self.proc.stdin.write(json.dumps(request) + "\n")
         self.proc.stdin.flush()
         reply = json.loads(self.proc.stdout.readline())
         if "error" in reply:
-            raise RuntimeError(f"smartnoise failed: {reply['error']}")
+            raise RuntimeError(f"{self.name} failed: {reply['error']}")
+        return reply
+
+    def fit_arrays(self, **request):
+        """One fit whose released arrays come back through the ``.npz`` file: ``(reply, {name: array})``."""
+        out = os.path.join(self.tmp.name, "out.npz")
+        reply = self.request(**request, out=out)
         with np.load(out) as npz:
             return reply, {key: npz[key] for key in npz.files}
 
@@ -170,6 +175,17 @@ class Smartnoise:
         self.proc.stdin.close()
         self.proc.wait()
         self.tmp.cleanup()
+
+
+class Smartnoise(PeerWorker):
+    """smartnoise_worker.py in the peers' environment; one request per fit."""
+
+    def __init__(self):
+        super().__init__("smartnoise_worker.py", "smartnoise")
+
+    def fit(self, rows_path, k, epsilon, T, seed, split, method="mwem"):
+        return self.fit_arrays(rows=str(rows_path), k=k, epsilon=epsilon, T=T, seed=seed, split=split,
+                               method=method, delta=DELTA)
 
 
 class _Npz(dict):
@@ -491,36 +507,15 @@ PGM_ROWS = AIM_ROWS
 PGM_REPEATS = 3
 
 
-class PgmWorker:
+class PgmWorker(PeerWorker):
     """``pgm_worker.py`` in the peers' environment, at ``nice -n 19``, JAX/XLA on one thread; one request per fit."""
 
     def __init__(self, python=PEER_PYTHON):
-        if not pathlib.Path(python).exists():
-            raise SystemExit(f"{python} missing: run benchmarks/peers/setup.sh (or make bench-peers)")
-        self.proc = subprocess.Popen(["nice", "-n", "19", str(python), str(HERE / "pgm_worker.py")],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                                     env={**os.environ, **ONE_THREAD})
-        self.tmp = tempfile.TemporaryDirectory()
-
-    def request(self, **request):
-        self.proc.stdin.write(json.dumps(request) + "\n")
-        self.proc.stdin.flush()
-        reply = json.loads(self.proc.stdout.readline())
-        if "error" in reply:
-            raise RuntimeError(f"MWEM+PGM failed: {reply['error']}")
-        return reply
+        super().__init__("pgm_worker.py", "MWEM+PGM", python, prefix=("nice", "-n", "19"),
+                         env={**os.environ, **ONE_THREAD})
 
     def fit(self, rows_path, k, epsilon, T, seed, noise="gaussian"):
-        out = os.path.join(self.tmp.name, "out.npz")
-        reply = self.request(rows=str(rows_path), k=k, epsilon=epsilon, delta=DELTA, T=T, seed=seed, out=out,
-                             noise=noise)
-        with np.load(out) as npz:
-            return reply, {key: npz[key] for key in npz.files}
-
-    def close(self):
-        self.proc.stdin.close()
-        self.proc.wait()
-        self.tmp.cleanup()
+        return self.fit_arrays(rows=str(rows_path), k=k, epsilon=epsilon, delta=DELTA, T=T, seed=seed, noise=noise)
 
 
 def pgm_row(spec, repeats, worker, tmp):
