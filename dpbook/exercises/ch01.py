@@ -8,7 +8,6 @@ the measured ratio had a relative spread (standard deviation) of 2.1 %; rtol = 0
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import brentq
 
 from ..broken.laplace import laplace_scale_epsilon
 from ..queries import MarginalWorkload, MatrixWorkload, conjunctions, k_way_marginals
@@ -37,7 +36,9 @@ def replace_one_scale() -> float:
           rtol=0.002)
 def exact_threshold() -> float:
     """The threshold λ* (in units of b) whose exact failure probability over m = 55 Laplace answers is β = 0.05."""
-    return brentq(lambda t: laplace_failure_probability(t, 55, 1.0, 1.0) - 0.05, 1.0, 20.0, xtol=1e-12)
+    threshold = float(-np.log1p(-(1 - 0.05) ** (1 / 55)))            # solves 1 - (1 - e^{-λ})^m = β exactly
+    assert abs(laplace_failure_probability(threshold, 55, 1.0, 1.0) - 0.05) <= 1e-12
+    return threshold
 
 
 @register("01.4", hint="the error bound is C/n with C = m ln(m/β)/ε counts; the smallest n with C/n < 1/√n (an integer)",

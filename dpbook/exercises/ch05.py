@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import math
 
-from scipy.optimize import brentq
+from scipy.special import ndtri
 
 from ..theory.composition import advanced_composition, advanced_per_step_epsilon, basic_composition
-from ..theory.gaussian import gaussian_sigma, privacy_loss_tail
+from ..theory.gaussian import gaussian_sigma, privacy_loss_mean
 from ._registry import register
 
 
@@ -14,8 +14,8 @@ from ._registry import register
                        "privacy_loss_tail(ε, σ, sensitivity=√m) = 1e-6 for ε", rtol=0.005)
 def gaussian_composed_epsilon() -> float:
     """The ε with P[L > ε] = 1e-6 for m = 100 Gaussian steps, each (0.1, 1e-6)-DP with the classic σ."""
-    sigma = gaussian_sigma(1.0, 0.1, 1e-6)
-    return brentq(lambda e: privacy_loss_tail(e, sigma, math.sqrt(100)) - 1e-6, 1e-6, 100, xtol=1e-12)
+    mu = privacy_loss_mean(math.sqrt(100), gaussian_sigma(1.0, 0.1, 1e-6))    # L ~ N(mμ, 2mμ), written mu here
+    return mu - math.sqrt(2.0 * mu) * float(ndtri(1e-6))                        # P[L > ε] = 1e-6, solved exactly
 
 
 def _cor321_works(delta_prime: float) -> bool:

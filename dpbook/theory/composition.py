@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from scipy.special import gammaln, xlog1py, xlogy
 
 from ..validation import check_split, EPSILON_EXP_MAX, EPSILON_RANGE, check_work, check_delta, check_epsilon, check_int, check_real
 from .registry import DRV, DWORK_ROTH, GRU, THIS_BOOK, Result
@@ -141,8 +142,15 @@ def randomized_response_loss_law(epsilon, m) -> tuple[np.ndarray, np.ndarray]:
     check_work(m=m + 1, bytes_per_cell=64)                 # a handful of (m+1)-arrays
     p = math.exp(epsilon) / (1.0 + math.exp(epsilon)) if epsilon < 700 else 1.0
     j = np.arange(m + 1)
-    from scipy.stats import binom              # imported here: scipy.stats costs ~1 s to import
-    return binom.pmf(j, m, p), epsilon * (2 * j - m)
+    return _binomial_pmf(m, p), epsilon * (2 * j - m)
+
+
+def _binomial_pmf(m: int, p: float) -> np.ndarray:
+    """``P[B = j]``, ``j = 0..m``, for ``B ~ Bin(m, p)``: ``exp(ln C(m, j) + j ln p + (m - j) ln(1 - p))`` through
+    log-gamma: scipy.stats.binom.pmf to 1e-9 relative (m <= 10^5), without importing scipy.stats (~1 s)."""
+    j = np.arange(m + 1)
+    log_choose = gammaln(m + 1.0) - gammaln(j + 1.0) - gammaln(m - j + 1.0)
+    return np.exp(log_choose + xlogy(j, p) + xlog1py(m - j, -p))          # 0·ln 0 = 0 at p = 1
 
 
 def randomized_response_composition_delta(epsilon_total, epsilon, m) -> float:
