@@ -119,10 +119,13 @@ def empirical_alpha(release: SparseVectorRelease, f) -> np.ndarray | float:
     if answers.shape[1] != f.size:
         raise ValueError(f"f has {f.size} values but the release answered a stream of {answers.shape[1]}")
     tau = release.threshold
-    miss = np.where(answers == TOP, tau - f, np.where(answers == BOTTOM, f - tau, -np.inf))
-    if release.values is not None:
+    top = answers == TOP
+    miss = np.full(answers.shape, -np.inf)                  # unanswered queries miss nothing
+    np.copyto(miss, tau - f, where=top)
+    np.copyto(miss, f - tau, where=answers == BOTTOM)
+    if release.values is not None:                          # in place: one (trials, m) array, not five
         values = np.atleast_2d(release.values)
-        miss = np.maximum(miss, np.where(answers == TOP, np.abs(np.nan_to_num(values) - f), -np.inf))
+        np.maximum(miss, np.abs(np.nan_to_num(values) - f), out=miss, where=top)
     out = miss.max(axis=1)
     return float(out[0]) if release.answers.ndim == 1 else out
 
@@ -160,8 +163,8 @@ def run_sparse(f, threshold, c, threshold_scale, query_scale, trials, rng, sampl
     m = f.size
     noisy = f + sampler(query_scale, (trials, m), rng)
     thresholds = threshold + sampler(threshold_scale, (trials, c), rng)
-    if c == 1 or c * trials < 2_000:                         # both scans give identical answers
-        return _scan_rounds(noisy, thresholds)
+    if c <= 8 or c * trials < 2_000:                         # both scans give identical answers; by rounds costs
+        return _scan_rounds(noisy, thresholds)               # c full passes, by queries m narrow ones
     return _scan_queries(noisy, thresholds)
 
 
