@@ -164,7 +164,8 @@ def required_n(mechanism, x, workload, *, alpha, beta, n_grid, trials, rng=None,
     def passes(n):
         x_n = bootstrap(x, int(n), np.random.default_rng([data_seed, int(n)]))
         release = mechanism(x_n, W, trials=trials, rng=noise_seed, **with_public_n(mechanism, x_n, params))
-        return failure_rate(errors(release.answers, W.answers(x_n)).max, alpha).rate <= beta
+        truth = W.answers(x_n.astype(np.float64))     # float counts: numpy's fast product (exact for 0/1 queries)
+        return failure_rate(errors(release.answers, truth).max, alpha).rate <= beta
 
     if not passes(grid[-1]):
         return None
