@@ -3,6 +3,9 @@ IDC-Thm2.4 ≡ DR-Lemma3.18, in dpbook.theory.composition."""
 from __future__ import annotations
 
 import math
+import pathlib
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -12,7 +15,7 @@ from dpbook.data import add_row, load_cancer
 from dpbook.laplace import laplace_mechanism
 from dpbook.theory.composition import (advanced_composition, advanced_per_step_epsilon, basic_composition,
                                        kl_bound, laplace_kl, laplace_per_query_scale,
-                                       randomized_response_composition_delta,
+                                       randomized_response_composition_delta, randomized_response_loss_law,
                                        randomized_response_composition_epsilon)
 
 SEED = 2026
@@ -136,6 +139,24 @@ def test_randomized_response_composition_hand_values():
     # k = 2, ε' = 0: loss 2ε w.p. p², 0 w.p. 2p(1-p): δ = p² (1 - e^{-2ε})
     assert randomized_response_composition_delta(0.0, 0.1, 2) == pytest.approx(p ** 2 * (1 - math.exp(-0.2)))
     assert randomized_response_composition_delta(0.2, 0.1, 2) == 0.0
+
+
+def test_randomized_response_loss_law_is_the_binomial_law():
+    from scipy.stats import binom                    # the reference the module avoids importing
+    for epsilon, m in [(0.1, 1), (0.1, 113), (1.0, 1000), (0.01, 10_000), (800.0, 5)]:
+        pmf, loss = randomized_response_loss_law(epsilon, m)
+        p = math.exp(epsilon) / (1 + math.exp(epsilon)) if epsilon < 700 else 1.0
+        assert np.allclose(pmf, binom.pmf(np.arange(m + 1), m, p), rtol=1e-9, atol=1e-300)
+        assert math.isclose(pmf.sum(), 1.0, rel_tol=1e-9) and np.array_equal(loss, epsilon * (2 * np.arange(m + 1) - m))
+
+
+def test_composition_theory_does_not_import_scipy_stats():
+    # scipy.stats costs ~1 s to import: chapter 05's exact m-fold randomized response must not pay it
+    code = ("import sys; from dpbook.theory.composition import randomized_response_composition_epsilon as r; "
+            "r(0.1, 100, 1e-6); print('scipy.stats' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=pathlib.Path(__file__).resolve().parents[1]).stdout.split()
+    assert out == ["False"]
 
 
 @pytest.mark.parametrize("epsilon", [0.01, 0.1, 0.5])

@@ -100,3 +100,14 @@ def test_parameter_table_bad_input():
         parameter_table([("B_max", 1e9, 20, "capped")], limit=-1.0)
     with pytest.raises(TypeError, match="limit"):
         parameter_table([], limit="big")
+
+
+def test_required_n_truth_from_float_counts_equals_the_integer_counts_for_counting_queries():
+    # required_n computes the true answers from float counts (numpy's BLAS product): for 0/1 queries every partial
+    # sum is an integer, so the answers are the same bits as from the integer histogram
+    from dpbook.data import load_cancer
+    from dpbook.queries import random_queries
+    x = load_cancer().x
+    W = random_queries(64, x.size, np.random.default_rng(0))
+    assert np.array_equal(W.answers(x.astype(np.float64)), W.answers(x))
+    assert not np.array_equal(W.answers(x.astype(np.float64) + 0.5), W.answers(x))
