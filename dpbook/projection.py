@@ -275,6 +275,7 @@ DEPENDENT_PIVOT = 1e-9
 #: ``scipy.linalg.qr_delete`` without the wrapper that maps it over batches of matrices (the same compiled
 #: routine, so the same bytes; the wrapper's array-namespace checks cost more than a small delete itself)
 _QR_DELETE = getattr(scipy.linalg.qr_delete, "__wrapped__", scipy.linalg.qr_delete)
+_DTRSV = scipy.linalg.blas.dtrsv
 
 
 class _Factor:
@@ -303,11 +304,12 @@ class _Factor:
             buf[:cap, :cap], Y[:cap] = self.buf, self.Y
             self.buf, self.Y = buf, Y
 
-    def _forward(self, col):
-        """``R⁻ᵀ col`` for ``col`` of length ``p``."""
+    def _forward(self, head, tail):
+        """``R⁻ᵀ col`` for ``col = [head, tail]`` of length ``p`` (written straight into the solve's buffer)."""
         x = np.zeros(self.buf.shape[0])
-        x[:self.p] = col
-        return scipy.linalg.blas.dtrsv(self.buf, x, trans=1, overwrite_x=1)[:self.p]
+        x[:head.size] = head
+        x[head.size:self.p] = tail
+        return _DTRSV(self.buf, x, trans=1, overwrite_x=1)[:self.p]
 
     def append(self, cross, block, rhs):
         """Append the atoms ``T`` in order unless dependent: ``cross = Ĝ[P, T]``, ``block = Ĝ[T, T]``,
@@ -315,8 +317,7 @@ class _Factor:
         Returns the positions (in ``T``) of the atoms appended."""
         accepted = []
         for j in range(block.shape[0]):
-            col = np.concatenate([cross[:, j], block[accepted, j]])
-            u = self._forward(col) if self.p else col[:0]
+            u = self._forward(cross[:, j], block[accepted, j]) if self.p else np.zeros(0)
             piv2 = block[j, j] - u @ u
             if piv2 <= DEPENDENT_PIVOT * block[j, j]:
                 continue
@@ -331,8 +332,9 @@ class _Factor:
     def delete(self, i):
         p, buf, Y = self.p, self.buf, self.Y
         if i < p - 1:
-            tail = np.hstack([buf[i:p, i:p], Y[i:p]])
-            tail = _QR_DELETE(np.eye(p - i), tail, 0, 1, which="col", check_finite=False)[1]
+            tail = np.empty((p - i, p - i + 2), order="F")
+            tail[:, :p - i], tail[:, p - i:] = buf[i:p, i:p], Y[i:p]
+            tail = _QR_DELETE(np.eye(p - i), tail, 0, 1, which="col", overwrite_qr=True, check_finite=False)[1]
             buf[:i, i:p - 1] = buf[:i, i + 1:p]
             buf[i:p - 1, i:p - 1] = tail[:-1, :-2]
             Y[i:p - 1] = tail[:-1, -2:]
@@ -341,8 +343,7 @@ class _Factor:
 
     def kkt(self):
         """``u = Ĝ_PP⁻¹ c_P`` and ``v = Ĝ_PP⁻¹ 1``."""
-        solve = scipy.linalg.blas.dtrsv
-        return solve(self.buf, self.Y[:, 0])[:self.p], solve(self.buf, self.Y[:, 1])[:self.p]
+        return _DTRSV(self.buf, self.Y[:, 0])[:self.p], _DTRSV(self.buf, self.Y[:, 1])[:self.p]
 
 
 class _ActiveSet:
@@ -401,9 +402,9 @@ class _ActiveSet:
             while True:                                  # the KKT solution on P, then the ratio test
                 u, v = F.kkt()
                 s = u - ((u.sum() - 1.0) / v.sum()) * v
-                if not np.all(np.isfinite(s)):
+                if not np.isfinite(s).all():
                     return False
-                if np.all(s > 0):
+                if (s > 0).all():
                     lam[P] = s
                     break
                 cur = lam[P]
