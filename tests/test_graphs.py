@@ -736,8 +736,9 @@ def test_importing_the_graph_modules_does_not_load_scipy_optimize():
 
     def loaded_after(statement):
         code = f"import sys\n{statement}\nprint(' '.join(m for m in sys.modules if m.startswith('scipy.')))"
-        return set(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         cwd=pathlib.Path(__file__).resolve().parents[1]).stdout.split())
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                             cwd=pathlib.Path(__file__).resolve().parents[1])
+        return set(out.stdout.split())
 
     loaded = loaded_after("import dpbook.graphs, dpbook.explorers.graphs, dpbook.comparisons.graphs")
     assert "scipy.linalg" in loaded and "scipy.optimize" not in loaded and "scipy.sparse.linalg" not in loaded
