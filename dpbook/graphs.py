@@ -31,8 +31,6 @@ from typing import Any, Mapping
 
 import numpy as np
 import scipy.linalg
-import scipy.optimize
-import scipy.sparse.linalg
 
 from .noise import as_generator, laplace_noise
 from .queries import Workload
@@ -698,8 +696,9 @@ def _svd_top(M, k):
     if V <= DENSE_SVD_VERTICES or k < 1:
         u, s, vt = scipy.linalg.svd(M, lapack_driver="gesvd")
         return u[:, :max(k, 1)], s[:max(k, 1)], vt[:max(k, 1)]
+    from scipy.sparse.linalg import svds      # here, not at import: only graphs above DENSE_SVD_VERTICES need ARPACK
     v0 = np.random.default_rng(0).standard_normal(V)
-    u, s, vt = scipy.sparse.linalg.svds(M, k=k, v0=v0)
+    u, s, vt = svds(M, k=k, v0=v0)
     order = np.argsort(-s, kind="stable")
     return u[:, order], s[order], vt[order]
 
@@ -873,8 +872,9 @@ def synthetic_graph(noisy, *, scale="uniform", oracle="exact", eta=None, max_ite
     bounds = [(0.0, 1.0)] * N + [(0.0, None)]
     history = []
     w, s_val, found, converged, status = np.zeros(N), 0.0, 0.0, False, "max_iter"
+    from scipy.optimize import linprog        # here, not at import: scipy.optimize costs ~0.3 s to load
     for _ in range(max_iter):
-        res = scipy.optimize.linprog(c, A_ub=np.array(rows), b_ub=np.array(rhs), bounds=bounds, method="highs")
+        res = linprog(c, A_ub=np.array(rows), b_ub=np.array(rhs), bounds=bounds, method="highs")
         if res.status != 0:
             raise RuntimeError(f"the cut LP failed: {res.message}")
         w, s_val = np.clip(res.x[:N], 0.0, 1.0), float(res.x[-1])

@@ -50,7 +50,7 @@ from .validation import (real_dtype, as_array, check_alpha, check_delta, check_e
 __all__ = [
     "R0", "R1", "RSTAR", "HALTED", "CLASS_NAMES",
     "log_interval_probability", "round_log_likelihood", "round_loss", "classify_rounds",
-    "update_probability", "round_moments", "PrivacyLossReplay", "replay_alg1", "BorderlineStream",
+    "update_probability", "round_moments", "peak_moment_ratio", "PrivacyLossReplay", "replay_alg1", "BorderlineStream",
     # chapter 12's runs and their bounds
     "privacy_loss_run", "run_bounds", "fraction_above", "loss_tail_run", "tail_curves",
 ]
@@ -164,6 +164,44 @@ def round_moments(mu, mu_prime, a, threshold, b, *, points: int = 200_001) -> tu
     first = p_bottom * ell_bottom + np.trapezoid(density * ell, y)
     second = p_bottom * ell_bottom ** 2 + np.trapezoid(density * ell ** 2, y)
     return float(first), float(second)
+
+
+def _edge_moment_ratio(epsilon0, edge, n, points) -> float:
+    """``E[L_t²] / (ε0² u_t)`` of one round at ``Q_t(D) = 0.3``, ``Q_t(D') = 0.3 + 1/n``, ``b = 1/(ε0 n)``, with a wide ⊥
+    window (``τ = 10 b``) whose near edge sits ``edge`` noise scales above ``Q_t(D)``."""
+    b = 1 / (epsilon0 * n)
+    threshold, a = 10 * b, 0.3 - 10 * b + edge * b                   # ⊥ window (a − τ, Q_t(D) + edge·b)
+    second = round_moments(0.3, 0.3 + 1 / n, a, threshold, b, points=points)[1]
+    return second / (epsilon0 ** 2 * float(update_probability(0.3, a, threshold, b)))
+
+
+def peak_moment_ratio(epsilon0, *, n: int = 20, points: int = 50_001, xatol: float = 1e-4) -> tuple[float, float]:
+    """How sharp the constant 4 of ``E[L_t²] <= 4 ε0² u_t`` is: the largest ``E[L_t²]/(ε0² u_t)`` over the position
+    of the ⊥ window's near edge, for a wide window (``τ = 10 b``) whose edge lies between ``Q_t(D)`` and ``Q_t(D')``
+    (``0`` to ``ε0`` noise scales above ``Q_t(D)``: the shift ``1/n`` is ``ε0`` noise scales), one-round moments by
+    :func:`round_moments` on ``points`` nodes.  A golden-section search over the edge to ``xatol`` noise scales
+    (the ratio is unimodal in it).  Returns ``(ratio, edge)``."""
+    epsilon0 = check_epsilon(epsilon0, "epsilon0", high=0.5)
+    if epsilon0 < 1e-4:                              # b = 1/(ε0 n): the window must stay in answer units
+        raise ValueError(f"epsilon0 ({epsilon0!r}) must be >= 1e-4 for the one-round moments")
+    n = check_int("n", n, low=1, high=10**6)
+    points = check_int("points", points, low=1001, high=10_000_001)
+    xatol = check_real("xatol", xatol, low=1e-12, high=1.0)
+    ratio = lambda edge: _edge_moment_ratio(epsilon0, edge, n, points)
+    golden = (5 ** 0.5 - 1) / 2
+    lo, hi = 0.0, epsilon0
+    x1, x2 = hi - golden * (hi - lo), lo + golden * (hi - lo)
+    f1, f2 = ratio(x1), ratio(x2)
+    while hi - lo > xatol:
+        if f1 >= f2:                                   # the peak is left of x2
+            hi, x2, f2 = x2, x1, f1
+            x1 = hi - golden * (hi - lo)
+            f1 = ratio(x1)
+        else:
+            lo, x1, f1 = x1, x2, f2
+            x2 = lo + golden * (hi - lo)
+            f2 = ratio(x2)
+    return (f1, x1) if f1 >= f2 else (f2, x2)
 
 
 @dataclass(frozen=True)
@@ -324,7 +362,13 @@ class BorderlineStream:
 
     def pick(self, t, view):
         """Round ``t``'s query for every run: the one containing ``row`` whose gap is closest to ``target``."""
-        gap = view.rule.answers(view.hypothesis, self._sub) - self._counts / view.n
+        # linear hypotheses (IDC.answers: Q·D^t) by einsum, not a BLAS product: one of this shape (runs × N by
+        # N × m) wakes OpenBLAS's threads, which spin for several times the CPU of the sum on a shared machine
+        if type(view.rule).answers is IDC.answers and isinstance(self._sub.Q, np.ndarray):
+            answers = np.einsum("rn,mn->rm", np.asarray(view.hypothesis, dtype=np.float64), self._sub.Q)
+        else:
+            answers = view.rule.answers(view.hypothesis, self._sub)
+        gap = answers - self._counts / view.n
         return self._inside[np.argmin(np.abs(gap - self.target), axis=1)]
 
 

@@ -30,7 +30,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg
-import scipy.optimize
 import scipy.sparse as sp
 
 from .gaussian import gaussian_mechanism
@@ -181,8 +180,9 @@ def _simplex_least_squares(G: np.ndarray, b: np.ndarray, lam: np.ndarray) -> np.
     A = np.empty((rank + 1, k))
     A[0] = M
     A[1:, piv] = Lr.T
+    from scipy.optimize import nnls     # here, not at import: only this fallback needs scipy.optimize (~0.3 s to load)
     try:
-        mu = scipy.optimize.nnls(A, np.concatenate([[M], d]), maxiter=20 * k + 100)[0]
+        mu = nnls(A, np.concatenate([[M], d]), maxiter=20 * k + 100)[0]
     except RuntimeError:                                           # iteration limit: fall back, warm-started
         return _fista(G, b, lam, 0.0, 20_000)
     total = mu.sum()
@@ -269,13 +269,13 @@ class _ColumnGram:
         self.cache = {i: c for i, c in self.cache.items() if i in keep}
 
 
-def _gram_provider(W):
-    from .queries import MarginalWorkload
-    return _MarginalGram(W) if isinstance(W, MarginalWorkload) else _ColumnGram(W)
-
-
 #: relative squared pivot below which an atom counts as affinely dependent on the active ones
 DEPENDENT_PIVOT = 1e-9
+
+#: ``scipy.linalg.qr_delete`` without the wrapper that maps it over batches of matrices (the same compiled
+#: routine, so the same bytes; the wrapper's array-namespace checks cost more than a small delete itself)
+_QR_DELETE = getattr(scipy.linalg.qr_delete, "__wrapped__", scipy.linalg.qr_delete)
+_DTRSV = scipy.linalg.blas.dtrsv
 
 
 class _Factor:
@@ -304,11 +304,12 @@ class _Factor:
             buf[:cap, :cap], Y[:cap] = self.buf, self.Y
             self.buf, self.Y = buf, Y
 
-    def _forward(self, col):
-        """``R⁻ᵀ col`` for ``col`` of length ``p``."""
+    def _forward(self, head, tail):
+        """``R⁻ᵀ col`` for ``col = [head, tail]`` of length ``p`` (written straight into the solve's buffer)."""
         x = np.zeros(self.buf.shape[0])
-        x[:self.p] = col
-        return scipy.linalg.blas.dtrsv(self.buf, x, trans=1, overwrite_x=1)[:self.p]
+        x[:head.size] = head
+        x[head.size:self.p] = tail
+        return _DTRSV(self.buf, x, trans=1, overwrite_x=1)[:self.p]
 
     def append(self, cross, block, rhs):
         """Append the atoms ``T`` in order unless dependent: ``cross = Ĝ[P, T]``, ``block = Ĝ[T, T]``,
@@ -316,8 +317,7 @@ class _Factor:
         Returns the positions (in ``T``) of the atoms appended."""
         accepted = []
         for j in range(block.shape[0]):
-            col = np.concatenate([cross[:, j], block[accepted, j]])
-            u = self._forward(col) if self.p else col[:0]
+            u = self._forward(cross[:, j], block[accepted, j]) if self.p else np.zeros(0)
             piv2 = block[j, j] - u @ u
             if piv2 <= DEPENDENT_PIVOT * block[j, j]:
                 continue
@@ -332,8 +332,9 @@ class _Factor:
     def delete(self, i):
         p, buf, Y = self.p, self.buf, self.Y
         if i < p - 1:
-            tail = np.hstack([buf[i:p, i:p], Y[i:p]])
-            tail = scipy.linalg.qr_delete(np.eye(p - i), tail, 0, 1, which="col", check_finite=False)[1]
+            tail = np.empty((p - i, p - i + 2), order="F")
+            tail[:, :p - i], tail[:, p - i:] = buf[i:p, i:p], Y[i:p]
+            tail = _QR_DELETE(np.eye(p - i), tail, 0, 1, which="col", overwrite_qr=True, check_finite=False)[1]
             buf[:i, i:p - 1] = buf[:i, i + 1:p]
             buf[i:p - 1, i:p - 1] = tail[:-1, :-2]
             Y[i:p - 1] = tail[:-1, -2:]
@@ -342,8 +343,7 @@ class _Factor:
 
     def kkt(self):
         """``u = Ĝ_PP⁻¹ c_P`` and ``v = Ĝ_PP⁻¹ 1``."""
-        solve = scipy.linalg.blas.dtrsv
-        return solve(self.buf, self.Y[:, 0])[:self.p], solve(self.buf, self.Y[:, 1])[:self.p]
+        return _DTRSV(self.buf, self.Y[:, 0])[:self.p], _DTRSV(self.buf, self.Y[:, 1])[:self.p]
 
 
 class _ActiveSet:
@@ -402,9 +402,9 @@ class _ActiveSet:
             while True:                                  # the KKT solution on P, then the ratio test
                 u, v = F.kkt()
                 s = u - ((u.sum() - 1.0) / v.sum()) * v
-                if not np.all(np.isfinite(s)):
+                if not np.isfinite(s).all():
                     return False
-                if np.all(s > 0):
+                if (s > 0).all():
                     lam[P] = s
                     break
                 cur = lam[P]
@@ -452,10 +452,43 @@ def project_onto_hull(y_tilde, workload, *, tol=1e-4, max_iter=200, batch=None) 
     its honest gap and ``converged=False``.
     """
     W, y, max_iter, batch, gap_target = _solver_inputs(y_tilde, workload, tol, max_iter, batch)
+    return _project(_Hull(W), y, tol, max_iter, batch, gap_target)
 
-    gram = _gram_provider(W)
-    c_all = W.rmatvec(y)                                            # Bᵀỹ for every universe element
-    g = W.rmatvec(W.apply(np.full(W.N, 1.0 / W.N)) - y)            # oracle at the uniform database
+
+class _Hull:
+    """What every projection onto one workload's ``K_Q`` shares, made once: the workload, the marginal Gram table
+    (:class:`_MarginalGram`, ``O(N d)`` to build) and the answers of the uniform database, where the solver starts.
+    :func:`projection_mechanism` projects all its trials through one, so a trial pays only for its own solve."""
+
+    def __init__(self, W):
+        from .queries import MarginalWorkload
+        self.W = W
+        self.marginal_gram = _MarginalGram(W) if isinstance(W, MarginalWorkload) else None
+        self.uniform = _apply(W, np.full(W.N, 1.0 / W.N))
+
+    def gram(self):
+        """The Gram provider of one projection (the column cache is per projection: it forgets the atoms that leave)."""
+        return self.marginal_gram if self.marginal_gram is not None else _ColumnGram(self.W)
+
+
+def _apply(W, v):
+    """``Q v`` for a float vector ``v`` over the universe: :meth:`~dpbook.queries.Workload.apply` without its input
+    check (the solver's vectors are its own)."""
+    return np.asarray(W._apply(v), dtype=np.float64)
+
+
+def _adjoint(W, r):
+    """``Qᵀ r`` for a float vector ``r`` over the queries: :meth:`~dpbook.queries.Workload.rmatvec` without its input
+    check (the solver's residuals are its own; the universe's size was checked once by :func:`_solver_inputs`)."""
+    return np.asarray(W._rmatvec_many(r[None]), dtype=np.float64)[0]
+
+
+def _project(hull, y, tol, max_iter, batch, gap_target) -> Projection:
+    """:func:`project_onto_hull` on checked inputs (``y`` float64 of shape ``(m,)``)."""
+    W = hull.W
+    gram = hull.gram()
+    c_all = _adjoint(W, y)                                          # Bᵀỹ for every universe element
+    g = _adjoint(W, hull.uniform - y)                               # oracle at the uniform database
     new = _smallest(g, batch)
     state, sigma = _ActiveSet(), None
     gap, iterations = math.inf, 0
@@ -478,9 +511,9 @@ def project_onto_hull(y_tilde, workload, *, tol=1e-4, max_iter=200, batch=None) 
         J, lam = state.atoms, state.lam
         w = np.zeros(W.N)
         w[J] = lam
-        z = W.apply(w)
+        z = _apply(W, w)
         r = z - y
-        g = W.rmatvec(r)                                            # the Frank–Wolfe oracle: one pass over X
+        g = _adjoint(W, r)                                          # the Frank–Wolfe oracle: one pass over X
         gap = max(float(r @ z - g.min()), 0.0)
         if gap <= gap_target:
             break
@@ -506,8 +539,14 @@ def _solver_inputs(y_tilde, workload, tol, max_iter, batch):
     tol = check_real("tol", tol, low=0.0, low_open=True)
     max_iter = check_int("max_iter", max_iter, low=1, high=100_000)
     batch = max(8, W.m // 4) if batch is None else check_int("batch", batch, low=1)
+    return W, y, max_iter, batch, _gap_target(W, y, tol)
+
+
+def _gap_target(W, y, tol):
+    """The duality gap that certifies RMS distance ``tol``, ``m·tol²/2``, floored where floating point cannot
+    certify less (``|ỹ|`` enormous)."""
     scale = 1.0 + float(np.abs(y).max())
-    return W, y, max_iter, batch, max(0.5 * W.m * tol * tol, 1e-13 * scale * W.m)
+    return max(0.5 * W.m * tol * tol, 1e-13 * scale * W.m)
 
 
 def _project_nnls(y_tilde, workload, *, tol=1e-4, max_iter=200, batch=None) -> Projection:
@@ -619,7 +658,10 @@ def projection_mechanism(x, workload, *, epsilon, delta, n=None, neighbours="rep
                                calibration=calibration, n=n, trials=p.trials, rng=p.rng, sampler=p.noise)
     # step 2: post-processing — the projection uses only the public workload
     Y = np.atleast_2d(noisy.answers)
-    results = [project_onto_hull(y, W, tol=tol, max_iter=max_iter) for y in Y]
+    W, _, _, batch, _ = _solver_inputs(Y[0], W, tol, max_iter, None)     # the universe's size, once
+    hull = _Hull(W)                                                     # shared by the trials' projections
+    points = (_check_point(y, W.m) for y in Y)
+    results = [_project(hull, y, tol, max_iter, batch, _gap_target(W, y, tol)) for y in points]
     answers = np.stack([p.answers for p in results])
     weights = sp.csr_matrix((np.concatenate([p.weights for p in results]),
                              np.concatenate([p.support for p in results]),

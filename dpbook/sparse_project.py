@@ -335,7 +335,10 @@ def error_decomposition(release, D, workload) -> ErrorParts:
     Q_hat = release.project(workload)
     u = project_database(D, release.f)
     jl = (Q_hat @ u - workload.counts(D)) / release.n
-    noise = (release.y - u) @ Q_hat.T / release.n
+    # ⟨AQ, y − u⟩ by einsum, not a BLAS product: one of this shape (trials × ℓ by ℓ × m) wakes OpenBLAS's threads,
+    # which spin for several times the CPU of the sum on a shared machine
+    noise = np.einsum("tl,ml->tm", np.atleast_2d(release.y - u), Q_hat).reshape(np.shape(release.y)[:-1] + (-1,)) \
+        / release.n
     return ErrorParts(jl, noise, Q_hat)
 
 
@@ -404,8 +407,10 @@ def _composed_epsilon(epsilon, delta, ell) -> float:
     return achieved
 
 
+@functools.lru_cache(maxsize=64)
 def _coordinate_ledger(epsilon_coordinate, ell, delta, epsilon) -> Ledger:
-    """One Laplace step per coordinate, composed by DR-Cor3.21 with slack ``delta`` within ``epsilon``."""
+    """One Laplace step per coordinate, composed by DR-Cor3.21 with slack ``delta`` within ``epsilon``.  Remembered
+    (a frozen ledger of ``ℓ`` checked steps costs ~10 ms to build; the releases of a sweep share it)."""
     return Ledger((Spend(f"laplace on coordinate {i + 1} of the projection", epsilon_coordinate) for i in range(ell)),
                   rule="advanced-corollary", delta_prime=delta, budget=epsilon,
                   label="S1-Thm1: ℓ coordinates by DR-Cor3.21")

@@ -725,3 +725,24 @@ def test_local_search_reaches_the_exact_maximum_on_small_matrices():
         assert ls.value == pytest.approx(float(np.abs(ls.S.astype(float) @ M @ ls.R.astype(float))))
     assert np.mean([cut_norm_local_search(M := _sym(rng, 10), rng=2).value >= cut_norm_exact(M).value - 1e-9
                     for _ in range(20)]) >= 0.9
+
+
+def test_importing_the_graph_modules_does_not_load_scipy_optimize():
+    """scipy.optimize (~0.3 s to import) is loaded by the cutting-plane LP when it runs, not by importing chapter
+    14's modules; the control runs synthetic_graph's LP (can fail)."""
+    import pathlib
+    import subprocess
+    import sys
+
+    def loaded_after(statement):
+        code = f"import sys\n{statement}\nprint(' '.join(m for m in sys.modules if m.startswith('scipy.')))"
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                             cwd=pathlib.Path(__file__).resolve().parents[1])
+        return set(out.stdout.split())
+
+    loaded = loaded_after("import dpbook.graphs, dpbook.explorers.graphs, dpbook.comparisons.graphs")
+    assert "scipy.linalg" in loaded and "scipy.optimize" not in loaded and "scipy.sparse.linalg" not in loaded
+    assert "scipy.optimize" in loaded_after(
+        "from dpbook.graphs import graph_randomized_response, random_graph, synthetic_graph\n"
+        "g = random_graph(5, 0.5, rng=0)\n"
+        "synthetic_graph(graph_randomized_response(g, epsilon=1.0, rng=0), max_iter=2)")

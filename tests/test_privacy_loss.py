@@ -194,3 +194,21 @@ def test_widgets_return_figures_and_are_seeded():
     assert x8.size == 8 and W8.m == 255 and cancer6()[0].size == 64
 
 
+
+
+def test_peak_moment_ratio_is_the_largest_ratio_over_the_edge():
+    """Chapter 12's sharpness of the constant 4: the golden-section peak is at least every ratio on a grid of edge
+    positions (and not far above the grid's best), lies in (1, 4], tends to 2 as ε0 shrinks; a wrong search (the
+    ratio at the grid's worst edge) is below it, so the comparison can fail."""
+    from dpbook.privacy_loss import _edge_moment_ratio, peak_moment_ratio
+    for e0 in (0.5, 0.05):
+        peak, edge = peak_moment_ratio(e0)
+        grid = [_edge_moment_ratio(e0, c, 20, 50_001) for c in np.linspace(0.0, e0, 41)]
+        assert 0.0 <= edge <= e0 and max(grid) <= peak + 1e-9 and peak - max(grid) < 1e-3
+        assert 1.0 < peak <= 4.0 and min(grid) < peak - 1e-3
+    assert abs(peak_moment_ratio(0.01)[0] - 2.0) < 0.01
+    for kwargs, name in ((dict(epsilon0=0.0), "epsilon0"), (dict(epsilon0=0.6), "epsilon0"), (dict(epsilon0=1e-12), "epsilon0"),
+                         (dict(epsilon0=0.1, n=0), "n"), (dict(epsilon0=0.1, points=10), "points"),
+                         (dict(epsilon0=0.1, xatol=0.0), "xatol")):
+        with pytest.raises(ValueError, match=name):
+            peak_moment_ratio(**kwargs)

@@ -563,3 +563,39 @@ def test_the_factor_updates_equal_a_cholesky_from_scratch():
     F.delete(p - 1)                                            # the last position (no rotation needed)
     del held[-1]
     check()
+
+
+# --- what importing chapter 13's modules costs -----------------------------------------------------------------
+
+def _scipy_loaded_after(statement: str) -> set[str]:
+    import pathlib
+    import subprocess
+    import sys
+    code = f"import sys\n{statement}\nprint(' '.join(m for m in sys.modules if m.startswith('scipy.')))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=pathlib.Path(__file__).resolve().parents[1])
+    return set(out.stdout.split())
+
+
+def test_importing_the_projection_modules_does_not_load_scipy_optimize_or_spatial():
+    """scipy.optimize (~0.3 s) is only the NNLS fallback's, and the widget's 2-D hull is a monotone chain, not
+    scipy.spatial (~0.1 s): chapter 13's first cell pays neither.  The control calls the fallback (can fail)."""
+    loaded = _scipy_loaded_after("import dpbook.projection, dpbook.explorers.projection, dpbook.comparisons.projection")
+    assert "scipy.linalg" in loaded and not {"scipy.optimize", "scipy.spatial"} & loaded
+    assert "scipy.optimize" in _scipy_loaded_after(
+        "import numpy as np\nfrom dpbook.projection import _simplex_least_squares\n"
+        "_simplex_least_squares(np.eye(2), np.array([1.0, 0.0]), np.array([0.5, 0.5]))")
+
+
+def test_the_widgets_hull_matches_the_convex_hull():
+    """_hull_2d (Andrew's monotone chain) gives the vertices scipy's Qhull gives, counter-clockwise; collinear points
+    give the segment's two ends."""
+    from scipy.spatial import ConvexHull
+    from dpbook.explorers.projection import _hull_2d
+    pts = np.random.default_rng(SEED).random((300, 2))
+    hull = _hull_2d(pts)
+    assert sorted(map(tuple, hull)) == sorted(map(tuple, np.round(pts[ConvexHull(pts).vertices], 12)))
+    edges = np.roll(hull, -1, axis=0) - hull
+    assert np.all(edges[:, 0] * np.roll(edges, -1, axis=0)[:, 1] - edges[:, 1] * np.roll(edges, -1, axis=0)[:, 0] > 0)
+    assert _hull_2d(np.array([[0.0, 0.0], [2.0, 2.0], [0.5, 0.5], [1.0, 1.0]])).tolist() == [[0.0, 0.0], [2.0, 2.0]]
+    assert _hull_2d(np.array([[1.0, 1.0], [1.0, 1.0]])).tolist() == [[1.0, 1.0]]

@@ -126,12 +126,12 @@ def figure_column_products(ell=1024, r_values=(4, 8, 28), support=160, rng=2026)
     colours = [EXTRA[1], EMPIRICAL, EXTRA[0]]
     for colour, r in zip(colours, r_values):
         A = PolynomialSignHash.sample(r, ell, 1 << BITS, rng).matrix(cols)
-        z = np.sqrt(ell) * (A.T @ A)[off]
+        z = np.sqrt(ell) * np.einsum("li,lj->ij", A, A)[off]     # einsum: a BLAS product would spin its threads
         values, counts = np.unique(np.round(z, 6), return_counts=True)
         ax.plot(values, counts / z.size, "o" if r < 8 else "o-", color=colour, ms=6 if r < 8 else 4, lw=1,
                 label=f"r = {r}: max |z| = {np.abs(z).max():.3g}")
     signs = rng.choice([-1.0, 1.0], size=(ell, cols.size)) / np.sqrt(ell)
-    z = np.sqrt(ell) * (signs.T @ signs)[off]
+    z = np.sqrt(ell) * np.einsum("li,lj->ij", signs, signs)[off]
     values, counts = np.unique(np.round(z, 6), return_counts=True)
     ax.plot(values, counts / z.size, "-", color=EXTRA[3], lw=1.5, label=f"fully random signs: max |z| = {np.abs(z).max():.3g}")
     ax.set_yscale("log")
