@@ -257,7 +257,7 @@ def figure_peers(peers):
     from matplotlib.lines import Line2D
     if not isinstance(peers, dict) or not peers.get("rows"):
         raise ValueError("peers must be the parsed peer-comparison results (a dict with 'rows')")
-    fig, ax = new_figure(width=9.6, height=4.6)
+    fig, ax = fixed_figure(width=9.6, height=4.6, left=0.95, right=4.05, bottom=0.75, top=0.4)   # legend at the right
     # one artist per kind of mark (not one per row and method): the same picture, fewer artists to lay out and draw
     joins, ticks, guesses, marks = [], [], [], {name: [] for name in PEER_STYLES}
     for i, row in enumerate(peers["rows"], start=1):

@@ -11,7 +11,7 @@ import functools
 import numpy as np
 from matplotlib.ticker import MaxNLocator
 
-from ..plots import (BASELINE, BOUND, CONTROL, EMPIRICAL, EXTRA, UNIFORM, legend_outside, new_figure)
+from ..plots import (BASELINE, BOUND, CONTROL, EMPIRICAL, EXTRA, UNIFORM, legend_outside)
 from ._layout import fixed_figure, log_minor_125
 from ..smooth import (QUERIES, answer_query, approximation_error, chebyshev_coefficients, make_query,
                       smooth_summary, synthetic_points, true_answer)
@@ -153,7 +153,8 @@ def figure_accuracy(acc, baseline, guess, *, n, epsilon, beta=0.05):
     for key in ((J, nm) for J in Js for nm in names):
         if key not in acc or not isinstance(acc[key], dict) or {"err", "bound"} - set(acc[key]):
             raise ValueError(f"acc must hold a dict with 'err' and 'bound' for every (degree bound, query) pair; {key} has none")
-    fig, axes = new_figure(len(Js), width=9.6 if len(Js) == 2 else 7.2, height=5.0)
+    fig, axes = fixed_figure(len(Js), width=9.6 if len(Js) == 2 else 7.2, height=5.0, left=1.05, right=0.1,
+                             bottom=1.6, top=0.75, wspace=0.55)      # fixed margins: no layout pass on each draw
     axes = np.atleast_1d(axes)
     xs = np.arange(len(names))
     for ax, J in zip(axes, Js):
@@ -167,7 +168,7 @@ def figure_accuracy(acc, baseline, guess, *, n, epsilon, beta=0.05):
         ax.set_title(f"J = {J}")
     axes[0].set_ylabel(f"{1 - beta:.2f}-quantile of |error|\n(each query)")
     fig.suptitle(f"n = {n}, ε = {epsilon:g}")
-    fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncols=3)
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", bbox_to_anchor=(0.5, 0.0), ncols=3)
     return fig
 
 
