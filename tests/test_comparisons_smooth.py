@@ -81,3 +81,21 @@ def test_box_control_levels_off_while_the_kink_falls():
                      (dict(trials=0), "trials")):
         with pytest.raises(ValueError, match=name):
             box_control(**{**dict(ns=np.array([1000]), trials=5, rng=0), **kw})
+
+
+def test_compare_per_query_class_bound_is_per_query_laplace():
+    """The class-bound baseline is drawn without evaluating the queries on the rows again: the same numbers as
+    per_query_laplace without a grid, called at the same point of the stream (after the exact-Δ baseline)."""
+    from dpbook.smooth import cosine_query, per_query_laplace, smooth_summary, synthetic_points, true_answer
+    n, trials, m, grid = 2_000, 20, 5, 33
+    c = compare_per_query(np.array([m]), n=n, trials=trials, grid=grid, rng=11)
+    rng = np.random.default_rng(11)
+    X = synthetic_points(n, 1, rng=rng)
+    smooth_summary(X, epsilon=1.0, K=2, trials=trials, rng=rng)
+    omegas, phases = rng.uniform(0.5, 3.0, (m, 1)), rng.uniform(0, np.pi, (m, 1))
+    queries = [cosine_query(omegas[j], phases[j], 1, 2) for j in range(m)]
+    exact = np.array([true_answer(X, q) for q in queries])
+    first = per_query_laplace(X, queries, epsilon=1.0, trials=trials, rng=rng, grid=grid)
+    assert c.baseline[0] == float(np.abs(first.answers - exact).max(axis=1).mean())
+    r = per_query_laplace(X, queries, epsilon=1.0, trials=trials, rng=rng)
+    assert c.baseline_bound[0] == float(np.abs(r.answers - exact).max(axis=1).mean())

@@ -62,6 +62,7 @@ ALLOWED = {
         "dpbook.broken.mwem.mwem_marginal_cell_sensitivity", "dpbook.broken.mwem.mwem_no_round_split",
         "dpbook.broken.mwem.mwem_wrong_sign", "dpbook.broken.workloads.mwem_practical_distinct_cells",
         "dpbook.broken.workloads.mwem_practical_unit_range", "dpbook.comparisons.mwem.regime_errors",
+        "dpbook.comparisons.mwem.workload_growth", "dpbook.comparisons.mwem.practical_ablation",
         "dpbook.comparisons.projection.compare_mechanisms", "dpbook.explorers.mwem.explore_mwem",
         "dpbook.idc.streams.AdversarialStream", "dpbook.privacy_loss.BorderlineStream",   # an online stream's rounds
         "dpbook.privacy_loss.PrivacyLossReplay.azuma", "dpbook.theory.idc.azuma_bound",  # IDC-Claim4.7's rounds

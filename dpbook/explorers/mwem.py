@@ -257,19 +257,26 @@ def figure_peers(peers):
     from matplotlib.lines import Line2D
     if not isinstance(peers, dict) or not peers.get("rows"):
         raise ValueError("peers must be the parsed peer-comparison results (a dict with 'rows')")
-    fig, ax = new_figure(width=9.6, height=4.6)
+    fig, ax = fixed_figure(width=9.6, height=4.6, left=0.95, right=4.05, bottom=0.75, top=0.4)   # legend at the right
+    # one artist per kind of mark (not one per row and method): the same picture, fewer artists to lay out and draw
+    joins, ticks, guesses, marks = [], [], [], {name: [] for name in PEER_STYLES}
     for i, row in enumerate(peers["rows"], start=1):
         methods = row["methods"]
-        pts = sorted((m["median_seconds"], m["median_max_error"]) for m in methods.values())
-        ax.plot(*zip(*pts), "-", color=UNIFORM, alpha=0.3, lw=1, zorder=0)
+        joins += sorted((m["median_seconds"], m["median_max_error"]) for m in methods.values()) + [(np.nan, np.nan)]
         t_p, ref = methods["dpbook mwem_practical"]["median_seconds"], row["references"]
-        ax.plot(t_p, ref["noisy histogram"]["median_max_error"], "_", color=HISTOGRAM, ms=18, mew=2.5, zorder=1)
-        ax.plot([t_p / 1.35, t_p * 1.35], [ref["uniform"]["max_error"]] * 2, "--", color=UNIFORM, lw=2.5, zorder=1)
+        ticks.append((t_p, ref["noisy histogram"]["median_max_error"]))
+        guesses += [(t_p / 1.35, ref["uniform"]["max_error"]), (t_p * 1.35, ref["uniform"]["max_error"]), (np.nan, np.nan)]
         ax.annotate(str(i), (t_p, methods["dpbook mwem_practical"]["median_max_error"]), xytext=(0, -7),
                     textcoords="offset points", ha="center", va="top", color=EMPIRICAL, fontweight="bold")
         for name, m in methods.items():
+            marks[name].append((m["median_seconds"], m["median_max_error"]))
+    ax.plot(*zip(*joins), "-", color=UNIFORM, alpha=0.3, lw=1, zorder=0)
+    ax.plot(*zip(*ticks), "_", color=HISTOGRAM, ms=18, mew=2.5, zorder=1)
+    ax.plot(*zip(*guesses), "--", color=UNIFORM, lw=2.5, zorder=1)
+    for name, pts in marks.items():
+        if pts:
             marker, colour = PEER_STYLES[name]
-            ax.plot(m["median_seconds"], m["median_max_error"], marker, color=colour, ms=8)
+            ax.plot(*zip(*pts), marker, color=colour, ms=8)
     ax.set_xscale("log"); ax.set_yscale("log"); ax.minorticks_off()
     ax.set_ylim(bottom=0.4 * min(m["median_max_error"] for row in peers["rows"] for m in row["methods"].values()))
     ax.set_xlabel("seconds per run (median)"); ax.set_ylabel("max error (median)")

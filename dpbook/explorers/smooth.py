@@ -11,7 +11,7 @@ import functools
 import numpy as np
 from matplotlib.ticker import MaxNLocator
 
-from ..plots import (BASELINE, BOUND, CONTROL, EMPIRICAL, EXTRA, UNIFORM, legend_outside, new_figure)
+from ..plots import (BASELINE, BOUND, CONTROL, EMPIRICAL, EXTRA, UNIFORM, legend_outside)
 from ._layout import fixed_figure, log_minor_125
 from ..smooth import (QUERIES, answer_query, approximation_error, chebyshev_coefficients, make_query,
                       smooth_summary, synthetic_points, true_answer)
@@ -122,7 +122,7 @@ def figure_approximation(degree_bounds, gammas, orders, *, fit_from=16):
     fit_from = check_real("fit_from", fit_from, low=1.0)
     if not np.any(degree_bounds >= fit_from):
         raise ValueError(f"fit_from ({fit_from:g}) must be at most the largest degree bound ({degree_bounds.max():g})")
-    fig, ax = new_figure(width=8.6, height=4.4)
+    fig, ax = fixed_figure(width=8.6, height=4.4, left=1.0, right=3.3, bottom=0.75, top=0.4)   # legend at the right
     for (name, g), colour in zip(gammas.items(), [EMPIRICAL, *EXTRA]):
         ax.loglog(degree_bounds, np.maximum(g, 1e-16), "o-", color=colour, ms=4, label=name)
     big = degree_bounds >= fit_from
@@ -130,12 +130,12 @@ def figure_approximation(degree_bounds, gammas, orders, *, fit_from=16):
         g = np.asarray(gammas[name])[big]
         ax.loglog(degree_bounds[big], g[0] * (degree_bounds[big] / degree_bounds[big][0]) ** (-K), "--", color=BOUND, lw=1.2,
                   label="rate J^(−K) (SMOOTH-Thm3.2)" if i == 0 else None)
-    ax.set_xticks(degree_bounds, [f"{J:g}" for J in degree_bounds])
-    ax.minorticks_off()
     ax.set(xlabel="degree bound J", ylabel="max error sup |f − p_J|", ylim=(1e-16, 3),
            title="smoothness sets the rate")
+    log_minor_125(ax)                                        # before the x ticks: it must not relabel them
+    ax.set_xticks(degree_bounds, [f"{J:g}" for J in degree_bounds])
+    ax.minorticks_off()
     legend_outside(ax)
-    log_minor_125(ax)
     return fig
 
 
@@ -153,7 +153,8 @@ def figure_accuracy(acc, baseline, guess, *, n, epsilon, beta=0.05):
     for key in ((J, nm) for J in Js for nm in names):
         if key not in acc or not isinstance(acc[key], dict) or {"err", "bound"} - set(acc[key]):
             raise ValueError(f"acc must hold a dict with 'err' and 'bound' for every (degree bound, query) pair; {key} has none")
-    fig, axes = new_figure(len(Js), width=9.6 if len(Js) == 2 else 7.2, height=5.0)
+    fig, axes = fixed_figure(len(Js), width=9.6 if len(Js) == 2 else 7.2, height=5.0, left=1.05, right=0.1,
+                             bottom=1.6, top=0.75, wspace=0.55)      # fixed margins: no layout pass on each draw
     axes = np.atleast_1d(axes)
     xs = np.arange(len(names))
     for ax, J in zip(axes, Js):
@@ -167,7 +168,7 @@ def figure_accuracy(acc, baseline, guess, *, n, epsilon, beta=0.05):
         ax.set_title(f"J = {J}")
     axes[0].set_ylabel(f"{1 - beta:.2f}-quantile of |error|\n(each query)")
     fig.suptitle(f"n = {n}, ε = {epsilon:g}")
-    fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncols=3)
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", bbox_to_anchor=(0.5, 0.0), ncols=3)
     return fig
 
 
@@ -184,7 +185,7 @@ def figure_regimes(sweeps, *, epsilon=1.0):
     for name, r in sweeps.items():
         if not isinstance(r, RegimeSweep) or r.baseline is None or r.uniform is None:
             raise TypeError(f"sweeps[{name!r}] ({type(r).__name__}) must be a RegimeSweep with baseline and uniform")
-    fig, ax = new_figure(width=9.4, height=4.6)
+    fig, ax = fixed_figure(width=9.4, height=4.6, left=1.15, right=3.35, bottom=0.75, top=0.4)   # legend at the right
     for (name, r), colour, marker in zip(sweeps.items(), [EMPIRICAL, EXTRA[1], EXTRA[4]], "os^"):
         slope = r.theory()["accuracy"]
         short = name.split(" ")[0].replace("2d=", "")          # "K=2d=2" -> "K=2", "K=6 (d/K=1/6)" -> "K=6"
@@ -226,7 +227,8 @@ def figure_per_query(cmp, control, *, epsilon=1.0, n=50_000):
     control = series("n", **{k: control[k] for k in ("n", "box", "kink", "baseline", "guess")})
     if np.any(control["n"] < 1):
         raise ValueError(f"control['n'] ({control['n'].tolist()}) must hold row counts >= 1")
-    fig, (left, right) = new_figure(2, width=9.6, height=5.4)
+    fig, (left, right) = fixed_figure(2, width=9.6, height=5.4, left=0.95, right=0.1, bottom=2.05, top=0.35,
+                                      wspace=1.0)      # fixed margins: no layout pass on each draw
     left.loglog(cmp.ms, cmp.summary, "o-", color=EMPIRICAL, label=f"one summary (J={cmp.degree_bound})")
     left.loglog(cmp.ms, cmp.baseline, "s-", color=BASELINE, label="per-query Laplace, exact Δ")
     left.loglog(cmp.ms, cmp.baseline_bound, "s:", color=BASELINE, alpha=0.6, label="per-query, Δ = 2Bm/n")
@@ -254,7 +256,7 @@ def figure_sensitivity(degree_bounds, exact):
     exact = _values("exact", exact, degree_bounds.size, positive=True)
     if degree_bounds.size < 2 or np.any(degree_bounds < 2):
         raise ValueError(f"degree_bounds ({degree_bounds.tolist()}) must hold at least two degree bounds >= 2")
-    fig, ax = new_figure(width=8.6, height=4.2)
+    fig, ax = fixed_figure(width=8.6, height=4.2, left=0.85, right=2.55, bottom=0.75, top=0.4)   # legend at the right
     ax.plot(degree_bounds, exact / degree_bounds, "o-", color=EMPIRICAL, label="exact sensitivity\n(computed)")
     ax.plot(degree_bounds, np.ones_like(degree_bounds), "-", color=CONTROL, label="paper's scale J/n")
     ax.plot(degree_bounds, 2 * (degree_bounds - 1) / degree_bounds, "-", color=BOUND, label="corrected scale\n2(J−1)/n")
