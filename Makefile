@@ -67,6 +67,7 @@ audits: $(STAMP)  ## the audit catalogue at full size (chapter 17's table): benc
 stored: audits $(STAMP)  ## every stored result the chapters read, except the arena and peers (each has its own target)
 	$(BIN)/python -m benchmarks.sparse_vector.run
 	$(BIN)/python -m benchmarks.graphs.run
+	$(BIN)/python -m benchmarks.mwem_sweeps.run
 
 data:  ## rebuild data/ from the registry packages (needs scikit-learn and networkx)
 	$(PYTHON) data/make_datasets.py
