@@ -12,7 +12,7 @@ __all__ = ["Release", "Spend", "Ledger", "compose", "composition_rule", "COMPOSI
            "zcdp_epsilon", "zcdp_rho", "zcdp_of"]
 
 from .validation import NEIGHBOURS as _DATABASE_RELATIONS
-from .validation import EPSILON_EXP_MAX, EPSILON_RANGE, check_choice, check_delta, check_real
+from .validation import EPSILON_EXP_MAX, EPSILON_RANGE, check_choice, check_delta, check_epsilon, check_real
 
 #: The neighbouring relations a claim can be made under: add/remove one row (``||x - x'||_1 <= 1``, n private),
 #: replace one row (``|D| = |D'| = n``, n public), and randomized response's local relation (chapter 02).
@@ -265,14 +265,11 @@ def zcdp_epsilon(rho, delta) -> float:
 
 
 def zcdp_rho(epsilon, delta) -> float:
-    """The largest ρ whose :func:`zcdp_epsilon` at ``delta`` is at most ``epsilon`` (bisection, fixed work; the
-    ρ a mechanism that accounts in zCDP splits an ``(ε, δ)`` budget into, as AIM does)."""
-    epsilon = check_real("epsilon", epsilon, low=0.0)
-    if epsilon != 0.0 and not EPSILON_RANGE[0] <= epsilon <= CLAIM_EPSILON_MAX:
-        raise ValueError(f"epsilon ({epsilon!r}) must be 0 or in [{EPSILON_RANGE[0]:g}, 2^53]")
+    """The largest ρ whose :func:`zcdp_epsilon` at ``delta`` is at most ``epsilon`` (a mechanism's ε,
+    :func:`dpbook.validation.check_epsilon`; bisection, fixed work): the ρ a mechanism that accounts in zCDP splits
+    an ``(ε, δ)`` budget into, as AIM does."""
+    epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, positive=True)
-    if epsilon == 0.0:
-        return 0.0
     lo, hi = 0.0, epsilon                  # zcdp_epsilon(ρ) >= ρ, so ρ <= ε
     for _ in range(200):
         mid = 0.5 * (lo + hi)
