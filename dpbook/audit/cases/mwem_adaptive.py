@@ -72,7 +72,7 @@ def _zcdp_one_way_case(name, fn, opening, epsilon, trials, kind):
     from ...noise import gaussian_noise
     from ...queries import k_way_marginals
     from ...release import zcdp_epsilon, zcdp_rho
-    from ...theory.gaussian import gaussian_delta
+    from .gaussian import _true_gaussian_epsilon
     d, share, delta = 3, 0.3, _ZCDP_DELTA
     W = k_way_marginals(d, 2)
     x = np.array([1, 0, 1, 0, 1, 0, 0, 0])                                      # rows 000, 010, 100
@@ -90,24 +90,13 @@ def _zcdp_one_way_case(name, fn, opening, epsilon, trials, kind):
                                                         gaussian_noise, rng)
 
     mu = np.sqrt(d) / sigma                    # the shift of the value-1 cells' sum, in its standard deviations
-    exact = _gaussian_epsilon(mu, delta, gaussian_delta)
+    exact = _true_gaussian_epsilon(1.0 / mu, delta)                           # Balle–Wang, exact
     base = float(x[bits[:, 0] == 1].sum() + x[bits[:, 1] == 1].sum() + x[bits[:, 2] == 1].sum())
     stat = lambda m: (m[:, 1] + m[:, 3] + m[:, 5] - base) / (sigma * np.sqrt(d))
     events = {f"value-1 sum >= {t:.3g} sd": (lambda m, t=t: stat(m) >= t)
               for t in (exact / mu + mu / 2 + s for s in (-0.3, 0.0, 0.3))}
     return AuditCase(name, f"{fn.__module__}.{fn.__name__}", claim, delta, sampler(x), sampler(x_prime), events,
                      trials, _PAIR_ZCDP, kind, exact)
-
-
-def _gaussian_epsilon(mu, delta, gaussian_delta):
-    """The exact ε at δ of N(0, 1) vs N(μ, 1) (bisection on the Balle–Wang δ(ε), never below the root)."""
-    lo, hi = 0.0, 1.0
-    while gaussian_delta(1.0 / mu, hi) > delta:
-        hi *= 2
-    for _ in range(60):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if gaussian_delta(1.0 / mu, mid) > delta else (lo, mid)
-    return hi
 
 
 @register("adaptive_marginals_zcdp_one_way")
