@@ -519,6 +519,7 @@ _FIT_SWEEPS = 50
 _STALL = 0.99                      # a sweep that shrinks the largest misfit by < 1% ends the fit
 _ROUND_SWEEPS = 1                  # warm-started sweeps per round (the release is fitted to convergence)
 _PRIOR_SHARE = 3.0                 # the prior f_T ~ U[-n, n] has variance n²/3
+_PRIOR_GRID = 61                   # grid points of the prior variance's likelihood (0, then 1e-6..1 of n²/3)
 _PRIOR_FLOOR = 1e-12               # fitted cells are floored here (probabilities) so a cell can come back
 
 
@@ -586,6 +587,7 @@ class _AdaptivePlan:
         w = w / w.max() if w.max() > 0 else np.ones_like(w)
         self.candidates = cands + [full] if self.has_full else cands
         self.weights = np.append(w, 1.0) if self.has_full else w
+        self.sizes = np.array([1 << len(S) for S in self.candidates], dtype=np.float64)
         self.cells = MarginalWorkload(d, [(S, v) for S in cands for v in itertools.product((0, 1), repeat=len(S))])
         sizes = np.array([1 << len(S) for S in cands])
         self.starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
@@ -624,9 +626,9 @@ def _hadamard(y, s):
     return h.reshape(-1)
 
 
-def _consistent_tables(plan, measurements, n):
-    """Generalised least squares of every measurement in the parity basis (decoupled per subset ``T``), with the
-    public prior ``f_T = 0`` at variance ``n²/3`` and ``f_∅ = n``; returns ``{S: fitted table in counts}``."""
+def _parity_estimates(plan, measurements):
+    """The measurements alone in the parity basis: for every subset mask ``T`` they reach, the inverse-variance
+    average ``f̂_T`` and its variance ``v_T`` (decoupled per ``T``: an orthogonal transform of i.i.d. noise)."""
     keys, values, inverse = [], [], []
     for S, b, y in measurements:
         keys.append(plan.masks(S))
@@ -634,9 +636,50 @@ def _consistent_tables(plan, measurements, n):
         inverse.append(np.full(1 << len(S), 1.0 / ((1 << len(S)) * 2.0 * b * b)))
     keys, values, inverse = np.concatenate(keys), np.concatenate(values), np.concatenate(inverse)
     unique, where = np.unique(keys, return_inverse=True)
-    weight = np.bincount(where, weights=inverse) + _PRIOR_SHARE / (float(n) ** 2)
-    f = np.bincount(where, weights=inverse * values) / weight
+    precision = np.bincount(where, weights=inverse)
+    return unique, np.bincount(where, weights=inverse * values) / precision, 1.0 / precision
+
+
+def _popcount(masks) -> np.ndarray:
+    masks = np.asarray(masks, dtype=np.int64).copy()
+    count = np.zeros(masks.shape, dtype=np.int64)
+    while np.any(masks):
+        count += masks & 1
+        masks >>= 1
+    return count
+
+
+def _prior_variance(estimate, variance, high) -> float:
+    """The maximum-likelihood ``τ²`` in ``[0, high]`` of ``f̂_T ~ N(0, τ² + v_T)`` (independent): the log-likelihood
+    on a grid of ``_PRIOR_GRID`` points, ``0`` and geometric from ``high·1e-6`` to ``high`` (public), its
+    largest point kept (deterministic; each noisy coefficient weighs by its own variance, so uninformative ones
+    do not drown informative ones, as a plain moment estimate would)."""
+    grid = np.concatenate(([0.0], high * np.geomspace(1e-6, 1.0, _PRIOR_GRID - 1)))
+    total = grid[:, None] + variance[None, :]
+    loglik = -0.5 * np.sum(np.log(total) + estimate[None, :] ** 2 / total, axis=1)
+    return float(grid[int(np.argmax(loglik))])
+
+
+def _shrink(unique, estimate, variance, n):
+    """Empirical-Bayes shrinkage of the parity estimates towards the uniform table (``f_T = 0``), one prior per
+    order ``|T|``: ``f_T ~ N(0, τ_j²)``, ``τ_j²`` the maximum-likelihood value in ``[0, n²/3]`` (:func:`_prior_variance`;
+    ``n²/3`` is the variance of the uniform law on the range ``|f_T| <= n``), and the posterior mean
+    ``f̂_T τ_j² / (τ_j² + v_T)``; ``f_∅ = n``.  Reads released values and public ``n`` only."""
+    order = _popcount(unique)
+    f = np.zeros_like(estimate)
+    for j in np.unique(order[order > 0]):
+        at = order == j
+        tau2 = _prior_variance(estimate[at], variance[at], float(n) ** 2 / _PRIOR_SHARE)
+        f[at] = estimate[at] * (tau2 / (tau2 + variance[at]))
     f[unique == 0] = n
+    return f
+
+
+def _consistent_tables(plan, measurements, n):
+    """Generalised least squares of every measurement in the parity basis (:func:`_parity_estimates`), shrunk
+    by :func:`_shrink`; returns ``{S: fitted table in counts}``, consistent with each other."""
+    unique, estimate, variance = _parity_estimates(plan, measurements)
+    f = _shrink(unique, estimate, variance, n)
     fitted = {}
     for S, _, _ in measurements:
         if S not in fitted:
@@ -673,38 +716,75 @@ def _fit(plan, p, measurements, n, tol, sweeps=None):
     return cube
 
 
+def _opening_informative(n, b_one) -> bool:
+    """The opening's public rule: measure the 1-way marginals only when a 1-way table's expected L1 noise ``2 b``
+    is below ``n``, the largest L1 error the uniform model can have on a 1-way table (``2n (1 − 1/2)``)."""
+    return 2.0 * b_one < n
+
+
+def _eligible(plan, model, p, n, b):
+    """The candidates a round at Laplace scale ``b`` may measure (public: the model and ``b``): those whose
+    expected L1 noise ``2^{|r|} b`` is below the largest L1 error the model can have on them for some table of
+    ``n`` rows, ``2n (1 − min_v M_r(p)_v)`` (all rows in the model's least likely cell), i.e. whose
+    bias-corrected score can be positive for some data."""
+    low = np.minimum.reduceat(model, plan.starts)
+    if plan.has_full:
+        low = np.append(low, float(p.min()) * n)
+    return plan.sizes * b < 2.0 * (n - low)
+
+
+def _round_budget(plan, model, p, *, n, left, eps_round, select_share, sensitivity):
+    """The round rule: the round's budget ``ε_t`` (``ε_round``, or all that is ``left`` when that is at most
+    ``2 ε_round``: the last round) and the candidates it may measure (:func:`_eligible`).  When none is eligible
+    the budget is carried, not spent: ``ε_round`` doubles until some candidate is eligible or the round is the
+    last (which then measures among all candidates).  Returns ``(ε_t, ε_round, last, allowed)``."""
+    while True:
+        last = left <= 2.0 * eps_round
+        eps_t = left if last else eps_round
+        allowed = _eligible(plan, model, p, n, sensitivity / ((1.0 - select_share) * eps_t))
+        if allowed.any():
+            return eps_t, eps_round, last, allowed
+        if last:
+            return eps_t, eps_round, last, np.ones_like(allowed)
+        eps_round *= 2.0
+
+
 def _adaptive_run(x, plan, *, epsilon, n, sensitivity, select_share, rng, sampler, opening):
     """One run of :func:`adaptive_marginals` (validated inputs); returns the fitted table and the transcript."""
     d, xf = plan.d, x.astype(np.float64)
     truth = plan.cells.counts(xf)
     eps_round, eps_one, b_one = opening(epsilon, d, sensitivity)
-    ones = [(a,) for a in range(d)]
-    noisy = measure_one_way_marginals(truth[np.concatenate([plan.offset[S] + np.arange(2) for S in ones])], b_one,
-                                      sampler, rng)
-    measurements = [(S, b_one, noisy[2 * a: 2 * a + 2]) for a, S in enumerate(ones)]
-    steps = [(f"laplace (measure every 1-way marginal, Δ={sensitivity * d:g})", eps_one)]
     p = np.ones(plan.N) / plan.N
-    smallest_b = b_one
-    p = _fit(plan, p, measurements, n, tol=_TOL_SHARE * smallest_b / n)
-    spent = [eps_one]
+    measurements, steps, spent, smallest_b = [], [], [], math.inf
+    if _opening_informative(n, b_one):
+        ones = [(a,) for a in range(d)]
+        noisy = measure_one_way_marginals(truth[np.concatenate([plan.offset[S] + np.arange(2) for S in ones])],
+                                          b_one, sampler, rng)
+        measurements = [(S, b_one, noisy[2 * a: 2 * a + 2]) for a, S in enumerate(ones)]
+        steps = [(f"laplace (measure every 1-way marginal, Δ={sensitivity * d:g})", eps_one)]
+        smallest_b = b_one
+        p = _fit(plan, p, measurements, n, tol=_TOL_SHARE * smallest_b / n)
+        spent = [eps_one]
+    else:                                                   # carried, not spent: the first round is larger
+        eps_round, eps_one = eps_round + eps_one, 0.0
     selected, round_eps = [], []
     w = plan.weights
     while True:
         left = epsilon - math.fsum(spent)
         if left <= 0:
             break
-        last = left <= 2.0 * eps_round
-        eps_t = left if last else eps_round
+        model = plan.cells.counts(p) * n
+        eps_t, eps_round, last, allowed = _round_budget(plan, model, p, n=n, left=left, eps_round=eps_round,
+                                                        select_share=select_share, sensitivity=sensitivity)
         eps_sel = select_share * eps_t
         eps_mea = eps_t - eps_sel
         b = sensitivity / eps_mea
-        model = plan.cells.counts(p) * n
         err = np.add.reduceat(np.abs(model - truth), plan.starts)
         if plan.has_full:
             err = np.append(err, np.abs(p * n - xf).sum())
-        sizes = np.array([1 << len(S) for S in plan.candidates], dtype=np.float64)
-        scores = w * (err - sizes * b)
-        pick = int(exponential_mechanism(scores, epsilon=eps_sel, sensitivity=sensitivity, rng=rng))
+        scores = w * (err - plan.sizes * b)
+        among = np.flatnonzero(allowed)
+        pick = int(among[exponential_mechanism(scores[among], epsilon=eps_sel, sensitivity=sensitivity, rng=rng)])
         S = plan.candidates[pick]
         true_S = truth[plan.offset[S]: plan.offset[S] + (1 << len(S))] if S in plan.offset else xf
         y = true_S + sampler(b, (1 << len(S),), rng)
