@@ -40,7 +40,7 @@ import numpy as np
 
 from .exponential import exponential_mechanism
 from .multiplicative_weights import marginal_layout, mw_update
-from ._mw_kernels import cube_blocks, marginal_sum
+from ._mw_kernels import cube_blocks
 from .noise import laplace_noise
 from .queries import MarginalWorkload, check_database
 from .release import Ledger, Release, Spend, compose
@@ -519,6 +519,7 @@ _FIT_SWEEPS = 50
 _STALL = 0.99                      # a sweep that shrinks the largest misfit by < 1% ends the fit
 _ROUND_SWEEPS = 1                  # warm-started sweeps per round (the release is fitted to convergence)
 _PRIOR_SHARE = 3.0                 # the prior f_T ~ U[-n, n] has variance n²/3
+_LOW_BITS = 10                     # the table is viewed as rows of 2^10 contiguous cells (fast passes)
 _PRIOR_GRID = 61                   # grid points of the prior variance's likelihood (0, then 1e-6..1 of n²/3)
 _PRIOR_FLOOR = 1e-12               # fitted cells are floored here (probabilities) so a cell can come back
 
@@ -595,19 +596,38 @@ class _AdaptivePlan:
         self._shapes = {}
 
     def shapes(self, S):
-        """(block shape, axes summed away, broadcast shape) of the ``(2,)*d`` cube for the marginal on ``S``."""
+        """The view of the table for the marginal on ``S``: rows of ``2^L`` contiguous cells (the last ``L =
+        min(d, _LOW_BITS)`` attributes) under the ``(2,)*(d − L)`` cube of the others with each run outside ``S``
+        merged into one axis; returns (view shape, leading axes summed away, the index of ``S``'s cell of every
+        entry of the summed view, broadcastable against the view).  Every pass then runs over contiguous rows."""
         if S not in self._shapes:
-            shape, keep = cube_blocks(self.d, S)
+            L = min(self.d, _LOW_BITS)
+            D = self.d - L
+            hi, lo = [a for a in S if a < D], [a - D for a in S if a >= D]
+            shape, keep = cube_blocks(D, hi) if D else ([], [])
             away = tuple(t for t in range(len(shape)) if t not in keep)
-            self._shapes[S] = (tuple(shape), away, tuple(2 if t in keep else 1 for t in range(len(shape))))
+            j = np.arange(1 << L)
+            low = np.zeros(1 << L, dtype=np.int64)
+            for i, a in enumerate(lo):
+                low |= ((j >> (L - 1 - a)) & 1) << (len(lo) - 1 - i)
+            index = (np.arange(1 << len(hi))[:, None] << len(lo)) | low[None, :]   # S sorted: hi bits lead
+            bshape = tuple(2 if t in keep else 1 for t in range(len(shape))) + (1 << L,)
+            self._shapes[S] = (tuple(shape) + (1 << L,), away, index.reshape(bshape))
         return self._shapes[S]
 
     def marginal(self, p, S):
         """The marginal table of ``p`` on ``S`` (flattened, first attribute most significant)."""
         if len(S) == self.d:
             return p
-        shape, away, _ = self.shapes(S)
-        return marginal_sum(p, shape, away)
+        shape, away, index = self.shapes(S)
+        rows = p.reshape(shape)
+        summed = rows.sum(axis=away) if away else rows
+        return np.bincount(index.reshape(-1), weights=summed.reshape(-1), minlength=1 << len(S))
+
+    def scale(self, p, S, ratio):
+        """``p`` (in place) times ``ratio[cell of S]`` on each cell: the proportional-fitting update."""
+        shape, _, index = self.shapes(S)
+        p.reshape(shape)[...] *= ratio[index]
 
     def masks(self, S):
         """The global bit mask (attribute a = bit d-1-a) of each subset ``T ⊆ S``, in Hadamard order."""
@@ -677,15 +697,23 @@ def _shrink(unique, estimate, variance, n):
 
 def _consistent_tables(plan, measurements, n):
     """Generalised least squares of every measurement in the parity basis (:func:`_parity_estimates`), shrunk
-    by :func:`_shrink`; returns ``{S: fitted table in counts}``, consistent with each other."""
+    by :func:`_shrink`; returns ``{S: fitted table in counts}`` for the maximal measured sets
+    (:func:`_maximal_sets`), consistent with each other."""
     unique, estimate, variance = _parity_estimates(plan, measurements)
     f = _shrink(unique, estimate, variance, n)
     fitted = {}
-    for S, _, _ in measurements:
-        if S not in fitted:
-            coef = f[np.searchsorted(unique, plan.masks(S))]
-            fitted[S] = _hadamard(coef, len(S)) / (1 << len(S))
+    for S in _maximal_sets([S for S, _, _ in measurements]):
+        coef = f[np.searchsorted(unique, plan.masks(S))]
+        fitted[S] = _hadamard(coef, len(S)) / (1 << len(S))
     return fitted
+
+
+def _maximal_sets(sets) -> list:
+    """The distinct measured sets contained in no other measured set, in the order first measured: the fitted
+    tables are consistent, so a set's table is the marginal of any measured superset's table and fitting the
+    maximal ones fits them all (up to the clipping at 0)."""
+    distinct = list(dict.fromkeys(sets))
+    return [S for S in distinct if not any(len(R) > len(S) and set(S) <= set(R) for R in distinct)]
 
 
 def _fit(plan, p, measurements, n, tol, sweeps=None):
@@ -706,9 +734,7 @@ def _fit(plan, p, measurements, n, tol, sweeps=None):
                 continue
             m = plan.marginal(cube, S)
             worst = max(worst, float(np.max(np.abs(m - t))))
-            shape, _, bshape = plan.shapes(S)
-            ratio = np.divide(t, m, out=np.zeros_like(t), where=m > 0)
-            cube.reshape(shape)[...] *= ratio.reshape(bshape)
+            plan.scale(cube, S, np.divide(t, m, out=np.zeros_like(t), where=m > 0))
         cube /= cube.sum()
         if worst <= tol or worst > _STALL * previous:       # converged, or cycling between clipped targets
             break
