@@ -584,7 +584,10 @@ class _AdaptivePlan:
         if self.has_full:
             closure.discard(full)
         cands = sorted(closure, key=lambda S: (len(S), S))
-        w = np.array([sum(len(set(r) & set(s)) for s in sets) for r in cands], dtype=np.float64)
+        def bits(S):
+            return sum(1 << (d - 1 - a) for a in S)
+        workload_bits = np.array([bits(s) for s in sets], dtype=np.int64)
+        w = np.array([_popcount(bits(r) & workload_bits).sum() for r in cands], dtype=np.float64)  # Σ_s |r ∩ s|
         w = w / w.max() if w.max() > 0 else np.ones_like(w)
         self.candidates = cands + [full] if self.has_full else cands
         self.weights = np.append(w, 1.0) if self.has_full else w
@@ -646,14 +649,21 @@ def _hadamard(y, s):
     return h.reshape(-1)
 
 
-def _parity_estimates(plan, measurements):
+def _parity_estimates(plan, measurements, cache=None):
     """The measurements alone in the parity basis: for every subset mask ``T`` they reach, the inverse-variance
-    average ``f̂_T`` and its variance ``v_T`` (decoupled per ``T``: an orthogonal transform of i.i.d. noise)."""
+    average ``f̂_T`` and its variance ``v_T`` (decoupled per ``T``: an orthogonal transform of i.i.d. noise).
+    ``cache``: a dict kept across one run's calls (each measurement is transformed once)."""
+    cache = {} if cache is None else cache
     keys, values, inverse = [], [], []
     for S, b, y in measurements:
-        keys.append(plan.masks(S))
-        values.append(_hadamard(y, len(S)))
-        inverse.append(np.full(1 << len(S), 1.0 / ((1 << len(S)) * 2.0 * b * b)))
+        key = (id(y), S, b)
+        if key not in cache:                      # the entry holds y, so its id is not reused while cached
+            cache[key] = (y, plan.masks(S), _hadamard(y, len(S)),
+                          np.full(1 << len(S), 1.0 / ((1 << len(S)) * 2.0 * b * b)))
+        _, mask, value, inv = cache[key]
+        keys.append(mask)
+        values.append(value)
+        inverse.append(inv)
     keys, values, inverse = np.concatenate(keys), np.concatenate(values), np.concatenate(inverse)
     unique, where = np.unique(keys, return_inverse=True)
     precision = np.bincount(where, weights=inverse)
@@ -695,11 +705,11 @@ def _shrink(unique, estimate, variance, n):
     return f
 
 
-def _consistent_tables(plan, measurements, n):
+def _consistent_tables(plan, measurements, n, cache=None):
     """Generalised least squares of every measurement in the parity basis (:func:`_parity_estimates`), shrunk
     by :func:`_shrink`; returns ``{S: fitted table in counts}`` for the maximal measured sets
     (:func:`_maximal_sets`), consistent with each other."""
-    unique, estimate, variance = _parity_estimates(plan, measurements)
+    unique, estimate, variance = _parity_estimates(plan, measurements, cache)
     f = _shrink(unique, estimate, variance, n)
     fitted = {}
     for S in _maximal_sets([S for S, _, _ in measurements]):
@@ -713,12 +723,13 @@ def _maximal_sets(sets) -> list:
     tables are consistent, so a set's table is the marginal of any measured superset's table and fitting the
     maximal ones fits them all (up to the clipping at 0)."""
     distinct = list(dict.fromkeys(sets))
-    return [S for S in distinct if not any(len(R) > len(S) and set(S) <= set(R) for R in distinct)]
+    masks = [sum(1 << a for a in S) for S in distinct]
+    return [S for S, m in zip(distinct, masks) if not any(r != m and r & m == m for r in masks)]
 
 
-def _fit(plan, p, measurements, n, tol, sweeps=None):
+def _fit(plan, p, measurements, n, tol, sweeps=None, cache=None):
     """Proportional fitting of ``p`` (in place, warm) to the consistent, clipped measured marginals."""
-    fitted = _consistent_tables(plan, measurements, n)
+    fitted = _consistent_tables(plan, measurements, n, cache)
     targets = {}
     for S, table in fitted.items():
         t = np.maximum(table, 0.0)
@@ -781,7 +792,7 @@ def _adaptive_run(x, plan, *, epsilon, n, sensitivity, select_share, rng, sample
     truth = plan.cells.counts(xf)
     eps_round, eps_one, b_one = opening(epsilon, d, sensitivity)
     p = np.ones(plan.N) / plan.N
-    measurements, steps, spent, smallest_b = [], [], [], math.inf
+    measurements, steps, spent, smallest_b, cache = [], [], [], math.inf, {}
     if _opening_informative(n, b_one):
         ones = [(a,) for a in range(d)]
         noisy = measure_one_way_marginals(truth[np.concatenate([plan.offset[S] + np.arange(2) for S in ones])],
@@ -789,7 +800,7 @@ def _adaptive_run(x, plan, *, epsilon, n, sensitivity, select_share, rng, sample
         measurements = [(S, b_one, noisy[2 * a: 2 * a + 2]) for a, S in enumerate(ones)]
         steps = [(f"laplace (measure every 1-way marginal, Δ={sensitivity * d:g})", eps_one)]
         smallest_b = b_one
-        p = _fit(plan, p, measurements, n, tol=_TOL_SHARE * smallest_b / n)
+        p = _fit(plan, p, measurements, n, tol=_TOL_SHARE * smallest_b / n, cache=cache)
         spent = [eps_one]
     else:                                                   # carried, not spent: the first round is larger
         eps_round, eps_one = eps_round + eps_one, 0.0
@@ -817,7 +828,7 @@ def _adaptive_run(x, plan, *, epsilon, n, sensitivity, select_share, rng, sample
         before = plan.marginal(p, S).copy()
         measurements.append((S, b, y))
         smallest_b = min(smallest_b, b)
-        p = _fit(plan, p, measurements, n, tol=_TOL_SHARE * smallest_b / n, sweeps=_ROUND_SWEEPS)
+        p = _fit(plan, p, measurements, n, tol=_TOL_SHARE * smallest_b / n, sweeps=_ROUND_SWEEPS, cache=cache)
         moved = float(np.abs(plan.marginal(p, S) - before).sum()) * n
         steps += [(f"round {len(selected) + 1}: exponential mechanism (select a marginal, Δ={sensitivity:g})", eps_sel),
                   (f"round {len(selected) + 1}: laplace (measure the marginal {S if len(S) < d else 'all'}, "
@@ -829,7 +840,7 @@ def _adaptive_run(x, plan, *, epsilon, n, sensitivity, select_share, rng, sample
             break
         if moved <= (1 << len(S)) * b:
             eps_round *= 2.0
-    p = _fit(plan, p, measurements, n, tol=_TOL_SHARE * smallest_b / n)          # the release: to convergence
+    p = _fit(plan, p, measurements, n, tol=_TOL_SHARE * smallest_b / n, cache=cache)     # the release: converged
     return {"p": p, "steps": steps, "selected": selected, "round_epsilon": round_eps, "epsilon_one_way": eps_one,
             "measurements": [(S, y) for S, _, y in measurements],
             "smallest_epsilon": sensitivity / smallest_b}
