@@ -414,16 +414,25 @@ def adaptive_marginals(x, workload, *, epsilon, n=None, neighbours="add/remove",
     workload's sets (AIM's weights, scaled into (0, 1]; the full table gets weight 1).  The estimate is a
     distribution ``p`` over the full table.
 
-    1. Measure every 1-way marginal, each cell with ``Lap(Δ d / ε_1)``, ``ε_1 = ε / T0`` with ``T0 = 2d``
-       planned rounds (the 1-way marginals together cost one planned round).  AIM plans ``16d`` rounds under
-       zCDP, where budgets compose as squares; under basic composition they add up, and fewer, larger rounds
-       keep each measurement informative.
+    1. Measure every 1-way marginal, each cell with ``Lap(b_1)``, ``b_1 = Δ d / ε_1``, ``ε_1 = ε / T0`` with
+       ``T0 = 2d`` planned rounds (the 1-way marginals together cost one planned round) — only when the step is
+       informative: a 1-way table's expected L1 noise ``2 b_1`` is below ``n``, the largest L1 error the
+       uniform start can have on a 1-way table (``2n (1 − 1/2)``; :func:`_opening_informative`).  Otherwise
+       nothing is measured and ``ε_1`` is carried into the first round's budget.  AIM plans ``16d`` rounds
+       under zCDP, where budgets compose as squares; under basic composition they add up, and fewer, larger
+       rounds keep each measurement informative.
     2. Round ``t`` has budget ``ε_t`` (``ε/T0`` at first); when what is left is at most ``2 ε_t``, the
-       round takes exactly what is left and is the last.  Select ``r_t`` with the exponential mechanism at
-       ``select_share · ε_t`` on the bias-corrected score ``u_r = w_r (‖M_r(p) − M_r(x)‖_1 − 2^{|r|} b_t)``
-       (``M_r``: the marginal table on ``r``, in counts; ``2^{|r|} b_t`` is the expected L1 norm of the Laplace
-       noise of its measurement, ``b_t = Δ/((1 − select_share) ε_t)``): a marginal is worth measuring only when
-       the model is further from it than the measurement would be.
+       round takes exactly what is left and is the last.  The round may measure only an *eligible* candidate
+       (:func:`_eligible`): one whose expected L1 noise ``2^{|r|} b_t`` (``b_t = Δ/((1 − select_share) ε_t)``)
+       is below ``2n (1 − min_v M_r(p)_v / n)``, the largest L1 error the model can have on ``r`` for any table
+       of ``n`` rows (all rows in the model's least likely cell) — exactly the candidates whose score below
+       can be positive for some data; a measurement that cannot beat the model on any data is not made.  When
+       no candidate is eligible, the budget is carried, not spent: ``ε_t`` doubles until one is, or until the
+       round is the last (which then measures among all candidates; :func:`_round_budget`).  Select ``r_t``
+       among the eligible with the exponential mechanism at ``select_share · ε_t`` on the bias-corrected score
+       ``u_r = w_r (‖M_r(p) − M_r(x)‖_1 − 2^{|r|} b_t)`` (``M_r``: the marginal table on ``r``, in counts;
+       ``2^{|r|} b_t`` is the expected L1 norm of the Laplace noise of its measurement): a marginal is worth
+       measuring only when the model is further from it than the measurement would be.
     3. Measure ``M_{r_t}(x) + Lap(b_t)`` on each of its ``2^{|r|}`` cells and re-estimate ``p`` (below).
     4. Annealing: when the re-estimated marginal moved less than the noise would, ``‖M_r(p_t) − M_r(p_{t−1})‖_1
        <= 2^{|r|} b_t``, the next round's budget doubles.  The number of rounds is data-driven; every round's
@@ -434,14 +443,21 @@ def adaptive_marginals(x, workload, *, epsilon, n=None, neighbours="add/remove",
     x_u`` for ``T ⊆ S``; a measurement of ``S`` gives an estimate of every such ``f_T`` with variance
     ``2^{|S|} · 2 b²``, uncorrelated across ``T`` (an orthogonal transform of i.i.d. noise).  The generalised
     least-squares fit of all measurements therefore decouples per ``T``: the inverse-variance average of the
-    estimates of ``f_T``, together with a public prior ``f_T = 0`` (the uniform table) of variance ``n²/3`` —
-    the variance of the uniform law on the range ``|f_T| <= n`` — so a measurement noisier than the coefficient
-    can be is shrunk towards the uniform guess instead of trusted (this is what keeps small ε near the uniform
-    guess); ``f_∅ = n``.  The fitted marginals are consistent with each other.  (ii) *Proportional fitting.*
-    Starting from the previous round's ``p`` (warm start; uniform at first), each measured marginal scales its
-    cells of ``p`` to its fitted (clipped at 0) counts: one sweep per round, and sweeps to convergence for the
-    release (until no marginal misses its target by more than 1% of the smallest noise scale, or a sweep
-    shrinks the largest miss by less than 1%; at most 50).  The released answers are ``W.counts(p)``.
+    estimates ``f̂_T`` of ``f_T`` (variance ``v_T``), then shrunk towards the uniform table (``f_T = 0``) by
+    empirical Bayes, one prior per order ``j = |T|``: ``f_T ~ N(0, τ_j²)``, ``τ_j²`` the maximum-likelihood value
+    of ``f̂_T ~ N(0, τ_j² + v_T)`` over the order's estimates, searched on a public grid in ``[0, n²/3]``
+    (``n²/3``: the variance of the uniform law on the range ``|f_T| <= n``), and ``f_T = f̂_T τ_j²/(τ_j² + v_T)``
+    (the posterior mean; :func:`_shrink`).  Where the measurements cannot tell the coefficients of an order
+    from noise, ``τ_j² = 0`` and that order stays at the uniform guess; where they can, the shrinkage fades
+    (``τ_j² >> v_T``).  A fixed prior at the range's variance would keep a third or more of a measurement
+    whose noise swamps the coefficients, and proportional fitting multiplies such distorted margins into
+    marginals never measured.  ``f_∅ = n``.  The fitted marginals are consistent with each other.
+    (ii) *Proportional fitting.*  Starting from the previous round's ``p`` (warm start; uniform at first),
+    each maximal measured set (in no other measured set: consistency makes its table carry its subsets')
+    scales its cells of ``p`` to its fitted (clipped at 0) counts: one sweep per round, and sweeps to
+    convergence for the release (until no marginal misses its target by more than 1% of the smallest noise
+    scale, or a sweep shrinks the largest miss by less than 1%; at most 50).  The released answers are
+    ``W.counts(p)``.
 
     Privacy (re-derived; pure ε).  ``Δ`` is the L1 sensitivity of one marginal table (the full table
     included): under add/remove with public ``n`` one row is in exactly one cell (``Δ = 1``); under replace-one
@@ -450,23 +466,28 @@ def adaptive_marginals(x, workload, *, epsilon, n=None, neighbours="add/remove",
     post-processing.  Adaptive route: (a) the ``d`` 1-way marginals together have L1 sensitivity ``dΔ``, so
     ``Lap(dΔ/ε_1)`` on each cell is ``ε_1``-DP (DR-Thm3.6).  (b) The score ``u_r`` changes by at most
     ``w_r Δ <= Δ`` (the model ``p`` and ``b_t`` are fixed given the transcript so far; triangle inequality), so
-    the selection is ``select_share · ε_t``-DP (exponential mechanism, DR-Thm3.10, sensitivity ``Δ``).  (c) The
-    measurement ``Lap(Δ/((1 − select_share) ε_t))`` on one marginal table is ``(1 − select_share) ε_t``-DP
-    (DR-Thm3.6).  (d) The round budgets ``ε_t``, the annealing test, the number of rounds, the least squares and
-    the fitting read only public quantities and released measurements: post-processing.  (e) Adaptive basic
-    composition (DR-Thm3.16) of ``ε_1`` and every round's two steps: ``ε_1 + Σ_t ε_t = ε``, each a ``Spend`` of
-    ``Release.ledger``; the claim is ``compose(ledger)``.
+    the selection is ``select_share · ε_t``-DP (exponential mechanism, DR-Thm3.10, sensitivity ``Δ``); its range,
+    the eligible candidates, is fixed given the transcript so far (it reads the model ``p``, ``b_t`` and ``n``
+    only).  (c) The measurement ``Lap(Δ/((1 − select_share) ε_t))`` on one marginal table is
+    ``(1 − select_share) ε_t``-DP (DR-Thm3.6).  (d) The opening's rule (``n``, ``b_1``), the eligibility and
+    carrying rules, the round budgets ``ε_t``, the annealing test, the number of rounds, the least squares,
+    the empirical-Bayes prior variances (functions of the released measurements and ``n``) and the fitting
+    read only public quantities and released measurements: post-processing.  (e) Adaptive basic
+    composition (DR-Thm3.16) of ``ε_1`` (when the opening measures) and every round's two steps: the carried
+    budgets are spent by later rounds and the last round takes what is left, so ``ε_1 + Σ_t ε_t = ε``, each a
+    ``Spend`` of ``Release.ledger``; the claim is ``compose(ledger)``.
 
     What differs from AIM: pure ε with Laplace noise and basic composition (AIM: Gaussian noise, zCDP, an
     ``(ε, δ)`` claim, under which many small measurements are cheaper); the public full-table route; the
-    estimate is a full-table distribution fitted by least squares then proportional fitting (AIM: Private-PGM's
-    graphical model, so AIM never holds ``|X|`` cells; here a pass costs ``2^d`` floats, a million at
-    ``d = 20``); the full table is a candidate; no model-size cap.
+    estimate is a full-table distribution fitted by least squares, empirical-Bayes shrinkage, then proportional
+    fitting (AIM: Private-PGM's graphical model, so AIM never holds ``|X|`` cells; here a pass costs ``2^d``
+    floats, a million at ``d = 20``, each over rows of ``2^10`` contiguous cells); the full table is a
+    candidate; no model-size cap.
 
     Returns a :class:`Release` of the normalised answers ``W.counts(p)``; ``trace`` holds ``synthetic`` (``p``),
     ``route``, ``selected`` (the measured attribute sets, per run), ``measurements`` (``(S, noisy counts)`` in
     the order measured, the 1-way marginals first), ``round_epsilon`` (each round's ``ε_t``, per run),
-    ``epsilon_one_way`` (0 on the full-table route) and ``rounds``.
+    ``epsilon_one_way`` (0 on the full-table route or when the opening is not informative) and ``rounds``.
     """
     return adaptive_release(x, workload, epsilon=epsilon, n=n, neighbours=neighbours, select_share=select_share,
                             trials=trials, rng=rng, sampler=sampler, route=route)
