@@ -424,7 +424,7 @@ def adaptive_marginals(x, workload, *, epsilon, n=None, neighbours="add/remove",
     2. Round ``t`` has budget ``ε_t`` (``ε/T0`` at first); when what is left is at most ``2 ε_t``, the
        round takes exactly what is left and is the last.  The round may measure only an *eligible* candidate
        (:func:`_eligible`): one whose expected L1 noise ``2^{|r|} b_t`` (``b_t = Δ/((1 − select_share) ε_t)``)
-       is below ``2n (1 − min_v M_r(p)_v / n)``, the largest L1 error the model can have on ``r`` for any table
+       is below ``2 (n − min_v M_r(p)_v)``, the largest L1 error the model can have on ``r`` for any table
        of ``n`` rows (all rows in the model's least likely cell) — exactly the candidates whose score below
        can be positive for some data; a measurement that cannot beat the model on any data is not made.  When
        no candidate is eligible, the budget is carried, not spent: ``ε_t`` doubles until one is, or until the
@@ -783,7 +783,7 @@ def _opening_informative(n, b_one) -> bool:
 def _eligible(plan, model, p, n, b):
     """The candidates a round at Laplace scale ``b`` may measure (public: the model and ``b``): those whose
     expected L1 noise ``2^{|r|} b`` is below the largest L1 error the model can have on them for some table of
-    ``n`` rows, ``2n (1 − min_v M_r(p)_v)`` (all rows in the model's least likely cell), i.e. whose
+    ``n`` rows, ``2 (n − min_v M_r(p)_v)`` (``M_r`` in counts; all rows in the model's least likely cell), i.e. whose
     bias-corrected score can be positive for some data."""
     low = np.minimum.reduceat(model, plan.starts)
     if plan.has_full:
