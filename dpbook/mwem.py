@@ -691,13 +691,13 @@ def _parity_estimates(plan, measurements, cache=None):
     return unique, np.bincount(where, weights=inverse * values) / precision, 1.0 / precision
 
 
+_BYTE_POPCOUNT = np.array([bin(v).count("1") for v in range(256)], dtype=np.int64)
+
+
 def _popcount(masks) -> np.ndarray:
-    masks = np.asarray(masks, dtype=np.int64).copy()
-    count = np.zeros(masks.shape, dtype=np.int64)
-    while np.any(masks):
-        count += masks & 1
-        masks >>= 1
-    return count
+    """The number of set bits of each non-negative int64 mask (a byte table; numpy >= 1.24 has no bitwise_count)."""
+    masks = np.ascontiguousarray(masks, dtype=np.int64)
+    return _BYTE_POPCOUNT[masks.reshape(masks.shape + (1,)).view(np.uint8)].sum(axis=-1)
 
 
 def _prior_variance(estimate, variance, high) -> float:

@@ -7,7 +7,7 @@ import pytest
 
 from dpbook.data import load_cancer
 from dpbook.mwem import (_AdaptivePlan, _consistent_tables, _eligible, _fit, _hadamard, _maximal_sets,
-                         _opening_informative, _parity_estimates, _prior_variance, _round_budget, _shrink,
+                         _opening_informative, _parity_estimates, _popcount, _prior_variance, _round_budget, _shrink,
                          adaptive_marginals, full_table_suffices, mwem, mwem_practical, simplex_projection)
 from dpbook.queries import k_way_marginals, random_queries
 from dpbook.release import compose
@@ -148,7 +148,9 @@ def test_empirical_bayes_prior_variance_and_shrinkage():
     assert np.all(np.abs(f[1:4] - est[1:4]) < 0.01 * np.abs(est[1:4]))     # order 1: signal, kept
 
 
-def test_maximal_sets():
+def test_maximal_sets_and_popcount():
+    m = np.random.default_rng(0).integers(0, 1 << 40, 500)
+    np.testing.assert_array_equal(_popcount(m), [bin(int(v)).count("1") for v in m])
     assert _maximal_sets([(0,), (1,), (0, 1), (2,), (0, 1), (1, 2, 3), (2, 3)]) == [(0, 1), (1, 2, 3)]
     assert _maximal_sets([(3,)]) == [(3,)] and _maximal_sets([(0, 1, 2, 3)] + [(a,) for a in range(4)]) == [(0, 1, 2, 3)]
 
