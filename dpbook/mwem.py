@@ -648,6 +648,11 @@ class _AdaptivePlan:
         summed = rows.sum(axis=away) if away else rows
         return np.bincount(index.reshape(-1), weights=summed.reshape(-1), minlength=1 << len(S))
 
+    def counts(self, p) -> np.ndarray:
+        """``self.cells.counts(p)`` for the model ``p`` (finite, non-negative by construction: no input checks,
+        whose two passes over the table are a fifth of this one's): every candidate's marginal table of ``p``."""
+        return np.maximum(self.cells.corner_matrix() @ self.cells.superset_sums(p)[0], 0.0)
+
     def scale(self, p, S, ratio):
         """``p`` (in place) times ``ratio[cell of S]`` on each cell: the proportional-fitting update."""
         shape, _, index = self.shapes(S)
@@ -831,7 +836,7 @@ def _adaptive_run(x, plan, *, epsilon, n, sensitivity, select_share, rng, sample
         left = epsilon - math.fsum(spent)
         if left <= 0:
             break
-        model = plan.cells.counts(p) * n
+        model = plan.counts(p) * n
         eps_t, eps_round, last, allowed = _round_budget(plan, model, p, n=n, left=left, eps_round=eps_round,
                                                         select_share=select_share, sensitivity=sensitivity)
         eps_sel = select_share * eps_t

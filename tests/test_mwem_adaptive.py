@@ -175,6 +175,7 @@ def test_row_view_marginals_and_scaling_equal_numpy(d):
         q = p.copy()
         plan.scale(q, S, ratio)
         np.testing.assert_allclose(q, p * ratio[cell], rtol=1e-14)
+    np.testing.assert_allclose(plan.counts(p), plan.cells.counts(p), rtol=1e-12)
 
 
 def test_round_rules_eligibility_and_carrying():
