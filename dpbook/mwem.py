@@ -445,7 +445,7 @@ def adaptive_marginals(x, workload, *, epsilon, n=None, neighbours="add/remove",
     least-squares fit of all measurements therefore decouples per ``T``: the inverse-variance average of the
     estimates ``f̂_T`` of ``f_T`` (variance ``v_T``), then shrunk towards the uniform table (``f_T = 0``) by
     empirical Bayes, one prior per order ``j = |T|``: ``f_T ~ N(0, τ_j²)``, ``τ_j²`` the maximum-likelihood value
-    of ``f̂_T ~ N(0, τ_j² + v_T)`` over the order's estimates, searched on a public grid in ``[0, n²/3]``
+    of ``f̂_T ~ N(0, τ_j² + v_T)`` over the order's estimates (the root of its score equation in ``[0, n²/3]``)
     (``n²/3``: the variance of the uniform law on the range ``|f_T| <= n``), and ``f_T = f̂_T τ_j²/(τ_j² + v_T)``
     (the posterior mean; :func:`_shrink`).  Where the measurements cannot tell the coefficients of an order
     from noise, ``τ_j² = 0`` and that order stays at the uniform guess; where they can, the shrinkage fades
@@ -541,7 +541,7 @@ _STALL = 0.99                      # a sweep that shrinks the largest misfit by 
 _ROUND_SWEEPS = 1                  # warm-started sweeps per round (the release is fitted to convergence)
 _PRIOR_SHARE = 3.0                 # the prior f_T ~ U[-n, n] has variance n²/3
 _LOW_BITS = 10                     # the table is viewed as rows of 2^10 contiguous cells (fast passes)
-_PRIOR_GRID = 61                   # grid points of the prior variance's likelihood (0, then 1e-6..1 of n²/3)
+_PRIOR_BISECTIONS = 64             # bisections of the prior variance's score equation on [0, n²/3]
 _PRIOR_FLOOR = 1e-12               # fitted cells are floored here (probabilities) so a cell can come back
 
 
@@ -706,14 +706,25 @@ def _popcount(masks) -> np.ndarray:
 
 
 def _prior_variance(estimate, variance, high) -> float:
-    """The maximum-likelihood ``τ²`` in ``[0, high]`` of ``f̂_T ~ N(0, τ² + v_T)`` (independent): the log-likelihood
-    on a grid of ``_PRIOR_GRID`` points, ``0`` and geometric from ``high·1e-6`` to ``high`` (public), its
-    largest point kept (deterministic; each noisy coefficient weighs by its own variance, so uninformative ones
-    do not drown informative ones, as a plain moment estimate would)."""
-    grid = np.concatenate(([0.0], high * np.geomspace(1e-6, 1.0, _PRIOR_GRID - 1)))
-    total = grid[:, None] + variance[None, :]
-    loglik = -0.5 * np.sum(np.log(total) + estimate[None, :] ** 2 / total, axis=1)
-    return float(grid[int(np.argmax(loglik))])
+    """The maximum-likelihood ``τ²`` in ``[0, high]`` of ``f̂_T ~ N(0, τ² + v_T)`` (independent): the root of the
+    score ``g(τ²) = Σ_T (f̂_T² − τ² − v_T) / (τ² + v_T)²`` (a moment equation in which each coefficient weighs by
+    its own precision, so uninformative ones do not drown informative ones), ``0`` when ``g(0) <= 0`` and
+    ``high`` when ``g(high) >= 0``, else found by ``_PRIOR_BISECTIONS`` bisections.  Additions, products and
+    quotients only (no ``log``, whose SIMD kernels round differently by CPU): the same bytes on every CPU."""
+    square = estimate * estimate
+
+    def score(tau2):
+        total = tau2 + variance
+        return float(np.sum((square - total) / (total * total)))
+    if score(0.0) <= 0.0:
+        return 0.0
+    if score(high) >= 0.0:
+        return float(high)
+    lo, hi = 0.0, float(high)
+    for _ in range(_PRIOR_BISECTIONS):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if score(mid) > 0.0 else (lo, mid)
+    return 0.5 * (lo + hi)
 
 
 def _shrink(unique, estimate, variance, n):

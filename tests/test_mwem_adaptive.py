@@ -127,16 +127,19 @@ def test_parity_estimates_equal_dense_weighted_least_squares_and_tables_their_sh
 
 
 def test_empirical_bayes_prior_variance_and_shrinkage():
-    """τ² is the grid maximiser of the Gaussian log-likelihood (checked by a plain loop over the same grid);
-    pure noise keeps the uniform guess (τ² = 0), a strong signal is kept almost whole, and τ² never exceeds
-    the range's n²/3; each order |T| has its own prior."""
+    """τ² maximises the Gaussian log-likelihood (checked against a fine grid of 20,001 points: no grid point has a
+    higher likelihood, up to rounding); pure noise keeps the uniform guess (τ² = 0), a strong signal is kept almost
+    whole, and τ² never exceeds the range's n²/3; each order |T| has its own prior."""
     rng = np.random.default_rng(5)
     v = rng.uniform(1.0, 50.0, 40)
-    for est, high in ((rng.normal(0, np.sqrt(v)), 1e4), (rng.normal(0, 30, 40) + rng.normal(0, np.sqrt(v)), 1e4),
-                      (np.full(40, 1e6), 1e4)):
-        grid = np.concatenate(([0.0], high * np.geomspace(1e-6, 1.0, 60)))
-        ll = [sum(-0.5 * (np.log(g + vi) + e * e / (g + vi)) for e, vi in zip(est, v)) for g in grid]
-        assert _prior_variance(est, v, high) == grid[int(np.argmax(ll))]
+
+    def loglik(g, est):
+        return float(np.sum(-0.5 * (np.log(g + v) + est * est / (g + v))))
+    for est in (rng.normal(0, 30, 40) + rng.normal(0, np.sqrt(v)), rng.normal(0, 8, 40) + rng.normal(0, np.sqrt(v))):
+        tau2 = _prior_variance(est, v, 1e4)
+        assert 0 < tau2 < 1e4
+        grid = np.linspace(0, 1e4, 20_001)
+        assert loglik(tau2, est) >= max(loglik(g, est) for g in grid) - 1e-9
     assert _prior_variance(np.zeros(40), v, 1e4) == 0.0
     assert _prior_variance(np.full(40, 1e6), v, 1e4) == 1e4
     n = 100.0
