@@ -26,9 +26,10 @@ marginals (``mwem_practical(measure="marginal")``) need ``marginal_layout(W)``, 
 marginal cells refuses with a ``ValueError``.
 
 Module map: :func:`mwem` and :func:`mwem_practical` (the mechanisms), :func:`adaptive_marginals` (the book's take on
-AIM: 1-way marginals first, selection on a bias-corrected score, budget annealing, a least-squares + proportional
-fit; or, by a public rule, the full table projected onto the tables of ``n`` rows); :func:`check_mwem_inputs` (what every
-variant validates); the engine :func:`mwem_rounds` (the loop), :func:`mwem_ledger`, :func:`mwem_release`, shared with
+AIM: 1-way marginals first when informative, selection among the candidates a measurement can improve on a
+bias-corrected score, budget annealing, a least-squares + empirical-Bayes + proportional fit; or, by a public
+rule, the full table projected onto the tables of ``n`` rows); :func:`check_mwem_inputs` (what every variant
+validates); the engine :func:`mwem_rounds` (the loop), :func:`mwem_ledger`, :func:`mwem_release`, shared with
 the broken twins of :mod:`dpbook.broken.mwem`.
 """
 from __future__ import annotations
