@@ -60,7 +60,9 @@ def test_gaussian_steps_spend_the_rho_they_are_charged(l2, d):
     assert gaussian_epsilon([sigma / (l2 * math.sqrt(d))], delta) == pytest.approx(zcdp_epsilon(rho_one, delta),
                                                                                   rel=1e-5)
     rounds = _ZcdpRounds(rho, d, 1.0 if l2 == 1.0 else 2.0, l2, 0.3, gaussian_noise, adaptive_zcdp_opening)
-    eps_sel, scale, last = rounds.next_round()
+    rho_t, last = rounds.propose()
+    rounds.commit(rho_t)
+    eps_sel, scale = rounds.split(rho_t)
     select, measure = rounds.round_steps(1, (0, 1))
     assert not last and select.rho + measure.rho == pytest.approx(rho_round, rel=1e-12)
     assert gaussian_epsilon([scale / l2], delta) == pytest.approx(zcdp_epsilon(measure.rho, delta), rel=1e-5)

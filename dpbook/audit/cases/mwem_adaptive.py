@@ -25,6 +25,9 @@ _PAIR_ONE_WAY = ("x=(1,0,1,0) vs x'=(1,0,1,1) over {0,1}^2 (add/remove, public n
                  "the value-1 cell of both 1-way marginals; total ε = 2d·ε_1 = 4ε_1, the case's ε is ε_1")
 
 
+_LOOKUP_N = 1_000_000
+
+
 def _one_way_case(name, fn, opening, epsilon, trials, kind, true_share):
     from ...mwem import measure_one_way_marginals
     from ...noise import laplace_noise
@@ -32,7 +35,12 @@ def _one_way_case(name, fn, opening, epsilon, trials, kind, true_share):
     W = k_way_marginals(2, 2)
     x = np.array([1, 0, 1, 0])
     total = 4.0 * epsilon                                                        # T0 = 2d = 4 planned rounds
-    claim = fn(x, W, epsilon=total, n=3, route="adaptive", rng=0).ledger[0].epsilon     # the 1-way step: ε
+    # the 1-way step's charge ε_1, read from the ledger of a run whose public n makes the opening informative
+    # (the mechanism measures the 1-way marginals only when 2·(scale) < n; the step's scale and charge do not
+    # depend on n)
+    run = fn(x, W, epsilon=total, n=_LOOKUP_N, route="adaptive", rng=0)
+    claim = run.ledger[0].epsilon
+    assert run.trace["epsilon_one_way"] == claim > 0
     _, _, scale = opening(total, 2, 1.0)
 
     def sampler(x):
@@ -78,8 +86,10 @@ def _zcdp_one_way_case(name, fn, opening, epsilon, trials, kind):
     x = np.array([1, 0, 1, 0, 1, 0, 0, 0])                                      # rows 000, 010, 100
     x_prime = x + np.eye(8, dtype=x.dtype)[7]                                    # + the row 111
     rho_total = zcdp_rho(epsilon, delta) * _ZCDP_ROUNDS_PER_ATTRIBUTE / (1.0 - share)   # ρ_1 = d(1-s)ρ/(16d)
-    run = fn(x, W, epsilon=zcdp_epsilon(rho_total, delta), delta=delta, n=4, select_share=share,
+    # read from a run whose public n makes the opening informative (as in the pure-ε case above)
+    run = fn(x, W, epsilon=zcdp_epsilon(rho_total, delta), delta=delta, n=_LOOKUP_N, select_share=share,
              route="adaptive", rng=0)
+    assert run.trace["rho_one_way"] == run.ledger[0].rho > 0
     claim = zcdp_epsilon(run.ledger[0].rho, delta)                               # the 1-way step at δ: ≈ ε
     sigma = opening(run.trace["rho"], d, 1.0, share)[2]                          # the σ the mechanism draws with
     bits = (np.arange(8)[:, None] >> np.arange(d - 1, -1, -1)) & 1              # attribute a = bit d-1-a
