@@ -8,10 +8,11 @@ from typing import Any, Mapping, Protocol, runtime_checkable
 import numpy as np
 
 __all__ = ["Release", "Spend", "Ledger", "compose", "composition_rule", "COMPOSITIONS", "RULES", "NEIGHBOURS", "PrivateResult", "ReleaseRecord",
-           "as_ledger", "ReleasedArray", "ReleasedIndex", "with_claim", "theorem_epsilon", "BUDGET_RTOL"]
+           "as_ledger", "ReleasedArray", "ReleasedIndex", "with_claim", "theorem_epsilon", "BUDGET_RTOL",
+           "zcdp_epsilon", "zcdp_rho", "zcdp_of"]
 
 from .validation import NEIGHBOURS as _DATABASE_RELATIONS
-from .validation import EPSILON_EXP_MAX, EPSILON_RANGE, check_choice, check_delta, check_real
+from .validation import EPSILON_EXP_MAX, EPSILON_RANGE, check_choice, check_delta, check_epsilon, check_real
 
 #: The neighbouring relations a claim can be made under: add/remove one row (``||x - x'||_1 <= 1``, n private),
 #: replace one row (``|D| = |D'| = n``, n public), and randomized response's local relation (chapter 02).
@@ -39,21 +40,51 @@ def check_claim(epsilon, delta) -> tuple[float, float]:
 @dataclass(frozen=True)
 class Spend:
     """One entry of a budget ledger: a primitive private step and the (ε, δ) it used (:func:`check_claim`'s ranges;
-    stored as floats).  Frozen: assigning or deleting a field is an ``AttributeError``."""
+    stored as floats), and/or the ρ of zero-concentrated DP it used (``rho``; Bun & Steinke 2016, "Concentrated
+    Differential Privacy: Simplifications, Extensions, and Lower Bounds": ρ-zCDP bounds every Rényi divergence of
+    order α > 1 by αρ).  A step recorded by ``rho`` alone (a Gaussian measurement: ``ρ = Δ₂²/(2σ²)``, BS16) has no
+    (ε, δ) of its own (``epsilon`` is None) and composes only in a ``"zcdp"`` :class:`Ledger`; a step with both
+    (an exponential mechanism: ε-DP and ``ε²/8``-zCDP) gives ``epsilon`` to the (ε, δ) rules and ``rho`` to the
+    zCDP rule.  Frozen: assigning or deleting a field is an ``AttributeError``."""
 
     step: str
-    epsilon: float
+    epsilon: float | None = None
     delta: float = 0.0
+    rho: float | None = None
 
     def __post_init__(self):
         if not isinstance(self.step, str):
             raise TypeError(f"step must be a name (str), got {type(self.step).__name__}")
-        epsilon, delta = check_claim(self.epsilon, self.delta)
-        object.__setattr__(self, "epsilon", epsilon)
-        object.__setattr__(self, "delta", delta)
+        if self.epsilon is None and self.rho is None:
+            raise TypeError("a Spend records epsilon (its (ε, δ)) or rho (its zCDP parameter): got neither")
+        if self.epsilon is None:
+            delta = check_delta(self.delta)
+            if delta != 0.0:
+                raise ValueError(f"delta ({delta!r}) must be 0 for a step recorded by rho alone (its δ is set "
+                                 "where the ledger converts the composed ρ)")
+            object.__setattr__(self, "delta", delta)
+        else:
+            epsilon, delta = check_claim(self.epsilon, self.delta)
+            object.__setattr__(self, "epsilon", epsilon)
+            object.__setattr__(self, "delta", delta)
+        if self.rho is not None:
+            object.__setattr__(self, "rho", check_rho(self.rho))
+
+    def __repr__(self):
+        rho = "" if self.rho is None else f", rho={self.rho!r}"
+        return f"Spend(step={self.step!r}, epsilon={self.epsilon!r}, delta={self.delta!r}{rho})"
 
 
-RULES = ("basic", "advanced", "advanced-corollary")
+def check_rho(rho, name: str = "rho") -> float:
+    """A zCDP parameter ρ as a float: 0 (a step that spends nothing) or in [1e-300, 2^53] (far below and above any
+    ρ a mechanism spends; beyond, the conversion's sums are not meaningful float64)."""
+    value = check_real(name, rho, low=0.0)
+    if value != 0.0 and not 1e-300 <= value <= CLAIM_EPSILON_MAX:
+        raise ValueError(f"{name} ({value!r}) must be 0 or in [1e-300, 2^53]")
+    return value
+
+
+RULES = ("basic", "advanced", "advanced-corollary", "zcdp")
 
 
 class Ledger(tuple):
@@ -80,7 +111,13 @@ class Ledger(tuple):
             raise TypeError(f"label must be a str, got {type(label).__name__}")
         if budget is not None:
             budget = check_claim(budget, 0.0)[0]
-        if rule != "basic":                     # DR-Thm3.20's sum has e^{ε_i}: keep it a finite float
+        if rule == "zcdp":                      # every step has a ρ (refused by zcdp_of otherwise)
+            for entry in entries:
+                zcdp_of(entry)
+        elif rule == "basic":                   # every step has an (ε, δ) (a ρ-only step: ValueError)
+            for entry in entries:
+                compose(entry)
+        else:                                   # DR-Thm3.20's sum has e^{ε_i}: keep it a finite float
             for entry in entries:
                 eps = compose(entry)[0]
                 if eps > EPSILON_EXP_MAX:
@@ -154,9 +191,14 @@ def compose(ledger) -> tuple[float, float]:
 
 def _compose(ledger) -> tuple[float, float]:
     if isinstance(ledger, Spend):
+        if ledger.epsilon is None:
+            raise ValueError(f"a step recorded by rho alone ({ledger.step!r}, rho={ledger.rho!r}) has no (ε, δ) of its "
+                             "own: compose it in a Ledger(rule='zcdp', delta_prime=δ)")
         return float(ledger.epsilon), float(ledger.delta)
     if not isinstance(ledger, tuple):
         raise TypeError(f"ledger must be a Spend, a Ledger or a tuple of them, got {type(ledger).__name__}")
+    if getattr(ledger, "rule", "basic") == "zcdp":
+        return zcdp_epsilon(zcdp_of(ledger), ledger.delta_prime), ledger.delta_prime
     parts = [compose(entry) for entry in ledger]
     eps = [e for e, _ in parts]
     delta = math.fsum(d for _, d in parts)
@@ -168,6 +210,76 @@ def _compose(ledger) -> tuple[float, float]:
     if ledger.rule == "advanced-corollary":
         epsilon = max(2.0 * root, epsilon)                                     # DR-Cor3.21 (≥ the theorem's if < 1)
     return epsilon, delta + dp
+
+
+def zcdp_of(ledger) -> float:
+    """The ρ of zero-concentrated DP a step or ledger spends (Bun & Steinke 2016): a :class:`Spend`'s ``rho``, or
+    ``ε²/2`` for a pure ε-DP step without one (BS16 Prop. 1.4); a ``"zcdp"`` ledger or a tuple, the sum of its
+    entries' ρ (BS16 Lemma 2.3, adaptive composition); any other ledger, ``ε²/2`` of its composition when that is
+    pure.  A step with δ > 0 has no ρ: ``ValueError``."""
+    if isinstance(ledger, Spend):
+        if ledger.rho is not None:
+            return ledger.rho
+        if ledger.delta == 0.0:
+            return 0.5 * ledger.epsilon ** 2
+        raise ValueError(f"the step {ledger.step!r} has delta ({ledger.delta!r}) > 0 and no rho: an (ε, δ) step has "
+                         "no zCDP parameter")
+    if not isinstance(ledger, tuple):
+        raise TypeError(f"ledger must be a Spend, a Ledger or a tuple of them, got {type(ledger).__name__}")
+    if isinstance(ledger, Ledger) and ledger.rule not in ("basic", "zcdp"):
+        epsilon, delta = compose(ledger)
+        if delta > 0.0:
+            raise ValueError(f"a {ledger.rule!r} ledger claims delta ({delta!r}) > 0: it has no zCDP parameter")
+        return 0.5 * epsilon ** 2
+    return math.fsum(zcdp_of(entry) for entry in ledger)
+
+
+def _zcdp_bound(rho: float, log_inv_delta: float, alpha: float) -> float:
+    """CKS20 Prop. 12 at order α > 1 for (α, αρ)-RDP: ``ε = αρ + ln(1 − 1/α) − (ln α − ln(1/δ))/(α − 1)``."""
+    return alpha * rho + math.log1p(-1.0 / alpha) + (log_inv_delta - math.log(alpha)) / (alpha - 1.0)
+
+
+def zcdp_epsilon(rho, delta) -> float:
+    """The ε of ``(ε, δ)``-DP that ρ-zCDP implies, by the conversion of Canonne, Kamath, Steinke 2020 ("The Discrete
+    Gaussian for Differential Privacy", Prop. 12, the one AIM uses): ρ-zCDP is ``(α, αρ)``-RDP for every α > 1, and
+    ``(α, τ)``-RDP implies ``(ε, δ)``-DP with ``ε = τ + ln(1 − 1/α) − (ln α + ln δ)/(α − 1)``.  Every α gives a
+    true bound; the one taken solves ``ρ(α − 1)² = ln(1/δ) − ln α`` (where the bound's derivative in α is zero;
+    unique in ``(1, 1 + sqrt(ln(1/δ)/ρ)]``) by bisection.  Never more than Bun & Steinke 2016's
+    ``ρ + 2 sqrt(ρ ln(1/δ))`` (Prop. 1.3).  ``ρ = 0`` gives 0."""
+    rho = check_rho(rho)
+    delta = check_delta(delta, positive=True)
+    if rho == 0.0:
+        return 0.0
+    c = -math.log(delta)
+    lo, hi = 1.0, 1.0 + math.sqrt(c / rho)
+    for _ in range(200):                                  # bisection on the derivative's sign (fixed work)
+        mid = 0.5 * (lo + hi)
+        if mid <= lo or mid >= hi:
+            break
+        if rho * (mid - 1.0) ** 2 < c - math.log(mid):    # still decreasing: the optimum is to the right
+            lo = mid
+        else:
+            hi = mid
+    bound = _zcdp_bound(rho, c, hi) if hi > 1.0 else math.inf
+    return max(0.0, min(bound, rho + 2.0 * math.sqrt(rho * c)))
+
+
+def zcdp_rho(epsilon, delta) -> float:
+    """The largest ρ whose :func:`zcdp_epsilon` at ``delta`` is at most ``epsilon`` (a mechanism's ε,
+    :func:`dpbook.validation.check_epsilon`; bisection, fixed work): the ρ a mechanism that accounts in zCDP splits
+    an ``(ε, δ)`` budget into, as AIM does."""
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta, positive=True)
+    lo, hi = 0.0, epsilon                  # zcdp_epsilon(ρ) >= ρ, so ρ <= ε
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if mid <= lo or mid >= hi:
+            break
+        if zcdp_epsilon(mid, delta) <= epsilon:
+            lo = mid
+        else:
+            hi = mid
+    return lo
 
 
 def as_ledger(ledger) -> Ledger:
@@ -274,9 +386,9 @@ def _record_repr(self) -> str:
 def theorem_epsilon(ledger) -> float:
     """The ε DR-Thm3.20 proves for a ledger's steps: ``compose`` of the same steps under the ``"advanced"`` rule
     (with the ledger's ``delta_prime`` and ``budget``) — for a DR-Cor3.21 split, less than its claim (the slack
-    chapter 12 shows); for a basic ledger (no δ′), its basic composition."""
+    chapter 12 shows); for a basic ledger (no δ′), its basic composition; for a zCDP ledger, its own claim."""
     ledger = as_ledger(ledger)
-    if ledger.rule == "basic":
+    if ledger.rule in ("basic", "zcdp"):
         return compose(ledger)[0]
     return compose(Ledger(ledger, rule="advanced", delta_prime=ledger.delta_prime, budget=ledger.budget))[0]
 

@@ -80,7 +80,7 @@ def _values():
         epsilon=0.5, epsilon0=0.1, epsilon_total=0.5, epsilon_star=0.2, delta=1e-3, delta_prime=1e-3, beta=0.05,
         alpha=0.1, alpha_u=0.1, alpha_sv=0.05, alpha_ns=0.05, alpha_counts=5.0, sensitivity=1.0, sigma=1.0, scale=1.0, b=1.0,
         b1=1.0, b2=2.0, k=10, m=10, n=100, N=16, T=5, c=2, s=3, d=4, B=10, K=20, M=8, q=0.5, mu=0.0, t=1.0, z=0.5,
-        ell=5,
+        ell=5, rho=0.1,
         sample_size=3,
         db_size=3, degree_bound=10,
         shift=1.0, gamma=0.5, eta=0.1, lam=1.0, gap=1.0, bound=10.0, c_gru=1.0, norm2=10.0, sq_norm=10.0,
@@ -101,6 +101,7 @@ def _values():
 
 
 OVERRIDES = {
+    "dpbook.release.zcdp_of": dict(ledger=(__import__("dpbook.release").release.Spend("gaussian", rho=0.01),) * 4),
     "dpbook.audit.engine.epsilon_lower_bound": dict(hits=5, trials=10),
     "dpbook.audit.catalogue.run_audits": dict(cases=[], trials_factor=0.5),
     "dpbook.audit.catalogue.audit_cases": dict(names=["laplace_no_noise"]),

@@ -16,18 +16,36 @@ import numpy as np
 import pytest
 
 from dpbook.contract import EXAMPLES
-from dpbook.release import NEIGHBOURS, Ledger, PrivateResult, Spend, compose
+from dpbook.release import NEIGHBOURS, Ledger, PrivateResult, Spend, compose, zcdp_epsilon, zcdp_of, zcdp_rho
 from test_api_coverage import CALLS, FUNCTIONS, MECHANISMS
 from test_api_coverage import MECHANISM_CASES as CASES
 
 pld = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
 from dp_accounting.pld import common  # noqa: E402
+from dp_accounting import dp_event  # noqa: E402
+from dp_accounting.rdp import rdp_privacy_accountant as rdp  # noqa: E402
+
+#: the RDP orders of the zCDP oracle: fine enough that its ε is within 1e-5 (relative) of the best order's
+ORDERS = list(1.0 + np.geomspace(1e-3, 1e4, 4001))
 
 def _steps(ledger):
     """The primitive (ε, δ) steps of a (nested) ledger."""
     if isinstance(ledger, Spend):
         return [(ledger.epsilon, ledger.delta)]
     return [step for entry in ledger for step in _steps(entry)]
+
+
+def oracle_zcdp_epsilon(ledger) -> float:
+    """ε at the ledger's δ′ of its steps' ρ composed by dp-accounting's RDP accountant (each step a ZCDpEvent: ρ-zCDP
+    is (α, αρ)-RDP at every order; a pure ε step without ρ, ε²/2) — the oracle of a ``"zcdp"`` ledger."""
+    acc = rdp.RdpAccountant(orders=ORDERS)
+    for step in _spends(ledger):
+        acc.compose(dp_event.ZCDpEvent(step.rho if step.rho is not None else step.epsilon ** 2 / 2))
+    return float(acc.get_epsilon(ledger.delta_prime))
+
+
+def _spends(ledger):
+    return [ledger] if isinstance(ledger, Spend) else [s for entry in ledger for s in _spends(entry)]
 
 
 def oracle_delta(ledger, epsilon) -> float:
@@ -79,7 +97,9 @@ def test_a_mechanism_claims_the_budget_it_was_given(qualname, i):
     else:
         assert (rel.epsilon, rel.delta) == pytest.approx(asked, rel=1e-12, abs=1e-300), (qualname, rel, asked)
         assert rel.epsilon <= asked[0] and rel.delta <= asked[1], (qualname, rel.epsilon, rel.delta, asked)
-    if rel.delta > 0 and not qualname.startswith("dpbook.broken."):
+    if rel.delta > 0 and not qualname.startswith("dpbook.broken.") and rel.ledger.rule == "zcdp":
+        assert rel.epsilon >= oracle_zcdp_epsilon(rel.ledger) * (1 - 1e-5)
+    elif rel.delta > 0 and not qualname.startswith("dpbook.broken."):
         assert oracle_delta(rel.ledger, rel.epsilon) <= rel.delta * (1 + 1e-9)
 
 
@@ -181,3 +201,60 @@ def test_tight_composition_spends_the_whole_budget_and_the_corollary_half():
                       composition="loose")
     with pytest.raises(TypeError, match="composition"):
         composition_rule(1e-6, 3)
+
+
+# --- the zCDP rule (Bun & Steinke 2016; converted by Canonne, Kamath, Steinke 2020) ------------------------------
+
+@pytest.mark.parametrize("rhos, delta", [([0.01] * 3, 1e-6), ([0.3, 0.05, 1e-4], 1e-3), ([2.0, 7.0], 1e-9),
+                                         ([0.0244], 1e-6), ([1e-5] * 50, 0.05)])
+def test_zcdp_ledger_against_dp_accounting(rhos, delta):
+    """A zCDP ledger's ε is dp-accounting's RDP composition of the same ρ at δ′ (to its grid of orders: 1e-5) and
+    never above Bun–Steinke's ``ρ + 2 sqrt(ρ ln(1/δ))``; the ρ add up."""
+    ledger = Ledger([Spend(f"gaussian {i}", rho=r) for i, r in enumerate(rhos)], rule="zcdp", delta_prime=delta)
+    eps, dlt = compose(ledger)
+    oracle = oracle_zcdp_epsilon(ledger)
+    assert dlt == delta and eps <= oracle and eps == pytest.approx(oracle, rel=1e-5, abs=1e-9)
+    rho = math.fsum(rhos)
+    assert zcdp_of(ledger) == rho and eps <= rho + 2 * math.sqrt(rho * math.log(1 / delta))
+
+
+def test_zcdp_ledger_mixes_pure_steps_and_gaussians_by_hand():
+    """A pure ε step (no ρ) counts ε²/2 (BS16 Prop. 1.4); one with both (an exponential mechanism) its ρ (ε²/8,
+    Cesar–Rogers 2021); a nested zCDP ledger its sum; zcdp_rho inverts zcdp_epsilon (the largest ρ within ε)."""
+    steps = [Spend("laplace", 0.2), Spend("exponential mechanism", 0.4, rho=0.02), Spend("gaussian", rho=0.05)]
+    nested = Ledger([Ledger(steps[1:], rule="zcdp", delta_prime=1e-3), steps[0]], rule="zcdp", delta_prime=1e-6)
+    assert zcdp_of(nested) == pytest.approx(0.02 + 0.02 + 0.05)
+    assert compose(nested) == (zcdp_epsilon(zcdp_of(nested), 1e-6), 1e-6)
+    assert compose(Ledger(steps[:2]))[0] == pytest.approx(0.6)            # a basic ledger reads the ε of both
+    for eps, delta in ((1.0, 1e-6), (0.05, 1e-9), (30.0, 0.1)):
+        rho = zcdp_rho(eps, delta)
+        assert zcdp_epsilon(rho, delta) <= eps < zcdp_epsilon(rho * (1 + 1e-9), delta)
+    assert zcdp_epsilon(0.0, 1e-6) == 0.0
+    # the claim of a mechanism's split: steps of ρ/k from zcdp_rho(ε) compose back to ε (the budget)
+    rho = zcdp_rho(0.9, 1e-6)
+    split = Ledger([Spend("g", rho=rho / 7)] * 7, rule="zcdp", delta_prime=1e-6, budget=0.9)
+    assert compose(split) == (0.9, 1e-6)
+    over = Ledger([Spend("g", rho=rho * 1.01 / 7)] * 7, rule="zcdp", delta_prime=1e-6, budget=0.9)
+    assert compose(over)[0] > 0.9                                          # the control: more ρ, a larger claim
+
+
+@pytest.mark.parametrize("build, exc, match", [
+    (lambda: Spend("g"), TypeError, "epsilon.*rho"),
+    (lambda: Spend("g", rho=-1.0), ValueError, "rho"),
+    (lambda: Spend("g", rho=math.inf), ValueError, "rho"),
+    (lambda: Spend("g", rho="a"), TypeError, "rho"),
+    (lambda: Spend("g", delta=1e-6, rho=0.1), ValueError, "delta"),
+    (lambda: Ledger([Spend("g", rho=0.1)]), ValueError, "zcdp"),                       # ρ-only under basic
+    (lambda: Ledger([Spend("g", rho=0.1)], rule="advanced", delta_prime=1e-6), ValueError, "zcdp"),
+    (lambda: Ledger([Spend("a", 0.1, 1e-6)], rule="zcdp", delta_prime=1e-6), ValueError, "delta"),   # (ε, δ) step
+    (lambda: Ledger([Spend("g", rho=0.1)], rule="zcdp"), ValueError, "delta_prime"),
+    (lambda: compose(Spend("g", rho=0.1)), ValueError, "zcdp"),
+    (lambda: zcdp_epsilon(-0.1, 1e-6), ValueError, "rho"),
+    (lambda: zcdp_epsilon(0.1, 0.0), ValueError, "delta"),
+    (lambda: zcdp_rho(-1.0, 1e-6), ValueError, "epsilon"),
+    (lambda: zcdp_rho(1.0, 1.0), ValueError, "delta"),
+    (lambda: zcdp_of(3), TypeError, "ledger"),
+])
+def test_zcdp_rejects_bad_input(build, exc, match):
+    with pytest.raises(exc, match=match):
+        build()

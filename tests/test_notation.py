@@ -2,7 +2,8 @@
 
 The table gives ``k`` (only the order of a k-way marginal), ``s`` (only the sparsity of a query), ``t`` (a round
 index), ``T`` (only a number of rounds or updates), ``K`` (only the smoothness order), ``ℓ`` / ``ell`` (only
-SparseProject's projection dimension) and ``τ`` / ``threshold`` (only a threshold) one meaning each.  A parameter
+SparseProject's projection dimension), ``τ`` / ``threshold`` (only a threshold) and ``ρ`` / ``rho`` (only the
+zCDP parameter) one meaning each.  A parameter
 (or a public attribute: a dataclass field, a property) with one of these names is allowed only in the functions
 and classes listed for it in :data:`ALLOWED`, next to what the name means there.  A new use of a guarded name
 fails :func:`test_guarded_names_mean_what_the_table_says`: either it means what the table says (add it to
@@ -30,6 +31,7 @@ MEANING = {
     "K": "the smoothness order of smooth queries",
     "ell": "SparseProject's projection dimension ℓ",
     "threshold": "a threshold τ (sparse vector, an update test)",
+    "rho": "the parameter ρ of zero-concentrated DP (a budget, or one step's)",
 }
 
 _SP = "dpbook.sparse_project."
@@ -107,11 +109,16 @@ ALLOWED = {
         "dpbook.privacy_loss.round_log_likelihood", "dpbook.privacy_loss.round_loss",
         "dpbook.privacy_loss.round_moments", "dpbook.privacy_loss.update_probability",
     },
+    "rho": {                                                  # zCDP's ρ
+        "dpbook.release.Spend", "dpbook.release.zcdp_epsilon",
+    },
 }
 
 #: Uses of a guarded name for something else, still to be renamed (``qualified name: parameter``).  Empty it
 #: as the renames land: the test fails for an entry that is already renamed.
-PENDING_RENAMES: dict[str, str] = {}
+PENDING_RENAMES: dict[str, str] = {
+    "dpbook.theory.graphs.synthetic_error_bound": "rho",      # the oracle's approximation ratio, not zCDP's ρ
+}
 
 
 # --- discovery --------------------------------------------------------------------------------------------------

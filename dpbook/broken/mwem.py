@@ -11,6 +11,10 @@
 * :func:`adaptive_marginals_one_way_unscaled` — :func:`dpbook.mwem.adaptive_marginals` adding one table's
   Laplace scale ``Δ/ε_1`` to every 1-way cell where the ``d`` tables together need ``dΔ/ε_1``: the 1-way step
   costs ``d·ε_1`` and is charged ``ε_1``.  The 1-way audit catches it.
+* :func:`adaptive_marginals_zcdp_one_way_unscaled` — :func:`dpbook.mwem.adaptive_marginals` at ``delta > 0``
+  whose 1-way step takes the L2 sensitivity of the ``d`` 1-way tables together as one table's ``Δ₂`` (it is
+  ``Δ₂ sqrt(d)``): the Gaussian σ of the step is ``sqrt(d)`` times too small, so the step is ``d ρ_1``-zCDP and is
+  charged ``ρ_1``.  The zCDP 1-way audit catches it.
 * :func:`mwem_wrong_sign` — private, but updates with the sign flipped (moves mass *away* from the
   measurement): the control showing the accuracy test can fail.
 
@@ -20,18 +24,19 @@ Each is the engine of :mod:`dpbook.mwem` (:func:`~dpbook.mwem.check_mwem_inputs`
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import numpy as np
 
 from ..exponential import exponential_mechanism
-from ..mwem import (adaptive_one_way_budget, adaptive_release, check_mwem_inputs, mwem_ledger, mwem_practical,
-                    mwem_release, mwem_rounds)
+from ..mwem import (adaptive_one_way_budget, adaptive_release, adaptive_zcdp_opening, check_mwem_inputs, mwem_ledger,
+                    mwem_practical, mwem_release, mwem_rounds)
 from ..contract import example
 from ..noise import laplace_noise
-from ..validation import check_histogram
+from ..validation import check_delta, check_histogram
 
 __all__ = ["mwem_no_round_split", "mwem_argmax_select", "mwem_wrong_sign", "mwem_marginal_cell_sensitivity",
-           "adaptive_marginals_one_way_unscaled"]
+           "adaptive_marginals_one_way_unscaled", "adaptive_marginals_zcdp_one_way_unscaled"]
 
 
 def _broken(x, workload, epsilon, T, n, trials, rng, sampler, name, select, epsilon_select, epsilon_measure,
@@ -110,3 +115,26 @@ def _example_adaptive():
 
 
 example(adaptive_marginals_one_way_unscaled, _example_adaptive)
+
+
+def adaptive_marginals_zcdp_one_way_unscaled(x, workload, *, epsilon, delta=1e-6, n=None, neighbours="add/remove",
+                                             select_share=0.3, route="auto", trials=None, rng=None, sampler=None):
+    """WRONG: :func:`dpbook.mwem.adaptive_marginals` at ``delta > 0`` whose 1-way step forgets that the ``d`` 1-way
+    tables together have L2 sensitivity ``Δ₂ sqrt(d)``: it draws ``N(0, σ_1²)`` with ``σ_1 = Δ₂/sqrt(2ρ_1)`` (one
+    table's) yet charges ``ρ_1``; the step really costs ``d ρ_1`` (on the adaptive route; the audit asks for it).  The
+    zCDP 1-way audit catches it."""
+    delta = check_delta(delta, positive=True)
+    return adaptive_release(x, workload, epsilon=epsilon, n=n, neighbours=neighbours, select_share=select_share,
+                            trials=trials, rng=rng, sampler=sampler, route=route, delta=delta,
+                            zcdp_opening=zcdp_opening_unscaled,
+                            name="broken adaptive marginals (zCDP 1-way σ without sqrt(d))")
+
+
+def zcdp_opening_unscaled(rho, d, l2, select_share):
+    """The broken zCDP opening: the right budgets, the 1-way σ of ONE table (the bug: ``Δ₂/sqrt(2ρ_1)``, which is
+    the right σ divided by ``sqrt(d)``)."""
+    rho_round, rho_one, _ = adaptive_zcdp_opening(rho, d, l2, select_share)
+    return rho_round, rho_one, l2 / math.sqrt(2.0 * rho_one)      # the bug: should be l2 * sqrt(d / (2 rho_one))
+
+
+example(adaptive_marginals_zcdp_one_way_unscaled, lambda: dict(**_example_adaptive(), delta=1e-6, route="adaptive"))

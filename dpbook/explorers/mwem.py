@@ -239,7 +239,8 @@ def figure_ablation(errors, histogram, uniform, *, title):
 #: the methods of the committed peer comparison (benchmarks/peers/results.json) and how they are drawn
 PEER_STYLES = {"dpbook mwem (theorem)": ("s", EXTRA[1]), "dpbook mwem_practical": ("o", EMPIRICAL),
                "dpbook mwem_practical replay=0": ("^", EXTRA[3]), "smartnoise-synth 1.0.8 MWEM": ("D", EXTRA[4]),
-               "smartnoise-synth 1.0.8 AIM (mbi 1.1.0)": ("P", EXTRA[2]), "dpbook adaptive_marginals": ("*", EXTRA[0])}
+               "smartnoise-synth 1.0.8 AIM (mbi 1.1.0)": ("P", EXTRA[2]), "dpbook adaptive_marginals": ("*", EXTRA[0]),
+               "dpbook adaptive_marginals (eps, delta)": ("X", EXTRA[0])}
 
 
 def _row_label(row):

@@ -5,6 +5,13 @@ The mechanism opens by measuring every 1-way marginal at once; the ``d`` tables 
 mechanism does (:func:`dpbook.mwem.adaptive_one_way_budget` gives its scale, :func:`dpbook.mwem.measure_one_way_marginals`
 draws it) and audits it against the ledger's ``ε_1``, read from a run of the mechanism at the same setting.  (A
 module of its own, registered after the pinned ones, so chapter 17's seeded draws of the earlier cases stay the same.)
+
+The ``(ε, δ)`` variant (``delta > 0``) opens the same way with Gaussian noise: its ledger charges the 1-way step
+``ρ_1`` (zCDP), so the step alone is ``(zcdp_epsilon(ρ_1, δ), δ)``-DP (Canonne–Kamath–Steinke 2020's conversion,
+:func:`dpbook.release.zcdp_epsilon`): the zCDP case audits the step at that claim, its ``ρ_1`` read from the ledger
+of a run at the same setting.  The pair is over ``{0,1}^3`` so the broken twin (the ``d`` tables' L2 sensitivity
+taken as one table's) is ``sqrt(3)`` times off; the audit's δ is 0.05, where a Gaussian's privacy loss is
+visible with a million samples (at δ = 1e-6 it is not).
 """
 from __future__ import annotations
 
@@ -18,6 +25,9 @@ _PAIR_ONE_WAY = ("x=(1,0,1,0) vs x'=(1,0,1,1) over {0,1}^2 (add/remove, public n
                  "the value-1 cell of both 1-way marginals; total ε = 2d·ε_1 = 4ε_1, the case's ε is ε_1")
 
 
+_LOOKUP_N = 1_000_000
+
+
 def _one_way_case(name, fn, opening, epsilon, trials, kind, true_share):
     from ...mwem import measure_one_way_marginals
     from ...noise import laplace_noise
@@ -25,7 +35,12 @@ def _one_way_case(name, fn, opening, epsilon, trials, kind, true_share):
     W = k_way_marginals(2, 2)
     x = np.array([1, 0, 1, 0])
     total = 4.0 * epsilon                                                        # T0 = 2d = 4 planned rounds
-    claim = fn(x, W, epsilon=total, n=3, route="adaptive", rng=0).ledger[0].epsilon     # the 1-way step: ε
+    # the 1-way step's charge ε_1, read from the ledger of a run whose public n makes the opening informative
+    # (the mechanism measures the 1-way marginals only when 2·(scale) < n; the step's scale and charge do not
+    # depend on n)
+    run = fn(x, W, epsilon=total, n=_LOOKUP_N, route="adaptive", rng=0)
+    claim = run.ledger[0].epsilon
+    assert run.trace["epsilon_one_way"] == claim > 0
     _, _, scale = opening(total, 2, 1.0)
 
     def sampler(x):
@@ -52,3 +67,61 @@ def _case_adaptive_one_way_unscaled(epsilon=1.0):
     from ...broken.mwem import adaptive_marginals_one_way_unscaled, one_way_budget_unscaled
     return _one_way_case("Adaptive marginals forgetting the 1-way factor d", adaptive_marginals_one_way_unscaled,
                          one_way_budget_unscaled, epsilon, 100_000, "control", 2.0)
+
+
+_PAIR_ZCDP = ("x (rows 000, 010, 100) vs x' (adds the row 111) over {0,1}^3 (add/remove, public n=4): the added row adds "
+              "1 to the value-1 cell of each of the three 1-way marginals (L2 distance sqrt(3)); the case's ε is the "
+              "1-way step's ρ_1 converted at δ")
+_ZCDP_DELTA = 0.05
+
+
+def _zcdp_one_way_case(name, fn, opening, epsilon, trials, kind):
+    from ...mwem import _ZCDP_ROUNDS_PER_ATTRIBUTE, measure_one_way_marginals
+    from ...noise import gaussian_noise
+    from ...queries import k_way_marginals
+    from ...release import zcdp_epsilon, zcdp_rho
+    from .gaussian import _true_gaussian_epsilon
+    d, share, delta = 3, 0.3, _ZCDP_DELTA
+    W = k_way_marginals(d, 2)
+    x = np.array([1, 0, 1, 0, 1, 0, 0, 0])                                      # rows 000, 010, 100
+    x_prime = x + np.eye(8, dtype=x.dtype)[7]                                    # + the row 111
+    rho_total = zcdp_rho(epsilon, delta) * _ZCDP_ROUNDS_PER_ATTRIBUTE / (1.0 - share)   # ρ_1 = d(1-s)ρ/(16d)
+    # read from a run whose public n makes the opening informative (as in the pure-ε case above)
+    run = fn(x, W, epsilon=zcdp_epsilon(rho_total, delta), delta=delta, n=_LOOKUP_N, select_share=share,
+             route="adaptive", rng=0)
+    assert run.trace["rho_one_way"] == run.ledger[0].rho > 0
+    claim = zcdp_epsilon(run.ledger[0].rho, delta)                               # the 1-way step at δ: ≈ ε
+    sigma = opening(run.trace["rho"], d, 1.0, share)[2]                          # the σ the mechanism draws with
+    bits = (np.arange(8)[:, None] >> np.arange(d - 1, -1, -1)) & 1              # attribute a = bit d-1-a
+
+    def sampler(h):
+        counts = np.concatenate([[h[bits[:, a] == 0].sum(), h[bits[:, a] == 1].sum()] for a in range(d)])
+        return lambda t, rng: measure_one_way_marginals(np.tile(counts.astype(np.float64), (t, 1)), sigma,
+                                                        gaussian_noise, rng)
+
+    mu = np.sqrt(d) / sigma                    # the shift of the value-1 cells' sum, in its standard deviations
+    exact = _true_gaussian_epsilon(1.0 / mu, delta)                           # Balle–Wang, exact
+    base = float(x[bits[:, 0] == 1].sum() + x[bits[:, 1] == 1].sum() + x[bits[:, 2] == 1].sum())
+    stat = lambda m: (m[:, 1] + m[:, 3] + m[:, 5] - base) / (sigma * np.sqrt(d))
+    events = {f"value-1 sum >= {t:.3g} sd": (lambda m, t=t: stat(m) >= t)
+              for t in (exact / mu + mu / 2 + s for s in (-0.3, 0.0, 0.3))}
+    return AuditCase(name, f"{fn.__module__}.{fn.__name__}", claim, delta, sampler(x), sampler(x_prime), events,
+                     trials, _PAIR_ZCDP, kind, exact)
+
+
+@register("adaptive_marginals_zcdp_one_way")
+def _case_adaptive_zcdp_one_way(epsilon=1.25):
+    """N(0, σ²) with σ = sqrt(3/(2ρ_1)) on the three shifted cells: the step is ρ_1-zCDP; its exact ε at δ = 0.05
+    (Balle–Wang) is below the claim (CKS20's conversion)."""
+    from ...mwem import adaptive_marginals, adaptive_zcdp_opening
+    return _zcdp_one_way_case("Adaptive marginals (ε, δ): the zCDP 1-way step", adaptive_marginals,
+                              adaptive_zcdp_opening, epsilon, 1_000_000, "mechanism")
+
+
+@register("adaptive_marginals_zcdp_one_way_unscaled")
+def _case_adaptive_zcdp_one_way_unscaled(epsilon=1.25):
+    """σ = sqrt(1/(2ρ_1)) (one table's) on the three cells: the step is 3ρ_1-zCDP, its exact ε far above the claim."""
+    from ...broken.mwem import adaptive_marginals_zcdp_one_way_unscaled, zcdp_opening_unscaled
+    return _zcdp_one_way_case("Adaptive marginals (ε, δ) forgetting the 1-way factor sqrt(d)",
+                              adaptive_marginals_zcdp_one_way_unscaled, zcdp_opening_unscaled, epsilon, 200_000,
+                              "control")
