@@ -383,7 +383,7 @@ def test_bad_bound_input_is_rejected():
         th.rr_rate(5, -1.0)
     with pytest.raises(ValueError, match="beta"):
         th.rounding_error_bound(5, 2.0)
-    with pytest.raises(ValueError, match="rho"):
+    with pytest.raises(ValueError, match="^ratio"):
         th.synthetic_error_bound(1.0, 1.5)
     with pytest.raises(ValueError, match="^eta"):
         th.synthetic_error_bound(0.0)

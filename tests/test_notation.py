@@ -116,9 +116,7 @@ ALLOWED = {
 
 #: Uses of a guarded name for something else, still to be renamed (``qualified name: parameter``).  Empty it
 #: as the renames land: the test fails for an entry that is already renamed.
-PENDING_RENAMES: dict[str, str] = {
-    "dpbook.theory.graphs.synthetic_error_bound": "rho",      # the oracle's approximation ratio, not zCDP's ρ
-}
+PENDING_RENAMES: dict[str, str] = {}
 
 
 # --- discovery --------------------------------------------------------------------------------------------------

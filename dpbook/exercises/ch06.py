@@ -21,12 +21,12 @@ def threshold_test_sensitivity() -> float:
 
 def _halt_probability(j: int, a_bottom: float, a_top: float, epsilon: float) -> float:
     """P[j answers ⊥, then ⊤] when the ⊥ queries sit at τ + a_bottom and the ⊤ query at τ + a_top."""
-    b_rho, b_nu = th.above_threshold_scales(epsilon)
+    b_nu0, b_nu = th.above_threshold_scales(epsilon)
 
     def g(r):
-        return (math.exp(-abs(r) / b_rho) / (2 * b_rho) * laplace_cdf(r - a_bottom, 0.0, b_nu) ** j
+        return (math.exp(-abs(r) / b_nu0) / (2 * b_nu0) * laplace_cdf(r - a_bottom, 0.0, b_nu) ** j
                 * (1.0 - laplace_cdf(r - a_top, 0.0, b_nu)))
-    return integrate.quad(g, -80 * b_rho, 80 * b_rho, points=[-1.0, 0.0, 1.0, 1 + b_nu * math.log(j + 1)],
+    return integrate.quad(g, -80 * b_nu0, 80 * b_nu0, points=[-1.0, 0.0, 1.0, 1 + b_nu * math.log(j + 1)],
                           limit=400, epsabs=0, epsrel=1e-10)[0]
 
 

@@ -144,13 +144,14 @@ def rounding_error_bound(num_vertices, beta) -> float:
     return math.sqrt(2.0 * num_pairs(num_vertices) * union_log_term(num_vertices, beta))
 
 
-def synthetic_error_bound(eta, rho=1.0) -> float:
-    """IDC-Lem6.2 [RECON]: a weighted graph ``W`` whose cuts are within ``eta/ρ`` of the noisy ones (an oracle
-    with ratio ``ρ`` certifies ``ρ``-approximately) is within ``(1/ρ + 1)·eta`` of the true graph on every cut,
-    when the noise is within ``eta`` (triangle inequality).  ``ρ = 1``: an exact oracle, ``2·eta``."""
+def synthetic_error_bound(eta, ratio=1.0) -> float:
+    """IDC-Lem6.2 [RECON]: a weighted graph ``W`` whose cuts are within ``eta/ϑ`` of the noisy ones (an oracle
+    with approximation ratio ``ϑ``, ``ratio``, certifies ``ϑ``-approximately) is within ``(1/ϑ + 1)·eta`` of the true
+    graph on every cut, when the noise is within ``eta`` (triangle inequality).  ``ϑ = 1``: an exact oracle,
+    ``2·eta``."""
     eta = check_real("eta", eta, low=1e-12, high=1e12)          # a cut error in counts
-    rho = check_real("rho", rho, low=0.0, high=1.0, low_open=True)
-    return (1.0 / rho + 1.0) * eta
+    ratio = check_real("ratio", ratio, low=0.0, high=1.0, low_open=True)
+    return (1.0 / ratio + 1.0) * eta
 
 
 def mw_cut_rate(num_edges, num_vertices, epsilon, delta) -> float:
