@@ -9,7 +9,6 @@ from __future__ import annotations
 import io
 
 import matplotlib as mpl
-import matplotlib.pyplot as plt
 import numpy as np
 
 __all__ = ["STYLE", "use_style", "new_figure", "check_size", "accuracy_vs_theory", "legend_outside", "reference_line",
@@ -94,6 +93,8 @@ def new_figure(ncols: int = 1, *, width: float | None = None, height: float | No
     w = width if width is not None else MAX_WIDTH_IN if ncols == 2 else STYLE["figure.figsize"][0]
     h = height if height is not None else STYLE["figure.figsize"][1]
     check_size(ncols, w, h)
+    import matplotlib.pyplot as plt      # here, not at the top: importing dpbook.plots does not load pyplot
+
     fig, axes = plt.subplots(1, ncols, figsize=(w, h), layout="constrained")
     return fig, axes
 
