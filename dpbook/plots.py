@@ -98,6 +98,7 @@ def new_figure(ncols: int = 1, *, width: float | None = None, height: float | No
     import matplotlib.pyplot as plt      # here, not at the top: importing dpbook.plots does not load pyplot
 
     fig, axes = plt.subplots(1, ncols, figsize=(w, h), layout="constrained")
+    _install_inline_png(printer_only=False)   # the first figure starts the inline backend: its draw hook is there now
     return fig, axes
 
 
@@ -228,11 +229,13 @@ def _inline_png(fig, fallback):
     return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
-def _install_inline_png() -> None:
+def _install_inline_png(printer_only: bool = True) -> None:
     """Show figures through :func:`_inline_png` in a kernel whose inline backend prints PNGs with a tight box.
 
     Nothing happens outside IPython, for another backend or format, or when the printer is not the inline
     backend's (a reader's own configuration is left alone); calling it again changes nothing.
+    ``printer_only=False`` (:func:`new_figure`, right after making a figure) leaves the printer as it is and only
+    puts :func:`_draw_stale_figures_unpainted` in the place of pyplot's draw hook, under the same conditions.
     """
     import sys
 
@@ -251,6 +254,9 @@ def _install_inline_png() -> None:
     if (getattr(printer, "func", None) is None or getattr(printer.func, "__name__", "") != "print_figure"
             or keywords.get("fmt") != "png" or keywords.get("bbox_inches", "tight") != "tight"
             or set(keywords) - {"fmt", "base64", "bbox_inches"}):
+        return
+    if not printer_only:
+        _replace_pyplot_draw_hook(shell)             # the inline printer draws each figure again to show it
         return
 
     def png(fig):
