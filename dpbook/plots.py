@@ -275,7 +275,8 @@ def _draw_stale_figures_unpainted() -> None:
     draws each figure again to show it.  The first draw matters all the same, since constrained layout starts from
     where the last layout left the axes (a figure laid out once and one laid out twice differ by a pixel here and
     there); drawn without painting, every artist is laid out as before, so the figure shown is byte for byte the
-    same, for about a fifth less CPU per figure (measured on chapters 07 and 10 with benchmarks/bench_chapters.py).
+    same, for about a fifth less CPU per figure shown (the two draws of each figure of chapters 00, 07, 08, 10, 11,
+    17 and 18, timed figure by figure: 11.6 s of CPU before, 9.5 s after).
     """
     from matplotlib._pylab_helpers import Gcf
 
