@@ -282,6 +282,9 @@ def _draw_stale_figures_unpainted() -> None:
 
     if not mpl.is_interactive():
         return
+    if "inline" not in mpl.get_backend():              # a reader switched to a live backend: pyplot's own draw
+        Gcf.draw_all()
+        return
     for manager in Gcf.get_all_fig_managers():         # as Gcf.draw_all: the figures that changed
         if manager.canvas.figure.stale:
             manager.canvas.figure.draw_without_rendering()

@@ -254,6 +254,7 @@ def test_end_of_cell_draw_without_painting_leaves_the_same_figure_to_show(monkey
     from dpbook.plots import _draw_stale_figures_unpainted, _inline_png
 
     monkeypatch.setattr(matplotlib, "is_interactive", lambda: True)
+    monkeypatch.setattr(matplotlib, "get_backend", lambda: "module://matplotlib_inline.backend_inline")
     painted = _layout_test_figure()
     painted.canvas.draw()                                              # pyplot's hook: a full draw
     unpainted = _layout_test_figure()
@@ -300,3 +301,21 @@ def test_the_draw_hook_is_replaced_in_place_and_only_for_the_inline_printer(monk
             assert hooks == [first, expected, flush_figures], (kwargs, printer_only)
             _install_inline_png()                                      # again: nothing more changes
             assert hooks == [first, expected, flush_figures]
+
+
+def test_the_end_of_cell_draw_paints_again_once_the_backend_is_not_the_inline_one(monkeypatch):
+    # a reader who switches to a live backend (ipympl) sees each changed figure redrawn at the end of a cell, as
+    # pyplot's own hook does
+    from dpbook.plots import _draw_stale_figures_unpainted
+
+    monkeypatch.setattr(matplotlib, "is_interactive", lambda: True)
+    painted = []
+    for backend, paints in (("module://ipympl.backend_nbagg", True), ("module://matplotlib_inline.backend_inline", False)):
+        monkeypatch.setattr(matplotlib, "get_backend", lambda: backend)
+        fig = _layout_test_figure()
+        monkeypatch.setattr(fig.canvas, "draw", lambda *a, **k: painted.append(backend))     # a painting draw
+        _draw_stale_figures_unpainted()
+        assert (backend in painted) == paints
+        assert paints or fig.stale is False                            # inline: drawn, unpainted
+        plt.close("all")
+    assert painted == ["module://ipympl.backend_nbagg"]
