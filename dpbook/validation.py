@@ -38,9 +38,9 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 
 import numpy as np
-import scipy.sparse as sp
 
 __all__ = [
     "check_real", "check_epsilon", "check_delta", "check_beta", "check_alpha", "check_sensitivity",
@@ -48,6 +48,14 @@ __all__ = [
     "check_scale", "check_work", "check_trials", "check_split", "check_noise_scale", "as_array",
     "check_positive_real", "check_tail_points", "real_dtype",
 ]
+
+
+def _issparse(value) -> bool:
+    """Whether ``value`` is a scipy.sparse matrix or array, without importing scipy.sparse: until something has
+    imported it no such object can exist, and importing it here would cost every caller's first import ~0.1 s."""
+    sp = sys.modules.get("scipy.sparse")
+    return sp is not None and sp.issparse(value)
+
 
 #: The privacy parameter's range (module docstring: why).
 EPSILON_RANGE = (1e-12, 1e12)
@@ -271,7 +279,7 @@ def real_dtype(dtype, *, bools: bool = False, integer: bool = False) -> bool:
 def as_array(name: str, value) -> np.ndarray:
     """``np.asarray(value)``, with a ragged nested list (numpy's 'inhomogeneous shape') or a scipy.sparse
     matrix turned into an error that names the parameter, and complex numbers refused."""
-    if sp.issparse(value):
+    if _issparse(value):
         raise TypeError(f"{name} must be a dense array, got a scipy.sparse matrix")
     try:
         arr = np.asarray(value)
@@ -338,10 +346,12 @@ def check_histogram(x, name: str = "x", *, allow_empty: bool = False) -> np.ndar
     return arr
 
 
-def _canonical_sparse(Q, name: str) -> sp.csr_matrix:
+def _canonical_sparse(Q, name: str):
     """A private CSR copy of a scipy.sparse matrix in canonical form: every cell stored at most once (entries
     stored several times are summed, which is what ``Q @ x`` computes), explicit zeros dropped, column indices
     sorted.  The caller's matrix is never modified."""
+    import scipy.sparse as sp
+
     try:
         Q = sp.csr_matrix(Q, dtype=np.float64, copy=True)
     except (ValueError, TypeError) as exc:
@@ -356,6 +366,8 @@ def _canonical_sparse(Q, name: str) -> sp.csr_matrix:
 
 def _stored_count(Q, row: int, col: int) -> int:
     """How many times the caller's sparse ``Q`` stores cell ``(row, col)`` (before summing)."""
+    import scipy.sparse as sp
+
     coo = Q.tocoo() if hasattr(Q, "tocoo") else sp.coo_matrix(Q)
     return int(np.count_nonzero((np.asarray(coo.row) == row) & (np.asarray(coo.col) == col)))
 
@@ -369,7 +381,7 @@ def check_matrix_workload(Q, name: str = "Q", *, low: float = 0.0, high: float =
     A dense array is copied.  The arrays of the returned matrix are marked read-only, so a workload built from
     it cannot change after it was validated (not even when the caller changes its own array)."""
     original = Q
-    if sp.issparse(Q):
+    if _issparse(Q):
         if not real_dtype(Q.dtype, bools=True):
             raise TypeError(f"{name} must hold real numbers, got a scipy.sparse matrix of dtype {Q.dtype}")
         Q = _canonical_sparse(Q, name)

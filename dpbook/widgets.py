@@ -48,11 +48,11 @@ import io
 import math
 import numbers
 import os
+import sys
 import time
 from collections import OrderedDict, deque
 
 import ipywidgets as widgets
-import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import display
 
@@ -215,6 +215,13 @@ def png_size(png: bytes) -> tuple[int, int]:
     return int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
 
 
+def _pyplot_figures() -> set:
+    """The numbers of the open pyplot figures; none before something imported pyplot (this module does not: a
+    chapter's figures need matplotlib.figure, not pyplot's ~0.05 s of CPU more, and a callback may draw without it)."""
+    plt = sys.modules.get("matplotlib.pyplot")
+    return set(plt.get_fignums()) if plt is not None else set()
+
+
 def _fade(png: bytes) -> bytes:
     """The PNG ``png`` blended towards light grey: how a panel shows a figure that is no longer current."""
     from PIL import Image                          # Pillow is a dependency of matplotlib
@@ -324,7 +331,7 @@ class Panel:
             self._cache.move_to_end(key)
             return self._cache[key]
         t0 = time.perf_counter()
-        open_before, fig = set(plt.get_fignums()), None
+        open_before, fig = _pyplot_figures(), None
         try:
             fig = self.callback(**values)
             t1 = time.perf_counter()
@@ -332,10 +339,12 @@ class Panel:
         finally:
             # close the figure, and any other the callback left open: an open pyplot figure would be drawn by the
             # inline backend later, outside any cell (in JupyterLab's Log Console)
-            for num in set(plt.get_fignums()) - open_before:
-                plt.close(num)
-            if fig is not None:
-                plt.close(fig)
+            plt = sys.modules.get("matplotlib.pyplot")
+            if plt is not None:
+                for num in _pyplot_figures() - open_before:
+                    plt.close(num)
+                if fig is not None:
+                    plt.close(fig)
         self.timings.append((t1 - t0, time.perf_counter() - t1))
         if key is not None:
             self._cache[key] = png

@@ -205,18 +205,18 @@ def test_a_mechanism_that_only_answers_queries_loads_no_multiplicative_weights()
 
 
 #: modules that may import scipy.stats when imported (everything else imports it inside the function that uses it)
-LOADS_SCIPY_STATS = ("dpbook.exercises",)
-
-
 def test_importing_the_package_does_not_load_scipy_stats():
     """scipy.stats costs about a second to import, paid by every chapter's first cell if any module it imports
-    loads it; the functions that need it (Clopper-Pearson bounds, Student's t, the binomial law) import it."""
+    loads it (and by a chapter's solutions if its answers module does); the functions that need it (the binomial
+    law of randomized response's composition, Student's t) import it."""
     modules = sorted(p.relative_to(ROOT).with_suffix("").as_posix().replace("/", ".")
                      for p in PACKAGE.rglob("*.py") if p.stem != "__init__" or p.parent != PACKAGE)
-    modules = [m.removesuffix(".__init__") for m in modules if not m.startswith(LOADS_SCIPY_STATS)]
+    modules = [m.removesuffix(".__init__") for m in modules]
     loaded = _loaded_after("\n".join(f"import {m}" for m in modules), prefix="")
-    assert "dpbook.data" in loaded and "scipy.sparse" in loaded and "scipy.stats" not in loaded
-    assert "scipy.stats" in _loaded_after("import dpbook.exercises.ch17", "scipy")                       # can fail
+    assert "dpbook.data" in loaded and "dpbook.exercises.ch17" in loaded and "scipy.sparse" in loaded
+    assert "scipy.stats" not in loaded
+    assert "scipy.stats" in _loaded_after("from dpbook.theory.composition import randomized_response_loss_law\n"
+                                          "randomized_response_loss_law(1.0, 3)", "scipy")               # can fail
 
 
 def test_a_broken_twin_does_not_load_the_audit():

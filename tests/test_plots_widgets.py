@@ -233,3 +233,89 @@ def test_inline_png_keeps_a_full_width_figure_within_the_projector_width():
     r0, r1, c0, c1 = _ink_box(out)
     assert r0 == round(0.1 * fig.dpi) and c0 >= 1 and out.shape[1] - 1 - c1 >= 1
     plt.close(fig)
+
+
+def _layout_test_figure():
+    fig, ax = new_figure()
+    ax.plot([1, 10, 100], [1e-3, 0.5, 0.02], "o-", label="a long legend label that moves the axes")
+    ax.set_yscale("log")
+    ax.set_xlabel("n (rows)")
+    ax.set_ylabel("max error")
+    ax.set_title("a title")
+    from dpbook.plots import legend_outside
+    legend_outside(ax)
+    return fig
+
+
+def test_end_of_cell_draw_without_painting_leaves_the_same_figure_to_show(monkeypatch):
+    # pyplot's end-of-cell hook draws every changed figure; the inline backend then draws it again to show it.
+    # Constrained layout starts from the last layout, so the first draw changes what is shown: the unpainted
+    # replacement must leave the same state, hence the same PNG bytes.
+    from dpbook.plots import _draw_stale_figures_unpainted, _inline_png
+
+    monkeypatch.setattr(matplotlib, "is_interactive", lambda: True)
+    monkeypatch.setattr(matplotlib, "get_backend", lambda: "module://matplotlib_inline.backend_inline")
+    painted = _layout_test_figure()
+    painted.canvas.draw()                                              # pyplot's hook: a full draw
+    unpainted = _layout_test_figure()
+    others = [num for num in plt.get_fignums() if plt.figure(num) not in (painted, unpainted)]
+    for num in others:
+        plt.close(num)
+    assert painted.stale is False and unpainted.stale is True
+    _draw_stale_figures_unpainted()                                    # draws the stale one only, unpainted
+    assert unpainted.stale is False
+    shown = _inline_png(painted, _refuse)
+    assert _inline_png(unpainted, _refuse) == shown
+    once = _layout_test_figure()                                       # a figure laid out once is not the same
+    assert _inline_png(once, _refuse) != shown
+    plt.close("all")
+
+
+def test_the_draw_hook_is_replaced_in_place_and_only_for_the_inline_printer(monkeypatch):
+    import functools
+    import types
+
+    import IPython
+    from IPython.core.formatters import PNGFormatter
+    from IPython.core.pylabtools import print_figure
+    from matplotlib.figure import Figure
+
+    from dpbook.plots import _draw_stale_figures_unpainted, _install_inline_png
+
+    def first():
+        pass
+
+    def flush_figures():
+        pass
+
+    for kwargs, replaced in (({"bbox_inches": "tight"}, True), ({"bbox_inches": None}, False)):
+        for printer_only in (True, False):
+            formatter = PNGFormatter()
+            formatter.for_type(Figure, functools.partial(print_figure, fmt="png", base64=True, **kwargs))
+            hooks = [first, plt._draw_all_if_interactive, flush_figures]
+            shell = types.SimpleNamespace(display_formatter=types.SimpleNamespace(formatters={"image/png": formatter}),
+                                          events=types.SimpleNamespace(callbacks={"post_execute": hooks}))
+            monkeypatch.setattr(IPython, "get_ipython", lambda: shell)
+            _install_inline_png(printer_only=printer_only)
+            expected = _draw_stale_figures_unpainted if replaced else plt._draw_all_if_interactive
+            assert hooks == [first, expected, flush_figures], (kwargs, printer_only)
+            _install_inline_png()                                      # again: nothing more changes
+            assert hooks == [first, expected, flush_figures]
+
+
+def test_the_end_of_cell_draw_paints_again_once_the_backend_is_not_the_inline_one(monkeypatch):
+    # a reader who switches to a live backend (ipympl) sees each changed figure redrawn at the end of a cell, as
+    # pyplot's own hook does
+    from dpbook.plots import _draw_stale_figures_unpainted
+
+    monkeypatch.setattr(matplotlib, "is_interactive", lambda: True)
+    painted = []
+    for backend, paints in (("module://ipympl.backend_nbagg", True), ("module://matplotlib_inline.backend_inline", False)):
+        monkeypatch.setattr(matplotlib, "get_backend", lambda: backend)
+        fig = _layout_test_figure()
+        monkeypatch.setattr(fig.canvas, "draw", lambda *a, **k: painted.append(backend))     # a painting draw
+        _draw_stale_figures_unpainted()
+        assert (backend in painted) == paints
+        assert paints or fig.stale is False                            # inline: drawn, unpainted
+        plt.close("all")
+    assert painted == ["module://ipympl.backend_nbagg"]

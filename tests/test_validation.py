@@ -357,3 +357,16 @@ def test_real_dtype_is_the_one_numeric_guard():
         assert not real_dtype(bad) and not real_dtype(bad, bools=True)
     with pytest.raises(TypeError):
         real_dtype("no such dtype")
+
+
+def test_importing_validation_does_not_load_scipy_sparse_and_still_refuses_sparse_input():
+    # scipy.sparse is looked up, not imported: no sparse matrix can exist before something imported it
+    import subprocess
+    import sys
+    import pathlib
+    root = pathlib.Path(__file__).resolve().parents[1]
+    done = subprocess.run([sys.executable, "-c", "import sys, dpbook.validation; print('scipy.sparse' in sys.modules)"],
+                          capture_output=True, text=True, cwd=root, timeout=120, env={"PATH": "", "PYTHONPATH": str(root)})
+    assert done.returncode == 0 and done.stdout.strip() == "False", done.stderr
+    with pytest.raises(TypeError, match="Q must be a dense array"):
+        as_array("Q", sp.csr_matrix(np.eye(2)))

@@ -319,3 +319,40 @@ def test_prefetch_runs_in_the_kernels_idle_time_and_a_new_move_cancels_it(monkey
     monkeypatch.setattr(W, "PREFETCH", False)
     p.controls["n"].value = 45
     assert calls[-1] == 45
+
+
+# ---- import cost ------------------------------------------------------------------------------------------
+
+def _fresh_python(code: str) -> str:
+    """Run ``code`` in a fresh interpreter (this process has pyplot loaded already) and return what it prints."""
+    import subprocess
+    import sys
+    import pathlib
+    root = pathlib.Path(W.__file__).resolve().parents[1]
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root, timeout=120,
+                          env={"PATH": "", "MPLBACKEND": "Agg", "PYTHONPATH": str(root)})
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_importing_widgets_and_plots_does_not_load_pyplot():
+    # pyplot is imported where a figure is made (dpbook.plots.new_figure), not by importing these modules
+    out = _fresh_python("import sys, dpbook.widgets, dpbook.plots, dpbook.data; "
+                        "print(sorted(m for m in ('matplotlib.pyplot', 'scipy.sparse') if m in sys.modules))")
+    assert out == "[]"
+
+
+def test_panel_closes_the_figures_of_a_callback_that_imports_pyplot():
+    # the panel itself never imports pyplot; the figures a callback opens through it are closed all the same
+    out = _fresh_python(
+        "import sys\n"
+        "from dpbook import widgets as W\n"
+        "def cb(d):\n"
+        "    import matplotlib.pyplot as plt\n"
+        "    plt.figure()                       # a stray figure, left open\n"
+        "    fig, ax = plt.subplots(layout='constrained'); ax.plot([0, d]); return fig\n"
+        "p = W.panel(cb, d=W.int_slider(2, 1, 4))\n"
+        "png = p.render()\n"
+        "import matplotlib.pyplot as plt\n"
+        "print(png is not None and png[:4] == b'\\x89PNG', plt.get_fignums())")
+    assert out == "True []"

@@ -216,7 +216,8 @@ def stored_audits(path, which: str = "all") -> list[tuple[AuditCase, AuditResult
 
 _NOT_MECHANISM_MODULES = ("dpbook.theory", "dpbook.explorers", "dpbook.broken", "dpbook.plots", "dpbook.widgets",
                           "dpbook.validation", "dpbook.contract",    # contract: the mechanisms' prologue releases nothing
-                          "dpbook.comparisons")   # the chapters' experiments: error summaries, no release
+                          "dpbook.comparisons",   # the chapters' experiments: error summaries, no release
+                          "dpbook.exercises")     # the exercises' answers: numbers to check, no release
 
 
 def _public_functions(package_prefix: str, exclude=()) -> list[tuple[str, Callable]]:

@@ -143,9 +143,11 @@ def figure_map(result, epsilon=1.0, metric="max"):
                 mech = win.get((w, n))
                 if mech is None:
                     continue
-                ax.add_patch(Rectangle((i - 0.5, j - 0.5), 1, 1, facecolor=COLOURS[mech], alpha=0.55, lw=0,
-                                       hatch=hatch.get(mech), edgecolor="white"))
-                ax.text(i, j, SHORT[mech], ha="center", va="center", fontsize=12)
+                # add_artist, not add_patch: the limits are set below, so no autoscaling update per cell; the
+                # names sit inside their cells, so constrained layout need not measure them (in_layout=False)
+                ax.add_artist(Rectangle((i - 0.5, j - 0.5), 1, 1, facecolor=COLOURS[mech], alpha=0.55, lw=0,
+                                        hatch=hatch.get(mech), edgecolor="white"))
+                ax.text(i, j, SHORT[mech], ha="center", va="center", fontsize=12, in_layout=False)
         ax.set_xlim(-0.5, len(ns) - 0.5)
         ax.set_ylim(len(names) - 0.5, -0.5)
         ax.set_xticks(range(len(ns)), [f"{n:.0e}".replace("e+0", "e") for n in ns])
