@@ -609,7 +609,7 @@ example(adaptive_marginals, lambda: dict(**_example_marginals(), epsilon=0.9, n=
         lambda: dict(**_example_marginals(), epsilon=0.9, delta=1e-6, n=120, trials=2, rng=0, route="adaptive"))
 
 _ROUNDS_PER_ATTRIBUTE = 2          # T0 = 2 d planned rounds (the first round budget is ε / T0)
-_ZCDP_ROUNDS_PER_ATTRIBUTE = 16    # at delta > 0: AIM's T0 = 16 d planned rounds of ρ / T0
+ZCDP_ROUNDS_PER_ATTRIBUTE = 16    # at delta > 0: AIM's T0 = 16 d planned rounds of ρ / T0
 _FIT_SWEEPS = 50
 _STALL = 0.99                      # a sweep that shrinks the largest misfit by < 1% ends the fit
 _ROUND_SWEEPS = 1                  # warm-started sweeps per round (the release is fitted to convergence)
@@ -672,7 +672,7 @@ def adaptive_zcdp_opening(rho, d, l2, select_share):
     measurement σ, ``σ = Δ₂ sqrt(T0 / (2 (1 − select_share) ρ))``, and the ``d`` tables together have L2
     sensitivity ``Δ₂ sqrt(d)``, so it costs ``ρ_1 = d Δ₂² / (2σ²) = d (1 − select_share) ρ / T0``.  Returns
     (the first round's ρ, ``ρ_1``, ``σ``).  Shared with the audit and the broken twin."""
-    rho_round = rho / (_ZCDP_ROUNDS_PER_ATTRIBUTE * d)
+    rho_round = rho / (ZCDP_ROUNDS_PER_ATTRIBUTE * d)
     sigma = l2 / math.sqrt(2.0 * (1.0 - select_share) * rho_round)
     return rho_round, d * l2 * l2 / (2.0 * sigma * sigma), sigma
 

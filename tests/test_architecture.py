@@ -207,16 +207,17 @@ def test_a_mechanism_that_only_answers_queries_loads_no_multiplicative_weights()
 #: modules that may import scipy.stats when imported (everything else imports it inside the function that uses it)
 def test_importing_the_package_does_not_load_scipy_stats():
     """scipy.stats costs about a second to import, paid by every chapter's first cell if any module it imports
-    loads it (and by a chapter's solutions if its answers module does); the functions that need it (the binomial
-    law of randomized response's composition, Student's t) import it."""
+    loads it (and by a chapter's solutions if its answers module does); the one function that needs it (Student's t
+    of a width estimate's interval) imports it."""
     modules = sorted(p.relative_to(ROOT).with_suffix("").as_posix().replace("/", ".")
                      for p in PACKAGE.rglob("*.py") if p.stem != "__init__" or p.parent != PACKAGE)
     modules = [m.removesuffix(".__init__") for m in modules]
     loaded = _loaded_after("\n".join(f"import {m}" for m in modules), prefix="")
     assert "dpbook.data" in loaded and "dpbook.exercises.ch17" in loaded and "scipy.sparse" in loaded
     assert "scipy.stats" not in loaded
-    assert "scipy.stats" in _loaded_after("from dpbook.theory.composition import randomized_response_loss_law\n"
-                                          "randomized_response_loss_law(1.0, 3)", "scipy")               # can fail
+    assert "scipy.stats" in _loaded_after("from dpbook.geometry import gaussian_width\n"                # can fail
+                                          "from dpbook.queries import k_way_marginals\n"
+                                          "gaussian_width(k_way_marginals(3, 1), samples=4, rng=0)", "scipy")
 
 
 def test_a_broken_twin_does_not_load_the_audit():

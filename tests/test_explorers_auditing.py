@@ -13,7 +13,7 @@ import pytest  # noqa: E402
 
 from dpbook import widgets  # noqa: E402
 from dpbook.audit import audit_case_names, audit_cases  # noqa: E402
-from dpbook.audit.cases.gaussian import _true_gaussian_epsilon  # noqa: E402
+from dpbook.audit.cases.gaussian import exact_gaussian_epsilon  # noqa: E402
 from dpbook.explorers.auditing import explore_audit  # noqa: E402
 from dpbook.theory.gaussian import gaussian_delta, gaussian_sigma  # noqa: E402
 from notebook_cells import panel_call
@@ -71,10 +71,10 @@ def _sigmas():
     return out + [(0.3, 0.1), (1.0, 1e-5), (2.0, 0.1)]
 
 
-def test_true_gaussian_epsilon_is_the_smallest_epsilon_with_delta_at_most_delta():
+def testexact_gaussian_epsilon_is_the_smallest_epsilon_with_delta_at_most_delta():
     zero = positive = 0
     for sigma, delta in _sigmas():
-        eps = _true_gaussian_epsilon(sigma, delta)
+        eps = exact_gaussian_epsilon(sigma, delta)
         assert gaussian_delta(sigma, eps) <= delta, (sigma, delta, eps)          # (eps, delta)-DP: never too small
         if gaussian_delta(sigma, 0.0) <= delta:                               # total variation <= δ
             assert eps == 0.0
@@ -85,12 +85,12 @@ def test_true_gaussian_epsilon_is_the_smallest_epsilon_with_delta_at_most_delta(
     assert zero >= 10 and positive >= 10                                      # both branches are exercised
 
 
-def test_true_gaussian_epsilon_of_a_known_pair():
+def testexact_gaussian_epsilon_of_a_known_pair():
     # N(0, 1) vs N(1, 1): δ(0) = 2Φ(1/2) − 1 ≈ 0.3829; at that δ the true ε is 0, just below it ε > 0
     tv = gaussian_delta(1.0, 0.0)
     assert tv == pytest.approx(0.38292492254802624, rel=1e-12)
-    assert _true_gaussian_epsilon(1.0, tv) == 0.0
-    assert 0.0 < _true_gaussian_epsilon(1.0, tv - 1e-3) < 0.01
+    assert exact_gaussian_epsilon(1.0, tv) == 0.0
+    assert 0.0 < exact_gaussian_epsilon(1.0, tv - 1e-3) < 0.01
 
 
 def test_chapter_figures_draw_and_refuse_bad_input():

@@ -16,8 +16,9 @@ def _gaussian_events(sigma, epsilon, shifts=(0.0,)):
     return {f"y <= {c_star + s:.3g}": (lambda y, c=c_star + s: y <= c) for s in shifts}
 
 
-def _true_gaussian_epsilon(sigma, delta):
-    """The exact ε of N(0,σ²) vs N(1,σ²) at δ: the smallest ε >= 0 with δ(ε) <= δ on the Balle–Wang curve.
+def exact_gaussian_epsilon(sigma, delta):
+    """The exact ε of N(0,σ²) vs N(1,σ²) at δ: the smallest ε >= 0 with δ(ε) <= δ on the Balle–Wang curve
+    (``sigma`` in [1e-6, 1e12], ``delta`` in (0, 1): the audit cases' range).
 
     δ(ε) falls from δ(0) (the total variation distance of the two normals) towards 0.  When δ(0) <= δ already,
     the pair is (0, δ)-indistinguishable and the answer is 0; otherwise bisection on ε keeps δ(lo) > δ >= δ(hi)
@@ -25,7 +26,9 @@ def _true_gaussian_epsilon(sigma, delta):
     (``EPSILON_RANGE[0]``): below it the root is within that of ``hi``.
     """
     from ...theory.gaussian import gaussian_delta
-    from ...validation import EPSILON_RANGE
+    from ...validation import EPSILON_RANGE, check_delta, check_real
+    sigma = check_real("sigma", sigma, low=1e-6, high=1e12)
+    delta = check_delta(delta, positive=True)
     if gaussian_delta(sigma, 0.0) <= delta:
         return 0.0
     lo, hi = 0.0, 1.0
@@ -62,7 +65,7 @@ def _case_gaussian_classic(epsilon=0.9, delta=0.05):
     from ...theory.gaussian import gaussian_sigma
     epsilon = min(epsilon, 0.99)
     sigma = gaussian_sigma(1.0, epsilon, delta)
-    true_eps = _true_gaussian_epsilon(sigma, delta)
+    true_eps = exact_gaussian_epsilon(sigma, delta)
     s, sp = _same_n(gaussian_mechanism, epsilon=epsilon, delta=delta)
     return AuditCase(f"Gaussian mechanism, classic σ (δ={delta:g})", "dpbook.gaussian.gaussian_mechanism",
                      epsilon, delta, s, sp, _gaussian_events(sigma, true_eps, (-0.3, 0.0, 0.3)), 1_000_000,
@@ -76,7 +79,7 @@ def _case_gaussian_no_log(epsilon=0.9, delta=1e-5):
     s, sp = _same_n(gaussian_forgets_log_factor, epsilon=epsilon, delta=delta)
     return AuditCase("Gaussian without the sqrt(2 ln(1.25/δ)) factor", "dpbook.broken.gaussian.gaussian_forgets_log_factor",
                      epsilon, delta, s, sp, _gaussian_events(sigma, epsilon), 200_000, PAIR_SAME_N, "control",
-                     _true_gaussian_epsilon(sigma, delta))
+                     exact_gaussian_epsilon(sigma, delta))
 
 
 _M_GAUSS = 25
@@ -95,7 +98,7 @@ def _case_gaussian_one_query(epsilon=0.9, delta=1e-5):
                      "dpbook.broken.gaussian.gaussian_single_query_sensitivity", epsilon, delta, mean(X),
                      mean(X_SWAP), _gaussian_events(sigma, epsilon), 200_000,
                      "same-n pair, 25 copies of one counting query (Δ2 = 5); event on the mean answer",
-                     "control", _true_gaussian_epsilon(sigma, delta))
+                     "control", exact_gaussian_epsilon(sigma, delta))
 
 
 @register("gaussian_classic_any_epsilon")
@@ -108,7 +111,7 @@ def _case_gaussian_classic_any(epsilon=7.5, delta=0.1):
     events = {f"y <= {c:g}": (lambda y, c=c: y <= c) for c in (-0.25, -0.2, -0.15)}
     return AuditCase("classic Gaussian σ at ε >= 1", "dpbook.broken.gaussian.gaussian_classic_any_epsilon",
                      epsilon, delta, s, sp, events, 4_000_000, PAIR_SAME_N, "control",
-                     _true_gaussian_epsilon(sigma, delta))
+                     exact_gaussian_epsilon(sigma, delta))
 
 
 _M_COMPOSED = 4

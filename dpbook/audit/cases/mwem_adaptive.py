@@ -76,16 +76,16 @@ _ZCDP_DELTA = 0.05
 
 
 def _zcdp_one_way_case(name, fn, opening, epsilon, trials, kind):
-    from ...mwem import _ZCDP_ROUNDS_PER_ATTRIBUTE, measure_one_way_marginals
+    from ...mwem import ZCDP_ROUNDS_PER_ATTRIBUTE, measure_one_way_marginals
     from ...noise import gaussian_noise
     from ...queries import k_way_marginals
     from ...release import zcdp_epsilon, zcdp_rho
-    from .gaussian import _true_gaussian_epsilon
+    from .gaussian import exact_gaussian_epsilon
     d, share, delta = 3, 0.3, _ZCDP_DELTA
     W = k_way_marginals(d, 2)
     x = np.array([1, 0, 1, 0, 1, 0, 0, 0])                                      # rows 000, 010, 100
     x_prime = x + np.eye(8, dtype=x.dtype)[7]                                    # + the row 111
-    rho_total = zcdp_rho(epsilon, delta) * _ZCDP_ROUNDS_PER_ATTRIBUTE / (1.0 - share)   # ρ_1 = d(1-s)ρ/(16d)
+    rho_total = zcdp_rho(epsilon, delta) * ZCDP_ROUNDS_PER_ATTRIBUTE / (1.0 - share)   # ρ_1 = d(1-s)ρ/(16d)
     # read from a run whose public n makes the opening informative (as in the pure-ε case above)
     run = fn(x, W, epsilon=zcdp_epsilon(rho_total, delta), delta=delta, n=_LOOKUP_N, select_share=share,
              route="adaptive", rng=0)
@@ -100,7 +100,7 @@ def _zcdp_one_way_case(name, fn, opening, epsilon, trials, kind):
                                                         gaussian_noise, rng)
 
     mu = np.sqrt(d) / sigma                    # the shift of the value-1 cells' sum, in its standard deviations
-    exact = _true_gaussian_epsilon(1.0 / mu, delta)                           # Balle–Wang, exact
+    exact = exact_gaussian_epsilon(1.0 / mu, delta)                           # Balle–Wang, exact
     base = float(x[bits[:, 0] == 1].sum() + x[bits[:, 1] == 1].sum() + x[bits[:, 2] == 1].sum())
     stat = lambda m: (m[:, 1] + m[:, 3] + m[:, 5] - base) / (sigma * np.sqrt(d))
     events = {f"value-1 sum >= {t:.3g} sd": (lambda m, t=t: stat(m) >= t)
