@@ -652,6 +652,10 @@ class AimWorker(PeerWorker):
         self.python, self.script = python, script
         super().__init__(script, "AIM", python, prefix=("nice", "-n", str(AIM_NICE)), env={**os.environ, **ONE_THREAD})
 
+    def close(self):
+        super().close()
+        self.proc.stdout.close()
+
     def fit(self, rows_path, k, epsilon, seed, limit):
         """``(reply, {name: array})``, or ``None`` when the fit is still running after ``limit`` seconds."""
         import select
@@ -663,6 +667,8 @@ class AimWorker(PeerWorker):
         if not ready:                              # past the limit: stop this worker, start a fresh one
             self.proc.kill()
             self.proc.wait()
+            self.proc.stdin.close()
+            self.proc.stdout.close()
             self.tmp.cleanup()
             PeerWorker.__init__(self, self.script, "AIM", self.python, prefix=("nice", "-n", str(AIM_NICE)),
                                 env={**os.environ, **ONE_THREAD})
@@ -744,10 +750,10 @@ def aim_summary(row: dict) -> dict:
         methods[m]["settings"] = {"call": f"{fn.__module__}.{fn.__name__}", **_defaults(fn), **kw,
                                   "epsilon": row["epsilon"], **_rounds(fn, row["T"])}
     dnf = [r["seed"] for r in runs if "did_not_finish" in r[AIM]]
-    failed = {r["seed"]: r[AIM]["error"] for r in runs if "error" in r[AIM]}
+    failed = {str(r["seed"]): r[AIM]["error"] for r in runs if "error" in r[AIM]}     # JSON's keys: strings
     status = "ok" if len(ok) == len(runs) and runs else \
         "; ".join(([f"{_limit_text(row['time_limit_seconds'])} (seeds {dnf})"] if dnf else []) +
-                  ([f"failed (seeds {sorted(failed)})"] if failed else []) + ([] if runs else ["not run"]))
+                  ([f"failed (seeds {sorted(map(int, failed))})"] if failed else []) + ([] if runs else ["not run"]))
     return {**row, "methods": methods, "status": status, "errors": failed}
 
 
@@ -760,7 +766,7 @@ def run_aim(plan=None, out=AIM_RESULTS, limit=AIM_TIME_LIMIT, python=PEER_PYTHON
     worker = AimWorker(python) if own else worker
     result = json.loads(pathlib.Path(out).read_text()) if pathlib.Path(out).exists() else {"rows": []}
     stored = {row["name"]: row for row in result["rows"]}
-    start = time.perf_counter()
+    start, version = time.perf_counter(), git_hash()           # the code that runs, even if HEAD moves meanwhile
     try:
         result.update(schema=1, delta=DELTA, peer_versions=worker.request(method="versions")["versions"],
                       error="max and mean over every cell of the k-way workload, |released − true| / n, medians "
@@ -785,7 +791,7 @@ def run_aim(plan=None, out=AIM_RESULTS, limit=AIM_TIME_LIMIT, python=PEER_PYTHON
                     stored[name] = aim_summary(row)
                     result["rows"] = [stored[n] for n in [*plan, *[n for n in stored if n not in plan]]
                                       if n in stored]
-                    result.update(date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), code_version=git_hash(),
+                    result.update(date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), code_version=version,
                                   load=_load())
                     pathlib.Path(out).write_text(json.dumps(result, indent=1) + "\n")
                     print(f"{name} seed {seed}: {stored[name]['runs'][-1][AIM]} at {time.perf_counter() - start:.0f} "
