@@ -665,6 +665,7 @@ class AimWorker(PeerWorker):
         self.proc.stdin.flush()
         ready, _, _ = select.select([self.proc.stdout], [], [], limit)
         if not ready:                              # past the limit: stop this worker, start a fresh one
+            self.cpu_at_stop = _cpu_seconds(self.proc.pid)
             self.proc.kill()
             self.proc.wait()
             self.proc.stdin.close()
@@ -678,6 +679,15 @@ class AimWorker(PeerWorker):
             raise RuntimeError(f"AIM failed: {reply['error']}")
         with np.load(out) as npz:
             return reply, {key: npz[key] for key in npz.files}
+
+
+def _cpu_seconds(pid):
+    """CPU seconds (user + system) a running process has used so far (Linux ``/proc``), or None."""
+    try:
+        fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def _limit_text(limit) -> str:
@@ -706,7 +716,8 @@ def aim_seed(spec, seed, worker, tmp, limit=AIM_TIME_LIMIT) -> dict:
         out[AIM] = {"error": str(exc)}
         return out
     if fitted is None:
-        out[AIM] = {"did_not_finish": _limit_text(limit), "time_limit_seconds": limit}
+        out[AIM] = {"did_not_finish": _limit_text(limit), "time_limit_seconds": limit,
+                    "cpu_seconds_at_stop": getattr(worker, "cpu_at_stop", None)}
         return out
     reply, npz = fitted
     answers = np.concatenate([npz[f"marg{j}"] for j in range(len(npz))])
