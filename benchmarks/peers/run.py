@@ -7,8 +7,10 @@ method once with seed r before repeat r+1 starts), time ratios taken within each
 
 smartnoise runs in its own environment (benchmarks/peers/.venv, built by setup.sh) through
 ``smartnoise_worker.py``; dpbook never imports it.  AIM (McKenna et al. 2022) is the one smartnoise-synth 1.0.8
-packages in ``snsynth/aim`` on ``mbi==1.1.0`` (JAX), run in the same environment on the rows of ``AIM_ROWS`` with
-``AIM_REPEATS`` runs (one fit takes minutes on this machine).  MWEM+PGM is not packaged in ``mbi`` (it is a
+packages in ``snsynth/aim`` on ``mbi==1.1.0`` (JAX), run in the same environment; the full run fits it on the rows
+of ``AIM_ROWS`` with ``AIM_REPEATS`` runs (one fit takes minutes on this machine), and ``--aim`` runs it on its own
+rows and seeds (``AIM_PLAN``, at most ``AIM_TIME_LIMIT`` seconds per fit, interleaved with ``mwem_practical`` and
+``adaptive_marginals``) into ``results_aim.json``, from which the table reads AIM's column where it holds the row.  MWEM+PGM is not packaged in ``mbi`` (it is a
 script in the private-pgm repository); ``pgm_worker.py`` writes it from the papers on ``mbi``'s public API, and
 ``--pgm`` runs it on ``PGM_ROWS`` (``PGM_REPEATS`` seeds, both accountings) into ``results_pgm.json``, whose column
 is printed beside AIM's when that file exists.
@@ -26,7 +28,8 @@ Fairness notes (printed with the table):
 * smartnoise's time is ``fit`` alone (no sampling); dpbook's is the whole ``mwem`` / ``mwem_practical`` call.
 * Timings are wall-clock on a shared, loaded 2-core machine; ratios within a repeat cancel part of the load.
 
-Usage: ``python -m benchmarks.peers.run [--repeats R] [--rows a,b,...] [--out PATH] [--no-peers | --merge]``;
+Usage: ``python -m benchmarks.peers.run [--repeats R] [--rows a,b,...] [--out PATH] [--no-peers | --merge | --pgm |
+--aim]``;
 ``--merge`` re-runs only the dpbook methods (and the references) and merges them into the stored file, keeping the
 peers' numbers (AIM and smartnoise take minutes); the file's ``merged`` entry says when and how.  The small dpbook
 setting stored in the file is what tests/test_bench_peers.py recomputes.
