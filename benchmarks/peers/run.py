@@ -644,6 +644,8 @@ AIM_PLAN = {"cancer k=2 eps=1 T=10": 5,          # row -> seeds 0..s-1 (one fit:
             "digits k=2 eps=1 T=10": 1}
 AIM_TIME_LIMIT = 25 * 60                         # seconds per fit; a fit past it is stopped and recorded as such
 AIM_NICE = 10
+AIM_SEEDS = ("seed r seeds numpy's global generator (AIM's selections) and the dpbook methods; AIM's Gaussian "
+             "measurements are drawn by OpenDP from OS randomness, so a seed does not reproduce an AIM fit")
 AIM_BESIDE = (base_name(), SUCCESSOR)            # the dpbook methods run in the same repeats (errors, time ratios)
 
 
@@ -788,7 +790,7 @@ def run_aim(plan=None, out=AIM_RESULTS, limit=AIM_TIME_LIMIT, python=PEER_PYTHON
                       f"its worker at nice {AIM_NICE} on one thread, JAX compilation included); ratios to dpbook "
                       "mwem_practical taken within each repeat (seed r runs the dpbook methods, then AIM)",
                       machine=f"{platform.machine()}, {os.cpu_count()} cores, shared and loaded; one AIM fit at a "
-                      "time", python=platform.python_version(), numpy=np.__version__)
+                      "time", python=platform.python_version(), numpy=np.__version__, seeds=AIM_SEEDS)
         with tempfile.TemporaryDirectory() as tmp:
             for name, seeds in plan.items():
                 spec = next(s for s in ROWS if s[0] == name)
