@@ -805,8 +805,7 @@ def run_aim(plan=None, out=AIM_RESULTS, limit=AIM_TIME_LIMIT, python=PEER_PYTHON
                     rows_, x = load(data)
                     row.update(d=rows_.shape[1], n=rows_.shape[0], cells=k_way_marginals(rows_.shape[1], k).m)
                     stored[name] = aim_summary(row)
-                    result["rows"] = [stored[n] for n in [*plan, *[n for n in stored if n not in plan]]
-                                      if n in stored]
+                    result["rows"] = [stored[spec[0]] for spec in ROWS if spec[0] in stored]    # the table's order
                     result.update(date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), code_version=version,
                                   load=_load())
                     pathlib.Path(out).write_text(json.dumps(result, indent=1) + "\n")
