@@ -618,7 +618,7 @@ def pgm_table(result, pgm=None) -> str:
         if not PGM_RESULTS.exists():
             return ""
         pgm = json.loads(PGM_RESULTS.read_text())
-    stored = {row["name"]: row for row in result["rows"]}
+    stored = {row["name"]: row for row in with_aim(result)["rows"]}          # AIM: from results_aim.json if there
     lines = [f"MWEM+PGM at (ε, δ = {pgm['delta']:g}) through zCDP and at pure ε, {pgm['repeats']} repeats "
              f"(seeds {pgm['seeds']}); cells: wall time (ratio to mwem_practical), max / mean error; MWEM+PGM: "
              "CPU time (CPU ratio to mwem_practical in the same repeats) and wall time at nice 19",
