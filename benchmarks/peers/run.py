@@ -639,8 +639,8 @@ def pgm_table(result, pgm=None) -> str:
 # --- AIM (smartnoise_worker.py's packaged AIM): its own rows, seeds, time limit and file --------------------------
 AIM_RESULTS = HERE / "results_aim.json"
 AIM_PLAN = {"cancer k=2 eps=1 T=10": 5,          # row -> seeds 0..s-1 (one fit: minutes); the key row first
-            "cancer k=3 eps=1 T=10": 3,
-            "cancer k=2 eps=0.1 T=30": 3,
+            "cancer k=3 eps=1 T=10": 5,
+            "cancer k=2 eps=0.1 T=30": 5,
             "digits k=2 eps=1 T=10": 1}
 AIM_TIME_LIMIT = 25 * 60                         # seconds per fit; a fit past it is stopped and recorded as such
 AIM_NICE = 10
