@@ -4,6 +4,7 @@ here.  The peers themselves (smartnoise-synth) live only in benchmarks/peers/.ve
 import json
 import math
 import pathlib
+import sys
 
 import numpy as np
 import pytest
@@ -211,3 +212,130 @@ def test_pgm_results_schema_and_consistency():
     table = run.pgm_table(RESULT, pgm)
     assert all(r["name"] in table for r in pgm["rows"]) and "not run" not in table
 
+
+
+# --- AIM (--aim: smartnoise's AIM on its own rows and seeds, into results_aim.json) ----------------------------------
+AIM_FILE = pathlib.Path(run.__file__).resolve().parent / "results_aim.json"
+
+
+class _StandInAim:
+    """A stand-in for ``AimWorker``: exact marginals in the worker's output order (``shift`` moves them by that many
+    cells), ``None`` (past the time limit) for the seeds of ``late``, a failure for those of ``fail``."""
+
+    def __init__(self, late=(), fail=(), shift=0):
+        self.late, self.fail, self.shift, self.fits = set(late), set(fail), shift, []
+
+    def request(self, **request):
+        assert request == {"method": "versions"}
+        return {"versions": {"stand-in": "0"}}
+
+    def fit(self, rows_path, k, epsilon, seed, limit):
+        self.fits.append(seed)
+        if seed in self.late:
+            return None
+        if seed in self.fail:
+            raise RuntimeError("AIM failed: stand-in")
+        marginals = np.concatenate(pgm_worker.marginals_from_rows(np.load(rows_path), k))
+        marginals = np.roll(marginals, self.shift)
+        return {"seconds": 2.0, "cpu_seconds": 1.5, "rho": 0.02}, {"marg0": marginals / marginals[:1 << k].sum()}
+
+
+def test_aim_run_end_to_end_with_a_stand_in_worker(tmp_path):
+    """run_aim → results_aim.json → the main table, without the peers' environment: exact marginals give zero AIM
+    error (a shifted reading would not), seeds already stored are not fitted again, a fit past the limit is recorded
+    as not finished and ends its row, a failed seed is recorded with its message, and the table reads AIM's column
+    from the file (replacing results.json's stored AIM entry, recomputing the goals against it)."""
+    out = tmp_path / "aim.json"
+    first = run.run_aim({"cancer k=2 eps=1 T=10": 2}, out, limit=60, worker=_StandInAim(fail={1}))
+    assert [r["seed"] for r in first["rows"][0]["runs"]] == [0, 1]
+    stored = json.loads(out.read_text())
+    assert stored["rows"][0]["status"] == "failed (seeds [1])" and "stand-in" in stored["rows"][0]["errors"]["1"]
+    worker = _StandInAim(late={0})
+    result = run.run_aim({"cancer k=2 eps=0.1 T=30": 3, "cancer k=2 eps=1 T=10": 3}, out, limit=60, worker=worker)
+    assert worker.fits == [0, 2]                        # ε = 0.1: seed 0 is late; cancer ε = 1: only seed 2 is new
+    rows = {r["name"]: r for r in json.loads(out.read_text())["rows"]}
+    assert rows == {r["name"]: r for r in result["rows"]} and list(rows) == [  # the table's order
+        "cancer k=2 eps=1 T=10", "cancer k=2 eps=0.1 T=30"]
+    done, late = rows["cancer k=2 eps=1 T=10"], rows["cancer k=2 eps=0.1 T=30"]
+    aim = done["methods"][run.AIM]
+    assert aim["seeds"] == [0, 2] and aim["max_error"] == [pytest.approx(0.0, abs=1e-12)] * 2
+    base = done["methods"][run.base_name()]
+    assert base["seeds"] == [0, 1, 2] and len(base["max_error"]) == 3
+    assert aim["median_time_ratio_to_practical"] == pytest.approx(np.median([2.0 / base["seconds"][0],
+                                                                             2.0 / base["seconds"][2]]))
+    assert late["status"] == "did not finish in 1 min (seeds [0])" and [r["seed"] for r in late["runs"]] == [0]
+    assert late["methods"][run.AIM]["seeds"] == [] and late["methods"][run.base_name()]["seeds"] == [0]
+    assert "did not finish in 1 min" in run.aim_table(result)
+    merged = run.with_aim(RESULT, result)
+    by_name = {r["name"]: r for r in merged["rows"]}
+    assert by_name["cancer k=2 eps=1 T=10"]["methods"][run.AIM]["source"] == AIM_FILE.name
+    assert run.AIM not in by_name["cancer k=2 eps=0.1 T=30"]["methods"]
+    assert by_name["cancer k=2 eps=1 T=10"]["successor_goal"]["eps_delta_max_within_1.1x_aim"] is False    # AIM exact here
+    table = run.table(RESULT, result)
+    assert "did not finish in 1 min" in table and "0.000 / 0.0000 (2 seeds); failed (seeds [1])" in table
+    shifted = run.run_aim({"cancer k=2 eps=1 T=10": 1}, tmp_path / "shifted.json", worker=_StandInAim(shift=1))
+    assert shifted["rows"][0]["methods"][run.AIM]["median_max_error"] > 0.01     # one cell out of place is seen
+
+
+def test_aim_worker_stops_a_fit_past_its_limit(tmp_path):
+    """AimWorker on a stand-in script (plain Python, no peers' environment): a fit that does not reply within the
+    limit returns None and the worker is replaced by a fresh process, which then serves the next fit."""
+    script = tmp_path / "worker.py"
+    script.write_text(
+        "import json, sys, time\nimport numpy as np\n"
+        "for line in sys.stdin:\n"
+        "    r = json.loads(line)\n"
+        "    if r.get('method') == 'versions':\n"
+        "        print(json.dumps({'versions': {}}), flush=True); continue\n"
+        "    if r['seed'] == 0:\n"
+        "        time.sleep(60)\n"
+        "    np.savez(r['out'], marg0=np.ones(4) / 4)\n"
+        "    print(json.dumps({'seconds': 0.0, 'cpu_seconds': 0.0, 'rho': 0.0}), flush=True)\n")
+    worker = run.AimWorker(python=sys.executable, script=str(script))
+    try:
+        first = worker.proc.pid
+        assert worker.fit(tmp_path / "rows.npy", 2, 1.0, seed=0, limit=1.0) is None
+        assert worker.proc.pid != first and 0 <= worker.cpu_at_stop < 1.0        # it slept: next to no CPU
+        reply, arrays = worker.fit(tmp_path / "rows.npy", 2, 1.0, seed=1, limit=30.0)
+        assert reply["rho"] == 0.0 and arrays["marg0"].tolist() == [0.25] * 4
+    finally:
+        worker.close()
+
+
+@pytest.mark.skipif(not AIM_FILE.exists(), reason="results_aim.json not stored")
+def test_aim_results_schema_and_consistency():
+    """results_aim.json: rows in the table's order, seeds 0..s-1 interleaved with the dpbook methods,
+    medians and within-repeat ratios recomputed from the runs, AIM's ρ the converter's for (ε, δ), the status
+    consistent with the runs, and dpbook mwem_practical's stored errors recomputed from seed 0."""
+    aim = json.loads(AIM_FILE.read_text())
+    assert aim["schema"] == 1 and aim["delta"] == run.DELTA and aim["peer_versions"]["smartnoise-synth"] == "1.0.8"
+    names = [r["name"] for r in aim["rows"]]
+    assert names == [spec[0] for spec in run.ROWS if spec[0] in names]
+    for row in aim["rows"]:
+        seeds = [r["seed"] for r in row["runs"]]
+        assert seeds == list(range(len(seeds))) and seeds
+        assert run.aim_summary(row) == row                          # medians, ratios, status: from the runs
+        fitted = [r for r in row["runs"] if "max_error" in r[run.AIM]]
+        for r in fitted:
+            assert r[run.AIM]["mean_error"] <= r[run.AIM]["max_error"] and r[run.AIM]["seconds"] > 0
+            # the converter's ρ: at least the one of ρ + 2 sqrt(ρ log(1/δ)) = ε (zCDP → (ε, δ)-DP), and at ε = 1
+            # the one of results.json's stored AIM run
+            eps, log_inv = row["epsilon"], math.log(1 / run.DELTA)
+            simple = (math.sqrt(log_inv + eps) - math.sqrt(log_inv)) ** 2
+            assert simple <= r[run.AIM]["rho"] <= 2 * simple
+            if eps == 1:
+                assert r[run.AIM]["rho"] == pytest.approx(RESULT["rows"][0]["methods"][run.AIM]["settings"]["rho"])
+        for r in row["runs"]:
+            if "did_not_finish" in r[run.AIM]:
+                assert r[run.AIM]["did_not_finish"] == f"did not finish in {row['time_limit_seconds'] / 60:g} min"
+        assert (row["status"] == "ok") == (len(fitted) == len(row["runs"]))
+    row = aim["rows"][0]                                             # cancer: ~0.5 s per call
+    _, x = run.load(row["data"])
+    W = run.k_way_marginals(row["d"], row["k"])
+    fresh = run.errors(run.dpbook_run(run.base_name(), x, W, row["epsilon"], row["T"], seed=0)[1], W.answers(x))
+    stored = row["runs"][0][run.base_name()]
+    assert fresh == pytest.approx((stored["max_error"], stored["mean_error"]), rel=1e-6)
+    table = run.table(RESULT, aim)
+    for row in aim["rows"]:
+        assert (f"({len(row['methods'][run.AIM]['seeds'])} seed" in table if row["methods"][run.AIM]["seeds"]
+                else row["status"] in table)

@@ -7,8 +7,10 @@ method once with seed r before repeat r+1 starts), time ratios taken within each
 
 smartnoise runs in its own environment (benchmarks/peers/.venv, built by setup.sh) through
 ``smartnoise_worker.py``; dpbook never imports it.  AIM (McKenna et al. 2022) is the one smartnoise-synth 1.0.8
-packages in ``snsynth/aim`` on ``mbi==1.1.0`` (JAX), run in the same environment on the rows of ``AIM_ROWS`` with
-``AIM_REPEATS`` runs (one fit takes minutes on this machine).  MWEM+PGM is not packaged in ``mbi`` (it is a
+packages in ``snsynth/aim`` on ``mbi==1.1.0`` (JAX), run in the same environment; the full run fits it on the rows
+of ``AIM_ROWS`` with ``AIM_REPEATS`` runs (one fit takes minutes on this machine), and ``--aim`` runs it on its own
+rows and seeds (``AIM_PLAN``, at most ``AIM_TIME_LIMIT`` seconds per fit, interleaved with ``mwem_practical`` and
+``adaptive_marginals``) into ``results_aim.json``, from which the table reads AIM's column where it holds the row.  MWEM+PGM is not packaged in ``mbi`` (it is a
 script in the private-pgm repository); ``pgm_worker.py`` writes it from the papers on ``mbi``'s public API, and
 ``--pgm`` runs it on ``PGM_ROWS`` (``PGM_REPEATS`` seeds, both accountings) into ``results_pgm.json``, whose column
 is printed beside AIM's when that file exists.
@@ -26,7 +28,8 @@ Fairness notes (printed with the table):
 * smartnoise's time is ``fit`` alone (no sampling); dpbook's is the whole ``mwem`` / ``mwem_practical`` call.
 * Timings are wall-clock on a shared, loaded 2-core machine; ratios within a repeat cancel part of the load.
 
-Usage: ``python -m benchmarks.peers.run [--repeats R] [--rows a,b,...] [--out PATH] [--no-peers | --merge]``;
+Usage: ``python -m benchmarks.peers.run [--repeats R] [--rows a,b,...] [--out PATH] [--no-peers | --merge | --pgm |
+--aim]``;
 ``--merge`` re-runs only the dpbook methods (and the references) and merges them into the stored file, keeping the
 peers' numbers (AIM and smartnoise take minutes); the file's ``merged`` entry says when and how.  The small dpbook
 setting stored in the file is what tests/test_bench_peers.py recomputes.
@@ -298,7 +301,10 @@ def small_setting():
     return {**SMALL, "seeds": list(SMALL["seeds"]), "errors": out}
 
 
-def table(result) -> str:
+def table(result, aim=None) -> str:
+    """The main table; AIM's column is read from results_aim.json (``aim``, or the file) where it holds the row
+    (:func:`with_aim`), else from ``result``."""
+    result = with_aim(result, aim)
     lines = ["| data (d, n), k, ε, T | dpbook mwem_practical | dpbook adaptive_marginals | dpbook adaptive_marginals "
              "(ε, δ) | dpbook mwem (theorem) | smartnoise-synth 1.0.8 MWEM | AIM (ε, δ) | noisy histogram "
              "| per-query Gaussian (ε, δ) | uniform | goal met? |", "|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -313,13 +319,12 @@ def table(result) -> str:
                                             "no: " + ", ".join(k.replace("_", " ") for k, v in goal.items() if not v))
         u, h = row["references"]["uniform"], row["references"]["noisy histogram"]
         gq = row["references"]["per-query gaussian (eps, delta)"]
-        aim = ms.get(AIM)
         lines.append(f"| {row['data']} ({row['d']}, {row['n']}), {row['k']}, {row['epsilon']:g}, {row['T']} "
                      f"| {1000 * p['median_seconds']:.3g} ms, {cell(p, False)} "
                      f"| {cell(ms[SUCCESSOR]) if SUCCESSOR in ms else 'not run'} "
                      f"| {cell(ms[SUCCESSOR_DELTA]) if SUCCESSOR_DELTA in ms else 'not run'} "
                      f"| {cell(ms['dpbook mwem (theorem)'])} "
-                     f"| {cell(sn) if sn else 'not run'} | {cell(aim) if aim else 'not run'} "
+                     f"| {cell(sn) if sn else 'not run'} | {aim_cell(row)} "
                      f"| {h['median_max_error']:.3f} / {h['median_mean_error']:.4f} "
                      f"| {gq['median_max_error']:.3f} / {gq['median_mean_error']:.4f} "
                      f"| {u['max_error']:.3f} / {u['mean_error']:.4f} | {verdict} |")
@@ -464,6 +469,8 @@ def main(argv=None):
     parser.add_argument("--out", default=str(RESULTS))
     parser.add_argument("--no-peers", action="store_true", help="dpbook only (no peers' environment needed)")
     parser.add_argument("--pgm", action="store_true", help=f"MWEM+PGM only, on its rows, into {PGM_RESULTS.name}")
+    parser.add_argument("--aim", action="store_true", help=f"AIM only, on its rows (or --rows; seeds 0..R-1 with "
+                        f"--repeats), into {AIM_RESULTS.name}, resuming it; {AIM_TIME_LIMIT // 60} min per fit at most")
     parser.add_argument("--merge", action="store_true", help="re-run the dpbook methods only and merge them into "
                         "the stored results file (--out), keeping the peers' stored numbers")
     args = parser.parse_args(argv)
@@ -471,6 +478,13 @@ def main(argv=None):
         repeats = args.repeats if "--repeats" in (argv if argv is not None else sys.argv) else PGM_REPEATS
         print(pgm_table(json.loads(RESULTS.read_text()), run_pgm(repeats, args.out if args.out != str(RESULTS)
                                                                   else PGM_RESULTS)))
+        return
+    if args.aim:
+        given = "--repeats" in (argv if argv is not None else sys.argv)
+        names = list(AIM_PLAN) if args.rows is None else [ROWS[int(i)][0] for i in args.rows.split(",")]
+        plan = {name: args.repeats if given else AIM_PLAN.get(name, 1) for name in names}
+        aim = run_aim(plan, args.out if args.out != str(RESULTS) else AIM_RESULTS)
+        print(aim_table(aim) + "\n\n" + table(json.loads(RESULTS.read_text()), aim))
         return
     if args.merge:
         args.no_peers = True
@@ -507,7 +521,7 @@ def main(argv=None):
         print(ratios(result))
         if all(SUCCESSOR in row["methods"] and "successor_goal" in row for row in result["rows"]):
             print("\nadaptive_marginals: speed (chained through mwem_practical) and goals")
-            print(successor_table(result))
+            print(successor_table(with_aim(result)))
     print("\nsettings (last row; epsilon and T as in the row):")
     print(settings(result))
 
@@ -620,7 +634,7 @@ def pgm_table(result, pgm=None) -> str:
         if not PGM_RESULTS.exists():
             return ""
         pgm = json.loads(PGM_RESULTS.read_text())
-    stored = {row["name"]: row for row in result["rows"]}
+    stored = {row["name"]: row for row in with_aim(result)["rows"]}          # AIM: from results_aim.json if there
     lines = [f"MWEM+PGM at (ε, δ = {pgm['delta']:g}) through zCDP and at pure ε, {pgm['repeats']} repeats "
              f"(seeds {pgm['seeds']}); cells: wall time (ratio to mwem_practical), max / mean error; MWEM+PGM: "
              "CPU time (CPU ratio to mwem_practical in the same repeats) and wall time at nice 19",
@@ -635,6 +649,247 @@ def pgm_table(result, pgm=None) -> str:
         lines.append(f"| {row['name']} | {fmt(practical) if practical else 'not run'} "
                      f"| {fmt(other[AIM]) if AIM in other else 'not run'} | {cpu(row['methods'][PGM])} "
                      f"| {cpu(row['methods'][PGM_PURE])} |")
+    return "\n".join(lines)
+
+
+# --- AIM (smartnoise_worker.py's packaged AIM): its own rows, seeds, time limit and file --------------------------
+AIM_RESULTS = HERE / "results_aim.json"
+AIM_PLAN = {"cancer k=2 eps=1 T=10": 5,          # row -> seeds 0..s-1 (one fit: minutes); the key row first
+            "cancer k=3 eps=1 T=10": 5,
+            "cancer k=2 eps=0.1 T=30": 5,
+            "digits k=2 eps=1 T=10": 1}
+AIM_TIME_LIMIT = 25 * 60                         # seconds per fit; a fit past it is stopped and recorded as such
+AIM_NICE = 10
+AIM_SEEDS = ("seed r seeds numpy's global generator (AIM's selections) and the dpbook methods; AIM's Gaussian "
+             "measurements are drawn by OpenDP from OS randomness, so a seed does not reproduce an AIM fit")
+AIM_BESIDE = (base_name(),)    # the dpbook method run in the same repeats (time ratios); adaptive_marginals beside
+#                               AIM is read from results.json (its estimator changed after the AIM fits were made)
+
+
+class AimWorker(PeerWorker):
+    """``smartnoise_worker.py`` (its AIM) in the peers' environment at ``nice -n 10``, JAX on one thread; a fit
+    that does not reply within ``limit`` seconds is stopped (the worker process is killed and restarted)."""
+
+    def __init__(self, python=PEER_PYTHON, script="smartnoise_worker.py"):
+        self.python, self.script = python, script
+        super().__init__(script, "AIM", python, prefix=("nice", "-n", str(AIM_NICE)), env={**os.environ, **ONE_THREAD})
+
+    def close(self):
+        super().close()
+        self.proc.stdout.close()
+
+    def fit(self, rows_path, k, epsilon, seed, limit):
+        """``(reply, {name: array})``, or ``None`` when the fit is still running after ``limit`` seconds."""
+        import select
+        out = os.path.join(self.tmp.name, "out.npz")
+        self.proc.stdin.write(json.dumps(dict(rows=str(rows_path), k=k, epsilon=epsilon, delta=DELTA, seed=seed,
+                                              T=0, split=None, method="aim", out=out)) + "\n")
+        self.proc.stdin.flush()
+        ready, _, _ = select.select([self.proc.stdout], [], [], limit)
+        if not ready:                              # past the limit: stop this worker, start a fresh one
+            self.cpu_at_stop = _cpu_seconds(self.proc.pid)
+            self.proc.kill()
+            self.proc.wait()
+            self.proc.stdin.close()
+            self.proc.stdout.close()
+            self.tmp.cleanup()
+            PeerWorker.__init__(self, self.script, "AIM", self.python, prefix=("nice", "-n", str(AIM_NICE)),
+                                env={**os.environ, **ONE_THREAD})
+            return None
+        reply = json.loads(self.proc.stdout.readline())
+        if "error" in reply:
+            raise RuntimeError(f"AIM failed: {reply['error']}")
+        with np.load(out) as npz:
+            return reply, {key: npz[key] for key in npz.files}
+
+
+def _cpu_seconds(pid):
+    """CPU seconds (user + system) a running process has used so far (Linux ``/proc``), or None."""
+    try:
+        fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _limit_text(limit) -> str:
+    return f"did not finish in {limit / 60:g} min"
+
+
+def aim_seed(spec, seed, worker, tmp, limit=AIM_TIME_LIMIT) -> dict:
+    """One interleaved repeat of an AIM row: the dpbook methods of ``AIM_BESIDE`` with ``seed`` (wall and CPU
+    seconds, errors), then AIM with ``seed``; AIM's entry is its errors and seconds, ``{"did_not_finish": ...}``
+    past ``limit`` seconds, or ``{"error": ...}`` when the fit failed."""
+    name, data, k, epsilon, T = spec
+    rows, x = load(data)
+    W = k_way_marginals(rows.shape[1], k)
+    true = W.answers(x)
+    rows_path = pathlib.Path(tmp) / f"{data}.npy"
+    np.save(rows_path, rows)
+    out = {"seed": seed}
+    for m in AIM_BESIDE:
+        cpu = time.process_time()
+        seconds, answers = dpbook_run(m, x, W, epsilon, T, seed=seed)
+        e = errors(answers, true)
+        out[m] = {"seconds": seconds, "cpu_seconds": time.process_time() - cpu, "max_error": e[0], "mean_error": e[1]}
+    try:
+        fitted = worker.fit(rows_path, k, epsilon, seed, limit)
+    except RuntimeError as exc:
+        out[AIM] = {"error": str(exc)}
+        return out
+    if fitted is None:
+        out[AIM] = {"did_not_finish": _limit_text(limit), "time_limit_seconds": limit,
+                    "cpu_seconds_at_stop": getattr(worker, "cpu_at_stop", None)}
+        return out
+    reply, npz = fitted
+    answers = np.concatenate([npz[f"marg{j}"] for j in range(len(npz))])
+    if answers.size != W.m:
+        out[AIM] = {"error": f"AIM returned {answers.size} cells, the workload has {W.m}"}
+        return out
+    e = errors(answers, true)
+    out[AIM] = {"seconds": reply["seconds"], "cpu_seconds": reply["cpu_seconds"], "max_error": e[0],
+                "mean_error": e[1], "rho": reply["rho"]}
+    return out
+
+
+def aim_summary(row: dict) -> dict:
+    """``row`` (one row of results_aim.json: its ``runs``, one per seed) with ``methods`` (results.json's schema:
+    per-seed lists, medians, time ratios to ``mwem_practical`` taken within each repeat, CPU too) and ``status``
+    recomputed from the runs.  AIM's medians are over the seeds whose fit finished; ``status`` says what the others
+    did."""
+    runs = row["runs"]
+    ok = [r for r in runs if "max_error" in r[AIM]]
+    base = base_name()
+    methods = {}
+    for m in (*AIM_BESIDE, AIM):
+        use = ok if m == AIM else runs
+        rec = {key: [r[m][key] for r in use] for key in ("seconds", "cpu_seconds", "max_error", "mean_error")}
+        rec["seeds"] = [r["seed"] for r in use]
+        if use:
+            for key in ("seconds", "cpu_seconds", "max_error", "mean_error"):
+                rec[f"median_{key}"] = float(np.median(rec[key]))
+            rec["median_time_ratio_to_practical"] = float(np.median([r[m]["seconds"] / r[base]["seconds"] for r in use]))
+            rec["median_cpu_ratio_to_practical"] = float(np.median([r[m]["cpu_seconds"] / r[base]["cpu_seconds"]
+                                                                    for r in use]))
+            rec["median_time_ratio_to_practical_in_its_run"] = rec["median_time_ratio_to_practical"]
+        methods[m] = rec
+    methods[AIM]["settings"] = {"call": "snsynth.aim.AIMSynthesizer(epsilon, delta, degree=k).AIM(data, k-way "
+                                "workload)", "epsilon": row["epsilon"], "delta": DELTA,
+                                "rho": ok[0][AIM]["rho"] if ok else None, "rounds": "16 d (its default)",
+                                "max_model_size": 80, "nice": AIM_NICE, "threads": 1,
+                                "time_limit_seconds": row["time_limit_seconds"]}
+    for m in AIM_BESIDE:
+        fn, kw = DPBOOK_METHODS[m]
+        methods[m]["settings"] = {"call": f"{fn.__module__}.{fn.__name__}", **_defaults(fn), **kw,
+                                  "epsilon": row["epsilon"], **_rounds(fn, row["T"])}
+    dnf = [r["seed"] for r in runs if "did_not_finish" in r[AIM]]
+    failed = {str(r["seed"]): r[AIM]["error"] for r in runs if "error" in r[AIM]}     # JSON's keys: strings
+    status = "ok" if len(ok) == len(runs) and runs else \
+        "; ".join(([f"{_limit_text(row['time_limit_seconds'])} (seeds {dnf})"] if dnf else []) +
+                  ([f"failed (seeds {sorted(map(int, failed))})"] if failed else []) + ([] if runs else ["not run"]))
+    return {**row, "methods": methods, "status": status, "errors": failed}
+
+
+def run_aim(plan=None, out=AIM_RESULTS, limit=AIM_TIME_LIMIT, python=PEER_PYTHON, worker=None):
+    """AIM on the rows of ``plan`` ({row name: seeds}, default ``AIM_PLAN``) into ``out``
+    (``python -m benchmarks.peers.run --aim``), one fit at a time; the file is rewritten after every fit, and a run
+    resumes it: the seeds already stored for a row are not run again."""
+    plan = AIM_PLAN if plan is None else plan
+    own = worker is None
+    worker = AimWorker(python) if own else worker
+    result = json.loads(pathlib.Path(out).read_text()) if pathlib.Path(out).exists() else {"rows": []}
+    stored = {row["name"]: row for row in result["rows"]}
+    start, version = time.perf_counter(), git_hash()           # the code that runs, even if HEAD moves meanwhile
+    try:
+        result.update(schema=1, delta=DELTA, peer_versions=worker.request(method="versions")["versions"],
+                      error="max and mean over every cell of the k-way workload, |released − true| / n, medians "
+                      "over the seeds whose AIM fit finished", time="wall clock and CPU seconds of the fit (AIM: in "
+                      f"its worker at nice {AIM_NICE} on one thread, JAX compilation included); ratios to dpbook "
+                      "mwem_practical taken within each repeat (seed r runs the dpbook methods, then AIM)",
+                      machine=f"{platform.machine()}, {os.cpu_count()} cores, shared and loaded; one AIM fit at a "
+                      "time", python=platform.python_version(), numpy=np.__version__, seeds=AIM_SEEDS)
+        with tempfile.TemporaryDirectory() as tmp:
+            for name, seeds in plan.items():
+                spec = next(s for s in ROWS if s[0] == name)
+                _, data, k, epsilon, T = spec
+                row = stored.get(name) or {"name": name, "data": data, "k": k, "epsilon": epsilon, "T": T,
+                                           "time_limit_seconds": limit, "runs": []}
+                stored[name] = row
+                done = {r["seed"] for r in row["runs"]}
+                for seed in [s for s in range(seeds) if s not in done]:
+                    row["runs"].append(aim_seed(spec, seed, worker, tmp, limit))
+                    row["runs"].sort(key=lambda r: r["seed"])
+                    rows_, x = load(data)
+                    row.update(d=rows_.shape[1], n=rows_.shape[0], cells=k_way_marginals(rows_.shape[1], k).m)
+                    stored[name] = aim_summary(row)
+                    result["rows"] = [stored[spec[0]] for spec in ROWS if spec[0] in stored]    # the table's order
+                    result.update(date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), code_version=version,
+                                  load=_load())
+                    pathlib.Path(out).write_text(json.dumps(result, indent=1) + "\n")
+                    print(f"{name} seed {seed}: {stored[name]['runs'][-1][AIM]} at {time.perf_counter() - start:.0f} "
+                          "s", file=sys.stderr, flush=True)
+                    if "did_not_finish" in stored[name]["runs"][-1][AIM]:
+                        break                      # a row past the limit once is not tried with more seeds
+                    row = stored[name]
+    finally:
+        if own:
+            worker.close()
+    return result
+
+
+def with_aim(result: dict, aim: dict | None = None) -> dict:
+    """``result`` (results.json's layout) with AIM's column read from results_aim.json (``aim``; read from the file
+    when None, ``result`` unchanged when the file does not exist): on every row of the AIM file whose fit finished
+    for some seed, its AIM entry replaces the stored one (and the row's ``successor_goal`` is recomputed); a row
+    whose fits did not finish or failed has no AIM entry and carries ``aim_status``."""
+    if aim is None:
+        if not AIM_RESULTS.exists():
+            return result
+        aim = json.loads(AIM_RESULTS.read_text())
+    by_name = {row["name"]: row for row in aim["rows"]}
+    rows = []
+    for row in result["rows"]:
+        new = by_name.get(row["name"])
+        if new is None:
+            rows.append(row)
+            continue
+        methods = {m: r for m, r in row["methods"].items() if m != AIM}
+        row = {**row, "methods": methods, "aim_status": new["status"]}
+        if new["methods"][AIM]["seeds"]:
+            methods[AIM] = {**new["methods"][AIM], "source": AIM_RESULTS.name}
+        if "successor_goal" in row and SUCCESSOR in methods:
+            row["successor_goal"] = successor_goal(row)
+        rows.append(row)
+    return {**result, "rows": rows, "aim": {key: aim.get(key) for key in ("date", "code_version", "peer_versions")}}
+
+
+def aim_cell(row: dict) -> str:
+    """AIM's cell of the main table: ×ratio, max / mean error (and its seeds), or why there is no number."""
+    aim = row["methods"].get(AIM)
+    if aim is None:
+        return row.get("aim_status", "not run")
+    seeds = aim.get("seeds")
+    note = f" ({len(seeds)} seed{'s' if len(seeds) != 1 else ''})" if seeds is not None else " (1 seed, stored run)"
+    if row.get("aim_status", "ok") != "ok":
+        note += f"; {row['aim_status']}"
+    return (f"×{aim['median_time_ratio_to_practical']:.3g}, {aim['median_max_error']:.3f} / "
+            f"{aim['median_mean_error']:.4f}{note}")
+
+
+def aim_table(aim: dict) -> str:
+    """results_aim.json per row: seeds, AIM's CPU and wall seconds (CPU ratio to ``mwem_practical`` in the same
+    repeats), AIM's and the dpbook methods' max / mean error, and the row's status."""
+    lines = [f"AIM (smartnoise-synth, ε, δ = {aim.get('delta', DELTA):g}); medians over seeds; CPU ratio to "
+             "mwem_practical within each repeat",
+             f"| row | seeds | AIM CPU s (×CPU ratio), wall s | AIM max / mean | {' | '.join(AIM_BESIDE)} | status |",
+             "|---|---|---|---|" + "---|" * len(AIM_BESIDE) + "---|"]
+    err = lambda m: f"{m['median_max_error']:.3f} / {m['median_mean_error']:.4f}" if m.get("seeds") else "—"
+    for row in aim["rows"]:
+        a = row["methods"][AIM]
+        time_ = (f"{a['median_cpu_seconds']:.3g} (×{a['median_cpu_ratio_to_practical']:.3g}), "
+                 f"{a['median_seconds']:.3g}") if a["seeds"] else "—"
+        lines.append(f"| {row['name']} | {[r['seed'] for r in row['runs']]} | {time_} | {err(a)} | "
+                     + " | ".join(err(row["methods"][m]) for m in AIM_BESIDE) + f" | {row['status']} |")
     return "\n".join(lines)
 
 

@@ -61,17 +61,25 @@ def fit_aim(request):
     synth = AIMSynthesizer(epsilon=float(request["epsilon"]), delta=float(request["delta"]), degree=k)
     synth.rho = cdp_rho(float(request["epsilon"]), float(request["delta"]))
     data = Dataset(pd.DataFrame(rows, columns=cols), Domain(cols, [2] * d))
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
         warnings.simplefilter("ignore")
         synth.AIM(data, list(itertools.combinations(cols, k)))
-    seconds = time.perf_counter() - start
+    seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu
     out = {}
     for j, S in enumerate(itertools.combinations(range(d), k)):
         v = np.asarray(synth.synthesizer.project(tuple(cols[i] for i in S)).datavector(), dtype=np.float64)
         out[f"marg{j}"] = v / v.sum()
     np.savez(request["out"], **out)
-    return {"seconds": seconds, "rho": float(synth.rho)}
+    return {"seconds": seconds, "cpu_seconds": cpu_seconds, "rho": float(synth.rho)}
+
+
+def versions():
+    """The peers' versions; imports AIM's stack (mbi, JAX) once, so no fit is timed with its import."""
+    import importlib.metadata as metadata
+    import mbi  # noqa: F401
+    import snsynth.aim  # noqa: F401
+    return {p: metadata.version(p) for p in ("smartnoise-synth", "mbi", "jax", "jaxlib", "opendp", "numpy", "pandas")}
 
 
 def _comb(a, b):
@@ -84,7 +92,9 @@ def main():
         request = json.loads(line)
         try:
             with contextlib.redirect_stdout(sys.stderr):       # the peers print; stdout is the protocol
-                reply = fit_aim(request) if request.get("method") == "aim" else fit(request)
+                method = request.get("method")
+                reply = ({"versions": versions()} if method == "versions" else
+                         fit_aim(request) if method == "aim" else fit(request))
         except Exception as exc:                  # report, keep serving
             reply = {"error": f"{type(exc).__name__}: {exc}"}
         print(json.dumps(reply), flush=True)
