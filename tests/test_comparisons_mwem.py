@@ -94,7 +94,7 @@ def test_stored_mwem_sweeps_refuses_what_is_not_its_file(tmp_path):
     (workload_growth, dict(n=600, ks=[12]), ValueError, "ks"), (workload_growth, dict(n=600, ks=[1], trials=0), ValueError, "trials"),
     (practical_ablation, dict(variants={}), TypeError, "variants"),
     (practical_ablation, dict(variants={"uniform guess": {}}, rng=0), ValueError, "variants"),
-    (practical_ablation, dict(variants={"a": {}}, rng=np.random.default_rng(0)), TypeError, "rng"),
+    (practical_ablation, dict(variants={"a": {}}, rng="0"), TypeError, "rng"),
     (practical_ablation, dict(variants={"a": {}}, rng=-1), ValueError, "rng")])
 def test_the_sweeps_refuse_bad_input(fn, kw, exc, name):
     with pytest.raises(exc, match=name):

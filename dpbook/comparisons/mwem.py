@@ -143,7 +143,8 @@ def practical_ablation(variants, *, T=10, epsilon=1.0, trials=5, rng=None) -> di
     """The practical MWEM's changes one at a time on the 220 two-way cells of the (real) cancer table:
     ``variants`` maps a name to the keyword arguments of :func:`dpbook.mwem.mwem_practical` (``measure``,
     ``output``, ``replay``, ``exclude_measured``, ...), each run ``trials`` times with ``T`` rounds from a fresh
-    generator seeded by ``rng`` (an int: every variant and the histogram draw the same way); the noisy
+    generator seeded by ``rng`` (an int, or one seed drawn from a Generator: every variant and the histogram draw
+    the same way); the noisy
     histogram's cells (unclamped, summed into the marginals) from the same seed, and the uniform guess.
     Returns ``{name: (max errors, mean errors)}`` per run, with ``"noisy histogram"`` and ``"uniform guess"``."""
     if not isinstance(variants, dict) or not variants or not all(isinstance(k, str) and isinstance(v, dict)
@@ -153,10 +154,10 @@ def practical_ablation(variants, *, T=10, epsilon=1.0, trials=5, rng=None) -> di
         raise ValueError("variants must not be named 'noisy histogram' or 'uniform guess' (the references)")
     T, epsilon = check_int("T", T, low=1, high=55), check_epsilon(epsilon)
     trials = check_int("trials", trials, low=1, high=100)
-    if isinstance(rng, (bool, np.bool_)) or not isinstance(rng, (int, np.integer)):
-        raise TypeError(f"rng must be a non-negative int seed (each variant starts a generator from it), got "
-                        f"{type(rng).__name__}")
-    seed = check_int("rng", rng, low=0, exact=False)
+    if isinstance(rng, (int, np.integer)) and not isinstance(rng, (bool, np.bool_)):
+        seed = check_int("rng", rng, low=0, exact=False)
+    else:                                   # a Generator (or None): one seed drawn from it, shared by every variant
+        seed = int(as_generator(rng).integers(2 ** 63))
     data = load_cancer()
     W = k_way_marginals(11, 2)
     true = W.counts(data.x / data.n)
