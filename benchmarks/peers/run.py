@@ -512,7 +512,8 @@ def main(argv=None):
     if args.merge:
         result = merge_dpbook(json.loads(pathlib.Path(args.out).read_text()), result)
         peer = True                                    # the merged file has the peers' columns
-    result = with_aim(result)          # AIM's column as the table shows it: results_aim.json's seeds where it holds the row
+    if peer is not None:               # AIM's column as the table shows it: results_aim.json's seeds where it holds the row
+        result = with_aim(result)
     pathlib.Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
     print(table(result))
     if PGM_RESULTS.exists():
