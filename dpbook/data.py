@@ -491,6 +491,15 @@ def _sparse_database(n, bits, seed):
 
 
 
+def results_file_key(path, default) -> str:
+    """The key a stored-results loader caches a parsed file under: ``path`` (``default`` when None) resolved, as a str.
+    ``TypeError`` unless it is a str or a Path."""
+    path = default if path is None else path
+    if not isinstance(path, (str, pathlib.Path)):
+        raise TypeError(f"path must be a str or a Path, got {type(path).__name__}")
+    return str(pathlib.Path(path).resolve())
+
+
 def load_results_file(path, made_by: str):
     """The JSON results file at ``path`` that ``made_by`` (the command that writes it, for the message) stored: its
     parsed content.  ``TypeError`` unless ``path`` is a str or a Path; ``ValueError`` naming ``path`` when it is not

@@ -923,9 +923,29 @@ def _round_budget(plan, model, p, *, n, rounds):
     return eps_sel, scale, last, (allowed if allowed.any() else np.ones_like(allowed))
 
 
-class _LaplaceRounds:
+class _Rounds:
+    """The budget schedule both accountings share: a round's budget (``ε_t`` or ``ρ_t``) until what is left is at
+    most twice it; then the last round takes exactly what is left."""
+
+    def propose(self):
+        """(the next round's budget, last?), or None when nothing is left; nothing is committed."""
+        left = self.total - math.fsum(self.spent)
+        if left <= 0:
+            return None
+        last = left <= 2.0 * self.round
+        return (left if last else self.round), last
+
+    def commit(self, budget):
+        self.split(budget)
+        self.spent.append(budget)
+        self.trace[self.ROUND_KEY].append(budget)
+
+
+class _LaplaceRounds(_Rounds):
     """Pure ε (``delta = 0``): Laplace noise and basic composition (DR-Thm3.16) — the budget, noise and ledger
     steps of :func:`_adaptive_run`.  ``opening``: :func:`adaptive_one_way_budget` (or the broken twin's)."""
+
+    ROUND_KEY = "round_epsilon"
 
     def __init__(self, epsilon, d, sensitivity, select_share, sampler, opening):
         self.total, self.sensitivity, self.select_share, self.noise = epsilon, sensitivity, select_share, sampler
@@ -949,24 +969,12 @@ class _LaplaceRounds:
         """The Laplace scale of the same variance ``2b²`` (what the estimator weighs by)."""
         return scale
 
-    def propose(self):
-        """(the next round's budget ``ε_t``, last?), or None when nothing is left; nothing is committed."""
-        left = self.total - math.fsum(self.spent)
-        if left <= 0:
-            return None
-        last = left <= 2.0 * self.round
-        return (left if last else self.round), last
-
     def split(self, eps_t):
         """(selection ε, the measurement's Laplace scale ``Δ/((1 − select_share) ε_t)``) of a round at ``ε_t``."""
         eps_sel = self.select_share * eps_t
         self._step = (eps_sel, eps_t - eps_sel)
         return eps_sel, self.sensitivity / (eps_t - eps_sel)
 
-    def commit(self, eps_t):
-        self.split(eps_t)
-        self.spent.append(eps_t)
-        self.trace["round_epsilon"].append(eps_t)
 
     def round_steps(self, t, what):
         eps_sel, eps_mea = self._step
@@ -980,11 +988,13 @@ class _LaplaceRounds:
         return {**self.trace, "smallest_epsilon": self.sensitivity / smallest_scale}
 
 
-class _ZcdpRounds:
+class _ZcdpRounds(_Rounds):
     """(ε, δ) through zCDP (``delta > 0``, AIM's accounting): Gaussian noise, each round's ρ_t split
     ``select_share`` to the exponential mechanism (``ε_sel = sqrt(8 select_share ρ_t)``, ``ε_sel²/8``-zCDP) and
     the rest to the measurement (``σ = Δ₂/sqrt(2 (1 − select_share) ρ_t)``); the annealing quadruples ρ_t (σ
     halves, ε_sel doubles).  ``opening``: :func:`adaptive_zcdp_opening` (or the broken twin's)."""
+
+    ROUND_KEY = "round_rho"
 
     def __init__(self, rho, d, sensitivity, l2, select_share, sampler, opening):
         self.total, self.sensitivity, self.l2, self.select_share, self.noise = rho, sensitivity, l2, select_share, sampler
@@ -1008,14 +1018,6 @@ class _ZcdpRounds:
         """The Laplace scale of the same variance: ``2b² = σ²``."""
         return scale / math.sqrt(2.0)
 
-    def propose(self):
-        """(the next round's budget ``ρ_t``, last?), or None when nothing is left; nothing is committed."""
-        left = self.total - math.fsum(self.spent)
-        if left <= 0:
-            return None
-        last = left <= 2.0 * self.round
-        return (left if last else self.round), last
-
     def split(self, rho_t):
         """(selection ε ``sqrt(8 select_share ρ_t)``, the measurement's σ ``Δ₂/sqrt(2 (1 − select_share) ρ_t)``)."""
         rho_sel = self.select_share * rho_t
@@ -1023,10 +1025,6 @@ class _ZcdpRounds:
         self._step = (eps_sel, rho_t - rho_sel)
         return eps_sel, self.l2 / math.sqrt(2.0 * (rho_t - rho_sel))
 
-    def commit(self, rho_t):
-        self.split(rho_t)
-        self.spent.append(rho_t)
-        self.trace["round_rho"].append(rho_t)
 
     def round_steps(self, t, what):
         eps_sel, rho_mea = self._step

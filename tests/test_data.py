@@ -197,3 +197,12 @@ def test_load_results_file_reads_json_and_names_a_bad_path(tmp_path):
         load_results_file(tmp_path, "make x")                      # a folder is not a file
     with pytest.raises(TypeError, match="path"):
         load_results_file(3, "make x")
+
+
+def test_results_file_key_resolves_and_refuses_other_kinds(tmp_path):
+    from dpbook.data import results_file_key
+    f = tmp_path / "r.json"
+    assert results_file_key(None, f) == str(f.resolve()) == results_file_key(str(f), "unused")
+    assert results_file_key(f, None) != results_file_key(tmp_path / "other.json", None)
+    with pytest.raises(TypeError, match="path"):
+        results_file_key(3, f)

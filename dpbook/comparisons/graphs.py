@@ -21,7 +21,7 @@ from ..idc import FixedStream, FriezeKannanIDC, MultiplicativeWeightsIDC, drive_
 from ..idc import online_idc_sv
 from ..theory.graphs import num_pairs, rr_cut_error_bound
 from ..validation import check_alpha, check_beta, check_epsilon, check_int, check_probability, check_real
-from ..data import load_results_file
+from ..data import results_file_key, load_results_file
 
 __all__ = ["online_cut_comparison", "ic_cut_comparison", "stored_graph_sweeps", "same_results", "RESULTS_FILE"]
 
@@ -114,11 +114,8 @@ _STORED: dict = {}
 def stored_graph_sweeps(path=None) -> dict:
     """The stored sweeps (``path``: default :data:`RESULTS_FILE`): ``{"online": [rows], "ic": [rows], "online_settings",
     "ic_settings", "seed", ...}`` with each online row's ``rr`` keyed by ε as a float (JSON keys are strings)."""
-    if path is None:
-        path = RESULTS_FILE
-    if not isinstance(path, (str, pathlib.Path)):
-        raise TypeError(f"path must be a str or a Path, got {type(path).__name__}")
-    key = str(pathlib.Path(path).resolve())
+    path = RESULTS_FILE if path is None else path
+    key = results_file_key(path, RESULTS_FILE)
     if key not in _STORED:
         result = load_results_file(path, "python -m benchmarks.graphs.run")
         if not isinstance(result, dict) or result.get("schema") != 1 or "online" not in result or "ic" not in result:

@@ -15,7 +15,7 @@ import pathlib
 
 import numpy as np
 
-from ..data import bootstrap, digits_subsample, load_cancer, load_results_file
+from ..data import results_file_key, bootstrap, digits_subsample, load_cancer, load_results_file
 from ..histogram import histogram_mechanism, noisy_histogram
 from ..laplace import laplace_mechanism
 from ..mwem import mwem, mwem_practical
@@ -180,11 +180,8 @@ def stored_mwem_sweeps(path=None) -> dict:
     others hold their settings and the output of :func:`rounds_sweep`, :func:`workload_growth` and
     :func:`practical_ablation`.  Read once per path (the parsed file is shared: do not modify it).  ``ValueError``
     naming ``path`` for a file that is missing, not JSON or not of this schema."""
-    if path is None:
-        path = RESULTS_FILE
-    if not isinstance(path, (str, pathlib.Path)):
-        raise TypeError(f"path must be a str or a Path, got {type(path).__name__}")
-    key = str(pathlib.Path(path).resolve())
+    path = RESULTS_FILE if path is None else path
+    key = results_file_key(path, RESULTS_FILE)
     if key not in _STORED:
         result = load_results_file(path, "python -m benchmarks.mwem_sweeps.run")
         ok = isinstance(result, dict) and result.get("schema") == 1 and all(
