@@ -7,9 +7,13 @@ on machines of different speed can be compared.  The notebooks are copied to a t
 stored outputs are never touched (the folders the chapters read, ``../benchmarks`` and ``../data``, are
 linked beside the copy).
 
-``python -m benchmarks.bench_chapters [REGEX] [--cells N]`` times the chapters whose file name matches ``REGEX``;
-with ``--cells N`` it also lists the N cells of those chapters that cost the kernel the most CPU (read from the
-kernel's ``/proc/PID/stat`` before and after each cell, so a cell's figures, drawn as it ends, count for it).
+``python -m benchmarks.bench_chapters [REGEX] [--cells N] [--runs R]`` times the chapters whose file name matches
+``REGEX``; with ``--cells N`` it also lists the N cells of those chapters that cost the kernel the most CPU (read
+from the kernel's ``/proc/PID/stat`` before and after each cell, so a cell's figures, drawn as it ends, count for
+it).  With ``--runs R`` the whole set is executed ``R`` times, one pass over every chapter after another (so a
+burst of load on the machine touches one run of each chapter, not all runs of one), and each row is the median
+over the runs; the book row is the median of the runs' totals.  Back-to-back single runs on a shared 2-core
+machine have differed by 10 %; a budget verdict near the line wants ``--runs 3``.
 """
 from __future__ import annotations
 
@@ -18,6 +22,7 @@ import pathlib
 import re
 import resource
 import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -83,26 +88,45 @@ def reference_seconds(workdir: pathlib.Path) -> tuple[float, float]:
     return execute_seconds(path, workdir)
 
 
-def main(pattern: str = r"^\d\d_", top_cells: int = 0) -> list[tuple[str, float, float]]:
+def median_rows(runs: list[list[tuple[str, float, float]]]) -> tuple[list[tuple[str, float, float]], float, float]:
+    """Per chapter, the median over ``runs`` (each a list of ``(chapter, wall s, CPU s)`` in the same order) of its
+    wall and CPU seconds; and the medians of the runs' total wall and total CPU seconds."""
+    names = [r[0] for r in runs[0]]
+    if any([r[0] for r in run] != names for run in runs):
+        raise ValueError("every run must time the same chapters in the same order")
+    rows = [(name, statistics.median(run[i][1] for run in runs), statistics.median(run[i][2] for run in runs))
+            for i, name in enumerate(names)]
+    return (rows, statistics.median(sum(r[1] for r in run) for run in runs),
+            statistics.median(sum(r[2] for r in run) for run in runs))
+
+
+def main(pattern: str = r"^\d\d_", top_cells: int = 0, runs: int = 1) -> list[tuple[str, float, float]]:
     chapters = sorted(p for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb") if re.search(pattern, p.name))
-    per_cell = []
+    per_cell, timed, refs = [], [], []
     with tempfile.TemporaryDirectory() as tmp:
         workdir = pathlib.Path(tmp) / "notebooks"
         shutil.copytree(ROOT / "notebooks", workdir, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
         for sibling in ("benchmarks", "data", "docs"):        # chapters read ../benchmarks/…, ../data/… (read-only)
             (pathlib.Path(tmp) / sibling).symlink_to(ROOT / sibling, target_is_directory=True)
-        ref = reference_seconds(workdir)
-        rows = []
-        for p in chapters:
-            cells = [] if top_cells else None
-            rows.append((p.stem, *execute_seconds(workdir / p.name, workdir, cells=cells)))
-            per_cell += [(p.stem[:2], *c) for c in cells or []]
-    ref, ref_cpu = ref
+        for run in range(runs):
+            refs.append(reference_seconds(workdir))
+            rows = []
+            for p in chapters:
+                cells = [] if top_cells and run == 0 else None
+                rows.append((p.stem, *execute_seconds(workdir / p.name, workdir, cells=cells)))
+                per_cell += [(p.stem[:2], *c) for c in cells or []]
+            timed.append(rows)
+            if runs > 1:
+                print(f"run {run + 1} of {runs}: book {sum(r[1] for r in rows):.1f} s wall, "
+                      f"{sum(r[2] for r in rows):.1f} s kernel CPU", file=sys.stderr, flush=True)
+    rows, total, total_cpu = median_rows(timed)
+    ref, ref_cpu = statistics.median(r[0] for r in refs), statistics.median(r[1] for r in refs)
+    if runs > 1:
+        print(f"medians over {runs} runs (each row its own median; the book row the median of the runs' totals)")
     print(f"{'chapter':34s} {'seconds':>8s} {'÷ ref':>7s} {'kernel CPU s':>13s}  budget {CHAPTER_BUDGET:.0f} s")
     print(f"{'reference: import dpbook':34s} {ref:8.1f} {1.0:7.1f} {ref_cpu:13.1f}")
     for name, s, cpu in rows:
         print(f"{name:34s} {s:8.1f} {s / ref:7.1f} {cpu:13.1f}  {'OVER' if s > CHAPTER_BUDGET else 'ok'}")
-    total, total_cpu = sum(r[1] for r in rows), sum(r[2] for r in rows)
     print(f"{'book':34s} {total:8.1f} {total / ref:7.1f} {total_cpu:13.1f}  {'OVER' if total > BOOK_BUDGET else 'ok'} "
           f"(budget {BOOK_BUDGET:.0f} s)")
     if top_cells:
@@ -113,17 +137,23 @@ def main(pattern: str = r"^\d\d_", top_cells: int = 0) -> list[tuple[str, float,
     return rows
 
 
-def _arguments(argv: list[str]) -> tuple[str, int]:
-    pattern, top, rest = r"^\d\d_", 0, list(argv)
-    if "--cells" in rest:
-        i = rest.index("--cells")
-        if i + 1 >= len(rest) or not rest[i + 1].isdigit():
-            raise SystemExit("usage: python -m benchmarks.bench_chapters [REGEX] [--cells N]")
-        top = int(rest[i + 1])
-        del rest[i:i + 2]
+USAGE = "usage: python -m benchmarks.bench_chapters [REGEX] [--cells N] [--runs R]"
+
+
+def _arguments(argv: list[str]) -> tuple[str, int, int]:
+    pattern, rest, counts = r"^\d\d_", list(argv), {"--cells": 0, "--runs": 1}
+    for flag in counts:
+        if flag in rest:
+            i = rest.index(flag)
+            if i + 1 >= len(rest) or not rest[i + 1].isdigit():
+                raise SystemExit(USAGE)
+            counts[flag] = int(rest[i + 1])
+            del rest[i:i + 2]
+    if counts["--runs"] < 1 or len(rest) > 1:
+        raise SystemExit(USAGE)
     if rest:
         pattern = rest[0]
-    return pattern, top
+    return pattern, counts["--cells"], counts["--runs"]
 
 
 if __name__ == "__main__":

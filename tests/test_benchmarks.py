@@ -18,14 +18,28 @@ def test_bench_chapters_reads_its_arguments_and_a_process_cpu():
 
     from benchmarks.bench_chapters import _arguments, _process_cpu
 
-    assert _arguments([]) == (r"^\d\d_", 0)
-    assert _arguments(["^13_"]) == ("^13_", 0)
-    assert _arguments(["^1", "--cells", "10"]) == ("^1", 10)
-    assert _arguments(["--cells", "3", "^0"]) == ("^0", 3)
-    with pytest.raises(SystemExit):
-        _arguments(["--cells", "many"])
+    assert _arguments([]) == (r"^\d\d_", 0, 1)
+    assert _arguments(["^13_"]) == ("^13_", 0, 1)
+    assert _arguments(["^1", "--cells", "10"]) == ("^1", 10, 1)
+    assert _arguments(["--cells", "3", "^0"]) == ("^0", 3, 1)
+    assert _arguments(["--runs", "3", "^0", "--cells", "2"]) == ("^0", 2, 3)
+    for bad in (["--cells", "many"], ["--runs", "0"], ["--runs"], ["^0", "^1"]):
+        with pytest.raises(SystemExit):
+            _arguments(bad)
     if pathlib.Path("/proc/self/stat").exists():
         spent = _process_cpu(os.getpid())
         sum(i * i for i in range(200_000))                 # a little CPU, so the count moves or stays put
         assert 0 < spent <= _process_cpu(os.getpid())
     assert _process_cpu(2 ** 22 + 12345) is None            # above Linux's default pid_max: no such process
+
+
+def test_bench_chapters_takes_medians_over_runs():
+    from benchmarks.bench_chapters import median_rows
+
+    runs = [[("00", 2.0, 1.0), ("01", 9.0, 8.0)], [("00", 4.0, 3.0), ("01", 5.0, 4.0)],
+            [("00", 3.0, 2.0), ("01", 7.0, 9.0)]]
+    rows, total, total_cpu = median_rows(runs)
+    assert rows == [("00", 3.0, 2.0), ("01", 7.0, 8.0)]
+    assert (total, total_cpu) == (10.0, 9.0)               # totals 11, 9, 10 and 9, 7, 11: medians of the totals
+    with pytest.raises(ValueError, match="same chapters"):
+        median_rows([[("00", 1.0, 1.0)], [("01", 1.0, 1.0)]])
