@@ -185,6 +185,7 @@ class PeerWorker:
     def close(self):
         self.proc.stdin.close()
         self.proc.wait()
+        self.proc.stdout.close()
         self.tmp.cleanup()
 
 
@@ -863,10 +864,6 @@ class AimWorker(PeerWorker):
     def __init__(self, python=PEER_PYTHON, script="smartnoise_worker.py"):
         self.python, self.script = python, script
         super().__init__(script, "AIM", python, prefix=("nice", "-n", str(AIM_NICE)), env={**os.environ, **ONE_THREAD})
-
-    def close(self):
-        super().close()
-        self.proc.stdout.close()
 
     def fit(self, rows_path, k, epsilon, seed, limit):
         """``(reply, {name: array})``, or ``None`` when the fit is still running after ``limit`` seconds."""
