@@ -341,3 +341,130 @@ def test_aim_results_schema_and_consistency():
     for row in aim["rows"]:
         assert (f"({len(row['methods'][run.AIM]['seeds'])} seed" in table if row["methods"][run.AIM]["seeds"]
                 else row["status"] in table)
+
+
+# --- speed (--speed: adaptive_marginals and smartnoise's MWEM in the same repeats, into results_speed.json) ---------
+SPEED_FILE = run.SPEED_RESULTS
+STAND_IN_SMARTNOISE = """\
+import json, sys, time
+import numpy as np
+for line in sys.stdin:
+    r = json.loads(line)
+    if r.get('method') == 'versions':
+        print(json.dumps({'versions': {'stand-in': '0'}}), flush=True); continue
+    start, cpu = time.perf_counter(), time.process_time()
+    rows = np.load(r['rows'])
+    d = rows.shape[1]
+    hist = np.bincount(rows @ (1 << np.arange(d - 1, -1, -1)), minlength=1 << d).reshape((2,) * d)
+    np.savez(r['out'], hist0=hist / hist.sum(), cols0=np.arange(d), mins0=np.zeros(d, dtype=np.int64))
+    print(json.dumps({'seconds': time.perf_counter() - start, 'cpu_seconds': time.process_time() - cpu,
+                      'groups': 1, 'spent': r['epsilon'], 'q_count': 1}), flush=True)
+"""
+
+
+def _check_speed(speed, names):
+    """results_speed.json's schema: the methods, seeds 0..R-1, per-repeat lists, medians and within-repeat ratios
+    recomputed from them."""
+    assert speed["schema"] == 1 and speed["ratio"] == run.SPEED_RATIO == "cpu" and speed["delta"] == run.DELTA
+    assert speed["methods"] == [*run.SPEED_METHODS, run.PEER] and speed["peer"] == run.PEER
+    assert speed["seeds"] == list(range(speed["repeats"])) and speed["repeats"] >= 1
+    assert {"what", "time", "error", "machine", "nice", "python", "numpy", "peer_versions", "date", "code_version",
+            "load", "load_at_start", "total_seconds"} <= set(speed)
+    assert [row["name"] for row in speed["rows"]] == names
+    for row in speed["rows"]:
+        assert {"data", "d", "n", "k", "epsilon", "T", "cells", "methods", "peer_over"} <= set(row)
+        assert row["cells"] == math.comb(row["d"], row["k"]) * 2 ** row["k"]
+        assert set(row["methods"]) == set(speed["methods"])
+        for m in row["methods"].values():
+            for key in ("seconds", "cpu_seconds", "max_error", "mean_error"):
+                assert len(m[key]) == speed["repeats"] and all(v >= 0 and math.isfinite(v) for v in m[key])
+                assert m[f"median_{key}"] == pytest.approx(np.median(m[key]), rel=1e-12)
+            assert all(mean <= mx for mean, mx in zip(m["mean_error"], m["max_error"]))
+            assert m["settings"]["epsilon"] == row["epsilon"]
+        peer = row["methods"][run.PEER]
+        assert set(row["peer_over"]) == set(run.SPEED_METHODS)
+        for name, ratio in row["peer_over"].items():                  # smartnoise ÷ method within each repeat
+            ours = row["methods"][name]
+            for key, seconds in (("cpu", "cpu_seconds"), ("wall", "seconds")):
+                np.testing.assert_allclose(ratio[key], np.array(peer[seconds]) / np.array(ours[seconds]), rtol=1e-12)
+                assert ratio[f"median_{key}"] == pytest.approx(np.median(ratio[key]), rel=1e-12)
+    assert run.speed_table(speed).count("\n") == len(speed["rows"]) + 2
+
+
+def test_speed_mode_end_to_end_with_a_stand_in_smartnoise(tmp_path, monkeypatch, capsys):
+    """``--speed`` through ``main`` on the smallest row, without the peers' environment: a stand-in worker (plain
+    Python) speaks smartnoise_worker.py's protocol and releases the exact histogram, so its errors are zero (a
+    misread output would not be); the stored file has its schema, the dpbook errors are those of a fresh call with
+    the same seed, and the goals printed for results.json read this file's ratio."""
+    script = tmp_path / "worker.py"
+    script.write_text(STAND_IN_SMARTNOISE)
+    original = run.Smartnoise
+    monkeypatch.setattr(run, "Smartnoise", lambda: original(python=sys.executable, script=str(script)))
+    out = tmp_path / "speed.json"
+    run.main(["--speed", "--rows", "0", "--repeats", "2", "--out", str(out)])
+    speed = json.loads(out.read_text())
+    _check_speed(speed, [run.ROWS[0][0]])
+    row = speed["rows"][0]
+    assert row["methods"][run.PEER]["max_error"] == [pytest.approx(0.0, abs=1e-12)] * 2
+    assert speed["peer_versions"] == {"stand-in": "0"}
+    _, x = run.load(row["data"])
+    W = run.k_way_marginals(row["d"], row["k"])
+    for m in run.SPEED_METHODS:
+        fresh = run.errors(run.dpbook_run(m, x, W, row["epsilon"], row["T"], seed=1)[1], W.answers(x))
+        assert fresh == pytest.approx((row["methods"][m]["max_error"][1], row["methods"][m]["mean_error"][1]))
+    printed = capsys.readouterr().out
+    assert row["name"] in printed and "not measured" in printed      # the other rows: no side-by-side timing
+
+
+def _speed_file(ratio, aim_cpu_ratio=None):
+    """A results_speed.json holding results.json's first row, smartnoise ÷ adaptive_marginals = ``ratio``."""
+    row = RESULT["rows"][0]
+    methods = {m: {"median_seconds": 0.01, "median_cpu_seconds": 0.01} for m in run.SPEED_METHODS}
+    methods[run.PEER] = {"median_seconds": 0.01 * ratio, "median_cpu_seconds": 0.01 * ratio}
+    if aim_cpu_ratio is not None:
+        aim = row["methods"][run.AIM]["median_cpu_seconds"]
+        methods[run.SUCCESSOR_DELTA]["median_cpu_seconds"] = aim / aim_cpu_ratio
+    over = {m: {"median_cpu": ratio, "median_wall": 100.0} for m in run.SPEED_METHODS}   # wall: not the goal's
+    return {"date": "now", "code_version": "x", "repeats": 5, "seeds": list(range(5)), "load": None, "ratio": "cpu",
+            "rows": [{"name": row["name"], "methods": methods, "peer_over": over}]}
+
+
+@pytest.mark.parametrize("ratio, met", [(9.99, False), (10.01, True)])
+def test_successor_goal_reads_the_within_run_ratio(ratio, met):
+    """The pure variant's speed goal is the within-run CPU ratio of results_speed.json (>= 10), whatever
+    mwem_practical's times are; a row the file does not hold has no speed goal against smartnoise."""
+    merged = run.with_speed(RESULT, _speed_file(ratio))
+    first, rest = merged["rows"][0], merged["rows"][1:]
+    assert first["successor_goal"]["pure_ten_times_faster_than_smartnoise"] is met
+    assert first["successor_speed"]["smartnoise_over_adaptive"] == ratio
+    assert all("pure_ten_times_faster_than_smartnoise" not in row["successor_goal"] for row in rest)
+    assert merged["speed"]["source"] == run.SPEED_RESULTS.name
+    row = {**first, "methods": {m: {**r, "median_time_ratio_to_practical": 1e-3}          # practical's time moved
+                                for m, r in first["methods"].items()}}
+    assert run.successor_goal(row) == first["successor_goal"]
+    assert "speed" not in run.with_speed(merged, {"rows": []}) and "speed" not in run.with_speed(merged, {
+        "rows": []})["rows"][0]
+
+
+@pytest.mark.parametrize("aim_ratio, met", [(99.0, False), (101.0, True)])
+def test_aim_speed_goal_divides_cpu_seconds_directly(aim_ratio, met):
+    """The (ε, δ) variant's speed goal against AIM: AIM's median CPU seconds ÷ the variant's in results_speed.json."""
+    row = run.with_speed(RESULT, _speed_file(50.0, aim_cpu_ratio=aim_ratio))["rows"][0]
+    assert row["successor_speed"]["aim_over_adaptive_eps_delta"] == pytest.approx(aim_ratio, rel=1e-12)
+    assert row["successor_goal"]["eps_delta_hundred_times_faster_than_aim"] is met
+
+
+@pytest.mark.skipif(not SPEED_FILE.exists(), reason="results_speed.json not stored")
+def test_speed_results_schema_and_consistency():
+    """results_speed.json: its schema and ratios (as above), every row of the table, and adaptive_marginals' errors at
+    seed 0 on its first row recomputed (so the file cannot go stale silently)."""
+    speed = json.loads(SPEED_FILE.read_text())
+    _check_speed(speed, [spec[0] for spec in run.ROWS])
+    assert speed["peer_versions"]["smartnoise-synth"] == "1.0.8"
+    row = speed["rows"][0]
+    _, x = run.load(row["data"])
+    W = run.k_way_marginals(row["d"], row["k"])
+    for m in run.SPEED_METHODS:
+        fresh = run.errors(run.dpbook_run(m, x, W, row["epsilon"], row["T"], seed=0)[1], W.answers(x))
+        assert fresh == pytest.approx((row["methods"][m]["max_error"][0], row["methods"][m]["mean_error"][0]),
+                                      rel=1e-6)

@@ -29,7 +29,7 @@ Fairness notes (printed with the table):
 * Timings are wall-clock on a shared, loaded 2-core machine; ratios within a repeat cancel part of the load.
 
 Usage: ``python -m benchmarks.peers.run [--repeats R] [--rows a,b,...] [--out PATH] [--no-peers | --merge | --pgm |
---aim]``;
+--aim | --speed]``;
 ``--merge`` re-runs only the dpbook methods (and the references) and merges them into the stored file, keeping the
 peers' numbers (AIM and smartnoise take minutes); the file's ``merged`` entry says when and how.  The small dpbook
 setting stored in the file is what tests/test_bench_peers.py recomputes.
@@ -38,8 +38,11 @@ setting stored in the file is what tests/test_bench_peers.py recomputes.
 same at (ε, δ = ``DELTA``) through zCDP, AIM's guarantee and accounting) choose their own number of rounds: the row's
 T applies to the MWEMs only.  Their goals (``successor_goal`` per row) compare each with the references of its own
 guarantee: the (ε, δ) variant with AIM and the per-query Gaussian, the pure one with the noisy histogram and
-smartnoise's (pure) MWEM; both with the uniform guess; speed chained through ``mwem_practical`` when the peers come
-from another run.
+smartnoise's (pure) MWEM; both with the uniform guess.  Their speed is measured directly, never chained through
+``mwem_practical`` (whose own time changes with the code between runs): ``--speed`` runs both variants and
+smartnoise's MWEM interleaved in the same repeats (CPU and wall seconds of the process doing each fit, ratios taken
+within each repeat) into ``results_speed.json``, from which the goals read smartnoise ÷ adaptive_marginals (the
+median CPU ratio); AIM ÷ the (ε, δ) variant divides AIM's stored seconds by the variant's, across runs.
 """
 from __future__ import annotations
 
@@ -182,14 +185,16 @@ class PeerWorker:
     def close(self):
         self.proc.stdin.close()
         self.proc.wait()
+        self.proc.stdout.close()
         self.tmp.cleanup()
 
 
 class Smartnoise(PeerWorker):
-    """smartnoise_worker.py in the peers' environment; one request per fit."""
+    """smartnoise_worker.py in the peers' environment; one request per fit (``python`` and ``script`` replace the
+    environment and the worker, e.g. by a stand-in in the tests)."""
 
-    def __init__(self):
-        super().__init__("smartnoise_worker.py", "smartnoise")
+    def __init__(self, python=PEER_PYTHON, script="smartnoise_worker.py"):
+        super().__init__(script, "smartnoise", python)
 
     def fit(self, rows_path, k, epsilon, T, seed, split, method="mwem"):
         return self.fit_arrays(rows=str(rows_path), k=k, epsilon=epsilon, T=T, seed=seed, split=split,
@@ -344,20 +349,18 @@ def ratios(result) -> str:
 
 
 def successor_table(result) -> str:
-    """Per row: ``adaptive_marginals``' speed against smartnoise's MWEM (the pure variant) and AIM (the (ε, δ)
-    variant), chained through ``mwem_practical``, and which of their goals hold."""
+    """Per row: ``adaptive_marginals``' speed against smartnoise's MWEM (the pure variant, in the same repeats:
+    results_speed.json) and AIM (the (ε, δ) variant, across runs) as :func:`successor_speed` measures it, and which
+    of their goals hold."""
     lines = ["| row | smartnoise time ÷ adaptive | AIM time ÷ adaptive (ε, δ) | goals met | goals missed |",
              "|---|---|---|---|---|"]
+    ratio = lambda v: "not measured" if v is None else f"{v:.3g}"
     for row in result["rows"]:
-        ms, goal = row["methods"], row.get("successor_goal", {})
-        a = ms[SUCCESSOR]["median_time_ratio_to_practical"]
-        ad = ms.get(SUCCESSOR_DELTA, ms[SUCCESSOR])["median_time_ratio_to_practical"]
-        sn, aim = ms.get("smartnoise-synth 1.0.8 MWEM"), ms.get(AIM)
-        own = lambda m: m.get("median_time_ratio_to_practical_in_its_run", m["median_time_ratio_to_practical"])
-        lines.append(f"| {row['name']} | {own(sn) / a:.3g} | {own(aim) / ad:.3g} | " if aim else
-                     f"| {row['name']} | {own(sn) / a:.3g} | — | ")
-        lines[-1] += (", ".join(k for k, v in goal.items() if v) or "—") + " | " + \
-            (", ".join(k for k, v in goal.items() if not v) or "—") + " |"
+        goal, speed = row.get("successor_goal", {}), successor_speed(row)
+        lines.append(f"| {row['name']} | {ratio(speed['smartnoise_over_adaptive'])} | "
+                     f"{ratio(speed['aim_over_adaptive_eps_delta']) if AIM in row['methods'] else '—'} | "
+                     + (", ".join(k for k, v in goal.items() if v) or "—") + " | "
+                     + (", ".join(k for k, v in goal.items() if not v) or "—") + " |")
     return "\n".join(lines)
 
 
@@ -393,17 +396,11 @@ def merge_dpbook(stored: dict, fresh: dict) -> dict:
     """``stored`` (a full run with the peers) with every dpbook method and reference of ``fresh`` (a
     ``--no-peers`` run of the same rows) put in its place: the peers' stored numbers are kept, not re-run (AIM
     and smartnoise take minutes per fit), and so are their time ratios to ``mwem_practical``, taken within the
-    stored run.  A dpbook method's speed against a peer is then chained through ``mwem_practical``, measured in
-    both runs: (peer ÷ practical, stored run) ÷ (method ÷ practical, fresh run) — each ratio taken within one run,
-    so the machine's load at either time cancels (recorded in ``merged``)."""
+    stored run (recorded in ``merged``).  The successor goals' speed is not chained through ``mwem_practical``
+    (its own time changes with the code between runs): it is read from results_speed.json (:func:`with_speed`)."""
     out = dict(stored)
-    by_name = {row["name"]: row for row in fresh["rows"]}
-    rows = []
-    for row in stored["rows"]:
-        new = by_name.get(row["name"])
-        if new is None:
-            rows.append(row)
-            continue
+
+    def merged(row, new):
         peers = {m: dict(r) for m, r in row["methods"].items() if not m.startswith("dpbook")}
         practical = np.array(new["methods"]["dpbook mwem_practical"]["seconds"])
         for r in peers.values():      # the stored within-run ratio is kept; the file's ratio field is across runs
@@ -414,18 +411,18 @@ def merge_dpbook(stored: dict, fresh: dict) -> dict:
         row["goal"] = {"max_error_no_worse": p["median_max_error"] <= s["median_max_error"],   # (across runs)
                        "mean_error_no_worse": p["median_mean_error"] <= s["median_mean_error"],
                        "ten_times_faster": s["median_time_ratio_to_practical"] >= 10.0}
-        row["successor_goal"] = successor_goal(row)
-        rows.append(row)
-    out["rows"] = rows
+        return _goals({**row, "successor_goal": {}})
+
+    out["rows"] = _update_rows(stored["rows"], fresh["rows"], merged)
     out["merged"] = {"date": fresh["date"], "code_version": fresh["code_version"], "repeats": fresh["repeats"],
                      "seeds": fresh["seeds"], "machine_load": fresh.get("load"),
                      "what": "dpbook methods and references re-run with --merge; the peers' numbers (smartnoise "
                      "MWEM, AIM: errors, seconds) are those of the stored run of " + str(stored.get("date")) +
                      "; a peer's median_time_ratio_to_practical divides its stored seconds by this run's "
                      "mwem_practical seconds (across runs, machine load differs), its "
-                     "median_time_ratio_to_practical_in_its_run is the stored within-run ratio; speed against a "
-                     "peer is chained through mwem_practical: (peer / practical, stored run) / (method / "
-                     "practical, this run)"}
+                     "median_time_ratio_to_practical_in_its_run is the stored within-run ratio; the successor "
+                     "goals' speed is read from results_speed.json (successor_speed says how), never chained "
+                     "through mwem_practical"}
     out["small"] = fresh["small"]
     return out
 
@@ -436,18 +433,18 @@ def successor_goal(row) -> dict:
     within 1.1x of AIM's max and mean error and >= 100x faster; and no worse than the per-query Gaussian at that
     (ε, δ).  The pure-ε one against the pure references: no worse than the noisy histogram (max and mean error)
     and >= 10x faster than smartnoise's MWEM.  Both: no worse than the uniform guess at ε < 1 (max error).  Speed
-    is chained through ``mwem_practical``'s time (see :func:`merge_dpbook`)."""
+    is read from :func:`successor_speed` (measured directly, never chained through another method's time); a speed
+    goal it has no number for is left out."""
     ms, me = row["methods"][SUCCESSOR], {}
     md = row["methods"].get(SUCCESSOR_DELTA)
-    chained = lambda peer, m: (peer.get("median_time_ratio_to_practical_in_its_run",
-                                        peer["median_time_ratio_to_practical"]) / m["median_time_ratio_to_practical"])
+    speed = successor_speed(row)
     h, g = row["references"]["noisy histogram"], row["references"]["per-query gaussian (eps, delta)"]
-    aim, sn = row["methods"].get(AIM), row["methods"].get("smartnoise-synth 1.0.8 MWEM")
+    aim = row["methods"].get(AIM)
     if md is not None:
         if aim is not None:
             me["eps_delta_max_within_1.1x_aim"] = md["median_max_error"] <= 1.1 * aim["median_max_error"]
             me["eps_delta_mean_within_1.1x_aim"] = md["median_mean_error"] <= 1.1 * aim["median_mean_error"]
-            me["eps_delta_hundred_times_faster_than_aim"] = chained(aim, md) >= 100
+            me["eps_delta_hundred_times_faster_than_aim"] = speed["aim_over_adaptive_eps_delta"] >= 100
         me["eps_delta_no_worse_than_per_query_gaussian"] = (md["median_max_error"] <= g["median_max_error"]
                                                             and md["median_mean_error"] <= g["median_mean_error"])
     me["pure_no_worse_than_histogram"] = (ms["median_max_error"] <= h["median_max_error"]
@@ -457,9 +454,189 @@ def successor_goal(row) -> dict:
         me["pure_max_no_worse_than_uniform"] = ms["median_max_error"] <= u["max_error"]
         if md is not None:
             me["eps_delta_max_no_worse_than_uniform"] = md["median_max_error"] <= u["max_error"]
-    if sn is not None:
-        me["pure_ten_times_faster_than_smartnoise"] = chained(sn, ms) >= 10
+    if speed["smartnoise_over_adaptive"] is not None:
+        me["pure_ten_times_faster_than_smartnoise"] = speed["smartnoise_over_adaptive"] >= 10
     return me
+
+
+def successor_speed(row) -> dict:
+    """How many times faster ``adaptive_marginals`` is than each peer on one row, measured directly.
+
+    Against smartnoise's MWEM: from results_speed.json (``row["speed"]``, attached by :func:`with_speed`), where
+    both ran in the same repeats — the median over repeats of the within-repeat ratio of CPU seconds (``None``
+    when that file does not hold the row: the two were never timed side by side).  Against AIM (the (ε, δ)
+    variant): AIM's median CPU seconds in its own run ÷ the variant's median CPU seconds (results_speed.json's,
+    else the row's own wall seconds, wall against wall) — across runs, so the load of each run is in the ratio,
+    but the margin is orders of magnitude.  No ratio goes through ``mwem_practical``: its own time changed with
+    the code between the stored runs, which a chained ratio would count as the peers' speed."""
+    speed, md = row.get("speed"), row["methods"].get(SUCCESSOR_DELTA)
+    out = {"smartnoise_over_adaptive": None, "smartnoise_over_adaptive_eps_delta": None,
+           "aim_over_adaptive_eps_delta": None, "smartnoise_source": "not measured side by side (run --speed)"}
+    if speed is not None:
+        out.update(smartnoise_over_adaptive=speed["peer_over"][SUCCESSOR]["median_" + speed["ratio"]],
+                   smartnoise_over_adaptive_eps_delta=speed["peer_over"][SUCCESSOR_DELTA]["median_" + speed["ratio"]],
+                   smartnoise_source=f"{speed['source']} ({speed['date']}): median of the within-repeat "
+                   f"{speed['ratio'].upper()} ratios")
+    aim = row["methods"].get(AIM)
+    if aim is not None and md is not None:
+        if speed is not None and "median_cpu_seconds" in aim:
+            ours, key, where = speed["methods"][SUCCESSOR_DELTA], "median_cpu_seconds", speed["source"]
+        else:
+            ours, key, where = md, "median_seconds", "this file"
+        out["aim_over_adaptive_eps_delta"] = aim[key] / ours[key]
+        out["aim_source"] = (f"AIM's {key} ({aim.get('source', 'its stored run')}) ÷ adaptive_marginals (ε, δ)'s "
+                             f"({where}): across runs")
+    return out
+
+
+def _goals(row) -> dict:
+    """``row`` with ``successor_speed`` and ``successor_goal`` recomputed where it has goals."""
+    if "successor_goal" not in row or SUCCESSOR not in row["methods"]:
+        return row
+    row = {**row, "successor_speed": successor_speed(row)}
+    row["successor_goal"] = successor_goal(row)
+    return row
+
+
+# --- speed (--speed): adaptive_marginals and smartnoise's MWEM in the same repeats, into results_speed.json -------
+SPEED_RESULTS = HERE / "results_speed.json"
+PEER = "smartnoise-synth 1.0.8 MWEM"
+SPEED_METHODS = (SUCCESSOR, SUCCESSOR_DELTA)
+SPEED_RATIO = "cpu"            # the goal's ratio: CPU seconds of the process doing the fit (wall stored beside it)
+
+
+def speed_row(spec, repeats, peer, tmp) -> dict:
+    """One row of results_speed.json: repeat r runs each of ``SPEED_METHODS`` once with seed r (in this process),
+    then smartnoise's MWEM with seed r (in ``peer``'s process), recording wall and CPU seconds of each fit and its
+    errors; ``peer_over[m]`` holds smartnoise ÷ m per repeat (CPU and wall) and their medians."""
+    name, data, k, epsilon, T = spec
+    rows, x = load(data)
+    n, d = rows.shape
+    W = k_way_marginals(d, k)
+    true = W.answers(x)
+    rows_path = pathlib.Path(tmp) / f"{data}.npy"
+    np.save(rows_path, rows)
+    split = SPLIT if d >= SPLIT_FROM_D else None
+    keys = ("seconds", "cpu_seconds", "max_error", "mean_error")
+    methods = {m: {key: [] for key in keys} for m in (*SPEED_METHODS, PEER)}
+    for r in range(repeats):
+        for m in SPEED_METHODS:
+            cpu = time.process_time()
+            seconds, answers = dpbook_run(m, x, W, epsilon, T, seed=r)
+            methods[m]["cpu_seconds"].append(time.process_time() - cpu)
+            _record(methods[m], seconds, errors(answers, true))
+        reply, npz = peer.fit(rows_path, k, epsilon, T, seed=r, split=split)
+        methods[PEER]["cpu_seconds"].append(reply["cpu_seconds"])
+        _record(methods[PEER], reply["seconds"], errors(smartnoise_answers(W, _Npz(npz)), true))
+    for m, rec in methods.items():
+        rec.update({f"median_{key}": float(np.median(rec[key])) for key in keys})
+        if m != PEER:
+            fn, kw = DPBOOK_METHODS[m]
+            rec["settings"] = {"call": f"{fn.__module__}.{fn.__name__}", **_defaults(fn), **kw, "epsilon": epsilon}
+    methods[PEER]["settings"] = {
+        "call": "snsynth.mwem.MWEMSynthesizer(...).fit(rows, transformer=NoTransformer())", "epsilon": epsilon,
+        "iterations": T, "marginal_width": k, "q_count": reply["q_count"], "split_factor": split or d,
+        "groups": reply["groups"], "mult_weights_iterations": 20}
+    peer_over = {}
+    for m in SPEED_METHODS:
+        ratio = {"cpu": [a / b for a, b in zip(methods[PEER]["cpu_seconds"], methods[m]["cpu_seconds"])],
+                 "wall": [a / b for a, b in zip(methods[PEER]["seconds"], methods[m]["seconds"])]}
+        peer_over[m] = {**ratio, "median_cpu": float(np.median(ratio["cpu"])),
+                        "median_wall": float(np.median(ratio["wall"]))}
+    return {"name": name, "data": data, "d": d, "n": n, "k": k, "epsilon": epsilon, "T": T, "cells": W.m,
+            "methods": methods, "peer_over": peer_over}
+
+
+def run_speed(specs=None, repeats=5, out=SPEED_RESULTS, peer=None) -> dict:
+    """Every row of ``specs`` (default ``ROWS``) through :func:`speed_row` into ``out``
+    (``python -m benchmarks.peers.run --speed``); ``peer`` defaults to a :class:`Smartnoise` worker.  Before the
+    first row, one untimed call of each method and one untimed fit on the smallest row (lazy imports, caches)."""
+    specs = ROWS if specs is None else specs
+    own = peer is None
+    peer = Smartnoise() if own else peer
+    start, version, load_start = time.perf_counter(), git_hash(), _load()
+    rows = []
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            _, data, k, epsilon, T = ROWS[0]
+            table_rows, x = load(data)
+            W = k_way_marginals(table_rows.shape[1], k)
+            for m in SPEED_METHODS:
+                dpbook_run(m, x, W, epsilon, T, seed=0)
+            np.save(pathlib.Path(tmp) / f"{data}.npy", table_rows)
+            peer.fit(pathlib.Path(tmp) / f"{data}.npy", k, epsilon, T, seed=0, split=None)
+            for spec in specs:
+                rows.append(speed_row(spec, repeats, peer, tmp))
+                print(f"{spec[0]}: done at {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
+        versions = peer.request(method="versions")["versions"]
+    finally:
+        if own:
+            peer.close()
+    result = {"schema": 1, "methods": [*SPEED_METHODS, PEER], "peer": PEER, "ratio": SPEED_RATIO,
+              "repeats": repeats, "seeds": list(range(repeats)), "delta": DELTA,
+              "what": "adaptive_marginals (pure ε, and (ε, δ)) and smartnoise's MWEM interleaved in the same repeats: "
+              "repeat r runs each dpbook variant once, then smartnoise's fit, all with seed r; peer_over[m] is "
+              "smartnoise's seconds ÷ m's seconds taken within each repeat (CPU and wall), then the median; the "
+              "goal (successor_goal) reads the median CPU ratio",
+              "time": "CPU seconds (user + system, every thread, time.process_time) and wall seconds "
+              "(perf_counter) of the process doing the fit, around the fit alone: dpbook's whole "
+              "adaptive_marginals call in the harness's process; smartnoise's MWEMSynthesizer.fit in its worker "
+              "process (no sampling, imports done before); one untimed warm-up of each first",
+              "error": "max and mean over every cell of the k-way workload, |released − true| / n, medians over "
+              "repeats", "machine": f"{platform.machine()}, {os.cpu_count()} cores, shared and loaded",
+              "nice": os.nice(0), "threads": {key: os.environ.get(key) for key in ("OMP_NUM_THREADS",
+                                                                                    "OPENBLAS_NUM_THREADS")},
+              "python": platform.python_version(), "numpy": np.__version__, "peer_versions": versions,
+              "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "code_version": version,
+              "load_at_start": load_start, "load": _load(), "total_seconds": time.perf_counter() - start,
+              "rows": rows}
+    pathlib.Path(out).write_text(json.dumps(result, indent=1) + "\n")
+    return result
+
+
+def with_speed(result: dict, speed: dict | None = None) -> dict:
+    """``result`` (results.json's layout) with each row that results_speed.json (``speed``; read from the file
+    when None) holds carrying ``speed`` (that file's medians and within-repeat ratios), and every row's goals
+    recomputed (:func:`successor_speed`): a row the file does not hold (or every row, when there is no file) has
+    no speed goal against smartnoise."""
+    if speed is None:
+        speed = json.loads(SPEED_RESULTS.read_text()) if SPEED_RESULTS.exists() else {"rows": []}
+    source = {"source": SPEED_RESULTS.name, **{key: speed.get(key) for key in ("date", "code_version", "repeats",
+                                                                                "seeds", "load", "ratio")}}
+    held = {row["name"]: row for row in speed["rows"]}
+
+    def attach(row):
+        row = {key: value for key, value in row.items() if key != "speed"}
+        new = held.get(row["name"])
+        if new is not None:
+            timed = {m: {key: new["methods"][m][key] for key in ("median_seconds", "median_cpu_seconds")}
+                     for m in new["methods"]}
+            row["speed"] = {**source, "methods": timed, "peer_over": new["peer_over"]}
+        return _goals(row)
+
+    out = {**result, "rows": [attach(row) for row in result["rows"]]}
+    if speed["rows"]:
+        out["speed"] = source
+    else:
+        out.pop("speed", None)
+    return out
+
+
+def speed_table(speed: dict) -> str:
+    """results_speed.json per row: each method's median CPU and wall seconds, and smartnoise ÷ each variant
+    (medians of the within-repeat ratios, CPU and wall)."""
+    lines = [f"adaptive_marginals and smartnoise's MWEM in the same repeats ({speed['repeats']} repeats, seeds "
+             f"{speed['seeds']}); median CPU s / wall s; ratios: median over repeats of smartnoise ÷ adaptive within "
+             "each repeat, CPU / wall",
+             "| row | adaptive_marginals | adaptive_marginals (ε, δ) | smartnoise MWEM | smartnoise ÷ adaptive "
+             "| smartnoise ÷ adaptive (ε, δ) |", "|---|---|---|---|---|---|"]
+    for row in speed["rows"]:
+        ms, po = row["methods"], row["peer_over"]
+        t = lambda m: f"{ms[m]['median_cpu_seconds']:.3g} / {ms[m]['median_seconds']:.3g}"
+        r = lambda m: f"×{po[m]['median_cpu']:.3g} / ×{po[m]['median_wall']:.3g}"
+        lines.append(f"| {row['name']} | {t(SUCCESSOR)} | {t(SUCCESSOR_DELTA)} | {t(PEER)} | {r(SUCCESSOR)} "
+                     f"| {r(SUCCESSOR_DELTA)} |")
+    return "\n".join(lines)
 
 
 def main(argv=None):
@@ -473,7 +650,19 @@ def main(argv=None):
                         f"--repeats), into {AIM_RESULTS.name}, resuming it; {AIM_TIME_LIMIT // 60} min per fit at most")
     parser.add_argument("--merge", action="store_true", help="re-run the dpbook methods only and merge them into "
                         "the stored results file (--out), keeping the peers' stored numbers")
+    parser.add_argument("--speed", action="store_true", help="adaptive_marginals (both variants) and smartnoise's "
+                        f"MWEM in the same repeats (--rows, --repeats) into {SPEED_RESULTS.name}, the successor "
+                        "goals' speed")
     args = parser.parse_args(argv)
+    if args.speed:
+        if args.no_peers or args.merge:
+            parser.error("--speed times smartnoise beside adaptive_marginals: not with --no-peers or --merge")
+        chosen = ROWS if args.rows is None else [ROWS[int(i)] for i in args.rows.split(",")]
+        speed = run_speed(chosen, args.repeats, args.out if args.out != str(RESULTS) else SPEED_RESULTS)
+        print(speed_table(speed))
+        print("\nadaptive_marginals: speed (smartnoise: this run; AIM: across runs) and goals of results.json's rows")
+        print(successor_table(with_speed(with_aim(json.loads(RESULTS.read_text())), speed)))
+        return
     if args.pgm:
         repeats = args.repeats if "--repeats" in (argv if argv is not None else sys.argv) else PGM_REPEATS
         print(pgm_table(json.loads(RESULTS.read_text()), run_pgm(repeats, args.out if args.out != str(RESULTS)
@@ -513,7 +702,7 @@ def main(argv=None):
         result = merge_dpbook(json.loads(pathlib.Path(args.out).read_text()), result)
         peer = True                                    # the merged file has the peers' columns
     if peer is not None:               # AIM's column as the table shows it: results_aim.json's seeds where it holds the row
-        result = with_aim(result)
+        result = with_speed(with_aim(result))      # the successor goals' speed: results_speed.json where it exists
     pathlib.Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
     print(table(result))
     if PGM_RESULTS.exists():
@@ -522,8 +711,8 @@ def main(argv=None):
         print("\nsmartnoise ÷ dpbook mwem_practical (> 1: dpbook faster / more accurate)")
         print(ratios(result))
         if all(SUCCESSOR in row["methods"] and "successor_goal" in row for row in result["rows"]):
-            print("\nadaptive_marginals: speed (chained through mwem_practical) and goals")
-            print(successor_table(with_aim(result)))
+            print("\nadaptive_marginals: speed (smartnoise: results_speed.json; AIM: across runs) and goals")
+            print(successor_table(result))
     print("\nsettings (last row; epsilon and T as in the row):")
     print(settings(result))
 
@@ -675,10 +864,6 @@ class AimWorker(PeerWorker):
     def __init__(self, python=PEER_PYTHON, script="smartnoise_worker.py"):
         self.python, self.script = python, script
         super().__init__(script, "AIM", python, prefix=("nice", "-n", str(AIM_NICE)), env={**os.environ, **ONE_THREAD})
-
-    def close(self):
-        super().close()
-        self.proc.stdout.close()
 
     def fit(self, rows_path, k, epsilon, seed, limit):
         """``(reply, {name: array})``, or ``None`` when the fit is still running after ``limit`` seconds."""
@@ -848,21 +1033,22 @@ def with_aim(result: dict, aim: dict | None = None) -> dict:
         if not AIM_RESULTS.exists():
             return result
         aim = json.loads(AIM_RESULTS.read_text())
-    by_name = {row["name"]: row for row in aim["rows"]}
-    rows = []
-    for row in result["rows"]:
-        new = by_name.get(row["name"])
-        if new is None:
-            rows.append(row)
-            continue
+
+    def aim_column(row, new):
         methods = {m: r for m, r in row["methods"].items() if m != AIM}
         row = {**row, "methods": methods, "aim_status": new["status"]}
         if new["methods"][AIM]["seeds"]:
             methods[AIM] = {**new["methods"][AIM], "source": AIM_RESULTS.name}
-        if "successor_goal" in row and SUCCESSOR in methods:
-            row["successor_goal"] = successor_goal(row)
-        rows.append(row)
-    return {**result, "rows": rows, "aim": {key: aim.get(key) for key in ("date", "code_version", "peer_versions")}}
+        return _goals(row)
+
+    return {**result, "rows": _update_rows(result["rows"], aim["rows"], aim_column),
+            "aim": {key: aim.get(key) for key in ("date", "code_version", "peer_versions")}}
+
+
+def _update_rows(rows, others, update):
+    """``rows`` with every row that ``others`` holds (by name) replaced by ``update(row, other)``, in their order."""
+    by_name = {other["name"]: other for other in others}
+    return [row if row["name"] not in by_name else update(row, by_name[row["name"]]) for row in rows]
 
 
 def aim_cell(row: dict) -> str:

@@ -1,7 +1,8 @@
 """Runs smartnoise-synth's MWEMSynthesizer (and its packaged AIM) inside the peers' own environment (benchmarks/peers/.venv).
 
 Protocol: one JSON request per line on stdin, one JSON reply per line on stdout.  A request names an ``.npy``
-file of 0/1 rows (n × d) and the settings; the worker fits, times ``fit`` alone (perf_counter), and writes the
+file of 0/1 rows (n × d) and the settings; the worker fits, times ``fit`` alone (wall: perf_counter; CPU: process_time,
+user + system of this process, every thread), and writes the
 fitted model's output — every group's synthetic histogram, normalised, with its columns — to an ``.npz`` file.
 dpbook is never imported here, and smartnoise is never imported in dpbook's environment.
 """
@@ -29,18 +30,18 @@ def fit(request):
     synth = MWEMSynthesizer(epsilon=float(request["epsilon"]), iterations=T, marginal_width=k,
                             q_count=request.get("q_count") or n_cuboids,
                             split_factor=request["split"] if request["split"] is not None else d)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         synth.fit(rows, transformer=NoTransformer())
-    seconds = time.perf_counter() - start
+    seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu
     out = {}
     for g, (fake, _, split) in enumerate(synth.synthetic_histograms):
         out[f"hist{g}"] = np.asarray(fake, dtype=np.float64) / np.sum(fake)
         out[f"cols{g}"] = np.asarray(split, dtype=np.int64)
         out[f"mins{g}"] = np.array([synth.mins_maxes[str(c)][0] for c in split], dtype=np.int64)   # bin 0
     np.savez(request["out"], **out)
-    return {"seconds": seconds, "groups": len(synth.synthetic_histograms), "spent": float(synth.spent),
+    return {"seconds": seconds, "cpu_seconds": cpu_seconds, "groups": len(synth.synthetic_histograms), "spent": float(synth.spent),
             "q_count": int(request.get("q_count") or n_cuboids)}
 
 
