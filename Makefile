@@ -11,7 +11,7 @@ ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 NEWEST := .venv-newest
 NEWEST_TESTS := tests/test_widgets.py tests/test_explorers_layout.py tests/test_widgets_browser.py
 
-.PHONY: lab test unit notebooks benchmarks bench-peers bench-peers-dpbook bench-peers-pgm bench-peers-aim arena audits stored docs data clean newest lock student student-test
+.PHONY: lab test unit notebooks benchmarks bench-peers bench-peers-dpbook bench-peers-pgm bench-peers-aim bench-peers-speed arena audits stored docs data clean newest lock student student-test
 
 $(STAMP): pyproject.toml constraints.txt
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || \
@@ -61,6 +61,10 @@ bench-peers-pgm: $(STAMP)  ## MWEM+PGM (written on mbi 1.1.0's API) beside AIM o
 bench-peers-aim: $(STAMP)  ## AIM (smartnoise-synth's, on mbi 1.1.0) on its rows and seeds: benchmarks/peers/results_aim.json; resumes; 25 min of CPU from empty (62 min wall here, loaded)
 	benchmarks/peers/setup.sh
 	$(BIN)/python -m benchmarks.peers.run --aim
+
+bench-peers-speed: $(STAMP)  ## adaptive_marginals (both variants) and smartnoise's MWEM timed in the same repeats: benchmarks/peers/results_speed.json; ~4 min
+	benchmarks/peers/setup.sh
+	$(BIN)/python -m benchmarks.peers.run --speed
 
 arena: $(STAMP)  ## every mechanism on one grid (the last chapter's map): benchmarks/arena/results.json; ~15 min
 	$(BIN)/python -m benchmarks.arena.run
