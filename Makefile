@@ -58,7 +58,7 @@ bench-peers-pgm: $(STAMP)  ## MWEM+PGM (written on mbi 1.1.0's API) beside AIM o
 	benchmarks/peers/setup.sh
 	$(BIN)/python -m benchmarks.peers.run --pgm
 
-bench-peers-aim: $(STAMP)  ## AIM (smartnoise-synth's, on mbi 1.1.0) on its rows and seeds: benchmarks/peers/results_aim.json; resumes; 25 min of CPU from empty (62 min wall here, loaded)
+bench-peers-aim: $(STAMP)  ## AIM (smartnoise-synth's, on mbi 1.1.0) on its rows and seeds: benchmarks/peers/results_aim.json; resumes; about 32 min of CPU from empty (75 min wall here, loaded)
 	benchmarks/peers/setup.sh
 	$(BIN)/python -m benchmarks.peers.run --aim
 
