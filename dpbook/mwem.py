@@ -407,8 +407,9 @@ def adaptive_marginals(x, workload, *, epsilon, delta=0.0, n=None, neighbours="a
     at ``delta = 0``, ρ_t at ``delta > 0``; AIM spends 0.1 of ρ_t, which measured alike with this estimator on
     the adaptive route: median max / mean error 0.089 / 0.0260 against 0.091 / 0.0258 at 0.3 over 21 seeds,
     cancer, 2-way, ε = 1, δ = 1e-6, so both variants keep 0.3); ``route``: ``"auto"`` (the public rule below), ``"adaptive"`` or ``"full table"``; ``sampler``:
-    the noise (``None``: ``laplace_noise`` at ``delta = 0``, ``gaussian_noise`` at ``delta > 0``; a sampler of the
-    other family is refused).
+    the noise (``None``: ``laplace_noise`` at ``delta = 0``, ``gaussian_noise`` at ``delta > 0`` — whose full-table
+    route may draw one Laplace table instead, below; a sampler of the other family is refused, and a sampler passed
+    is the one drawn on every route).
 
     Two variants share one algorithm and differ in their noise and accounting.  *Pure ε* (``delta = 0``):
     Laplace noise, budgets ``ε_t`` that add up (basic composition), ``T0 = 2d`` planned rounds.  *(ε, δ)*
@@ -430,7 +431,10 @@ def adaptive_marginals(x, workload, *, epsilon, delta=0.0, n=None, neighbours="a
     empty cells of sparse data).  At ``delta = 0`` the measurement is ``x + Lap(Δ/ε)`` on every cell.  At
     ``delta > 0`` it is the one of ``Lap(Δ/ε)`` (a pure ``(ε, 0)`` claim) and ``N(0, σ²)`` at ρ (``σ =
     Δ₂/sqrt(2ρ)``) with the smaller expected ``|noise|`` per cell, ``Δ/ε`` against ``σ sqrt(2/π)`` (Laplace at
-    δ = 1e-6: 1/ε against 3.6/ε at ε = 1), and ``e`` is that smaller one.  Otherwise the adaptive route:
+    δ = 1e-6: 1/ε against 3.6/ε at ε = 1), and ``e`` is that smaller one — when ``sampler`` is left at its
+    default.  A sampler the caller passes (at ``delta > 0`` a Gaussian one: Laplace samplers are refused) is the
+    one drawn: the table gets ``N(0, σ²)`` from it, a ρ-zCDP step accounted like every other measurement, and
+    ``e = σ sqrt(2/π)`` (:func:`_gaussian_table`).  Otherwise the adaptive route:
 
     The candidates are the downward closure of the workload's attribute sets, plus the full attribute set
     ``[d]``.  Each candidate ``r`` has the weight ``w_r = Σ_s |r ∩ s| / max_r' Σ_s |r' ∩ s|`` over the
@@ -548,6 +552,7 @@ def adaptive_release(x, workload, *, epsilon, n, neighbours, select_share, trial
     ``zcdp_opening`` replace :func:`adaptive_one_way_budget` / :func:`adaptive_zcdp_opening` for the broken twins
     only."""
     family = "laplace" if not delta else "gaussian"
+    chosen = sampler is not None               # a caller's sampler is always the one drawn (the full-table route too)
     if sampler is None:
         sampler = laplace_noise if family == "laplace" else gaussian_noise
     x, W, p, _, _ = check_mwem_inputs(x, workload, epsilon=epsilon, T=1, n=n, trials=trials, rng=rng,
@@ -562,8 +567,7 @@ def adaptive_release(x, workload, *, epsilon, n, neighbours, select_share, trial
     delta1 = 1.0 if neighbours == "add/remove" else 2.0
     l2 = math.sqrt(delta1)                      # one marginal's L2 sensitivity: 1 (add/remove), √2 (replace-one)
     rho = zcdp_rho(epsilon, delta) if delta else None
-    # the full table's one measurement: Lap(Δ/ε), or at delta > 0 N(0, σ²) at ρ when its expected |noise| is smaller
-    gaussian_table = rho is not None and _ZcdpRounds.expected_abs(l2 / math.sqrt(2.0 * rho)) < delta1 / epsilon
+    gaussian_table = _gaussian_table(rho, epsilon, delta1, l2, chosen)     # the full table's one measurement
     table_noise = _ZcdpRounds.expected_abs(l2 / math.sqrt(2.0 * rho)) if gaussian_table else delta1 / epsilon
     if route == "full table" or (route == "auto" and (not marginals or
                                                       full_table_suffices(W.N, n, epsilon, delta1, noise=table_noise))):
@@ -617,6 +621,17 @@ _PRIOR_SHARE = 3.0                 # the prior f_T ~ U[-n, n] has variance n²/3
 _LOW_BITS = 10                     # the table is viewed as rows of 2^10 contiguous cells (fast passes)
 _PRIOR_BISECTIONS = 64             # bisections of the prior variance's score equation on [0, n²/3]
 _PRIOR_FLOOR = 1e-12               # fitted cells are floored here (probabilities) so a cell can come back
+
+
+def _gaussian_table(rho, epsilon, sensitivity, l2, chosen) -> bool:
+    """The full-table route's noise (public: ``ρ``, ``ε``, ``Δ``, ``Δ₂`` and whether the caller chose the sampler):
+    ``False`` — one ``Lap(Δ/ε)`` table, an ``(ε, 0)`` claim — at ``delta = 0``, and at ``delta > 0`` when the
+    caller left ``sampler`` at its default and Laplace's expected ``|noise|`` per cell ``Δ/ε`` is at most the
+    Gaussian's ``σ sqrt(2/π)`` at ``σ = Δ₂/sqrt(2ρ)``; ``True`` — ``N(0, σ²)`` drawn by the caller's sampler (or
+    the default), a ρ-zCDP step — otherwise.  A sampler the caller chose is never replaced by another family."""
+    if rho is None:
+        return False
+    return chosen or _ZcdpRounds.expected_abs(l2 / math.sqrt(2.0 * rho)) < sensitivity / epsilon
 
 
 def full_table_suffices(N, n, epsilon, sensitivity, noise=None) -> bool:
