@@ -494,9 +494,10 @@ def adaptive_marginals(x, workload, *, epsilon, delta=0.0, n=None, neighbours="a
     on digits, d = 16, 2-way, ε = 1, δ = 1e-6, seeds 0–4: the same selected sets fitted without shrinkage had
     a lower mean error than with shrinkage to 0 in 4 of 5 seeds; shrinking to the independent table lowered the
     median max / mean error from 0.040 / 0.0082 to 0.036 / 0.0066, and on 15 other seeds (5–19) from 0.038 /
-    0.0080 to 0.036 / 0.0075; at pure ε alike within the seeds' spread, 0.065 / 0.0128 against 0.066 / 0.0130).  A fixed prior at the range's variance would
-    keep a third or more of a measurement whose noise swamps the coefficients, and proportional fitting
-    multiplies such distorted margins into marginals never measured.  ``f_∅ = n``.  The fitted marginals are
+    0.0080 to 0.036 / 0.0075; at pure ε alike within the seeds' spread, 0.065 / 0.0128 against 0.066 /
+    0.0130).  A fixed prior at the range's variance would keep a third or more of a measurement whose noise
+    swamps the coefficients, and proportional fitting multiplies such distorted margins into marginals never
+    measured.  ``f_∅ = n``.  The fitted marginals are
     consistent with each other.
     (ii) *Proportional fitting.*  Starting from the previous round's ``p`` (warm start; uniform at first),
     each maximal measured set (in no other measured set: consistency makes its table carry its subsets')

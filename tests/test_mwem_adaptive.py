@@ -8,7 +8,8 @@ import pytest
 
 from dpbook.data import load_cancer
 from dpbook.mwem import (_AdaptivePlan, _LaplaceRounds, _ZcdpRounds, _consistent_tables, _eligible, _fit, _hadamard, _maximal_sets,
-                         _independence_means, _opening_informative, _parity_estimates, _popcount, _prior_variance, _round_budget, _shrink,
+                         _independence_means, _opening_informative, _parity_estimates, _popcount, _prior_variance,
+                         _round_budget, _shrink,
                          adaptive_marginals, full_table_suffices, mwem, mwem_practical, simplex_projection)
 from dpbook.noise import gaussian_noise, laplace_noise
 from dpbook.queries import k_way_marginals, random_queries
