@@ -8,7 +8,8 @@ import pytest
 
 from dpbook.data import load_cancer
 from dpbook.mwem import (_AdaptivePlan, _LaplaceRounds, _ZcdpRounds, _consistent_tables, _eligible, _fit, _hadamard, _maximal_sets,
-                         _opening_informative, _parity_estimates, _popcount, _prior_variance, _round_budget, _shrink,
+                         _independence_means, _opening_informative, _parity_estimates, _popcount, _prior_variance,
+                         _round_budget, _shrink,
                          adaptive_marginals, full_table_suffices, mwem, mwem_practical, simplex_projection)
 from dpbook.noise import gaussian_noise, laplace_noise
 from dpbook.queries import k_way_marginals, random_queries
@@ -117,7 +118,7 @@ def test_parity_estimates_equal_dense_weighted_least_squares_and_tables_their_sh
     f = np.linalg.lstsq(A, r, rcond=None)[0]
     np.testing.assert_allclose(estimate, f, rtol=1e-9, atol=1e-9)
     np.testing.assert_allclose(variance, np.diag(np.linalg.inv(A.T @ A)), rtol=1e-9)
-    shrunk = _shrink(unique, estimate, variance, n)
+    shrunk = _shrink(unique, estimate, variance, n, plan.d)
     assert shrunk[unique == 0] == n
     fast = _consistent_tables(plan, meas, n)
     assert set(fast) == {(0, 1), (1, 2)}                      # the maximal measured sets
@@ -145,12 +146,32 @@ def test_empirical_bayes_prior_variance_and_shrinkage():
     assert _prior_variance(np.zeros(40), v, 1e4) == 0.0
     assert _prior_variance(np.full(40, 1e6), v, 1e4) == 1e4
     n = 100.0
-    unique = np.array([0, 1, 2, 4, 3, 5])                     # orders 0, 1, 1, 1, 2, 2
+    unique = np.array([0, 1, 2, 4, 3, 5])                     # orders 0, 1, 1, 1, 2, 2 over d = 3 attributes
     est = np.array([n, 90.0, -80.0, 85.0, 0.5, -0.4])
     var = np.array([1.0, 4.0, 4.0, 4.0, 400.0, 400.0])
-    f = _shrink(unique, est, var, n)
-    assert f[0] == n and np.all(f[4:] == 0.0)                 # order 2: noise only, back to the uniform guess
-    assert np.all(np.abs(f[1:4] - est[1:4]) < 0.01 * np.abs(est[1:4]))     # order 1: signal, kept
+    f = _shrink(unique, est, var, n, 3)
+    assert f[0] == n and np.all(np.abs(f[1:4] - est[1:4]) < 0.01 * np.abs(est[1:4]))     # order 1: signal, kept
+    one = {1: f[1], 2: f[2], 4: f[3]}                         # mask 1 = attribute 2, 2 = attribute 1, 4 = attribute 0
+    independent = [n * (one[2] / n) * (one[1] / n), n * (one[4] / n) * (one[1] / n)]      # masks 3 = {1, 2}, 5 = {0, 2}
+    g = _shrink(unique, np.concatenate((est[:4], np.array(independent) + [0.5, -0.4])), var, n, 3)
+    np.testing.assert_allclose(g[4:], independent, rtol=1e-12)   # order 2: noise around the independent table's sums
+    np.testing.assert_array_equal(g[:4], f[:4])                 # is shrunk to them (τ² = 0), not to the uniform 0
+    strong = _shrink(unique, np.concatenate((est[:4], [60.0, -50.0])), np.append(var[:4], [1e-2, 1e-2]), n, 3)
+    np.testing.assert_allclose(strong[4:], [60.0, -50.0], atol=0.05)     # precise deviations are kept
+
+
+def test_independence_means_at_their_edges():
+    """The prior means: 0 below order 2; the product of the 1-way sums (normalised by n) times n at order >= 2 —
+    ±n when every attribute is constant, 0 when one attribute is balanced (or unmeasured)."""
+    n, d = 50.0, 4
+    unique = np.array([0, 1, 8, 3, 9, 12, 7, 15])            # orders 0, 1, 1, 2, 2, 2, 3, 4
+    order = _popcount(unique)
+    f_one = np.array([n, -n, 0.0, n])                         # attribute a has mask 1 << (3 − a)
+    mean = _independence_means(unique, order, f_one, n)
+    assert np.all(mean[:3] == 0.0)
+    np.testing.assert_array_equal(mean[3:], [0.0, n, -n, 0.0, 0.0])   # {2,3}: attribute 2 balanced; {0,3}: n·1·1;
+    half = _independence_means(unique, order, np.full(d, 0.5 * n), n)  # {0,1}: −n; any set with attribute 2: 0
+    np.testing.assert_allclose(half[3:], [0.25 * n, 0.25 * n, 0.25 * n, 0.125 * n, 0.0625 * n])
 
 
 def test_maximal_sets_and_popcount():

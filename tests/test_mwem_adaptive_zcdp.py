@@ -142,3 +142,22 @@ def test_bad_parameters_at_delta(kwargs, exc, name):
     call = dict(epsilon=1.0, n=N_CANCER, rng=0, route="adaptive") | kwargs
     with pytest.raises(exc, match=name):
         adaptive_marginals(CANCER.x, W2, **call)
+
+
+def test_full_table_route_draws_the_callers_gaussian_sampler():
+    """A sampler the caller passes at δ > 0 is the one drawn on the full-table route too: N(0, σ²) at
+    σ = 1/sqrt(2ρ) on every cell (the residuals' spread and their excess kurtosis near 0, Laplace's is 3), one
+    ρ-zCDP step, an (ε, δ) claim — never Laplace noise with an (ε, 0) claim; under the public route rule the
+    Gaussian's larger noise sends cancer's 2-way workload to the adaptive route."""
+    r = adaptive_marginals(CANCER.x, W2, epsilon=1.0, delta=1e-6, n=N_CANCER, route="full table",
+                           sampler=gaussian_noise, trials=20, rng=3)
+    rho = zcdp_rho(1.0, 1e-6)
+    assert r.trace["route"] == "full table" and r.ledger.rule == "zcdp" and (r.epsilon, r.delta) == (1.0, 1e-6)
+    assert len(r.ledger) == 1 and r.ledger[0].rho == pytest.approx(rho, rel=1e-12)
+    res = np.concatenate([m[0][1] - CANCER.x for m in r.trace["measurements"]])       # 20 × 2048 residuals
+    assert res.std() == pytest.approx(1.0 / math.sqrt(2.0 * rho), rel=0.03)
+    assert abs(np.mean((res / res.std()) ** 4) - 3) < 0.3
+    auto = adaptive_marginals(CANCER.x, W2, epsilon=1.0, delta=1e-6, n=N_CANCER, sampler=gaussian_noise, rng=3)
+    default = adaptive_marginals(CANCER.x, W2, epsilon=1.0, delta=1e-6, n=N_CANCER, rng=3)
+    assert auto.trace["route"] == "adaptive" and auto.delta == 1e-6
+    assert default.trace["route"] == "full table" and default.delta == 0.0
