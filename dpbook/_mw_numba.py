@@ -58,9 +58,9 @@ def _base_sum(a, start, n):
 
 
 @numba.njit(cache=True, nogil=True)
-def _series(q, out, index, first, n, terms, degree):
-    """``out[first + k] = 1 + c·δ + ... + (c·δ)^degree/degree!`` by Horner, as numpy computes it (``out = δ·a_n``,
-    then ``out += a_k; out *= δ`` for ``k = n−1..1``, then ``out += 1``), and ``index[k] = m·2^12``; one loop per
+def _series(q, series, index, first, n, terms, degree):
+    """``series[k] = 1 + c·δ + ... + (c·δ)^degree/degree!`` by Horner, as numpy computes it (``out = δ·a_n``,
+    then ``out += a_k; out *= δ`` for ``k = n−1..1``, then ``out += 1``) for ``δ`` of ``q[first + k]``, and ``index[k] = m·2^12``; one loop per
     degree (2..5) so that each is a straight vectorised loop."""
     a1, a2, a3, a4, a5 = terms[0], terms[1], terms[2], terms[3], terms[4]
     if degree == 2:
@@ -69,7 +69,7 @@ def _series(q, out, index, first, n, terms, degree):
             qi = q[i]
             m = (qi + _SHIFTER) - _SHIFTER        # q rounded to the grid (the bits of _mw_kernels._grid_block)
             d = qi - m                            # exact
-            out[i] = ((d * a2 + a1) * d) + 1.0
+            series[k] = ((d * a2 + a1) * d) + 1.0
             index[k] = np.uint64(m * _GRID)       # exact: m is a multiple of 2^-12 in [0, 1]
     elif degree == 3:
         for k in range(n):
@@ -77,7 +77,7 @@ def _series(q, out, index, first, n, terms, degree):
             qi = q[i]
             m = (qi + _SHIFTER) - _SHIFTER
             d = qi - m
-            out[i] = (((d * a3 + a2) * d + a1) * d) + 1.0
+            series[k] = (((d * a3 + a2) * d + a1) * d) + 1.0
             index[k] = np.uint64(m * _GRID)
     elif degree == 4:
         for k in range(n):
@@ -85,7 +85,7 @@ def _series(q, out, index, first, n, terms, degree):
             qi = q[i]
             m = (qi + _SHIFTER) - _SHIFTER
             d = qi - m
-            out[i] = ((((d * a4 + a3) * d + a2) * d + a1) * d) + 1.0
+            series[k] = ((((d * a4 + a3) * d + a2) * d + a1) * d) + 1.0
             index[k] = np.uint64(m * _GRID)
     else:
         for k in range(n):
@@ -93,24 +93,25 @@ def _series(q, out, index, first, n, terms, degree):
             qi = q[i]
             m = (qi + _SHIFTER) - _SHIFTER
             d = qi - m
-            out[i] = (((((d * a5 + a4) * d + a3) * d + a2) * d + a1) * d) + 1.0
+            series[k] = (((((d * a5 + a4) * d + a3) * d + a2) * d + a1) * d) + 1.0
             index[k] = np.uint64(m * _GRID)
 
 
 @numba.njit(cache=True, nogil=True)
-def _grid_piece(q, p, out, table, terms, degree, index, factor, start, stop):
+def _grid_piece(q, p, out, table, terms, degree, series, index, factor, start, stop):
     """``out[i] = (series(δ_i) · e^{c·m_i}) · p[i]`` on ``[start, stop)`` (``terms``: ``c^k/k!`` for ``k = 1..5``,
-    those above ``degree`` unused; ``index``, ``factor``: scratch of at least ``stop − start``).  Three loops, so that
+    those above ``degree`` unused; ``series``, ``index``, ``factor``: scratch of at least ``stop − start``; ``out`` may
+    be ``p``: it is written last).  Three loops, so that
     LLVM vectorises the two without a table look-up (it does not vectorise a loop with a gather: on recent x86 it
     prefers not to)."""
     n = stop - start
     first = np.uint64(start)
-    _series(q, out, index, first, n, terms, degree)
+    _series(q, series, index, first, n, terms, degree)
     for k in range(n):
         factor[k] = table[index[k]]
     for k in range(n):
         i = first + np.uint64(k)
-        out[i] = (out[i] * factor[k]) * p[i]
+        out[i] = (series[k] * factor[k]) * p[i]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -129,13 +130,13 @@ def grid_update_row(q, p, out, table, terms, degree):
     sizes = np.empty(64, dtype=np.int64)
     on_right = np.zeros(64, dtype=np.bool_)       # the node's left half is summed (into lefts), the right is next
     lefts = np.empty(64)
-    index, factor = np.empty(_LEAF, dtype=np.uint64), np.empty(_LEAF)
+    series, index, factor = np.empty(_LEAF), np.empty(_LEAF, dtype=np.uint64), np.empty(_LEAF)
     top, done = 0, 0
     starts[0], sizes[0] = 0, n
     while True:
         s, m = starts[top], sizes[top]
         if m <= _LEAF and s >= done:
-            _grid_piece(q, p, out, table, terms, degree, index, factor, s, s + m)
+            _grid_piece(q, p, out, table, terms, degree, series, index, factor, s, s + m)
             done = s + m
         if m > 128:                               # numpy splits it: descend into the left half
             on_right[top] = False
