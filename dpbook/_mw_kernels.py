@@ -361,11 +361,8 @@ def compiled_kernels():
     if not USE_COMPILED:
         return None
     if not _COMPILED:
-        try:
-            from . import _mw_numba
-        except ImportError:          # numba absent (or too old/new for this numpy): the numpy path
-            _mw_numba = None
-        _COMPILED.append(_mw_numba)
+        from . import _mw_numba      # (imports without numba: AVAILABLE is then False)
+        _COMPILED.append(_mw_numba if _mw_numba.AVAILABLE else None)
     return _COMPILED[0]
 
 

@@ -1,5 +1,5 @@
 """The compiled form of :mod:`dpbook._mw_kernels`' block path for a float query on the grid (optional: needs numba,
-the ``speed`` extra; imported only by :func:`dpbook._mw_kernels.compiled_kernels`, on first use of a long row).
+the ``speed`` extra; imported by :func:`dpbook._mw_kernels.compiled_kernels` on first use of a long row, never with ``dpbook``).
 
 :func:`grid_update_row` writes ``out = e^{c·q} · p`` for one row and returns its sum, with the bytes of the numpy
 path (:func:`dpbook._mw_kernels.grid_exp_reference` times ``p``, summed by ``numpy.sum``), so a result never
@@ -19,8 +19,17 @@ target against the host's); the numpy path is the reference and the fallback.
 """
 from __future__ import annotations
 
-import numba
 import numpy as np
+
+try:
+    import numba
+except ImportError:      # (also numba's answer to a numpy it does not support) the extra is absent
+    numba = None
+
+#: Whether the kernels below are compiled; without numba they are plain Python (the module still imports, and
+#: :func:`dpbook._mw_kernels.compiled_kernels` answers ``None``: the numpy path runs).
+AVAILABLE = numba is not None
+_jit = numba.njit(cache=True, nogil=True) if AVAILABLE else (lambda f: f)
 
 _SHIFTER = 1.5 * 2.0 ** 40           # q + this rounds q to a multiple of 2^-12 (as _mw_kernels._GRID_SHIFTER)
 _GRID = 4096.0                       # 2^12: m·_GRID is the table index (exact)
@@ -30,7 +39,7 @@ _LEAF = 2048                         # elements computed, then summed, while in 
 # Indices are unsigned in the loops below: a signed index makes numba check for negative (wrap-around) indices
 # element by element, which keeps LLVM from vectorising and costs up to 3x.
 
-@numba.njit(cache=True, nogil=True)
+@_jit
 def _base_sum(a, start, n):
     """numpy's pairwise sum of ``a[start:start + n]`` for ``n <= 128`` (its base cases)."""
     u = np.uint64(start)
@@ -57,7 +66,7 @@ def _base_sum(a, start, n):
     return res
 
 
-@numba.njit(cache=True, nogil=True)
+@_jit
 def _series(q, series, index, first, n, terms, degree):
     """``series[k] = 1 + c·δ + ... + (c·δ)^degree/degree!`` by Horner, as numpy computes it (``out = δ·a_n``,
     then ``out += a_k; out *= δ`` for ``k = n−1..1``, then ``out += 1``) for ``δ`` of ``q[first + k]``, and ``index[k] = m·2^12``; one loop per
@@ -97,7 +106,7 @@ def _series(q, series, index, first, n, terms, degree):
             index[k] = np.uint64(m * _GRID)
 
 
-@numba.njit(cache=True, nogil=True)
+@_jit
 def _grid_piece(q, p, out, table, terms, degree, series, index, factor, start, stop):
     """``out[i] = (series(δ_i) · e^{c·m_i}) · p[i]`` on ``[start, stop)`` (``terms``: ``c^k/k!`` for ``k = 1..5``,
     those above ``degree`` unused; ``series``, ``index``, ``factor``: scratch of at least ``stop − start``; ``out`` may
@@ -114,7 +123,7 @@ def _grid_piece(q, p, out, table, terms, degree, series, index, factor, start, s
         out[i] = (series[k] * factor[k]) * p[i]
 
 
-@numba.njit(cache=True, nogil=True)
+@_jit
 def grid_update_row(q, p, out, table, terms, degree):
     """``out = e^{c·q} · p`` (``out`` may be ``p``) and ``numpy.sum(out)``, for contiguous float64 rows ``q``,
     ``p``, ``out`` of one length, ``table`` the 4097 values ``e^{c·m/2^12}`` and ``terms`` the ``c^k/k!`` for

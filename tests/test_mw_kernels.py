@@ -212,6 +212,24 @@ def test_compiled_kernel_gives_the_numpy_paths_bytes():
             assert np.array_equal(p, want) and got_sum == want_sum, (n, c)
 
 
+def test_kernel_statement_run_as_python_gives_the_numpy_paths_bytes():
+    """The compiled kernel's source run as plain Python (numba or not): its order of operations and its walk of
+    numpy's pairwise summation give numpy's bytes on short rows (every size up to 300, so every base case and the
+    first splits)."""
+    from dpbook import _mw_kernels as K
+    from dpbook import _mw_numba as M
+    run = getattr(M.grid_update_row, "py_func", M.grid_update_row)
+    rng = np.random.default_rng(31)
+    for n in range(1, 301, 7):
+        c = GRID_CS[n % len(GRID_CS)]
+        q, p = rng.random(n), rng.random(n) + 0.1
+        terms = K.grid_terms(c)
+        want, want_sum = _numpy_row(q, p, c)
+        out = np.empty(n)
+        assert run(q, p, out, K.grid_table(c), K._padded_terms(terms), len(terms)) == want_sum, (n, c)
+        assert np.array_equal(out, want), (n, c)
+
+
 def test_compiled_and_numpy_block_paths_agree_through_the_update(monkeypatch):
     """exp_update on long rows (one row, a batch with rows on and off the grid, a read-only workload row as
     MatrixWorkload passes it) with the compiled kernel and without it: the same bytes."""
