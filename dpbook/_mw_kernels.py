@@ -3,7 +3,9 @@
 
 * :func:`exp_update` — ``p ∝ p · exp(c · q)`` for a dense query (``bool`` indicators without an ``exp`` per
   element; a float query's factors from :func:`grid_exp`), overflow-shifted, with a log-space guard against
-  underflow; long rows block by block (a block's factors, times ``p``, summed while in cache);
+  underflow; long rows block by block (a block's factors, times ``p``, summed while in cache), a float row on the
+  grid through the compiled :mod:`dpbook._mw_numba` when numba is installed (:func:`compiled_kernels`; the same
+  bytes);
 * :func:`grid_exp` — ``e^{c·q}`` for a float query ``q ∈ [0,1]``: ``q`` rounded to a multiple ``m`` of
   ``2^-12``, ``e^{c·m}`` from a 4097-entry table made per ``c``, ``e^{c(q−m)}`` a short series (the readable
   statement is :func:`grid_exp_reference`);
