@@ -387,12 +387,13 @@ def _exp_update_fused(p, q, c, shape, out) -> np.ndarray:
     boolean = q.dtype == bool
     if boolean:
         smalls = exp(-np.abs(cs)) if batch else np.array([exp_scalar(-abs(c))])
-    size = min(N, _BLOCK)
-    scratch, grid_scratch = _exp_scratch(size), _grid_scratch(size)
-    xs_all, z_all = np.empty(size), np.empty(size, dtype=bool)
     totals = np.empty((P.shape[0], 1))
     on_grid = q.dtype == np.float64 and bool(np.any(np.abs(cs) <= GRID_C_MAX))
     compiled = compiled_kernels() if on_grid else None       # (asked only when a row can use it)
+    if compiled is None or not bool(np.all(np.abs(cs) <= GRID_C_MAX)):     # some row takes the numpy blocks
+        size = min(N, _BLOCK)
+        scratch, grid_scratch = _exp_scratch(size), _grid_scratch(size)
+        xs_all, z_all = np.empty(size), np.empty(size, dtype=bool)
     for t in range(P.shape[0]):
         qt, ct = Qr[t if Qr.shape[0] > 1 else 0], (cs[t] if batch else c)
         grid = not boolean and abs(ct) <= GRID_C_MAX
