@@ -10,7 +10,7 @@ depends on whether numba is installed:
   table entry ``e^{c·m}`` (the same table), times ``p``.  No ``exp``/``log`` of the C library or of numba, and no
   ``fastmath``: LLVM then neither fuses a multiply and an add into an FMA nor reorders a sum, so each operation is
   one correctly rounded IEEE-754 operation on every instruction set (SSE2, AVX2, AVX-512 alike);
-* the row's sum in numpy's pairwise order (``numpy/_core/src/umath/loops_utils.h.src``: runs of fewer than 8
+* the row's sum in the order of numpy's pairwise summation of float64 (``add.reduce``): runs of fewer than 8
   added left to right; up to 128, eight interleaved partial sums combined as ``((r0+r1)+(r2+r3))+((r4+r5)+(r6+r7))``
   then the tail; longer, split at half rounded down to a multiple of 8), the pieces computed while in cache.
 
