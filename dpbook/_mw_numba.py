@@ -12,7 +12,7 @@ depends on whether numba is installed:
   one correctly rounded IEEE-754 operation on every instruction set (SSE2, AVX2, AVX-512 alike);
 * the row's sum in the order of numpy's pairwise summation of float64 (``add.reduce``): runs of fewer than 8
   added left to right; up to 128, eight interleaved partial sums combined as ``((r0+r1)+(r2+r3))+((r4+r5)+(r6+r7))``
-  then the tail; longer, split at half rounded down to a multiple of 8), the pieces computed while in cache.
+  then the tail; longer, split at half rounded down to a multiple of 8; the pieces computed while in cache.
 
 tests/test_mw_kernels.py checks the bytes against the numpy path on seeded rows (and with numba's generic CPU
 target against the host's); the numpy path is the reference and the fallback.
