@@ -9,9 +9,10 @@ logsumexp measures ~30-50x).  Every ratio is to the copy measured in the same ru
 * ``multiplicative_weights_update`` with a boolean indicator (block by block: a block's factors, times ``p``,
   summed in cache; no full-size temporary), and with a general float query in ``[0,1]^N`` (``e^{c·q}`` from the
   grid of ``q``, :func:`dpbook._mw_kernels.grid_exp`, block by block), and ``mw_update`` on an explicit float
-  matrix (``MatrixWorkload``), the path MWEM and the IDCs call, against the same update on whole arrays in the
-  same run (the same bytes) and against the previous kernel (``exp`` of ``c·q`` block by block, the bytes before
-  the grid);
+  matrix (``MatrixWorkload``), the path MWEM and the IDCs call — through the compiled kernel
+  (``dpbook/_mw_numba.py``) when numba (the ``speed`` extra) is installed — against the numpy block path, the
+  same update on whole arrays (all three the same bytes) and the previous kernel (``exp`` of ``c·q`` block by
+  block, the bytes before the grid), all in the same run;
 * the kernels alone over 2^20 elements: ``grid_exp``, the book's CPU-independent ``exp``, and ``np.exp`` (whose
   bytes depend on the CPU's SIMD path, so the book does not use it);
 * the naive log-space version with ``scipy.special.logsumexp``;
@@ -94,8 +95,17 @@ def main(quick: bool = False):
     rows.append(("  same, with input validation (check=True)",
                  best_time(lambda: multiplicative_weights_update(work, q, 0.2, out=work), repeat=5, number=3)))
     Wq = MatrixWorkload(rng.random((4, N)))
-    rows.append(("MW round: mw_update, MatrixWorkload dense float row (block path)",
+    mw_update(Wq, work, 1, 0.2, out=work, check=False)  # (numba's import and cache load, if installed: not timed)
+    kind = "compiled" if kernels.compiled_kernels() is not None else "numpy: no numba"
+    rows.append((f"MW round: mw_update, MatrixWorkload dense float row ({kind})",
                  best_time(lambda: mw_update(Wq, work, 1, 0.2, out=work, check=False), repeat=5, number=3)))
+    compiled = kernels.USE_COMPILED
+    kernels.USE_COMPILED = False                        # the numpy block path (the fallback without numba)
+    try:
+        rows.append(("  same, numpy block path (no compiled kernel, same bytes)",
+                     best_time(lambda: mw_update(Wq, work, 1, 0.2, out=work, check=False), repeat=5, number=3)))
+    finally:
+        kernels.USE_COMPILED = compiled
     block = kernels.FUSE_MIN
     kernels.FUSE_MIN = 1 << 62
     try:

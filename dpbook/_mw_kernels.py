@@ -3,7 +3,9 @@
 
 * :func:`exp_update` — ``p ∝ p · exp(c · q)`` for a dense query (``bool`` indicators without an ``exp`` per
   element; a float query's factors from :func:`grid_exp`), overflow-shifted, with a log-space guard against
-  underflow; long rows block by block (a block's factors, times ``p``, summed while in cache);
+  underflow; long rows block by block (a block's factors, times ``p``, summed while in cache), a float row on the
+  grid through the compiled :mod:`dpbook._mw_numba` when numba is installed (:func:`compiled_kernels`; the same
+  bytes);
 * :func:`grid_exp` — ``e^{c·q}`` for a float query ``q ∈ [0,1]``: ``q`` rounded to a multiple ``m`` of
   ``2^-12``, ``e^{c·m}`` from a 4097-entry table made per ``c``, ``e^{c(q−m)}`` a short series (the readable
   statement is :func:`grid_exp_reference`);
@@ -31,6 +33,7 @@ from __future__ import annotations
 import decimal
 import functools
 import math
+import os
 
 import numpy as np
 
@@ -346,6 +349,32 @@ def _pairwise(sums, n: int) -> float:
     return add(n)
 
 
+#: Whether a long float row on the grid may take the compiled kernel (:mod:`dpbook._mw_numba`, when numba is
+#: installed: the ``speed`` extra).  The bytes are the same either way; ``DPBOOK_NUMBA=0`` in the environment turns
+#: it off (the numpy path is the reference and the fallback).
+USE_COMPILED = os.environ.get("DPBOOK_NUMBA", "1") != "0"
+_COMPILED: list = []          # [module or None] once :func:`compiled_kernels` has looked
+
+
+def compiled_kernels():
+    """:mod:`dpbook._mw_numba` if :data:`USE_COMPILED` and numba imports, else ``None``.  Imported on first use (only
+    the block path of a row of at least :data:`FUSE_MIN` elements asks), never when ``dpbook`` is imported: numba's
+    import and its first compile (cached on disk after it) cost a second or more."""
+    if not USE_COMPILED:
+        return None
+    if not _COMPILED:
+        from . import _mw_numba      # (imports without numba: AVAILABLE is then False)
+        _COMPILED.append(_mw_numba if _mw_numba.AVAILABLE else None)
+    return _COMPILED[0]
+
+
+def _padded_terms(terms) -> np.ndarray:
+    """:func:`grid_terms` as the five coefficients the compiled kernel takes (zeros above the degree, unused)."""
+    padded = np.zeros(5)
+    padded[:len(terms)] = terms
+    return padded
+
+
 def _exp_update_fused(p, q, c, shape, out) -> np.ndarray:
     """:func:`exp_update` block by block (see :data:`FUSE_MIN`); ``out`` may be ``p``."""
     target = np.empty(shape) if out is None else out
@@ -358,15 +387,21 @@ def _exp_update_fused(p, q, c, shape, out) -> np.ndarray:
     boolean = q.dtype == bool
     if boolean:
         smalls = exp(-np.abs(cs)) if batch else np.array([exp_scalar(-abs(c))])
-    size = min(N, _BLOCK)
-    scratch, grid_scratch = _exp_scratch(size), _grid_scratch(size)
-    xs_all, z_all = np.empty(size), np.empty(size, dtype=bool)
     totals = np.empty((P.shape[0], 1))
+    on_grid = q.dtype == np.float64 and bool(np.any(np.abs(cs) <= GRID_C_MAX))
+    compiled = compiled_kernels() if on_grid else None       # (asked only when a row can use it)
+    if compiled is None or not bool(np.all(np.abs(cs) <= GRID_C_MAX)):     # some row takes the numpy blocks
+        size = min(N, _BLOCK)
+        scratch, grid_scratch = _exp_scratch(size), _grid_scratch(size)
+        xs_all, z_all = np.empty(size), np.empty(size, dtype=bool)
     for t in range(P.shape[0]):
         qt, ct = Qr[t if Qr.shape[0] > 1 else 0], (cs[t] if batch else c)
         grid = not boolean and abs(ct) <= GRID_C_MAX
         if grid:
             table, terms = grid_table(float(ct)), grid_terms(float(ct))
+            if compiled is not None:      # the same bytes, in one pass (dpbook/_mw_numba.py)
+                totals[t, 0] = compiled.grid_update_row(qt, P[t], T[t], table, _padded_terms(terms), len(terms))
+                continue
         elif boolean:
             small = smalls[t] if batch else float(smalls[0])
             flip = bool(ct < 0)
