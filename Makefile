@@ -22,13 +22,20 @@ $(STAMP): pyproject.toml constraints.txt
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[test]"
 	@touch $(STAMP)
 
+# the tests also run the optional compiled kernel (the speed extra, numba: ~210 MB) against the numpy path's bytes;
+# `make lab` does not need it
+SPEED_STAMP := $(VENV)/.dpbook-speed-installed
+$(SPEED_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[test,speed]"
+	@touch $(SPEED_STAMP)
+
 lab: $(STAMP)  ## open the workbook in JupyterLab (prints the URL)
 	$(BIN)/jupyter lab --notebook-dir=notebooks --no-browser $(ROOT_FLAG)
 
-test: $(STAMP)  ## unit, statistical and audit tests, then nbval over every chapter
+test: $(SPEED_STAMP)  ## unit, statistical and audit tests, then nbval over every chapter
 	$(BIN)/python -m pytest tests --nbval-lax notebooks -p no:cacheprovider
 
-unit: $(STAMP)  ## only tests/ (quick)
+unit: $(SPEED_STAMP)  ## only tests/ (quick)
 	$(BIN)/python -m pytest tests -q -p no:cacheprovider
 
 notebooks: $(STAMP)  ## re-execute every chapter in place (stored outputs are what GitHub shows)

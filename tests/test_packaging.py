@@ -49,6 +49,8 @@ def test_constraints_pin_every_dependency_and_make_installs_them():
         assert req.specifier.contains(pins[_name(req.name)]), f"{req.name}=={pins[_name(req.name)]} violates {req}"
     makefile = (ROOT / "Makefile").read_text()
     assert re.search(r'pip install .*-c constraints\.txt -e "\.\[test\]"', makefile)
+    assert re.search(r'pip install .*-c constraints\.txt -e "\.\[test,speed\]"', makefile)   # make test: the kernel too
+    assert re.search(r"^test: \$\(SPEED_STAMP\)", makefile, re.M)
     assert re.search(r'pip install .*-c constraints\.txt -c constraints-book\.txt .*\.\[book\]', makefile)
 
 
