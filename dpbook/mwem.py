@@ -867,6 +867,10 @@ def _fit(plan, p, measurements, n, tol, sweeps=None, cache=None):
         t = np.maximum(table, 0.0)
         t = t / t.sum() if t.sum() > 0 else np.full(t.size, 1.0 / t.size)
         targets[S] = np.maximum(t, _PRIOR_FLOOR)
+    if isinstance(p, _FactoredModel):
+        p = p.prepared(list(targets))                       # the tree, or the table when it is cheaper
+        if isinstance(p, _FactoredModel):
+            return p.fit(targets, tol, sweeps)
     cube, previous = p, np.inf
     for sweep in range(_FIT_SWEEPS if sweeps is None else sweeps):
         worst = 0.0
@@ -900,8 +904,8 @@ def _eligible(plan, model, p, n, noise):
     ``2 (n − min_v M_r(p)_v)`` (``M_r`` in counts; all rows in the model's least likely cell), i.e. whose
     bias-corrected score can be positive for some data."""
     low = np.minimum.reduceat(model, plan.starts)
-    if plan.has_full:
-        low = np.append(low, float(p.min()) * n)
+    if plan.has_full:                 # below, the full table is ineligible whatever the model (low >= 0)
+        low = np.append(low, float(p.min()) * n if plan.sizes[-1] * noise < 2.0 * n else 0.0)
     return plan.sizes * noise < 2.0 * (n - low)
 
 
@@ -1045,7 +1049,7 @@ def _adaptive_run(x, plan, *, n, rounds, sensitivity, rng):
     d, xf = plan.d, x.astype(np.float64)
     truth = plan.cells.counts(xf)
     sampler = rounds.noise
-    p = np.ones(plan.N) / plan.N
+    p = _initial_model(plan)                                # the uniform table, or its factored form
     measurements, steps, cache = [], [], {}
     smallest_b = smallest_scale = math.inf
     if _opening_informative(n, rounds.expected_abs(rounds.one_way_scale)):
@@ -1062,24 +1066,24 @@ def _adaptive_run(x, plan, *, n, rounds, sensitivity, rng):
     selected = []
     w = plan.weights
     while rounds.propose() is not None:
-        model = plan.counts(p) * n
+        model = _model_counts(plan, p) * n
         eps_sel, scale, last, allowed = _round_budget(plan, model, p, n=n, rounds=rounds)
         bias = rounds.expected_abs(scale)
         err = np.add.reduceat(np.abs(model - truth), plan.starts)
-        if plan.has_full:
-            err = np.append(err, np.abs(p * n - xf).sum())
+        if plan.has_full:                                   # the full table's score is read only when eligible
+            err = np.append(err, np.abs(_table(p) * n - xf).sum() if allowed[-1] else 0.0)
         scores = w * (err - plan.sizes * bias)
         among = np.flatnonzero(allowed)
         pick = int(among[exponential_mechanism(scores[among], epsilon=eps_sel, sensitivity=sensitivity, rng=rng)])
         S = plan.candidates[pick]
         true_S = truth[plan.offset[S]: plan.offset[S] + (1 << len(S))] if S in plan.offset else xf
         y = true_S + sampler(scale, (1 << len(S),), rng)
-        before = plan.marginal(p, S).copy()
+        before = _model_marginal(plan, p, S).copy()
         b = rounds.laplace_scale(scale)
         measurements.append((S, b, y))
         smallest_b, smallest_scale = min(smallest_b, b), min(smallest_scale, scale)
         p = _fit(plan, p, measurements, n, tol=_TOL_SHARE * smallest_b / n, sweeps=_ROUND_SWEEPS, cache=cache)
-        moved = float(np.abs(plan.marginal(p, S) - before).sum()) * n
+        moved = float(np.abs(_model_marginal(plan, p, S) - before).sum()) * n
         steps += rounds.round_steps(len(selected) + 1, S if len(S) < d else 'all')
         selected.append(S)
         if last:
@@ -1087,5 +1091,363 @@ def _adaptive_run(x, plan, *, n, rounds, sensitivity, rng):
         if moved <= (1 << len(S)) * bias:
             rounds.anneal()
     p = _fit(plan, p, measurements, n, tol=_TOL_SHARE * smallest_b / n, cache=cache)     # the release: converged
-    return {"p": p, "steps": steps, "selected": selected, "measurements": [(S, y) for S, _, y in measurements],
+    return {"p": _table(p), "steps": steps, "selected": selected, "measurements": [(S, y) for S, _, y in measurements],
             **rounds.finish(smallest_scale)}
+
+
+# --------------------------------------------------------------------------- the factored model (a junction tree)
+
+_FACTORED_MIN_D = 12               # below 2^12 cells the table's passes are cheaper than the tree's Python steps
+_FACTORED_SHARE = 64               # the tree is kept while its cliques hold at most 2^d / 64 cells in all
+
+
+def _initial_model(plan):
+    """The uniform start of :func:`_adaptive_run`: a :class:`_FactoredModel` when the public rule
+    :func:`_factored_suits` holds, else the table ``1/N`` on every cell."""
+    return _FactoredModel(plan.d) if _factored_suits(plan) else np.ones(plan.N) / plan.N
+
+
+def _factored_suits(plan) -> bool:
+    """The public rule for the model's representation (it reads the workload's candidates and ``d`` only): the
+    factored model when ``d >= _FACTORED_MIN_D`` and every candidate but the full table has at most two
+    attributes (the tree computes every pair's table in one pass, :meth:`_FactoredModel.pair_tables`)."""
+    return plan.d >= _FACTORED_MIN_D and all(len(S) <= 2 for S in plan.candidates if len(S) < plan.d)
+
+
+def _table(p):
+    """The model as a table of ``2^d`` probabilities (materialised once when it is factored)."""
+    return p.table() if isinstance(p, _FactoredModel) else p
+
+
+def _model_counts(plan, p):
+    """Every candidate's marginal table of the model (``plan.counts`` of the table, in its order)."""
+    return p.candidate_tables(plan) if isinstance(p, _FactoredModel) else plan.counts(p)
+
+
+def _model_marginal(plan, p, S):
+    """The model's marginal table on ``S`` (flattened, first attribute most significant)."""
+    return p.marginal_any(plan, S) if isinstance(p, _FactoredModel) else plan.marginal(p, S)
+
+
+def _chordal_cliques(d, sets):
+    """The maximal cliques of a chordal completion of the graph on ``d`` attributes whose edges join the
+    attributes of each set in ``sets`` (greedy min-fill elimination, ties to the lower degree then the lower
+    attribute: deterministic), each a sorted tuple, in the order formed."""
+    adj = [set() for _ in range(d)]
+    for S in sets:
+        for a, b in itertools.combinations(S, 2):
+            adj[a].add(b)
+            adj[b].add(a)
+    left, cliques = set(range(d)), []
+    while left:
+        def fill(v):
+            nb = list(adj[v])
+            return sum(1 for a, b in itertools.combinations(nb, 2) if b not in adj[a])
+        v = min(left, key=lambda v: (fill(v), len(adj[v]), v))
+        C = tuple(sorted(adj[v] | {v}))
+        if not any(set(C) <= set(D) for D in cliques):
+            cliques.append(C)
+        for a, b in itertools.combinations(adj[v], 2):
+            adj[a].add(b)
+            adj[b].add(a)
+        for a in adj[v]:
+            adj[a].discard(v)
+        adj[v] = set()
+        left.discard(v)
+    return cliques
+
+
+def _junction_edges(cliques):
+    """A junction tree of the maximal cliques of a chordal graph: a maximum-weight spanning tree on the
+    separator sizes ``|C_i ∩ C_j|`` (Kruskal, ties by index; separators may be empty: one connected tree)."""
+    pairs = sorted(((-len(set(a) & set(b)), i, j) for i, a in enumerate(cliques) for j, b in enumerate(cliques)
+                    if i < j), key=lambda e: e)
+    root = list(range(len(cliques)))
+
+    def find(i):
+        while root[i] != i:
+            root[i] = root[root[i]]
+            i = root[i]
+        return i
+    edges = []
+    for _, i, j in pairs:
+        ri, rj = find(i), find(j)
+        if ri != rj:
+            root[ri] = rj
+            edges.append((i, j))
+    return edges
+
+
+def _bshape(sub, C):
+    """The shape that broadcasts a table on ``sub`` (sorted, ``sub ⊆ C``) against a table on ``C``."""
+    return tuple(2 if a in sub else 1 for a in C)
+
+
+def _away(sub, C):
+    """The axes of a table on ``C`` that a marginal on ``sub ⊆ C`` sums away."""
+    return tuple(i for i, a in enumerate(C) if a not in sub)
+
+
+class _FactoredModel:
+    """The proportional-fitting model without its table: fitting from the uniform table multiplies the cells by
+    a ratio that depends on one measured set's cells only, so the model is a log-linear model
+    ``p(x) = c Π_S φ_S(x_S)`` over the fitted sets ``S`` (``φ_S``: the product of every ratio applied on ``S``,
+    ``c``: the uniform start over every normalisation).  Its marginals are computed on a junction tree of a
+    chordal completion of the sets' graph (binary attributes: a clique of ``c`` attributes is ``2^c`` cells)
+    in the Hugin form ``p = Π_C β_C / Π_s μ_s`` (``β_C``: clique tables, ``μ_s``: separator tables), which every
+    step below keeps exact.  Fitting keeps one *active* clique exact: every separator agrees with the clique on
+    its side away from the active one, so moving the active clique along the path between two cliques (one
+    message per edge) makes the new one exact; the marginal on a fitted set is then its clique's table summed,
+    and the fitting update multiplies that table by the ratio — the same arithmetic as on the table, up to
+    rounding.  A set outside every clique (a new measurement) rebuilds the tree from the factors.  The tree is
+    a function of the measured sets (released), so every rule about it is post-processing."""
+
+    def __init__(self, d):
+        self.d, self.factors, self.c = d, {}, 2.0 ** -d
+        self._build([])
+
+    # ---- the tree
+    def _build(self, new_sets):
+        sets = list(self.factors) + [S for S in new_sets if S not in self.factors]
+        cliques = _chordal_cliques(self.d, sets)
+        K = len(cliques)
+        self.cliques = cliques
+        self.size = sum(1 << len(C) for C in cliques)
+        self.adj = [[] for _ in range(K)]
+        for i, j in _junction_edges(cliques):
+            s = tuple(sorted(set(cliques[i]) & set(cliques[j])))
+            self.adj[i].append((j, s))
+            self.adj[j].append((i, s))
+        order, parent, depth = [0], [-1] * K, [0] * K      # breadth-first from clique 0
+        for i in order:
+            for j, _ in self.adj[i]:
+                if j != parent[i]:
+                    parent[j], depth[j] = i, depth[i] + 1
+                    order.append(j)
+        self.order, self.parent, self.depth = order, parent, depth
+        self.home, self.owner = {}, [next(i for i, C in enumerate(cliques) if a in C) for a in range(self.d)]
+        beta = [np.ones((2,) * len(C)) for C in cliques]
+        beta[0] = beta[0] * self.c
+        for S, phi in self.factors.items():
+            i = self._home(S)
+            beta[i] = beta[i] * phi.reshape(_bshape(S, cliques[i]))
+        self.beta = beta
+        self.mu = {}
+        for i in order[:0:-1]:                              # collect to clique 0, then distribute from it
+            self._message(i, parent[i], fresh=True)
+        self.active = 0
+        self._distribute()
+
+    def _home(self, S):
+        if S not in self.home:
+            self.home[S] = next((i for i, C in enumerate(self.cliques) if set(S) <= set(C)), None)
+        return self.home[S]
+
+    def _sep(self, i, j):
+        return next(s for k, s in self.adj[i] if k == j)
+
+    def _message(self, i, j, fresh=False):
+        """Hugin's message from clique ``i`` to its neighbour ``j``: ``μ_s ← Σ_{C_i \\ s} β_i``, ``β_j ×= μ_s^new /
+        μ_s^old`` (``p`` unchanged, and ``j`` agrees with ``i`` on ``s``)."""
+        s, key = self._sep(i, j), (min(i, j), max(i, j))
+        new = self.beta[i].sum(axis=_away(s, self.cliques[i])) if len(s) < len(self.cliques[i]) else self.beta[i].copy()
+        if fresh:
+            ratio = new
+        else:
+            old = self.mu[key]
+            ratio = np.divide(new, old, out=np.zeros_like(new), where=old > 0)
+        self.beta[j] = self.beta[j] * np.reshape(ratio, _bshape(s, self.cliques[j]))
+        self.mu[key] = new
+
+    def _move(self, j):
+        """Make clique ``j`` the exact one: messages along the tree path from the active clique."""
+        i, up, down = self.active, [], []
+        a, b = i, j
+        while a != b:
+            if self.depth[a] >= self.depth[b]:
+                up.append((a, self.parent[a]))
+                a = self.parent[a]
+            else:
+                down.append((self.parent[b], b))
+                b = self.parent[b]
+        for u, v in up + down[::-1]:
+            self._message(u, v)
+        self.active = j
+
+    def _distribute(self):
+        """Make every clique exact (messages outward from the active clique, breadth-first)."""
+        seen, queue = {self.active}, [self.active]
+        for i in queue:
+            for j, _ in self.adj[i]:
+                if j not in seen:
+                    self._message(i, j)
+                    seen.add(j)
+                    queue.append(j)
+
+    # ---- fitting
+    def prepared(self, sets):
+        """The model ready to fit ``sets``: the tree rebuilt when a set lies in no clique; the table instead
+        (materialised) when a set is the full attribute set or the rebuilt tree would hold more than
+        ``2^d / _FACTORED_SHARE`` cells (public rules: the sets are released)."""
+        if any(len(S) == self.d for S in sets):
+            return self.table()
+        if any(self._home(S) is None for S in sets):
+            self._build(sets)
+            if self.size * _FACTORED_SHARE > (1 << self.d):
+                return self.table()
+        return self
+
+    def marginal(self, S):
+        """The exact marginal table on ``S`` (a subset of a clique), in the table's mass."""
+        i = self._home(S)
+        self._move(i)
+        C = self.cliques[i]
+        return (self.beta[i].sum(axis=_away(S, C)) if len(S) < len(C) else self.beta[i]).reshape(-1)
+
+    def scale(self, S, ratio):
+        """``p ×= ratio[cell of S]``: ``φ_S`` and the (active) clique table of ``S`` take the ratio."""
+        i = self._home(S)
+        self.beta[i] = self.beta[i] * ratio.reshape(_bshape(S, self.cliques[i]))
+        phi = self.factors.get(S)
+        self.factors[S] = ratio.reshape((2,) * len(S)).copy() if phi is None else phi * ratio.reshape(phi.shape)
+
+    def normalise(self):
+        """``p /= Σ p``: every clique and separator table and ``c`` divide by the total (one tree: ``p`` divides
+        once, and every agreement between tables is kept)."""
+        z = float(self.beta[self.active].sum())
+        self.beta = [b / z for b in self.beta]
+        self.mu = {k: m / z for k, m in self.mu.items()}
+        self.c /= z
+
+    def fit(self, targets, tol, sweeps):
+        """:func:`_fit`'s sweeps on the tree: the same updates, in the same order, as on the table."""
+        previous = np.inf
+        for sweep in range(_FIT_SWEEPS if sweeps is None else sweeps):
+            worst = 0.0
+            for S, t in targets.items():
+                m = self.marginal(S)
+                worst = max(worst, float(np.max(np.abs(m - t))))
+                self.scale(S, np.divide(t, m, out=np.zeros_like(t), where=m > 0))
+            self.normalise()
+            if worst <= tol or worst > _STALL * previous:
+                break
+            previous = worst
+        return self
+
+    # ---- what a round reads
+    def _conditional(self, i):
+        """``β_i / μ_s`` on the separator ``s`` towards the parent (clique 0: ``β_0``): ``p`` is their product."""
+        if self.parent[i] < 0:
+            return self.beta[i]
+        s = self._sep(i, self.parent[i])
+        m = np.reshape(self.mu[(min(i, self.parent[i]), max(i, self.parent[i]))], _bshape(s, self.cliques[i]))
+        return np.divide(self.beta[i], m, out=np.zeros_like(self.beta[i]), where=m > 0)
+
+    def min(self) -> float:
+        """The smallest cell of ``p``: min-product elimination over ``p = Π_i β_i / μ_{s_i}`` (non-negative
+        factors, so the minimum distributes over the products), leaves first."""
+        incoming = [np.ones((2,) * len(C)) for C in self.cliques]
+        for i in self.order[::-1]:
+            f = self._conditional(i) * incoming[i]
+            j = self.parent[i]
+            if j < 0:
+                return float(f.min())
+            s = self._sep(i, j)
+            low = f.min(axis=_away(s, self.cliques[i])) if len(s) < len(self.cliques[i]) else f
+            incoming[j] = incoming[j] * np.reshape(low, _bshape(s, self.cliques[j]))
+
+    def table(self) -> np.ndarray:
+        """The ``2^d`` table ``Π_i β_i / μ_{s_i}``, built outward from clique 0 (each step adds a clique's new
+        attributes)."""
+        names = list(self.cliques[0])
+        t = np.array(self.beta[0], dtype=np.float64)
+        for i in self.order[1:]:
+            C = self.cliques[i]
+            f = self._conditional(i)
+            new = [a for a in C if a not in names]
+            perm = sorted(range(len(C)), key=lambda k: (C[k] in new, names.index(C[k]) if C[k] not in new else k))
+            f = np.transpose(f, perm)                       # separator axes first, in t's order, then the new ones
+            shape = [1] * len(names) + [2] * len(new)
+            for a in C:
+                if a not in new:
+                    shape[names.index(a)] = 2
+            t = t.reshape(t.shape + (1,) * len(new)) * f.reshape(shape)
+            names += new
+        return np.ascontiguousarray(np.transpose(t, np.argsort(names))).reshape(-1)
+
+    def _indicator(self, i):
+        """``I[a, v, x_C] = 1{x_a = v}`` for the attributes ``a`` of clique ``i`` (zero rows for the others)."""
+        C = self.cliques[i]
+        ind = np.zeros((self.d, 2) + (2,) * len(C))
+        for k, a in enumerate(C):
+            for v in (0, 1):
+                ind[(a, v) + (slice(None),) * k + (v,)] = 1.0
+        return ind
+
+    def pair_tables(self) -> np.ndarray:
+        """``T[a, v, b, w] = p(x_a = v, x_b = w)`` for every pair of attributes (in the table's mass), in one
+        pass over the calibrated tree: for each edge and direction the message ``R[a, v](x_s) = p(x_a = v | x_s)``
+        for the attributes ``a`` beyond it (sums of products of non-negative terms: no cancellation), and at
+        each attribute's clique the sum of ``β_C(x_C) 1{x_b = w} E[a, v](x_C)``, ``E`` the indicators of the
+        clique's attributes and its incoming messages."""
+        self._distribute()
+        d, K = self.d, len(self.cliques)
+        R = {}
+        ind = [self._indicator(i) for i in range(K)]
+
+        def gathered(i, skip):
+            e = ind[i]
+            for j, s in self.adj[i]:
+                if j != skip and (j, i) in R:
+                    e = e + R[(j, i)].reshape((d, 2) + _bshape(s, self.cliques[i]))
+            return e
+
+        def send(i, j):
+            s, C = self._sep(i, j), self.cliques[i]
+            m = np.reshape(self.mu[(min(i, j), max(i, j))], _bshape(s, C))
+            cond = np.divide(self.beta[i], m, out=np.zeros_like(self.beta[i]), where=m > 0)
+            e = gathered(i, j) * cond
+            away = _away(s, C)
+            r = e.sum(axis=tuple(2 + k for k in away)) if away else e
+            r[list(s)] = 0.0                                # the separator's own rows are the receiver's
+            R[(i, j)] = r
+        for i in self.order[:0:-1]:
+            send(i, self.parent[i])
+        for i in self.order:
+            for j, _ in self.adj[i]:
+                if j != self.parent[i]:
+                    send(i, j)
+        T = np.zeros((d, 2, d, 2))
+        for i in range(K):
+            C = self.cliques[i]
+            w = gathered(i, None) * self.beta[i]
+            for k, b in enumerate(C):
+                if self.owner[b] == i:
+                    T[:, :, b, :] = w.sum(axis=tuple(2 + q for q in range(len(C)) if q != k))
+        return T
+
+    def candidate_tables(self, plan) -> np.ndarray:
+        """``plan.counts`` of the table: every candidate's marginal (1- and 2-way from :meth:`pair_tables`; the
+        full table, last, is not part of ``plan.counts``)."""
+        key = "_pair_index"
+        if not hasattr(plan, key):
+            idx = []
+            for S in plan.candidates:
+                if len(S) == plan.d and plan.has_full:
+                    continue
+                a, b = (S[0], S[0]) if len(S) == 1 else S
+                for cell in itertools.product((0, 1), repeat=len(S)):
+                    v, w = (cell[0], cell[0]) if len(S) == 1 else cell
+                    idx.append(((a * 2 + v) * plan.d + b) * 2 + w)
+            setattr(plan, key, np.array(idx, dtype=np.int64))
+        self._tables = self.pair_tables()
+        return self._tables.reshape(-1)[getattr(plan, key)]
+
+    def marginal_any(self, plan, S) -> np.ndarray:
+        """The marginal on any candidate ``S``: from a clique when one holds it, else from the pair tables."""
+        if len(S) == self.d:
+            return self.table()
+        if self._home(S) is not None:
+            return self.marginal(S).copy()
+        T = self.pair_tables()
+        return T[S[0], :, S[1], :].reshape(-1).copy()
