@@ -1214,23 +1214,28 @@ class _FactoredModel:
         self.cliques = cliques
         self.size = sum(1 << len(C) for C in cliques)
         self.adj = [[] for _ in range(K)]
+        self.edge = {}          # (i, j) -> (separator, key of μ, axes of C_i summed away, μ's shape in C_j, in C_i)
         for i, j in _junction_edges(cliques):
             s = tuple(sorted(set(cliques[i]) & set(cliques[j])))
-            self.adj[i].append((j, s))
-            self.adj[j].append((i, s))
+            self.adj[i].append(j)
+            self.adj[j].append(i)
+            for u, v in ((i, j), (j, i)):
+                self.edge[(u, v)] = (s, (min(i, j), max(i, j)), _away(s, cliques[u]), _bshape(s, cliques[v]),
+                                     _bshape(s, cliques[u]))
         order, parent, depth = [0], [-1] * K, [0] * K      # breadth-first from clique 0
         for i in order:
-            for j, _ in self.adj[i]:
+            for j in self.adj[i]:
                 if j != parent[i]:
                     parent[j], depth[j] = i, depth[i] + 1
                     order.append(j)
-        self.order, self.parent, self.depth = order, parent, depth
+        self.order, self.parent, self.depth, self.paths = order, parent, depth, {}
         self.home, self.owner = {}, [next(i for i, C in enumerate(cliques) if a in C) for a in range(self.d)]
+        self._pairs = self._ind = None
         beta = [np.ones((2,) * len(C)) for C in cliques]
         beta[0] = beta[0] * self.c
         for S, phi in self.factors.items():
-            i = self._home(S)
-            beta[i] = beta[i] * phi.reshape(_bshape(S, cliques[i]))
+            i, _, shape = self._home(S)
+            beta[i] = beta[i] * phi.reshape(shape)
         self.beta = beta
         self.mu = {}
         for i in order[:0:-1]:                              # collect to clique 0, then distribute from it
@@ -1239,38 +1244,44 @@ class _FactoredModel:
         self._distribute()
 
     def _home(self, S):
+        """(the first clique holding ``S``, the axes its marginal on ``S`` sums away, ``S``'s shape in it), or
+        ``None`` when no clique holds ``S``."""
         if S not in self.home:
-            self.home[S] = next((i for i, C in enumerate(self.cliques) if set(S) <= set(C)), None)
+            i = next((i for i, C in enumerate(self.cliques) if set(S) <= set(C)), None)
+            self.home[S] = None if i is None else (i, _away(S, self.cliques[i]), _bshape(S, self.cliques[i]))
         return self.home[S]
-
-    def _sep(self, i, j):
-        return next(s for k, s in self.adj[i] if k == j)
 
     def _message(self, i, j, fresh=False):
         """Hugin's message from clique ``i`` to its neighbour ``j``: ``μ_s ← Σ_{C_i \\ s} β_i``, ``β_j ×= μ_s^new /
         μ_s^old`` (``p`` unchanged, and ``j`` agrees with ``i`` on ``s``)."""
-        s, key = self._sep(i, j), (min(i, j), max(i, j))
-        new = self.beta[i].sum(axis=_away(s, self.cliques[i])) if len(s) < len(self.cliques[i]) else self.beta[i].copy()
+        _, key, away, shape, _ = self.edge[(i, j)]
+        new = self.beta[i].sum(axis=away)
         if fresh:
             ratio = new
         else:
             old = self.mu[key]
             ratio = np.divide(new, old, out=np.zeros_like(new), where=old > 0)
-        self.beta[j] = self.beta[j] * np.reshape(ratio, _bshape(s, self.cliques[j]))
+        self.beta[j] = self.beta[j] * np.reshape(ratio, shape)
         self.mu[key] = new
+        self._pairs = None
+
+    def _path(self, i, j):
+        """The tree path's edges from clique ``i`` to clique ``j``."""
+        if (i, j) not in self.paths:
+            up, down, a, b = [], [], i, j
+            while a != b:
+                if self.depth[a] >= self.depth[b]:
+                    up.append((a, self.parent[a]))
+                    a = self.parent[a]
+                else:
+                    down.append((self.parent[b], b))
+                    b = self.parent[b]
+            self.paths[(i, j)] = up + down[::-1]
+        return self.paths[(i, j)]
 
     def _move(self, j):
         """Make clique ``j`` the exact one: messages along the tree path from the active clique."""
-        i, up, down = self.active, [], []
-        a, b = i, j
-        while a != b:
-            if self.depth[a] >= self.depth[b]:
-                up.append((a, self.parent[a]))
-                a = self.parent[a]
-            else:
-                down.append((self.parent[b], b))
-                b = self.parent[b]
-        for u, v in up + down[::-1]:
+        for u, v in self._path(self.active, j):
             self._message(u, v)
         self.active = j
 
@@ -1278,7 +1289,7 @@ class _FactoredModel:
         """Make every clique exact (messages outward from the active clique, breadth-first)."""
         seen, queue = {self.active}, [self.active]
         for i in queue:
-            for j, _ in self.adj[i]:
+            for j in self.adj[i]:
                 if j not in seen:
                     self._message(i, j)
                     seen.add(j)
@@ -1299,17 +1310,17 @@ class _FactoredModel:
 
     def marginal(self, S):
         """The exact marginal table on ``S`` (a subset of a clique), in the table's mass."""
-        i = self._home(S)
+        i, away, _ = self._home(S)
         self._move(i)
-        C = self.cliques[i]
-        return (self.beta[i].sum(axis=_away(S, C)) if len(S) < len(C) else self.beta[i]).reshape(-1)
+        return self.beta[i].sum(axis=away).reshape(-1)
 
     def scale(self, S, ratio):
         """``p ×= ratio[cell of S]``: ``φ_S`` and the (active) clique table of ``S`` take the ratio."""
-        i = self._home(S)
-        self.beta[i] = self.beta[i] * ratio.reshape(_bshape(S, self.cliques[i]))
+        i, _, shape = self._home(S)
+        self.beta[i] = self.beta[i] * ratio.reshape(shape)
         phi = self.factors.get(S)
         self.factors[S] = ratio.reshape((2,) * len(S)).copy() if phi is None else phi * ratio.reshape(phi.shape)
+        self._pairs = None
 
     def normalise(self):
         """``p /= Σ p``: every clique and separator table and ``c`` divide by the total (one tree: ``p`` divides
@@ -1318,6 +1329,7 @@ class _FactoredModel:
         self.beta = [b / z for b in self.beta]
         self.mu = {k: m / z for k, m in self.mu.items()}
         self.c /= z
+        self._pairs = None
 
     def fit(self, targets, tol, sweeps):
         """:func:`_fit`'s sweeps on the tree: the same updates, in the same order, as on the table."""
@@ -1339,22 +1351,21 @@ class _FactoredModel:
         """``β_i / μ_s`` on the separator ``s`` towards the parent (clique 0: ``β_0``): ``p`` is their product."""
         if self.parent[i] < 0:
             return self.beta[i]
-        s = self._sep(i, self.parent[i])
-        m = np.reshape(self.mu[(min(i, self.parent[i]), max(i, self.parent[i]))], _bshape(s, self.cliques[i]))
+        _, key, _, _, shape = self.edge[(i, self.parent[i])]
+        m = np.reshape(self.mu[key], shape)
         return np.divide(self.beta[i], m, out=np.zeros_like(self.beta[i]), where=m > 0)
 
     def min(self) -> float:
         """The smallest cell of ``p``: min-product elimination over ``p = Π_i β_i / μ_{s_i}`` (non-negative
         factors, so the minimum distributes over the products), leaves first."""
-        incoming = [np.ones((2,) * len(C)) for C in self.cliques]
+        incoming = [1.0] * len(self.cliques)
         for i in self.order[::-1]:
             f = self._conditional(i) * incoming[i]
             j = self.parent[i]
             if j < 0:
                 return float(f.min())
-            s = self._sep(i, j)
-            low = f.min(axis=_away(s, self.cliques[i])) if len(s) < len(self.cliques[i]) else f
-            incoming[j] = incoming[j] * np.reshape(low, _bshape(s, self.cliques[j]))
+            _, _, away, shape, _ = self.edge[(i, j)]
+            incoming[j] = incoming[j] * np.reshape(f.min(axis=away), shape)
 
     def table(self) -> np.ndarray:
         """The ``2^d`` table ``Π_i β_i / μ_{s_i}``, built outward from clique 0 (each step adds a clique's new
@@ -1375,14 +1386,23 @@ class _FactoredModel:
             names += new
         return np.ascontiguousarray(np.transpose(t, np.argsort(names))).reshape(-1)
 
-    def _indicator(self, i):
-        """``I[a, v, x_C] = 1{x_a = v}`` for the attributes ``a`` of clique ``i`` (zero rows for the others)."""
-        C = self.cliques[i]
-        ind = np.zeros((self.d, 2) + (2,) * len(C))
-        for k, a in enumerate(C):
-            for v in (0, 1):
-                ind[(a, v) + (slice(None),) * k + (v,)] = 1.0
-        return ind
+    def _indicators(self):
+        """Per clique ``I[a, v, x_C] = 1{x_a = v}`` for its attributes ``a`` (zero rows for the others), and per
+        directed edge the messages' shape in the receiving clique and the axes the sender sums away."""
+        if self._ind is None:
+            ind = []
+            for C in self.cliques:
+                t = np.zeros((self.d, 2) + (2,) * len(C))
+                for k, a in enumerate(C):
+                    for v in (0, 1):
+                        t[(a, v) + (slice(None),) * k + (v,)] = 1.0
+                ind.append(t)
+            shapes = {e: ((self.d, 2) + info[3], tuple(2 + k for k in info[2]), list(info[0]))
+                      for e, info in self.edge.items()}
+            own = [[(b, tuple(2 + q for q in range(len(C)) if q != k)) for k, b in enumerate(C) if self.owner[b] == i]
+                   for i, C in enumerate(self.cliques)]
+            self._ind = ind, shapes, own
+        return self._ind
 
     def pair_tables(self) -> np.ndarray:
         """``T[a, v, b, w] = p(x_a = v, x_b = w)`` for every pair of attributes (in the table's mass), in one
@@ -1390,40 +1410,39 @@ class _FactoredModel:
         for the attributes ``a`` beyond it (sums of products of non-negative terms: no cancellation), and at
         each attribute's clique the sum of ``β_C(x_C) 1{x_b = w} E[a, v](x_C)``, ``E`` the indicators of the
         clique's attributes and its incoming messages."""
+        if self._pairs is not None:
+            return self._pairs
         self._distribute()
-        d, K = self.d, len(self.cliques)
+        ind, shapes, own = self._indicators()
         R = {}
-        ind = [self._indicator(i) for i in range(K)]
 
         def gathered(i, skip):
             e = ind[i]
-            for j, s in self.adj[i]:
+            for j in self.adj[i]:
                 if j != skip and (j, i) in R:
-                    e = e + R[(j, i)].reshape((d, 2) + _bshape(s, self.cliques[i]))
+                    e = e + R[(j, i)]
             return e
 
         def send(i, j):
-            s, C = self._sep(i, j), self.cliques[i]
-            m = np.reshape(self.mu[(min(i, j), max(i, j))], _bshape(s, C))
-            cond = np.divide(self.beta[i], m, out=np.zeros_like(self.beta[i]), where=m > 0)
-            e = gathered(i, j) * cond
-            away = _away(s, C)
-            r = e.sum(axis=tuple(2 + k for k in away)) if away else e
-            r[list(s)] = 0.0                                # the separator's own rows are the receiver's
-            R[(i, j)] = r
+            _, key, _, _, shape = self.edge[(i, j)]
+            target, away, rows = shapes[(i, j)]
+            m = np.reshape(self.mu[key], shape)
+            e = gathered(i, j) * np.divide(self.beta[i], m, out=np.zeros_like(self.beta[i]), where=m > 0)
+            r = e.sum(axis=away)
+            r[rows] = 0.0                                   # the separator's own rows are the receiver's
+            R[(i, j)] = r.reshape(target)
         for i in self.order[:0:-1]:
             send(i, self.parent[i])
         for i in self.order:
-            for j, _ in self.adj[i]:
+            for j in self.adj[i]:
                 if j != self.parent[i]:
                     send(i, j)
-        T = np.zeros((d, 2, d, 2))
-        for i in range(K):
-            C = self.cliques[i]
+        T = np.zeros((self.d, 2, self.d, 2))
+        for i in range(len(self.cliques)):
             w = gathered(i, None) * self.beta[i]
-            for k, b in enumerate(C):
-                if self.owner[b] == i:
-                    T[:, :, b, :] = w.sum(axis=tuple(2 + q for q in range(len(C)) if q != k))
+            for b, away in own[i]:
+                T[:, :, b, :] = w.sum(axis=away)
+        self._pairs = T
         return T
 
     def candidate_tables(self, plan) -> np.ndarray:
@@ -1440,8 +1459,7 @@ class _FactoredModel:
                     v, w = (cell[0], cell[0]) if len(S) == 1 else cell
                     idx.append(((a * 2 + v) * plan.d + b) * 2 + w)
             setattr(plan, key, np.array(idx, dtype=np.int64))
-        self._tables = self.pair_tables()
-        return self._tables.reshape(-1)[getattr(plan, key)]
+        return self.pair_tables().reshape(-1)[getattr(plan, key)]
 
     def marginal_any(self, plan, S) -> np.ndarray:
         """The marginal on any candidate ``S``: from a clique when one holds it, else from the pair tables."""
@@ -1449,5 +1467,4 @@ class _FactoredModel:
             return self.table()
         if self._home(S) is not None:
             return self.marginal(S).copy()
-        T = self.pair_tables()
-        return T[S[0], :, S[1], :].reshape(-1).copy()
+        return self.pair_tables()[S[0], :, S[1], :].reshape(-1).copy()
