@@ -588,7 +588,7 @@ def adaptive_release(x, workload, *, epsilon, n, neighbours, select_share, trial
     ledgers = [Ledger(r["steps"], budget=epsilon, **rule) for r in runs]
     ledger = ledgers[0]              # each run has its own data-driven rounds, and each composes to ε: the claim
     assert all(compose(g) == compose(ledger) for g in ledgers)    # of one release is any run's (run 0's)
-    answers = np.stack([W.counts(r["p"]) for r in runs])
+    answers = np.stack([r["answers"] if "answers" in r else W.counts(r["p"]) for r in runs])
     per_run = ("synthetic", "selected", "round_epsilon", "round_rho", "rounds", "measurements", "ledgers")
     budget = ({"round_epsilon": [np.array(r["round_epsilon"]) for r in runs],
                "epsilon_one_way": runs[0]["epsilon_one_way"]} if rho is None else
@@ -690,6 +690,7 @@ class _AdaptivePlan:
     def __init__(self, W):
         d = self.d = W.d
         self.N = W.N
+        self.workload = W
         sets = sorted({tuple(sorted(S)) for S, _ in W.cells})
         closure = {(a,) for a in range(d)}                      # every 1-way marginal is measured first
         for S in sets:
@@ -1047,7 +1048,7 @@ def _adaptive_run(x, plan, *, n, rounds, sensitivity, rng):
     """One run of :func:`adaptive_marginals` (validated inputs); ``rounds``: the accounting and noise
     (:class:`_LaplaceRounds` or :class:`_ZcdpRounds`).  Returns the fitted table and the transcript."""
     d, xf = plan.d, x.astype(np.float64)
-    truth = plan.cells.counts(xf)
+    truth = _data_counts(plan, x, xf)
     sampler = rounds.noise
     p = _initial_model(plan)                                # the uniform table, or its factored form
     measurements, steps, cache = [], [], {}
@@ -1091,7 +1092,7 @@ def _adaptive_run(x, plan, *, n, rounds, sensitivity, rng):
         if moved <= (1 << len(S)) * bias:
             rounds.anneal()
     p = _fit(plan, p, measurements, n, tol=_TOL_SHARE * smallest_b / n, cache=cache)     # the release: converged
-    return {"p": _table(p), "steps": steps, "selected": selected, "measurements": [(S, y) for S, _, y in measurements],
+    return {"p": _table(p), **_factored_answers(plan, p), "steps": steps, "selected": selected, "measurements": [(S, y) for S, _, y in measurements],
             **rounds.finish(smallest_scale)}
 
 
@@ -1129,10 +1130,71 @@ def _model_marginal(plan, p, S):
     return p.marginal_any(plan, S) if isinstance(p, _FactoredModel) else plan.marginal(p, S)
 
 
+def _pair_index(plan, cells):
+    """The flat index into a ``(d, 2, d, 2)`` pair table (:meth:`_FactoredModel.pair_tables`) of each cell
+    ``(S, v)`` of at most two attributes (a 1-way cell ``(a, v)`` is the diagonal ``(a, v, a, v)``)."""
+    idx = []
+    for S, v in cells:
+        (a, b), (i, j) = (tuple(S) * 2, tuple(v) * 2) if len(S) == 1 else (S, v)
+        idx.append(((a * 2 + i) * plan.d + b) * 2 + j)
+    return np.array(idx, dtype=np.int64)
+
+
+def _candidate_cells(plan):
+    """Every candidate's cells but the full table's, in ``plan.counts``' order."""
+    return [(S, v) for S in plan.candidates if len(S) < plan.d or not plan.has_full
+            for v in itertools.product((0, 1), repeat=len(S))]
+
+
+def _data_counts(plan, x, xf):
+    """Every candidate's marginal table of the data (``plan.cells.counts``).  On the factored model's workloads
+    (:func:`_factored_suits`) with integer counts, from the pair tables of the data (:func:`_pair_counts`): sums
+    of integers below ``2^53`` are exact in any order, so the same numbers, in a few matrix products."""
+    if not (_factored_suits(plan) and np.issubdtype(x.dtype, np.integer)):
+        return plan.cells.counts(xf)
+    if not hasattr(plan, "_candidate_index"):
+        plan._candidate_index = _pair_index(plan, _candidate_cells(plan))
+    return _pair_counts(xf, plan.d).reshape(-1)[plan._candidate_index]
+
+
+def _pair_counts(y, d) -> np.ndarray:
+    """``T[a, v, b, w] = Σ_u y_u 1{u_a = v, u_b = w}`` for a table ``y`` of integer counts over ``{0,1}^d``: the
+    table as a ``2^H × 2^L`` matrix (high and low attributes), ``I_hᵀ Y I_l`` for the pairs across, ``I_hᵀ
+    diag(Y 1) I_h`` and ``I_lᵀ diag(1ᵀ Y) I_l`` within (``I``: the ``1{u_a = v}`` indicator columns).  Exact
+    for integer counts (every partial sum is an integer below ``2^53``), so the order of the sums is free."""
+    L = min(d, _LOW_BITS)
+    H = d - L
+
+    def indicator(k):
+        bits = (np.arange(1 << k)[:, None] >> np.arange(k - 1, -1, -1)[None, :]) & 1      # attribute order
+        return np.stack((1 - bits, bits), axis=2).reshape(1 << k, 2 * k).astype(np.float64)
+    Y = y.reshape(1 << H, 1 << L)
+    il = indicator(L)
+    T = np.zeros((2 * d, 2 * d))
+    T[2 * H:, 2 * H:] = il.T @ (Y.sum(axis=0)[:, None] * il)
+    if H:
+        ih = indicator(H)
+        T[:2 * H, :2 * H] = ih.T @ (Y.sum(axis=1)[:, None] * ih)
+        T[:2 * H, 2 * H:] = ih.T @ (Y @ il)
+        T[2 * H:, :2 * H] = T[:2 * H, 2 * H:].T
+    return T.reshape(d, 2, d, 2)
+
+
+def _factored_answers(plan, p) -> dict:
+    """The release's answers ``W.counts(p)`` of a factored model, from its pair tables (every workload cell has
+    at most two attributes on the factored route); ``{}`` for a table (answered by ``W.counts``)."""
+    if not isinstance(p, _FactoredModel):
+        return {}
+    W = plan.workload
+    if not hasattr(plan, "_answer_index"):
+        plan._answer_index = _pair_index(plan, W.cells)
+    return {"answers": p.pair_tables().reshape(-1)[plan._answer_index]}
+
+
 def _chordal_cliques(d, sets):
     """The maximal cliques of a chordal completion of the graph on ``d`` attributes whose edges join the
-    attributes of each set in ``sets`` (greedy min-fill elimination, ties to the lower degree then the lower
-    attribute: deterministic), each a sorted tuple, in the order formed."""
+    attributes of each set in ``sets`` (greedy elimination of a vertex of least degree, ties to the least fill-in
+    then the lower attribute: deterministic), each a sorted tuple, in the order formed."""
     adj = [set() for _ in range(d)]
     for S in sets:
         for a, b in itertools.combinations(S, 2):
@@ -1143,7 +1205,8 @@ def _chordal_cliques(d, sets):
         def fill(v):
             nb = list(adj[v])
             return sum(1 for a, b in itertools.combinations(nb, 2) if b not in adj[a])
-        v = min(left, key=lambda v: (fill(v), len(adj[v]), v))
+        low = min(len(adj[v]) for v in left)               # min-fill among the vertices of least degree
+        v = min((v for v in left if len(adj[v]) == low), key=lambda v: (fill(v) if low > 1 else 0, v))
         C = tuple(sorted(adj[v] | {v}))
         if not any(set(C) <= set(D) for D in cliques):
             cliques.append(C)
@@ -1238,10 +1301,9 @@ class _FactoredModel:
             beta[i] = beta[i] * phi.reshape(shape)
         self.beta = beta
         self.mu = {}
-        for i in order[:0:-1]:                              # collect to clique 0, then distribute from it
-            self._message(i, parent[i], fresh=True)
+        for i in order[:0:-1]:                              # collect to clique 0: it is exact, and every
+            self._message(i, parent[i], fresh=True)         # separator agrees with the clique beyond it
         self.active = 0
-        self._distribute()
 
     def _home(self, S):
         """(the first clique holding ``S``, the axes its marginal on ``S`` sums away, ``S``'s shape in it), or
@@ -1255,7 +1317,7 @@ class _FactoredModel:
         """Hugin's message from clique ``i`` to its neighbour ``j``: ``μ_s ← Σ_{C_i \\ s} β_i``, ``β_j ×= μ_s^new /
         μ_s^old`` (``p`` unchanged, and ``j`` agrees with ``i`` on ``s``)."""
         _, key, away, shape, _ = self.edge[(i, j)]
-        new = self.beta[i].sum(axis=away)
+        new = np.add.reduce(self.beta[i], axis=away)
         if fresh:
             ratio = new
         else:
@@ -1312,7 +1374,7 @@ class _FactoredModel:
         """The exact marginal table on ``S`` (a subset of a clique), in the table's mass."""
         i, away, _ = self._home(S)
         self._move(i)
-        return self.beta[i].sum(axis=away).reshape(-1)
+        return np.add.reduce(self.beta[i], axis=away).reshape(-1)
 
     def scale(self, S, ratio):
         """``p ×= ratio[cell of S]``: ``φ_S`` and the (active) clique table of ``S`` take the ratio."""
@@ -1448,18 +1510,9 @@ class _FactoredModel:
     def candidate_tables(self, plan) -> np.ndarray:
         """``plan.counts`` of the table: every candidate's marginal (1- and 2-way from :meth:`pair_tables`; the
         full table, last, is not part of ``plan.counts``)."""
-        key = "_pair_index"
-        if not hasattr(plan, key):
-            idx = []
-            for S in plan.candidates:
-                if len(S) == plan.d and plan.has_full:
-                    continue
-                a, b = (S[0], S[0]) if len(S) == 1 else S
-                for cell in itertools.product((0, 1), repeat=len(S)):
-                    v, w = (cell[0], cell[0]) if len(S) == 1 else cell
-                    idx.append(((a * 2 + v) * plan.d + b) * 2 + w)
-            setattr(plan, key, np.array(idx, dtype=np.int64))
-        return self.pair_tables().reshape(-1)[getattr(plan, key)]
+        if not hasattr(plan, "_candidate_index"):
+            plan._candidate_index = _pair_index(plan, _candidate_cells(plan))
+        return self.pair_tables().reshape(-1)[plan._candidate_index]
 
     def marginal_any(self, plan, S) -> np.ndarray:
         """The marginal on any candidate ``S``: from a clique when one holds it, else from the pair tables."""
