@@ -489,6 +489,16 @@ def adaptive_marginals(x, workload, *, epsilon, delta=0.0, n=None, neighbours="a
     convergence for the release (until no marginal misses its target by more than 1% of the smallest noise
     scale, or a sweep shrinks the largest miss by less than 1%; at most 50).  The released answers are
     ``W.counts(p)``.
+    (iii) *Representation* (the same numbers, to rounding).  Fitting from the uniform table multiplies the cells
+    by ratios that each depend on one measured set's cells, so ``p`` is a log-linear model ``p(x) ∝ Π_S
+    φ_S(x_S)`` over the measured sets.  When every candidate but the full table has at most two attributes and
+    ``d >= 18`` (:func:`_factored_suits`), ``p`` is held in that form on a junction tree of a chordal completion
+    of the measured sets' graph (:class:`_FactoredModel`; a clique of ``c`` attributes is ``2^c`` cells): a
+    fitting step makes the set's clique exact (messages along the tree path) and scales it, every candidate's
+    table comes from one pass over the tree, and the ``2^d`` table is built once, for the release.  A measured
+    set in no clique rebuilds the tree from the factors; the model becomes the table when the full table is
+    measured or the cliques would hold more than ``2^d/64`` cells.  These rules read the workload and the
+    measured sets only, and either form is a function of the released measurements: post-processing.
 
     Privacy (re-derived, both variants).  ``Δ`` (``Δ₂``) is the L1 (L2) sensitivity of one marginal table (the
     full table included): under add/remove with public ``n`` one row is in exactly one cell (``Δ = Δ₂ = 1``);
@@ -512,7 +522,8 @@ def adaptive_marginals(x, workload, *, epsilon, delta=0.0, n=None, neighbours="a
     ε_t``-DP (DR-Thm3.6) | ``N(0, σ_t²)`` is ``Δ₂²/(2σ_t²) = (1 − select_share) ρ_t``-zCDP (BS16 Prop. 1.6).
     (d) The opening's rule (``n``, ``e_1``), the eligibility and carrying rules, the round budgets, the annealing
     test, the number of rounds, the least squares, the empirical-Bayes prior variances (functions of the
-    released measurements and ``n``) and the fitting read only public quantities and released measurements:
+    released measurements and ``n``), the fitting and the model's representation read only public quantities
+    and released measurements:
     post-processing (for zCDP, BS16 Lemma 1.8).
     (e) Composition of ``ε_1`` (``ρ_1``, when the opening measures) and every round's two steps; the carried
     budgets are spent by later rounds and the last round takes what is left, so the budgets add up to exactly
@@ -527,10 +538,11 @@ def adaptive_marginals(x, workload, *, epsilon, delta=0.0, n=None, neighbours="a
     What differs from AIM: the pure-ε variant (Laplace noise and basic composition; AIM: Gaussian noise, zCDP,
     an ``(ε, δ)`` claim, under which many small measurements are cheaper — the ``delta > 0`` variant follows
     AIM's noise, accounting and schedule); the public full-table route; the opening, eligibility and carrying
-    rules; the estimate is a full-table distribution fitted by least squares, empirical-Bayes shrinkage, then
-    proportional fitting (AIM: Private-PGM's graphical model, so AIM never holds ``|X|`` cells; here a pass
-    costs ``2^d`` floats, a million at ``d = 20``, each over rows of ``2^10`` contiguous cells); the full table is
-    a candidate; no model-size cap.
+    rules; the estimate is a distribution fitted by least squares, empirical-Bayes shrinkage, then proportional
+    fitting (AIM: Private-PGM's graphical model, so AIM never holds ``|X|`` cells; here the model is a table,
+    whose passes cost ``2^d`` floats, or from ``d = 18`` on a pair workload the same log-linear model on a
+    junction tree, (iii), and the release still holds its ``2^d`` table); the full table is a candidate; no
+    model-size cap.
 
     Returns a :class:`Release` of the normalised answers ``W.counts(p)``; ``trace`` holds ``synthetic`` (``p``),
     ``route``, ``selected`` (the measured attribute sets, per run), ``measurements`` (``(S, noisy counts)`` in
