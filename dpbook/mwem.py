@@ -1164,10 +1164,11 @@ def _candidate_cells(plan):
 
 
 def _data_counts(plan, x, xf):
-    """Every candidate's marginal table of the data (``plan.cells.counts``).  When every candidate has at most
-    two attributes and the counts are integers, from the pair tables of the data (:func:`_pair_counts`): sums
-    of integers below ``2^53`` are exact in any order, so the same numbers, in a few matrix products."""
-    if not (_pairs_only(plan) and np.issubdtype(x.dtype, np.integer)):
+    """Every candidate's marginal table of the data (``plan.cells.counts``).  On the factored model's workloads
+    (:func:`_factored_suits`) with integer counts, from the pair tables of the data (:func:`_pair_counts`): sums
+    of integers below ``2^53`` are exact in any order, so the same numbers, in a few matrix products (measured:
+    7 ms against the transform's 61 ms at d = 20, but 7 against 2.5 at d = 16)."""
+    if not (_factored_suits(plan) and np.issubdtype(x.dtype, np.integer)):
         return plan.cells.counts(xf)
     if not hasattr(plan, "_candidate_index"):
         plan._candidate_index = _pair_index(plan, _candidate_cells(plan))

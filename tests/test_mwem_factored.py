@@ -100,8 +100,9 @@ def test_chordal_completion_covers_every_set_with_small_cliques():
     assert sorted(a for C in cliques for a in C if len(C) == 1) == [4, 5, 6, 7]
 
 
-def test_pair_counts_of_the_data_are_exact():
+def test_pair_counts_of_the_data_are_exact(monkeypatch):
     """The data's pair tables by matrix products equal the superset-sum transform's counts exactly (integers)."""
+    monkeypatch.setattr(mwem, "_FACTORED_MIN_D", 2)
     for d in (3, 11, 13):
         x = np.random.default_rng(d).integers(0, 5, 1 << d)
         plan = _AdaptivePlan(k_way_marginals(d, 2))
