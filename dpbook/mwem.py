@@ -1259,6 +1259,11 @@ def _junction_edges(cliques):
     return edges
 
 
+def _ratio(a, b):
+    """``a / b`` where ``b > 0``, else 0 (one division when every ``b`` is positive, as on a fitted model)."""
+    return a / b if b.all() else np.divide(a, b, out=np.zeros_like(a * b), where=b > 0)
+
+
 def _bshape(sub, C):
     """The shape that broadcasts a table on ``sub`` (sorted, ``sub ⊆ C``) against a table on ``C``."""
     return tuple(2 if a in sub else 1 for a in C)
@@ -1339,8 +1344,7 @@ class _FactoredModel:
         if fresh:
             ratio = new
         else:
-            old = self.mu[key]
-            ratio = np.divide(new, old, out=np.zeros_like(new), where=old > 0)
+            ratio = _ratio(new, self.mu[key])
         self.beta[j] = self.beta[j] * np.reshape(ratio, shape)
         self.mu[key] = new
         self._pairs = None
@@ -1432,8 +1436,7 @@ class _FactoredModel:
         if self.parent[i] < 0:
             return self.beta[i]
         _, key, _, _, shape = self.edge[(i, self.parent[i])]
-        m = np.reshape(self.mu[key], shape)
-        return np.divide(self.beta[i], m, out=np.zeros_like(self.beta[i]), where=m > 0)
+        return _ratio(self.beta[i], np.reshape(self.mu[key], shape))
 
     def min(self) -> float:
         """The smallest cell of ``p``: min-product elimination over ``p = Π_i β_i / μ_{s_i}`` (non-negative
@@ -1506,8 +1509,7 @@ class _FactoredModel:
         def send(i, j):
             _, key, _, _, shape = self.edge[(i, j)]
             target, away, rows = shapes[(i, j)]
-            m = np.reshape(self.mu[key], shape)
-            e = gathered(i, j) * np.divide(self.beta[i], m, out=np.zeros_like(self.beta[i]), where=m > 0)
+            e = gathered(i, j) * _ratio(self.beta[i], np.reshape(self.mu[key], shape))
             r = e.sum(axis=away)
             r[rows] = 0.0                                   # the separator's own rows are the receiver's
             R[(i, j)] = r.reshape(target)
