@@ -423,6 +423,7 @@ class PolynomialSignHash:
         cols = np.ascontiguousarray(self._check_cols(cols), dtype=np.int64)
         weights = np.ascontiguousarray(weights, dtype=np.float64)
         if (indptr.size - 1) * self.ell <= _CACHED_ENTRIES:
+            self._row_table()              # the hash's own tables as after a fresh projection (equal hashes share them)
             return _cached_projection(self, _BLOCK, _ROWS_BLOCK, indptr.tobytes(), cols.tobytes(),
                                       weights.tobytes()).copy()
         return self._project(indptr, cols, weights)
