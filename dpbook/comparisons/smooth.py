@@ -236,7 +236,8 @@ def compare_per_query(ms, *, n=50_000, d=1, K=2, epsilon=1.0, trials=200, rng=No
     omegas, phases = rng.uniform(0.5, 3.0, (mmax, d)), rng.uniform(0, np.pi, (mmax, d))
     # the m cosine queries, each evaluated once on every set of points the comparison needs (the rows, the summary's
     # Chebyshev nodes, the guess's quadrature nodes, the baseline's public grid): the same numbers, computed by the
-    # same float operations, as cosine_query(omegas[j], phases[j], d, K) evaluated query by query
+    # same float operations, as cosine_query(omegas[j], phases[j], d, K) evaluated query by query; the exact means
+    # by the rows' Chebyshev moments for d = 1 (:func:`_cosine_means`: the direct means up to rounding)
     exact = _cosine_means(omegas, phases, K, X)                      # in [-1, 1] = [-B, B]: nothing clipped
     J, M = s.degree_bound, max(4 * s.degree_bound, 16)
     axes = (tuple(range(s.moments.ndim - d, s.moments.ndim)), tuple(range(d)))
