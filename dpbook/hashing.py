@@ -419,10 +419,18 @@ class PolynomialSignHash:
         same order), so the signs of one piece stay below ``16 · _ROWS_BLOCK`` bytes whatever ``ℓ`` is.
         :meth:`_project_reference` is the one-block version (a 0/1 matrix product) the tests compare with, byte
         for byte."""
+        indptr = np.ascontiguousarray(indptr, dtype=np.int64)
+        cols = np.ascontiguousarray(self._check_cols(cols), dtype=np.int64)
+        weights = np.ascontiguousarray(weights, dtype=np.float64)
+        if (indptr.size - 1) * self.ell <= _CACHED_ENTRIES:
+            self._row_table()              # the hash's own tables as after a fresh projection (equal hashes share them)
+            return _cached_projection(self, _BLOCK, _ROWS_BLOCK, indptr.tobytes(), cols.tobytes(),
+                                      weights.tobytes()).copy()
+        return self._project(indptr, cols, weights)
+
+    def _project(self, indptr, cols, weights) -> np.ndarray:
+        """:meth:`project` on converted inputs (``int64``, ``int64``, ``float64``), computed afresh."""
         import scipy.sparse as sp
-        indptr = np.asarray(indptr, dtype=np.int64)
-        cols = self._check_cols(cols).astype(np.int64)
-        weights = np.asarray(weights, dtype=np.float64)
         q = indptr.size - 1
         unique, inverse = np.unique(cols, return_inverse=True)
         Q = sp.csr_matrix((weights, inverse, indptr), shape=(q, unique.size)).tocsc()
@@ -495,6 +503,24 @@ class PolynomialSignHash:
     def memory_words(self) -> int:
         """Words (8 bytes) to store ``f``: its ``r`` coefficients (``r·κ`` bits)."""
         return self.r
+
+
+#: results of :meth:`PolynomialSignHash.project` up to this many entries (8 bytes each) are kept, 16 of them: a
+#: chapter projects the same database and queries under the same hash many times (a sweep over ε, the error
+#: decomposition of a release, which projects the database again)
+_CACHED_ENTRIES = 1 << 19
+
+
+@functools.lru_cache(maxsize=16)
+def _cached_projection(f: PolynomialSignHash, block: int, rows_block: int, indptr: bytes, cols: bytes,
+                       weights: bytes) -> np.ndarray:
+    """:meth:`PolynomialSignHash.project` of the CSR arrays given by their bytes, read-only, cached by the hash's
+    value, the run lengths ``_BLOCK`` and ``_ROWS_BLOCK`` in force (``_BLOCK`` fixes the summation order) and
+    those bytes: the same key, the same bytes out (the computation is deterministic)."""
+    out = f._project(np.frombuffer(indptr, dtype=np.int64), np.frombuffer(cols, dtype=np.int64),
+                     np.frombuffer(weights, dtype=np.float64))
+    out.setflags(write=False)
+    return out
 
 
 @functools.lru_cache(maxsize=8)

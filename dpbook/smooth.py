@@ -276,7 +276,6 @@ def chebyshev_coefficients(fn, d, degree_bound, *, M=None) -> np.ndarray:
     Exact for polynomials of degree ``<= M`` in each variable; for ``f ∈ C^K`` the truncation is within
     ``O(J^{-K} log^d J)`` of ``f`` (SMOOTH-Thm3.2's rate up to the log).  Uses no data.
     """
-    from scipy.fft import dctn
     f = _fn(fn)
     d = check_int("d", d, low=1, high=_MAX_D)
     J = _check_degree_bound(degree_bound, d)
@@ -288,6 +287,15 @@ def chebyshev_coefficients(fn, d, degree_bound, *, M=None) -> np.ndarray:
     values = _values(f, _lobatto_grid(M, d).copy()).reshape((M + 1,) * d)   # a copy: f may write to its input
     if not np.all(np.isfinite(values)):
         raise ValueError("f returned NaN or inf on the Chebyshev nodes")
+    return _lobatto_coefficients(values, J)
+
+
+def _lobatto_coefficients(values, J) -> np.ndarray:
+    """The tensor Chebyshev coefficients of degree ``< J`` per axis of the interpolant with ``values`` (finite,
+    shape ``(M+1,)*d``) on the Chebyshev–Lobatto nodes ``_lobatto_grid(M, d)``: :func:`chebyshev_coefficients`
+    once ``f`` has been evaluated and checked (a caller that evaluates many queries at once reuses it)."""
+    from scipy.fft import dctn
+    d, M = values.ndim, values.shape[0] - 1
     a = dctn(values, type=1) / M ** d
     for axis in range(d):                                    # DCT-I convention: halve the m = 0 and m = M terms
         idx = [slice(None)] * d

@@ -83,19 +83,59 @@ def test_box_control_levels_off_while_the_kink_falls():
             box_control(**{**dict(ns=np.array([1000]), trials=5, rng=0), **kw})
 
 
-def test_compare_per_query_class_bound_is_per_query_laplace():
-    """The class-bound baseline is drawn without evaluating the queries on the rows again: the same numbers as
-    per_query_laplace without a grid, called at the same point of the stream (after the exact-Δ baseline)."""
-    from dpbook.smooth import cosine_query, per_query_laplace, smooth_summary, synthetic_points, true_answer
-    n, trials, m, grid = 2_000, 20, 5, 33
-    c = compare_per_query(np.array([m]), n=n, trials=trials, grid=grid, rng=11)
+@pytest.mark.parametrize("ms", [[5], [1, 3, 7]])
+def test_compare_per_query_baselines_are_per_query_laplace(ms):
+    """Both baselines are drawn without calling per_query_laplace once per m: the same numbers as per_query_laplace
+    with the grid (exact Δ) and without it (the class bound), called for each m at the same point of the stream, and
+    the same summary errors as answer_query (the exact means as compare_per_query computes them: tested below)."""
+    from dpbook.comparisons.smooth import _cosine_means
+    from dpbook.smooth import answer_query, cosine_query, per_query_laplace, smooth_summary, synthetic_points
+    n, trials, grid = 2_000, 20, 33
+    c = compare_per_query(np.array(ms), n=n, trials=trials, grid=grid, rng=11)
     rng = np.random.default_rng(11)
     X = synthetic_points(n, 1, rng=rng)
-    smooth_summary(X, epsilon=1.0, K=2, trials=trials, rng=rng)
-    omegas, phases = rng.uniform(0.5, 3.0, (m, 1)), rng.uniform(0, np.pi, (m, 1))
-    queries = [cosine_query(omegas[j], phases[j], 1, 2) for j in range(m)]
-    exact = np.array([true_answer(X, q) for q in queries])
-    first = per_query_laplace(X, queries, epsilon=1.0, trials=trials, rng=rng, grid=grid)
-    assert c.baseline[0] == float(np.abs(first.answers - exact).max(axis=1).mean())
-    r = per_query_laplace(X, queries, epsilon=1.0, trials=trials, rng=rng)
-    assert c.baseline_bound[0] == float(np.abs(r.answers - exact).max(axis=1).mean())
+    s = smooth_summary(X, epsilon=1.0, K=2, trials=trials, rng=rng)
+    omegas, phases = rng.uniform(0.5, 3.0, (max(ms), 1)), rng.uniform(0, np.pi, (max(ms), 1))
+    queries = [cosine_query(omegas[j], phases[j], 1, 2) for j in range(max(ms))]
+    exact = _cosine_means(omegas, phases, 2, X)
+    err = np.abs(np.stack([answer_query(s, q) for q in queries], axis=1) - exact)
+    for i, m in enumerate(ms):
+        assert c.summary[i] == float(err[:, :m].max(axis=1).mean())
+        first = per_query_laplace(X, queries[:m], epsilon=1.0, trials=trials, rng=rng, grid=grid)
+        assert c.baseline[i] == float(np.abs(first.answers - exact[:m]).max(axis=1).mean())
+        # without a grid the release adds its noise to the direct means; compare_per_query to the series means,
+        # equal up to rounding: the same draws, so the same number up to rounding
+        r = per_query_laplace(X, queries[:m], epsilon=1.0, trials=trials, rng=rng)
+        assert c.baseline_bound[i] == pytest.approx(float(np.abs(r.answers - exact[:m]).max(axis=1).mean()),
+                                                    rel=1e-12, abs=0)
+
+
+def test_cosine_values_and_means_are_the_queries_own():
+    """compare_per_query evaluates its m cosines at once: row j is cosine_query(ω_j, φ_j)(P) to the bit, and the
+    exact means (d = 1, ω <= 3: by the exact Chebyshev moments) are true_answer's up to rounding; elsewhere
+    (d = 2, or ω > 3) the direct means, to the bit."""
+    from dpbook.comparisons.smooth import _cosine_means, _cosine_values
+    from dpbook.smooth import cosine_query, synthetic_points, true_answer
+    rng = np.random.default_rng(5)
+    for d, high in ((1, 3.0), (2, 3.0), (1, 9.0)):
+        X = synthetic_points(3_000, d, rng=rng)
+        omegas, phases = rng.uniform(0.5, high, (40, d)), rng.uniform(0, np.pi, (40, d))
+        queries = [cosine_query(omegas[j], phases[j], d, 2) for j in range(40)]
+        V = _cosine_values(omegas, phases, 2, X, chunk=10_000)            # several passes
+        for j, q in enumerate(queries):
+            np.testing.assert_array_equal(V[j], q(X))
+        exact = np.array([true_answer(X, q) for q in queries])
+        if d == 1 and high <= 3.0:
+            np.testing.assert_allclose(_cosine_means(omegas, phases, 2, X), exact, rtol=0, atol=1e-14)
+        else:
+            np.testing.assert_array_equal(_cosine_means(omegas, phases, 2, X), exact)
+    # a broken twin: a series cut at degree 8 misses the cosine's tail by far more than rounding
+    import dpbook.comparisons.smooth as cs
+    X = synthetic_points(3_000, 1, rng=rng)
+    omegas, phases = np.full((1, 1), 3.0), np.zeros((1, 1))
+    exact = true_answer(X, cosine_query(omegas[0], phases[0], 1, 2))
+    old, cs._COSINE_DEGREE = cs._COSINE_DEGREE, 8
+    try:
+        assert abs(cs._cosine_means(omegas, phases, 2, X)[0] - exact) > 1e-8
+    finally:
+        cs._COSINE_DEGREE = old

@@ -166,3 +166,21 @@ def test_windowed_field_product_equals_shift_and_add():
         b = rng.integers(0, 1 << width, size=300, dtype=np.uint64)
         a[:3], b[:3] = [0, 1, (1 << width) - 1], [(1 << width) - 1, 0, (1 << width) - 1]
         assert np.array_equal(_mul_windowed(b, _window_table(a, width), width), gf_mul(a, b, width)), width
+
+
+def test_project_cache_returns_fresh_copies_of_the_same_bytes():
+    """A repeated projection (same hash, same CSR arrays) is read from a cache: the same bytes as computing it
+    afresh, returned as a writable copy that a caller may change without changing the next answer; another hash
+    (or other weights) is not served the cached result."""
+    import dpbook.hashing as hashing
+    f = hashing.PolynomialSignHash.sample(4, 64, 1 << 20, rng=1)
+    indptr, cols, weights = np.array([0, 3, 5]), np.array([7, 9, 1000, 5, 6]), np.array([1.0, 0.5, 0.25, 1.0, 2.0])
+    first = f.project(indptr, cols, weights)
+    assert first.tobytes() == f._project(indptr, cols, weights).tobytes()
+    first[:] = 0.0
+    again = f.project(indptr, cols, weights)
+    assert again.flags.writeable and again.tobytes() == f._project(indptr, cols, weights).tobytes()
+    other = hashing.PolynomialSignHash.sample(4, 64, 1 << 20, rng=2)
+    assert other.project(indptr, cols, weights).tobytes() == other._project(indptr, cols, weights).tobytes()
+    assert not np.array_equal(other.project(indptr, cols, weights), again)
+    assert not np.array_equal(f.project(indptr, cols, 2 * weights), again)

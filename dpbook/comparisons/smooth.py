@@ -16,9 +16,10 @@ import numpy as np
 
 from ..noise import as_generator, laplace_noise
 from ..contract import example
-from ..smooth import (QUERIES, answer_query, box_query, chebyshev_coefficients, chebyshev_moments, cosine_query,
-                      kink_query, make_query, per_query_laplace, smooth_summary, synthetic_points, true_answer,
-                      uniform_answer, worst_point)
+from ..smooth import (QUERIES, _MAX_PAIR_WORK, _hat_weights, _legendre_grid, _lobatto_coefficients, _lobatto_grid,
+                      answer_query, box_query, chebyshev_coefficients, chebyshev_moments, grid_nodes,
+                      interpolated_l1_sensitivity, kink_query, make_query, smooth_summary, synthetic_points,
+                      true_answer, uniform_answer, worst_point)
 from ..theory.smooth import table1_exponents
 from ..validation import as_array, check_beta, check_choice, check_epsilon, check_int, check_real, real_dtype
 
@@ -184,6 +185,37 @@ class PerQueryComparison:
         return None
 
 
+def _cosine_values(omegas, phases, K, P, *, chunk=2 ** 16):
+    """Row ``j``: ``cosine_query(omegas[j], phases[j], d, K)(P)`` (``B = 1``) at the rows of ``P`` (shape ``(N, d)``),
+    shape ``(m, N)`` — the same float operations in the same order as the query itself, for all ``m`` queries in a
+    few array passes (``chunk`` bounds the entries of one pass)."""
+    scale = np.array([1.0 / max(1.0, float(w.max())) ** K for w in omegas])      # cosine_query's B / norm
+    out = np.empty((omegas.shape[0], P.shape[0]))
+    step = max(1, chunk // max(1, P.size))
+    for a in range(0, omegas.shape[0], step):
+        w, f = omegas[a:a + step, None, :], phases[a:a + step, None, :]
+        out[a:a + step] = scale[a:a + step, None] * np.prod(np.cos(w * P[None] + f), axis=2)
+    return out
+
+
+#: The degree below which :func:`_cosine_means` expands a cosine of frequency ω <= 3 (d = 1): its Chebyshev
+#: coefficients are ``|c_k| <= 2 |J_k(ω)| <= 2 (ω/2)^k / k!`` (Jacobi–Anger), so the terms it drops sum to < 1e-28.
+_COSINE_DEGREE = 32
+
+
+def _cosine_means(omegas, phases, K, X) -> np.ndarray:
+    """The exact answers ``(1/n) sum_i f_j(x_i)`` of :func:`_cosine_values`' queries on the rows of ``X``.  For
+    ``d = 1`` and ``ω <= 3`` as ``(coefficients of f_j) · (exact Chebyshev moments of the rows)``, both of degree
+    ``< 32``: the series of a cosine of frequency ``ω <= 3`` has converged to far below a double's rounding there,
+    so this is the direct mean up to rounding (``~1e-15``; tests/test_comparisons_smooth.py) at ``O(n·32)`` work
+    instead of ``O(n·m)`` cosines.  Otherwise the direct mean, query by query."""
+    if X.shape[1] == 1 and omegas.size and float(omegas.max()) <= 3.0:
+        L = _COSINE_DEGREE
+        coeffs = np.stack([_lobatto_coefficients(v, L) for v in _cosine_values(omegas, phases, K, _lobatto_grid(4 * L, 1))])
+        return coeffs @ chebyshev_moments(X, L)
+    return np.array([v.mean() for v in _cosine_values(omegas, phases, K, X)])
+
+
 def compare_per_query(ms, *, n=50_000, d=1, K=2, epsilon=1.0, trials=200, rng=None, grid=257, bound=True):
     """Mean over ``trials`` of the max error over ``m`` cosine queries (``C^K_1``), for each ``m`` in ``ms``: the one
     summary (the same release answers every ``m``) against per-query Laplace on the same ``m`` queries at the same
@@ -202,15 +234,31 @@ def compare_per_query(ms, *, n=50_000, d=1, K=2, epsilon=1.0, trials=200, rng=No
     s = smooth_summary(X, epsilon=epsilon, K=K, trials=trials, rng=rng)
     mmax = int(ms.max())
     omegas, phases = rng.uniform(0.5, 3.0, (mmax, d)), rng.uniform(0, np.pi, (mmax, d))
-    queries = [cosine_query(omegas[j], phases[j], d, K) for j in range(mmax)]
-    exact = np.array([true_answer(X, q) for q in queries])          # cosines lie in [-1, 1] = [-B, B]: nothing clipped
-    err = np.abs(np.stack([answer_query(s, q) for q in queries], axis=1) - exact)              # (trials, mmax)
-    guess = np.abs(np.array([uniform_answer(q, d) for q in queries]) - exact)
+    # the m cosine queries, each evaluated once on every set of points the comparison needs (the rows, the summary's
+    # Chebyshev nodes, the guess's quadrature nodes, the baseline's public grid): the same numbers, computed by the
+    # same float operations, as cosine_query(omegas[j], phases[j], d, K) evaluated query by query; the exact means
+    # by the rows' Chebyshev moments for d = 1 (:func:`_cosine_means`: the direct means up to rounding)
+    exact = _cosine_means(omegas, phases, K, X)                      # in [-1, 1] = [-B, B]: nothing clipped
+    J, M = s.degree_bound, max(4 * s.degree_bound, 16)
+    axes = (tuple(range(s.moments.ndim - d, s.moments.ndim)), tuple(range(d)))
+    err = np.abs(np.stack([np.tensordot(s.moments, _lobatto_coefficients(v.reshape((M + 1,) * d), J), axes=axes)
+                           for v in _cosine_values(omegas, phases, K, _lobatto_grid(M, d))], axis=1) - exact)
+    P, W = _legendre_grid(48, d)
+    guess = np.abs(np.array([float(v @ W / 2.0 ** d) for v in _cosine_values(omegas, phases, K, P)]) - exact)
+    # per_query_laplace(X, queries[:m], epsilon=epsilon, trials=trials, rng=rng, grid=grid) for each m, from the
+    # node values and the rows' hat weights computed once: the same answers, drawn in the same order
+    # (tests/test_comparisons_smooth.py)
+    axis, nodes = grid_nodes(grid, d)
+    if nodes.shape[0] ** 2 * mmax > _MAX_PAIR_WORK:
+        raise ValueError(f"grid ({grid}) with {mmax} queries: {nodes.shape[0]}^2 x {mmax} node pairs to compare; "
+                         f"at most {_MAX_PAIR_WORK:.0e}: make grid smaller")
+    F, hat = _cosine_values(omegas, phases, K, nodes), _hat_weights(axis, X)
     ours, base, class_bound, unif = [], [], [], []
     for m in ms.tolist():
         ours.append(float(err[:, :m].max(axis=1).mean()))
-        r = per_query_laplace(X, queries[:m], epsilon=epsilon, trials=trials, rng=rng, grid=grid)
-        base.append(float(np.abs(r.answers - exact[:m]).max(axis=1).mean()))
+        l1 = max(interpolated_l1_sensitivity(F[:m]), 2.0 ** -40 * 2.0 * 1.0 * m)
+        answers = F[:m] @ hat + laplace_noise(l1 / (n * epsilon), (trials, m), rng)
+        base.append(float(np.abs(answers - exact[:m]).max(axis=1).mean()))
         if bound:
             # per_query_laplace without a grid releases the m clipped means plus Lap(2Bm/(nε)); the cosines lie in
             # [-B, B], so its means are ``exact`` and its answers are drawn here as it draws them (same sampler,
