@@ -26,11 +26,12 @@ from the mechanism (tests/test_mwem_adaptive.py checks the noise under both rela
   ms (the route loops over the runs), so 20,000 trials per side take about 6 s.
 * Gaussian (``delta = 0.05`` with the caller's ``gaussian_noise``, a ρ-zCDP step claimed as
   ``(zcdp_epsilon(ρ, δ), δ)``): end to end is too slow for enough trials — the twin's true ε at δ (1.59) is only
-  0.34 above the claim (1.25), and a run costs about 0.2 ms: at 20,000 trials per side the twin's expected bound is
-  1.24 (missed), at 40,000 (about 16 s) 1.32, about one standard error above the claim — so, as the 1-way cases do, the audit draws the measurement step, ``x +
-  N(0, σ²)`` on each cell, exactly as the mechanism draws it (the factory checks that the same sampler, σ and
-  stream reproduce a run's measured table bit for bit) and reads ``y_1 − y_0``; the released answers are a
-  post-processing of that table.  σ and the claim are read from the release.
+  0.34 above the claim (1.25), and a run costs about 0.2 ms: at 20,000 trials per side the twin's expected bound
+  is 1.24 (missed), at 40,000 (about 16 s) 1.32, about one standard error above the claim — so, as the 1-way
+  cases do, the audit draws the measurement step, ``x + N(0, σ²)`` on each cell, exactly as the mechanism draws
+  it (the factory checks that the same sampler, σ and stream reproduce a run's measured table bit for bit) and
+  reads ``y_1 − y_0``; the released answers are a post-processing of that table.  σ and the claim are read from
+  the release.
 """
 from __future__ import annotations
 
@@ -244,7 +245,7 @@ def _case_adaptive_full_table_zcdp(epsilon=1.25):
 
 @register("adaptive_marginals_full_table_zcdp_cell_sensitivity")
 def _case_adaptive_full_table_zcdp_cell_sensitivity(epsilon=1.25):
-    """``σ = 1/sqrt(2ρ)`` (add/remove's ``Δ₂ = 1``) under replace-one: the table is ``2ρ``-zCDP, charged ``ρ``."""
+    """``σ = 1/sqrt(2ρ)`` (add/remove's ``Δ₂ = 1``) under replace-one: the table is ``2ρ``-zCDP, charged ``ρ``"""
     from ...broken.mwem import adaptive_marginals_full_table_zcdp_cell_sensitivity
     return _full_table_gaussian_case("Adaptive marginals (ε, δ): Gaussian full table charged one cell (replace-one)",
                                      adaptive_marginals_full_table_zcdp_cell_sensitivity, epsilon, 200_000,
