@@ -86,3 +86,15 @@ def test_which_selects_a_kind():
     for kind in ("mechanism", "control", "finding"):
         pairs = stored_audits(run.RESULTS, kind)
         assert pairs and all(c.kind == kind for c, _ in pairs)
+
+
+def test_missing_mode_keeps_only_records_that_still_match():
+    """``run --missing`` keeps a stored record only when it is the case's run now (name, kind, claim, trials,
+    seed); a record with another trials, claim or seed is run again."""
+    key = CHEAP[0]
+    (case,) = audit_cases(names=[key])
+    record = RESULT["cases"][key]
+    assert run.still_matches(record, case)
+    for field, value in (("trials", record["trials"] + 1), ("epsilon", record["epsilon"] * 1.001),
+                         ("seed", record["seed"] + 1), ("kind", "finding")):
+        assert not run.still_matches({**record, field: value}, case), field

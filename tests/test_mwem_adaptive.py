@@ -296,6 +296,30 @@ def test_audit_of_the_one_way_step_and_its_broken_twin():
     assert res.epsilon_lb > case.epsilon
 
 
+@pytest.mark.parametrize("neighbours, l1", [("add/remove", 1.0), ("replace-one", 2.0)])
+def test_full_table_noise_has_the_relations_sensitivity(neighbours, l1):
+    """The full-table route under each relation (the audit cases take replace-one; this checks both): the table's
+    noise is Lap(Δ/ε) with Δ = 1 (add/remove) or 2 (replace-one) — the residuals' mean |·| is b (E|Lap(b)| = b) —
+    and, at δ > 0 with a Gaussian sampler, N(0, σ²) with σ = Δ₂/sqrt(2ρ), Δ₂ = sqrt(Δ) — their spread is σ.  60
+    runs × 256 cells: the relative standard error is 1/sqrt(15360) = 0.8% (mean |Laplace|) and 0.6% (a normal's
+    sd), so 5% is over 6 of them (false alarm far below 1e-6), and the other relation's factor 2 (sqrt(2)) is
+    far outside it."""
+    from dpbook.release import zcdp_rho
+    x = np.arange(256) % 7
+    n = int(x.sum())
+    resid = lambda r: np.concatenate([m[0][1] - x for m in r.trace["measurements"]])
+    lap = adaptive_marginals(x, k_way_marginals(8, 2), epsilon=0.8, n=n, neighbours=neighbours, route="full table",
+                             trials=60, rng=11)
+    assert lap.neighbours == neighbours and (lap.epsilon, lap.delta) == (0.8, 0.0)
+    assert f"Δ={l1:g}" in lap.ledger[0].step
+    assert np.mean(np.abs(resid(lap))) == pytest.approx(l1 / 0.8, rel=0.05)
+    gau = adaptive_marginals(x, k_way_marginals(8, 2), epsilon=0.8, delta=1e-5, n=n, neighbours=neighbours,
+                             route="full table", sampler=gaussian_noise, trials=60, rng=12)
+    rho = zcdp_rho(0.8, 1e-5)
+    assert gau.neighbours == neighbours and len(gau.ledger) == 1 and gau.ledger[0].rho == pytest.approx(rho)
+    assert np.std(resid(gau)) == pytest.approx(math.sqrt(l1) / math.sqrt(2.0 * rho), rel=0.05)
+
+
 def test_tiny_universes_and_extreme_epsilon():
     r = adaptive_marginals(np.array([3, 4]), k_way_marginals(1, 1), epsilon=1.0, n=7, route="adaptive", rng=0)
     assert r.answers.shape == (2,) and compose(r.ledger)[0] == pytest.approx(1.0)

@@ -7,12 +7,16 @@ seconds the audit took; with the code version, date, machine, Python and numpy v
 recomputes the cheap cases from their seeds and checks that they agree with the file (and the loader refuses a file
 that no longer matches the catalogue), so the file cannot go stale silently.
 
-Usage: ``python -m benchmarks.audits.run [--out PATH]``.
+Usage: ``python -m benchmarks.audits.run [--out PATH] [--missing]``.  ``--missing`` keeps the records of the file
+that still match the catalogue (name, kind, claim, trials, seed) and runs only the cases that are new or changed
+(dropping those no longer in the catalogue); the file's provenance stays that of its full run, and each such
+update is listed under ``updates`` (code version, date, the cases run).  The full run is the reference.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import pathlib
 import platform
@@ -41,19 +45,45 @@ def run_case(case) -> dict:
             "cpu_seconds": round(time.process_time() - start, 3)}
 
 
+def still_matches(record, case) -> bool:
+    """A stored record is the case's run now: same name, kind, claim (reals to 1e-12), trials and seed."""
+    def same(stored, now):
+        if isinstance(now, float) and isinstance(stored, (int, float)) and not isinstance(stored, bool):
+            return math.isclose(stored, now, rel_tol=1e-12, abs_tol=0.0)
+        return stored == now
+    return (all(same(record.get(f), getattr(case, f)) for f in ("name", "kind", "epsilon", "delta", "trials"))
+            and record.get("seed") == case.seed)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(RESULTS))
+    parser.add_argument("--missing", action="store_true",
+                        help="run only the cases the file at --out lacks or no longer matches; keep the others")
     args = parser.parse_args(argv)
     from dpbook.audit import audit_case_names
     start = time.perf_counter()
-    cases = {}
+    out = pathlib.Path(args.out)
+    old = json.loads(out.read_text()) if args.missing and out.exists() else None      # no file: the full run
+    cases, ran = {}, []
     keys = audit_case_names()
     for i, key in enumerate(keys):
         (case,) = audit_cases(names=[key])
+        if old is not None and key in old["cases"] and still_matches(old["cases"][key], case):
+            cases[key] = old["cases"][key]
+            continue
         cases[key] = run_case(case)
+        ran.append(key)
         print(f"[{i + 1}/{len(keys)}] {key}: eps_lb {cases[key]['epsilon_lb']:.3f} "
               f"({cases[key]['cpu_seconds']:.2f} s)", file=sys.stderr, flush=True)
+    if old is not None:
+        old["cases"] = cases
+        old.setdefault("updates", []).append({
+            "code_version": git_hash(), "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "cases": ran, "seconds": round(time.perf_counter() - start, 1)})
+        pathlib.Path(args.out).write_text(json.dumps(old, indent=1, ensure_ascii=False) + "\n")
+        print(f"{len(ran)} of {len(cases)} audits run -> {args.out}", file=sys.stderr)
+        return
     result = {"schema": STORED_SCHEMA, "code_version": git_hash(),
               "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
               "seed": "each case's own: CRC-32 of its name (AuditCase.seed), as tests/test_audits.py",

@@ -15,6 +15,13 @@
   whose 1-way step takes the L2 sensitivity of the ``d`` 1-way tables together as one table's ``Δ₂`` (it is
   ``Δ₂ sqrt(d)``): the Gaussian σ of the step is ``sqrt(d)`` times too small, so the step is ``d ρ_1``-zCDP and is
   charged ``ρ_1``.  The zCDP 1-way audit catches it.
+* :func:`adaptive_marginals_full_table_cell_sensitivity` — :func:`dpbook.mwem.adaptive_marginals` whose
+  full-table route (and every other step) takes the add/remove sensitivity ``Δ = 1`` (one cell) whatever the
+  neighbours: under replace-one the table's L1 sensitivity is 2 (a replaced row leaves one cell and enters
+  another), so ``x + Lap(1/ε)`` costs ``2ε`` and is charged ``ε``.  The full-table audit catches it.
+* :func:`adaptive_marginals_full_table_zcdp_cell_sensitivity` — the same at ``delta > 0`` with a Gaussian table:
+  ``σ = 1/sqrt(2ρ)`` (add/remove's ``Δ₂ = 1``) where replace-one's ``Δ₂`` is ``sqrt(2)``, so the table costs
+  ``2ρ`` (zCDP) and is charged ``ρ``.  The Gaussian full-table audit catches it.
 * :func:`mwem_wrong_sign` — private, but updates with the sign flipped (moves mass *away* from the
   measurement): the control showing the accuracy test can fail.
 
@@ -33,10 +40,12 @@ from ..mwem import (adaptive_one_way_budget, adaptive_release, adaptive_zcdp_ope
                     mwem_practical, mwem_release, mwem_rounds)
 from ..contract import example
 from ..noise import laplace_noise
-from ..validation import check_delta, check_histogram
+from ..noise import gaussian_noise
+from ..validation import check_delta, check_histogram, check_neighbours
 
 __all__ = ["mwem_no_round_split", "mwem_argmax_select", "mwem_wrong_sign", "mwem_marginal_cell_sensitivity",
-           "adaptive_marginals_one_way_unscaled", "adaptive_marginals_zcdp_one_way_unscaled"]
+           "adaptive_marginals_one_way_unscaled", "adaptive_marginals_zcdp_one_way_unscaled",
+           "adaptive_marginals_full_table_cell_sensitivity", "adaptive_marginals_full_table_zcdp_cell_sensitivity"]
 
 
 def _broken(x, workload, epsilon, T, n, trials, rng, sampler, name, select, epsilon_select, epsilon_measure,
@@ -138,3 +147,52 @@ def zcdp_opening_unscaled(rho, d, l2, select_share):
 
 
 example(adaptive_marginals_zcdp_one_way_unscaled, lambda: dict(**_example_adaptive(), delta=1e-6, route="adaptive"))
+
+
+def _add_remove_sensitivity(x, workload, *, epsilon, delta, n, neighbours, select_share, route, trials, rng, sampler,
+                            name):
+    """The bug both full-table twins share: :func:`dpbook.mwem.adaptive_release` run with the add/remove
+    sensitivities (``Δ = Δ₂ = 1``, one cell) and its release labelled with the caller's ``neighbours``."""
+    neighbours = check_neighbours(neighbours)
+    if n is None and neighbours == "replace-one":
+        n = int(check_histogram(x).sum())                   # replace-one: n read from the data, as the claim says
+    rel = adaptive_release(x, workload, epsilon=epsilon, n=n, select_share=select_share, trials=trials, rng=rng,
+                           sampler=sampler, route=route, delta=delta,
+                           neighbours="add/remove")         # the bug: the add/remove Δ, whatever `neighbours`
+    return dataclasses.replace(rel, neighbours=neighbours, mechanism=name)
+
+
+def adaptive_marginals_full_table_cell_sensitivity(x, workload, *, epsilon, n=None, neighbours="replace-one",
+                                                   select_share=0.3, route="full table", trials=None, rng=None,
+                                                   sampler=laplace_noise):
+    """WRONG: :func:`dpbook.mwem.adaptive_marginals` (pure ε, by default on its full-table route) charged the
+    add/remove sensitivity ``Δ = 1`` (one cell) whatever ``neighbours``: under replace-one one replaced row leaves
+    one cell and enters another (``Δ = 2``), so the table ``x + Lap(1/ε)`` is ``2ε``-DP and is charged ``ε``.
+    Claims ``ε`` under ``neighbours``.  The full-table audit catches it."""
+    return _add_remove_sensitivity(x, workload, epsilon=epsilon, delta=0.0, n=n, neighbours=neighbours,
+                                   select_share=select_share, route=route, trials=trials, rng=rng, sampler=sampler,
+                                   name="broken adaptive marginals (full table charged one cell)")
+
+
+example(adaptive_marginals_full_table_cell_sensitivity,
+        lambda: dict(x=np.arange(16), workload=_example_adaptive()["workload"], epsilon=0.9, trials=2, rng=0))
+
+
+def adaptive_marginals_full_table_zcdp_cell_sensitivity(x, workload, *, epsilon, delta=1e-6, n=None,
+                                                        neighbours="replace-one", select_share=0.3,
+                                                        route="full table", trials=None, rng=None,
+                                                        sampler=gaussian_noise):
+    """WRONG: :func:`dpbook.mwem.adaptive_marginals` at ``delta > 0`` (by default on its full-table route, drawing
+    the Gaussian table: ``sampler`` is the caller's Gaussian one) with the add/remove L2 sensitivity ``Δ₂ = 1``
+    whatever ``neighbours``: the table gets ``N(0, σ²)`` with ``σ = 1/sqrt(2ρ)``, while under replace-one
+    ``Δ₂ = sqrt(2)`` (one row leaves a cell and enters another), so the table is ``2ρ``-zCDP and is charged ``ρ``
+    (the claim ``(zcdp_epsilon(ρ, δ), δ)``).  The Gaussian full-table audit catches it."""
+    delta = check_delta(delta, positive=True)
+    return _add_remove_sensitivity(x, workload, epsilon=epsilon, delta=delta, n=n, neighbours=neighbours,
+                                   select_share=select_share, route=route, trials=trials, rng=rng, sampler=sampler,
+                                   name="broken adaptive marginals (Gaussian full table charged one cell)")
+
+
+example(adaptive_marginals_full_table_zcdp_cell_sensitivity,
+        lambda: dict(x=np.arange(16), workload=_example_adaptive()["workload"], epsilon=0.9, delta=1e-6, trials=2,
+                     rng=0))
