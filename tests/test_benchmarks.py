@@ -29,3 +29,24 @@ def test_bench_chapters_reads_its_arguments_and_a_process_cpu():
         sum(i * i for i in range(200_000))                 # a little CPU, so the count moves or stays put
         assert 0 < spent <= _process_cpu(os.getpid())
     assert _process_cpu(2 ** 22 + 12345) is None            # above Linux's default pid_max: no such process
+
+
+def test_bench_chapters_byte_compiles_the_package_the_kernels_import(tmp_path, monkeypatch):
+    """Where PYTHONDONTWRITEBYTECODE is set no kernel writes a .pyc: the bench writes them first, for the dpbook a
+    kernel started in its working folder imports, so no chapter is timed compiling the package from source."""
+    import importlib.util
+    import subprocess
+    import sys
+
+    import dpbook
+    from benchmarks.bench_chapters import byte_compile
+
+    module = pathlib.Path(dpbook.__file__).parent / "laplace.py"
+    cached = pathlib.Path(importlib.util.cache_from_source(str(module)))
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    monkeypatch.setenv("PYTHONPATH", str(module.parents[1]))
+    cached.unlink(missing_ok=True)
+    subprocess.run([sys.executable, "-c", "import dpbook.laplace"], cwd=tmp_path, check=True)
+    assert not cached.exists()                              # a kernel in that shell leaves it uncompiled
+    assert byte_compile(tmp_path) >= 0
+    assert cached.exists() and cached.stat().st_mtime >= module.stat().st_mtime
