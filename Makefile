@@ -33,7 +33,8 @@ lab: $(STAMP)  ## open the workbook in JupyterLab (prints the URL)
 	$(BIN)/jupyter lab --notebook-dir=notebooks --no-browser $(ROOT_FLAG)
 
 test: $(SPEED_STAMP)  ## unit, statistical and audit tests, then nbval over every chapter
-	$(BIN)/python -m pytest tests --nbval-lax notebooks -p no:cacheprovider
+	$(BIN)/python -m compileall -q dpbook benchmarks  # .pyc once: a shell with PYTHONDONTWRITEBYTECODE set would
+	$(BIN)/python -m pytest tests --nbval-lax notebooks -p no:cacheprovider  # recompile dpbook in every kernel
 
 unit: $(SPEED_STAMP)  ## only tests/ (quick)
 	$(BIN)/python -m pytest tests -q -p no:cacheprovider

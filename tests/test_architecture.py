@@ -241,13 +241,46 @@ def test_the_audit_cases_are_found_without_a_list(tmp_path):
             f"spec = importlib.util.spec_from_file_location('extra_cases', {str(tmp_path / 'cases' / '__init__.py')!r},"
             f" submodule_search_locations=[{str(tmp_path / 'cases')!r}])\n"
             "m = importlib.util.module_from_spec(spec); sys.modules['extra_cases'] = m; spec.loader.exec_module(m)\n"
-            "print('zz_new' in cat.FACTORIES)")
+            "print('zz_new' in cat.FACTORIES, cat.FACTORIES['zz_new'].__module__ == 'extra_cases.zz_new')")
     (tmp_path / "cases").mkdir()
     (tmp_path / "cases" / "__init__.py").write_text((PACKAGE / "audit" / "cases" / "__init__.py").read_text())
     (tmp_path / "cases" / "zz_new.py").write_text(
         "from dpbook.audit.catalogue import register\n\n@register('zz_new')\ndef _case():\n    pass\n")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "True"
+    assert out.stdout.strip() == "True True"
+
+
+
+def test_the_audit_loads_a_case_module_when_one_of_its_cases_is_looked_up():
+    """Importing dpbook.audit (a chapter's ``from dpbook.audit import audit``) imports no case module and no mechanism
+    the catalogue covers; looking a case up imports its module only; listing the keys imports nothing."""
+    loaded = _loaded_after("from dpbook.audit import audit, audit_case_names\nassert len(audit_case_names()) > 50")
+    assert not [m for m in loaded if m.startswith("dpbook.audit.cases.")], loaded
+    assert not {"dpbook.sparse_vector", "dpbook.broken.sparse_vector", "dpbook.audit.pairs"} & set(loaded), loaded
+    one = _loaded_after("from dpbook.audit import audit_cases\naudit_cases(names=['laplace'])", "dpbook.audit.cases.")
+    assert one == ["dpbook.audit.cases.laplace"], one
+    every = _loaded_after("import dpbook.audit\ndpbook.audit.audit_cases()", "dpbook.audit.cases.")   # can fail
+    assert len(every) == len(list((PACKAGE / "audit" / "cases").glob("*.py"))) - 1, every
+
+
+def test_the_catalogue_announces_the_keys_its_modules_register_in_their_order():
+    """The keys read from the case modules' sources are the keys importing them registers, in the same order and
+    each with the module it was announced with (the order chapter 17's seeded runs follow)."""
+    code = ("import dpbook.audit.catalogue as cat, dpbook.audit\n"
+            "announced = [(k, cat.FACTORIES._modules[k]) for k in cat.FACTORIES]\n"
+            "import importlib, pkgutil, dpbook.audit.cases as cases\n"
+            "before = dict(cat.FACTORIES._factories)\n"
+            "assert not before, sorted(before)\n"
+            "registered = []\n"
+            "real = cat.FACTORIES.register\n"
+            "cat.FACTORIES.register = lambda key, f: (registered.append((key, f.__module__)), real(key, f))\n"
+            "for name in dict.fromkeys(m for _, m in announced): importlib.import_module(name)\n"
+            "print(announced == registered, len(announced))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    flag, count = out.stdout.split()
+    assert flag == "True" and int(count) > 50, out.stdout
+    from dpbook.audit.cases import _registered_keys
+    assert _registered_keys('@register("a")\ndef f():\n    pass\n\n@register( \'b\' )\n# @register("c")\n') == ["a", "b"]
 
 
 # --------------------------------------------------------------------------------------------- companions

@@ -43,3 +43,24 @@ def test_bench_chapters_takes_medians_over_runs():
     assert (total, total_cpu) == (10.0, 9.0)               # totals 11, 9, 10 and 9, 7, 11: medians of the totals
     with pytest.raises(ValueError, match="same chapters"):
         median_rows([[("00", 1.0, 1.0)], [("01", 1.0, 1.0)]])
+
+
+def test_bench_chapters_byte_compiles_the_package_the_kernels_import(tmp_path, monkeypatch):
+    """Where PYTHONDONTWRITEBYTECODE is set no kernel writes a .pyc: the bench writes them first, for the dpbook a
+    kernel started in its working folder imports, so no chapter is timed compiling the package from source."""
+    import importlib.util
+    import subprocess
+    import sys
+
+    import dpbook
+    from benchmarks.bench_chapters import byte_compile
+
+    module = pathlib.Path(dpbook.__file__).parent / "laplace.py"
+    cached = pathlib.Path(importlib.util.cache_from_source(str(module)))
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    monkeypatch.setenv("PYTHONPATH", str(module.parents[1]))
+    cached.unlink(missing_ok=True)
+    subprocess.run([sys.executable, "-c", "import dpbook.laplace"], cwd=tmp_path, check=True)
+    assert not cached.exists()                              # a kernel in that shell leaves it uncompiled
+    assert byte_compile(tmp_path) >= 0
+    assert cached.exists() and cached.stat().st_mtime >= module.stat().st_mtime

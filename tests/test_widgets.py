@@ -342,6 +342,43 @@ def test_importing_widgets_and_plots_does_not_load_pyplot():
     assert out == "[]"
 
 
+
+def _first_cell_modules() -> list[str]:
+    """The dpbook modules the first code cell of each chapter imports (``from dpbook.theory import idc`` names the
+    module dpbook.theory.idc)."""
+    import ast
+    import importlib.util
+    import json
+    import pathlib
+    root = pathlib.Path(W.__file__).resolve().parents[1]
+    found = set()
+    for path in sorted((root / "notebooks").glob("[0-9][0-9]_*.ipynb")):
+        cell = next(c for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "code")
+        source = "\n".join(line for line in "".join(cell["source"]).splitlines() if not line.startswith("%"))
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.Import):
+                found |= {a.name for a in node.names if a.name.split(".")[0] == "dpbook"}
+            elif isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "dpbook":
+                found.add(node.module)
+                found |= {f"{node.module}.{a.name}" for a in node.names
+                          if importlib.util.find_spec(node.module).submodule_search_locations
+                          and importlib.util.find_spec(f"{node.module}.{a.name}") is not None}
+    return sorted(found)
+
+
+def test_no_module_a_chapter_opens_with_loads_pyplot():
+    """pyplot is imported where a figure is made, so a chapter's first cell pays for it only if the chapter imports
+    it itself: no dpbook module that a first cell imports loads it (nor scipy.stats) when imported."""
+    modules = _first_cell_modules()
+    assert {"dpbook.explorers.idc", "dpbook.audit", "dpbook.theory.idc", "dpbook.widgets"} <= set(modules), modules
+    out = _fresh_python("import sys\n" + "\n".join(f"import {m}" for m in modules) + "\n"
+                        "print(sorted(m for m in ('matplotlib.pyplot', 'scipy.stats') if m in sys.modules))")
+    assert out == "[]"
+    out = _fresh_python("import sys\nfrom dpbook.explorers._layout import fixed_figure\n"     # the check can fail
+                        "fixed_figure(width=4, height=3)\nprint('matplotlib.pyplot' in sys.modules)")
+    assert out == "True"
+
+
 def test_panel_closes_the_figures_of_a_callback_that_imports_pyplot():
     # the panel itself never imports pyplot; the figures a callback opens through it are closed all the same
     out = _fresh_python(

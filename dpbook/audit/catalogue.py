@@ -85,14 +85,59 @@ class AuditCase:
                      alpha=alpha, rng=rng)
 
 
-FACTORIES: dict[str, Callable[..., AuditCase]] = {}
+class _Factories(Mapping):
+    """The registry: catalogue key -> case factory, in the catalogue's order.
+
+    A key is *announced* with the module that registers it (:func:`announce`, from :mod:`dpbook.audit.cases`, which
+    reads the keys from the modules' sources) and that module is imported the first time one of its keys is looked
+    up, so a chapter that audits one mechanism, or none, does not import every mechanism the catalogue covers.
+    :func:`register` (run as the module is imported) stores the factory; a key registered without being announced
+    is appended to the order.  Listing the keys imports nothing; listing the factories imports every module."""
+
+    def __init__(self):
+        self._modules: dict[str, str | None] = {}       # key -> the module that registers it (None: registered)
+        self._factories: dict[str, Callable[..., AuditCase]] = {}
+
+    def announce(self, key: str, module: str) -> None:
+        if key not in self._modules:
+            self._modules[key] = module
+
+    def register(self, key: str, factory) -> None:
+        self._modules.setdefault(key, None)
+        self._factories[key] = factory
+
+    def __getitem__(self, key):
+        if key not in self._factories and self._modules.get(key) is not None:
+            importlib.import_module(self._modules[key])
+            if key not in self._factories:
+                raise LookupError(f"the audit case module {self._modules[key]} does not register {key!r}")
+        return self._factories[key]
+
+    def __contains__(self, key):
+        return key in self._modules
+
+    def __iter__(self):
+        return iter(list(self._modules))
+
+    def __len__(self):
+        return len(self._modules)
+
+
+FACTORIES = _Factories()
 
 
 def register(key: str):
+    """Decorator of a case factory: ``@register("key")`` at the top level of a module of :mod:`dpbook.audit.cases`
+    (written so, with the key a string literal, the key is found in the module's source without importing it)."""
     def deco(factory):
-        FACTORIES[key] = factory
+        FACTORIES.register(key, factory)
         return factory
     return deco
+
+
+def announce(key: str, module: str) -> None:
+    """Record that importing ``module`` registers ``key`` (imported when ``key`` is first looked up)."""
+    FACTORIES.announce(key, module)
 
 
 def audit_cases(which: str = "all", *, epsilon=None, names=None) -> list[AuditCase]:
@@ -110,8 +155,9 @@ def audit_cases(which: str = "all", *, epsilon=None, names=None) -> list[AuditCa
         raise ValueError(f"names ({unknown!r}) must be keys of the catalogue: {sorted(FACTORIES)}")
     cases = []
     for key in keys:
+        factory = FACTORIES[key]                 # imports the case's module on first use
         try:
-            case = FACTORIES[key]() if epsilon is None else FACTORIES[key](epsilon)
+            case = factory() if epsilon is None else factory(epsilon)
         except ImportError:                      # a chapter's module that has not landed (yet)
             continue
         if which in ("all", case.kind):

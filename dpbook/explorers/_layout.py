@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 import re
 
-import matplotlib.pyplot as plt
 from matplotlib.axes import Axes
 from matplotlib.layout_engine import PlaceHolderLayoutEngine
 from matplotlib.ticker import LogFormatterSciNotation, LogLocator, NullLocator
@@ -38,6 +37,8 @@ def fixed_figure(ncols: int = 1, *, width: float, height: float, left: float = 0
                        wspace=wspace / ax_width)
     gridspec_kw.update(subplots_kw.pop("gridspec_kw", {}))
     engine = PlaceHolderLayoutEngine(adjust_compatible=True, colorbar_gridspec=True)
+    import matplotlib.pyplot as plt      # here, not at the top: importing an explorer does not load pyplot
+
     return plt.subplots(1, ncols, figsize=(width, height), layout=engine, gridspec_kw=gridspec_kw, **subplots_kw)
 
 

@@ -15,7 +15,6 @@ with all 255 counting queries.
 from __future__ import annotations
 
 import matplotlib as mpl
-import matplotlib.pyplot as plt
 import numpy as np
 
 from matplotlib.collections import LineCollection
