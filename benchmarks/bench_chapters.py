@@ -9,8 +9,8 @@ linked beside the copy).
 
 Before timing, the package the kernels import (and ``benchmarks``, which chapter 18 imports) is byte-compiled once,
 as a reader's first import does: where ``PYTHONDONTWRITEBYTECODE`` is set (as in some CI and agent shells) no kernel
-writes a ``.pyc``, and every chapter would compile each dpbook module it imports from source again (CPU of
-CPU a chapter, about 0.2 s measured), a cost no reader pays twice.  The compile's own CPU is printed on its own row.
+writes a ``.pyc``, and every chapter would compile each dpbook module it imports from source again (about
+0.2 s of CPU a chapter, measured), a cost no reader pays twice.  The compile's own CPU is printed on its own row.
 
 ``python -m benchmarks.bench_chapters [REGEX] [--cells N] [--runs R]`` times the chapters whose file name matches
 ``REGEX``; with ``--cells N`` it also lists the N cells of those chapters that cost the kernel the most CPU (read
