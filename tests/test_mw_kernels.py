@@ -323,3 +323,14 @@ def test_compiled_kernel_gives_the_same_bytes_for_a_generic_cpu():
             digests.append(done.stdout.split())
     assert [d[0] for d in digests] == ["True", "True", "False"]
     assert len({d[1] for d in digests}) == 1
+
+
+@pytest.mark.parametrize("bits", [1, 4, 8, 10])
+def test_exp_table_built_by_roots_equals_decimal_powers(bits):
+    """The import-time table (square roots and products at 60 digits) equals the short reference (each entry a
+    decimal power at 50 digits) entry for entry, in both its hi and lo parts."""
+    from dpbook._mw_kernels import _powers_of_two_root, _powers_of_two_root_reference
+
+    hi, lo = _powers_of_two_root(bits)
+    hi_ref, lo_ref = _powers_of_two_root_reference(bits)
+    assert hi.tobytes() == hi_ref.tobytes() and lo.tobytes() == lo_ref.tobytes()
