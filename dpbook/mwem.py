@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import weakref
 
 import numpy as np
 
@@ -606,7 +607,7 @@ def adaptive_release(x, workload, *, epsilon, n, neighbours, select_share, trial
         runs = [_full_table_run(x, W.N, epsilon=epsilon, n=n, sensitivity=delta1, rng=p.rng, sampler=noise, rho=rho)
                 for _ in range(R)]
     else:
-        plan = _AdaptivePlan(W)
+        plan = _plan(W)
         make = ((lambda: _LaplaceRounds(epsilon, plan.d, delta1, select_share, p.noise,
                                         opening or adaptive_one_way_budget)) if rho is None else
                 (lambda: _ZcdpRounds(rho, plan.d, delta1, l2, select_share, p.noise,
@@ -723,6 +724,18 @@ def measure_one_way_marginals(counts, scale, sampler, rng):
     return counts + sampler(scale, counts.shape, rng)
 
 
+_PLANS = weakref.WeakKeyDictionary()      # workload -> its plan (a workload's cells are frozen: the plan cannot go stale)
+
+
+def _plan(W):
+    """The :class:`_AdaptivePlan` of ``W``, built once per workload object (a workload is immutable after
+    validation, and the plan is a function of its cells only)."""
+    plan = _PLANS.get(W)
+    if plan is None:
+        plan = _PLANS[W] = _AdaptivePlan(W)
+    return plan
+
+
 class _AdaptivePlan:
     """The public part of :func:`adaptive_marginals`: candidates, weights, and the reshapes of the table."""
 
@@ -752,7 +765,7 @@ class _AdaptivePlan:
         sizes = np.array([1 << len(S) for S in cands])
         self.starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
         self.offset = {S: int(o) for S, o in zip(cands, self.starts)}
-        self._shapes = {}
+        self._shapes, self._masks = {}, {}
 
     def shapes(self, S):
         """The view of the table for the marginal on ``S``: rows of ``2^L`` contiguous cells (the last ``L =
@@ -794,7 +807,13 @@ class _AdaptivePlan:
         p.reshape(shape)[...] *= ratio[index]
 
     def masks(self, S):
-        """The global bit mask (attribute a = bit d-1-a) of each subset ``T ⊆ S``, in Hadamard order."""
+        """The global bit mask (attribute a = bit d-1-a) of each subset ``T ⊆ S``, in Hadamard order (cached)."""
+        masks = self._masks.get(S)
+        if masks is None:
+            masks = self._masks[S] = self._subset_masks(S)
+        return masks
+
+    def _subset_masks(self, S):
         bits = np.array([1 << (self.d - 1 - a) for a in S], dtype=np.int64)
         local = np.arange(1 << len(S))
         chosen = (local[:, None] >> np.arange(len(S) - 1, -1, -1)) & 1
@@ -813,22 +832,37 @@ def _hadamard(y, s):
 def _parity_estimates(plan, measurements, cache=None):
     """The measurements alone in the parity basis: for every subset mask ``T`` they reach, the inverse-variance
     average ``f̂_T`` and its variance ``v_T`` (decoupled per ``T``: an orthogonal transform of i.i.d. noise).
-    ``cache``: a dict kept across one run's calls (each measurement is transformed once)."""
-    cache = {} if cache is None else cache
-    keys, values, inverse = [], [], []
-    for S, b, y in measurements:
-        key = (id(y), S, b)
-        if key not in cache:                      # the entry holds y, so its id is not reused while cached
-            cache[key] = (y, plan.masks(S), _hadamard(y, len(S)),
-                          np.full(1 << len(S), 1.0 / ((1 << len(S)) * 2.0 * b * b)))
-        _, mask, value, inv = cache[key]
-        keys.append(mask)
-        values.append(value)
-        inverse.append(inv)
-    keys, values, inverse = np.concatenate(keys), np.concatenate(values), np.concatenate(inverse)
-    unique, where = np.unique(keys, return_inverse=True)
-    precision = np.bincount(where, weights=inverse)
-    return unique, np.bincount(where, weights=inverse * values) / precision, 1.0 / precision
+    ``cache``: a dict kept across one run's calls, whose measurements only grow: each measurement is transformed
+    and added to the running sums once (its precision and precision-weighted estimate, per mask, in the order
+    measured: the same additions, in the same order, as summing every measurement afresh)."""
+    state = None if cache is None else cache.get("parity")
+    done = 0 if state is None else state["count"]
+    if state is None or done > len(measurements) or (done and measurements[done - 1][2] is not state["last"]):
+        state = {"count": 0, "last": None, "unique": np.zeros(0, dtype=np.int64), "precision": np.zeros(0),
+                 "weighted": np.zeros(0)}
+        done = 0
+    unique, precision, weighted = state["unique"], state["precision"], state["weighted"]
+    for S, b, y in measurements[done:]:
+        mask = plan.masks(S)
+        value = _hadamard(y, len(S))
+        inv = 1.0 / ((1 << len(S)) * 2.0 * b * b)
+        at = np.searchsorted(unique, mask)
+        if not (at < unique.size).all() or not (unique[np.minimum(at, unique.size - 1)] == mask).all():
+            merged = np.union1d(unique, mask)
+            old = np.searchsorted(merged, unique)
+            precision, weighted = np.zeros(merged.size), np.zeros(merged.size)
+            precision[old], weighted[old] = state["precision"], state["weighted"]
+            unique = merged
+            at = np.searchsorted(unique, mask)
+        precision[at] += inv                      # 0 + the first term is that term: sums as bincount's
+        weighted[at] += inv * value
+        state["precision"], state["weighted"] = precision, weighted
+    if measurements:
+        state["count"], state["last"] = len(measurements), measurements[-1][2]
+    state["unique"] = unique
+    if cache is not None:
+        cache["parity"] = state
+    return unique, weighted / precision, 1.0 / precision
 
 
 _BYTE_POPCOUNT = np.array([bin(v).count("1") for v in range(256)], dtype=np.int64)
@@ -871,11 +905,13 @@ def _independence_means(unique, order, f_one, n) -> np.ndarray:
     high = order >= 2
     if high.any():
         ratio = f_one / float(n)
-        prod = np.full(int(high.sum()), float(n))
-        masks = unique[high]
-        for a in range(f_one.size):
-            bit = (masks >> (f_one.size - 1 - a)) & 1
-            prod = prod * np.where(bit == 1, ratio[a], 1.0)
+        masks, d = unique[high], f_one.size
+        bits = (masks[:, None] >> np.arange(d - 1, -1, -1)[None, :]) & 1       # attribute a = bit d-1-a
+        prod = np.full(masks.size, float(n))
+        for _ in range(int(order.max())):         # the attributes of each T in increasing order (a product
+            a = np.argmax(bits, axis=1)           # times 1.0 is that product: the same bytes as a loop over
+            prod = np.where(bits[np.arange(masks.size), a] == 1, prod * ratio[a], prod)   # every attribute)
+            bits[np.arange(masks.size), a] = 0
         mean[high] = prod
     return mean
 
@@ -912,11 +948,23 @@ def _consistent_tables(plan, measurements, n, cache=None):
     (:func:`_maximal_sets`), consistent with each other."""
     unique, estimate, variance = _parity_estimates(plan, measurements, cache)
     f = _shrink(unique, estimate, variance, n, plan.d)
+    sets = _maximal_sets([S for S, _, _ in measurements])
     fitted = {}
-    for S in _maximal_sets([S for S, _, _ in measurements]):
-        coef = f[np.searchsorted(unique, plan.masks(S))]
-        fitted[S] = _hadamard(coef, len(S)) / (1 << len(S))
-    return fitted
+    for size in sorted({len(S) for S in sets}):   # the sets of one size at once (row by row the same arithmetic)
+        group = [S for S in sets if len(S) == size]
+        coef = f[np.searchsorted(unique, np.stack([plan.masks(S) for S in group]))]
+        tables = _hadamard_rows(coef, size) / (1 << size)
+        fitted.update(zip(group, tables))
+    return {S: fitted[S] for S in sets}
+
+
+def _hadamard_rows(y, s):
+    """:func:`_hadamard` of each row of ``y`` (``(rows, 2^s)``): the same additions and subtractions per row."""
+    h = np.array(y, dtype=np.float64).reshape((-1,) + (2,) * s)
+    for axis in range(1, s + 1):
+        a, b = np.take(h, 0, axis=axis), np.take(h, 1, axis=axis)
+        h = np.stack((a + b, a - b), axis=axis)
+    return h.reshape(h.shape[0], -1)
 
 
 def _maximal_sets(sets) -> list:
@@ -925,7 +973,11 @@ def _maximal_sets(sets) -> list:
     maximal ones fits them all (up to the clipping at 0)."""
     distinct = list(dict.fromkeys(sets))
     masks = [sum(1 << a for a in S) for S in distinct]
-    return [S for S, m in zip(distinct, masks) if not any(r != m and r & m == m for r in masks)]
+    kept = []
+    for S, m in zip(distinct, masks):             # a set is in another only if that one is larger
+        if not any(r & m == m for r in masks if r.bit_count() > len(S)):
+            kept.append(S)
+    return kept
 
 
 def _fit(plan, p, measurements, n, tol, sweeps=None, cache=None):
@@ -934,7 +986,8 @@ def _fit(plan, p, measurements, n, tol, sweeps=None, cache=None):
     targets = {}
     for S, table in fitted.items():
         t = np.maximum(table, 0.0)
-        t = t / t.sum() if t.sum() > 0 else np.full(t.size, 1.0 / t.size)
+        total = t.sum()
+        t = t / total if total > 0 else np.full(t.size, 1.0 / t.size)
         targets[S] = np.maximum(t, _PRIOR_FLOOR)
     if isinstance(p, _FactoredModel):
         p = p.prepared(list(targets))                       # the tree, or the table when it is cheaper
