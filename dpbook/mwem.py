@@ -878,8 +878,57 @@ def _prior_variance(estimate, variance, high) -> float:
     """The maximum-likelihood ``τ²`` in ``[0, high]`` of ``f̂_T ~ N(0, τ² + v_T)`` (independent): the root of the
     score ``g(τ²) = Σ_T (f̂_T² − τ² − v_T) / (τ² + v_T)²`` (a moment equation in which each coefficient weighs by
     its own precision, so uninformative ones do not drown informative ones), ``0`` when ``g(0) <= 0`` and
-    ``high`` when ``g(high) >= 0``, else found by ``_PRIOR_BISECTIONS`` bisections.  Additions, products and
-    quotients only (no ``log``, whose SIMD kernels round differently by CPU): the same bytes on every CPU."""
+    ``high`` when ``g(high) >= 0``, else the midpoint after ``_PRIOR_BISECTIONS`` bisections of ``[0, high]``.
+    Additions, products and quotients only (no ``log``, whose SIMD kernels round differently by CPU): the same
+    bytes on every CPU.
+
+    The bisection runs in batches, with the same midpoints and the same signs as one score at a time
+    (:func:`_prior_variance_reference`), so the same result: a guess of the root (first the moment estimate
+    ``mean(f̂_T² − v_T)``, then Illinois' regula falsi on the bracket) predicts the rest of the path, one batch
+    evaluates the score at every predicted midpoint, and the path is kept up to the first midpoint whose sign
+    differs from the prediction (the guess changes how many batches it takes, never the result).  A midpoint
+    equal to an end of its interval ends the bisection: every later step keeps the interval (``g > 0`` at its
+    lower end, ``g <= 0`` at its upper one)."""
+    square = estimate * estimate
+
+    def scores(points):
+        total = points[:, None] + variance[None, :]
+        return np.sum((square - total) / (total * total), axis=1)      # a row's sum is the vector's sum
+    ends = scores(np.array([0.0, float(high)]))
+    if ends[0] <= 0.0:
+        return 0.0
+    if ends[1] >= 0.0:
+        return float(high)
+    lo, hi, g_lo, g_hi, done = 0.0, float(high), float(ends[0]), float(ends[1]), 0
+    guess, w_lo, w_hi = float(np.mean(square - variance)), 1.0, 1.0
+    while done < _PRIOR_BISECTIONS:
+        if not lo < guess < hi:
+            guess = lo + (hi - lo) * ((w_lo * g_lo) / (w_lo * g_lo - w_hi * g_hi))
+        mids, a, b = [], lo, hi
+        for _ in range(_PRIOR_BISECTIONS - done):
+            mid = 0.5 * (a + b)
+            if mid == a or mid == b:
+                break
+            mids.append(mid)
+            a, b = (mid, b) if mid < guess else (a, mid)
+        if not mids:
+            break
+        was = lo, hi
+        for mid, g in zip(mids, scores(np.array(mids)).tolist()):
+            done += 1
+            if g > 0.0:
+                lo, g_lo = mid, g
+            else:
+                hi, g_hi = mid, g
+            if (g > 0.0) != (mid < guess):
+                break
+        w_lo, w_hi = (w_lo * 0.5, 1.0) if lo == was[0] else (1.0, w_hi * 0.5) if hi == was[1] else (1.0, 1.0)
+        guess = math.nan                          # the next guess: regula falsi on the new bracket
+    return 0.5 * (lo + hi)
+
+
+def _prior_variance_reference(estimate, variance, high) -> float:
+    """:func:`_prior_variance` one score at a time: the reference its batches are tested against."""
     square = estimate * estimate
 
     def score(tau2):
