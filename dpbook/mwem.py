@@ -1084,9 +1084,11 @@ def _maximal_sets(sets) -> list:
     maximal ones fits them all (up to the clipping at 0)."""
     distinct = list(dict.fromkeys(sets))
     masks = [sum(1 << a for a in S) for S in distinct]
+    sizes = [len(S) for S in distinct]
     kept = []
     for S, m in zip(distinct, masks):             # a set is in another only if that one is larger
-        if not any(r & m == m for r in masks if r.bit_count() > len(S)):
+        larger = [r for r, k in zip(masks, sizes) if k > len(S)]
+        if not any(r & m == m for r in larger):
             kept.append(S)
     return kept
 
@@ -1474,8 +1476,8 @@ def _chordal_cliques(d, sets):
 def _junction_edges(cliques):
     """A junction tree of the maximal cliques of a chordal graph: a maximum-weight spanning tree on the
     separator sizes ``|C_i ∩ C_j|`` (Kruskal, ties by index; separators may be empty: one connected tree)."""
-    pairs = sorted(((-len(set(a) & set(b)), i, j) for i, a in enumerate(cliques) for j, b in enumerate(cliques)
-                    if i < j), key=lambda e: e)
+    sets = [set(C) for C in cliques]
+    pairs = sorted((-len(a & b), i, j) for i, a in enumerate(sets) for j, b in enumerate(sets) if i < j)
     root = list(range(len(cliques)))
 
     def find(i):
@@ -1684,23 +1686,18 @@ class _FactoredModel:
             incoming[j] = incoming[j] * np.reshape(f.min(axis=away), shape)
 
     def table(self) -> np.ndarray:
-        """The ``2^d`` table ``Π_i β_i / μ_{s_i}``, built outward from clique 0 (each step adds a clique's new
-        attributes)."""
-        names = list(self.cliques[0])
-        t = np.array(self.beta[0], dtype=np.float64)
+        """The ``2^d`` table ``Π_i β_i / μ_{s_i}``, built outward from clique 0 (each step multiplies in a
+        clique's conditional table).  Every table is held on the ``d`` axes in attribute order (length 1 for an
+        attribute not yet in it, the cliques' attributes being sorted), so the last product is the table in the
+        universe's order with no transposition; the same products as joining the axes one clique at a time."""
+        d = self.d
+
+        def spread(f, C):                                   # f on the sorted clique C, as a d-axis array
+            return np.reshape(f, tuple(2 if a in C else 1 for a in range(d)))
+        t = spread(np.array(self.beta[0], dtype=np.float64), self.cliques[0])
         for i in self.order[1:]:
-            C = self.cliques[i]
-            f = self._conditional(i)
-            new = [a for a in C if a not in names]
-            perm = sorted(range(len(C)), key=lambda k: (C[k] in new, names.index(C[k]) if C[k] not in new else k))
-            f = np.transpose(f, perm)                       # separator axes first, in t's order, then the new ones
-            shape = [1] * len(names) + [2] * len(new)
-            for a in C:
-                if a not in new:
-                    shape[names.index(a)] = 2
-            t = t.reshape(t.shape + (1,) * len(new)) * f.reshape(shape)
-            names += new
-        return np.ascontiguousarray(np.transpose(t, np.argsort(names))).reshape(-1)
+            t = t * spread(self._conditional(i), self.cliques[i])
+        return np.ascontiguousarray(np.broadcast_to(t, (2,) * d)).reshape(-1)
 
     def _indicators(self):
         """Per clique ``I[a, v, x_C] = 1{x_a = v}`` for its attributes ``a`` (zero rows for the others), and per
