@@ -863,6 +863,36 @@ class _AdaptivePlan:
                 self._block_plan = ((h1, h2, l), np.array(take, dtype=np.int64), matrix)
         return self._block_plan
 
+    def scale_one_way(self, p, free) -> float:
+        """One proportional-fitting step for every attribute of ``free`` (``{a: 1-way target}``, independent
+        attributes, :func:`_free_attributes`) at once: their 1-way marginals from two passes (the table as a
+        ``2^h × 2^l`` matrix: its row and column sums), then ``p`` (in place) times the product of their ratios,
+        one vector per side.  Returns the largest miss ``|marginal − target|`` before the step."""
+        h = self.d // 2
+        l = self.d - h
+        A = p.reshape(1 << h, 1 << l)
+        sides = ((A.sum(axis=1), h, 0), (A.sum(axis=0), l, h))
+        worst, factors = 0.0, []
+        for side, bits, first in sides:
+            factor = None
+            for a in range(first, first + bits):
+                if a not in free:
+                    continue
+                view = (1 << (a - first), 2, 1 << (first + bits - 1 - a))
+                m = side.reshape(view).sum(axis=(0, 2))
+                t = free[a]
+                worst = max(worst, float(np.max(np.abs(m - t))))
+                ratio = t / m if m.all() else np.divide(t, m, out=np.zeros_like(t), where=m > 0)
+                if factor is None:
+                    factor = np.ones(1 << bits)
+                factor.reshape(view)[...] *= ratio[None, :, None]
+            factors.append(factor)
+        if factors[0] is not None:
+            A *= factors[0][:, None]
+        if factors[1] is not None:
+            A *= factors[1][None, :]
+        return worst
+
     def scale(self, p, S, ratio):
         """``p`` (in place) times ``ratio[cell of S]`` on each cell: the proportional-fitting update."""
         shape, _, index = self.shapes(S)
@@ -1106,9 +1136,11 @@ def _fit(plan, p, measurements, n, tol, sweeps=None, cache=None):
         p = p.prepared(list(targets))                       # the tree, or the table when it is cheaper
         if isinstance(p, _FactoredModel):
             return p.fit(targets, tol, sweeps)
+    free = _free_attributes(plan, measurements, targets)     # {a: its 1-way target}, fitted together first
+    targets = {S: t for S, t in targets.items() if not (len(S) == 1 and S[0] in free)}
     cube, previous = p, np.inf
     for sweep in range(_FIT_SWEEPS if sweeps is None else sweeps):
-        worst = 0.0
+        worst = plan.scale_one_way(cube, free) if free else 0.0
         for S, t in targets.items():
             if len(S) == plan.d:
                 worst = max(worst, float(np.max(np.abs(cube - t))))
@@ -1122,6 +1154,27 @@ def _fit(plan, p, measurements, n, tol, sweeps=None, cache=None):
             break
         previous = worst
     return cube
+
+
+def _free_attributes(plan, measurements, targets) -> dict:
+    """The attributes whose 1-way target is fitted with the others' in one step (:meth:`_AdaptivePlan.
+    scale_one_way`): ``{a: target}`` for each attribute in no measured set but its own 1-way one, when there
+    are at least two and the full table was never measured.  The table is then a log-linear model over the
+    measured sets (proportional fitting from the uniform table), in which such an attribute appears in its own
+    factor only: it is independent of the others, so scaling it changes no other set's marginal and the
+    others' scalings do not change its marginal (each up to the table's total, which the next ratio and the
+    sweep's normalisation absorb).  Fitting them together, before the other sets, is therefore the same
+    sweep, up to rounding.  Reads the measured sets only (released)."""
+    if not plan.has_full:
+        return {}
+    joined = set()
+    for S, _, _ in measurements:
+        if len(S) == plan.d:
+            return {}
+        if len(S) > 1:
+            joined.update(S)
+    free = {S[0]: t for S, t in targets.items() if len(S) == 1 and S[0] not in joined}
+    return dict(sorted(free.items())) if len(free) >= 2 else {}
 
 
 def _opening_informative(n, noise) -> bool:
