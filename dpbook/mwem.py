@@ -514,7 +514,9 @@ def adaptive_marginals(x, workload, *, epsilon, delta=0.0, n=None, neighbours="a
     fitting step makes the set's clique exact (messages along the tree path) and scales it, every candidate's
     table comes from one pass over the tree, and the ``2^d`` table is built once, for the release.  A measured
     set in no clique rebuilds the tree from the factors; the model becomes the table when the full table is
-    measured or the cliques would hold more than ``2^d/64`` cells.  These rules read the workload and the
+    measured or the cliques would hold more than ``2^d/64`` cells.  On the table, the attributes that no measured
+    set joins to another are independent in ``p`` (their only factor is their own 1-way one), so their 1-way
+    scalings are one step of two passes (:func:`_free_attributes`).  These rules read the workload and the
     measured sets only, and either form is a function of the released measurements: post-processing.
 
     Privacy (re-derived, both variants).  ``Δ`` (``Δ₂``) is the L1 (L2) sensitivity of one marginal table (the
