@@ -1117,12 +1117,9 @@ def _maximal_sets(sets) -> list:
     distinct = list(dict.fromkeys(sets))
     masks = [sum(1 << a for a in S) for S in distinct]
     sizes = [len(S) for S in distinct]
-    kept = []
-    for S, m in zip(distinct, masks):             # a set is in another only if that one is larger
-        larger = [r for r, k in zip(masks, sizes) if k > len(S)]
-        if not any(r & m == m for r in larger):
-            kept.append(S)
-    return kept
+    larger = {k: [r for r, j in zip(masks, sizes) if j > k] for k in set(sizes)}
+    return [S for S, m in zip(distinct, masks)    # a set is in another only if that one is larger
+            if not any(r & m == m for r in larger[len(S)])]
 
 
 def _fit(plan, p, measurements, n, tol, sweeps=None, cache=None):
