@@ -968,7 +968,7 @@ def _popcount(masks) -> np.ndarray:
     return _BYTE_POPCOUNT[masks.reshape(masks.shape + (1,)).view(np.uint8)].sum(axis=-1)
 
 
-def _prior_variance(estimate, variance, high) -> float:
+def _prior_variance(estimate, variance, high, guess=None) -> float:
     """The maximum-likelihood ``τ²`` in ``[0, high]`` of ``f̂_T ~ N(0, τ² + v_T)`` (independent): the root of the
     score ``g(τ²) = Σ_T (f̂_T² − τ² − v_T) / (τ² + v_T)²`` (a moment equation in which each coefficient weighs by
     its own precision, so uninformative ones do not drown informative ones), ``0`` when ``g(0) <= 0`` and
@@ -980,7 +980,8 @@ def _prior_variance(estimate, variance, high) -> float:
     (:func:`_prior_variance_reference`), so the same result: a guess of the root (first the moment estimate
     ``mean(f̂_T² − v_T)``, then Illinois' regula falsi on the bracket) predicts the rest of the path, one batch
     evaluates the score at every predicted midpoint, and the path is kept up to the first midpoint whose sign
-    differs from the prediction (the guess changes how many batches it takes, never the result).  A midpoint
+    differs from the prediction (the guess changes how many batches it takes, never the result; ``guess``: a
+    first guess to use instead of the moment estimate, e.g. the previous round's root).  A midpoint
     equal to an end of its interval ends the bisection: every later step keeps the interval (``g > 0`` at its
     lower end, ``g <= 0`` at its upper one)."""
     square = estimate * estimate
@@ -994,7 +995,8 @@ def _prior_variance(estimate, variance, high) -> float:
     if ends[1] >= 0.0:
         return float(high)
     lo, hi, g_lo, g_hi, done = 0.0, float(high), float(ends[0]), float(ends[1]), 0
-    guess, w_lo, w_hi = float(np.mean(square - variance)), 1.0, 1.0
+    guess = float(np.mean(square - variance)) if guess is None else float(guess)
+    w_lo = w_hi = 1.0
     while done < _PRIOR_BISECTIONS:
         if not lo < guess < hi:
             guess = lo + (hi - lo) * ((w_lo * g_lo) / (w_lo * g_lo - w_hi * g_hi))
@@ -1059,14 +1061,15 @@ def _independence_means(unique, order, f_one, n) -> np.ndarray:
     return mean
 
 
-def _shrink(unique, estimate, variance, n, d):
+def _shrink(unique, estimate, variance, n, d, guesses=None):
     """Empirical-Bayes shrinkage of the parity estimates, one prior per order ``j = |T|``: ``f_T ~ N(m_T, τ_j²)``
     around the independent table's sums ``m_T`` (:func:`_independence_means`: ``0`` at order 1, the uniform
     table's; the product of the fitted 1-way marginals' sums at order ``>= 2``), ``τ_j²`` the maximum-likelihood
     value in ``[0, n²/3]`` of the deviations ``f̂_T − m_T`` (:func:`_prior_variance`; ``n²/3`` is the variance of
     the uniform law on the range ``|f_T| <= n``), and the posterior mean ``m_T + (f̂_T − m_T) τ_j² / (τ_j² +
     v_T)``; order 1 is fitted first (its sums make the other orders' means); ``f_∅ = n``.  Reads released values
-    and public ``n``, ``d`` only."""
+    and public ``n``, ``d`` only.  ``guesses``: a dict kept across one run's calls, ``{j: the last τ_j²}``, the
+    next bisection's first guess (its cost only, never its result)."""
     order = _popcount(unique)
     f = np.zeros_like(estimate)
     mean = np.zeros_like(estimate)
@@ -1074,7 +1077,10 @@ def _shrink(unique, estimate, variance, n, d):
     for j in np.unique(order[order > 0]):           # ascending: order 1 (a measured set reaches it) comes first
         at = order == j
         dev = estimate[at] - mean[at]
-        tau2 = _prior_variance(dev, variance[at], float(n) ** 2 / _PRIOR_SHARE)
+        tau2 = _prior_variance(dev, variance[at], float(n) ** 2 / _PRIOR_SHARE,
+                               guess=None if guesses is None else guesses.get(int(j)))
+        if guesses is not None:
+            guesses[int(j)] = tau2
         f[at] = mean[at] + dev * (tau2 / (tau2 + variance[at]))
         if j == 1:
             f_one = np.zeros(d)
@@ -1090,7 +1096,7 @@ def _consistent_tables(plan, measurements, n, cache=None):
     by :func:`_shrink`; returns ``{S: fitted table in counts}`` for the maximal measured sets
     (:func:`_maximal_sets`), consistent with each other."""
     unique, estimate, variance = _parity_estimates(plan, measurements, cache)
-    f = _shrink(unique, estimate, variance, n, plan.d)
+    f = _shrink(unique, estimate, variance, n, plan.d, None if cache is None else cache.setdefault("tau2", {}))
     sets = _maximal_sets([S for S, _, _ in measurements])
     fitted = {}
     for size in sorted({len(S) for S in sets}):   # the sets of one size at once (row by row the same arithmetic)

@@ -32,6 +32,8 @@ def test_batched_bisection_is_the_bisection_to_the_bit():
     for estimate, variance, high in _cases(1500, 7):
         fast, slow = _prior_variance(estimate, variance, high), _prior_variance_reference(estimate, variance, high)
         assert type(fast) is float and fast == slow
+        for guess in (slow, slow * (1 + 1e-9), 0.5 * high, -1.0, 2.0 * high):    # a first guess: cost only
+            assert _prior_variance(estimate, variance, high, guess=guess) == slow
         edges += fast in (0.0, float(high))
     assert 0 < edges < 1500                         # the edges and the interior are both exercised
 
