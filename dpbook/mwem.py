@@ -1755,7 +1755,9 @@ class _FactoredModel:
         t = spread(np.array(self.beta[0], dtype=np.float64), self.cliques[0])
         for i in self.order[1:]:
             t = t * spread(self._conditional(i), self.cliques[i])
-        return np.ascontiguousarray(np.broadcast_to(t, (2,) * d)).reshape(-1)
+        if t.shape != (2,) * d:                             # (every attribute is in a clique: not reached)
+            t = np.broadcast_to(t, (2,) * d).copy()
+        return t.reshape(-1)                                # a new, writable array (fitting scales it in place)
 
     def _indicators(self):
         """Per clique ``I[a, v, x_C] = 1{x_a = v}`` for its attributes ``a`` (zero rows for the others), and per
