@@ -36,10 +36,11 @@ from __future__ import annotations
 
 import itertools
 import math
+import weakref
 
 import numpy as np
 
-from .exponential import exponential_mechanism
+from .exponential import _logits, exponential_mechanism
 from .multiplicative_weights import marginal_layout, mw_update
 from ._mw_kernels import cube_blocks
 from .noise import as_noise, gaussian_noise, laplace_noise
@@ -513,7 +514,9 @@ def adaptive_marginals(x, workload, *, epsilon, delta=0.0, n=None, neighbours="a
     fitting step makes the set's clique exact (messages along the tree path) and scales it, every candidate's
     table comes from one pass over the tree, and the ``2^d`` table is built once, for the release.  A measured
     set in no clique rebuilds the tree from the factors; the model becomes the table when the full table is
-    measured or the cliques would hold more than ``2^d/64`` cells.  These rules read the workload and the
+    measured or the cliques would hold more than ``2^d/64`` cells.  On the table, the attributes that no measured
+    set joins to another are independent in ``p`` (their only factor is their own 1-way one), so their 1-way
+    scalings are one step of two passes (:func:`_free_attributes`).  These rules read the workload and the
     measured sets only, and either form is a function of the released measurements: post-processing.
 
     Privacy (re-derived, both variants).  ``Δ`` (``Δ₂``) is the L1 (L2) sensitivity of one marginal table (the
@@ -606,7 +609,7 @@ def adaptive_release(x, workload, *, epsilon, n, neighbours, select_share, trial
         runs = [_full_table_run(x, W.N, epsilon=epsilon, n=n, sensitivity=delta1, rng=p.rng, sampler=noise, rho=rho)
                 for _ in range(R)]
     else:
-        plan = _AdaptivePlan(W)
+        plan = _plan(W)
         make = ((lambda: _LaplaceRounds(epsilon, plan.d, delta1, select_share, p.noise,
                                         opening or adaptive_one_way_budget)) if rho is None else
                 (lambda: _ZcdpRounds(rho, plan.d, delta1, l2, select_share, p.noise,
@@ -723,6 +726,18 @@ def measure_one_way_marginals(counts, scale, sampler, rng):
     return counts + sampler(scale, counts.shape, rng)
 
 
+_PLANS = weakref.WeakKeyDictionary()      # workload -> its plan (a workload's cells are frozen: the plan cannot go stale)
+
+
+def _plan(W):
+    """The :class:`_AdaptivePlan` of ``W``, built once per workload object (a workload is immutable after
+    validation, and the plan is a function of its cells only)."""
+    plan = _PLANS.get(W)
+    if plan is None:
+        plan = _PLANS[W] = _AdaptivePlan(W)
+    return plan
+
+
 class _AdaptivePlan:
     """The public part of :func:`adaptive_marginals`: candidates, weights, and the reshapes of the table."""
 
@@ -752,7 +767,7 @@ class _AdaptivePlan:
         sizes = np.array([1 << len(S) for S in cands])
         self.starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
         self.offset = {S: int(o) for S, o in zip(cands, self.starts)}
-        self._shapes = {}
+        self._shapes, self._masks = {}, {}
 
     def shapes(self, S):
         """The view of the table for the marginal on ``S``: rows of ``2^L`` contiguous cells (the last ``L =
@@ -788,13 +803,111 @@ class _AdaptivePlan:
         whose two passes over the table are a fifth of this one's): every candidate's marginal table of ``p``."""
         return np.maximum(self.cells.corner_matrix() @ self.cells.superset_sums(p)[0], 0.0)
 
+    def block_counts(self, p) -> np.ndarray:
+        """:meth:`counts` through three marginals of ``p`` (``None`` when they do not apply, :meth:`_blocks`).
+        The table as a ``2^{h1} × 2^{h2} × 2^l`` array (the first ``h = h1 + h2 = ⌊d/2⌋`` attributes in two
+        halves, the last ``l``); its marginals on the first ``h``, on the first half and the last ``l``, and on
+        the second half and the last ``l`` (three passes along contiguous rows) hold every pair of attributes.
+        Each marginal ``M`` (a ``2^f × 2^{l'}`` matrix: a half, or none, then the rest) gives the superset sums
+        ``g_z = Σ_{y ⊇ z} M_y`` needed (``|z| <= 2``, at most one attribute of the half): the sums over the half's
+        rows, its rows with at most one attribute, their sums along the rest.  The candidates' cells are the
+        corner matrix on those ``g_z``.  The same sums in another order: equal to :meth:`counts` up to rounding,
+        and exactly equal on integer counts (every partial sum an integer below ``2^53``)."""
+        blocks = self._blocks()
+        if blocks is None:
+            return None
+        (h1, h2, l), take, corners = blocks
+        A = p.reshape(1 << h1, 1 << h2, 1 << l)
+        rows = [np.ascontiguousarray(A.sum(axis=2), dtype=np.float64).reshape(1, -1)]
+        for M, f in ((A.sum(axis=1), h1), (A.sum(axis=0), h2)):
+            g = np.ascontiguousarray(M, dtype=np.float64).reshape(-1)
+            for axis in range(f):                 # g[.., 0, ..] += g[.., 1, ..] on the half's bits (long rows)
+                view = g.reshape(-1, 2, 1 << (f - 1 - axis + l))
+                np.add(view[:, 0, :], view[:, 1, :], out=view[:, 0, :])
+            rows.append(g.reshape(1 << f, 1 << l)[[0] + [1 << (f - 1 - i) for i in range(f)]])
+        groups = [np.concatenate(rows)] if h1 + h2 == l else [rows[0], np.concatenate(rows[1:])]
+        for g in groups:                          # then on the rest's bits, for those rows only
+            bits = g.shape[1].bit_length() - 1
+            for axis in range(bits):
+                view = g.reshape(-1, 2, 1 << (bits - 1 - axis))
+                np.add(view[:, 0, :], view[:, 1, :], out=view[:, 0, :])
+        return corners @ np.concatenate([g.reshape(-1) for g in groups])[take]
+
+    def _blocks(self):
+        """What :meth:`block_counts` needs, built once: ``None`` unless every candidate but the full table has at
+        most two attributes and ``4 <= d <= 16`` (a larger pair workload is factored).  Else ((h1, h2, l): the
+        widths of the two halves of the first attributes and of the last ones; the position of each ``g_z`` with
+        ``|z| <= 2`` among the three marginals' sums; the corner matrix on those ``g_z``)."""
+        if not hasattr(self, "_block_plan"):
+            self._block_plan = None
+            if 4 <= self.d <= 16 and all(len(S) <= 2 for S in self.candidates if len(S) < self.d):
+                d = self.d
+                h = d // 2
+                h1, h2, l = h // 2, h - h // 2, d - h
+                units = [([], list(range(h))), (list(range(h1)), list(range(h, d))), (list(range(h1, h)),
+                                                                                      list(range(h, d)))]
+                sizes = [(len(half) + 1) << len(rest) for half, rest in units]
+                start = np.cumsum([0] + sizes)
+                corners = self.cells.corner_matrix().tocoo()
+                masks = np.unique(corners.col)
+                take = []
+                for z in masks.tolist():
+                    attrs = [a for a in range(d) if z >> (d - 1 - a) & 1]
+                    k = next(k for k, (half, rest) in enumerate(units)
+                             if set(attrs) <= set(half + rest) and len(set(attrs) & set(half)) <= 1)
+                    half, rest = units[k]
+                    row = next((1 + half.index(a) for a in attrs if a in half), 0)
+                    local = sum(1 << (len(rest) - 1 - rest.index(a)) for a in attrs if a in rest)
+                    take.append(int(start[k]) + (row << len(rest)) + local)
+                compact = np.searchsorted(masks, corners.col)
+                matrix = type(self.cells.corner_matrix())((corners.data, (corners.row, compact)),
+                                                          shape=(corners.shape[0], masks.size))
+                self._block_plan = ((h1, h2, l), np.array(take, dtype=np.int64), matrix)
+        return self._block_plan
+
+    def scale_one_way(self, p, free) -> float:
+        """One proportional-fitting step for every attribute of ``free`` (``{a: 1-way target}``, independent
+        attributes, :func:`_free_attributes`) at once: their 1-way marginals from two passes (the table as a
+        ``2^h × 2^l`` matrix: its row and column sums), then ``p`` (in place) times the product of their ratios,
+        one vector per side.  Returns the largest miss ``|marginal − target|`` before the step."""
+        h = self.d // 2
+        l = self.d - h
+        A = p.reshape(1 << h, 1 << l)
+        sides = ((A.sum(axis=1), h, 0), (A.sum(axis=0), l, h))
+        worst, factors = 0.0, []
+        for side, bits, first in sides:
+            factor = None
+            for a in range(first, first + bits):
+                if a not in free:
+                    continue
+                view = (1 << (a - first), 2, 1 << (first + bits - 1 - a))
+                m = side.reshape(view).sum(axis=(0, 2))
+                t = free[a]
+                worst = max(worst, float(np.max(np.abs(m - t))))
+                ratio = t / m if m.all() else np.divide(t, m, out=np.zeros_like(t), where=m > 0)
+                if factor is None:
+                    factor = np.ones(1 << bits)
+                factor.reshape(view)[...] *= ratio[None, :, None]
+            factors.append(factor)
+        if factors[0] is not None:
+            A *= factors[0][:, None]
+        if factors[1] is not None:
+            A *= factors[1][None, :]
+        return worst
+
     def scale(self, p, S, ratio):
         """``p`` (in place) times ``ratio[cell of S]`` on each cell: the proportional-fitting update."""
         shape, _, index = self.shapes(S)
         p.reshape(shape)[...] *= ratio[index]
 
     def masks(self, S):
-        """The global bit mask (attribute a = bit d-1-a) of each subset ``T ⊆ S``, in Hadamard order."""
+        """The global bit mask (attribute a = bit d-1-a) of each subset ``T ⊆ S``, in Hadamard order (cached)."""
+        masks = self._masks.get(S)
+        if masks is None:
+            masks = self._masks[S] = self._subset_masks(S)
+        return masks
+
+    def _subset_masks(self, S):
         bits = np.array([1 << (self.d - 1 - a) for a in S], dtype=np.int64)
         local = np.arange(1 << len(S))
         chosen = (local[:, None] >> np.arange(len(S) - 1, -1, -1)) & 1
@@ -813,22 +926,37 @@ def _hadamard(y, s):
 def _parity_estimates(plan, measurements, cache=None):
     """The measurements alone in the parity basis: for every subset mask ``T`` they reach, the inverse-variance
     average ``f̂_T`` and its variance ``v_T`` (decoupled per ``T``: an orthogonal transform of i.i.d. noise).
-    ``cache``: a dict kept across one run's calls (each measurement is transformed once)."""
-    cache = {} if cache is None else cache
-    keys, values, inverse = [], [], []
-    for S, b, y in measurements:
-        key = (id(y), S, b)
-        if key not in cache:                      # the entry holds y, so its id is not reused while cached
-            cache[key] = (y, plan.masks(S), _hadamard(y, len(S)),
-                          np.full(1 << len(S), 1.0 / ((1 << len(S)) * 2.0 * b * b)))
-        _, mask, value, inv = cache[key]
-        keys.append(mask)
-        values.append(value)
-        inverse.append(inv)
-    keys, values, inverse = np.concatenate(keys), np.concatenate(values), np.concatenate(inverse)
-    unique, where = np.unique(keys, return_inverse=True)
-    precision = np.bincount(where, weights=inverse)
-    return unique, np.bincount(where, weights=inverse * values) / precision, 1.0 / precision
+    ``cache``: a dict kept across one run's calls, whose measurements only grow: each measurement is transformed
+    and added to the running sums once (its precision and precision-weighted estimate, per mask, in the order
+    measured: the same additions, in the same order, as summing every measurement afresh)."""
+    state = None if cache is None else cache.get("parity")
+    done = 0 if state is None else state["count"]
+    if state is None or done > len(measurements) or (done and measurements[done - 1][2] is not state["last"]):
+        state = {"count": 0, "last": None, "unique": np.zeros(0, dtype=np.int64), "precision": np.zeros(0),
+                 "weighted": np.zeros(0)}
+        done = 0
+    unique, precision, weighted = state["unique"], state["precision"], state["weighted"]
+    for S, b, y in measurements[done:]:
+        mask = plan.masks(S)
+        value = _hadamard(y, len(S))
+        inv = 1.0 / ((1 << len(S)) * 2.0 * b * b)
+        at = np.searchsorted(unique, mask)
+        if not (at < unique.size).all() or not (unique[np.minimum(at, unique.size - 1)] == mask).all():
+            merged = np.union1d(unique, mask)
+            old = np.searchsorted(merged, unique)
+            precision, weighted = np.zeros(merged.size), np.zeros(merged.size)
+            precision[old], weighted[old] = state["precision"], state["weighted"]
+            unique = merged
+            at = np.searchsorted(unique, mask)
+        precision[at] += inv                      # 0 + the first term is that term: sums as bincount's
+        weighted[at] += inv * value
+        state["precision"], state["weighted"] = precision, weighted
+    if measurements:
+        state["count"], state["last"] = len(measurements), measurements[-1][2]
+    state["unique"] = unique
+    if cache is not None:
+        cache["parity"] = state
+    return unique, weighted / precision, 1.0 / precision
 
 
 _BYTE_POPCOUNT = np.array([bin(v).count("1") for v in range(256)], dtype=np.int64)
@@ -840,12 +968,63 @@ def _popcount(masks) -> np.ndarray:
     return _BYTE_POPCOUNT[masks.reshape(masks.shape + (1,)).view(np.uint8)].sum(axis=-1)
 
 
-def _prior_variance(estimate, variance, high) -> float:
+def _prior_variance(estimate, variance, high, guess=None) -> float:
     """The maximum-likelihood ``τ²`` in ``[0, high]`` of ``f̂_T ~ N(0, τ² + v_T)`` (independent): the root of the
     score ``g(τ²) = Σ_T (f̂_T² − τ² − v_T) / (τ² + v_T)²`` (a moment equation in which each coefficient weighs by
     its own precision, so uninformative ones do not drown informative ones), ``0`` when ``g(0) <= 0`` and
-    ``high`` when ``g(high) >= 0``, else found by ``_PRIOR_BISECTIONS`` bisections.  Additions, products and
-    quotients only (no ``log``, whose SIMD kernels round differently by CPU): the same bytes on every CPU."""
+    ``high`` when ``g(high) >= 0``, else the midpoint after ``_PRIOR_BISECTIONS`` bisections of ``[0, high]``.
+    Additions, products and quotients only (no ``log``, whose SIMD kernels round differently by CPU): the same
+    bytes on every CPU.
+
+    The bisection runs in batches, with the same midpoints and the same signs as one score at a time
+    (:func:`_prior_variance_reference`), so the same result: a guess of the root (first the moment estimate
+    ``mean(f̂_T² − v_T)``, then Illinois' regula falsi on the bracket) predicts the rest of the path, one batch
+    evaluates the score at every predicted midpoint, and the path is kept up to the first midpoint whose sign
+    differs from the prediction (the guess changes how many batches it takes, never the result; ``guess``: a
+    first guess to use instead of the moment estimate, e.g. the previous round's root).  A midpoint
+    equal to an end of its interval ends the bisection: every later step keeps the interval (``g > 0`` at its
+    lower end, ``g <= 0`` at its upper one)."""
+    square = estimate * estimate
+
+    def scores(points):
+        total = points[:, None] + variance[None, :]
+        return np.sum((square - total) / (total * total), axis=1)      # a row's sum is the vector's sum
+    ends = scores(np.array([0.0, float(high)]))
+    if ends[0] <= 0.0:
+        return 0.0
+    if ends[1] >= 0.0:
+        return float(high)
+    lo, hi, g_lo, g_hi, done = 0.0, float(high), float(ends[0]), float(ends[1]), 0
+    guess = float(np.mean(square - variance)) if guess is None else float(guess)
+    w_lo = w_hi = 1.0
+    while done < _PRIOR_BISECTIONS:
+        if not lo < guess < hi:
+            guess = lo + (hi - lo) * ((w_lo * g_lo) / (w_lo * g_lo - w_hi * g_hi))
+        mids, a, b = [], lo, hi
+        for _ in range(_PRIOR_BISECTIONS - done):
+            mid = 0.5 * (a + b)
+            if mid == a or mid == b:
+                break
+            mids.append(mid)
+            a, b = (mid, b) if mid < guess else (a, mid)
+        if not mids:
+            break
+        was = lo, hi
+        for mid, g in zip(mids, scores(np.array(mids)).tolist()):
+            done += 1
+            if g > 0.0:
+                lo, g_lo = mid, g
+            else:
+                hi, g_hi = mid, g
+            if (g > 0.0) != (mid < guess):
+                break
+        w_lo, w_hi = (w_lo * 0.5, 1.0) if lo == was[0] else (1.0, w_hi * 0.5) if hi == was[1] else (1.0, 1.0)
+        guess = math.nan                          # the next guess: regula falsi on the new bracket
+    return 0.5 * (lo + hi)
+
+
+def _prior_variance_reference(estimate, variance, high) -> float:
+    """:func:`_prior_variance` one score at a time: the reference its batches are tested against."""
     square = estimate * estimate
 
     def score(tau2):
@@ -871,23 +1050,26 @@ def _independence_means(unique, order, f_one, n) -> np.ndarray:
     high = order >= 2
     if high.any():
         ratio = f_one / float(n)
-        prod = np.full(int(high.sum()), float(n))
-        masks = unique[high]
-        for a in range(f_one.size):
-            bit = (masks >> (f_one.size - 1 - a)) & 1
-            prod = prod * np.where(bit == 1, ratio[a], 1.0)
+        masks, d = unique[high], f_one.size
+        bits = (masks[:, None] >> np.arange(d - 1, -1, -1)[None, :]) & 1       # attribute a = bit d-1-a
+        prod = np.full(masks.size, float(n))
+        for _ in range(int(order.max())):         # the attributes of each T in increasing order (a product
+            a = np.argmax(bits, axis=1)           # times 1.0 is that product: the same bytes as a loop over
+            prod = np.where(bits[np.arange(masks.size), a] == 1, prod * ratio[a], prod)   # every attribute)
+            bits[np.arange(masks.size), a] = 0
         mean[high] = prod
     return mean
 
 
-def _shrink(unique, estimate, variance, n, d):
+def _shrink(unique, estimate, variance, n, d, guesses=None):
     """Empirical-Bayes shrinkage of the parity estimates, one prior per order ``j = |T|``: ``f_T ~ N(m_T, τ_j²)``
     around the independent table's sums ``m_T`` (:func:`_independence_means`: ``0`` at order 1, the uniform
     table's; the product of the fitted 1-way marginals' sums at order ``>= 2``), ``τ_j²`` the maximum-likelihood
     value in ``[0, n²/3]`` of the deviations ``f̂_T − m_T`` (:func:`_prior_variance`; ``n²/3`` is the variance of
     the uniform law on the range ``|f_T| <= n``), and the posterior mean ``m_T + (f̂_T − m_T) τ_j² / (τ_j² +
     v_T)``; order 1 is fitted first (its sums make the other orders' means); ``f_∅ = n``.  Reads released values
-    and public ``n``, ``d`` only."""
+    and public ``n``, ``d`` only.  ``guesses``: a dict kept across one run's calls, ``{j: the last τ_j²}``, the
+    next bisection's first guess (its cost only, never its result)."""
     order = _popcount(unique)
     f = np.zeros_like(estimate)
     mean = np.zeros_like(estimate)
@@ -895,7 +1077,10 @@ def _shrink(unique, estimate, variance, n, d):
     for j in np.unique(order[order > 0]):           # ascending: order 1 (a measured set reaches it) comes first
         at = order == j
         dev = estimate[at] - mean[at]
-        tau2 = _prior_variance(dev, variance[at], float(n) ** 2 / _PRIOR_SHARE)
+        tau2 = _prior_variance(dev, variance[at], float(n) ** 2 / _PRIOR_SHARE,
+                               guess=None if guesses is None else guesses.get(int(j)))
+        if guesses is not None:
+            guesses[int(j)] = tau2
         f[at] = mean[at] + dev * (tau2 / (tau2 + variance[at]))
         if j == 1:
             f_one = np.zeros(d)
@@ -911,12 +1096,24 @@ def _consistent_tables(plan, measurements, n, cache=None):
     by :func:`_shrink`; returns ``{S: fitted table in counts}`` for the maximal measured sets
     (:func:`_maximal_sets`), consistent with each other."""
     unique, estimate, variance = _parity_estimates(plan, measurements, cache)
-    f = _shrink(unique, estimate, variance, n, plan.d)
+    f = _shrink(unique, estimate, variance, n, plan.d, None if cache is None else cache.setdefault("tau2", {}))
+    sets = _maximal_sets([S for S, _, _ in measurements])
     fitted = {}
-    for S in _maximal_sets([S for S, _, _ in measurements]):
-        coef = f[np.searchsorted(unique, plan.masks(S))]
-        fitted[S] = _hadamard(coef, len(S)) / (1 << len(S))
-    return fitted
+    for size in sorted({len(S) for S in sets}):   # the sets of one size at once (row by row the same arithmetic)
+        group = [S for S in sets if len(S) == size]
+        coef = f[np.searchsorted(unique, np.stack([plan.masks(S) for S in group]))]
+        tables = _hadamard_rows(coef, size) / (1 << size)
+        fitted.update(zip(group, tables))
+    return {S: fitted[S] for S in sets}
+
+
+def _hadamard_rows(y, s):
+    """:func:`_hadamard` of each row of ``y`` (``(rows, 2^s)``): the same additions and subtractions per row."""
+    h = np.array(y, dtype=np.float64).reshape((-1,) + (2,) * s)
+    for axis in range(1, s + 1):
+        a, b = np.take(h, 0, axis=axis), np.take(h, 1, axis=axis)
+        h = np.stack((a + b, a - b), axis=axis)
+    return h.reshape(h.shape[0], -1)
 
 
 def _maximal_sets(sets) -> list:
@@ -925,7 +1122,10 @@ def _maximal_sets(sets) -> list:
     maximal ones fits them all (up to the clipping at 0)."""
     distinct = list(dict.fromkeys(sets))
     masks = [sum(1 << a for a in S) for S in distinct]
-    return [S for S, m in zip(distinct, masks) if not any(r != m and r & m == m for r in masks)]
+    sizes = [len(S) for S in distinct]
+    larger = {k: [r for r, j in zip(masks, sizes) if j > k] for k in set(sizes)}
+    return [S for S, m in zip(distinct, masks)    # a set is in another only if that one is larger
+            if not any(r & m == m for r in larger[len(S)])]
 
 
 def _fit(plan, p, measurements, n, tol, sweeps=None, cache=None):
@@ -934,15 +1134,18 @@ def _fit(plan, p, measurements, n, tol, sweeps=None, cache=None):
     targets = {}
     for S, table in fitted.items():
         t = np.maximum(table, 0.0)
-        t = t / t.sum() if t.sum() > 0 else np.full(t.size, 1.0 / t.size)
+        total = t.sum()
+        t = t / total if total > 0 else np.full(t.size, 1.0 / t.size)
         targets[S] = np.maximum(t, _PRIOR_FLOOR)
     if isinstance(p, _FactoredModel):
         p = p.prepared(list(targets))                       # the tree, or the table when it is cheaper
         if isinstance(p, _FactoredModel):
             return p.fit(targets, tol, sweeps)
+    free = _free_attributes(plan, measurements, targets)     # {a: its 1-way target}, fitted together first
+    targets = {S: t for S, t in targets.items() if not (len(S) == 1 and S[0] in free)}
     cube, previous = p, np.inf
     for sweep in range(_FIT_SWEEPS if sweeps is None else sweeps):
-        worst = 0.0
+        worst = plan.scale_one_way(cube, free) if free else 0.0
         for S, t in targets.items():
             if len(S) == plan.d:
                 worst = max(worst, float(np.max(np.abs(cube - t))))
@@ -950,12 +1153,33 @@ def _fit(plan, p, measurements, n, tol, sweeps=None, cache=None):
                 continue
             m = plan.marginal(cube, S)
             worst = max(worst, float(np.max(np.abs(m - t))))
-            plan.scale(cube, S, np.divide(t, m, out=np.zeros_like(t), where=m > 0))
+            plan.scale(cube, S, t / m if m.all() else np.divide(t, m, out=np.zeros_like(t), where=m > 0))
         cube /= cube.sum()
         if worst <= tol or worst > _STALL * previous:       # converged, or cycling between clipped targets
             break
         previous = worst
     return cube
+
+
+def _free_attributes(plan, measurements, targets) -> dict:
+    """The attributes whose 1-way target is fitted with the others' in one step (:meth:`_AdaptivePlan.
+    scale_one_way`): ``{a: target}`` for each attribute in no measured set but its own 1-way one, when there
+    are at least two and the full table was never measured.  The table is then a log-linear model over the
+    measured sets (proportional fitting from the uniform table), in which such an attribute appears in its own
+    factor only: it is independent of the others, so scaling it changes no other set's marginal and the
+    others' scalings do not change its marginal (each up to the table's total, which the next ratio and the
+    sweep's normalisation absorb).  Fitting them together, before the other sets, is therefore the same
+    sweep, up to rounding.  Reads the measured sets only (released)."""
+    if not plan.has_full:
+        return {}
+    joined = set()
+    for S, _, _ in measurements:
+        if len(S) == plan.d:
+            return {}
+        if len(S) > 1:
+            joined.update(S)
+    free = {S[0]: t for S, t in targets.items() if len(S) == 1 and S[0] not in joined}
+    return dict(sorted(free.items())) if len(free) >= 2 else {}
 
 
 def _opening_informative(n, noise) -> bool:
@@ -1143,7 +1367,7 @@ def _adaptive_run(x, plan, *, n, rounds, sensitivity, rng):
             err = np.append(err, np.abs(_table(p) * n - xf).sum() if allowed[-1] else 0.0)
         scores = w * (err - plan.sizes * bias)
         among = np.flatnonzero(allowed)
-        pick = int(among[exponential_mechanism(scores[among], epsilon=eps_sel, sensitivity=sensitivity, rng=rng)])
+        pick = int(among[_select_index(scores[among], eps_sel, sensitivity, rng)])
         S = plan.candidates[pick]
         true_S = truth[plan.offset[S]: plan.offset[S] + (1 << len(S))] if S in plan.offset else xf
         y = true_S + sampler(scale, (1 << len(S),), rng)
@@ -1168,6 +1392,15 @@ def _adaptive_run(x, plan, *, n, rounds, sensitivity, rng):
 
 _FACTORED_MIN_D = 18               # measured: the table is ~1.3x faster at d = 16, the tree ~5x at d = 20
 _FACTORED_SHARE = 64               # the tree is kept while its cliques hold at most 2^d / 64 cells in all
+
+
+def _select_index(scores, epsilon, sensitivity, rng) -> int:
+    """:func:`~dpbook.exponential.exponential_mechanism`'s draw (the Gumbel-max trick on the same shifted
+    log-weights, the same ``rng`` draws) without its input checks, which every round's inputs pass by
+    construction (finite scores, a validated ε share, the run's generator): the exponential mechanism at
+    ``epsilon`` with sensitivity ``sensitivity`` (DR-Thm3.10)."""
+    logits = _logits(scores, epsilon, sensitivity)
+    return int(np.argmax(logits + rng.gumbel(size=scores.shape), axis=-1))
 
 
 def _initial_model(plan):
@@ -1195,7 +1428,10 @@ def _table(p):
 
 def _model_counts(plan, p):
     """Every candidate's marginal table of the model (``plan.counts`` of the table, in its order)."""
-    return p.candidate_tables(plan) if isinstance(p, _FactoredModel) else plan.counts(p)
+    if isinstance(p, _FactoredModel):
+        return p.candidate_tables(plan)
+    fast = plan.block_counts(p)
+    return plan.counts(p) if fast is None else np.maximum(fast, 0.0)
 
 
 def _model_marginal(plan, p, S):
@@ -1225,7 +1461,8 @@ def _data_counts(plan, x, xf):
     of integers below ``2^53`` are exact in any order, so the same numbers, in a few matrix products (measured:
     7 ms against the transform's 61 ms at d = 20, but 7 against 2.5 at d = 16)."""
     if not (_factored_suits(plan) and np.issubdtype(x.dtype, np.integer)):
-        return plan.cells.counts(xf)
+        fast = plan.block_counts(xf) if np.issubdtype(x.dtype, np.integer) else None
+        return plan.cells.counts(xf) if fast is None else fast      # integers: the same numbers
     if not hasattr(plan, "_candidate_index"):
         plan._candidate_index = _pair_index(plan, _candidate_cells(plan))
     return _pair_counts(xf, plan.d).reshape(-1)[plan._candidate_index]
@@ -1297,8 +1534,8 @@ def _chordal_cliques(d, sets):
 def _junction_edges(cliques):
     """A junction tree of the maximal cliques of a chordal graph: a maximum-weight spanning tree on the
     separator sizes ``|C_i ∩ C_j|`` (Kruskal, ties by index; separators may be empty: one connected tree)."""
-    pairs = sorted(((-len(set(a) & set(b)), i, j) for i, a in enumerate(cliques) for j, b in enumerate(cliques)
-                    if i < j), key=lambda e: e)
+    sets = [set(C) for C in cliques]
+    pairs = sorted((-len(a & b), i, j) for i, a in enumerate(sets) for j, b in enumerate(sets) if i < j)
     root = list(range(len(cliques)))
 
     def find(i):
@@ -1507,23 +1744,20 @@ class _FactoredModel:
             incoming[j] = incoming[j] * np.reshape(f.min(axis=away), shape)
 
     def table(self) -> np.ndarray:
-        """The ``2^d`` table ``Π_i β_i / μ_{s_i}``, built outward from clique 0 (each step adds a clique's new
-        attributes)."""
-        names = list(self.cliques[0])
-        t = np.array(self.beta[0], dtype=np.float64)
+        """The ``2^d`` table ``Π_i β_i / μ_{s_i}``, built outward from clique 0 (each step multiplies in a
+        clique's conditional table).  Every table is held on the ``d`` axes in attribute order (length 1 for an
+        attribute not yet in it, the cliques' attributes being sorted), so the last product is the table in the
+        universe's order with no transposition; the same products as joining the axes one clique at a time."""
+        d = self.d
+
+        def spread(f, C):                                   # f on the sorted clique C, as a d-axis array
+            return np.reshape(f, tuple(2 if a in C else 1 for a in range(d)))
+        t = spread(np.array(self.beta[0], dtype=np.float64), self.cliques[0])
         for i in self.order[1:]:
-            C = self.cliques[i]
-            f = self._conditional(i)
-            new = [a for a in C if a not in names]
-            perm = sorted(range(len(C)), key=lambda k: (C[k] in new, names.index(C[k]) if C[k] not in new else k))
-            f = np.transpose(f, perm)                       # separator axes first, in t's order, then the new ones
-            shape = [1] * len(names) + [2] * len(new)
-            for a in C:
-                if a not in new:
-                    shape[names.index(a)] = 2
-            t = t.reshape(t.shape + (1,) * len(new)) * f.reshape(shape)
-            names += new
-        return np.ascontiguousarray(np.transpose(t, np.argsort(names))).reshape(-1)
+            t = t * spread(self._conditional(i), self.cliques[i])
+        if t.shape != (2,) * d:                             # (every attribute is in a clique: not reached)
+            t = np.broadcast_to(t, (2,) * d).copy()
+        return t.reshape(-1)                                # a new, writable array (fitting scales it in place)
 
     def _indicators(self):
         """Per clique ``I[a, v, x_C] = 1{x_a = v}`` for its attributes ``a`` (zero rows for the others), and per
