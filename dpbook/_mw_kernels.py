@@ -374,18 +374,19 @@ def _pairwise(sums, n: int) -> float:
 #: installed: the ``speed`` extra).  The bytes are the same either way; ``DPBOOK_NUMBA=0`` in the environment turns
 #: it off (the numpy path is the reference and the fallback).
 USE_COMPILED = os.environ.get("DPBOOK_NUMBA", "1") != "0"
-_COMPILED: list = []          # [module or None] once :func:`compiled_kernels` has looked
+_COMPILED: list = []          # [kernel or None] once :func:`compiled_kernels` has looked
 
 
 def compiled_kernels():
-    """:mod:`dpbook._mw_numba` if :data:`USE_COMPILED` and numba imports, else ``None``.  Imported on first use (only
-    the block path of a row of at least :data:`FUSE_MIN` elements asks), never when ``dpbook`` is imported: numba's
-    import and its first compile (cached on disk after it) cost a second or more."""
+    """The compiled kernel :func:`dpbook._mw_numba.grid_update_row` if :data:`USE_COMPILED` and numba imports, else
+    ``None``.  Imported on first use (only the block path of a row of at least :data:`FUSE_MIN` elements asks), never
+    when ``dpbook`` is imported: numba's import and its first compile (cached on disk after it) cost a second or
+    more."""
     if not USE_COMPILED:
         return None
     if not _COMPILED:
-        from . import _mw_numba      # (imports without numba: AVAILABLE is then False)
-        _COMPILED.append(_mw_numba if _mw_numba.AVAILABLE else None)
+        from ._mw_numba import AVAILABLE, grid_update_row      # (imports without numba: AVAILABLE is then False)
+        _COMPILED.append(grid_update_row if AVAILABLE else None)
     return _COMPILED[0]
 
 
@@ -421,7 +422,7 @@ def _exp_update_fused(p, q, c, shape, out) -> np.ndarray:
         if grid:
             table, terms = grid_table(float(ct)), grid_terms(float(ct))
             if compiled is not None:      # the same bytes, in one pass (dpbook/_mw_numba.py)
-                totals[t, 0] = compiled.grid_update_row(qt, P[t], T[t], table, _padded_terms(terms), len(terms))
+                totals[t, 0] = compiled(qt, P[t], T[t], table, _padded_terms(terms), len(terms))
                 continue
         elif boolean:
             small = smalls[t] if batch else float(smalls[0])

@@ -40,7 +40,7 @@ import weakref
 
 import numpy as np
 
-from .exponential import _logits, exponential_mechanism
+from .exponential import exponential_mechanism
 from .multiplicative_weights import marginal_layout, mw_update
 from ._mw_kernels import cube_blocks
 from .noise import as_noise, gaussian_noise, laplace_noise
@@ -1399,7 +1399,8 @@ def _select_index(scores, epsilon, sensitivity, rng) -> int:
     log-weights, the same ``rng`` draws) without its input checks, which every round's inputs pass by
     construction (finite scores, a validated ε share, the run's generator): the exponential mechanism at
     ``epsilon`` with sensitivity ``sensitivity`` (DR-Thm3.10)."""
-    logits = _logits(scores, epsilon, sensitivity)
+    with np.errstate(over="ignore"):                   # the shifted log-weights ε(u − max u)/(2Δu) <= 0
+        logits = epsilon * (scores - scores.max(axis=-1, keepdims=True)) / (2.0 * sensitivity)
     return int(np.argmax(logits + rng.gumbel(size=scores.shape), axis=-1))
 
 

@@ -23,6 +23,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
+from ._smooth_grids import MAX_PAIR_WORK, hat_weights, legendre_grid, lobatto_coefficients, lobatto_grid
 from .noise import as_generator, laplace_noise
 from .release import Ledger, ReleaseRecord, Spend
 from .theory.smooth import jackson_multipliers, summary_degree, summary_noise_scale
@@ -258,16 +259,6 @@ def _values(f, P, name="f") -> np.ndarray:
     return arr.astype(np.float64)
 
 
-@functools.lru_cache(maxsize=32)
-def _lobatto_grid(M, d):
-    """The ``(M+1)^d`` Chebyshev–Lobatto nodes (cached, read-only: every query of the same degree reuses them)."""
-    x = np.cos(np.pi * np.arange(M + 1) / M)
-    mesh = np.meshgrid(*([x] * d), indexing="ij")
-    nodes = np.stack([g.ravel() for g in mesh], axis=1)
-    nodes.setflags(write=False)
-    return nodes
-
-
 def chebyshev_coefficients(fn, d, degree_bound, *, M=None) -> np.ndarray:
     """SMOOTH-Alg2 step 2 (with SMOOTH-E2: degree ``<= J - 1``): the tensor Chebyshev coefficients ``c_r``,
     ``||r||_∞ <= J - 1`` (``J = degree_bound``), of the interpolant of ``f`` on the ``(M+1)^d`` Chebyshev–Lobatto nodes
@@ -284,24 +275,10 @@ def chebyshev_coefficients(fn, d, degree_bound, *, M=None) -> np.ndarray:
         raise ValueError(f"M ({M}) must be >= degree_bound - 1 ({J - 1})")
     if (M + 1) ** d > _MAX_ENTRIES * 4:
         raise ValueError(f"M ({M}) gives (M+1)^d = {(M + 1) ** d} nodes; too many for d = {d}")
-    values = _values(f, _lobatto_grid(M, d).copy()).reshape((M + 1,) * d)   # a copy: f may write to its input
+    values = _values(f, lobatto_grid(M, d).copy()).reshape((M + 1,) * d)   # a copy: f may write to its input
     if not np.all(np.isfinite(values)):
         raise ValueError("f returned NaN or inf on the Chebyshev nodes")
-    return _lobatto_coefficients(values, J)
-
-
-def _lobatto_coefficients(values, J) -> np.ndarray:
-    """The tensor Chebyshev coefficients of degree ``< J`` per axis of the interpolant with ``values`` (finite,
-    shape ``(M+1,)*d``) on the Chebyshev–Lobatto nodes ``_lobatto_grid(M, d)``: :func:`chebyshev_coefficients`
-    once ``f`` has been evaluated and checked (a caller that evaluates many queries at once reuses it)."""
-    from scipy.fft import dctn
-    d, M = values.ndim, values.shape[0] - 1
-    a = dctn(values, type=1) / M ** d
-    for axis in range(d):                                    # DCT-I convention: halve the m = 0 and m = M terms
-        idx = [slice(None)] * d
-        idx[axis] = [0, M]
-        a[tuple(idx)] *= 0.5
-    return a[(slice(0, J),) * d].copy()
+    return lobatto_coefficients(values, J)
 
 
 def jackson_coefficients(fn, d, degree_bound, K, *, M=None) -> np.ndarray:
@@ -362,18 +339,8 @@ def uniform_answer(fn, d, *, nodes=48) -> float:
     accuracy plot draws its error ``|uniform_answer - q_f(D)|`` as the level a private answer must beat."""
     d = check_int("d", d, low=1, high=3)
     nodes = check_int("nodes", nodes, low=2, high=512)
-    P, W = _legendre_grid(nodes, d)
+    P, W = legendre_grid(nodes, d)
     return float(_values(_fn(fn, "fn"), P, "fn") @ W / 2.0 ** d)
-
-
-@functools.lru_cache(maxsize=16)
-def _legendre_grid(nodes, d):
-    x, w = np.polynomial.legendre.leggauss(nodes)
-    P = np.stack([m.ravel() for m in np.meshgrid(*([x] * d), indexing="ij")], axis=1)
-    W = np.prod(np.stack([m.ravel() for m in np.meshgrid(*([w] * d), indexing="ij")], axis=1), axis=1)
-    for a in (P, W):
-        a.setflags(write=False)
-    return P, W
 
 
 @functools.lru_cache(maxsize=8)
@@ -649,7 +616,6 @@ def _row_values(q, X, name) -> np.ndarray:
 
 #: The most nodes a public interpolation grid may have (``grid ** d``): the exact sensitivity compares every pair.
 MAX_GRID_NODES = 2049
-_MAX_PAIR_WORK = 2 * 10 ** 9        # nodes^2 * (number of queries): about ten seconds of numpy
 
 
 def grid_nodes(grid, d) -> tuple[np.ndarray, np.ndarray]:
@@ -676,27 +642,6 @@ def interpolated_l1_sensitivity(node_values) -> float:
     for a in range(F.shape[1] - 1):                 # pairs (a, b), b > a: the sum is symmetric in a and b
         best = max(best, float(np.abs(F[:, a + 1:] - F[:, a:a + 1]).sum(axis=0).max()))
     return best
-
-
-def _hat_weights(axis, X) -> np.ndarray:
-    """``ω_a = (1/n) sum_i hat_a(x_i)``: the mean over the rows of each node's (multi)linear hat function on the
-    tensor grid ``axis^d``, so that the mean of an interpolant with node values ``F`` is ``F @ ω``."""
-    n, d = X.shape
-    G = axis.size
-    h = axis[1] - axis[0]
-    pos = np.clip((X + 1.0) / h, 0.0, G - 1.0)
-    lo = np.minimum(np.floor(pos).astype(np.int64), G - 2)
-    frac = pos - lo
-    omega = np.zeros(G ** d)
-    for corner in range(2 ** d):                        # the 2^d corners of each row's cell
-        bits = [(corner >> j) & 1 for j in range(d)]
-        idx = np.zeros(n, dtype=np.int64)
-        w = np.ones(n)
-        for j, bit in enumerate(bits):
-            idx = idx * G + lo[:, j] + bit
-            w = w * (frac[:, j] if bit else 1.0 - frac[:, j])
-        omega += np.bincount(idx, weights=w, minlength=G ** d)
-    return omega / n
 
 
 def per_query_laplace(points, queries, *, epsilon, B=1.0, grid=None, trials=None, rng=None, sampler=laplace_noise):
@@ -744,15 +689,15 @@ def per_query_laplace(points, queries, *, epsilon, B=1.0, grid=None, trials=None
         means = np.array([clip(_row_values(q, X, f"queries[{i}]")).mean() for i, q in enumerate(queries)])
     else:
         axis, nodes = grid_nodes(grid, X.shape[1])
-        if nodes.shape[0] ** 2 * k > _MAX_PAIR_WORK:
+        if nodes.shape[0] ** 2 * k > MAX_PAIR_WORK:
             raise ValueError(f"grid ({grid}) with {k} queries: {nodes.shape[0]}^2 x {k} node pairs to compare; "
-                             f"at most {_MAX_PAIR_WORK:.0e}: make grid smaller")
+                             f"at most {MAX_PAIR_WORK:.0e}: make grid smaller")
         for i, q in enumerate(queries):                                  # the shape contract, on public rows
             if isinstance(q, SmoothQuery) and q.d != X.shape[1]:
                 raise ValueError(f"queries[{i}] is a query on d ({q.d}) coordinates; points have d ({X.shape[1]}) columns")
         F = np.stack([clip(_row_values(q, nodes, f"queries[{i}]")) for i, q in enumerate(queries)])  # public
         l1 = max(interpolated_l1_sensitivity(F), 2.0 ** -40 * 2.0 * B * k)   # 0: constant answers; any scale is private
-        means = F @ _hat_weights(axis, X)                               # the interpolants' means over the rows
+        means = F @ hat_weights(axis, X)                               # the interpolants' means over the rows
     b = l1 / (n * epsilon)                       # the L1 sensitivity of the k means is l1 / n
     answers = means + p.noise(b, p.shape, p.rng)
     return Release(answers, "per_query_laplace", noise_scale=b,

@@ -494,21 +494,12 @@ def test_interpolated_l1_sensitivity_is_the_max_over_pairs_of_the_interpolants()
 
 
 def test_per_query_laplace_grid_mode_exact_scale_and_means():
-    from dpbook.smooth import _hat_weights
     X = np.array([[0.25], [-0.5], [0.9]])
     half = lambda Z: Z[:, 0] / 2
     r = per_query_laplace(X, [half, half], epsilon=2.0, grid=2, rng=0)
     assert r.noise_scale == pytest.approx(2.0 / (3 * 2.0))             # exact L1 sensitivity 2, not 2Bk = 4
     exact = per_query_laplace(X, [half], epsilon=1e12, grid=2, rng=0).answers
     assert exact[0] == pytest.approx(X.mean() / 2, abs=1e-9)           # x/2 is its own interpolant
-    rng = np.random.default_rng(1)
-    for d, G in ((1, 17), (2, 5)):
-        P = rng.uniform(-1, 1, (50, d))
-        axis = np.linspace(-1, 1, G)
-        w = _hat_weights(axis, P)
-        assert w.sum() == pytest.approx(1.0) and np.all(w >= 0)
-        lin = np.stack([m.ravel() for m in np.meshgrid(*([axis] * d), indexing="ij")], axis=1).sum(axis=1)
-        assert lin @ w == pytest.approx(P.sum(axis=1).mean())         # multilinear: exact for linear functions
     constant = per_query_laplace(X, [lambda Z: np.ones(len(Z))], epsilon=1.0, grid=3, rng=0)
     assert abs(constant.answers[0] - 1) < 1e-6                          # data-independent: (almost) no noise needed
     for bad, match in [(1, "grid"), (10 ** 6, "grid")]:

@@ -16,8 +16,8 @@ import numpy as np
 
 from ..noise import as_generator, laplace_noise
 from ..contract import example
-from ..smooth import (QUERIES, _MAX_PAIR_WORK, _hat_weights, _legendre_grid, _lobatto_coefficients, _lobatto_grid,
-                      answer_query, box_query, chebyshev_coefficients, chebyshev_moments, grid_nodes,
+from .._smooth_grids import MAX_PAIR_WORK, hat_weights, legendre_grid, lobatto_coefficients, lobatto_grid
+from ..smooth import (QUERIES, answer_query, box_query, chebyshev_coefficients, chebyshev_moments, grid_nodes,
                       interpolated_l1_sensitivity, kink_query, make_query, smooth_summary, synthetic_points,
                       true_answer, uniform_answer, worst_point)
 from ..theory.smooth import table1_exponents
@@ -211,7 +211,7 @@ def _cosine_means(omegas, phases, K, X) -> np.ndarray:
     instead of ``O(n·m)`` cosines.  Otherwise the direct mean, query by query."""
     if X.shape[1] == 1 and omegas.size and float(omegas.max()) <= 3.0:
         L = _COSINE_DEGREE
-        coeffs = np.stack([_lobatto_coefficients(v, L) for v in _cosine_values(omegas, phases, K, _lobatto_grid(4 * L, 1))])
+        coeffs = np.stack([lobatto_coefficients(v, L) for v in _cosine_values(omegas, phases, K, lobatto_grid(4 * L, 1))])
         return coeffs @ chebyshev_moments(X, L)
     return np.array([v.mean() for v in _cosine_values(omegas, phases, K, X)])
 
@@ -241,18 +241,18 @@ def compare_per_query(ms, *, n=50_000, d=1, K=2, epsilon=1.0, trials=200, rng=No
     exact = _cosine_means(omegas, phases, K, X)                      # in [-1, 1] = [-B, B]: nothing clipped
     J, M = s.degree_bound, max(4 * s.degree_bound, 16)
     axes = (tuple(range(s.moments.ndim - d, s.moments.ndim)), tuple(range(d)))
-    err = np.abs(np.stack([np.tensordot(s.moments, _lobatto_coefficients(v.reshape((M + 1,) * d), J), axes=axes)
-                           for v in _cosine_values(omegas, phases, K, _lobatto_grid(M, d))], axis=1) - exact)
-    P, W = _legendre_grid(48, d)
+    err = np.abs(np.stack([np.tensordot(s.moments, lobatto_coefficients(v.reshape((M + 1,) * d), J), axes=axes)
+                           for v in _cosine_values(omegas, phases, K, lobatto_grid(M, d))], axis=1) - exact)
+    P, W = legendre_grid(48, d)
     guess = np.abs(np.array([float(v @ W / 2.0 ** d) for v in _cosine_values(omegas, phases, K, P)]) - exact)
     # per_query_laplace(X, queries[:m], epsilon=epsilon, trials=trials, rng=rng, grid=grid) for each m, from the
     # node values and the rows' hat weights computed once: the same answers, drawn in the same order
     # (tests/test_comparisons_smooth.py)
     axis, nodes = grid_nodes(grid, d)
-    if nodes.shape[0] ** 2 * mmax > _MAX_PAIR_WORK:
+    if nodes.shape[0] ** 2 * mmax > MAX_PAIR_WORK:
         raise ValueError(f"grid ({grid}) with {mmax} queries: {nodes.shape[0]}^2 x {mmax} node pairs to compare; "
-                         f"at most {_MAX_PAIR_WORK:.0e}: make grid smaller")
-    F, hat = _cosine_values(omegas, phases, K, nodes), _hat_weights(axis, X)
+                         f"at most {MAX_PAIR_WORK:.0e}: make grid smaller")
+    F, hat = _cosine_values(omegas, phases, K, nodes), hat_weights(axis, X)
     ours, base, class_bound, unif = [], [], [], []
     for m in ms.tolist():
         ours.append(float(err[:, :m].max(axis=1).mean()))

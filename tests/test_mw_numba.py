@@ -1,0 +1,154 @@
+"""dpbook._mw_numba: the optional compiled kernel of the multiplicative-weights round (the ``speed`` extra) gives
+the numpy block path's bytes, on the host CPU and a generic one; without numba the numpy path runs, and importing
+dpbook never imports numba."""
+import math
+
+import numpy as np
+import pytest
+
+from test_mw_kernels import GRID_CS, _grid_inputs      # the grid path's coefficients and edge-case inputs
+
+def _numba_reason() -> str:
+    return "numba is not installed (the optional `speed` extra): the numpy path is the one in use"
+
+
+def _numpy_row(q, p, c):
+    """The numpy path's bytes for one row, written plainly: e^{c·q} (grid_exp_reference) times p, and numpy's sum."""
+    from dpbook._mw_kernels import grid_exp_reference
+    x = grid_exp_reference(q, c) * p
+    return x, x.sum()
+
+
+def test_compiled_kernel_gives_the_numpy_paths_bytes():
+    """dpbook._mw_numba.grid_update_row against the numpy statement of the same row: the same bytes of
+    e^{c·q}·p and the same sum (numpy's pairwise order), for every degree of the series, the grid's edge inputs,
+    lengths around numpy's summation pieces (< 8, 128, the kernel's leaf) and in place (out is p)."""
+    pytest.importorskip("numba", reason=_numba_reason())
+    from dpbook import _mw_kernels as K
+    from dpbook import _mw_numba as M
+    rng = np.random.default_rng(17)
+    for n in (1, 7, 8, 9, 127, 128, 129, 136, M._LEAF - 1, M._LEAF + 8, 3 * M._LEAF + 5, K.FUSE_MIN + 4099):
+        for c in GRID_CS[:: 3 if n < K.FUSE_MIN else 1]:
+            q = _grid_inputs(rng, n)[-n:] if n > 64 else rng.random(n)
+            p = rng.random(n) + 0.1
+            p /= p.sum()
+            terms = K.grid_terms(c)
+            want, want_sum = _numpy_row(q, p, c)
+            out = np.empty(n)
+            got_sum = M.grid_update_row(q, p, out, K.grid_table(c), K._padded_terms(terms), len(terms))
+            assert np.array_equal(out.view(np.int64), want.view(np.int64)) and got_sum == want_sum, (n, c)
+            got_sum = M.grid_update_row(q, p, p, K.grid_table(c), K._padded_terms(terms), len(terms))   # in place
+            assert np.array_equal(p, want) and got_sum == want_sum, (n, c)
+
+
+def test_kernel_statement_run_as_python_gives_the_numpy_paths_bytes():
+    """The compiled kernel's source run as plain Python (numba or not): its order of operations and its walk of
+    numpy's pairwise summation give numpy's bytes on short rows (every size up to 300, so every base case and the
+    first splits)."""
+    from dpbook import _mw_kernels as K
+    from dpbook import _mw_numba as M
+    run = getattr(M.grid_update_row, "py_func", M.grid_update_row)
+    rng = np.random.default_rng(31)
+    for n in range(1, 301, 7):
+        c = GRID_CS[n % len(GRID_CS)]
+        q, p = rng.random(n), rng.random(n) + 0.1
+        terms = K.grid_terms(c)
+        want, want_sum = _numpy_row(q, p, c)
+        out = np.empty(n)
+        assert run(q, p, out, K.grid_table(c), K._padded_terms(terms), len(terms)) == want_sum, (n, c)
+        assert np.array_equal(out, want), (n, c)
+
+
+def test_compiled_and_numpy_block_paths_agree_through_the_update(monkeypatch):
+    """exp_update on long rows (one row, a batch with rows on and off the grid, a read-only workload row as
+    MatrixWorkload passes it) with the compiled kernel and without it: the same bytes."""
+    pytest.importorskip("numba", reason=_numba_reason())
+    import dpbook._mw_kernels as K
+    g = np.random.default_rng(19)
+    N = K.FUSE_MIN + 777
+    p = g.random(N) + 0.1
+    p /= p.sum()
+    q = g.random(N)
+    frozen = q.copy()
+    frozen.flags.writeable = False
+    P = np.stack([p, p[::-1].copy(), np.roll(p, 3)])
+    cases = [(p, q, 0.2), (p, frozen, -7.5), (P, q, np.array([0.9, -31.0, 25.0])), (P, np.stack([q, q[::-1], q]),
+                                                                                  np.array([0.01, 8.5, -2.0]))]
+    assert K.compiled_kernels() is not None
+    fast = [K.exp_update(a, b, c) for a, b, c in cases]
+    monkeypatch.setattr(K, "USE_COMPILED", False)
+    assert K.compiled_kernels() is None
+    slow = [K.exp_update(a, b, c) for a, b, c in cases]
+    for f, s in zip(fast, slow):
+        assert np.array_equal(f, s)
+
+
+def test_without_numba_the_numpy_path_runs(monkeypatch):
+    """numba absent (its import fails): compiled_kernels() is None and the block path is numpy's, with the bytes
+    of the whole-array path; a short row never asks for the compiled kernel at all."""
+    import sys
+    import dpbook
+    import dpbook._mw_kernels as K
+    monkeypatch.setitem(sys.modules, "numba", None)          # `import numba` raises ImportError
+    monkeypatch.delitem(sys.modules, "dpbook._mw_numba", raising=False)
+    monkeypatch.delattr(dpbook, "_mw_numba", raising=False)  # (else `from . import` finds the loaded module)
+    monkeypatch.setattr(K, "_COMPILED", [])
+    asked = []
+    real = K.compiled_kernels
+    monkeypatch.setattr(K, "compiled_kernels", lambda: asked.append(1) or real())
+    g = np.random.default_rng(23)
+    K.exp_update(np.full(1000, 1e-3), g.random(1000), 0.5)
+    assert not asked                                        # (N < FUSE_MIN: the kernel is not even looked up)
+    N = K.FUSE_MIN + 5
+    p = g.random(N) + 0.1
+    p /= p.sum()
+    q = g.random(N)
+    fast = K.exp_update(p, q, 0.3)
+    assert asked and K._COMPILED == [None]
+    monkeypatch.setattr(K, "FUSE_MIN", 1 << 62)             # the whole-array path
+    assert np.array_equal(fast, K.exp_update(p, q, 0.3))
+
+
+def test_importing_dpbook_does_not_import_numba():
+    """numba's import costs a second: dpbook and an MWEM round on a short row never import it."""
+    import os
+    import pathlib
+    import subprocess
+    import sys
+    root = pathlib.Path(__file__).resolve().parents[1]
+    code = ("import sys, numpy as np, dpbook\n"
+            "from dpbook.multiplicative_weights import multiplicative_weights_update\n"
+            "multiplicative_weights_update(np.full(4096, 1 / 4096), np.linspace(0, 1, 4096), 0.5)\n"
+            "print('numba' in sys.modules)\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]))
+    done = subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True,
+                          timeout=300, check=True)
+    assert done.stdout.strip() == "False", done.stderr
+
+
+def test_compiled_kernel_gives_the_same_bytes_for_a_generic_cpu():
+    """The compiled kernel built for numba's generic x86-64 target (SSE2, no FMA) and for this machine's CPU, and
+    the numpy path: one digest (no FMA contraction, no reordered sum, no CPU-dependent exp)."""
+    pytest.importorskip("numba", reason=_numba_reason())
+    import os
+    import pathlib
+    import subprocess
+    import sys
+    import tempfile
+    root = pathlib.Path(__file__).resolve().parents[1]
+    code = ("import hashlib, numpy as np\n"
+            "from dpbook._mw_kernels import exp_update, compiled_kernels\n"
+            "g = np.random.default_rng(29); N = (1 << 15) + 1234\n"
+            "p = g.random(N) + 0.1; p /= p.sum(); q = g.random(N); h = hashlib.sha256()\n"
+            "for c in (0.01, -0.2, 0.9, -5.0, 25.0):\n"
+            "    h.update(exp_update(p, q, c).tobytes())\n"
+            "print(compiled_kernels() is not None, h.hexdigest())\n")
+    base = dict(os.environ, PYTHONPATH=os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]))
+    digests = []
+    with tempfile.TemporaryDirectory() as cache:
+        for extra in ({}, {"NUMBA_CPU_NAME": "generic", "NUMBA_CACHE_DIR": cache}, {"DPBOOK_NUMBA": "0"}):
+            done = subprocess.run([sys.executable, "-c", code], cwd=root, env=dict(base, **extra),
+                                  capture_output=True, text=True, timeout=600, check=True)
+            digests.append(done.stdout.split())
+    assert [d[0] for d in digests] == ["True", "True", "False"]
+    assert len({d[1] for d in digests}) == 1
