@@ -214,15 +214,20 @@ def _defaults(fn) -> dict:
             if p.default is not inspect.Parameter.empty and k not in skip}
 
 
-def run_row(spec, repeats, peer, tmp):
-    name, data, k, epsilon, T = spec
+def _row_data(data, k, tmp):
+    """A row's data as every mode uses it: (rows n × d, histogram, n, d, the k-way workload, its true answers, the
+    rows saved in ``tmp`` for the peers' process, smartnoise's split factor or None)."""
     rows, x = load(data)
     n, d = rows.shape
     W = k_way_marginals(d, k)
-    true = W.answers(x)
     rows_path = pathlib.Path(tmp) / f"{data}.npy"
     np.save(rows_path, rows)
-    split = SPLIT if d >= SPLIT_FROM_D else None
+    return rows, x, n, d, W, W.answers(x), rows_path, (SPLIT if d >= SPLIT_FROM_D else None)
+
+
+def run_row(spec, repeats, peer, tmp):
+    name, data, k, epsilon, T = spec
+    rows, x, n, d, W, true, rows_path, split = _row_data(data, k, tmp)
     methods = {m: {"seconds": [], "max_error": [], "mean_error": []} for m in list(DPBOOK_METHODS) + ["smartnoise-synth 1.0.8 MWEM"]}
     settings = {m: {"call": f"{fn.__module__}.{fn.__name__}", **_defaults(fn), **kw, "epsilon": epsilon, **_rounds(fn, T)}
                 for m, (fn, kw) in DPBOOK_METHODS.items()}
@@ -516,13 +521,7 @@ def speed_row(spec, repeats, peer, tmp) -> dict:
     then smartnoise's MWEM with seed r (in ``peer``'s process), recording wall and CPU seconds of each fit and its
     errors; ``peer_over[m]`` holds smartnoise ÷ m per repeat (CPU and wall) and their medians."""
     name, data, k, epsilon, T = spec
-    rows, x = load(data)
-    n, d = rows.shape
-    W = k_way_marginals(d, k)
-    true = W.answers(x)
-    rows_path = pathlib.Path(tmp) / f"{data}.npy"
-    np.save(rows_path, rows)
-    split = SPLIT if d >= SPLIT_FROM_D else None
+    rows, x, n, d, W, true, rows_path, split = _row_data(data, k, tmp)
     keys = ("seconds", "cpu_seconds", "max_error", "mean_error")
     methods = {m: {key: [] for key in keys} for m in (*SPEED_METHODS, PEER)}
     for r in range(repeats):

@@ -97,12 +97,21 @@ _PAIR_ZCDP = ("x (rows 000, 010, 100) vs x' (adds the row 111) over {0,1}^3 (add
 _ZCDP_DELTA = 0.05
 
 
+def _shift_events(mu, delta, what, stat):
+    """A Gaussian step whose neighbours shift the standardised statistic ``stat`` by ``mu``: its exact ε at ``delta``
+    (Balle–Wang, :func:`exact_gaussian_epsilon` at σ = 1/mu) and the events ``stat >= t`` at the likelihood-ratio
+    threshold ``t = ε/mu + mu/2`` (where the ratio reaches e^ε) and 0.3 sd either side."""
+    from .gaussian import exact_gaussian_epsilon
+    exact = exact_gaussian_epsilon(1.0 / mu, delta)
+    return exact, {f"{what} >= {t:.3g} sd": (lambda m, t=t: stat(m) >= t)
+                   for t in (exact / mu + mu / 2 + s for s in (-0.3, 0.0, 0.3))}
+
+
 def _zcdp_one_way_case(name, fn, opening, epsilon, trials, kind):
     from ...mwem import ZCDP_ROUNDS_PER_ATTRIBUTE, measure_one_way_marginals
     from ...noise import gaussian_noise
     from ...queries import k_way_marginals
     from ...release import zcdp_epsilon, zcdp_rho
-    from .gaussian import exact_gaussian_epsilon
     d, share, delta = 3, 0.3, _ZCDP_DELTA
     W = k_way_marginals(d, 2)
     x = np.array([1, 0, 1, 0, 1, 0, 0, 0])                                      # rows 000, 010, 100
@@ -122,11 +131,9 @@ def _zcdp_one_way_case(name, fn, opening, epsilon, trials, kind):
                                                         gaussian_noise, rng)
 
     mu = np.sqrt(d) / sigma                    # the shift of the value-1 cells' sum, in its standard deviations
-    exact = exact_gaussian_epsilon(1.0 / mu, delta)                           # Balle–Wang, exact
     base = float(x[bits[:, 0] == 1].sum() + x[bits[:, 1] == 1].sum() + x[bits[:, 2] == 1].sum())
-    stat = lambda m: (m[:, 1] + m[:, 3] + m[:, 5] - base) / (sigma * np.sqrt(d))
-    events = {f"value-1 sum >= {t:.3g} sd": (lambda m, t=t: stat(m) >= t)
-              for t in (exact / mu + mu / 2 + s for s in (-0.3, 0.0, 0.3))}
+    exact, events = _shift_events(mu, delta, "value-1 sum",
+                                  lambda m: (m[:, 1] + m[:, 3] + m[:, 5] - base) / (sigma * np.sqrt(d)))
     return AuditCase(name, f"{fn.__module__}.{fn.__name__}", claim, delta, sampler(x), sampler(x_prime), events,
                      trials, _PAIR_ZCDP, kind, exact)
 
@@ -208,7 +215,6 @@ _FULL_TABLE_DELTA = 0.05
 
 def _full_table_gaussian_case(name, fn, epsilon, trials, kind):
     from ...noise import gaussian_noise
-    from .gaussian import exact_gaussian_epsilon
     W, x, x_prime = _full_table_pair()
     n, N = int(x.sum()), x.size
     run = fn(x, W, epsilon=epsilon, delta=_FULL_TABLE_DELTA, neighbours="replace-one", route="full table",
@@ -225,10 +231,8 @@ def _full_table_gaussian_case(name, fn, epsilon, trials, kind):
         return lambda t, rng: h.astype(np.float64) + gaussian_noise(sigma, (t, N), rng)
 
     mu = np.sqrt(2.0) / sigma              # the shift of D = y_1 − y_0 (2), in its standard deviations (sqrt(2) σ)
-    exact = exact_gaussian_epsilon(1.0 / mu, delta)                           # Balle–Wang, exact
-    stat = lambda y: (y[:, 1] - y[:, 0] - float(x[1] - x[0])) / (np.sqrt(2.0) * sigma)
-    events = {f"y_1 - y_0 >= {t:.3g} sd": (lambda y, t=t: stat(y) >= t)
-              for t in (exact / mu + mu / 2 + s for s in (-0.3, 0.0, 0.3))}
+    exact, events = _shift_events(mu, delta, "y_1 - y_0",
+                                  lambda y: (y[:, 1] - y[:, 0] - float(x[1] - x[0])) / (np.sqrt(2.0) * sigma))
     return AuditCase(name, f"{fn.__module__}.{fn.__name__}", claim, delta, sampler(x), sampler(x_prime), events,
                      trials, _PAIR_FULL_TABLE, kind, exact)
 
