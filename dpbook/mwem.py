@@ -1237,12 +1237,17 @@ class _Rounds:
         self.spent.append(budget)
         self.trace[self.ROUND_KEY].append(budget)
 
+    def carry_opening(self):
+        """The opening measures nothing: its budget (``ε_1`` or ``ρ_1``) is carried into the first round's."""
+        self.round += self.spent.pop()
+        self.trace[self.ONE_WAY_KEY] = 0.0
+
 
 class _LaplaceRounds(_Rounds):
     """Pure ε (``delta = 0``): Laplace noise and basic composition (DR-Thm3.16) — the budget, noise and ledger
     steps of :func:`_adaptive_run`.  ``opening``: :func:`adaptive_one_way_budget` (or the broken twin's)."""
 
-    ROUND_KEY = "round_epsilon"
+    ROUND_KEY, ONE_WAY_KEY = "round_epsilon", "epsilon_one_way"
 
     def __init__(self, epsilon, d, sensitivity, select_share, sampler, opening):
         self.total, self.sensitivity, self.select_share, self.noise = epsilon, sensitivity, select_share, sampler
@@ -1250,11 +1255,6 @@ class _LaplaceRounds(_Rounds):
         self.spent = [eps_one]
         self.one_way_step = Spend(f"laplace (measure every 1-way marginal, Δ={sensitivity * d:g})", eps_one)
         self.trace = {"round_epsilon": [], "epsilon_one_way": eps_one}
-
-    def carry_opening(self):
-        """The opening measures nothing: its budget is carried into the first round's."""
-        self.round += self.spent.pop()
-        self.trace["epsilon_one_way"] = 0.0
 
     @staticmethod
     def expected_abs(scale):
@@ -1291,7 +1291,7 @@ class _ZcdpRounds(_Rounds):
     the rest to the measurement (``σ = Δ₂/sqrt(2 (1 − select_share) ρ_t)``); the annealing quadruples ρ_t (σ
     halves, ε_sel doubles).  ``opening``: :func:`adaptive_zcdp_opening` (or the broken twin's)."""
 
-    ROUND_KEY = "round_rho"
+    ROUND_KEY, ONE_WAY_KEY = "round_rho", "rho_one_way"
 
     def __init__(self, rho, d, sensitivity, l2, select_share, sampler, opening):
         self.total, self.sensitivity, self.l2, self.select_share, self.noise = rho, sensitivity, l2, select_share, sampler
@@ -1299,11 +1299,6 @@ class _ZcdpRounds(_Rounds):
         self.spent = [rho_one]
         self.one_way_step = Spend(f"gaussian (measure every 1-way marginal, Δ2={l2 * math.sqrt(d):.4g})", rho=rho_one)
         self.trace = {"round_rho": [], "rho_one_way": rho_one}
-
-    def carry_opening(self):
-        """The opening measures nothing: its ρ_1 is carried into the first round's."""
-        self.round += self.spent.pop()
-        self.trace["rho_one_way"] = 0.0
 
     @staticmethod
     def expected_abs(scale):
