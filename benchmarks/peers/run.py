@@ -437,12 +437,22 @@ def merge_dpbook(stored: dict, fresh: dict) -> dict:
 UNIFORM_ROUNDING = 1e-12
 
 
+def own_noise(method) -> float:
+    """A method's own noise on a row: the standard deviation (n − 1 in the denominator) of its max error over the
+    row's seeds, 0 for a single seed.  The issue's goal at ε < 1 is "never worse than the uniform guess by more
+    than its own noise": a median above the uniform guess by less than this is a difference another set of seeds
+    could reverse."""
+    errors = method["max_error"]
+    return float(np.std(errors, ddof=1)) if len(errors) > 1 else 0.0
+
+
 def successor_goal(row) -> dict:
     """The goals of ``adaptive_marginals`` on one row, each variant against the references of its own guarantee.
     The (ε, δ) variant (``SUCCESSOR_DELTA``, δ = ``DELTA``) against AIM at the same (ε, δ) (where AIM is stored):
     within 1.1x of AIM's max and mean error and >= 100x faster; and no worse than the per-query Gaussian at that
     (ε, δ).  The pure-ε one against the pure references: no worse than the noisy histogram (max and mean error)
-    and >= 10x faster than smartnoise's MWEM.  Both: no worse than the uniform guess at ε < 1 (max error).  Speed
+    and >= 10x faster than smartnoise's MWEM.  Both: at ε < 1, a median max error no worse than the uniform guess's
+    by more than the variant's :func:`own_noise` (and a release that is the uniform table ties).  Speed
     is read from :func:`successor_speed` (measured directly, never chained through another method's time); a speed
     goal it has no number for is left out."""
     ms, me = row["methods"][SUCCESSOR], {}
@@ -462,9 +472,9 @@ def successor_goal(row) -> dict:
     if row["epsilon"] < 1:
         u = row["references"]["uniform"]
         level = u["max_error"] * (1.0 + UNIFORM_ROUNDING)     # a release that is the uniform table ties, up to rounding
-        me["pure_max_no_worse_than_uniform"] = ms["median_max_error"] <= level
+        me["pure_max_no_worse_than_uniform"] = ms["median_max_error"] <= level + own_noise(ms)
         if md is not None:
-            me["eps_delta_max_no_worse_than_uniform"] = md["median_max_error"] <= level
+            me["eps_delta_max_no_worse_than_uniform"] = md["median_max_error"] <= level + own_noise(md)
     if speed["smartnoise_over_adaptive"] is not None:
         me["pure_ten_times_faster_than_smartnoise"] = speed["smartnoise_over_adaptive"] >= 10
     return me
