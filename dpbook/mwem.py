@@ -1137,9 +1137,9 @@ def _fit(plan, p, measurements, n, tol, sweeps=None, cache=None):
         total = t.sum()
         t = t / total if total > 0 else np.full(t.size, 1.0 / t.size)
         targets[S] = np.maximum(t, _PRIOR_FLOOR)
-    if isinstance(p, _FactoredModel):
-        p = p.prepared(list(targets))                       # the tree, or the table when it is cheaper
-        if isinstance(p, _FactoredModel):
+    if isinstance(p, (_FactoredModel, _ComponentModel)):
+        p = p.prepared(list(targets))                       # the tree or the parts, or the table
+        if not isinstance(p, np.ndarray):
             return p.fit(targets, tol, sweeps)
     free = _free_attributes(plan, measurements, targets)     # {a: its 1-way target}, fitted together first
     targets = {S: t for S, t in targets.items() if not (len(S) == 1 and S[0] in free)}
@@ -1402,7 +1402,9 @@ def _select_index(scores, epsilon, sensitivity, rng) -> int:
 def _initial_model(plan):
     """The uniform start of :func:`_adaptive_run`: a :class:`_FactoredModel` when the public rule
     :func:`_factored_suits` holds, else the table ``1/N`` on every cell."""
-    return _FactoredModel(plan.d) if _factored_suits(plan) else np.ones(plan.N) / plan.N
+    if _factored_suits(plan):
+        return _FactoredModel(plan.d)
+    return _ComponentModel(plan.d) if _components_suit(plan) else np.ones(plan.N) / plan.N
 
 
 def _factored_suits(plan) -> bool:
@@ -1412,6 +1414,13 @@ def _factored_suits(plan) -> bool:
     return plan.d >= _FACTORED_MIN_D and _pairs_only(plan)
 
 
+def _components_suit(plan) -> bool:
+    """The public rule for the component model (:class:`_ComponentModel`; it reads the workload's candidates and
+    ``d`` only): below ``_FACTORED_MIN_D`` when every candidate but the full table has at most two attributes
+    (every candidate's table then comes from the parts' pair tables, :meth:`_ComponentModel.pair_tables`)."""
+    return 2 <= plan.d < _FACTORED_MIN_D and _pairs_only(plan)
+
+
 def _pairs_only(plan) -> bool:
     """Every candidate but the full table has at most two attributes."""
     return all(len(S) <= 2 for S in plan.candidates if len(S) < plan.d)
@@ -1419,12 +1428,12 @@ def _pairs_only(plan) -> bool:
 
 def _table(p):
     """The model as a table of ``2^d`` probabilities (materialised once when it is factored)."""
-    return p.table() if isinstance(p, _FactoredModel) else p
+    return p if isinstance(p, np.ndarray) else p.table()
 
 
 def _model_counts(plan, p):
     """Every candidate's marginal table of the model (``plan.counts`` of the table, in its order)."""
-    if isinstance(p, _FactoredModel):
+    if not isinstance(p, np.ndarray):
         return p.candidate_tables(plan)
     fast = plan.block_counts(p)
     return plan.counts(p) if fast is None else np.maximum(fast, 0.0)
@@ -1432,7 +1441,7 @@ def _model_counts(plan, p):
 
 def _model_marginal(plan, p, S):
     """The model's marginal table on ``S`` (flattened, first attribute most significant)."""
-    return p.marginal_any(plan, S) if isinstance(p, _FactoredModel) else plan.marginal(p, S)
+    return plan.marginal(p, S) if isinstance(p, np.ndarray) else p.marginal_any(plan, S)
 
 
 def _pair_index(plan, cells):
@@ -1490,7 +1499,7 @@ def _pair_counts(y, d) -> np.ndarray:
 def _factored_answers(plan, p) -> dict:
     """The release's answers ``W.counts(p)`` of a factored model, from its pair tables (every workload cell has
     at most two attributes on the factored route); ``{}`` for a table (answered by ``W.counts``)."""
-    if not isinstance(p, _FactoredModel):
+    if isinstance(p, np.ndarray):
         return {}
     W = plan.workload
     if not hasattr(plan, "_answer_index"):
@@ -1827,3 +1836,153 @@ class _FactoredModel:
         if self._home(S) is not None:
             return self.marginal(S).copy()
         return self.pair_tables()[S[0], :, S[1], :].reshape(-1).copy()
+
+
+# --------------------------------------------------------------------------- the component model (independent parts)
+
+class _ComponentModel:
+    """The proportional-fitting model as a product of independent parts: fitting from the uniform table
+    multiplies the cells by ratios that each depend on one measured set's cells, so ``p(x) = Π_C g_C(x_C)`` over
+    the connected components ``C`` of the measured sets' graph (attributes joined when a measured set holds
+    both), each ``g_C`` a table of ``2^{|C|}`` cells summing to 1 (an attribute in no measured set is its own
+    component, uniform).  A set's marginal of ``p`` is its component's marginal (the others sum to 1), and the
+    fitting update scales that component's table: the same updates, in the same order, as on the ``2^d`` table
+    (sets of other components commute with it), up to rounding.  A measured set joining components multiplies
+    their tables into one; a measured full table makes the model the table.  The components are a function of
+    the measured sets (released): post-processing."""
+
+    def __init__(self, d):
+        self.d = d
+        self.parts = [(a,) for a in range(d)]             # sorted attribute tuples, by first attribute
+        self.tables = [np.full((2,), 0.5) for _ in range(d)]
+        self.where = list(range(d))                       # attribute -> its part's index
+        self._views, self._pairs = {}, None
+
+    def prepared(self, sets):
+        """The model ready to fit ``sets``: the parts a set joins multiplied into one; the table instead when a
+        set is the full attribute set."""
+        if any(len(S) == self.d for S in sets):
+            return self.table()
+        for S in sets:
+            joined = sorted({self.where[a] for a in S})
+            if len(joined) > 1:
+                self._join(joined)
+        return self
+
+    def _join(self, indices):
+        attrs = tuple(sorted(a for i in indices for a in self.parts[i]))
+        g = None
+        for i in indices:
+            f = np.reshape(self.tables[i], tuple(2 if a in self.parts[i] else 1 for a in attrs))
+            g = f if g is None else g * f
+        keep = [i for i in range(len(self.parts)) if i not in indices]
+        parts = [self.parts[i] for i in keep] + [attrs]
+        tables = [self.tables[i] for i in keep] + [np.ascontiguousarray(g)]
+        order = sorted(range(len(parts)), key=lambda k: parts[k][0])
+        self.parts, self.tables = [parts[k] for k in order], [tables[k] for k in order]
+        self.where = [0] * self.d
+        for i, C in enumerate(self.parts):
+            for a in C:
+                self.where[a] = i
+        self._pairs = None
+
+    def _view(self, S):
+        """(part index, the axes of its table summed away for ``S``, ``S``'s shape in it) for ``S`` in one part."""
+        i = self.where[S[0]]
+        C = self.parts[i]
+        key = (C, S)
+        if key not in self._views:
+            self._views[key] = (tuple(k for k, a in enumerate(C) if a not in S),
+                                tuple(2 if a in S else 1 for a in C))
+        return (i,) + self._views[key]
+
+    def fit(self, targets, tol, sweeps):
+        """:func:`_fit`'s sweeps on the parts: each set scales its part's cells to its target, then every part
+        is normalised (the table's normalisation: the parts' totals multiply to the table's)."""
+        previous = np.inf
+        for sweep in range(_FIT_SWEEPS if sweeps is None else sweeps):
+            worst = 0.0
+            for S, t in targets.items():
+                i, away, shape = self._view(S)
+                g = self.tables[i]
+                m = np.add.reduce(g, axis=away).reshape(-1) if away else g.reshape(-1).copy()
+                worst = max(worst, float(np.max(np.abs(m - t))))
+                g *= (t / m if m.all() else np.divide(t, m, out=np.zeros_like(t), where=m > 0)).reshape(shape)
+            for g in self.tables:
+                g /= g.sum()
+            if worst <= tol or worst > _STALL * previous:
+                break
+            previous = worst
+        self._pairs = None
+        return self
+
+    def _marginal_in(self, i, attrs):
+        C = self.parts[i]
+        away = tuple(k for k, a in enumerate(C) if a not in attrs)
+        return np.add.reduce(self.tables[i], axis=away) if away else self.tables[i]
+
+    def marginal_any(self, plan, S) -> np.ndarray:
+        """The marginal table of ``p`` on ``S`` (flattened, first attribute most significant): the product of
+        its parts' marginals."""
+        if len(S) == self.d:
+            return self.table()
+        out = None
+        for i in sorted({self.where[a] for a in S}):
+            f = np.reshape(self._marginal_in(i, S), tuple(2 if self.where[a] == i else 1 for a in S))
+            out = f if out is None else out * f
+        return np.array(out, dtype=np.float64).reshape(-1)
+
+    def min(self) -> float:
+        """The smallest cell of ``p``: the product of the parts' smallest cells (non-negative factors)."""
+        return float(np.prod([float(g.min()) for g in self.tables]))
+
+    def table(self) -> np.ndarray:
+        """The ``2^d`` table ``Π_C g_C`` (a new, writable array)."""
+        t = None
+        for C, g in zip(self.parts, self.tables):
+            f = np.reshape(g, tuple(2 if a in C else 1 for a in range(self.d)))
+            t = f if t is None else t * f
+        return np.broadcast_to(t, (2,) * self.d).reshape(-1).copy()
+
+    def pair_tables(self) -> np.ndarray:
+        """``T[a, v, b, w] = p(x_a = v, x_b = w)`` for every pair of attributes (``T[a, v, a, v] = p(x_a = v)``):
+        within a part from its superset sums ``s_z = Σ_{y ⊇ z} g_y`` (additions along each axis) by inclusion–
+        exclusion (``p(1, 1) = s_ab``, ``p(1, 0) = s_a − s_ab``, ``p(0, 0) = s_∅ − s_a − s_b + s_ab``); across
+        parts the product of the 1-way marginals (independent)."""
+        if self._pairs is not None:
+            return self._pairs
+        d = self.d
+        one = np.empty((d, 2))
+        within = []
+        for C, g in zip(self.parts, self.tables):
+            c = len(C)
+            if c == 1:
+                one[C[0]] = g
+                continue
+            s = g.reshape(-1).copy()
+            for axis in range(c):
+                view = s.reshape(1 << axis, 2, 1 << (c - 1 - axis))
+                np.add(view[:, 0, :], view[:, 1, :], out=view[:, 0, :])
+            bit = [1 << (c - 1 - k) for k in range(c)]
+            ones = s[bit]
+            one[list(C), 1] = ones
+            one[list(C), 0] = s[0] - ones
+            i, j = np.triu_indices(c, 1)
+            within.append((np.asarray(C)[i], np.asarray(C)[j], s[0], ones[i], ones[j],
+                           s[np.asarray(bit)[i] | np.asarray(bit)[j]]))
+        T = one[:, :, None, None] * one[None, None, :, :]
+        at = np.arange(d)
+        T[at, 0, at, 0], T[at, 1, at, 1] = one[:, 0], one[:, 1]
+        for a, b, total, sa, sb, sab in within:
+            cells = ((1, 1, sab), (1, 0, sa - sab), (0, 1, sb - sab), (0, 0, total - sa - sb + sab))
+            for v, w, value in cells:
+                T[a, v, b, w] = value
+                T[b, w, a, v] = value
+        self._pairs = T
+        return T
+
+    def candidate_tables(self, plan) -> np.ndarray:
+        """``plan.counts`` of the table (clipped at 0): every candidate's marginal from :meth:`pair_tables`."""
+        if not hasattr(plan, "_candidate_index"):
+            plan._candidate_index = _pair_index(plan, _candidate_cells(plan))
+        return np.maximum(self.pair_tables().reshape(-1)[plan._candidate_index], 0.0)
