@@ -1905,7 +1905,12 @@ class _ComponentModel:
             for S, t in targets.items():
                 i, away, shape = self._view(S)
                 g = self.tables[i]
-                m = np.add.reduce(g, axis=away).reshape(-1) if away else g.reshape(-1).copy()
+                if not away:                              # the part is S: the update sets it to its target
+                    m = g.reshape(-1)
+                    worst = max(worst, float(np.max(np.abs(m - t))))
+                    m[...] = t if m.all() else np.where(m > 0, t, 0.0)
+                    continue
+                m = np.add.reduce(g, axis=away).reshape(-1)
                 worst = max(worst, float(np.max(np.abs(m - t))))
                 g *= (t / m if m.all() else np.divide(t, m, out=np.zeros_like(t), where=m > 0)).reshape(shape)
             for g in self.tables:
@@ -1963,13 +1968,11 @@ class _ComponentModel:
             for axis in range(c):
                 view = s.reshape(1 << axis, 2, 1 << (c - 1 - axis))
                 np.add(view[:, 0, :], view[:, 1, :], out=view[:, 0, :])
-            bit = [1 << (c - 1 - k) for k in range(c)]
+            attrs, bit, i, j, both = self._pair_plan(C)
             ones = s[bit]
-            one[list(C), 1] = ones
-            one[list(C), 0] = s[0] - ones
-            i, j = np.triu_indices(c, 1)
-            within.append((np.asarray(C)[i], np.asarray(C)[j], s[0], ones[i], ones[j],
-                           s[np.asarray(bit)[i] | np.asarray(bit)[j]]))
+            one[attrs, 1] = ones
+            one[attrs, 0] = s[0] - ones
+            within.append((attrs[i], attrs[j], s[0], ones[i], ones[j], s[both]))
         T = one[:, :, None, None] * one[None, None, :, :]
         at = np.arange(d)
         T[at, 0, at, 0], T[at, 1, at, 1] = one[:, 0], one[:, 1]
@@ -1980,6 +1983,17 @@ class _ComponentModel:
                 T[b, w, a, v] = value
         self._pairs = T
         return T
+
+    def _pair_plan(self, C):
+        """For a part ``C``: its attributes, each one's bit in the part's table, the pairs ``(i, j)`` (``i < j``)
+        and their two bits (cached per part)."""
+        plan = self._views.get(C)
+        if plan is None:
+            c = len(C)
+            bit = np.array([1 << (c - 1 - k) for k in range(c)], dtype=np.int64)
+            i, j = np.triu_indices(c, 1)
+            plan = self._views[C] = (np.array(C, dtype=np.int64), bit, i, j, bit[i] | bit[j])
+        return plan
 
     def candidate_tables(self, plan) -> np.ndarray:
         """``plan.counts`` of the table (clipped at 0): every candidate's marginal from :meth:`pair_tables`."""
