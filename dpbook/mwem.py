@@ -1097,7 +1097,7 @@ def _consistent_tables(plan, measurements, n, cache=None):
     (:func:`_maximal_sets`), consistent with each other."""
     unique, estimate, variance = _parity_estimates(plan, measurements, cache)
     f = _shrink(unique, estimate, variance, n, plan.d, None if cache is None else cache.setdefault("tau2", {}))
-    sets = _maximal_sets([S for S, _, _ in measurements])
+    sets = _maximal_sets([S for S, _, _ in measurements], cache)
     fitted = {}
     for size in sorted({len(S) for S in sets}):   # the sets of one size at once (row by row the same arithmetic)
         group = [S for S in sets if len(S) == size]
@@ -1116,10 +1116,28 @@ def _hadamard_rows(y, s):
     return h.reshape(h.shape[0], -1)
 
 
-def _maximal_sets(sets) -> list:
+def _maximal_sets(sets, cache=None) -> list:
     """The distinct measured sets contained in no other measured set, in the order first measured: the fitted
     tables are consistent, so a set's table is the marginal of any measured superset's table and fitting the
-    maximal ones fits them all (up to the clipping at 0)."""
+    maximal ones fits them all (up to the clipping at 0).  ``cache``: a dict kept across one run's calls, whose
+    sets only grow: each new set is added to the last answer (a set in a maximal one changes nothing; else the
+    maximal sets inside it leave and it joins last, as first measured), the same list as afresh."""
+    state = None if cache is None else cache.get("maximal")
+    if state is not None and state[0] <= len(sets) and sets[:state[0]] == state[1]:
+        maximal = list(state[2])
+        for S in sets[state[0]:]:
+            if not any(set(S) <= set(M) for M in maximal):
+                maximal = [M for M in maximal if not set(M) <= set(S)] + [S]
+        cache["maximal"] = (len(sets), list(sets), maximal)
+        return list(maximal)
+    maximal = _maximal_sets_afresh(sets)
+    if cache is not None:
+        cache["maximal"] = (len(sets), list(sets), maximal)
+    return list(maximal)
+
+
+def _maximal_sets_afresh(sets) -> list:
+    """:func:`_maximal_sets` from the whole list (the reference its incremental form is tested against)."""
     distinct = list(dict.fromkeys(sets))
     masks = [sum(1 << a for a in S) for S in distinct]
     sizes = [len(S) for S in distinct]
@@ -1844,19 +1862,19 @@ class _ComponentModel:
     """The proportional-fitting model as a product of independent parts: fitting from the uniform table
     multiplies the cells by ratios that each depend on one measured set's cells, so ``p(x) = Π_C g_C(x_C)`` over
     the connected components ``C`` of the measured sets' graph (attributes joined when a measured set holds
-    both), each ``g_C`` a table of ``2^{|C|}`` cells summing to 1 (an attribute in no measured set is its own
-    component, uniform).  A set's marginal of ``p`` is its component's marginal (the others sum to 1), and the
-    fitting update scales that component's table: the same updates, in the same order, as on the ``2^d`` table
-    (sets of other components commute with it), up to rounding.  A measured set joining components multiplies
-    their tables into one; a measured full table makes the model the table.  The components are a function of
-    the measured sets (released): post-processing."""
+    both), each ``g_C`` a table of ``2^{|C|}`` cells summing to 1 (an attribute joined to no other is its own
+    part: a row of ``single``, uniform until its 1-way set is fitted).  A set's marginal of ``p`` is its part's
+    marginal (the others sum to 1), and the fitting update scales that part's table: the same updates, in the
+    same order, as on the ``2^d`` table (sets of other parts commute with it), up to rounding.  A measured set
+    joining parts multiplies their tables into one; a measured full table makes the model the table.  The parts
+    are a function of the measured sets (released): post-processing."""
 
     def __init__(self, d):
         self.d = d
-        self.parts = [(a,) for a in range(d)]             # sorted attribute tuples, by first attribute
-        self.tables = [np.full((2,), 0.5) for _ in range(d)]
-        self.where = list(range(d))                       # attribute -> its part's index
-        self._views, self._pairs = {}, None
+        self.single = np.full((d, 2), 0.5)                # the 1-attribute parts, one row per attribute
+        self.parts, self.tables = [], []                  # the larger parts: sorted attribute tuples, tables
+        self.where = [-1] * d                             # attribute -> its larger part's index, or -1
+        self._views, self._pairs, self._placed = {}, None, set()
 
     def prepared(self, sets):
         """The model ready to fit ``sets``: the parts a set joins multiplied into one; the table instead when a
@@ -1864,30 +1882,34 @@ class _ComponentModel:
         if any(len(S) == self.d for S in sets):
             return self.table()
         for S in sets:
-            joined = sorted({self.where[a] for a in S})
-            if len(joined) > 1:
-                self._join(joined)
+            if S in self._placed:
+                continue
+            if len(S) > 1 and (self.where[S[0]] < 0 or any(self.where[a] != self.where[S[0]] for a in S)):
+                self._join(S)
+            self._placed.add(S)                           # parts only grow: S stays in one part
         return self
 
-    def _join(self, indices):
-        attrs = tuple(sorted(a for i in indices for a in self.parts[i]))
+    def _join(self, S):
+        """Multiply the parts holding ``S``'s attributes into one part."""
+        members = sorted({self.where[a] for a in S if self.where[a] >= 0})
+        pieces = [(self.parts[i], self.tables[i]) for i in members]
+        pieces += [((a,), self.single[a].copy()) for a in S if self.where[a] < 0]
+        attrs = tuple(sorted(a for C, _ in pieces for a in C))
         g = None
-        for i in indices:
-            f = np.reshape(self.tables[i], tuple(2 if a in self.parts[i] else 1 for a in attrs))
+        for C, t in sorted(pieces, key=lambda piece: piece[0][0]):
+            f = np.reshape(t, tuple(2 if a in C else 1 for a in attrs))
             g = f if g is None else g * f
-        keep = [i for i in range(len(self.parts)) if i not in indices]
-        parts = [self.parts[i] for i in keep] + [attrs]
-        tables = [self.tables[i] for i in keep] + [np.ascontiguousarray(g)]
-        order = sorted(range(len(parts)), key=lambda k: parts[k][0])
-        self.parts, self.tables = [parts[k] for k in order], [tables[k] for k in order]
-        self.where = [0] * self.d
+        keep = [i for i in range(len(self.parts)) if i not in members]
+        self.parts = [self.parts[i] for i in keep] + [attrs]
+        self.tables = [self.tables[i] for i in keep] + [np.ascontiguousarray(g)]
+        self.where = [-1] * self.d
         for i, C in enumerate(self.parts):
             for a in C:
                 self.where[a] = i
         self._pairs = None
 
     def _view(self, S):
-        """(part index, the axes of its table summed away for ``S``, ``S``'s shape in it) for ``S`` in one part."""
+        """(larger part's index, the axes of its table summed away for ``S``, ``S``'s shape in it)."""
         i = self.where[S[0]]
         C = self.parts[i]
         key = (C, S)
@@ -1898,11 +1920,22 @@ class _ComponentModel:
 
     def fit(self, targets, tol, sweeps):
         """:func:`_fit`'s sweeps on the parts: each set scales its part's cells to its target, then every part
-        is normalised (the table's normalisation: the parts' totals multiply to the table's)."""
+        is normalised (the table's normalisation: the parts' totals multiply to the table's).  A set that is its
+        whole part (a 1-attribute part, or a pair joined to nothing else) is set to its target in one step (its
+        ratio times its cells, up to rounding); the 1-attribute ones all at once."""
+        ones = [S[0] for S in targets if len(S) == 1 and self.where[S[0]] < 0]
+        rest = [(S, t) for S, t in targets.items() if len(S) > 1 or self.where[S[0]] >= 0]
+        if ones:
+            at = np.array(ones, dtype=np.int64)
+            goal = np.stack([targets[(a,)] for a in ones])
         previous = np.inf
         for sweep in range(_FIT_SWEEPS if sweeps is None else sweeps):
             worst = 0.0
-            for S, t in targets.items():
+            if ones:
+                m = self.single[at]
+                worst = float(np.max(np.abs(m - goal)))
+                self.single[at] = goal if m.all() else np.where(m > 0, goal, 0.0)
+            for S, t in rest:
                 i, away, shape = self._view(S)
                 g = self.tables[i]
                 if not away:                              # the part is S: the update sets it to its target
@@ -1913,6 +1946,7 @@ class _ComponentModel:
                 m = np.add.reduce(g, axis=away).reshape(-1)
                 worst = max(worst, float(np.max(np.abs(m - t))))
                 g *= (t / m if m.all() else np.divide(t, m, out=np.zeros_like(t), where=m > 0)).reshape(shape)
+            self.single /= self.single.sum(axis=1, keepdims=True)
             for g in self.tables:
                 g /= g.sum()
             if worst <= tol or worst > _STALL * previous:
@@ -1921,10 +1955,20 @@ class _ComponentModel:
         self._pairs = None
         return self
 
-    def _marginal_in(self, i, attrs):
-        C = self.parts[i]
-        away = tuple(k for k, a in enumerate(C) if a not in attrs)
-        return np.add.reduce(self.tables[i], axis=away) if away else self.tables[i]
+    def _parts_of(self, S):
+        """``S``'s attributes grouped by part: [(attributes of S in it, its table, its attributes)], in the
+        order of their first attribute in ``S``."""
+        groups = {}
+        for a in S:
+            key = self.where[a] if self.where[a] >= 0 else -1 - a
+            groups.setdefault(key, []).append(a)
+        out = []
+        for key, attrs in groups.items():
+            if key >= 0:
+                out.append((attrs, self.tables[key], self.parts[key]))
+            else:
+                out.append((attrs, self.single[attrs[0]], (attrs[0],)))
+        return out
 
     def marginal_any(self, plan, S) -> np.ndarray:
         """The marginal table of ``p`` on ``S`` (flattened, first attribute most significant): the product of
@@ -1932,19 +1976,24 @@ class _ComponentModel:
         if len(S) == self.d:
             return self.table()
         out = None
-        for i in sorted({self.where[a] for a in S}):
-            f = np.reshape(self._marginal_in(i, S), tuple(2 if self.where[a] == i else 1 for a in S))
+        for attrs, g, C in self._parts_of(S):
+            away = tuple(k for k, a in enumerate(C) if a not in attrs)
+            m = np.add.reduce(g, axis=away) if away else g
+            f = np.reshape(m, tuple(2 if a in attrs else 1 for a in S))
             out = f if out is None else out * f
         return np.array(out, dtype=np.float64).reshape(-1)
 
     def min(self) -> float:
         """The smallest cell of ``p``: the product of the parts' smallest cells (non-negative factors)."""
-        return float(np.prod([float(g.min()) for g in self.tables]))
+        return float(np.prod([float(g.min()) for g in self.tables] +
+                             [float(self.single[a].min()) for a in range(self.d) if self.where[a] < 0]))
 
     def table(self) -> np.ndarray:
         """The ``2^d`` table ``Π_C g_C`` (a new, writable array)."""
         t = None
-        for C, g in zip(self.parts, self.tables):
+        pieces = list(zip(self.parts, self.tables)) + [((a,), self.single[a]) for a in range(self.d)
+                                                          if self.where[a] < 0]
+        for C, g in sorted(pieces, key=lambda piece: piece[0][0]):
             f = np.reshape(g, tuple(2 if a in C else 1 for a in range(self.d)))
             t = f if t is None else t * f
         return np.broadcast_to(t, (2,) * self.d).reshape(-1).copy()
@@ -1957,13 +2006,10 @@ class _ComponentModel:
         if self._pairs is not None:
             return self._pairs
         d = self.d
-        one = np.empty((d, 2))
+        one = self.single.copy()
         within = []
         for C, g in zip(self.parts, self.tables):
             c = len(C)
-            if c == 1:
-                one[C[0]] = g
-                continue
             s = g.reshape(-1).copy()
             for axis in range(c):
                 view = s.reshape(1 << axis, 2, 1 << (c - 1 - axis))
