@@ -1858,6 +1858,25 @@ class _FactoredModel:
 
 # --------------------------------------------------------------------------- the component model (independent parts)
 
+def _row_view(c, pos):
+    """:meth:`_AdaptivePlan.shapes` for a table of ``2^c`` cells and the sorted bit positions ``pos`` (the first
+    most significant) of a set: rows of ``2^L`` contiguous cells (``L = min(c, _LOW_BITS)``) under the cube of
+    the other positions with each run outside ``pos`` merged into one axis; (view shape, leading axes summed
+    away, the set's cell of every entry of the summed view, broadcastable against the view)."""
+    L = min(c, _LOW_BITS)
+    D = c - L
+    hi, lo = [q for q in pos if q < D], [q - D for q in pos if q >= D]
+    shape, keep = cube_blocks(D, hi) if D else ([], [])
+    away = tuple(t for t in range(len(shape)) if t not in keep)
+    j = np.arange(1 << L)
+    low = np.zeros(1 << L, dtype=np.int64)
+    for k, q in enumerate(lo):
+        low |= ((j >> (L - 1 - q)) & 1) << (len(lo) - 1 - k)
+    index = (np.arange(1 << len(hi))[:, None] << len(lo)) | low[None, :]
+    bshape = tuple(2 if t in keep else 1 for t in range(len(shape))) + (1 << L,)
+    return tuple(shape) + (1 << L,), away, index.reshape(bshape)
+
+
 class _ComponentModel:
     """The proportional-fitting model as a product of independent parts: fitting from the uniform table
     multiplies the cells by ratios that each depend on one measured set's cells, so ``p(x) = Π_C g_C(x_C)`` over
@@ -1890,18 +1909,17 @@ class _ComponentModel:
         return self
 
     def _join(self, S):
-        """Multiply the parts holding ``S``'s attributes into one part."""
+        """Multiply the parts holding ``S``'s attributes into one part (a flat table; its attributes in the
+        order of the factors, the first most significant)."""
         members = sorted({self.where[a] for a in S if self.where[a] >= 0})
         pieces = [(self.parts[i], self.tables[i]) for i in members]
         pieces += [((a,), self.single[a].copy()) for a in S if self.where[a] < 0]
-        attrs = tuple(sorted(a for C, _ in pieces for a in C))
-        g = None
-        for C, t in sorted(pieces, key=lambda piece: piece[0][0]):
-            f = np.reshape(t, tuple(2 if a in C else 1 for a in attrs))
-            g = f if g is None else g * f
+        attrs, g = (), None
+        for C, t in pieces:
+            attrs, g = attrs + C, (t if g is None else np.multiply.outer(g, t).reshape(-1))
         keep = [i for i in range(len(self.parts)) if i not in members]
         self.parts = [self.parts[i] for i in keep] + [attrs]
-        self.tables = [self.tables[i] for i in keep] + [np.ascontiguousarray(g)]
+        self.tables = [self.tables[i] for i in keep] + [g]
         self.where = [-1] * self.d
         for i, C in enumerate(self.parts):
             for a in C:
@@ -1909,13 +1927,15 @@ class _ComponentModel:
         self._pairs = None
 
     def _view(self, S):
-        """(larger part's index, the axes of its table summed away for ``S``, ``S``'s shape in it)."""
+        """For ``S`` in a larger part: (its index, the part's table viewed as runs of attributes outside ``S``
+        merged into one axis around ``S``'s axes, the axes summed away, ``S``'s shape in that view, whether
+        ``S``'s attributes lie in the part in the reverse order)."""
         i = self.where[S[0]]
         C = self.parts[i]
         key = (C, S)
         if key not in self._views:
-            self._views[key] = (tuple(k for k, a in enumerate(C) if a not in S),
-                                tuple(2 if a in S else 1 for a in C))
+            pos = sorted(C.index(a) for a in S)
+            self._views[key] = _row_view(len(C), pos) + ([C[q] for q in pos] != list(S),)
         return (i,) + self._views[key]
 
     def fit(self, targets, tol, sweeps):
@@ -1924,7 +1944,11 @@ class _ComponentModel:
         whole part (a 1-attribute part, or a pair joined to nothing else) is set to its target in one step (its
         ratio times its cells, up to rounding); the 1-attribute ones all at once."""
         ones = [S[0] for S in targets if len(S) == 1 and self.where[S[0]] < 0]
-        rest = [(S, t) for S, t in targets.items() if len(S) > 1 or self.where[S[0]] >= 0]
+        rest = []
+        for S, t in targets.items():
+            if len(S) > 1 or self.where[S[0]] >= 0:
+                i, shape, away, index, swapped = self._view(S)       # (|S| <= 2: reversed is transposed)
+                rest.append((self.tables[i], shape, away, index, t.reshape(2, 2).T.reshape(-1) if swapped else t))
         if ones:
             at = np.array(ones, dtype=np.int64)
             goal = np.stack([targets[(a,)] for a in ones])
@@ -1935,17 +1959,16 @@ class _ComponentModel:
                 m = self.single[at]
                 worst = float(np.max(np.abs(m - goal)))
                 self.single[at] = goal if m.all() else np.where(m > 0, goal, 0.0)
-            for S, t in rest:
-                i, away, shape = self._view(S)
-                g = self.tables[i]
-                if not away:                              # the part is S: the update sets it to its target
-                    m = g.reshape(-1)
-                    worst = max(worst, float(np.max(np.abs(m - t))))
-                    m[...] = t if m.all() else np.where(m > 0, t, 0.0)
+            for g, shape, away, index, t in rest:
+                if g.size == t.size:                      # the part is S: the update sets it to its target
+                    worst = max(worst, float(np.max(np.abs(g - t))))
+                    g[...] = t if g.all() else np.where(g > 0, t, 0.0)
                     continue
-                m = np.add.reduce(g, axis=away).reshape(-1)
+                rows = g.reshape(shape)
+                summed = np.add.reduce(rows, axis=away) if away else rows
+                m = np.bincount(index.reshape(-1), weights=summed.reshape(-1), minlength=t.size)
                 worst = max(worst, float(np.max(np.abs(m - t))))
-                g *= (t / m if m.all() else np.divide(t, m, out=np.zeros_like(t), where=m > 0)).reshape(shape)
+                rows *= (t / m if m.all() else np.divide(t, m, out=np.zeros_like(t), where=m > 0))[index]
             self.single /= self.single.sum(axis=1, keepdims=True)
             for g in self.tables:
                 g /= g.sum()
@@ -1977,8 +2000,9 @@ class _ComponentModel:
             return self.table()
         out = None
         for attrs, g, C in self._parts_of(S):
-            away = tuple(k for k, a in enumerate(C) if a not in attrs)
-            m = np.add.reduce(g, axis=away) if away else g
+            m = self._sorted(g, C)
+            away = tuple(k for k, a in enumerate(sorted(C)) if a not in attrs)
+            m = np.add.reduce(m, axis=away) if away else m
             f = np.reshape(m, tuple(2 if a in attrs else 1 for a in S))
             out = f if out is None else out * f
         return np.array(out, dtype=np.float64).reshape(-1)
@@ -1993,10 +2017,15 @@ class _ComponentModel:
         t = None
         pieces = list(zip(self.parts, self.tables)) + [((a,), self.single[a]) for a in range(self.d)
                                                           if self.where[a] < 0]
-        for C, g in sorted(pieces, key=lambda piece: piece[0][0]):
-            f = np.reshape(g, tuple(2 if a in C else 1 for a in range(self.d)))
+        for C, g in pieces:
+            f = np.reshape(self._sorted(g, C), tuple(2 if a in C else 1 for a in range(self.d)))
             t = f if t is None else t * f
         return np.broadcast_to(t, (2,) * self.d).reshape(-1).copy()
+
+    @staticmethod
+    def _sorted(g, C):
+        """A part's table as a ``(2,)*|C|`` array with its attributes in increasing order."""
+        return np.transpose(np.reshape(g, (2,) * len(C)), np.argsort(C))
 
     def pair_tables(self) -> np.ndarray:
         """``T[a, v, b, w] = p(x_a = v, x_b = w)`` for every pair of attributes (``T[a, v, a, v] = p(x_a = v)``):
