@@ -646,6 +646,7 @@ _STALL = 0.99                      # a sweep that shrinks the largest misfit by 
 _ROUND_SWEEPS = 1                  # warm-started sweeps per round (the release is fitted to convergence)
 _PRIOR_SHARE = 3.0                 # the prior f_T ~ U[-n, n] has variance n²/3
 _LOW_BITS = 10                     # the table is viewed as rows of 2^10 contiguous cells (fast passes)
+_PRIOR_NEWTON = 8                  # Newton steps that sharpen the bisection's guess (never change its result)
 _PRIOR_BISECTIONS = 64             # bisections of the prior variance's score equation on [0, n²/3]
 _PRIOR_FLOOR = 1e-12               # fitted cells are floored here (probabilities) so a cell can come back
 
@@ -916,11 +917,13 @@ class _AdaptivePlan:
 
 def _hadamard(y, s):
     """The (unnormalised) Walsh–Hadamard transform of a table of ``2^s`` cells: ``H[t, v] = (−1)^{|t ∩ v|}``."""
-    h = np.array(y, dtype=np.float64).reshape((2,) * s) if s else np.array(y, dtype=np.float64)
-    for axis in range(s):
-        a, b = np.take(h, 0, axis=axis), np.take(h, 1, axis=axis)
-        h = np.stack((a + b, a - b), axis=axis)
-    return h.reshape(-1)
+    h = np.array(y, dtype=np.float64).reshape(-1)
+    for axis in range(s):                         # in place on a copy: the same a + b, a − b per axis
+        view = h.reshape(1 << axis, 2, 1 << (s - 1 - axis))
+        a = view[:, 0, :].copy()
+        view[:, 0, :] += view[:, 1, :]
+        np.subtract(a, view[:, 1, :], out=view[:, 1, :])
+    return h
 
 
 def _parity_estimates(plan, measurements, cache=None):
@@ -996,6 +999,17 @@ def _prior_variance(estimate, variance, high, guess=None) -> float:
         return float(high)
     lo, hi, g_lo, g_hi, done = 0.0, float(high), float(ends[0]), float(ends[1]), 0
     guess = float(np.mean(square - variance)) if guess is None else float(guess)
+    for _ in range(_PRIOR_NEWTON):                # sharpen the guess (its cost only): Newton steps on the score
+        if not lo < guess < hi:
+            break
+        total = guess + variance
+        slope = float(np.sum((total - 2.0 * square) / (total * total * total)))
+        step = float(np.sum((square - total) / (total * total))) / slope if slope < 0.0 else math.nan
+        if not abs(step) < hi - lo:
+            break
+        guess -= step
+        if abs(step) <= 1e-15 * guess:
+            break
     w_lo = w_hi = 1.0
     while done < _PRIOR_BISECTIONS:
         if not lo < guess < hi:
@@ -1109,11 +1123,13 @@ def _consistent_tables(plan, measurements, n, cache=None):
 
 def _hadamard_rows(y, s):
     """:func:`_hadamard` of each row of ``y`` (``(rows, 2^s)``): the same additions and subtractions per row."""
-    h = np.array(y, dtype=np.float64).reshape((-1,) + (2,) * s)
-    for axis in range(1, s + 1):
-        a, b = np.take(h, 0, axis=axis), np.take(h, 1, axis=axis)
-        h = np.stack((a + b, a - b), axis=axis)
-    return h.reshape(h.shape[0], -1)
+    h = np.array(y, dtype=np.float64).reshape(-1, 1 << s)
+    for axis in range(s):                         # in place on a copy: the same a + b, a − b per axis
+        view = h.reshape(h.shape[0] << axis, 2, 1 << (s - 1 - axis))
+        a = view[:, 0, :].copy()
+        view[:, 0, :] += view[:, 1, :]
+        np.subtract(a, view[:, 1, :], out=view[:, 1, :])
+    return h
 
 
 def _maximal_sets(sets, cache=None) -> list:
