@@ -505,7 +505,7 @@ def adaptive_marginals(x, workload, *, epsilon, delta=0.0, n=None, neighbours="a
     scales its cells of ``p`` to its fitted (clipped at 0) counts: one sweep per round, and sweeps to
     convergence for the release (until no marginal misses its target by more than 1% of the smallest noise
     scale, or a sweep shrinks the largest miss by less than 1%; at most 50).  The released answers are
-    ``W.counts(p)``.
+    ``W.counts(p)`` (on a factored model, (iii), its pair tables: the same numbers to rounding).
     (iii) *Representation* (the same numbers, to rounding).  Fitting from the uniform table multiplies the cells
     by ratios that each depend on one measured set's cells, so ``p`` is a log-linear model ``p(x) ∝ Π_S
     φ_S(x_S)`` over the measured sets.  When every candidate but the full table has at most two attributes and
@@ -514,10 +514,18 @@ def adaptive_marginals(x, workload, *, epsilon, delta=0.0, n=None, neighbours="a
     fitting step makes the set's clique exact (messages along the tree path) and scales it, every candidate's
     table comes from one pass over the tree, and the ``2^d`` table is built once, for the release.  A measured
     set in no clique rebuilds the tree from the factors; the model becomes the table when the full table is
-    measured or the cliques would hold more than ``2^d/64`` cells.  On the table, the attributes that no measured
-    set joins to another are independent in ``p`` (their only factor is their own 1-way one), so their 1-way
-    scalings are one step of two passes (:func:`_free_attributes`).  These rules read the workload and the
-    measured sets only, and either form is a function of the released measurements: post-processing.
+    measured or the cliques would hold more than ``2^d/64`` cells.  Below ``d = 18`` on such a workload
+    (:func:`_components_suit`), ``p`` is held as the product of its independent parts (:class:`_ComponentModel`):
+    the factors of one connected component of the measured sets' graph touch no other component's attributes,
+    so ``p(x) = Π_C g_C(x_C)`` with one table of ``2^{|C|}`` cells per component (an attribute joined to no
+    other: its 1-way table); a fitting step reads and scales its set's component only, a measured set joining
+    components multiplies their tables into one, every candidate's table comes from the components' pair
+    tables (within a component by superset sums, across two the product of their 1-way tables), and the
+    ``2^d`` table is built once, for the release (measured on digits, d = 16, 2-way, ε = 1: the largest
+    component holds 10 to 16 attributes at the end, fewer before).  On the table, the attributes that no
+    measured set joins to another are independent in ``p`` (their only factor is their own 1-way one), so their
+    1-way scalings are one step of two passes (:func:`_free_attributes`).  These rules read the workload and the
+    measured sets only, and each form is a function of the released measurements: post-processing.
 
     Privacy (re-derived, both variants).  ``Δ`` (``Δ₂``) is the L1 (L2) sensitivity of one marginal table (the
     full table included): under add/remove with public ``n`` one row is in exactly one cell (``Δ = Δ₂ = 1``);
