@@ -514,8 +514,9 @@ def adaptive_marginals(x, workload, *, epsilon, delta=0.0, n=None, neighbours="a
     fitting step makes the set's clique exact (messages along the tree path) and scales it, every candidate's
     table comes from one pass over the tree, and the ``2^d`` table is built once, for the release.  A measured
     set in no clique rebuilds the tree from the factors; the model becomes the table when the full table is
-    measured or the cliques would hold more than ``2^d/64`` cells.  Below ``d = 18`` on such a workload
-    (:func:`_components_suit`), ``p`` is held as the product of its independent parts (:class:`_ComponentModel`):
+    measured or the cliques would hold more than ``2^d/64`` cells.  From ``d = 14`` to ``17`` on such a workload
+    (:func:`_components_suit`; ``14`` a design constant between measured points: on cancer, d = 11, the table
+    is faster), ``p`` is held as the product of its independent parts (:class:`_ComponentModel`):
     the factors of one connected component of the measured sets' graph touch no other component's attributes,
     so ``p(x) = Π_C g_C(x_C)`` with one table of ``2^{|C|}`` cells per component (an attribute joined to no
     other: its 1-way table); a fitting step reads and scales its set's component only, a measured set joining
@@ -1428,6 +1429,7 @@ def _adaptive_run(x, plan, *, n, rounds, sensitivity, rng):
 # --------------------------------------------------------------------------- the factored model (a junction tree)
 
 _FACTORED_MIN_D = 18               # measured: the table is ~1.3x faster at d = 16, the tree ~5x at d = 20
+_COMPONENTS_MIN_D = 14             # measured: the parts 1.6x slower than the table at d = 11, 1.6-1.9x faster at 16
 _FACTORED_SHARE = 64               # the tree is kept while its cliques hold at most 2^d / 64 cells in all
 
 
@@ -1458,9 +1460,10 @@ def _factored_suits(plan) -> bool:
 
 def _components_suit(plan) -> bool:
     """The public rule for the component model (:class:`_ComponentModel`; it reads the workload's candidates and
-    ``d`` only): below ``_FACTORED_MIN_D`` when every candidate but the full table has at most two attributes
-    (every candidate's table then comes from the parts' pair tables, :meth:`_ComponentModel.pair_tables`)."""
-    return 2 <= plan.d < _FACTORED_MIN_D and _pairs_only(plan)
+    ``d`` only): from ``_COMPONENTS_MIN_D`` to below ``_FACTORED_MIN_D`` when every candidate but the full table
+    has at most two attributes (every candidate's table then comes from the parts' pair tables,
+    :meth:`_ComponentModel.pair_tables`)."""
+    return _COMPONENTS_MIN_D <= plan.d < _FACTORED_MIN_D and _pairs_only(plan)
 
 
 def _pairs_only(plan) -> bool:

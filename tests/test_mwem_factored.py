@@ -192,7 +192,9 @@ def test_switch_rules_at_their_edges():
     D = mwem._FACTORED_MIN_D
     assert not _factored_suits(_AdaptivePlan(k_way_marginals(D - 1, 2)))
     assert _components_suit(_AdaptivePlan(k_way_marginals(D - 1, 2)))       # below it, the parts (pairs only)
-    assert _components_suit(_AdaptivePlan(k_way_marginals(2, 2)))
+    C = mwem._COMPONENTS_MIN_D
+    assert _components_suit(_AdaptivePlan(k_way_marginals(C, 2)))
+    assert not _components_suit(_AdaptivePlan(k_way_marginals(C - 1, 2)))
     assert not _components_suit(_AdaptivePlan(k_way_marginals(D, 2)))
     assert not _components_suit(_AdaptivePlan(k_way_marginals(D - 1, 3)))
     assert _factored_suits(_AdaptivePlan(k_way_marginals(D, 2)))
@@ -226,7 +228,7 @@ def _correlated(d, n, seed):
 @pytest.mark.parametrize("delta", [0.0, 1e-6])
 def test_whole_runs_equal_the_table_route(monkeypatch, delta):
     """A run on the factored model (forced from d = 12, and with the tree kept at any size) and on the parts
-    (d = 12's own) releases the table route's answers and synthetic table to rounding, selecting the same
+    (forced from d = 12) releases the table route's answers and synthetic table to rounding, selecting the same
     marginals, at pure ε and at (ε, δ)."""
     d, n = 12, 30_000
     x = _correlated(d, n, 5)
@@ -236,7 +238,7 @@ def test_whole_runs_equal_the_table_route(monkeypatch, delta):
                                       ("tree at any size", 2, 1, True), ("parts", 99, 64, True)):
         monkeypatch.setattr(mwem, "_FACTORED_MIN_D", min_d)
         monkeypatch.setattr(mwem, "_FACTORED_SHARE", share)
-        monkeypatch.setattr(mwem, "_components_suit", _components_suit if parts else (lambda plan: False))
+        monkeypatch.setattr(mwem, "_COMPONENTS_MIN_D", 2 if parts else 99)
         out[name] = adaptive_marginals(x, W, epsilon=2.0, delta=delta, n=n, route="adaptive", trials=2, rng=3)
     ref = out["table"]
     assert min(ref.trace["rounds"]) >= 5
