@@ -1904,6 +1904,46 @@ def _row_view(c, pos):
     return tuple(shape) + (1 << L,), away, index.reshape(bshape)
 
 
+_PAIR_SUMS = {}                    # c -> the plan of _pair_sums for a table of 2^c cells
+
+
+def _pair_sums(g, c):
+    """The superset sums ``s_z = Σ_{y ⊇ z} g_y`` of a table of ``2^c`` cells (position ``k`` is bit ``c−1−k``,
+    the first most significant) for every ``z`` of at most two positions: ``(i, j, s_∅, s_k for each k, s_{ij}
+    for each pair i < j)``.  The table as ``2^D × 2^L`` rows (``L = min(c, _LOW_BITS)``): the transform along
+    the ``D`` row bits (additions over long contiguous rows), then along the ``L`` column bits on the rows of at
+    most two row bits only (transposed: every step adds whole rows).  Additions only, in a fixed order: the same bytes on every CPU."""
+    plan = _PAIR_SUMS.get(c)
+    if plan is None:
+        L = min(c, _LOW_BITS)
+        D = c - L
+        row = [0] + [1 << (D - 1 - k) for k in range(D)]
+        row += [(1 << (D - 1 - k)) | (1 << (D - 1 - l)) for k in range(D) for l in range(k + 1, D)]
+        at = {r: q for q, r in enumerate(row)}
+
+        def cell(ks):                             # the flat index into the kept rows (transposed) of s_ks
+            r = sum(1 << (D - 1 - k) for k in ks if k < D)
+            col = sum(1 << (c - 1 - k) for k in ks if k >= D)
+            return col * len(row) + at[r]
+        i, j = np.triu_indices(c, 1)
+        plan = _PAIR_SUMS[c] = (D, L, np.array(row, dtype=np.int64), i, j, cell(()),
+                                np.array([cell((k,)) for k in range(c)], dtype=np.int64),
+                                np.array([cell((k, l)) for k, l in zip(i.tolist(), j.tolist())], dtype=np.int64))
+    D, L, row, i, j, total, ones, both = plan
+    R = g.reshape(1 << D, 1 << L)
+    if D:
+        R = R.copy()
+        for axis in range(D):
+            view = R.reshape(1 << axis, 2, -1)
+            np.add(view[:, 0, :], view[:, 1, :], out=view[:, 0, :])
+    Y = np.ascontiguousarray(R[row].T)            # the rows of at most two row bits, as columns
+    for axis in range(L):                         # (each step then adds runs of whole rows)
+        view = Y.reshape(1 << axis, 2, -1)
+        np.add(view[:, 0, :], view[:, 1, :], out=view[:, 0, :])
+    flat = Y.reshape(-1)
+    return i, j, flat[total], flat[ones], flat[both]
+
+
 class _ComponentModel:
     """The proportional-fitting model as a product of independent parts: fitting from the uniform table
     multiplies the cells by ratios that each depend on one measured set's cells, so ``p(x) = Π_C g_C(x_C)`` over
@@ -2065,16 +2105,11 @@ class _ComponentModel:
         one = self.single.copy()
         within = []
         for C, g in zip(self.parts, self.tables):
-            c = len(C)
-            s = g.reshape(-1).copy()
-            for axis in range(c):
-                view = s.reshape(1 << axis, 2, 1 << (c - 1 - axis))
-                np.add(view[:, 0, :], view[:, 1, :], out=view[:, 0, :])
-            attrs, bit, i, j, both = self._pair_plan(C)
-            ones = s[bit]
+            i, j, total, ones, both = _pair_sums(g, len(C))
+            attrs = np.array(C, dtype=np.int64)
             one[attrs, 1] = ones
-            one[attrs, 0] = s[0] - ones
-            within.append((attrs[i], attrs[j], s[0], ones[i], ones[j], s[both]))
+            one[attrs, 0] = total - ones
+            within.append((attrs[i], attrs[j], total, ones[i], ones[j], both))
         T = one[:, :, None, None] * one[None, None, :, :]
         at = np.arange(d)
         T[at, 0, at, 0], T[at, 1, at, 1] = one[:, 0], one[:, 1]
@@ -2085,17 +2120,6 @@ class _ComponentModel:
                 T[b, w, a, v] = value
         self._pairs = T
         return T
-
-    def _pair_plan(self, C):
-        """For a part ``C``: its attributes, each one's bit in the part's table, the pairs ``(i, j)`` (``i < j``)
-        and their two bits (cached per part)."""
-        plan = self._views.get(C)
-        if plan is None:
-            c = len(C)
-            bit = np.array([1 << (c - 1 - k) for k in range(c)], dtype=np.int64)
-            i, j = np.triu_indices(c, 1)
-            plan = self._views[C] = (np.array(C, dtype=np.int64), bit, i, j, bit[i] | bit[j])
-        return plan
 
     def candidate_tables(self, plan) -> np.ndarray:
         """``plan.counts`` of the table (clipped at 0): every candidate's marginal from :meth:`pair_tables`."""
