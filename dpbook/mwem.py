@@ -1889,7 +1889,17 @@ def _row_view(c, pos):
     """:meth:`_AdaptivePlan.shapes` for a table of ``2^c`` cells and the sorted bit positions ``pos`` (the first
     most significant) of a set: rows of ``2^L`` contiguous cells (``L = min(c, _LOW_BITS)``) under the cube of
     the other positions with each run outside ``pos`` merged into one axis; (view shape, leading axes summed
-    away, the set's cell of every entry of the summed view, broadcastable against the view)."""
+    away, the set's cell of every entry of the summed view, broadcastable against the view); cached."""
+    key = (c, tuple(pos))
+    if key not in _ROW_VIEWS:
+        _ROW_VIEWS[key] = _row_view_afresh(c, pos)
+    return _ROW_VIEWS[key]
+
+
+_ROW_VIEWS = {}                    # (c, positions) -> _row_view's answer (a function of them only)
+
+
+def _row_view_afresh(c, pos):
     L = min(c, _LOW_BITS)
     D = c - L
     hi, lo = [q for q in pos if q < D], [q - D for q in pos if q >= D]
@@ -2067,9 +2077,14 @@ class _ComponentModel:
             return self.table()
         out = None
         for attrs, g, C in self._parts_of(S):
-            m = self._sorted(g, C)
-            away = tuple(k for k, a in enumerate(sorted(C)) if a not in attrs)
-            m = np.add.reduce(m, axis=away) if away else m
+            if len(C) > len(attrs):                   # summed along rows, as a fitting step reads it
+                _, shape, away, index, swapped = self._view(tuple(attrs))
+                rows = g.reshape(shape)
+                summed = np.add.reduce(rows, axis=away) if away else rows
+                m = np.bincount(index.reshape(-1), weights=summed.reshape(-1), minlength=1 << len(attrs))
+                m = m.reshape(2, 2).T if swapped else m
+            else:
+                m = self._sorted(g, C)
             f = np.reshape(m, tuple(2 if a in attrs else 1 for a in S))
             out = f if out is None else out * f
         return np.array(out, dtype=np.float64).reshape(-1)
