@@ -34,6 +34,7 @@ the broken twins of :mod:`dpbook.broken.mwem`.
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import weakref
@@ -602,7 +603,7 @@ def adaptive_release(x, workload, *, epsilon, n, neighbours, select_share, trial
                          f"of type {type(W).__name__}; other linear queries take route='full table'")
     delta1 = 1.0 if neighbours == "add/remove" else 2.0
     l2 = math.sqrt(delta1)                      # one marginal's L2 sensitivity: 1 (add/remove), √2 (replace-one)
-    rho = zcdp_rho(epsilon, delta) if delta else None
+    rho = _zcdp_rho(epsilon, delta) if delta else None
     gaussian_table = _gaussian_table(rho, epsilon, delta1, l2, chosen)     # the full table's one measurement
     table_noise = _ZcdpRounds.expected_abs(l2 / math.sqrt(2.0 * rho)) if gaussian_table else delta1 / epsilon
     if route == "full table" or (route == "auto" and (not marginals or
@@ -658,6 +659,13 @@ _LOW_BITS = 10                     # the table is viewed as rows of 2^10 contigu
 _PRIOR_NEWTON = 8                  # Newton steps that sharpen the bisection's guess (never change its result)
 _PRIOR_BISECTIONS = 64             # bisections of the prior variance's score equation on [0, n²/3]
 _PRIOR_FLOOR = 1e-12               # fitted cells are floored here (probabilities) so a cell can come back
+
+
+@functools.lru_cache(maxsize=64)
+def _zcdp_rho(epsilon, delta) -> float:
+    """:func:`dpbook.release.zcdp_rho` remembered per (validated) ``(ε, δ)``: a function of them only, whose
+    nested bisections cost a millisecond or more, asked again by every call at the same budget."""
+    return zcdp_rho(epsilon, delta)
 
 
 def _gaussian_table(rho, epsilon, sensitivity, l2, chosen) -> bool:
