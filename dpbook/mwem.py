@@ -1404,8 +1404,10 @@ def _adaptive_run(x, plan, *, n, rounds, sensitivity, rng):
         rounds.carry_opening()
     selected = []
     w = plan.weights
+    fractions = None                                        # every candidate's table of the model p
     while rounds.propose() is not None:
-        model = _model_counts(plan, p) * n
+        fractions = _model_counts(plan, p) if fractions is None else fractions
+        model = fractions * n
         eps_sel, scale, last, allowed = _round_budget(plan, model, p, n=n, rounds=rounds)
         bias = rounds.expected_abs(scale)
         err = np.add.reduceat(np.abs(model - truth), plan.starts)
@@ -1417,16 +1419,19 @@ def _adaptive_run(x, plan, *, n, rounds, sensitivity, rng):
         S = plan.candidates[pick]
         true_S = truth[plan.offset[S]: plan.offset[S] + (1 << len(S))] if S in plan.offset else xf
         y = true_S + sampler(scale, (1 << len(S),), rng)
-        before = _model_marginal(plan, p, S).copy()
+        at = slice(plan.offset[S], plan.offset[S] + (1 << len(S))) if S in plan.offset else None
+        before = fractions[at] if at is not None else _model_marginal(plan, p, S).copy()
         b = rounds.laplace_scale(scale)
         measurements.append((S, b, y))
         smallest_b, smallest_scale = min(smallest_b, b), min(smallest_scale, scale)
         p = _fit(plan, p, measurements, n, tol=_TOL_SHARE * smallest_b / n, sweeps=_ROUND_SWEEPS, cache=cache)
-        moved = float(np.abs(_model_marginal(plan, p, S) - before).sum()) * n
         steps += rounds.round_steps(len(selected) + 1, S if len(S) < d else 'all')
         selected.append(S)
         if last:
             break
+        fractions = _model_counts(plan, p)                  # the next round's model; the annealing test reads it
+        after = fractions[at] if at is not None else _model_marginal(plan, p, S)
+        moved = float(np.abs(after - before).sum()) * n
         if moved <= (1 << len(S)) * bias:
             rounds.anneal()
     p = _fit(plan, p, measurements, n, tol=_TOL_SHARE * smallest_b / n, cache=cache)     # the release: converged
