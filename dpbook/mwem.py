@@ -2038,7 +2038,8 @@ class _ComponentModel:
         for S, t in targets.items():
             if len(S) > 1 or self.where[S[0]] >= 0:
                 i, shape, away, index, swapped = self._view(S)       # (|S| <= 2: reversed is transposed)
-                rest.append((self.tables[i], shape, away, index, t.reshape(2, 2).T.reshape(-1) if swapped else t))
+                rest.append((self.tables[i], shape, away, index, index.reshape(-1),
+                             t.reshape(2, 2).T.reshape(-1) if swapped else t))
         if ones:
             at = np.array(ones, dtype=np.int64)
             goal = np.stack([targets[(a,)] for a in ones])
@@ -2049,16 +2050,19 @@ class _ComponentModel:
                 m = self.single[at]
                 worst = float(np.max(np.abs(m - goal)))
                 self.single[at] = goal if m.all() else np.where(m > 0, goal, 0.0)
-            for g, shape, away, index, t in rest:
+            misses = []                               # |marginal − target| of every step, its max read once
+            for g, shape, away, index, flat, t in rest:
                 if g.size == t.size:                      # the part is S: the update sets it to its target
-                    worst = max(worst, float(np.max(np.abs(g - t))))
+                    misses.append(g - t)
                     g[...] = t if g.all() else np.where(g > 0, t, 0.0)
                     continue
                 rows = g.reshape(shape)
                 summed = np.add.reduce(rows, axis=away) if away else rows
-                m = np.bincount(index.reshape(-1), weights=summed.reshape(-1), minlength=t.size)
-                worst = max(worst, float(np.max(np.abs(m - t))))
+                m = np.bincount(flat, weights=summed.reshape(-1), minlength=t.size)
+                misses.append(m - t)
                 rows *= (t / m if m.all() else np.divide(t, m, out=np.zeros_like(t), where=m > 0))[index]
+            if misses:
+                worst = max(worst, float(np.max(np.abs(np.concatenate(misses)))))
             self.single /= self.single.sum(axis=1, keepdims=True)
             for g in self.tables:
                 g /= g.sum()
