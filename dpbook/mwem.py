@@ -1082,6 +1082,11 @@ def _independence_means(unique, order, f_one, n) -> np.ndarray:
     if high.any():
         ratio = f_one / float(n)
         masks, d = unique[high], f_one.size
+        if int(order.max()) == 2:                 # pairs: their two attributes by the top bits (frexp: exact
+            top = np.frexp(masks.astype(np.float64))[1] - 1                     # below 2^53), the same products
+            low = np.frexp((masks - (np.int64(1) << top)).astype(np.float64))[1] - 1
+            mean[high] = (float(n) * ratio[d - 1 - top]) * ratio[d - 1 - low]
+            return mean
         bits = (masks[:, None] >> np.arange(d - 1, -1, -1)[None, :]) & 1       # attribute a = bit d-1-a
         prod = np.full(masks.size, float(n))
         for _ in range(int(order.max())):         # the attributes of each T in increasing order (a product
