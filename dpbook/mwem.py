@@ -1016,12 +1016,21 @@ def _prior_variance(estimate, variance, high, guess=None) -> float:
         return float(high)
     lo, hi, g_lo, g_hi, done = 0.0, float(high), float(ends[0]), float(ends[1]), 0
     guess = float(np.mean(square - variance)) if guess is None else float(guess)
+    pairs = list(zip(square.tolist(), variance.tolist())) if square.size <= 64 else None
     for _ in range(_PRIOR_NEWTON):                # sharpen the guess (its cost only): Newton steps on the score
         if not lo < guess < hi:
             break
-        total = guess + variance
-        slope = float(np.sum((total - 2.0 * square) / (total * total * total)))
-        step = float(np.sum((square - total) / (total * total))) / slope if slope < 0.0 else math.nan
+        if pairs is not None:                     # (a short vector: plain floats are cheaper than numpy calls)
+            value = slope = 0.0
+            for sq, var in pairs:
+                inv = 1.0 / (guess + var)
+                value += (sq - guess - var) * inv * inv
+                slope += (guess + var - 2.0 * sq) * inv * inv * inv
+        else:
+            total = guess + variance
+            slope = float(np.sum((total - 2.0 * square) / (total * total * total)))
+            value = float(np.sum((square - total) / (total * total)))
+        step = value / slope if slope < 0.0 else math.nan
         if not abs(step) < hi - lo:
             break
         guess -= step
@@ -1041,14 +1050,19 @@ def _prior_variance(estimate, variance, high, guess=None) -> float:
         if not mids:
             break
         was = lo, hi
-        for mid, g in zip(mids, scores(np.array(mids)).tolist()):
-            done += 1
-            if g > 0.0:
-                lo, g_lo = mid, g
-            else:
-                hi, g_hi = mid, g
-            if (g > 0.0) != (mid < guess):
-                break
+        points = np.array(mids)
+        g = scores(points)
+        above = g > 0.0
+        wrong = np.flatnonzero(above != (points < guess))
+        k = int(wrong[0]) + 1 if wrong.size else len(mids)    # the steps kept: up to the first mispredicted one
+        done += k
+        kept = above[:k]
+        if kept.any():
+            j = k - 1 - int(np.argmax(kept[::-1]))            # the last kept step with g > 0 moved lo
+            lo, g_lo = mids[j], float(g[j])
+        if not kept.all():
+            j = k - 1 - int(np.argmax(~kept[::-1]))           # the last with g <= 0 moved hi
+            hi, g_hi = mids[j], float(g[j])
         w_lo, w_hi = (w_lo * 0.5, 1.0) if lo == was[0] else (1.0, w_hi * 0.5) if hi == was[1] else (1.0, 1.0)
         guess = math.nan                          # the next guess: regula falsi on the new bracket
     return 0.5 * (lo + hi)
