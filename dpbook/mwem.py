@@ -998,7 +998,8 @@ def _prior_variance(estimate, variance, high, guess=None) -> float:
 
     The bisection runs in batches, with the same midpoints and the same signs as one score at a time
     (:func:`_prior_variance_reference`), so the same result: a guess of the root (first the moment estimate
-    ``mean(f̂_T² − v_T)``, then Illinois' regula falsi on the bracket) predicts the rest of the path, one batch
+    ``mean(f̂_T² − v_T)`` sharpened by up to ``_PRIOR_NEWTON`` Newton steps on the score, then Illinois' regula
+    falsi on the bracket) predicts the rest of the path, one batch
     evaluates the score at every predicted midpoint, and the path is kept up to the first midpoint whose sign
     differs from the prediction (the guess changes how many batches it takes, never the result; ``guess``: a
     first guess to use instead of the moment estimate, e.g. the previous round's root).  A midpoint
