@@ -1017,7 +1017,7 @@ def _prior_variance(estimate, variance, high, guess=None) -> float:
         return float(high)
     lo, hi, g_lo, g_hi, done = 0.0, float(high), float(ends[0]), float(ends[1]), 0
     guess = float(np.mean(square - variance)) if guess is None else float(guess)
-    pairs = list(zip(square.tolist(), variance.tolist())) if square.size <= 64 else None
+    pairs = list(zip(square.tolist(), variance.tolist())) if square.size <= 24 else None
     for _ in range(_PRIOR_NEWTON):                # sharpen the guess (its cost only): Newton steps on the score
         if not lo < guess < hi:
             break
