@@ -523,8 +523,8 @@ def adaptive_marginals(x, workload, *, epsilon, delta=0.0, n=None, neighbours="a
     other: its 1-way table); a fitting step reads and scales its set's component only, a measured set joining
     components multiplies their tables into one, every candidate's table comes from the components' pair
     tables (within a component by superset sums, across two the product of their 1-way tables), and the
-    ``2^d`` table is built once, for the release (measured on digits, d = 16, 2-way, ε = 1: the largest
-    component holds 10 to 16 attributes at the end, fewer before).  On the table, the attributes that no
+    ``2^d`` table is built once, for the release (measured on digits, d = 16, 2-way, ε = 1, seeds 0–4,
+    both variants: the largest component holds 8 to 16 attributes at the end, fewer before).  On the table, the attributes that no
     measured set joins to another are independent in ``p`` (their only factor is their own 1-way one), so their
     1-way scalings are one step of two passes (:func:`_free_attributes`).  These rules read the workload and the
     measured sets only, and each form is a function of the released measurements: post-processing.
@@ -1462,7 +1462,7 @@ def _adaptive_run(x, plan, *, n, rounds, sensitivity, rng):
 # --------------------------------------------------------------------------- the factored model (a junction tree)
 
 _FACTORED_MIN_D = 18               # measured: the table is ~1.3x faster at d = 16, the tree ~5x at d = 20
-_COMPONENTS_MIN_D = 14             # measured: the parts 1.6x slower than the table at d = 11, 1.6-1.9x faster at 16
+_COMPONENTS_MIN_D = 14             # measured: the parts slower than the table at d = 11 (cancer), faster at d = 16
 _FACTORED_SHARE = 64               # the tree is kept while its cliques hold at most 2^d / 64 cells in all
 
 
