@@ -34,6 +34,7 @@ the broken twins of :mod:`dpbook.broken.mwem`.
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import weakref
@@ -505,7 +506,7 @@ def adaptive_marginals(x, workload, *, epsilon, delta=0.0, n=None, neighbours="a
     scales its cells of ``p`` to its fitted (clipped at 0) counts: one sweep per round, and sweeps to
     convergence for the release (until no marginal misses its target by more than 1% of the smallest noise
     scale, or a sweep shrinks the largest miss by less than 1%; at most 50).  The released answers are
-    ``W.counts(p)``.
+    ``W.counts(p)`` (on a factored model, (iii), its pair tables: the same numbers to rounding).
     (iii) *Representation* (the same numbers, to rounding).  Fitting from the uniform table multiplies the cells
     by ratios that each depend on one measured set's cells, so ``p`` is a log-linear model ``p(x) ∝ Π_S
     φ_S(x_S)`` over the measured sets.  When every candidate but the full table has at most two attributes and
@@ -514,10 +515,19 @@ def adaptive_marginals(x, workload, *, epsilon, delta=0.0, n=None, neighbours="a
     fitting step makes the set's clique exact (messages along the tree path) and scales it, every candidate's
     table comes from one pass over the tree, and the ``2^d`` table is built once, for the release.  A measured
     set in no clique rebuilds the tree from the factors; the model becomes the table when the full table is
-    measured or the cliques would hold more than ``2^d/64`` cells.  On the table, the attributes that no measured
-    set joins to another are independent in ``p`` (their only factor is their own 1-way one), so their 1-way
-    scalings are one step of two passes (:func:`_free_attributes`).  These rules read the workload and the
-    measured sets only, and either form is a function of the released measurements: post-processing.
+    measured or the cliques would hold more than ``2^d/64`` cells.  From ``d = 14`` to ``17`` on such a workload
+    (:func:`_components_suit`; ``14`` a design constant between measured points: on cancer, d = 11, the table
+    is faster), ``p`` is held as the product of its independent parts (:class:`_ComponentModel`):
+    the factors of one connected component of the measured sets' graph touch no other component's attributes,
+    so ``p(x) = Π_C g_C(x_C)`` with one table of ``2^{|C|}`` cells per component (an attribute joined to no
+    other: its 1-way table); a fitting step reads and scales its set's component only, a measured set joining
+    components multiplies their tables into one, every candidate's table comes from the components' pair
+    tables (within a component by superset sums, across two the product of their 1-way tables), and the
+    ``2^d`` table is built once, for the release (measured on digits, d = 16, 2-way, ε = 1, seeds 0–4,
+    both variants: the largest component holds 8 to 16 attributes at the end, fewer before).  On the table, the attributes that no
+    measured set joins to another are independent in ``p`` (their only factor is their own 1-way one), so their
+    1-way scalings are one step of two passes (:func:`_free_attributes`).  These rules read the workload and the
+    measured sets only, and each form is a function of the released measurements: post-processing.
 
     Privacy (re-derived, both variants).  ``Δ`` (``Δ₂``) is the L1 (L2) sensitivity of one marginal table (the
     full table included): under add/remove with public ``n`` one row is in exactly one cell (``Δ = Δ₂ = 1``);
@@ -593,7 +603,7 @@ def adaptive_release(x, workload, *, epsilon, n, neighbours, select_share, trial
                          f"of type {type(W).__name__}; other linear queries take route='full table'")
     delta1 = 1.0 if neighbours == "add/remove" else 2.0
     l2 = math.sqrt(delta1)                      # one marginal's L2 sensitivity: 1 (add/remove), √2 (replace-one)
-    rho = zcdp_rho(epsilon, delta) if delta else None
+    rho = _zcdp_rho(epsilon, delta) if delta else None
     gaussian_table = _gaussian_table(rho, epsilon, delta1, l2, chosen)     # the full table's one measurement
     table_noise = _ZcdpRounds.expected_abs(l2 / math.sqrt(2.0 * rho)) if gaussian_table else delta1 / epsilon
     if route == "full table" or (route == "auto" and (not marginals or
@@ -646,8 +656,16 @@ _STALL = 0.99                      # a sweep that shrinks the largest misfit by 
 _ROUND_SWEEPS = 1                  # warm-started sweeps per round (the release is fitted to convergence)
 _PRIOR_SHARE = 3.0                 # the prior f_T ~ U[-n, n] has variance n²/3
 _LOW_BITS = 10                     # the table is viewed as rows of 2^10 contiguous cells (fast passes)
+_PRIOR_NEWTON = 8                  # Newton steps that sharpen the bisection's guess (never change its result)
 _PRIOR_BISECTIONS = 64             # bisections of the prior variance's score equation on [0, n²/3]
 _PRIOR_FLOOR = 1e-12               # fitted cells are floored here (probabilities) so a cell can come back
+
+
+@functools.lru_cache(maxsize=64)
+def _zcdp_rho(epsilon, delta) -> float:
+    """:func:`dpbook.release.zcdp_rho` remembered per (validated) ``(ε, δ)``: a function of them only, whose
+    nested bisections cost a millisecond or more, asked again by every call at the same budget."""
+    return zcdp_rho(epsilon, delta)
 
 
 def _gaussian_table(rho, epsilon, sensitivity, l2, chosen) -> bool:
@@ -916,11 +934,13 @@ class _AdaptivePlan:
 
 def _hadamard(y, s):
     """The (unnormalised) Walsh–Hadamard transform of a table of ``2^s`` cells: ``H[t, v] = (−1)^{|t ∩ v|}``."""
-    h = np.array(y, dtype=np.float64).reshape((2,) * s) if s else np.array(y, dtype=np.float64)
-    for axis in range(s):
-        a, b = np.take(h, 0, axis=axis), np.take(h, 1, axis=axis)
-        h = np.stack((a + b, a - b), axis=axis)
-    return h.reshape(-1)
+    h = np.array(y, dtype=np.float64).reshape(-1)
+    for axis in range(s):                         # in place on a copy: the same a + b, a − b per axis
+        view = h.reshape(1 << axis, 2, 1 << (s - 1 - axis))
+        a = view[:, 0, :].copy()
+        view[:, 0, :] += view[:, 1, :]
+        np.subtract(a, view[:, 1, :], out=view[:, 1, :])
+    return h
 
 
 def _parity_estimates(plan, measurements, cache=None):
@@ -978,7 +998,8 @@ def _prior_variance(estimate, variance, high, guess=None) -> float:
 
     The bisection runs in batches, with the same midpoints and the same signs as one score at a time
     (:func:`_prior_variance_reference`), so the same result: a guess of the root (first the moment estimate
-    ``mean(f̂_T² − v_T)``, then Illinois' regula falsi on the bracket) predicts the rest of the path, one batch
+    ``mean(f̂_T² − v_T)`` sharpened by up to ``_PRIOR_NEWTON`` Newton steps on the score, then Illinois' regula
+    falsi on the bracket) predicts the rest of the path, one batch
     evaluates the score at every predicted midpoint, and the path is kept up to the first midpoint whose sign
     differs from the prediction (the guess changes how many batches it takes, never the result; ``guess``: a
     first guess to use instead of the moment estimate, e.g. the previous round's root).  A midpoint
@@ -996,6 +1017,26 @@ def _prior_variance(estimate, variance, high, guess=None) -> float:
         return float(high)
     lo, hi, g_lo, g_hi, done = 0.0, float(high), float(ends[0]), float(ends[1]), 0
     guess = float(np.mean(square - variance)) if guess is None else float(guess)
+    pairs = list(zip(square.tolist(), variance.tolist())) if square.size <= 24 else None
+    for _ in range(_PRIOR_NEWTON):                # sharpen the guess (its cost only): Newton steps on the score
+        if not lo < guess < hi:
+            break
+        if pairs is not None:                     # (a short vector: plain floats are cheaper than numpy calls)
+            value = slope = 0.0
+            for sq, var in pairs:
+                inv = 1.0 / (guess + var)
+                value += (sq - guess - var) * inv * inv
+                slope += (guess + var - 2.0 * sq) * inv * inv * inv
+        else:
+            total = guess + variance
+            slope = float(np.sum((total - 2.0 * square) / (total * total * total)))
+            value = float(np.sum((square - total) / (total * total)))
+        step = value / slope if slope < 0.0 else math.nan
+        if not abs(step) < hi - lo:
+            break
+        guess -= step
+        if abs(step) <= 1e-15 * guess:
+            break
     w_lo = w_hi = 1.0
     while done < _PRIOR_BISECTIONS:
         if not lo < guess < hi:
@@ -1010,14 +1051,19 @@ def _prior_variance(estimate, variance, high, guess=None) -> float:
         if not mids:
             break
         was = lo, hi
-        for mid, g in zip(mids, scores(np.array(mids)).tolist()):
-            done += 1
-            if g > 0.0:
-                lo, g_lo = mid, g
-            else:
-                hi, g_hi = mid, g
-            if (g > 0.0) != (mid < guess):
-                break
+        points = np.array(mids)
+        g = scores(points)
+        above = g > 0.0
+        wrong = np.flatnonzero(above != (points < guess))
+        k = int(wrong[0]) + 1 if wrong.size else len(mids)    # the steps kept: up to the first mispredicted one
+        done += k
+        kept = above[:k]
+        if kept.any():
+            j = k - 1 - int(np.argmax(kept[::-1]))            # the last kept step with g > 0 moved lo
+            lo, g_lo = mids[j], float(g[j])
+        if not kept.all():
+            j = k - 1 - int(np.argmax(~kept[::-1]))           # the last with g <= 0 moved hi
+            hi, g_hi = mids[j], float(g[j])
         w_lo, w_hi = (w_lo * 0.5, 1.0) if lo == was[0] else (1.0, w_hi * 0.5) if hi == was[1] else (1.0, 1.0)
         guess = math.nan                          # the next guess: regula falsi on the new bracket
     return 0.5 * (lo + hi)
@@ -1051,6 +1097,11 @@ def _independence_means(unique, order, f_one, n) -> np.ndarray:
     if high.any():
         ratio = f_one / float(n)
         masks, d = unique[high], f_one.size
+        if int(order.max()) == 2:                 # pairs: their two attributes by the top bits (frexp: exact
+            top = np.frexp(masks.astype(np.float64))[1] - 1                     # below 2^53), the same products
+            low = np.frexp((masks - (np.int64(1) << top)).astype(np.float64))[1] - 1
+            mean[high] = (float(n) * ratio[d - 1 - top]) * ratio[d - 1 - low]
+            return mean
         bits = (masks[:, None] >> np.arange(d - 1, -1, -1)[None, :]) & 1       # attribute a = bit d-1-a
         prod = np.full(masks.size, float(n))
         for _ in range(int(order.max())):         # the attributes of each T in increasing order (a product
@@ -1097,7 +1148,7 @@ def _consistent_tables(plan, measurements, n, cache=None):
     (:func:`_maximal_sets`), consistent with each other."""
     unique, estimate, variance = _parity_estimates(plan, measurements, cache)
     f = _shrink(unique, estimate, variance, n, plan.d, None if cache is None else cache.setdefault("tau2", {}))
-    sets = _maximal_sets([S for S, _, _ in measurements])
+    sets = _maximal_sets([S for S, _, _ in measurements], cache)
     fitted = {}
     for size in sorted({len(S) for S in sets}):   # the sets of one size at once (row by row the same arithmetic)
         group = [S for S in sets if len(S) == size]
@@ -1109,17 +1160,37 @@ def _consistent_tables(plan, measurements, n, cache=None):
 
 def _hadamard_rows(y, s):
     """:func:`_hadamard` of each row of ``y`` (``(rows, 2^s)``): the same additions and subtractions per row."""
-    h = np.array(y, dtype=np.float64).reshape((-1,) + (2,) * s)
-    for axis in range(1, s + 1):
-        a, b = np.take(h, 0, axis=axis), np.take(h, 1, axis=axis)
-        h = np.stack((a + b, a - b), axis=axis)
-    return h.reshape(h.shape[0], -1)
+    h = np.array(y, dtype=np.float64).reshape(-1, 1 << s)
+    for axis in range(s):                         # in place on a copy: the same a + b, a − b per axis
+        view = h.reshape(h.shape[0] << axis, 2, 1 << (s - 1 - axis))
+        a = view[:, 0, :].copy()
+        view[:, 0, :] += view[:, 1, :]
+        np.subtract(a, view[:, 1, :], out=view[:, 1, :])
+    return h
 
 
-def _maximal_sets(sets) -> list:
+def _maximal_sets(sets, cache=None) -> list:
     """The distinct measured sets contained in no other measured set, in the order first measured: the fitted
     tables are consistent, so a set's table is the marginal of any measured superset's table and fitting the
-    maximal ones fits them all (up to the clipping at 0)."""
+    maximal ones fits them all (up to the clipping at 0).  ``cache``: a dict kept across one run's calls, whose
+    sets only grow: each new set is added to the last answer (a set in a maximal one changes nothing; else the
+    maximal sets inside it leave and it joins last, as first measured), the same list as afresh."""
+    state = None if cache is None else cache.get("maximal")
+    if state is not None and state[0] <= len(sets) and sets[:state[0]] == state[1]:
+        maximal = list(state[2])
+        for S in sets[state[0]:]:
+            if not any(set(S) <= set(M) for M in maximal):
+                maximal = [M for M in maximal if not set(M) <= set(S)] + [S]
+        cache["maximal"] = (len(sets), list(sets), maximal)
+        return list(maximal)
+    maximal = _maximal_sets_afresh(sets)
+    if cache is not None:
+        cache["maximal"] = (len(sets), list(sets), maximal)
+    return list(maximal)
+
+
+def _maximal_sets_afresh(sets) -> list:
+    """:func:`_maximal_sets` from the whole list (the reference its incremental form is tested against)."""
     distinct = list(dict.fromkeys(sets))
     masks = [sum(1 << a for a in S) for S in distinct]
     sizes = [len(S) for S in distinct]
@@ -1137,9 +1208,9 @@ def _fit(plan, p, measurements, n, tol, sweeps=None, cache=None):
         total = t.sum()
         t = t / total if total > 0 else np.full(t.size, 1.0 / t.size)
         targets[S] = np.maximum(t, _PRIOR_FLOOR)
-    if isinstance(p, _FactoredModel):
-        p = p.prepared(list(targets))                       # the tree, or the table when it is cheaper
-        if isinstance(p, _FactoredModel):
+    if isinstance(p, (_FactoredModel, _ComponentModel)):
+        p = p.prepared(list(targets))                       # the tree or the parts, or the table
+        if not isinstance(p, np.ndarray):
             return p.fit(targets, tol, sweeps)
     free = _free_attributes(plan, measurements, targets)     # {a: its 1-way target}, fitted together first
     targets = {S: t for S, t in targets.items() if not (len(S) == 1 and S[0] in free)}
@@ -1353,8 +1424,10 @@ def _adaptive_run(x, plan, *, n, rounds, sensitivity, rng):
         rounds.carry_opening()
     selected = []
     w = plan.weights
+    fractions = None                                        # every candidate's table of the model p
     while rounds.propose() is not None:
-        model = _model_counts(plan, p) * n
+        fractions = _model_counts(plan, p) if fractions is None else fractions
+        model = fractions * n
         eps_sel, scale, last, allowed = _round_budget(plan, model, p, n=n, rounds=rounds)
         bias = rounds.expected_abs(scale)
         err = np.add.reduceat(np.abs(model - truth), plan.starts)
@@ -1366,16 +1439,19 @@ def _adaptive_run(x, plan, *, n, rounds, sensitivity, rng):
         S = plan.candidates[pick]
         true_S = truth[plan.offset[S]: plan.offset[S] + (1 << len(S))] if S in plan.offset else xf
         y = true_S + sampler(scale, (1 << len(S),), rng)
-        before = _model_marginal(plan, p, S).copy()
+        at = slice(plan.offset[S], plan.offset[S] + (1 << len(S))) if S in plan.offset else None
+        before = fractions[at] if at is not None else _model_marginal(plan, p, S).copy()
         b = rounds.laplace_scale(scale)
         measurements.append((S, b, y))
         smallest_b, smallest_scale = min(smallest_b, b), min(smallest_scale, scale)
         p = _fit(plan, p, measurements, n, tol=_TOL_SHARE * smallest_b / n, sweeps=_ROUND_SWEEPS, cache=cache)
-        moved = float(np.abs(_model_marginal(plan, p, S) - before).sum()) * n
         steps += rounds.round_steps(len(selected) + 1, S if len(S) < d else 'all')
         selected.append(S)
         if last:
             break
+        fractions = _model_counts(plan, p)                  # the next round's model; the annealing test reads it
+        after = fractions[at] if at is not None else _model_marginal(plan, p, S)
+        moved = float(np.abs(after - before).sum()) * n
         if moved <= (1 << len(S)) * bias:
             rounds.anneal()
     p = _fit(plan, p, measurements, n, tol=_TOL_SHARE * smallest_b / n, cache=cache)     # the release: converged
@@ -1386,6 +1462,7 @@ def _adaptive_run(x, plan, *, n, rounds, sensitivity, rng):
 # --------------------------------------------------------------------------- the factored model (a junction tree)
 
 _FACTORED_MIN_D = 18               # measured: the table is ~1.3x faster at d = 16, the tree ~5x at d = 20
+_COMPONENTS_MIN_D = 14             # measured: the parts slower than the table at d = 11 (cancer), faster at d = 16
 _FACTORED_SHARE = 64               # the tree is kept while its cliques hold at most 2^d / 64 cells in all
 
 
@@ -1402,7 +1479,9 @@ def _select_index(scores, epsilon, sensitivity, rng) -> int:
 def _initial_model(plan):
     """The uniform start of :func:`_adaptive_run`: a :class:`_FactoredModel` when the public rule
     :func:`_factored_suits` holds, else the table ``1/N`` on every cell."""
-    return _FactoredModel(plan.d) if _factored_suits(plan) else np.ones(plan.N) / plan.N
+    if _factored_suits(plan):
+        return _FactoredModel(plan.d)
+    return _ComponentModel(plan.d) if _components_suit(plan) else np.ones(plan.N) / plan.N
 
 
 def _factored_suits(plan) -> bool:
@@ -1412,6 +1491,14 @@ def _factored_suits(plan) -> bool:
     return plan.d >= _FACTORED_MIN_D and _pairs_only(plan)
 
 
+def _components_suit(plan) -> bool:
+    """The public rule for the component model (:class:`_ComponentModel`; it reads the workload's candidates and
+    ``d`` only): from ``_COMPONENTS_MIN_D`` to below ``_FACTORED_MIN_D`` when every candidate but the full table
+    has at most two attributes (every candidate's table then comes from the parts' pair tables,
+    :meth:`_ComponentModel.pair_tables`)."""
+    return _COMPONENTS_MIN_D <= plan.d < _FACTORED_MIN_D and _pairs_only(plan)
+
+
 def _pairs_only(plan) -> bool:
     """Every candidate but the full table has at most two attributes."""
     return all(len(S) <= 2 for S in plan.candidates if len(S) < plan.d)
@@ -1419,12 +1506,12 @@ def _pairs_only(plan) -> bool:
 
 def _table(p):
     """The model as a table of ``2^d`` probabilities (materialised once when it is factored)."""
-    return p.table() if isinstance(p, _FactoredModel) else p
+    return p if isinstance(p, np.ndarray) else p.table()
 
 
 def _model_counts(plan, p):
     """Every candidate's marginal table of the model (``plan.counts`` of the table, in its order)."""
-    if isinstance(p, _FactoredModel):
+    if not isinstance(p, np.ndarray):
         return p.candidate_tables(plan)
     fast = plan.block_counts(p)
     return plan.counts(p) if fast is None else np.maximum(fast, 0.0)
@@ -1432,7 +1519,7 @@ def _model_counts(plan, p):
 
 def _model_marginal(plan, p, S):
     """The model's marginal table on ``S`` (flattened, first attribute most significant)."""
-    return p.marginal_any(plan, S) if isinstance(p, _FactoredModel) else plan.marginal(p, S)
+    return plan.marginal(p, S) if isinstance(p, np.ndarray) else p.marginal_any(plan, S)
 
 
 def _pair_index(plan, cells):
@@ -1490,7 +1577,7 @@ def _pair_counts(y, d) -> np.ndarray:
 def _factored_answers(plan, p) -> dict:
     """The release's answers ``W.counts(p)`` of a factored model, from its pair tables (every workload cell has
     at most two attributes on the factored route); ``{}`` for a table (answered by ``W.counts``)."""
-    if not isinstance(p, _FactoredModel):
+    if isinstance(p, np.ndarray):
         return {}
     W = plan.workload
     if not hasattr(plan, "_answer_index"):
@@ -1827,3 +1914,267 @@ class _FactoredModel:
         if self._home(S) is not None:
             return self.marginal(S).copy()
         return self.pair_tables()[S[0], :, S[1], :].reshape(-1).copy()
+
+
+# --------------------------------------------------------------------------- the component model (independent parts)
+
+def _row_view(c, pos):
+    """:meth:`_AdaptivePlan.shapes` for a table of ``2^c`` cells and the sorted bit positions ``pos`` (the first
+    most significant) of a set: rows of ``2^L`` contiguous cells (``L = min(c, _LOW_BITS)``) under the cube of
+    the other positions with each run outside ``pos`` merged into one axis; (view shape, leading axes summed
+    away, the set's cell of every entry of the summed view, broadcastable against the view); cached."""
+    key = (c, tuple(pos))
+    if key not in _ROW_VIEWS:
+        _ROW_VIEWS[key] = _row_view_afresh(c, pos)
+    return _ROW_VIEWS[key]
+
+
+_ROW_VIEWS = {}                    # (c, positions) -> _row_view's answer (a function of them only)
+
+
+def _row_view_afresh(c, pos):
+    L = min(c, _LOW_BITS)
+    D = c - L
+    hi, lo = [q for q in pos if q < D], [q - D for q in pos if q >= D]
+    shape, keep = cube_blocks(D, hi) if D else ([], [])
+    away = tuple(t for t in range(len(shape)) if t not in keep)
+    j = np.arange(1 << L)
+    low = np.zeros(1 << L, dtype=np.int64)
+    for k, q in enumerate(lo):
+        low |= ((j >> (L - 1 - q)) & 1) << (len(lo) - 1 - k)
+    index = (np.arange(1 << len(hi))[:, None] << len(lo)) | low[None, :]
+    bshape = tuple(2 if t in keep else 1 for t in range(len(shape))) + (1 << L,)
+    return tuple(shape) + (1 << L,), away, index.reshape(bshape)
+
+
+_PAIR_SUMS = {}                    # c -> the plan of _pair_sums for a table of 2^c cells
+
+
+def _pair_sums(g, c):
+    """The superset sums ``s_z = Σ_{y ⊇ z} g_y`` of a table of ``2^c`` cells (position ``k`` is bit ``c−1−k``,
+    the first most significant) for every ``z`` of at most two positions: ``(i, j, s_∅, s_k for each k, s_{ij}
+    for each pair i < j)``.  The table as ``2^D × 2^L`` rows (``L = min(c, _LOW_BITS)``): the transform along
+    the ``D`` row bits (additions over long contiguous rows), then along the ``L`` column bits on the rows of at
+    most two row bits only (transposed: every step adds whole rows).  Additions only, in a fixed order: the same bytes on every CPU."""
+    plan = _PAIR_SUMS.get(c)
+    if plan is None:
+        L = min(c, _LOW_BITS)
+        D = c - L
+        row = [0] + [1 << (D - 1 - k) for k in range(D)]
+        row += [(1 << (D - 1 - k)) | (1 << (D - 1 - l)) for k in range(D) for l in range(k + 1, D)]
+        at = {r: q for q, r in enumerate(row)}
+
+        def cell(ks):                             # the flat index into the kept rows (transposed) of s_ks
+            r = sum(1 << (D - 1 - k) for k in ks if k < D)
+            col = sum(1 << (c - 1 - k) for k in ks if k >= D)
+            return col * len(row) + at[r]
+        i, j = np.triu_indices(c, 1)
+        plan = _PAIR_SUMS[c] = (D, L, np.array(row, dtype=np.int64), i, j, cell(()),
+                                np.array([cell((k,)) for k in range(c)], dtype=np.int64),
+                                np.array([cell((k, l)) for k, l in zip(i.tolist(), j.tolist())], dtype=np.int64))
+    D, L, row, i, j, total, ones, both = plan
+    R = g.reshape(1 << D, 1 << L)
+    if D:
+        R = R.copy()
+        for axis in range(D):
+            view = R.reshape(1 << axis, 2, -1)
+            np.add(view[:, 0, :], view[:, 1, :], out=view[:, 0, :])
+    Y = np.ascontiguousarray(R[row].T)            # the rows of at most two row bits, as columns
+    for axis in range(L):                         # (each step then adds runs of whole rows)
+        view = Y.reshape(1 << axis, 2, -1)
+        np.add(view[:, 0, :], view[:, 1, :], out=view[:, 0, :])
+    flat = Y.reshape(-1)
+    return i, j, flat[total], flat[ones], flat[both]
+
+
+class _ComponentModel:
+    """The proportional-fitting model as a product of independent parts: fitting from the uniform table
+    multiplies the cells by ratios that each depend on one measured set's cells, so ``p(x) = Π_C g_C(x_C)`` over
+    the connected components ``C`` of the measured sets' graph (attributes joined when a measured set holds
+    both), each ``g_C`` a table of ``2^{|C|}`` cells summing to 1 (an attribute joined to no other is its own
+    part: a row of ``single``, uniform until its 1-way set is fitted).  A set's marginal of ``p`` is its part's
+    marginal (the others sum to 1), and the fitting update scales that part's table: the same updates, in the
+    same order, as on the ``2^d`` table (sets of other parts commute with it), up to rounding.  A measured set
+    joining parts multiplies their tables into one; a measured full table makes the model the table.  The parts
+    are a function of the measured sets (released): post-processing."""
+
+    def __init__(self, d):
+        self.d = d
+        self.single = np.full((d, 2), 0.5)                # the 1-attribute parts, one row per attribute
+        self.parts, self.tables = [], []                  # the larger parts: sorted attribute tuples, tables
+        self.where = [-1] * d                             # attribute -> its larger part's index, or -1
+        self._views, self._pairs, self._placed = {}, None, set()
+
+    def prepared(self, sets):
+        """The model ready to fit ``sets``: the parts a set joins multiplied into one; the table instead when a
+        set is the full attribute set."""
+        if any(len(S) == self.d for S in sets):
+            return self.table()
+        for S in sets:
+            if S in self._placed:
+                continue
+            if len(S) > 1 and (self.where[S[0]] < 0 or any(self.where[a] != self.where[S[0]] for a in S)):
+                self._join(S)
+            self._placed.add(S)                           # parts only grow: S stays in one part
+        return self
+
+    def _join(self, S):
+        """Multiply the parts holding ``S``'s attributes into one part (a flat table; its attributes in the
+        order of the factors, the first most significant)."""
+        members = sorted({self.where[a] for a in S if self.where[a] >= 0})
+        pieces = [(self.parts[i], self.tables[i]) for i in members]
+        pieces += [((a,), self.single[a].copy()) for a in S if self.where[a] < 0]
+        attrs, g = (), None
+        for C, t in pieces:
+            attrs, g = attrs + C, (t if g is None else np.multiply.outer(g, t).reshape(-1))
+        keep = [i for i in range(len(self.parts)) if i not in members]
+        self.parts = [self.parts[i] for i in keep] + [attrs]
+        self.tables = [self.tables[i] for i in keep] + [g]
+        self.where = [-1] * self.d
+        for i, C in enumerate(self.parts):
+            for a in C:
+                self.where[a] = i
+        self._pairs = None
+
+    def _view(self, S):
+        """For ``S`` in a larger part: (its index, the part's table viewed as runs of attributes outside ``S``
+        merged into one axis around ``S``'s axes, the axes summed away, ``S``'s shape in that view, whether
+        ``S``'s attributes lie in the part in the reverse order)."""
+        i = self.where[S[0]]
+        C = self.parts[i]
+        key = (C, S)
+        if key not in self._views:
+            pos = sorted(C.index(a) for a in S)
+            self._views[key] = _row_view(len(C), pos) + ([C[q] for q in pos] != list(S),)
+        return (i,) + self._views[key]
+
+    def fit(self, targets, tol, sweeps):
+        """:func:`_fit`'s sweeps on the parts: each set scales its part's cells to its target, then every part
+        is normalised (the table's normalisation: the parts' totals multiply to the table's).  A set that is its
+        whole part (a 1-attribute part, or a pair joined to nothing else) is set to its target in one step (its
+        ratio times its cells, up to rounding); the 1-attribute ones all at once."""
+        ones = [S[0] for S in targets if len(S) == 1 and self.where[S[0]] < 0]
+        rest = []
+        for S, t in targets.items():
+            if len(S) > 1 or self.where[S[0]] >= 0:
+                i, shape, away, index, swapped = self._view(S)       # (|S| <= 2: reversed is transposed)
+                rest.append((self.tables[i], shape, away, index, index.reshape(-1),
+                             t.reshape(2, 2).T.reshape(-1) if swapped else t))
+        if ones:
+            at = np.array(ones, dtype=np.int64)
+            goal = np.stack([targets[(a,)] for a in ones])
+        previous = np.inf
+        for sweep in range(_FIT_SWEEPS if sweeps is None else sweeps):
+            worst = 0.0
+            if ones:
+                m = self.single[at]
+                worst = float(np.max(np.abs(m - goal)))
+                self.single[at] = goal if m.all() else np.where(m > 0, goal, 0.0)
+            misses = []                               # |marginal − target| of every step, its max read once
+            for g, shape, away, index, flat, t in rest:
+                if g.size == t.size:                      # the part is S: the update sets it to its target
+                    misses.append(g - t)
+                    g[...] = t if g.all() else np.where(g > 0, t, 0.0)
+                    continue
+                rows = g.reshape(shape)
+                summed = np.add.reduce(rows, axis=away) if away else rows
+                m = np.bincount(flat, weights=summed.reshape(-1), minlength=t.size)
+                misses.append(m - t)
+                rows *= (t / m if m.all() else np.divide(t, m, out=np.zeros_like(t), where=m > 0))[index]
+            if misses:
+                worst = max(worst, float(np.max(np.abs(np.concatenate(misses)))))
+            self.single /= self.single.sum(axis=1, keepdims=True)
+            for g in self.tables:
+                g /= g.sum()
+            if worst <= tol or worst > _STALL * previous:
+                break
+            previous = worst
+        self._pairs = None
+        return self
+
+    def _parts_of(self, S):
+        """``S``'s attributes grouped by part: [(attributes of S in it, its table, its attributes)], in the
+        order of their first attribute in ``S``."""
+        groups = {}
+        for a in S:
+            key = self.where[a] if self.where[a] >= 0 else -1 - a
+            groups.setdefault(key, []).append(a)
+        out = []
+        for key, attrs in groups.items():
+            if key >= 0:
+                out.append((attrs, self.tables[key], self.parts[key]))
+            else:
+                out.append((attrs, self.single[attrs[0]], (attrs[0],)))
+        return out
+
+    def marginal_any(self, plan, S) -> np.ndarray:
+        """The marginal table of ``p`` on ``S`` (flattened, first attribute most significant): the product of
+        its parts' marginals."""
+        if len(S) == self.d:
+            return self.table()
+        out = None
+        for attrs, g, C in self._parts_of(S):
+            if len(C) > len(attrs):                   # summed along rows, as a fitting step reads it
+                _, shape, away, index, swapped = self._view(tuple(attrs))
+                rows = g.reshape(shape)
+                summed = np.add.reduce(rows, axis=away) if away else rows
+                m = np.bincount(index.reshape(-1), weights=summed.reshape(-1), minlength=1 << len(attrs))
+                m = m.reshape(2, 2).T if swapped else m
+            else:
+                m = self._sorted(g, C)
+            f = np.reshape(m, tuple(2 if a in attrs else 1 for a in S))
+            out = f if out is None else out * f
+        return np.array(out, dtype=np.float64).reshape(-1)
+
+    def min(self) -> float:
+        """The smallest cell of ``p``: the product of the parts' smallest cells (non-negative factors)."""
+        return float(np.prod([float(g.min()) for g in self.tables] +
+                             [float(self.single[a].min()) for a in range(self.d) if self.where[a] < 0]))
+
+    def table(self) -> np.ndarray:
+        """The ``2^d`` table ``Π_C g_C`` (a new, writable array)."""
+        t = None
+        pieces = list(zip(self.parts, self.tables)) + [((a,), self.single[a]) for a in range(self.d)
+                                                          if self.where[a] < 0]
+        for C, g in pieces:
+            f = np.reshape(self._sorted(g, C), tuple(2 if a in C else 1 for a in range(self.d)))
+            t = f if t is None else t * f
+        return np.broadcast_to(t, (2,) * self.d).reshape(-1).copy()
+
+    @staticmethod
+    def _sorted(g, C):
+        """A part's table as a ``(2,)*|C|`` array with its attributes in increasing order."""
+        return np.transpose(np.reshape(g, (2,) * len(C)), np.argsort(C))
+
+    def pair_tables(self) -> np.ndarray:
+        """``T[a, v, b, w] = p(x_a = v, x_b = w)`` for every pair of attributes (``T[a, v, a, v] = p(x_a = v)``):
+        within a part from its superset sums ``s_z = Σ_{y ⊇ z} g_y`` (additions along each axis) by inclusion–
+        exclusion (``p(1, 1) = s_ab``, ``p(1, 0) = s_a − s_ab``, ``p(0, 0) = s_∅ − s_a − s_b + s_ab``); across
+        parts the product of the 1-way marginals (independent)."""
+        if self._pairs is not None:
+            return self._pairs
+        d = self.d
+        one = self.single.copy()
+        within = []
+        for C, g in zip(self.parts, self.tables):
+            i, j, total, ones, both = _pair_sums(g, len(C))
+            attrs = np.array(C, dtype=np.int64)
+            one[attrs, 1] = ones
+            one[attrs, 0] = total - ones
+            within.append((attrs[i], attrs[j], total, ones[i], ones[j], both))
+        T = one[:, :, None, None] * one[None, None, :, :]
+        at = np.arange(d)
+        T[at, 0, at, 0], T[at, 1, at, 1] = one[:, 0], one[:, 1]
+        for a, b, total, sa, sb, sab in within:
+            cells = ((1, 1, sab), (1, 0, sa - sab), (0, 1, sb - sab), (0, 0, total - sa - sb + sab))
+            for v, w, value in cells:
+                T[a, v, b, w] = value
+                T[b, w, a, v] = value
+        self._pairs = T
+        return T
+
+    def candidate_tables(self, plan) -> np.ndarray:
+        """``plan.counts`` of the table (clipped at 0): every candidate's marginal from :meth:`pair_tables`."""
+        if not hasattr(plan, "_candidate_index"):
+            plan._candidate_index = _pair_index(plan, _candidate_cells(plan))
+        return np.maximum(self.pair_tables().reshape(-1)[plan._candidate_index], 0.0)

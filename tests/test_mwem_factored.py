@@ -1,15 +1,16 @@
-"""adaptive_marginals' factored model (dpbook.mwem._FactoredModel): the proportional fit on a junction tree against
-the short full-table reference (random measured-set families, cyclic ones included), its pair tables, smallest
-cell and table, the data's exact pair counts, the public switch rules at their edges, and whole runs of both
-variants against the table route."""
+"""adaptive_marginals' factored models: the junction tree (dpbook.mwem._FactoredModel) and the product of
+independent parts (dpbook.mwem._ComponentModel), each fitted against the short full-table reference (random
+measured-set families, cyclic ones included) with its pair tables, smallest cell, marginals and table; the data's
+exact pair counts, the public switch rules at their edges, and whole runs of both variants against the table
+route."""
 import itertools
 
 import numpy as np
 import pytest
 
 import dpbook.mwem as mwem
-from dpbook.mwem import (_AdaptivePlan, _FactoredModel, _chordal_cliques, _factored_suits, _pair_counts,
-                         adaptive_marginals)
+from dpbook.mwem import (_AdaptivePlan, _ComponentModel, _FactoredModel, _chordal_cliques, _components_suit,
+                         _factored_suits, _maximal_sets, _maximal_sets_afresh, _pair_counts, adaptive_marginals)
 from dpbook.queries import k_way_marginals
 
 
@@ -93,6 +94,78 @@ def test_factored_fit_equals_the_table(monkeypatch, name, d, sets):
             np.testing.assert_allclose(model.marginal(S), _marginal(ref, d, S), rtol=1e-12, atol=1e-15)
 
 
+def _pair_families():
+    """The named cycles of pairs, then a seeded sweep of random families of 1- and 2-attribute sets."""
+    for name, sets in CYCLES.items():
+        if all(len(S) <= 2 for S in sets):
+            yield name, 8, sets
+    rng = np.random.default_rng(1)
+    for k in range(24):
+        d = int(rng.integers(3, 10))
+        sets = sorted({tuple(sorted(rng.choice(d, size=int(rng.integers(1, 3)), replace=False).tolist()))
+                       for _ in range(int(rng.integers(1, 2 * d)))})
+        yield f"random {k}", d, sets
+
+
+@pytest.mark.parametrize("name, d, sets", list(_pair_families()), ids=[f[0] for f in _pair_families()])
+def test_component_fit_equals_the_table(name, d, sets):
+    """Fitted in two stages (half the sets, then all: parts joined as sets arrive, warm) to consistent and to
+    inconsistent targets, the component model's table, pair tables, smallest cell and marginals (of measured
+    sets and of pairs across parts) equal the full-table reference's to 1e-12 relative."""
+    rng = np.random.default_rng(len(sets) * 37 + d)
+    truth = rng.dirichlet(np.full(1 << d, 0.5))
+    noisy = {S: t * rng.uniform(0.7, 1.3, t.size) for S, t in _targets(truth, d, sets).items()}
+    plan = _AdaptivePlan(k_way_marginals(d, 2))
+    for targets in (_targets(truth, d, sets), {S: t / t.sum() for S, t in noisy.items()}):
+        half = dict(list(targets.items())[: max(1, len(sets) // 2)])
+        ref = _reference_fit(d, np.full(1 << d, 1.0 / (1 << d)), half, 3)
+        ref = _reference_fit(d, ref, targets, 4)
+        model = _ComponentModel(d)
+        for stage, sweeps in ((half, 3), (targets, 4)):
+            model = model.prepared(list(stage))
+            assert isinstance(model, _ComponentModel)
+            model.fit(stage, tol=0.0, sweeps=sweeps)
+        p = model.table()
+        np.testing.assert_allclose(p, ref, rtol=1e-12, atol=1e-15)
+        assert p.sum() == pytest.approx(1.0, rel=1e-12)
+        assert model.min() == pytest.approx(ref.min(), rel=1e-12)
+        T = model.pair_tables()
+        for a, b in itertools.combinations(range(d), 2):
+            np.testing.assert_allclose(T[a, :, b, :].reshape(-1), _marginal(ref, d, (a, b)), rtol=1e-12, atol=1e-15)
+            np.testing.assert_allclose(T[b, :, a, :].T.reshape(-1), _marginal(ref, d, (a, b)), rtol=1e-12,
+                                       atol=1e-15)
+            np.testing.assert_allclose(model.marginal_any(plan, (a, b)), _marginal(ref, d, (a, b)), rtol=1e-12,
+                                       atol=1e-15)
+        for a in range(d):
+            np.testing.assert_allclose(np.diag(T[a, :, a, :]), _marginal(ref, d, (a,)), rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(model.candidate_tables(plan), plan.counts(ref), rtol=1e-12, atol=1e-15)
+
+
+def test_component_parts_follow_the_measured_sets():
+    """The parts are the connected components of the measured sets' graph; a full attribute set gives the
+    table (the model's own)."""
+    model = _ComponentModel(7).prepared([(0, 3), (3, 5), (1,), (2, 6)])
+    assert sorted(tuple(sorted(C)) for C in model.parts) == [(0, 3, 5), (2, 6)]
+    assert [a for a in range(7) if model.where[a] < 0] == [1, 4]
+    out = _ComponentModel(6).prepared([(0, 1), tuple(range(6))])
+    assert isinstance(out, np.ndarray) and out.shape == (64,)
+    np.testing.assert_allclose(out, np.full(64, 1 / 64), rtol=1e-15)
+
+
+def test_maximal_sets_incremental_equals_afresh():
+    """The per-run incremental maximal sets equal the ones from the whole list, set by set (duplicates and
+    supersets arriving late included)."""
+    rng = np.random.default_rng(3)
+    for _ in range(40):
+        d = int(rng.integers(2, 7))
+        sets = [tuple(sorted(rng.choice(d, size=int(rng.integers(1, min(d, 3) + 1)), replace=False).tolist()))
+                for _ in range(int(rng.integers(1, 14)))]
+        cache = {}
+        for k in range(1, len(sets) + 1):
+            assert _maximal_sets(sets[:k], cache) == _maximal_sets_afresh(sets[:k])
+        assert _maximal_sets(sets[:1], cache) == _maximal_sets_afresh(sets[:1])      # a shorter list: afresh
+
+
 def test_chordal_completion_covers_every_set_with_small_cliques():
     cliques = _chordal_cliques(8, CYCLES["4-cycle"])
     assert all(any(set(S) <= set(C) for C in cliques) for S in CYCLES["4-cycle"])
@@ -118,6 +191,12 @@ def test_switch_rules_at_their_edges():
     2^d / _FACTORED_SHARE cells."""
     D = mwem._FACTORED_MIN_D
     assert not _factored_suits(_AdaptivePlan(k_way_marginals(D - 1, 2)))
+    assert _components_suit(_AdaptivePlan(k_way_marginals(D - 1, 2)))       # below it, the parts (pairs only)
+    C = mwem._COMPONENTS_MIN_D
+    assert _components_suit(_AdaptivePlan(k_way_marginals(C, 2)))
+    assert not _components_suit(_AdaptivePlan(k_way_marginals(C - 1, 2)))
+    assert not _components_suit(_AdaptivePlan(k_way_marginals(D, 2)))
+    assert not _components_suit(_AdaptivePlan(k_way_marginals(D - 1, 3)))
     assert _factored_suits(_AdaptivePlan(k_way_marginals(D, 2)))
     assert _factored_suits(_AdaptivePlan(k_way_marginals(D, 1)))
     assert not _factored_suits(_AdaptivePlan(k_way_marginals(D, 3)))
@@ -148,19 +227,22 @@ def _correlated(d, n, seed):
 
 @pytest.mark.parametrize("delta", [0.0, 1e-6])
 def test_whole_runs_equal_the_table_route(monkeypatch, delta):
-    """A run on the factored model (forced from d = 12, and with the tree kept at any size) releases the table
-    route's answers and synthetic table to rounding, selecting the same marginals, at pure ε and at (ε, δ)."""
+    """A run on the factored model (forced from d = 12, and with the tree kept at any size) and on the parts
+    (forced from d = 12) releases the table route's answers and synthetic table to rounding, selecting the same
+    marginals, at pure ε and at (ε, δ)."""
     d, n = 12, 30_000
     x = _correlated(d, n, 5)
     W = k_way_marginals(d, 2)
     out = {}
-    for name, min_d, share in (("table", 99, 64), ("factored", 2, 64), ("tree at any size", 2, 1)):
+    for name, min_d, share, parts in (("table", 99, 64, False), ("factored", 2, 64, True),
+                                      ("tree at any size", 2, 1, True), ("parts", 99, 64, True)):
         monkeypatch.setattr(mwem, "_FACTORED_MIN_D", min_d)
         monkeypatch.setattr(mwem, "_FACTORED_SHARE", share)
+        monkeypatch.setattr(mwem, "_COMPONENTS_MIN_D", 2 if parts else 99)
         out[name] = adaptive_marginals(x, W, epsilon=2.0, delta=delta, n=n, route="adaptive", trials=2, rng=3)
     ref = out["table"]
     assert min(ref.trace["rounds"]) >= 5
-    for name in ("factored", "tree at any size"):
+    for name in ("factored", "tree at any size", "parts"):
         r = out[name]
         assert r.trace["selected"] == ref.trace["selected"]
         np.testing.assert_allclose(r.answers, ref.answers, rtol=1e-12, atol=1e-14)
