@@ -30,6 +30,7 @@ tests/test_mw_kernels.py the long-row paths (``N = 2^16``).
 """
 from __future__ import annotations
 
+import collections
 import decimal
 import functools
 import math
@@ -192,9 +193,29 @@ def grid_terms(c: float) -> tuple:
     return tuple(terms)
 
 
+_GRID_POINTS = np.arange(_GRID + 1) / _GRID      # m/2^12 for m = 0..2^12 (exact)
+_TABLES: collections.OrderedDict = collections.OrderedDict()     # c's bits -> its table, most recent last
+_TABLES_KEPT = 8
+
+
 def grid_table(c: float) -> np.ndarray:
-    """``e^{c·m/2^12}`` for ``m = 0..2^12`` (4097 values, :func:`exp`: the same bytes on every CPU)."""
-    return exp(c * (np.arange(_GRID + 1) / _GRID))
+    """``e^{c·m/2^12}`` for ``m = 0..2^12`` (4097 values, :func:`exp`: the same bytes on every CPU), read-only.
+
+    The last :data:`_TABLES_KEPT` coefficients' tables are kept, keyed by the bits of ``c`` (``0.0`` and ``-0.0``
+    apart): a workload whose rounds repeat a coefficient (the IDCs' ``±η``) builds each table once; MWEM's
+    coefficients are noisy reals that do not repeat, and pay the ~0.1 ms of :func:`exp` on 4097 values a round."""
+    c = float(c)
+    key = c.hex()
+    table = _TABLES.get(key)
+    if table is None:
+        table = exp(c * _GRID_POINTS)
+        table.flags.writeable = False
+        _TABLES[key] = table
+        if len(_TABLES) > _TABLES_KEPT:
+            _TABLES.popitem(last=False)
+    else:
+        _TABLES.move_to_end(key)
+    return table
 
 
 def grid_exp_reference(q, c: float) -> np.ndarray:

@@ -22,12 +22,14 @@ def _numpy_row(q, p, c):
 def test_compiled_kernel_gives_the_numpy_paths_bytes():
     """dpbook._mw_numba.grid_update_row against the numpy statement of the same row: the same bytes of
     e^{c·q}·p and the same sum (numpy's pairwise order), for every degree of the series, the grid's edge inputs,
-    lengths around numpy's summation pieces (< 8, 128, the kernel's leaf) and in place (out is p)."""
+    lengths around the vector loop's width (4), numpy's summation pieces (< 8, 128, nodes of up to 256 whose
+    halves are base cases or not) and the kernel's leaf, and in place (out is p)."""
     pytest.importorskip("numba", reason=_numba_reason())
     from dpbook import _mw_kernels as K
     from dpbook import _mw_numba as M
     rng = np.random.default_rng(17)
-    for n in (1, 7, 8, 9, 127, 128, 129, 136, M._LEAF - 1, M._LEAF + 8, 3 * M._LEAF + 5, K.FUSE_MIN + 4099):
+    for n in (1, 3, 4, 5, 7, 8, 9, 127, 128, 129, 136, 241, 255, 256, 257, 263, 519, M._LEAF - 1, M._LEAF + 8,
+              3 * M._LEAF + 5, K.FUSE_MIN + 4099):
         for c in GRID_CS[:: 3 if n < K.FUSE_MIN else 1]:
             q = _grid_inputs(rng, n)[-n:] if n > 64 else rng.random(n)
             p = rng.random(n) + 0.1
@@ -39,6 +41,28 @@ def test_compiled_kernel_gives_the_numpy_paths_bytes():
             assert np.array_equal(out.view(np.int64), want.view(np.int64)) and got_sum == want_sum, (n, c)
             got_sum = M.grid_update_row(q, p, p, K.grid_table(c), K._padded_terms(terms), len(terms))   # in place
             assert np.array_equal(p, want) and got_sum == want_sum, (n, c)
+
+
+def test_vector_loop_gives_the_scalar_statements_bytes():
+    """_fused_vectors (LLVM vectors, the index from the bits of q + 1.5·2^40) against _fused_scalar (one element
+    at a time, the index m·2^12 converted): the same bytes on the grid's edge inputs for every coefficient, at an
+    offset that is not a multiple of the width, in place."""
+    pytest.importorskip("numba", reason=_numba_reason())
+    from dpbook import _mw_kernels as K
+    from dpbook import _mw_numba as M
+    rng = np.random.default_rng(37)
+    q = _grid_inputs(rng, 1000)
+    n = q.size
+    for c in GRID_CS:
+        terms = K.grid_terms(c)
+        args = (K.grid_table(c), K._padded_terms(terms), len(terms))
+        p = rng.random(n) + 0.1
+        want, got = np.full(n, np.nan), np.full(n, np.nan)
+        M._fused_scalar(q, p, want, *args, np.uint64(3), np.uint64(n - 3))
+        M._grid_piece(q, p, got, *args, 3, n)
+        assert np.array_equal(want[3:].view(np.int64), got[3:].view(np.int64)) and np.isnan(got[:3]).all(), c
+        M._grid_piece(q, p, p, *args, 3, n)                                      # in place
+        assert np.array_equal(p[3:], want[3:]), c
 
 
 def test_kernel_statement_run_as_python_gives_the_numpy_paths_bytes():
