@@ -97,7 +97,7 @@ def main(quick: bool = False):
     Wq = MatrixWorkload(rng.random((4, N)))
     mw_update(Wq, work, 1, 0.2, out=work, check=False)  # (numba's import and cache load, if installed: not timed)
     kind = "compiled" if kernels.compiled_kernels() is not None else "numpy: no numba"
-    rows.append((f"MW round: mw_update, MatrixWorkload dense float row ({kind})",
+    rows.append((GOAL_ROW if kind == "compiled" else f"MW round: mw_update, MatrixWorkload dense float row ({kind})",
                  best_time(lambda: mw_update(Wq, work, 1, 0.2, out=work, check=False), repeat=5, number=3)))
     compiled = kernels.USE_COMPILED
     kernels.USE_COMPILED = False                        # the numpy block path (the fallback without numba)
@@ -168,14 +168,21 @@ def main(quick: bool = False):
     _print(rows, copy)
 
 
+#: The round the mechanisms run on a dense float query, through the compiled kernel, and its budget in copies
+GOAL_ROW, GOAL = "MW round: mw_update, MatrixWorkload dense float row (compiled)", 5.0
+
+
 def _print(rows, copy) -> None:
-    """The table; the copy is timed again at the end and the faster of the two taken (the load may change)."""
+    """The table; the copy is timed again at the end and the faster of the two taken (the load may change).  The
+    compiled dense-float round carries its verdict against :data:`GOAL` (a printed verdict, not a test: a timing
+    on a shared machine is not a pass/fail)."""
     p = np.ones(N)
     copy = min(copy, best_time(lambda: p.copy(), repeat=20, number=5))
     rows[0] = (rows[0][0], copy)
     print(f"{'what':72s} {'ms':>9s} {'x copy':>7s}")
     for name, t in rows:
-        print(f"{name:72s} {1000 * t:9.2f} {t / copy:7.1f}")
+        verdict = f"  goal <= {GOAL:g}x: {'met' if t <= GOAL * copy else 'missed'}" if name == GOAL_ROW else ""
+        print(f"{name:72s} {1000 * t:9.2f} {t / copy:7.1f}{verdict}")
 
 
 if __name__ == "__main__":
