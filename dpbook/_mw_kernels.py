@@ -208,7 +208,11 @@ def grid_table(c: float) -> np.ndarray:
     key = c.hex()
     table = _TABLES.get(key)
     if table is None:
-        table = exp(c * _GRID_POINTS)
+        if _COMPILED and _COMPILED[1] is not None and USE_COMPILED:    # (numba already imported by the kernel)
+            table = np.empty(_GRID + 1)
+            _COMPILED[1](c, _GRID_POINTS, _TABLE, _TABLE_LO, table)   # the same bytes as exp, a third of its time
+        else:
+            table = exp(c * _GRID_POINTS)
         table.flags.writeable = False
         _TABLES[key] = table
         if len(_TABLES) > _TABLES_KEPT:
@@ -395,7 +399,7 @@ def _pairwise(sums, n: int) -> float:
 #: installed: the ``speed`` extra).  The bytes are the same either way; ``DPBOOK_NUMBA=0`` in the environment turns
 #: it off (the numpy path is the reference and the fallback).
 USE_COMPILED = os.environ.get("DPBOOK_NUMBA", "1") != "0"
-_COMPILED: list = []          # [kernel or None] once :func:`compiled_kernels` has looked
+_COMPILED: list = []          # [kernel, table builder] or [None, None] once :func:`compiled_kernels` has looked
 
 
 def compiled_kernels():
@@ -406,8 +410,8 @@ def compiled_kernels():
     if not USE_COMPILED:
         return None
     if not _COMPILED:
-        from ._mw_numba import AVAILABLE, grid_update_row      # (imports without numba: AVAILABLE is then False)
-        _COMPILED.append(grid_update_row if AVAILABLE else None)
+        from ._mw_numba import AVAILABLE, grid_table_into, grid_update_row   # (imports without numba: not AVAILABLE)
+        _COMPILED.extend([grid_update_row, grid_table_into] if AVAILABLE else [None, None])
     return _COMPILED[0]
 
 

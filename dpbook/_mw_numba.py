@@ -24,6 +24,8 @@ target against the host's); the numpy path is the reference and the fallback.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 try:
@@ -42,6 +44,9 @@ _GRID = 4096.0                       # 2^12: m·_GRID is the table index (exact)
 _LEAF = 2048                         # elements computed, then summed, while in cache (any size gives the same bytes)
 _INDEX = (1 << 13) - 1               # the low 13 bits of q + _SHIFTER hold m·_GRID (as _mw_kernels._GRID_INDEX)
 _WIDTH = 4                           # elements a step of _fused_vectors (a 256-bit vector of float64)
+# dpbook._mw_kernels.exp's constants (256/ln 2, ln(2)/256 split in two, the polynomial's 1/2, 1/6, 1/24)
+_INV_STEP, _STEP_HI, _STEP_LO = 369.3299304675746, 0.0027076061232946813, 5.076760505425738e-11
+_C2, _C3, _C4 = 1.0 / 2, 1.0 / 6, 1.0 / 24
 
 
 # Indices are unsigned in the loops below: a signed index makes numba check for negative (wrap-around) indices
@@ -266,3 +271,29 @@ def grid_update_row(q, p, out, table, terms, degree):
         half -= half % 8
         top += 1
         starts[top], sizes[top] = s + half, m - half
+
+
+@_jit
+def grid_table_into(c, points, hi, lo, out):
+    """``out[j] = exp(c · points[j])`` with the bytes of :func:`dpbook._mw_kernels.exp` (its steps element by
+    element: ``k = rint(x·256/ln 2)``, Cody–Waite ``r``, the degree-4 polynomial, ``2^(j/256)`` from its table
+    ``hi + lo``, then ``ldexp`` by ``⌊k/256⌋``, exact at these magnitudes), for :func:`dpbook._mw_kernels.grid_table`
+    (``points`` the grid ``m/2^12``, ``|c| <= 30``: no clipping needed).  ~30 µs for the 4097 entries against ~80 µs
+    for numpy's thirty passes; tests/test_mw_numba.py compares the bytes."""
+    for j in range(points.size):
+        x = c * points[j]
+        k = np.rint(x * _INV_STEP)
+        r = (x - k * _STEP_HI) - k * _STEP_LO
+        e = r * _C4                               # e^r - 1 = r + r^2 (1/2 + r (1/6 + r/24)), numpy's order
+        e += _C3
+        e *= r
+        e += _C2
+        e *= r
+        e *= r
+        e += r
+        ki = np.int64(k)
+        t = hi[ki & 255]
+        e = e * t
+        e += lo[ki & 255]
+        e += t
+        out[j] = math.ldexp(e, ki >> 8)

@@ -65,6 +65,25 @@ def test_vector_loop_gives_the_scalar_statements_bytes():
         assert np.array_equal(p[3:], want[3:]), c
 
 
+def test_compiled_table_gives_the_bytes_of_exp():
+    """grid_table_into (the 4097-entry table of e^{c·m/2^12}, compiled) against dpbook._mw_kernels.exp of the same
+    products: the same bytes for 601 coefficients across [-30, 30] and the edges (±0, tiny, the limits), with the
+    constants of exp; and grid_table gives those bytes whether the compiled builder is in use or not."""
+    pytest.importorskip("numba", reason=_numba_reason())
+    from dpbook import _mw_kernels as K
+    from dpbook import _mw_numba as M
+    assert (M._INV_STEP, M._STEP_HI, M._STEP_LO, M._C2, M._C3, M._C4) == \
+        (K._INV_STEP, K._STEP_HI, K._STEP_LO, K._C2, K._C3, K._C4)
+    points = np.arange(4097) / 4096
+    out = np.empty(4097)
+    for c in list(np.linspace(-30.0, 30.0, 601)) + [0.0, -0.0, 1e-300, -1e-9, np.nextafter(30.0, 0.0), -30.0]:
+        M.grid_table_into(float(c), points, K._TABLE, K._TABLE_LO, out)
+        assert np.array_equal(out.view(np.int64), K.exp(float(c) * points).view(np.int64)), c
+    assert K.compiled_kernels() is not None and K._COMPILED[1] is M.grid_table_into
+    K._TABLES.clear()
+    assert np.array_equal(K.grid_table(-7.25), K.exp(-7.25 * points))
+
+
 def test_kernel_statement_run_as_python_gives_the_numpy_paths_bytes():
     """The compiled kernel's source run as plain Python (numba or not): its order of operations and its walk of
     numpy's pairwise summation give numpy's bytes on short rows (every size up to 300, so every base case and the
@@ -128,7 +147,7 @@ def test_without_numba_the_numpy_path_runs(monkeypatch):
     p /= p.sum()
     q = g.random(N)
     fast = K.exp_update(p, q, 0.3)
-    assert asked and K._COMPILED == [None]
+    assert asked and K._COMPILED == [None, None]
     monkeypatch.setattr(K, "FUSE_MIN", 1 << 62)             # the whole-array path
     assert np.array_equal(fast, K.exp_update(p, q, 0.3))
 
