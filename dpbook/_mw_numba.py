@@ -82,9 +82,9 @@ def _base_sum(a, start, n):
 @_inline
 def _pair_sum(a, start, n):
     """numpy's pairwise sum of ``a[start:start + n]`` for ``n > 128`` whose halves are base cases (``h`` and
-    ``n − h <= 128``, ``h`` = half rounded down to a multiple of 8): the halves with their sixteen partial sums in one loop (a partial
-    sum waits on the previous addition: two independent sets keep twice as many additions in flight), then left
-    plus right, as numpy adds them."""
+    ``n − h <= 128``, ``h`` = half rounded down to a multiple of 8): the halves' sixteen partial sums in one loop
+    (a partial sum waits on its previous addition: two independent sets keep twice as many additions in flight),
+    then left plus right, as numpy adds them."""
     u = np.uint64(start)
     h = n // 2
     h -= h % 8
@@ -145,8 +145,9 @@ def _pair_sum(a, start, n):
 def _fused_scalar(q, p, out, table, terms, degree, first, n):
     """``out[i] = (series(δ_i) · e^{c·m_i}) · p[i]`` for ``i`` in ``[first, first + n)``, one element at a time:
     ``series(δ) = 1 + c·δ + ... + (c·δ)^degree/degree!`` by Horner as numpy computes it (``δ·a_n``, then ``+ a_k``
-    and ``· δ`` for ``k = n−1..1``, then ``+ 1``), ``terms`` the ``a_k = c^k/k!`` padded to five.  The statement of
-    :func:`_fused_vectors` (which the tests compare with it) and the elements it leaves (fewer than four a piece)."""
+    and ``· δ`` for ``k = n−1..1``, then ``+ 1``), ``terms`` the ``a_k = c^k/k!`` padded to five.  The statement
+    of :func:`_fused_vectors` (which the tests compare with it) and the elements it leaves (fewer than four a
+    piece)."""
     for k in range(n):
         i = first + np.uint64(k)
         qi = q[i]
@@ -277,9 +278,10 @@ def grid_update_row(q, p, out, table, terms, degree):
 def grid_table_into(c, points, hi, lo, out):
     """``out[j] = exp(c · points[j])`` with the bytes of :func:`dpbook._mw_kernels.exp` (its steps element by
     element: ``k = rint(x·256/ln 2)``, Cody–Waite ``r``, the degree-4 polynomial, ``2^(j/256)`` from its table
-    ``hi + lo``, then ``ldexp`` by ``⌊k/256⌋``, exact at these magnitudes), for :func:`dpbook._mw_kernels.grid_table`
-    (``points`` the grid ``m/2^12``, ``|c| <= 30``: no clipping needed).  ~30 µs for the 4097 entries against ~80 µs
-    for numpy's thirty passes; tests/test_mw_numba.py compares the bytes."""
+    ``hi + lo``, then ``ldexp`` by ``⌊k/256⌋``, exact at these magnitudes), for
+    :func:`dpbook._mw_kernels.grid_table` (``points`` the grid ``m/2^12``, ``|c| <= 30``: no clipping needed).
+    ~30 µs for the 4097 entries against ~80 µs for numpy's thirty passes; tests/test_mw_numba.py compares the
+    bytes."""
     for j in range(points.size):
         x = c * points[j]
         k = np.rint(x * _INV_STEP)
