@@ -399,7 +399,7 @@ def _pairwise(sums, n: int) -> float:
 #: installed: the ``speed`` extra).  The bytes are the same either way; ``DPBOOK_NUMBA=0`` in the environment turns
 #: it off (the numpy path is the reference and the fallback).
 USE_COMPILED = os.environ.get("DPBOOK_NUMBA", "1") != "0"
-_COMPILED: list = []          # [kernel, table builder] or [None, None] once :func:`compiled_kernels` has looked
+_COMPILED: list = []          # [kernel, table builder, scale] or [None] * 3 once :func:`compiled_kernels` has looked
 
 
 def compiled_kernels():
@@ -410,8 +410,8 @@ def compiled_kernels():
     if not USE_COMPILED:
         return None
     if not _COMPILED:
-        from ._mw_numba import AVAILABLE, grid_table_into, grid_update_row   # (imports without numba: not AVAILABLE)
-        _COMPILED.extend([grid_update_row, grid_table_into] if AVAILABLE else [None, None])
+        from ._mw_numba import AVAILABLE, grid_table_into, grid_update_row, scale_row   # (without numba: not AVAILABLE)
+        _COMPILED.extend([grid_update_row, grid_table_into, scale_row] if AVAILABLE else [None, None, None])
     return _COMPILED[0]
 
 
@@ -478,7 +478,11 @@ def _exp_update_fused(p, q, c, shape, out) -> np.ndarray:
             raise ValueError("p must be a probability vector (its updated mass underflowed)")
         log_space_rows(p, q, c, target, bad[..., 0])
         total = np.where(bad, 1.0, total)
-    target *= 1.0 / total
+    if compiled is not None:                # the same products, the row prefetched (dpbook/_mw_numba.py)
+        for t, factor in enumerate((1.0 / total).reshape(-1).tolist()):
+            _COMPILED[2](T[t], factor)
+    else:
+        target *= 1.0 / total
     return target
 
 

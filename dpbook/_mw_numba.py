@@ -45,6 +45,7 @@ _LEAF = 2048                         # elements computed, then summed, while in 
 _INDEX = (1 << 13) - 1               # the low 13 bits of q + _SHIFTER hold m·_GRID (as _mw_kernels._GRID_INDEX)
 _WIDTH = 4                           # elements a step of _fused_vectors (a 256-bit vector of float64)
 _AHEAD = 256                         # _fused_vectors asks for q and p this many elements ahead (software prefetch)
+_SCALE_AHEAD = 1024                  # ... and _scale_vectors for the row
 # dpbook._mw_kernels.exp's constants (256/ln 2, ln(2)/256 split in two, the polynomial's 1/2, 1/6, 1/24)
 _INV_STEP, _STEP_HI, _STEP_LO = 369.3299304675746, 0.0027076061232946813, 5.076760505425738e-11
 _C2, _C3, _C4 = 1.0 / 2, 1.0 / 6, 1.0 / 24
@@ -223,9 +224,49 @@ if AVAILABLE:
                         builder.store(builder.fmul(builder.fmul(s, factor), pv), vector_at(od, i), align=8)
             return context.get_dummy_value()
         return sig, codegen
+    @_intrinsic
+    def _scale_vectors(typingctx, x, factor, n):
+        """``x[i] *= factor`` for the first ``n − n % 8`` elements, two vectors of four a step (``fmul`` without
+        fast-math flags: one correctly rounded product an element, numpy's bytes), ``x`` prefetched for writing
+        :data:`_SCALE_AHEAD` elements ahead."""
+        sig = numba.types.void(x, factor, n)
+
+        def codegen(context, builder, signature, args):
+            xd = context.make_array(signature.args[0])(context, builder, args[0]).data
+            i32, i64, f64 = _ir.IntType(32), _ir.IntType(64), _ir.DoubleType()
+            vd, i8p = _ir.VectorType(f64, _WIDTH), _ir.IntType(8).as_pointer()
+            prefetch = _cgutils.get_or_insert_function(                 # (address, write, locality 3, data)
+                builder.module, _ir.FunctionType(_ir.VoidType(), [i8p, i32, i32, i32]), "llvm.prefetch.p0")
+            f = builder.insert_element(_ir.Constant(vd, _ir.Undefined), args[1], _ir.Constant(i32, 0))
+            f = builder.shuffle_vector(f, _ir.Constant(vd, _ir.Undefined),
+                                       _ir.Constant(_ir.VectorType(i32, _WIDTH), [0] * _WIDTH))
+            with _cgutils.for_range(builder, builder.udiv(args[2], _ir.Constant(args[2].type, 2 * _WIDTH))) as loop:
+                i = builder.mul(loop.index, _ir.Constant(i64, 2 * _WIDTH))
+                ahead = builder.bitcast(builder.gep(xd, [builder.add(i, _ir.Constant(i64, _SCALE_AHEAD))]), i8p)
+                builder.call(prefetch, [ahead, _ir.Constant(i32, 1), _ir.Constant(i32, 3), _ir.Constant(i32, 1)])
+                for half in (0, _WIDTH):
+                    at = builder.bitcast(builder.gep(xd, [builder.add(i, _ir.Constant(i64, half))]), vd.as_pointer())
+                    builder.store(builder.fmul(builder.load(at, align=8), f), at, align=8)
+            return context.get_dummy_value()
+        return sig, codegen
 else:
     def _fused_vectors(q, p, out, table, terms, degree, first, n):
         _fused_scalar(q, p, out, table, terms, degree, first, n - n % _WIDTH)
+
+    def _scale_vectors(x, factor, n):
+        for i in range(n - n % (2 * _WIDTH)):
+            x[i] *= factor
+
+
+@_jit
+def scale_row(x, factor):
+    """``x *= factor`` in place for a contiguous float64 row: numpy's bytes (one IEEE product an element) with
+    the row prefetched ahead; after :func:`grid_update_row` the row is no longer in cache, and numpy's multiply
+    (the hardware prefetcher alone) measured ~0.15 ms slower over 2^20 elements in the same runs."""
+    n = np.uint64(x.size)
+    _scale_vectors(x, factor, n)
+    for i in range(n - n % np.uint64(2 * _WIDTH), n):
+        x[i] *= factor
 
 
 @_jit

@@ -85,6 +85,21 @@ def test_compiled_table_gives_the_bytes_of_exp():
     assert np.array_equal(K.grid_table(-7.25), K.exp(-7.25 * points))
 
 
+def test_compiled_scale_gives_numpys_bytes():
+    """scale_row (x *= factor in vectors, prefetched) against numpy's in-place multiply: the same bytes for lengths
+    around its step of 8 and long rows, factors of both signs and extremes, entries from 1e-310 to 1e300."""
+    pytest.importorskip("numba", reason=_numba_reason())
+    from dpbook import _mw_numba as M
+    rng = np.random.default_rng(41)
+    for n in list(range(0, 20)) + [1023, 4096 + 7, 70001]:
+        x = rng.random(n) * 10.0 ** rng.integers(-310, 300, n)
+        for factor in (1.0, 1 / 3.3, 7.9e12, 1e-300, -0.5):
+            with np.errstate(over="ignore", under="ignore"):       # (overflow to inf, underflow to 0: both alike)
+                want, got = x * factor, x.copy()
+                M.scale_row(got, factor)
+            assert np.array_equal(got.view(np.int64), want.view(np.int64)), (n, factor)
+
+
 def test_kernel_statement_run_as_python_gives_the_numpy_paths_bytes():
     """The compiled kernel's source run as plain Python (numba or not): its order of operations and its walk of
     numpy's pairwise summation give numpy's bytes on short rows (every size up to 300, so every base case and the
@@ -148,7 +163,7 @@ def test_without_numba_the_numpy_path_runs(monkeypatch):
     p /= p.sum()
     q = g.random(N)
     fast = K.exp_update(p, q, 0.3)
-    assert asked and K._COMPILED == [None, None]
+    assert asked and K._COMPILED == [None, None, None]
     monkeypatch.setattr(K, "FUSE_MIN", 1 << 62)             # the whole-array path
     assert np.array_equal(fast, K.exp_update(p, q, 0.3))
 
