@@ -42,11 +42,11 @@ look-up, within 1 ulp of the C library; ~15x a copy; a float-query round through
 IEEE-754 operation, so the update, and MWEM's output, is the same bytes on every machine.  With numba installed
 (the optional ``speed`` extra) a long float row on the grid takes a compiled form of the same steps
 (:mod:`dpbook._mw_numba`: the same table and series, no fused multiply-add, numpy's summation order, one pass a
-piece of the row in LLVM vector operations, then one scale; the same bytes, tested), 0.23–0.41 of the numpy block
-path's time in the same runs: 3.3–4.9x a copy, median 3.9x over 5 runs under a load of 3.0–3.3 on the 2 cores
-(the numpy path 12–20x), within the goal of 5x; with a new coefficient every round, as in MWEM, the 4097-entry
-table is built too (compiled, ~30 µs; a repeated coefficient, such as the IDCs' ``±η``, finds its table kept):
-3.2–5.4x, median 3.8x.  What bounds it is memory: the pass reads ``q`` and ``p`` and writes the result, the scale
+piece of the row in LLVM vector operations, then one scale; the same bytes, tested), 0.24–0.35 of the numpy block
+path's time in the same runs: 3.2–5.1x a copy, median 4.3x over 10 runs under a load of 2.8–4.0 on the 2 cores
+(the numpy path 12–17x), within the goal of 5x in 9 of the 10; with a new coefficient every round, as in MWEM,
+the 4097-entry table is built too (compiled, ~30 µs; a repeated coefficient, such as the IDCs' ``±η``, finds its
+table kept): 2.8–5.2x, median 4.05x.  What bounds it is memory: the pass reads ``q`` and ``p`` and writes the result, the scale
 reads and writes it again (2.5 copies' worth of traffic), and a pass that only multiplies ``q`` by ``p`` and sums
 costs ~2x a copy alone.  Without numba, or with ``DPBOOK_NUMBA=0``, the numpy path runs.
 
