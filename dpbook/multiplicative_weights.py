@@ -41,10 +41,14 @@ within ``(6 + |c|)·2^-53`` of the exact value; ~7x a copy alone, against ~1.6x 
 look-up, within 1 ulp of the C library; ~15x a copy; a float-query round through it ~18x).  Every step is an
 IEEE-754 operation, so the update, and MWEM's output, is the same bytes on every machine.  With numba installed
 (the optional ``speed`` extra) a long float row on the grid takes a compiled form of the same steps
-(:mod:`dpbook._mw_numba`: the same table and series, no fused multiply-add, numpy's summation order; the same
-bytes, tested), 0.39–0.47 of the numpy block path's time in the same runs (6–8x a copy under a load of 4–7 on
-the 2 cores, where the numpy path measured 15–18x and the boolean round 4–7x); without numba, or with
-``DPBOOK_NUMBA=0``, the numpy path runs.
+(:mod:`dpbook._mw_numba`: the same table and series, no fused multiply-add, numpy's summation order, one pass a
+piece of the row in LLVM vector operations, then one scale; the same bytes, tested), 0.24–0.35 of the numpy block
+path's time in the same runs: 3.2–5.1x a copy, median 4.3x over 10 runs under a load of 2.8–4.0 on the 2 cores
+(the numpy path 12–17x), within the goal of 5x in 9 of the 10; with a new coefficient every round, as in MWEM,
+the 4097-entry table is built too (compiled, ~30 µs; a repeated coefficient, such as the IDCs' ``±η``, finds its
+table kept): 2.8–5.2x, median 4.05x.  What bounds it is memory: the pass reads ``q`` and ``p`` and writes the result, the scale
+reads and writes it again (2.5 copies' worth of traffic), and a pass that only multiplies ``q`` by ``p`` and sums
+costs ~2x a copy alone.  Without numba, or with ``DPBOOK_NUMBA=0``, the numpy path runs.
 
 The fast kernels live in the private :mod:`dpbook._mw_kernels`; the update of a hypothesis by one query of a
 workload is :func:`mw_update` (through what the workload exposes: the query's non-zeros, never an ``N``-vector per

@@ -94,6 +94,20 @@ def test_grid_exp_is_its_readable_reference_byte_for_byte():
     assert grid_exp(np.array([0.0]), -30.0)[0] == 1.0 and grid_exp(np.array([1.0]), 0.0)[0] == 1.0
 
 
+def test_grid_tables_kept_per_coefficient_are_the_fresh_tables():
+    """grid_table keeps the last few coefficients' tables: a kept table is read-only and has the bytes of one built
+    afresh (exp of c·m/2^12), 0.0 and -0.0 are told apart, and a coefficient pushed out is rebuilt the same."""
+    from dpbook import _mw_kernels as K
+    cs = [0.2, -0.2, 0.0, -0.0, 3.3] + [0.1 * k for k in range(1, 2 * K._TABLES_KEPT)]
+    for c in cs + cs[::-1]:
+        table = K.grid_table(c)
+        fresh = K.exp(c * (np.arange(4097) / 4096))
+        assert np.array_equal(table.view(np.int64), fresh.view(np.int64)) and not table.flags.writeable, c
+    assert K.grid_table(0.2) is K.grid_table(0.2) and len(K._TABLES) <= K._TABLES_KEPT
+    with pytest.raises(ValueError):
+        K.grid_table(0.2)[0] = 2.0
+
+
 def test_grid_degrees_meet_their_remainder_bound():
     """Each (largest |c|, degree n) of GRID_DEGREES: the Taylor remainder of e^{c·δ} for |δ| <= 2^-13,
     y^(n+1)/(n+1)! · e^y with y = |c|·2^-13, is below 2^-56 (exact rationals; e^y < 1 + 2y for y < 1), and one

@@ -22,12 +22,14 @@ def _numpy_row(q, p, c):
 def test_compiled_kernel_gives_the_numpy_paths_bytes():
     """dpbook._mw_numba.grid_update_row against the numpy statement of the same row: the same bytes of
     e^{c·q}·p and the same sum (numpy's pairwise order), for every degree of the series, the grid's edge inputs,
-    lengths around numpy's summation pieces (< 8, 128, the kernel's leaf) and in place (out is p)."""
+    lengths around the vector loop's width (4), numpy's summation pieces (< 8, 128, nodes of up to 256 whose
+    halves are base cases or not) and the kernel's leaf, and in place (out is p)."""
     pytest.importorskip("numba", reason=_numba_reason())
     from dpbook import _mw_kernels as K
     from dpbook import _mw_numba as M
     rng = np.random.default_rng(17)
-    for n in (1, 7, 8, 9, 127, 128, 129, 136, M._LEAF - 1, M._LEAF + 8, 3 * M._LEAF + 5, K.FUSE_MIN + 4099):
+    for n in (1, 3, 4, 5, 7, 8, 9, 127, 128, 129, 136, 241, 255, 256, 257, 263, 519, M._LEAF - 1, M._LEAF + 8,
+              3 * M._LEAF + 5, K.FUSE_MIN + 4099):
         for c in GRID_CS[:: 3 if n < K.FUSE_MIN else 1]:
             q = _grid_inputs(rng, n)[-n:] if n > 64 else rng.random(n)
             p = rng.random(n) + 0.1
@@ -39,6 +41,63 @@ def test_compiled_kernel_gives_the_numpy_paths_bytes():
             assert np.array_equal(out.view(np.int64), want.view(np.int64)) and got_sum == want_sum, (n, c)
             got_sum = M.grid_update_row(q, p, p, K.grid_table(c), K._padded_terms(terms), len(terms))   # in place
             assert np.array_equal(p, want) and got_sum == want_sum, (n, c)
+
+
+def test_vector_loop_gives_the_scalar_statements_bytes():
+    """_fused_vectors (LLVM vectors, the index from the bits of q + 1.5·2^40) against _fused_scalar (one element
+    at a time, the index m·2^12 converted): the same bytes on the grid's edge inputs for every coefficient, at an
+    offset that is not a multiple of the width, in place."""
+    pytest.importorskip("numba", reason=_numba_reason())
+    from dpbook import _mw_kernels as K
+    from dpbook import _mw_numba as M
+    rng = np.random.default_rng(37)
+    q = _grid_inputs(rng, 1000)
+    n = q.size
+    for c in GRID_CS:
+        terms = K.grid_terms(c)
+        args = (K.grid_table(c), K._padded_terms(terms), len(terms))
+        p = rng.random(n) + 0.1
+        want, got = np.full(n, np.nan), np.full(n, np.nan)
+        M._fused_scalar(q, p, want, *args, np.uint64(3), np.uint64(n - 3))
+        M._grid_piece(q, p, got, *args, 3, n)
+        assert np.array_equal(want[3:].view(np.int64), got[3:].view(np.int64)) and np.isnan(got[:3]).all(), c
+        M._grid_piece(q, p, p, *args, 3, n)                                      # in place
+        assert np.array_equal(p[3:], want[3:]), c
+
+
+def test_compiled_table_gives_the_bytes_of_exp():
+    """grid_table_into (the 4097-entry table of e^{c·m/2^12}, compiled) against dpbook._mw_kernels.exp of the same
+    products: the same bytes for 601 coefficients across [-30, 30] and the edges (±0, tiny, the limits), with the
+    constants of exp; and grid_table gives those bytes whether the compiled builder is in use or not."""
+    pytest.importorskip("numba", reason=_numba_reason())
+    from dpbook import _mw_kernels as K
+    from dpbook import _mw_numba as M
+    assert (M._INV_STEP, M._STEP_HI, M._STEP_LO, M._C2, M._C3, M._C4) == \
+        (K._INV_STEP, K._STEP_HI, K._STEP_LO, K._C2, K._C3, K._C4)
+    points = np.arange(4097) / 4096
+    out = np.empty(4097)
+    for c in list(np.linspace(-30.0, 30.0, 601)) + [0.0, -0.0, 1e-300, -1e-9, np.nextafter(30.0, 0.0), -30.0]:
+        M.grid_table_into(float(c), points, K._TABLE, K._TABLE_LO, out)
+        assert np.array_equal(out.view(np.int64), K.exp(float(c) * points).view(np.int64)), c
+    if K.USE_COMPILED:                                       # (DPBOOK_NUMBA=0: grid_table takes exp)
+        assert K.compiled_kernels() is not None and K._COMPILED[1] is M.grid_table_into
+    K._TABLES.clear()
+    assert np.array_equal(K.grid_table(-7.25), K.exp(-7.25 * points))
+
+
+def test_compiled_scale_gives_numpys_bytes():
+    """scale_row (x *= factor in vectors, prefetched) against numpy's in-place multiply: the same bytes for lengths
+    around its step of 8 and long rows, factors of both signs and extremes, entries from 1e-310 to 1e300."""
+    pytest.importorskip("numba", reason=_numba_reason())
+    from dpbook import _mw_numba as M
+    rng = np.random.default_rng(41)
+    for n in list(range(0, 20)) + [1023, 4096 + 7, 70001]:
+        x = rng.random(n) * 10.0 ** rng.integers(-310, 300, n)
+        for factor in (1.0, 1 / 3.3, 7.9e12, 1e-300, -0.5):
+            with np.errstate(over="ignore", under="ignore"):       # (overflow to inf, underflow to 0: both alike)
+                want, got = x * factor, x.copy()
+                M.scale_row(got, factor)
+            assert np.array_equal(got.view(np.int64), want.view(np.int64)), (n, factor)
 
 
 def test_kernel_statement_run_as_python_gives_the_numpy_paths_bytes():
@@ -104,7 +163,7 @@ def test_without_numba_the_numpy_path_runs(monkeypatch):
     p /= p.sum()
     q = g.random(N)
     fast = K.exp_update(p, q, 0.3)
-    assert asked and K._COMPILED == [None]
+    assert asked and K._COMPILED == [None, None, None]
     monkeypatch.setattr(K, "FUSE_MIN", 1 << 62)             # the whole-array path
     assert np.array_equal(fast, K.exp_update(p, q, 0.3))
 
