@@ -133,6 +133,7 @@ def test_compiled_and_numpy_block_paths_agree_through_the_update(monkeypatch):
     P = np.stack([p, p[::-1].copy(), np.roll(p, 3)])
     cases = [(p, q, 0.2), (p, frozen, -7.5), (P, q, np.array([0.9, -31.0, 25.0])), (P, np.stack([q, q[::-1], q]),
                                                                                   np.array([0.01, 8.5, -2.0]))]
+    monkeypatch.setattr(K, "USE_COMPILED", True)             # (whatever DPBOOK_NUMBA says in this environment)
     assert K.compiled_kernels() is not None
     fast = [K.exp_update(a, b, c) for a, b, c in cases]
     monkeypatch.setattr(K, "USE_COMPILED", False)
@@ -152,6 +153,7 @@ def test_without_numba_the_numpy_path_runs(monkeypatch):
     monkeypatch.delitem(sys.modules, "dpbook._mw_numba", raising=False)
     monkeypatch.delattr(dpbook, "_mw_numba", raising=False)  # (else `from . import` finds the loaded module)
     monkeypatch.setattr(K, "_COMPILED", [])
+    monkeypatch.setattr(K, "USE_COMPILED", True)             # the kernel is asked for, and numba's import fails
     asked = []
     real = K.compiled_kernels
     monkeypatch.setattr(K, "compiled_kernels", lambda: asked.append(1) or real())
@@ -202,7 +204,8 @@ def test_compiled_kernel_gives_the_same_bytes_for_a_generic_cpu():
             "for c in (0.01, -0.2, 0.9, -5.0, 25.0):\n"
             "    h.update(exp_update(p, q, c).tobytes())\n"
             "print(compiled_kernels() is not None, h.hexdigest())\n")
-    base = dict(os.environ, PYTHONPATH=os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]))
+    base = dict(os.environ, PYTHONPATH=os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]),
+                DPBOOK_NUMBA="1")
     digests = []
     with tempfile.TemporaryDirectory() as cache:
         for extra in ({}, {"NUMBA_CPU_NAME": "generic", "NUMBA_CACHE_DIR": cache}, {"DPBOOK_NUMBA": "0"}):
