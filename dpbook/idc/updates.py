@@ -302,7 +302,7 @@ class MedianIDC(IDC):
             levels, inverse = np.unique(values, return_inverse=True)
             onehot = None
             if levels.size <= 64:
-                import scipy.sparse as sp       # here, not at import: only this cache is sparse (~0.2 s to load)
+                import scipy.sparse as sp       # here, not at import: only this cache is sparse
                 m, L = values.shape[0], levels.size
                 cols = (np.arange(m)[:, None] * L + inverse.reshape(m, -1)).T.ravel()   # (|C0|·m,) in row order
                 onehot = sp.csr_matrix((np.ones(cols.size), cols, np.arange(0, cols.size + 1, m)),
