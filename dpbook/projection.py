@@ -30,7 +30,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg
-import scipy.sparse as sp
 
 from .gaussian import gaussian_mechanism
 from .noise import gaussian_noise
@@ -663,6 +662,7 @@ def projection_mechanism(x, workload, *, epsilon, delta, n=None, neighbours="rep
     points = (_check_point(y, W.m) for y in Y)
     results = [_project(hull, y, tol, max_iter, batch, _gap_target(W, y, tol)) for y in points]
     answers = np.stack([p.answers for p in results])
+    import scipy.sparse as sp           # here, not at import: only the release's weights are sparse
     weights = sp.csr_matrix((np.concatenate([p.weights for p in results]),
                              np.concatenate([p.support for p in results]),
                              np.concatenate([[0], np.cumsum([p.support.size for p in results])])),

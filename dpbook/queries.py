@@ -19,13 +19,17 @@ from __future__ import annotations
 import functools
 import itertools
 from abc import ABC, abstractmethod
+from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
+
+if TYPE_CHECKING:   # scipy.sparse is imported by the code paths that build a sparse matrix (~0.2 s of CPU where it
+    # is the first scipy module a chapter loads, as in chapter 00)
+    import scipy.sparse as sp
 
 from .data import SparseHistogram, cancer_projection
 from .noise import as_generator
-from .validation import real_dtype, check_histogram, check_int, check_matrix_workload, check_work
+from .validation import real_dtype, check_histogram, check_int, check_matrix_workload, check_work, is_sparse
 
 __all__ = [
     "Workload", "MatrixWorkload", "MarginalWorkload", "RangeWorkload", "as_workload", "check_database", "check_dual",
@@ -154,6 +158,7 @@ class Workload(ABC):
             raise TypeError(f"sparse must be True or False, got {sparse!r}")
         Y2 = Y if Y.ndim == 2 else Y[None]
         if sparse:
+            import scipy.sparse as sp
             out = self._rmatvec_sparse(Y2)
             return out if Y.ndim == 2 else sp.coo_array((out.data, (out.indices,)), shape=(self.N,)).tocsr()
         if Y2.shape[0] * self.N > RMATVEC_DENSE_LIMIT:
@@ -171,6 +176,7 @@ class Workload(ABC):
         """``Qᵀ Y[t]`` as a sparse ``(trials, N)`` array from the supports of the queries that some trial weights
         (the union ``U`` of their supports; ``(trials, |U|)`` work, never ``N``).  Refused above
         :data:`RMATVEC_SPARSE_LIMIT` entries."""
+        import scipy.sparse as sp
         trials = Y.shape[0]
         active = np.flatnonzero(np.any(Y != 0, axis=0))
         size = sum(self._support_size(int(i)) for i in active)
@@ -408,7 +414,7 @@ class MatrixWorkload(_Frozen, Workload):
         return np.asarray(self.Q @ P.T, dtype=np.float64).T
 
     def _counts_sparse(self, x):
-        if not sp.issparse(self.Q):
+        if not is_sparse(self.Q):
             return self.Q[:, x.indices] @ x.counts.astype(np.float64)
         # look every stored entry's column up in the support: O(nnz log |support|), never O(N)
         cols = self.Q.indices
@@ -420,11 +426,11 @@ class MatrixWorkload(_Frozen, Workload):
 
     def query(self, i):
         row = self.Q[self._check_i(i)]
-        return row.toarray().ravel() if sp.issparse(row) else np.array(row, dtype=np.float64)
+        return row.toarray().ravel() if is_sparse(row) else np.array(row, dtype=np.float64)
 
     def query_support(self, i):
         i = self._check_i(i)
-        if sp.issparse(self.Q):                  # canonical CSR: sorted, no duplicates, no explicit zeros
+        if is_sparse(self.Q):                  # canonical CSR: sorted, no duplicates, no explicit zeros
             a, b = self.Q.indptr[i], self.Q.indptr[i + 1]
             return self.Q.indices[a:b].astype(np.int64), np.array(self.Q.data[a:b], dtype=np.float64)
         idx = np.flatnonzero(self.Q[i])
@@ -435,9 +441,9 @@ class MatrixWorkload(_Frozen, Workload):
 
     def entry_range(self):
         """``(min, max)`` of the entries of the canonical matrix (duplicates summed; implicit zeros included)."""
-        entries = self.Q.data if sp.issparse(self.Q) else self.Q
+        entries = self.Q.data if is_sparse(self.Q) else self.Q
         lo, hi = float(entries.min()) if entries.size else 0.0, float(entries.max()) if entries.size else 0.0
-        if sp.issparse(self.Q) and self.Q.nnz < self.m * self.N:
+        if is_sparse(self.Q) and self.Q.nnz < self.m * self.N:
             lo, hi = min(lo, 0.0), max(hi, 0.0)
         return lo, hi
 
@@ -445,21 +451,21 @@ class MatrixWorkload(_Frozen, Workload):
         """The picked queries as dense rows, ``(len(picks), N)`` (the matrix is explicit, so they are at hand); one
         pick of a dense float64 matrix is a read-only view, not a copy."""
         picks = np.asarray(picks)
-        if picks.shape == (1,) and not sp.issparse(self.Q) and self.Q.dtype == np.float64:
+        if picks.shape == (1,) and not is_sparse(self.Q) and self.Q.dtype == np.float64:
             j = int(picks[0])
             return self.Q[j][None]
         rows = self.Q[picks]
-        return rows.toarray() if sp.issparse(rows) else np.asarray(rows, dtype=np.float64)
+        return rows.toarray() if is_sparse(rows) else np.asarray(rows, dtype=np.float64)
 
     def _counts_at(self, P, picks):
         return np.einsum("tn,tn->t", self.query_rows(picks), P)
 
     def _support_size(self, i):
-        return int(self.Q.indptr[i + 1] - self.Q.indptr[i]) if sp.issparse(self.Q) else self.N   # stored as CSR
+        return int(self.Q.indptr[i + 1] - self.Q.indptr[i]) if is_sparse(self.Q) else self.N   # stored as CSR
 
     def _columns(self, idx):
         cols = self.Q[:, idx]
-        return cols.toarray() if sp.issparse(cols) else np.array(cols, dtype=np.float64)
+        return cols.toarray() if is_sparse(cols) else np.array(cols, dtype=np.float64)
 
     def l1_sensitivity(self):
         """Exact: the largest column sum of ``|Q|`` (repeated rows count as often as they appear)."""
@@ -467,18 +473,18 @@ class MatrixWorkload(_Frozen, Workload):
 
     def l2_sensitivity(self):
         """Exact: the largest column norm of ``Q``."""
-        sq = self.Q.multiply(self.Q) if sp.issparse(self.Q) else self.Q ** 2
+        sq = self.Q.multiply(self.Q) if is_sparse(self.Q) else self.Q ** 2
         return float(np.sqrt(np.asarray(sq.sum(axis=0)).max()))
 
     def matrix(self):
-        return self.Q.toarray() if sp.issparse(self.Q) else self.Q
+        return self.Q.toarray() if is_sparse(self.Q) else self.Q
 
     def is_integral(self):
-        entries = self.Q.data if sp.issparse(self.Q) else self.Q
+        entries = self.Q.data if is_sparse(self.Q) else self.Q
         return bool(np.all(entries == np.rint(entries)))
 
     def l0_sensitivity(self):
-        if sp.issparse(self.Q):
+        if is_sparse(self.Q):
             return int(np.asarray((self.Q != 0).sum(axis=0)).max())
         return int((self.Q != 0).sum(axis=0).max())
 
@@ -535,6 +541,7 @@ class MarginalWorkload(_Frozen, Workload):
         """The sparse ``m × N`` matrix ``C`` with ``Q x = C g`` for the superset sums ``g`` of ``x``: ``±1`` at
         the ``2^{|S|}`` corners ``ones(v) ∪ Z``, ``Z ⊆ zeros(v)``, sign ``(−1)^{|Z|}`` (built once)."""
         if self._corners is None:
+            import scipy.sparse as sp
             rows, cols, signs = [], [], []
             for j, (S, v) in enumerate(self.cells):
                 ones = sum(1 << (self.d - 1 - a) for a, b in zip(S, v) if b == 1)
@@ -767,6 +774,7 @@ class RangeWorkload(Workload):
     def _rmatvec_many(self, Y):
         """Difference array then cumulative sum: ``+y_j`` at ``a_j``, ``−y_j`` at ``b_j + 1``."""
         if self._edges is None:
+            import scipy.sparse as sp
             j = np.arange(self.m)
             self._edges = sp.csr_matrix(
                 (np.concatenate([np.ones(self.m), -np.ones(self.m)]),
@@ -805,7 +813,7 @@ def as_workload(Q, *, name: str = "Q") -> Workload:
     errors naming ``name``, the caller's parameter)."""
     if isinstance(Q, Workload):
         return Q
-    if isinstance(Q, (list, tuple)) or isinstance(Q, np.ndarray) or sp.issparse(Q):
+    if isinstance(Q, (list, tuple)) or isinstance(Q, np.ndarray) or is_sparse(Q):
         return MatrixWorkload(Q, name=name)
     raise TypeError(f"workload must be a Workload, a 2-D array or a scipy.sparse matrix, got {type(Q).__name__}")
 
@@ -835,6 +843,7 @@ def random_queries(m: int, N: int, rng=None, *, kind: str = "binary", density: f
         return MatrixWorkload(draw(m * N).reshape(m, N) if kind == "binary" else rng.random((m, N)))
     from .validation import check_probability
     density = check_probability(density, "density", open_low=True)
+    import scipy.sparse as sp
     Q = sp.random(m, N, density=density, format="csr", rng=rng, data_rvs=lambda k: np.ones(k) if kind == "binary" else rng.random(k))
     return MatrixWorkload(Q)
 

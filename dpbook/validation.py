@@ -50,7 +50,7 @@ __all__ = [
 ]
 
 
-def _issparse(value) -> bool:
+def is_sparse(value) -> bool:
     """Whether ``value`` is a scipy.sparse matrix or array, without importing scipy.sparse: until something has
     imported it no such object can exist, and importing it here would cost every caller's first import ~0.1 s."""
     sp = sys.modules.get("scipy.sparse")
@@ -279,7 +279,7 @@ def real_dtype(dtype, *, bools: bool = False, integer: bool = False) -> bool:
 def as_array(name: str, value) -> np.ndarray:
     """``np.asarray(value)``, with a ragged nested list (numpy's 'inhomogeneous shape') or a scipy.sparse
     matrix turned into an error that names the parameter, and complex numbers refused."""
-    if _issparse(value):
+    if is_sparse(value):
         raise TypeError(f"{name} must be a dense array, got a scipy.sparse matrix")
     try:
         arr = np.asarray(value)
@@ -381,7 +381,7 @@ def check_matrix_workload(Q, name: str = "Q", *, low: float = 0.0, high: float =
     A dense array is copied.  The arrays of the returned matrix are marked read-only, so a workload built from
     it cannot change after it was validated (not even when the caller changes its own array)."""
     original = Q
-    if _issparse(Q):
+    if is_sparse(Q):
         if not real_dtype(Q.dtype, bools=True):
             raise TypeError(f"{name} must hold real numbers, got a scipy.sparse matrix of dtype {Q.dtype}")
         Q = _canonical_sparse(Q, name)

@@ -98,3 +98,40 @@ def test_missing_mode_keeps_only_records_that_still_match():
     for field, value in (("trials", record["trials"] + 1), ("epsilon", record["epsilon"] * 1.001),
                          ("seed", record["seed"] + 1), ("kind", "finding")):
         assert not run.still_matches({**record, field: value}, case), field
+
+
+def test_names_reads_only_the_named_cases():
+    """``names`` selects cases as audit_cases does, and imports only their modules (chapter 16 reads five cases of
+    one module: the whole catalogue's modules cost ~0.4 s of CPU); a named case the file lacks or stores stale is
+    refused, and a bad name is refused by name."""
+    import subprocess
+    import sys
+    smooth = ["smooth_summary", "per_query_laplace"]
+    pairs = stored_audits(run.RESULTS, names=smooth)
+    assert [c.name for c, _ in pairs] == [c.name for c in audit_cases(names=smooth)]
+    assert all(r == STORED[c.name][1] for c, r in pairs)
+    code = ("import sys\nfrom dpbook.audit import stored_audits\nfrom benchmarks.audits import run\n"
+            "stored_audits(run.RESULTS, names={names!r})\n"
+            "print(sorted(m for m in sys.modules if m.startswith('dpbook.audit.cases.')))")
+    loaded = lambda names: subprocess.run([sys.executable, "-c", code.format(names=names)], capture_output=True,
+                                          text=True, check=True, cwd=run.RESULTS.parents[2]).stdout.strip()
+    assert loaded(smooth) == "['dpbook.audit.cases.smooth']"
+    assert "dpbook.audit.cases.graphs" in loaded(None)                   # the whole catalogue: the check can fail
+    with pytest.raises(ValueError, match="names"):
+        stored_audits(run.RESULTS, names=["no_such_case"])
+    with pytest.raises(TypeError, match="names"):
+        stored_audits(run.RESULTS, names="smooth_summary")
+
+
+def test_names_refuses_a_stale_named_case(tmp_path):
+    stale = json.loads(json.dumps(RESULT))
+    stale["cases"]["smooth_summary"]["trials"] += 1
+    (tmp_path / "stale.json").write_text(json.dumps(stale))
+    (case,) = audit_cases(names=["per_query_laplace"])                  # another case's record is not read:
+    assert [c.name for c, _ in stored_audits(tmp_path / "stale.json", names=["per_query_laplace"])] == [case.name]
+    with pytest.raises(ValueError, match="regenerate"):
+        stored_audits(tmp_path / "stale.json", names=["per_query_laplace", "smooth_summary"])
+    del stale["cases"]["smooth_summary"]
+    (tmp_path / "missing.json").write_text(json.dumps(stale))
+    with pytest.raises(ValueError, match="regenerate"):
+        stored_audits(tmp_path / "missing.json", names=["smooth_summary"])

@@ -368,12 +368,17 @@ def _first_cell_modules() -> list[str]:
 
 def test_no_module_a_chapter_opens_with_loads_pyplot():
     """pyplot is imported where a figure is made, so a chapter's first cell pays for it only if the chapter imports
-    it itself: no dpbook module that a first cell imports loads it (nor scipy.stats) when imported."""
+    it itself: no dpbook module that a first cell imports loads it (nor scipy.stats, nor scipy.sparse: ~0.2 s of
+    CPU where no other scipy module is loaded yet, as in chapter 00) when imported."""
     modules = _first_cell_modules()
     assert {"dpbook.explorers.idc", "dpbook.audit", "dpbook.theory.idc", "dpbook.widgets"} <= set(modules), modules
+    assert {"dpbook.queries", "dpbook.projection", "dpbook.idc", "dpbook.comparisons.projection"} <= set(modules)
     out = _fresh_python("import sys\n" + "\n".join(f"import {m}" for m in modules) + "\n"
-                        "print(sorted(m for m in ('matplotlib.pyplot', 'scipy.stats') if m in sys.modules))")
+                        "print(sorted(m for m in ('matplotlib.pyplot', 'scipy.stats', 'scipy.sparse') if m in sys.modules))")
     assert out == "[]"
+    out = _fresh_python("import sys\nfrom dpbook.queries import random_queries\n"                  # the check can fail
+                        "random_queries(2, 3, rng=0, density=0.5)\nprint('scipy.sparse' in sys.modules)")
+    assert out == "True"
     out = _fresh_python("import sys\nfrom dpbook.explorers._layout import fixed_figure\n"     # the check can fail
                         "fixed_figure(width=4, height=3)\nprint('matplotlib.pyplot' in sys.modules)")
     assert out == "True"

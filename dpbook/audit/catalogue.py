@@ -224,22 +224,35 @@ def _same_field(stored, now) -> bool:
     return stored == now
 
 
-def stored_audits(path, which: str = "all") -> list[tuple[AuditCase, AuditResult]]:
+def stored_audits(path, which: str = "all", *, names=None) -> list[tuple[AuditCase, AuditResult]]:
     """The catalogue's audits as stored by ``python -m benchmarks.audits.run`` in the results file ``path``: one
-    ``(case, result)`` pair per case of :func:`audit_cases` (``which`` as there), each run at the case's own
-    ``trials`` from its own :attr:`AuditCase.seed` — the runs of tests/test_audits.py, read instead of repeated.
+    ``(case, result)`` pair per case of :func:`audit_cases` (``which`` and ``names`` as there), each run at the
+    case's own ``trials`` from its own :attr:`AuditCase.seed` — the runs of tests/test_audits.py, read instead of
+    repeated.
 
-    The file must match the catalogue as it is now (every case, with its name, kind, claim and trials): otherwise
+    The file must match the catalogue as it is now (every case, with its name, kind, claim and trials; with
+    ``names``, every named case — only their modules are imported, not the whole catalogue's): otherwise
     ``ValueError`` asks for the file to be regenerated, so a stale file cannot be read silently.
     """
     if which != "all" and which not in KINDS:
         raise ValueError(f"which ({which!r}) must be 'all' or one of {KINDS}")
+    if names is not None:
+        if isinstance(names, str) or not all(isinstance(k, str) for k in names):
+            raise TypeError(f"names must be a list of case names, got {names!r}")
+        unknown = [k for k in names if k not in FACTORIES]
+        if unknown:
+            raise ValueError(f"names ({unknown!r}) must be keys of the catalogue: {sorted(FACTORIES)}")
     stored = load_results_file(path, "python -m benchmarks.audits.run")
     if not isinstance(stored, dict) or stored.get("schema") != STORED_SCHEMA or not isinstance(stored.get("cases"), dict):
         raise ValueError(f"path ({str(path)!r}) is not a results file of python -m benchmarks.audits.run "
                          f"(schema {STORED_SCHEMA})")
-    records, keys = stored["cases"], audit_case_names()
-    stale = sorted(set(keys) ^ set(records))
+    records = stored["cases"]
+    if names is None:
+        keys = audit_case_names()
+        stale = sorted(set(keys) ^ set(records))
+    else:
+        keys = list(names)
+        stale = sorted(set(keys) - set(records))
     out = []
     for key in keys:
         if key not in records:

@@ -3,7 +3,6 @@ the uniform guess on one workload (see the package docstring for what a comparis
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..gaussian import gaussian_mechanism
 from ..histogram import histogram_mechanism
@@ -32,6 +31,7 @@ def noisy_histogram_answers(x, workload, *, epsilon, delta=None, trials=None, rn
     if delta is None:
         return histogram_mechanism(x, W, epsilon=epsilon, neighbours="replace-one", trials=trials, rng=rng).answers
     delta = check_delta(delta, positive=True)
+    import scipy.sparse as sp           # here, not at import: only this Gaussian histogram is sparse
     identity = MatrixWorkload(sp.identity(W.N, format="csr"))
     cells = gaussian_mechanism(x, identity, epsilon=epsilon, delta=delta, neighbours="replace-one", trials=trials,
                                rng=rng).answers

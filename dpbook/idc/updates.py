@@ -22,7 +22,6 @@ import itertools
 from abc import ABC, abstractmethod
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..multiplicative_weights import idc_mw_update, kl_potential, mw_update, uniform_hypothesis
 from ..queries import Workload, as_workload
@@ -303,6 +302,7 @@ class MedianIDC(IDC):
             levels, inverse = np.unique(values, return_inverse=True)
             onehot = None
             if levels.size <= 64:
+                import scipy.sparse as sp       # here, not at import: only this cache is sparse
                 m, L = values.shape[0], levels.size
                 cols = (np.arange(m)[:, None] * L + inverse.reshape(m, -1)).T.ravel()   # (|C0|·m,) in row order
                 onehot = sp.csr_matrix((np.ones(cols.size), cols, np.arange(0, cols.size + 1, m)),

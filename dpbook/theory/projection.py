@@ -90,11 +90,18 @@ def thm5_sample_size(alpha, epsilon, delta, N) -> float:
 def simplex_gaussian_width(m) -> float:
     """Exact ``ℓ*`` of the simplex ``conv{e_1, …, e_m}``: ``E max_i g_i = ∫ t · m φ(t) Φ(t)^{m−1} dt``
     (``m <= 10^6``: beyond, the integrand's peak is too narrow for the quadrature; ``sqrt(2 ln m)`` is then the value
-    to first order)."""
+    to first order).
+
+    The trapezoid rule on ``[−40, 40]`` with step ``1/64``: the integrand is smooth and below 1e-300 at both ends, so
+    the rule converges geometrically (it agrees with adaptive quadrature to 1e-12 relative for every ``m`` here,
+    tests/test_projection.py), without importing scipy.integrate (~0.3 s of CPU, with the scipy.optimize it loads).
+    ``m = 1`` is the point ``e_1``: 0."""
     m = check_int("m", m, low=1, high=10 ** 6)
-    f = lambda t: t * m * np.exp(-t * t / 2) / math.sqrt(2 * math.pi) * ndtr(t) ** (m - 1)
-    from scipy import integrate          # imported here: a chapter that never integrates skips it
-    return float(integrate.quad(f, -40, 40, limit=200)[0])
+    if m == 1:
+        return 0.0
+    t = np.linspace(-40.0, 40.0, 80 * 64 + 1)
+    f = t * m * np.exp(-t * t / 2) / math.sqrt(2 * math.pi) * ndtr(t) ** (m - 1)
+    return float(np.sum(f) / 64)
 
 
 def cube_gaussian_width(m) -> float:
