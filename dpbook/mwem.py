@@ -658,6 +658,7 @@ _PRIOR_SHARE = 3.0                 # the prior f_T ~ U[-n, n] has variance n²/3
 _LOW_BITS = 10                     # the table is viewed as rows of 2^10 contiguous cells (fast passes)
 _PRIOR_NEWTON = 8                  # Newton steps that sharpen the bisection's guess (never change its result)
 _PRIOR_BISECTIONS = 64             # bisections of the prior variance's score equation on [0, n²/3]
+_ROW_SUM_CELLS = 4                 # _fit_targets sums rows of at most this many cells at once
 _PRIOR_FLOOR = 1e-12               # fitted cells are floored here (probabilities) so a cell can come back
 
 
@@ -1146,16 +1147,54 @@ def _consistent_tables(plan, measurements, n, cache=None):
     """Generalised least squares of every measurement in the parity basis (:func:`_parity_estimates`), shrunk
     by :func:`_shrink`; returns ``{S: fitted table in counts}`` for the maximal measured sets
     (:func:`_maximal_sets`), consistent with each other."""
+    sets, groups = _consistent_groups(plan, measurements, n, cache)
+    fitted = {}
+    for group, tables in groups:
+        fitted.update(zip(group, tables))
+    return {S: fitted[S] for S in sets}
+
+
+def _consistent_groups(plan, measurements, n, cache=None):
+    """:func:`_consistent_tables` as ``(the maximal sets, [(the sets of one size, their tables as rows)])``."""
     unique, estimate, variance = _parity_estimates(plan, measurements, cache)
     f = _shrink(unique, estimate, variance, n, plan.d, None if cache is None else cache.setdefault("tau2", {}))
     sets = _maximal_sets([S for S, _, _ in measurements], cache)
-    fitted = {}
+    groups = []
     for size in sorted({len(S) for S in sets}):   # the sets of one size at once (row by row the same arithmetic)
         group = [S for S in sets if len(S) == size]
         coef = f[np.searchsorted(unique, np.stack([plan.masks(S) for S in group]))]
-        tables = _hadamard_rows(coef, size) / (1 << size)
-        fitted.update(zip(group, tables))
-    return {S: fitted[S] for S in sets}
+        groups.append((group, _hadamard_rows(coef, size) / (1 << size)))
+    return sets, groups
+
+
+def _fit_targets(plan, measurements, n, cache=None):
+    """:func:`_fit`'s targets: each maximal set's fitted table (:func:`_consistent_tables`) clipped at 0, as
+    probabilities (uniform when nothing is left), floored at ``_PRIOR_FLOOR``; ``{S: target}`` in the order of
+    the maximal sets.  The sets of one size at once: a row's sum of at most ``_ROW_SUM_CELLS`` cells is the
+    sum of that row alone (numpy adds fewer than 8 numbers one after another), the rest cell by cell; larger
+    tables are summed one by one.  ``cache``: a dict kept across one run's calls; the same measurements (the
+    release's fit after the last round's) give the same targets, which are read back."""
+    key = (len(measurements), measurements[-1][2] if measurements else None)
+    last = None if cache is None else cache.get("targets")
+    if last is not None and last[0] == key[0] and last[1] is key[1]:
+        return last[2]
+    sets, groups = _consistent_groups(plan, measurements, n, cache)
+    targets = {}
+    for group, tables in groups:
+        t = np.maximum(tables, 0.0)
+        if t.shape[1] <= _ROW_SUM_CELLS:
+            total = t.sum(axis=1)
+        else:
+            total = np.array([row.sum() for row in t])
+        positive = total > 0
+        t = t / np.where(positive, total, 1.0)[:, None]
+        if not positive.all():
+            t[~positive] = 1.0 / t.shape[1]
+        targets.update(zip(group, np.maximum(t, _PRIOR_FLOOR)))
+    targets = {S: targets[S] for S in sets}
+    if cache is not None:
+        cache["targets"] = (key[0], key[1], targets)
+    return targets
 
 
 def _hadamard_rows(y, s):
@@ -1201,13 +1240,7 @@ def _maximal_sets_afresh(sets) -> list:
 
 def _fit(plan, p, measurements, n, tol, sweeps=None, cache=None):
     """Proportional fitting of ``p`` (in place, warm) to the consistent, clipped measured marginals."""
-    fitted = _consistent_tables(plan, measurements, n, cache)
-    targets = {}
-    for S, table in fitted.items():
-        t = np.maximum(table, 0.0)
-        total = t.sum()
-        t = t / total if total > 0 else np.full(t.size, 1.0 / t.size)
-        targets[S] = np.maximum(t, _PRIOR_FLOOR)
+    targets = _fit_targets(plan, measurements, n, cache)
     if isinstance(p, (_FactoredModel, _ComponentModel)):
         p = p.prepared(list(targets))                       # the tree or the parts, or the table
         if not isinstance(p, np.ndarray):
