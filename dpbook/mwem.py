@@ -2037,6 +2037,7 @@ class _ComponentModel:
         self.parts, self.tables = [], []                  # the larger parts: sorted attribute tuples, tables
         self.where = [-1] * d                             # attribute -> its larger part's index, or -1
         self._views, self._pairs, self._placed = {}, None, set()
+        self._steps = {}                                  # S -> its fitting step's view (while the parts stay)
 
     def prepared(self, sets):
         """The model ready to fit ``sets``: the parts a set joins multiplied into one; the table instead when a
@@ -2067,7 +2068,7 @@ class _ComponentModel:
         for i, C in enumerate(self.parts):
             for a in C:
                 self.where[a] = i
-        self._pairs = None
+        self._pairs, self._steps = None, {}
 
     def _view(self, S):
         """For ``S`` in a larger part: (its index, the part's table viewed as runs of attributes outside ``S``
@@ -2087,11 +2088,15 @@ class _ComponentModel:
         whole part (a 1-attribute part, or a pair joined to nothing else) is set to its target in one step (its
         ratio times its cells, up to rounding); the 1-attribute ones all at once."""
         ones = [S[0] for S in targets if len(S) == 1 and self.where[S[0]] < 0]
-        rest = []
+        rest, steps = [], self._steps
         for S, t in targets.items():
             if len(S) > 1 or self.where[S[0]] >= 0:
-                i, shape, away, index, swapped = self._view(S)       # (|S| <= 2: reversed is transposed)
-                rest.append((self.tables[i], shape, away, index, index.reshape(-1),
+                step = steps.get(S)                   # the view of S in its part, kept until parts join
+                if step is None:
+                    i, shape, away, index, swapped = self._view(S)   # (|S| <= 2: reversed is transposed)
+                    step = steps[S] = (i, shape, away, index, index.reshape(-1), swapped)
+                i, shape, away, index, flat, swapped = step
+                rest.append((self.tables[i], shape, away, index, flat,
                              t.reshape(2, 2).T.reshape(-1) if swapped else t))
         if ones:
             at = np.array(ones, dtype=np.int64)
