@@ -1011,12 +1011,12 @@ def _prior_variance(estimate, variance, high, guess=None) -> float:
     def scores(points):
         total = points[:, None] + variance[None, :]
         return np.sum((square - total) / (total * total), axis=1)      # a row's sum is the vector's sum
-    ends = scores(np.array([0.0, float(high)]))
+    ends = scores(np.array([0.0, float(high)])).tolist()
     if ends[0] <= 0.0:
         return 0.0
     if ends[1] >= 0.0:
         return float(high)
-    lo, hi, g_lo, g_hi, done = 0.0, float(high), float(ends[0]), float(ends[1]), 0
+    lo, hi, g_lo, g_hi, done = 0.0, float(high), ends[0], ends[1], 0
     guess = float(np.mean(square - variance)) if guess is None else float(guess)
     pairs = list(zip(square.tolist(), variance.tolist())) if square.size <= 24 else None
     for _ in range(_PRIOR_NEWTON):                # sharpen the guess (its cost only): Newton steps on the score
@@ -1048,24 +1048,24 @@ def _prior_variance(estimate, variance, high, guess=None) -> float:
             if mid == a or mid == b:
                 break
             mids.append(mid)
-            a, b = (mid, b) if mid < guess else (a, mid)
+            if mid < guess:
+                a = mid
+            else:
+                b = mid
         if not mids:
             break
-        was = lo, hi
-        points = np.array(mids)
-        g = scores(points)
-        above = g > 0.0
-        wrong = np.flatnonzero(above != (points < guess))
-        k = int(wrong[0]) + 1 if wrong.size else len(mids)    # the steps kept: up to the first mispredicted one
-        done += k
-        kept = above[:k]
-        if kept.any():
-            j = k - 1 - int(np.argmax(kept[::-1]))            # the last kept step with g > 0 moved lo
-            lo, g_lo = mids[j], float(g[j])
-        if not kept.all():
-            j = k - 1 - int(np.argmax(~kept[::-1]))           # the last with g <= 0 moved hi
-            hi, g_hi = mids[j], float(g[j])
-        w_lo, w_hi = (w_lo * 0.5, 1.0) if lo == was[0] else (1.0, w_hi * 0.5) if hi == was[1] else (1.0, 1.0)
+        was_lo, was_hi = lo, hi
+        for mid, g in zip(mids, scores(np.array(mids)).tolist()):     # one batch; then the steps in order,
+            done += 1                                                 # kept up to the first mispredicted one
+            if g > 0.0:
+                lo, g_lo = mid, g
+                if not mid < guess:
+                    break
+            else:
+                hi, g_hi = mid, g
+                if mid < guess:
+                    break
+        w_lo, w_hi = (w_lo * 0.5, 1.0) if lo == was_lo else (1.0, w_hi * 0.5) if hi == was_hi else (1.0, 1.0)
         guess = math.nan                          # the next guess: regula falsi on the new bracket
     return 0.5 * (lo + hi)
 
