@@ -1125,19 +1125,18 @@ def _shrink(unique, estimate, variance, n, d, guesses=None):
     order = _popcount(unique)
     f = np.zeros_like(estimate)
     mean = np.zeros_like(estimate)
-    attribute = {1 << (d - 1 - a): a for a in range(d)}
-    for j in np.unique(order[order > 0]):           # ascending: order 1 (a measured set reaches it) comes first
+    present = np.flatnonzero(np.bincount(order))
+    for j in present[present > 0].tolist():         # ascending: order 1 (a measured set reaches it) comes first
         at = order == j
         dev = estimate[at] - mean[at]
         tau2 = _prior_variance(dev, variance[at], float(n) ** 2 / _PRIOR_SHARE,
-                               guess=None if guesses is None else guesses.get(int(j)))
+                               guess=None if guesses is None else guesses.get(j))
         if guesses is not None:
-            guesses[int(j)] = tau2
+            guesses[j] = tau2
         f[at] = mean[at] + dev * (tau2 / (tau2 + variance[at]))
         if j == 1:
-            f_one = np.zeros(d)
-            for mask, value in zip(unique[at].tolist(), f[at].tolist()):
-                f_one[attribute[mask]] = value
+            f_one = np.zeros(d)                     # attribute a is the mask 2^(d-1-a) (frexp: exact exponents)
+            f_one[d - np.frexp(unique[at].astype(np.float64))[1]] = f[at]
             mean = _independence_means(unique, order, f_one, n)
     f[unique == 0] = n
     return f
