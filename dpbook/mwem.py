@@ -957,20 +957,26 @@ def _parity_estimates(plan, measurements, cache=None):
                  "weighted": np.zeros(0)}
         done = 0
     unique, precision, weighted = state["unique"], state["precision"], state["weighted"]
-    for S, b, y in measurements[done:]:
-        mask = plan.masks(S)
-        value = _hadamard(y, len(S))
-        inv = 1.0 / ((1 << len(S)) * 2.0 * b * b)
-        at = np.searchsorted(unique, mask)
-        if not (at < unique.size).all() or not (unique[np.minimum(at, unique.size - 1)] == mask).all():
-            merged = np.union1d(unique, mask)
+    new = measurements[done:]
+    if new:                                       # the new masks merged in at once (new ones start at 0)
+        masks = [plan.masks(S) for S, _, _ in new]
+        every = np.concatenate(masks)
+        at = np.searchsorted(unique, every)
+        if not (at < unique.size).all() or not (unique[np.minimum(at, unique.size - 1)] == every).all():
+            merged = np.union1d(unique, every)
             old = np.searchsorted(merged, unique)
             precision, weighted = np.zeros(merged.size), np.zeros(merged.size)
             precision[old], weighted[old] = state["precision"], state["weighted"]
             unique = merged
+        values = {}                               # each size's measurements transformed at once (row by row)
+        for size in {len(S) for S, _, _ in new}:
+            rows = [k for k, (S, _, _) in enumerate(new) if len(S) == size]
+            values.update(zip(rows, _hadamard_rows(np.stack([new[k][2] for k in rows]), size)))
+        for k, ((S, b, y), mask) in enumerate(zip(new, masks)):   # in the order measured
+            inv = 1.0 / ((1 << len(S)) * 2.0 * b * b)
             at = np.searchsorted(unique, mask)
-        precision[at] += inv                      # 0 + the first term is that term: sums as bincount's
-        weighted[at] += inv * value
+            precision[at] += inv                  # 0 + the first term is that term: sums as bincount's
+            weighted[at] += inv * values[k]
         state["precision"], state["weighted"] = precision, weighted
     if measurements:
         state["count"], state["last"] = len(measurements), measurements[-1][2]
