@@ -628,7 +628,9 @@ def adaptive_release(x, workload, *, epsilon, n, neighbours, select_share, trial
     rule = dict(rule="zcdp", delta_prime=delta) if rho is not None else {}
     ledgers = [Ledger(r["steps"], budget=epsilon, **rule) for r in runs]
     ledger = ledgers[0]              # each run has its own data-driven rounds, and each composes to ε: the claim
-    assert all(compose(g) == compose(ledger) for g in ledgers)    # of one release is any run's (run 0's)
+    if len(ledgers) > 1:                                          # of one release is any run's (run 0's)
+        claim = compose(ledger)
+        assert all(compose(g) == claim for g in ledgers[1:])
     answers = np.stack([r["answers"] if "answers" in r else W.counts(r["p"]) for r in runs])
     per_run = ("synthetic", "selected", "round_epsilon", "round_rho", "rounds", "measurements", "ledgers")
     budget = ({"round_epsilon": [np.array(r["round_epsilon"]) for r in runs],
@@ -658,6 +660,7 @@ _PRIOR_SHARE = 3.0                 # the prior f_T ~ U[-n, n] has variance n²/3
 _LOW_BITS = 10                     # the table is viewed as rows of 2^10 contiguous cells (fast passes)
 _PRIOR_NEWTON = 8                  # Newton steps that sharpen the bisection's guess (never change its result)
 _PRIOR_BISECTIONS = 64             # bisections of the prior variance's score equation on [0, n²/3]
+_ROW_SUM_CELLS = 4                 # _fit_targets sums rows of at most this many cells at once
 _PRIOR_FLOOR = 1e-12               # fitted cells are floored here (probabilities) so a cell can come back
 
 
@@ -956,20 +959,26 @@ def _parity_estimates(plan, measurements, cache=None):
                  "weighted": np.zeros(0)}
         done = 0
     unique, precision, weighted = state["unique"], state["precision"], state["weighted"]
-    for S, b, y in measurements[done:]:
-        mask = plan.masks(S)
-        value = _hadamard(y, len(S))
-        inv = 1.0 / ((1 << len(S)) * 2.0 * b * b)
-        at = np.searchsorted(unique, mask)
-        if not (at < unique.size).all() or not (unique[np.minimum(at, unique.size - 1)] == mask).all():
-            merged = np.union1d(unique, mask)
+    new = measurements[done:]
+    if new:                                       # the new masks merged in at once (new ones start at 0)
+        masks = [plan.masks(S) for S, _, _ in new]
+        every = np.concatenate(masks)
+        at = np.searchsorted(unique, every)
+        if not (at < unique.size).all() or not (unique[np.minimum(at, unique.size - 1)] == every).all():
+            merged = np.union1d(unique, every)
             old = np.searchsorted(merged, unique)
             precision, weighted = np.zeros(merged.size), np.zeros(merged.size)
             precision[old], weighted[old] = state["precision"], state["weighted"]
             unique = merged
+        values = {}                               # each size's measurements transformed at once (row by row)
+        for size in {len(S) for S, _, _ in new}:
+            rows = [k for k, (S, _, _) in enumerate(new) if len(S) == size]
+            values.update(zip(rows, _hadamard_rows(np.stack([new[k][2] for k in rows]), size)))
+        for k, ((S, b, y), mask) in enumerate(zip(new, masks)):   # in the order measured
+            inv = 1.0 / ((1 << len(S)) * 2.0 * b * b)
             at = np.searchsorted(unique, mask)
-        precision[at] += inv                      # 0 + the first term is that term: sums as bincount's
-        weighted[at] += inv * value
+            precision[at] += inv                  # 0 + the first term is that term: sums as bincount's
+            weighted[at] += inv * values[k]
         state["precision"], state["weighted"] = precision, weighted
     if measurements:
         state["count"], state["last"] = len(measurements), measurements[-1][2]
@@ -1010,12 +1019,12 @@ def _prior_variance(estimate, variance, high, guess=None) -> float:
     def scores(points):
         total = points[:, None] + variance[None, :]
         return np.sum((square - total) / (total * total), axis=1)      # a row's sum is the vector's sum
-    ends = scores(np.array([0.0, float(high)]))
+    ends = scores(np.array([0.0, float(high)])).tolist()
     if ends[0] <= 0.0:
         return 0.0
     if ends[1] >= 0.0:
         return float(high)
-    lo, hi, g_lo, g_hi, done = 0.0, float(high), float(ends[0]), float(ends[1]), 0
+    lo, hi, g_lo, g_hi, done = 0.0, float(high), ends[0], ends[1], 0
     guess = float(np.mean(square - variance)) if guess is None else float(guess)
     pairs = list(zip(square.tolist(), variance.tolist())) if square.size <= 24 else None
     for _ in range(_PRIOR_NEWTON):                # sharpen the guess (its cost only): Newton steps on the score
@@ -1047,24 +1056,24 @@ def _prior_variance(estimate, variance, high, guess=None) -> float:
             if mid == a or mid == b:
                 break
             mids.append(mid)
-            a, b = (mid, b) if mid < guess else (a, mid)
+            if mid < guess:
+                a = mid
+            else:
+                b = mid
         if not mids:
             break
-        was = lo, hi
-        points = np.array(mids)
-        g = scores(points)
-        above = g > 0.0
-        wrong = np.flatnonzero(above != (points < guess))
-        k = int(wrong[0]) + 1 if wrong.size else len(mids)    # the steps kept: up to the first mispredicted one
-        done += k
-        kept = above[:k]
-        if kept.any():
-            j = k - 1 - int(np.argmax(kept[::-1]))            # the last kept step with g > 0 moved lo
-            lo, g_lo = mids[j], float(g[j])
-        if not kept.all():
-            j = k - 1 - int(np.argmax(~kept[::-1]))           # the last with g <= 0 moved hi
-            hi, g_hi = mids[j], float(g[j])
-        w_lo, w_hi = (w_lo * 0.5, 1.0) if lo == was[0] else (1.0, w_hi * 0.5) if hi == was[1] else (1.0, 1.0)
+        was_lo, was_hi = lo, hi
+        for mid, g in zip(mids, scores(np.array(mids)).tolist()):     # one batch; then the steps in order,
+            done += 1                                                 # kept up to the first mispredicted one
+            if g > 0.0:
+                lo, g_lo = mid, g
+                if not mid < guess:
+                    break
+            else:
+                hi, g_hi = mid, g
+                if mid < guess:
+                    break
+        w_lo, w_hi = (w_lo * 0.5, 1.0) if lo == was_lo else (1.0, w_hi * 0.5) if hi == was_hi else (1.0, 1.0)
         guess = math.nan                          # the next guess: regula falsi on the new bracket
     return 0.5 * (lo + hi)
 
@@ -1124,19 +1133,18 @@ def _shrink(unique, estimate, variance, n, d, guesses=None):
     order = _popcount(unique)
     f = np.zeros_like(estimate)
     mean = np.zeros_like(estimate)
-    attribute = {1 << (d - 1 - a): a for a in range(d)}
-    for j in np.unique(order[order > 0]):           # ascending: order 1 (a measured set reaches it) comes first
+    present = np.flatnonzero(np.bincount(order))
+    for j in present[present > 0].tolist():         # ascending: order 1 (a measured set reaches it) comes first
         at = order == j
         dev = estimate[at] - mean[at]
         tau2 = _prior_variance(dev, variance[at], float(n) ** 2 / _PRIOR_SHARE,
-                               guess=None if guesses is None else guesses.get(int(j)))
+                               guess=None if guesses is None else guesses.get(j))
         if guesses is not None:
-            guesses[int(j)] = tau2
+            guesses[j] = tau2
         f[at] = mean[at] + dev * (tau2 / (tau2 + variance[at]))
         if j == 1:
-            f_one = np.zeros(d)
-            for mask, value in zip(unique[at].tolist(), f[at].tolist()):
-                f_one[attribute[mask]] = value
+            f_one = np.zeros(d)                     # attribute a is the mask 2^(d-1-a) (frexp: exact exponents)
+            f_one[d - np.frexp(unique[at].astype(np.float64))[1]] = f[at]
             mean = _independence_means(unique, order, f_one, n)
     f[unique == 0] = n
     return f
@@ -1146,16 +1154,54 @@ def _consistent_tables(plan, measurements, n, cache=None):
     """Generalised least squares of every measurement in the parity basis (:func:`_parity_estimates`), shrunk
     by :func:`_shrink`; returns ``{S: fitted table in counts}`` for the maximal measured sets
     (:func:`_maximal_sets`), consistent with each other."""
+    sets, groups = _consistent_groups(plan, measurements, n, cache)
+    fitted = {}
+    for group, tables in groups:
+        fitted.update(zip(group, tables))
+    return {S: fitted[S] for S in sets}
+
+
+def _consistent_groups(plan, measurements, n, cache=None):
+    """:func:`_consistent_tables` as ``(the maximal sets, [(the sets of one size, their tables as rows)])``."""
     unique, estimate, variance = _parity_estimates(plan, measurements, cache)
     f = _shrink(unique, estimate, variance, n, plan.d, None if cache is None else cache.setdefault("tau2", {}))
     sets = _maximal_sets([S for S, _, _ in measurements], cache)
-    fitted = {}
+    groups = []
     for size in sorted({len(S) for S in sets}):   # the sets of one size at once (row by row the same arithmetic)
         group = [S for S in sets if len(S) == size]
         coef = f[np.searchsorted(unique, np.stack([plan.masks(S) for S in group]))]
-        tables = _hadamard_rows(coef, size) / (1 << size)
-        fitted.update(zip(group, tables))
-    return {S: fitted[S] for S in sets}
+        groups.append((group, _hadamard_rows(coef, size) / (1 << size)))
+    return sets, groups
+
+
+def _fit_targets(plan, measurements, n, cache=None):
+    """:func:`_fit`'s targets: each maximal set's fitted table (:func:`_consistent_tables`) clipped at 0, as
+    probabilities (uniform when nothing is left), floored at ``_PRIOR_FLOOR``; ``{S: target}`` in the order of
+    the maximal sets.  The sets of one size at once: a row's sum of at most ``_ROW_SUM_CELLS`` cells is the
+    sum of that row alone (numpy adds fewer than 8 numbers one after another), the rest cell by cell; larger
+    tables are summed one by one.  ``cache``: a dict kept across one run's calls; the same measurements (the
+    release's fit after the last round's) give the same targets, which are read back."""
+    key = (len(measurements), measurements[-1][2] if measurements else None)
+    last = None if cache is None else cache.get("targets")
+    if last is not None and last[0] == key[0] and last[1] is key[1]:
+        return last[2]
+    sets, groups = _consistent_groups(plan, measurements, n, cache)
+    targets = {}
+    for group, tables in groups:
+        t = np.maximum(tables, 0.0)
+        if t.shape[1] <= _ROW_SUM_CELLS:
+            total = t.sum(axis=1)
+        else:
+            total = np.array([row.sum() for row in t])
+        positive = total > 0
+        t = t / np.where(positive, total, 1.0)[:, None]
+        if not positive.all():
+            t[~positive] = 1.0 / t.shape[1]
+        targets.update(zip(group, np.maximum(t, _PRIOR_FLOOR)))
+    targets = {S: targets[S] for S in sets}
+    if cache is not None:
+        cache["targets"] = (key[0], key[1], targets)
+    return targets
 
 
 def _hadamard_rows(y, s):
@@ -1201,13 +1247,7 @@ def _maximal_sets_afresh(sets) -> list:
 
 def _fit(plan, p, measurements, n, tol, sweeps=None, cache=None):
     """Proportional fitting of ``p`` (in place, warm) to the consistent, clipped measured marginals."""
-    fitted = _consistent_tables(plan, measurements, n, cache)
-    targets = {}
-    for S, table in fitted.items():
-        t = np.maximum(table, 0.0)
-        total = t.sum()
-        t = t / total if total > 0 else np.full(t.size, 1.0 / t.size)
-        targets[S] = np.maximum(t, _PRIOR_FLOOR)
+    targets = _fit_targets(plan, measurements, n, cache)
     if isinstance(p, (_FactoredModel, _ComponentModel)):
         p = p.prepared(list(targets))                       # the tree or the parts, or the table
         if not isinstance(p, np.ndarray):
@@ -2004,6 +2044,7 @@ class _ComponentModel:
         self.parts, self.tables = [], []                  # the larger parts: sorted attribute tuples, tables
         self.where = [-1] * d                             # attribute -> its larger part's index, or -1
         self._views, self._pairs, self._placed = {}, None, set()
+        self._steps = {}                                  # S -> its fitting step's view (while the parts stay)
 
     def prepared(self, sets):
         """The model ready to fit ``sets``: the parts a set joins multiplied into one; the table instead when a
@@ -2034,7 +2075,7 @@ class _ComponentModel:
         for i, C in enumerate(self.parts):
             for a in C:
                 self.where[a] = i
-        self._pairs = None
+        self._pairs, self._steps = None, {}
 
     def _view(self, S):
         """For ``S`` in a larger part: (its index, the part's table viewed as runs of attributes outside ``S``
@@ -2054,11 +2095,15 @@ class _ComponentModel:
         whole part (a 1-attribute part, or a pair joined to nothing else) is set to its target in one step (its
         ratio times its cells, up to rounding); the 1-attribute ones all at once."""
         ones = [S[0] for S in targets if len(S) == 1 and self.where[S[0]] < 0]
-        rest = []
+        rest, steps = [], self._steps
         for S, t in targets.items():
             if len(S) > 1 or self.where[S[0]] >= 0:
-                i, shape, away, index, swapped = self._view(S)       # (|S| <= 2: reversed is transposed)
-                rest.append((self.tables[i], shape, away, index, index.reshape(-1),
+                step = steps.get(S)                   # the view of S in its part, kept until parts join
+                if step is None:
+                    i, shape, away, index, swapped = self._view(S)   # (|S| <= 2: reversed is transposed)
+                    step = steps[S] = (i, shape, away, index, index.reshape(-1), swapped)
+                i, shape, away, index, flat, swapped = step
+                rest.append((self.tables[i], shape, away, index, flat,
                              t.reshape(2, 2).T.reshape(-1) if swapped else t))
         if ones:
             at = np.array(ones, dtype=np.int64)

@@ -175,3 +175,67 @@ def test_free_attributes_fitted_together_equal_the_sequential_sweeps(monkeypatch
     alone = mwem._fit(plan, alone, measurements, n, tol=1e-9)
     np.testing.assert_allclose(together, alone, rtol=0, atol=1e-15)
     assert not np.array_equal(together, start)
+
+
+def _parity_one_at_a_time(plan, measurements):
+    """The running least squares one measurement at a time (each merged in and transformed alone): the
+    reference of the batched merge and transforms."""
+    unique, precision, weighted = np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0)
+    for S, b, y in measurements:
+        mask = plan.masks(S)
+        merged = np.union1d(unique, mask)
+        grown_p, grown_w = np.zeros(merged.size), np.zeros(merged.size)
+        old = np.searchsorted(merged, unique)
+        grown_p[old], grown_w[old] = precision, weighted
+        unique, precision, weighted = merged, grown_p, grown_w
+        at = np.searchsorted(unique, mask)
+        inv = 1.0 / ((1 << len(S)) * 2.0 * b * b)
+        precision[at] += inv
+        weighted[at] += inv * _hadamard(y, len(S))
+    return unique, weighted / precision, 1.0 / precision
+
+
+def test_batched_merges_and_transforms_are_one_measurement_at_a_time():
+    """Measurements of mixed sizes added in batches (the opening's d at once, then a few at a time, repeats
+    included) give the bytes of adding them one at a time."""
+    d = 7
+    plan = _AdaptivePlan(k_way_marginals(d, 3))
+    rng = np.random.default_rng(11)
+    sets = [(a,) for a in range(d)] + [(0, 1), (2, 4, 6), (0, 1), (3,), (1, 2), (0, 5, 6), (2, 4, 6), (4, 5)]
+    measurements = [(S, float(rng.uniform(0.2, 4.0)), rng.normal(80.0, 25.0, 1 << len(S))) for S in sets]
+    cache = {}
+    for stop in (d, d + 3, d + 4, len(sets)):
+        batched = _parity_estimates(plan, measurements[:stop], cache)
+        for a, b in zip(batched, _parity_one_at_a_time(plan, measurements[:stop])):
+            assert np.array_equal(a, b)
+
+
+def test_grouped_targets_are_the_set_by_set_targets():
+    """The fitting targets computed a size at once (and read back for the same measurements) are the bytes
+    of clipping and normalising each maximal set's fitted table alone (one of them with negative fitted
+    cells); also with the full table among the measurements."""
+    d = 6
+    plan = _AdaptivePlan(k_way_marginals(d, 2))
+    rng = np.random.default_rng(12)
+    n = 500.0
+    measurements = [((a,), 0.5, rng.uniform(100.0, 400.0, 2)) for a in range(d)]
+    measurements += [((0, 3), 40.0, rng.normal(0.0, 400.0, 4)), ((1, 2), 0.3, rng.uniform(50.0, 200.0, 4)),
+                     ((2, 5), 0.3, np.array([-200.0, 150.0, 150.0, 400.0])), ((4, 5), 0.3, rng.uniform(50.0, 200.0, 4))]
+
+    def expected(meas):
+        out = {}
+        for S, table in mwem._consistent_tables(plan, meas, n).items():
+            t = np.maximum(table, 0.0)
+            total = t.sum()
+            t = t / total if total > 0 else np.full(t.size, 1.0 / t.size)
+            out[S] = np.maximum(t, mwem._PRIOR_FLOOR)
+        return out
+    for meas in (measurements, measurements + [(tuple(range(d)), 2.0, rng.uniform(0.0, 20.0, 1 << d))]):
+        cache = {}
+        want = expected(meas)
+        for _ in range(2):                            # afresh, then read back
+            got = mwem._fit_targets(plan, meas, n, cache)
+            assert list(got) == list(want)
+            for S in want:
+                assert np.array_equal(got[S], want[S])
+        assert any(np.any(table < 0) for table in mwem._consistent_tables(plan, meas, n).values())
