@@ -164,7 +164,7 @@ def _fused_scalar(q, p, out, table, terms, degree, first, n):
 if AVAILABLE:
     from llvmlite import ir as _ir
     from numba.core import cgutils as _cgutils
-    from numba.extending import intrinsic as _intrinsic
+    from numba.extending import intrinsic as _intrinsic, overload as _overload
 
     @_intrinsic
     def _fused_vectors(typingctx, q, p, out, table, terms, degree, first, n):
@@ -281,10 +281,58 @@ def _grid_piece(q, p, out, table, terms, degree, start, stop):
 
 
 @_jit
+def _bool_piece(q, p, out, small, flip, start, stop):
+    """``out[i] = ((z_i · (1 − small)) + small) · p[i]`` on ``[start, stop)``, ``z_i = q[i] XOR flip`` (``q`` a bool
+    row read as uint8, ``flip`` 1 when ``c < 0``): numpy's block statement (``z`` cast to ``0.0``/``1.0``, times
+    ``1 − small``, plus ``small``, times ``p``) element by element, the same IEEE operations in the same order
+    (no fast-math: no FMA).  ``out`` may be ``p``.  LLVM vectorises this loop itself (no table look-up)."""
+    rest = 1.0 - small                            # (numpy's scalar 1.0 - small, computed once as there)
+    first = np.uint64(start)
+    for k in range(np.uint64(stop) - first):
+        i = first + k
+        z = np.float64(q[i] ^ flip)
+        out[i] = ((z * rest) + small) * p[i]
+
+
+def _piece(q, p, out, args, start, stop):
+    """A piece of a row for :func:`_update_row`: the float query's grid kernel (``args`` = ``(table, terms,
+    degree)``) or the bool indicator's (``args`` = ``(small, flip)``); compiled, the choice is made by the type
+    of ``args`` when the walk is compiled (below), run as Python, here."""
+    if len(args) == 3:
+        _grid_piece(q, p, out, args[0], args[1], args[2], start, stop)
+    else:
+        _bool_piece(q, p, out, args[0], args[1], start, stop)
+
+
+if AVAILABLE:
+    @_overload(_piece, jit_options={"nogil": True})
+    def _piece_compiled(q, p, out, args, start, stop):
+        if len(args) == 3:
+            return lambda q, p, out, args, start, stop: _grid_piece(q, p, out, args[0], args[1], args[2],
+                                                                    start, stop)
+        return lambda q, p, out, args, start, stop: _bool_piece(q, p, out, args[0], args[1], start, stop)
+
+
+@_jit
 def grid_update_row(q, p, out, table, terms, degree):
     """``out = e^{c·q} · p`` (``out`` may be ``p``) and ``numpy.sum(out)``, for contiguous float64 rows ``q``,
     ``p``, ``out`` of one length, ``table`` the 4097 values ``e^{c·m/2^12}`` and ``terms`` the ``c^k/k!`` for
-    ``k = 1..degree`` (padded to five).  ``q`` in ``[0, 1]`` (the callers validate).
+    ``k = 1..degree`` (padded to five).  ``q`` in ``[0, 1]`` (the callers validate)."""
+    return _update_row(q, p, out, (table, terms, degree))
+
+
+@_jit
+def bool_update_row(q, p, out, small, flip):
+    """``out = ((z · (1 − small)) + small) · p`` (``out`` may be ``p``) and ``numpy.sum(out)``, ``z = q XOR flip``:
+    the bytes of :mod:`dpbook._mw_kernels`' bool block (``small = e^{−|c|}``, ``flip`` 1 when ``c < 0``), for a
+    contiguous bool row ``q`` read as uint8 (a view) and float64 rows ``p``, ``out``; the walk, the sum and the
+    pieces' sizes are :func:`grid_update_row`'s."""
+    return _update_row(q, p, out, (small, flip))
+
+
+@_jit
+def _update_row(q, p, out, args):
+    """The walk of both kernels: ``out`` computed piece by piece (:func:`_piece`) and summed as ``numpy.sum``.
 
     numpy's pairwise recursion walked with an explicit stack (numba's cache does not keep recursive functions
     reliably): a piece's elements are computed when the walk first enters a node of at most ``_LEAF`` elements,
@@ -301,7 +349,7 @@ def grid_update_row(q, p, out, table, terms, degree):
     while True:
         s, m = starts[top], sizes[top]
         if m <= _LEAF and s >= done:
-            _grid_piece(q, p, out, table, terms, degree, s, s + m)
+            _piece(q, p, out, args, s, s + m)
             done = s + m
         half = m // 2
         half -= half % 8                          # where numpy splits a node of more than 128
