@@ -4,8 +4,8 @@
 * :func:`exp_update` — ``p ∝ p · exp(c · q)`` for a dense query (``bool`` indicators without an ``exp`` per
   element; a float query's factors from :func:`grid_exp`), overflow-shifted, with a log-space guard against
   underflow; long rows block by block (a block's factors, times ``p``, summed while in cache), a float row on the
-  grid through the compiled :mod:`dpbook._mw_numba` when numba is installed (:func:`compiled_kernels`; the same
-  bytes);
+  grid and a bool row through the compiled :mod:`dpbook._mw_numba` when numba is installed
+  (:func:`compiled_kernels`; the same bytes);
 * :func:`grid_exp` — ``e^{c·q}`` for a float query ``q ∈ [0,1]``: ``q`` rounded to a multiple ``m`` of
   ``2^-12``, ``e^{c·m}`` from a 4097-entry table made per ``c``, ``e^{c(q−m)}`` a short series (the readable
   statement is :func:`grid_exp_reference`);
@@ -395,8 +395,8 @@ def _pairwise(sums, n: int) -> float:
     return add(n)
 
 
-#: Whether a long float row on the grid may take the compiled kernel (:mod:`dpbook._mw_numba`, when numba is
-#: installed: the ``speed`` extra).  The bytes are the same either way; ``DPBOOK_NUMBA=0`` in the environment turns
+#: Whether a long float row on the grid or bool row may take the compiled kernels (:mod:`dpbook._mw_numba`, when
+#: numba is installed: the ``speed`` extra).  The bytes are the same either way; ``DPBOOK_NUMBA=0`` in the environment turns
 #: it off (the numpy path is the reference and the fallback).
 USE_COMPILED = os.environ.get("DPBOOK_NUMBA", "1") != "0"
 _COMPILED: list = []    # [kernel, table builder, scale, bool kernel] or [None] * 4 once :func:`compiled_kernels` looked

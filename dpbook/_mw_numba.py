@@ -1,9 +1,14 @@
-"""The compiled form of :mod:`dpbook._mw_kernels`' block path for a float query on the grid (optional: needs numba,
-the ``speed`` extra; imported by :func:`dpbook._mw_kernels.compiled_kernels` on first use of a long row, never with ``dpbook``).
+"""The compiled form of :mod:`dpbook._mw_kernels`' block path for a float query on the grid and for a bool
+indicator (optional: needs numba, the ``speed`` extra; imported by :func:`dpbook._mw_kernels.compiled_kernels` on
+first use of a long row, never with ``dpbook``).
 
 :func:`grid_update_row` writes ``out = e^{c·q} · p`` for one row and returns its sum, with the bytes of the numpy
 path (:func:`dpbook._mw_kernels.grid_exp_reference` times ``p``, summed by ``numpy.sum``), so a result never
-depends on whether numba is installed:
+depends on whether numba is installed; :func:`bool_update_row` does the same for a bool row (read as uint8, a
+view): ``out = ((z · (1 − small)) + small) · p``, ``z = q XOR (c < 0)`` as ``0.0``/``1.0`` and
+``small = e^{−|c|}``, numpy's block statement element by element (a loop LLVM vectorises itself).  The two share
+the walk of the row and its sum (:func:`_update_row`, one piece at a time through :func:`_piece`) and the final
+scale (:func:`scale_row`).  For the float query:
 
 * the same operations in the same order, element by element: ``m = (q + 1.5·2^40) − 1.5·2^40`` (``q`` rounded
   to a multiple of ``2^-12``, the table index read from the bits of ``q + 1.5·2^40``), ``δ = q − m``, the same
@@ -19,8 +24,9 @@ depends on whether numba is installed:
   then the tail; longer, split at half rounded down to a multiple of 8; the pieces computed while in cache, the
   two halves of a piece of at most 256 added in one loop (sixteen independent partial sums instead of eight).
 
-tests/test_mw_kernels.py checks the bytes against the numpy path on seeded rows (and with numba's generic CPU
-target against the host's); the numpy path is the reference and the fallback.
+tests/test_mw_numba.py checks the bytes against the numpy path on seeded rows, float and bool (and with numba's
+generic CPU target against the host's, and numpy's AVX-512 kernels off); the numpy path is the reference and the
+fallback.
 """
 from __future__ import annotations
 
