@@ -1,6 +1,6 @@
 """dpbook._mw_numba: the optional compiled kernels of the multiplicative-weights round (the ``speed`` extra: a
-float query's and a bool indicator's) give the numpy block path's bytes, on the host CPU and a generic one; without numba the numpy path runs, and importing
-dpbook never imports numba."""
+float query's and a bool indicator's) give the numpy block path's bytes, on the host CPU and a generic one;
+without numba the numpy path runs, and importing dpbook never imports numba."""
 import math
 
 import numpy as np
