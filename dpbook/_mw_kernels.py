@@ -396,8 +396,8 @@ def _pairwise(sums, n: int) -> float:
 
 
 #: Whether a long float row on the grid or bool row may take the compiled kernels (:mod:`dpbook._mw_numba`, when
-#: numba is installed: the ``speed`` extra).  The bytes are the same either way; ``DPBOOK_NUMBA=0`` in the environment turns
-#: it off (the numpy path is the reference and the fallback).
+#: numba is installed: the ``speed`` extra).  The bytes are the same either way; ``DPBOOK_NUMBA=0`` in the
+#: environment turns it off (the numpy path is the reference and the fallback).
 USE_COMPILED = os.environ.get("DPBOOK_NUMBA", "1") != "0"
 _COMPILED: list = []    # [kernel, table builder, scale, bool kernel] or [None] * 4 once :func:`compiled_kernels` looked
 
