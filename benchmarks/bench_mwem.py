@@ -6,16 +6,15 @@ logsumexp measures ~30-50x).  Every ratio is to the copy measured in the same ru
 * ``numpy copy``: ``p.copy()`` of the 8 MB float64 vector — the unit;
 * ``marginal_cell_update``: the round MWEM actually runs on a marginal cell (scale the changing slabs of the
   reshaped cube, one sum, one scale), for a 2- and a 3-way cell and both signs of the coefficient;
-* ``multiplicative_weights_update`` with a boolean indicator (block by block: a block's factors, times ``p``,
-  summed in cache; no full-size temporary; through the compiled kernel when numba is installed, with its verdict
-  against the goal, and the numpy block path beside it), and with a general float query in ``[0,1]^N``
-  (``e^{c·q}`` from the grid of ``q``, :func:`dpbook._mw_kernels.grid_exp`, block by block), and ``mw_update`` on an explicit float
-  matrix (``MatrixWorkload``), the path MWEM and the IDCs call — through the compiled kernel
-  (``dpbook/_mw_numba.py``) when numba (the ``speed`` extra) is installed, with its verdict against the goal of
-  at most 5x a copy; the same with a new coefficient every round (MWEM's case: the 4097-entry table is built each
-  round, where a repeated coefficient such as the IDCs' ±η finds it kept) — against the numpy block path, the
-  same update on whole arrays (all three the same bytes) and the previous kernel (``exp`` of ``c·q`` block by
-  block, the bytes before the grid), all in the same run;
+* ``multiplicative_weights_update`` with a boolean indicator (block by block: a block's factors, times ``p``, summed in
+  cache; no full-size temporary; through the compiled kernel when numba is installed, with its verdict against the goal,
+  and the numpy block path beside it), and with a general float query in ``[0,1]^N`` (``e^{c·q}`` from the grid of
+  ``q``, :func:`dpbook._mw_kernels.grid_exp`, block by block), and ``mw_update`` on an explicit float matrix
+  (``MatrixWorkload``), the path MWEM and the IDCs call — through the compiled kernel (``dpbook/_mw_numba.py``) when
+  numba (the ``speed`` extra) is installed, with its verdict against the goal of at most 5x a copy; the same with a new
+  coefficient every round (MWEM's case: the 4097-entry table is built each round, where a repeated coefficient such as
+  the IDCs' ±η finds it kept) — against the numpy block path, the same update on whole arrays (all three the same bytes)
+  and the previous kernel (``exp`` of ``c·q`` block by block, the bytes before the grid), all in the same run;
 * the kernels alone over 2^20 elements: ``grid_exp``, the book's CPU-independent ``exp``, and ``np.exp`` (whose
   bytes depend on the CPU's SIMD path, so the book does not use it);
 * the naive log-space version with ``scipy.special.logsumexp``;
