@@ -4,8 +4,8 @@
 * :func:`exp_update` — ``p ∝ p · exp(c · q)`` for a dense query (``bool`` indicators without an ``exp`` per
   element; a float query's factors from :func:`grid_exp`), overflow-shifted, with a log-space guard against
   underflow; long rows block by block (a block's factors, times ``p``, summed while in cache), a float row on the
-  grid through the compiled :mod:`dpbook._mw_numba` when numba is installed (:func:`compiled_kernels`; the same
-  bytes);
+  grid and a bool row through the compiled :mod:`dpbook._mw_numba` when numba is installed
+  (:func:`compiled_kernels`; the same bytes);
 * :func:`grid_exp` — ``e^{c·q}`` for a float query ``q ∈ [0,1]``: ``q`` rounded to a multiple ``m`` of
   ``2^-12``, ``e^{c·m}`` from a 4097-entry table made per ``c``, ``e^{c(q−m)}`` a short series (the readable
   statement is :func:`grid_exp_reference`);
@@ -395,23 +395,25 @@ def _pairwise(sums, n: int) -> float:
     return add(n)
 
 
-#: Whether a long float row on the grid may take the compiled kernel (:mod:`dpbook._mw_numba`, when numba is
-#: installed: the ``speed`` extra).  The bytes are the same either way; ``DPBOOK_NUMBA=0`` in the environment turns
-#: it off (the numpy path is the reference and the fallback).
+#: Whether a long float row on the grid or bool row may take the compiled kernels (:mod:`dpbook._mw_numba`, when
+#: numba is installed: the ``speed`` extra).  The bytes are the same either way; ``DPBOOK_NUMBA=0`` in the
+#: environment turns it off (the numpy path is the reference and the fallback).
 USE_COMPILED = os.environ.get("DPBOOK_NUMBA", "1") != "0"
-_COMPILED: list = []          # [kernel, table builder, scale] or [None] * 3 once :func:`compiled_kernels` has looked
+_COMPILED: list = []    # [kernel, table builder, scale, bool kernel] or [None] * 4 once :func:`compiled_kernels` looked
 
 
 def compiled_kernels():
     """The compiled kernel :func:`dpbook._mw_numba.grid_update_row` if :data:`USE_COMPILED` and numba imports, else
-    ``None``.  Imported on first use (only the block path of a row of at least :data:`FUSE_MIN` elements asks), never
-    when ``dpbook`` is imported: numba's import and its first compile (cached on disk after it) cost a second or
-    more."""
+    ``None`` (with it, in ``_COMPILED``: the table builder, the scale and the bool row's kernel).  Imported on first
+    use (only the block path of a row of at least :data:`FUSE_MIN` elements asks), never when ``dpbook`` is
+    imported: numba's import and its first compile (cached on disk after it) cost a second or more."""
     if not USE_COMPILED:
         return None
     if not _COMPILED:
-        from ._mw_numba import AVAILABLE, grid_table_into, grid_update_row, scale_row   # (without numba: not AVAILABLE)
-        _COMPILED.extend([grid_update_row, grid_table_into, scale_row] if AVAILABLE else [None, None, None])
+        from ._mw_numba import (AVAILABLE, bool_update_row, grid_table_into, grid_update_row,   # (without numba:
+                                scale_row)                                                     # not AVAILABLE)
+        kernels = [grid_update_row, grid_table_into, scale_row, bool_update_row]
+        _COMPILED.extend(kernels if AVAILABLE else [None] * len(kernels))
     return _COMPILED[0]
 
 
@@ -436,8 +438,8 @@ def _exp_update_fused(p, q, c, shape, out) -> np.ndarray:
         smalls = exp(-np.abs(cs)) if batch else np.array([exp_scalar(-abs(c))])
     totals = np.empty((P.shape[0], 1))
     on_grid = q.dtype == np.float64 and bool(np.any(np.abs(cs) <= GRID_C_MAX))
-    compiled = compiled_kernels() if on_grid else None       # (asked only when a row can use it)
-    if compiled is None or not bool(np.all(np.abs(cs) <= GRID_C_MAX)):     # some row takes the numpy blocks
+    compiled = compiled_kernels() if on_grid or boolean else None       # (asked only when a row can use it)
+    if compiled is None or not (boolean or bool(np.all(np.abs(cs) <= GRID_C_MAX))):   # some row: numpy blocks
         size = min(N, _BLOCK)
         scratch, grid_scratch = _exp_scratch(size), _grid_scratch(size)
         xs_all, z_all = np.empty(size), np.empty(size, dtype=bool)
@@ -452,6 +454,9 @@ def _exp_update_fused(p, q, c, shape, out) -> np.ndarray:
         elif boolean:
             small = smalls[t] if batch else float(smalls[0])
             flip = bool(ct < 0)
+            if compiled is not None:      # the same bytes, in one pass; the bool row read as uint8 (a view)
+                totals[t, 0] = _COMPILED[3](qt.view(np.uint8), P[t], T[t], small, np.uint8(flip))
+                continue
         sums = []
         for start, stop in _leaves(N):
             xs, dest = xs_all[:stop - start], T[t, start:stop]

@@ -1,9 +1,14 @@
-"""The compiled form of :mod:`dpbook._mw_kernels`' block path for a float query on the grid (optional: needs numba,
-the ``speed`` extra; imported by :func:`dpbook._mw_kernels.compiled_kernels` on first use of a long row, never with ``dpbook``).
+"""The compiled form of :mod:`dpbook._mw_kernels`' block path for a float query on the grid and for a bool
+indicator (optional: needs numba, the ``speed`` extra; imported by :func:`dpbook._mw_kernels.compiled_kernels` on
+first use of a long row, never with ``dpbook``).
 
 :func:`grid_update_row` writes ``out = e^{c·q} · p`` for one row and returns its sum, with the bytes of the numpy
 path (:func:`dpbook._mw_kernels.grid_exp_reference` times ``p``, summed by ``numpy.sum``), so a result never
-depends on whether numba is installed:
+depends on whether numba is installed; :func:`bool_update_row` does the same for a bool row (read as uint8, a
+view): ``out = ((z · (1 − small)) + small) · p``, ``z = q XOR (c < 0)`` as ``0.0``/``1.0`` and
+``small = e^{−|c|}``, numpy's block statement element by element (a loop LLVM vectorises itself).  The two share
+the walk of the row and its sum (:func:`_update_row`, one piece at a time through :func:`_piece`) and the final
+scale (:func:`scale_row`).  For the float query:
 
 * the same operations in the same order, element by element: ``m = (q + 1.5·2^40) − 1.5·2^40`` (``q`` rounded
   to a multiple of ``2^-12``, the table index read from the bits of ``q + 1.5·2^40``), ``δ = q − m``, the same
@@ -19,8 +24,9 @@ depends on whether numba is installed:
   then the tail; longer, split at half rounded down to a multiple of 8; the pieces computed while in cache, the
   two halves of a piece of at most 256 added in one loop (sixteen independent partial sums instead of eight).
 
-tests/test_mw_kernels.py checks the bytes against the numpy path on seeded rows (and with numba's generic CPU
-target against the host's); the numpy path is the reference and the fallback.
+tests/test_mw_numba.py checks the bytes against the numpy path on seeded rows, float and bool (and with numba's
+generic CPU target against the host's, and numpy's AVX-512 kernels off); the numpy path is the reference and the
+fallback.
 """
 from __future__ import annotations
 
@@ -164,7 +170,7 @@ def _fused_scalar(q, p, out, table, terms, degree, first, n):
 if AVAILABLE:
     from llvmlite import ir as _ir
     from numba.core import cgutils as _cgutils
-    from numba.extending import intrinsic as _intrinsic
+    from numba.extending import intrinsic as _intrinsic, overload as _overload
 
     @_intrinsic
     def _fused_vectors(typingctx, q, p, out, table, terms, degree, first, n):
@@ -281,10 +287,58 @@ def _grid_piece(q, p, out, table, terms, degree, start, stop):
 
 
 @_jit
+def _bool_piece(q, p, out, small, flip, start, stop):
+    """``out[i] = ((z_i · (1 − small)) + small) · p[i]`` on ``[start, stop)``, ``z_i = q[i] XOR flip`` (``q`` a bool
+    row read as uint8, ``flip`` 1 when ``c < 0``): numpy's block statement (``z`` cast to ``0.0``/``1.0``, times
+    ``1 − small``, plus ``small``, times ``p``) element by element, the same IEEE operations in the same order
+    (no fast-math: no FMA).  ``out`` may be ``p``.  LLVM vectorises this loop itself (no table look-up)."""
+    rest = 1.0 - small                            # (numpy's scalar 1.0 - small, computed once as there)
+    first = np.uint64(start)
+    for k in range(np.uint64(stop) - first):
+        i = first + k
+        z = np.float64(q[i] ^ flip)
+        out[i] = ((z * rest) + small) * p[i]
+
+
+def _piece(q, p, out, args, start, stop):
+    """A piece of a row for :func:`_update_row`: the float query's grid kernel (``args`` = ``(table, terms,
+    degree)``) or the bool indicator's (``args`` = ``(small, flip)``); compiled, the choice is made by the type
+    of ``args`` when the walk is compiled (below), run as Python, here."""
+    if len(args) == 3:
+        _grid_piece(q, p, out, args[0], args[1], args[2], start, stop)
+    else:
+        _bool_piece(q, p, out, args[0], args[1], start, stop)
+
+
+if AVAILABLE:
+    @_overload(_piece, jit_options={"nogil": True})
+    def _piece_compiled(q, p, out, args, start, stop):
+        if len(args) == 3:
+            return lambda q, p, out, args, start, stop: _grid_piece(q, p, out, args[0], args[1], args[2],
+                                                                    start, stop)
+        return lambda q, p, out, args, start, stop: _bool_piece(q, p, out, args[0], args[1], start, stop)
+
+
+@_jit
 def grid_update_row(q, p, out, table, terms, degree):
     """``out = e^{c·q} · p`` (``out`` may be ``p``) and ``numpy.sum(out)``, for contiguous float64 rows ``q``,
     ``p``, ``out`` of one length, ``table`` the 4097 values ``e^{c·m/2^12}`` and ``terms`` the ``c^k/k!`` for
-    ``k = 1..degree`` (padded to five).  ``q`` in ``[0, 1]`` (the callers validate).
+    ``k = 1..degree`` (padded to five).  ``q`` in ``[0, 1]`` (the callers validate)."""
+    return _update_row(q, p, out, (table, terms, degree))
+
+
+@_jit
+def bool_update_row(q, p, out, small, flip):
+    """``out = ((z · (1 − small)) + small) · p`` (``out`` may be ``p``) and ``numpy.sum(out)``, ``z = q XOR flip``:
+    the bytes of :mod:`dpbook._mw_kernels`' bool block (``small = e^{−|c|}``, ``flip`` 1 when ``c < 0``), for a
+    contiguous bool row ``q`` read as uint8 (a view) and float64 rows ``p``, ``out``; the walk, the sum and the
+    pieces' sizes are :func:`grid_update_row`'s."""
+    return _update_row(q, p, out, (small, flip))
+
+
+@_jit
+def _update_row(q, p, out, args):
+    """The walk of both kernels: ``out`` computed piece by piece (:func:`_piece`) and summed as ``numpy.sum``.
 
     numpy's pairwise recursion walked with an explicit stack (numba's cache does not keep recursive functions
     reliably): a piece's elements are computed when the walk first enters a node of at most ``_LEAF`` elements,
@@ -301,7 +355,7 @@ def grid_update_row(q, p, out, table, terms, degree):
     while True:
         s, m = starts[top], sizes[top]
         if m <= _LEAF and s >= done:
-            _grid_piece(q, p, out, table, terms, degree, s, s + m)
+            _piece(q, p, out, args, s, s + m)
             done = s + m
         half = m // 2
         half -= half % 8                          # where numpy splits a node of more than 128

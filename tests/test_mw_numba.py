@@ -1,6 +1,6 @@
-"""dpbook._mw_numba: the optional compiled kernel of the multiplicative-weights round (the ``speed`` extra) gives
-the numpy block path's bytes, on the host CPU and a generic one; without numba the numpy path runs, and importing
-dpbook never imports numba."""
+"""dpbook._mw_numba: the optional compiled kernels of the multiplicative-weights round (the ``speed`` extra: a
+float query's and a bool indicator's) give the numpy block path's bytes, on the host CPU and a generic one;
+without numba the numpy path runs, and importing dpbook never imports numba."""
 import math
 
 import numpy as np
@@ -41,6 +41,45 @@ def test_compiled_kernel_gives_the_numpy_paths_bytes():
             assert np.array_equal(out.view(np.int64), want.view(np.int64)) and got_sum == want_sum, (n, c)
             got_sum = M.grid_update_row(q, p, p, K.grid_table(c), K._padded_terms(terms), len(terms))   # in place
             assert np.array_equal(p, want) and got_sum == want_sum, (n, c)
+
+
+#: bool rows' coefficients: both signs, zero of both signs, tiny, and the block path's limits (|c| <= 30)
+BOOL_CS = [0.0, -0.0, 1e-9, -1e-300, 0.2, -0.2, 1.0, -1.0, 3.3, -7.99, 17.0, 30.0, -30.0]
+
+
+def _numpy_bool_row(q, p, c):
+    """The numpy path's bytes for one bool row, written plainly (exp_update's whole-array statement): z = q XOR
+    (c < 0) cast to 0.0/1.0, times 1 − e^{−|c|}, plus e^{−|c|}, times p; and numpy's sum."""
+    from dpbook._mw_kernels import exp_scalar
+    small = exp_scalar(-abs(c))
+    x = (q ^ (c < 0)).view(np.uint8).astype(np.float64)
+    x *= 1.0 - small
+    x += small
+    x *= p
+    return x, x.sum()
+
+
+def test_compiled_bool_kernel_gives_the_numpy_statements_bytes():
+    """dpbook._mw_numba.bool_update_row (the row read as uint8, a view) against the numpy statement of the same
+    row: the same bytes and the same sum for the float kernel's row lengths (the vector width, numpy's summation
+    pieces, the leaf), c < 0 and c > 0, all-true, all-false and random rows, and in place (out is p)."""
+    pytest.importorskip("numba", reason=_numba_reason())
+    from dpbook import _mw_kernels as K
+    from dpbook import _mw_numba as M
+    rng = np.random.default_rng(43)
+    for n in (1, 3, 4, 5, 7, 8, 9, 127, 128, 129, 136, 241, 255, 256, 257, 263, 519, M._LEAF - 1, M._LEAF + 8,
+              3 * M._LEAF + 5, K.FUSE_MIN + 4099):
+        for c in BOOL_CS[:: 3 if n < K.FUSE_MIN else 1]:
+            for q in (rng.random(n) < rng.random(), np.ones(n, dtype=bool), np.zeros(n, dtype=bool)):
+                p = rng.random(n) + 0.1
+                p /= p.sum()
+                want, want_sum = _numpy_bool_row(q, p, c)
+                small, flip = K.exp_scalar(-abs(c)), np.uint8(c < 0)
+                out = np.full(n, np.nan)
+                got_sum = M.bool_update_row(q.view(np.uint8), p, out, small, flip)
+                assert np.array_equal(out.view(np.int64), want.view(np.int64)) and got_sum == want_sum, (n, c)
+                got_sum = M.bool_update_row(q.view(np.uint8), p, p, small, flip)                 # in place
+                assert np.array_equal(p.view(np.int64), want.view(np.int64)) and got_sum == want_sum, (n, c)
 
 
 def test_vector_loop_gives_the_scalar_statements_bytes():
@@ -101,9 +140,9 @@ def test_compiled_scale_gives_numpys_bytes():
 
 
 def test_kernel_statement_run_as_python_gives_the_numpy_paths_bytes():
-    """The compiled kernel's source run as plain Python (numba or not): its order of operations and its walk of
+    """The compiled kernels' source run as plain Python (numba or not): their order of operations and their walk of
     numpy's pairwise summation give numpy's bytes on short rows (every size up to 300, so every base case and the
-    first splits)."""
+    first splits), float query and bool indicator alike."""
     from dpbook import _mw_kernels as K
     from dpbook import _mw_numba as M
     run = getattr(M.grid_update_row, "py_func", M.grid_update_row)
@@ -116,11 +155,20 @@ def test_kernel_statement_run_as_python_gives_the_numpy_paths_bytes():
         out = np.empty(n)
         assert run(q, p, out, K.grid_table(c), K._padded_terms(terms), len(terms)) == want_sum, (n, c)
         assert np.array_equal(out, want), (n, c)
+    run = getattr(M.bool_update_row, "py_func", M.bool_update_row)
+    for n in range(1, 301, 7):
+        c = BOOL_CS[n % len(BOOL_CS)]
+        q, p = rng.random(n) < 0.4, rng.random(n) + 0.1
+        want, want_sum = _numpy_bool_row(q, p, c)
+        out = np.empty(n)
+        assert run(q.view(np.uint8), p, out, K.exp_scalar(-abs(c)), np.uint8(c < 0)) == want_sum, (n, c)
+        assert np.array_equal(out, want), (n, c)
 
 
 def test_compiled_and_numpy_block_paths_agree_through_the_update(monkeypatch):
     """exp_update on long rows (one row, a batch with rows on and off the grid, a read-only workload row as
-    MatrixWorkload passes it) with the compiled kernel and without it: the same bytes."""
+    MatrixWorkload passes it; bool rows alone and in batches mixing the signs of c and the rows) with the
+    compiled kernels and without them: the same bytes, out of place and in place."""
     pytest.importorskip("numba", reason=_numba_reason())
     import dpbook._mw_kernels as K
     g = np.random.default_rng(19)
@@ -133,19 +181,23 @@ def test_compiled_and_numpy_block_paths_agree_through_the_update(monkeypatch):
     P = np.stack([p, p[::-1].copy(), np.roll(p, 3)])
     cases = [(p, q, 0.2), (p, frozen, -7.5), (P, q, np.array([0.9, -31.0, 25.0])), (P, np.stack([q, q[::-1], q]),
                                                                                   np.array([0.01, 8.5, -2.0]))]
+    b = q < 0.3
+    cases += [(p, b, 0.2), (p, ~b, -29.5), (P, b, np.array([0.9, -3.0, 25.0])),                    # bool rows
+              (P, np.stack([b, ~b, b[::-1].copy()]), np.array([-0.01, 8.5, -0.0]))]
     monkeypatch.setattr(K, "USE_COMPILED", True)             # (whatever DPBOOK_NUMBA says in this environment)
     assert K.compiled_kernels() is not None
     fast = [K.exp_update(a, b, c) for a, b, c in cases]
+    in_place = [K.exp_update(w := a.copy(), b, c, out=w) for a, b, c in cases]
     monkeypatch.setattr(K, "USE_COMPILED", False)
     assert K.compiled_kernels() is None
     slow = [K.exp_update(a, b, c) for a, b, c in cases]
-    for f, s in zip(fast, slow):
-        assert np.array_equal(f, s)
+    for f, i, s in zip(fast, in_place, slow):
+        assert np.array_equal(f, s) and np.array_equal(i, s)
 
 
 def test_without_numba_the_numpy_path_runs(monkeypatch):
     """numba absent (its import fails): compiled_kernels() is None and the block path is numpy's, with the bytes
-    of the whole-array path; a short row never asks for the compiled kernel at all."""
+    of the whole-array path (float query and bool indicator); a short row never asks for the compiled kernel."""
     import sys
     import dpbook
     import dpbook._mw_kernels as K
@@ -165,9 +217,13 @@ def test_without_numba_the_numpy_path_runs(monkeypatch):
     p /= p.sum()
     q = g.random(N)
     fast = K.exp_update(p, q, 0.3)
-    assert asked and K._COMPILED == [None, None, None]
+    assert asked and K._COMPILED == [None] * 4
+    b = q < 0.3
+    fast_bool = K.exp_update(p, b, -0.3), K.exp_update(np.stack([p, p[::-1]]), b, np.array([0.5, -2.0]))
     monkeypatch.setattr(K, "FUSE_MIN", 1 << 62)             # the whole-array path
     assert np.array_equal(fast, K.exp_update(p, q, 0.3))
+    assert np.array_equal(fast_bool[0], K.exp_update(p, b, -0.3))
+    assert np.array_equal(fast_bool[1], K.exp_update(np.stack([p, p[::-1]]), b, np.array([0.5, -2.0])))
 
 
 def test_importing_dpbook_does_not_import_numba():
@@ -188,29 +244,33 @@ def test_importing_dpbook_does_not_import_numba():
 
 
 def test_compiled_kernel_gives_the_same_bytes_for_a_generic_cpu():
-    """The compiled kernel built for numba's generic x86-64 target (SSE2, no FMA) and for this machine's CPU, and
-    the numpy path: one digest (no FMA contraction, no reordered sum, no CPU-dependent exp)."""
+    """The compiled kernels (float query and bool indicator) built for numba's generic x86-64 target (SSE2, no
+    FMA) and for this machine's CPU, and the numpy path with and without numpy's AVX-512 kernels: one digest (no
+    FMA contraction, no reordered sum, no CPU-dependent exp)."""
     pytest.importorskip("numba", reason=_numba_reason())
     import os
     import pathlib
     import subprocess
     import sys
     import tempfile
+    from numpy._core._multiarray_umath import __cpu_features__
+    off = " ".join(f for f in ("X86_V4", "AVX512_ICL") if __cpu_features__.get(f, False))   # numpy's other path
     root = pathlib.Path(__file__).resolve().parents[1]
     code = ("import hashlib, numpy as np\n"
             "from dpbook._mw_kernels import exp_update, compiled_kernels\n"
             "g = np.random.default_rng(29); N = (1 << 15) + 1234\n"
             "p = g.random(N) + 0.1; p /= p.sum(); q = g.random(N); h = hashlib.sha256()\n"
             "for c in (0.01, -0.2, 0.9, -5.0, 25.0):\n"
-            "    h.update(exp_update(p, q, c).tobytes())\n"
+            "    h.update(exp_update(p, q, c).tobytes()); h.update(exp_update(p, q < 0.3, c).tobytes())\n"
             "print(compiled_kernels() is not None, h.hexdigest())\n")
     base = dict(os.environ, PYTHONPATH=os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]),
                 DPBOOK_NUMBA="1")
     digests = []
     with tempfile.TemporaryDirectory() as cache:
-        for extra in ({}, {"NUMBA_CPU_NAME": "generic", "NUMBA_CACHE_DIR": cache}, {"DPBOOK_NUMBA": "0"}):
+        for extra in ({}, {"NUMBA_CPU_NAME": "generic", "NUMBA_CACHE_DIR": cache}, {"DPBOOK_NUMBA": "0"},
+                      {"DPBOOK_NUMBA": "0", "NPY_DISABLE_CPU_FEATURES": off}):
             done = subprocess.run([sys.executable, "-c", code], cwd=root, env=dict(base, **extra),
                                   capture_output=True, text=True, timeout=600, check=True)
             digests.append(done.stdout.split())
-    assert [d[0] for d in digests] == ["True", "True", "False"]
+    assert [d[0] for d in digests] == ["True", "True", "False", "False"]
     assert len({d[1] for d in digests}) == 1
