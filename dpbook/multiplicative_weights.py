@@ -31,8 +31,8 @@ agrees with the exact normalised vector to a relative error of about ``1e-13 · 
 
 Cost at ``N = 2^20`` (``benchmarks/bench_mwem.py``: CPU time, as multiples of a numpy copy of ``p`` in the same run,
 medians of 3 runs on a shared 2-core machine): a marginal-cell round ~1.5x (the cell's slab, one sum, one scale);
-a boolean-indicator round ~4x (block by block: a block's factors, times ``p``, summed while in cache, then one
-scale; no full-size temporary); a general float query needs ``e^{c·q}`` of every element, ~9x.  That factor is
+a boolean-indicator round ~5–6x on the numpy path (block by block: a block's factors, times ``p``, summed while
+in cache, then one scale; no full-size temporary); a general float query needs ``e^{c·q}`` of every element, ~9x.  That factor is
 the kernels' own, not ``np.exp``, whose SIMD kernels round differently on CPUs with and without AVX-512: for
 ``N >= 2^15`` and ``|c| <= 30`` :func:`dpbook._mw_kernels.grid_exp` (``q`` rounded to a multiple ``m`` of
 ``2^-12``, ``e^{c·m}`` from a 4097-entry table made per ``c``, ``e^{c(q−m)}`` a Taylor series of degree 2–5;
@@ -48,7 +48,10 @@ path's time in the same runs: 3.2–5.1x a copy, median 4.3x over 10 runs under 
 the 4097-entry table is built too (compiled, ~30 µs; a repeated coefficient, such as the IDCs' ``±η``, finds its
 table kept): 2.8–5.2x, median 4.05x.  What bounds it is memory: the pass reads ``q`` and ``p`` and writes the result, the scale
 reads and writes it again (2.5 copies' worth of traffic), and a pass that only multiplies ``q`` by ``p`` and sums
-costs ~2x a copy alone.  Without numba, or with ``DPBOOK_NUMBA=0``, the numpy path runs.
+costs ~2x a copy alone.  A long boolean row takes a compiled pass too (the numpy block's factor
+``(z·(1 − small)) + small`` in the same order, then the same sum and scale): 3.8x a copy, median of 5 runs at a load
+of 0.6–1.5, against 6.2x for the numpy block path in the same runs.  Without numba, or with ``DPBOOK_NUMBA=0``, the
+numpy path runs.
 
 The fast kernels live in the private :mod:`dpbook._mw_kernels`; the update of a hypothesis by one query of a
 workload is :func:`mw_update` (through what the workload exposes: the query's non-zeros, never an ``N``-vector per
