@@ -68,31 +68,41 @@ def test_factored_fit_equals_the_table(monkeypatch, name, d, sets):
     and to inconsistent targets, the factored model's table, pair tables, smallest cell and marginals equal the
     full-table reference's to 1e-12 relative (the tree kept at any size)."""
     monkeypatch.setattr(mwem, "_FACTORED_SHARE", 1)
-    rng = np.random.default_rng(len(sets) * 31 + d)
+    for model, ref in _staged_fits(_FactoredModel, d, sets, seed=len(sets) * 31 + d):
+        _assert_pair_tables(model, ref, d)
+        for S in sets:
+            np.testing.assert_allclose(model.marginal(S), _marginal(ref, d, S), rtol=1e-12, atol=1e-15)
+
+
+def _staged_fits(model_class, d, sets, seed):
+    """For consistent and for inconsistent targets of a seeded truth: ``model_class(d)`` fitted in two stages (half
+    the sets with 3 sweeps, then all with 4: parts or tree rebuilt warm) and the full-table reference fitted alike;
+    each model's table and smallest cell are checked against the reference's to 1e-12 here."""
+    rng = np.random.default_rng(seed)
     truth = rng.dirichlet(np.full(1 << d, 0.5))
     noisy = {S: t * rng.uniform(0.7, 1.3, t.size) for S, t in _targets(truth, d, sets).items()}
     for targets in (_targets(truth, d, sets), {S: t / t.sum() for S, t in noisy.items()}):
         half = dict(list(targets.items())[: max(1, len(sets) // 2)])
         ref = _reference_fit(d, np.full(1 << d, 1.0 / (1 << d)), half, 3)
         ref = _reference_fit(d, ref, targets, 4)
-        model = _FactoredModel(d)
+        model = model_class(d)
         for stage, sweeps in ((half, 3), (targets, 4)):
             model = model.prepared(list(stage))
-            assert isinstance(model, _FactoredModel)
+            assert isinstance(model, model_class)
             model.fit(stage, tol=0.0, sweeps=sweeps)
-        p = model.table()
-        np.testing.assert_allclose(p, ref, rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(model.table(), ref, rtol=1e-12, atol=1e-15)
         assert model.min() == pytest.approx(ref.min(), rel=1e-12)
-        T = model.pair_tables()
-        for a, b in itertools.combinations(range(d), 2):
-            np.testing.assert_allclose(T[a, :, b, :].reshape(-1), _marginal(ref, d, (a, b)), rtol=1e-12, atol=1e-15)
-            np.testing.assert_allclose(T[b, :, a, :].T.reshape(-1), _marginal(ref, d, (a, b)), rtol=1e-12,
-                                       atol=1e-15)
-        for a in range(d):
-            np.testing.assert_allclose(np.diag(T[a, :, a, :]), _marginal(ref, d, (a,)), rtol=1e-12, atol=1e-15)
-        for S in sets:
-            np.testing.assert_allclose(model.marginal(S), _marginal(ref, d, S), rtol=1e-12, atol=1e-15)
+        yield model, ref
 
+
+def _assert_pair_tables(model, ref, d):
+    """The model's pair tables (both orientations) and their diagonals (the 1-way tables) equal the reference's."""
+    T = model.pair_tables()
+    for a, b in itertools.combinations(range(d), 2):
+        np.testing.assert_allclose(T[a, :, b, :].reshape(-1), _marginal(ref, d, (a, b)), rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(T[b, :, a, :].T.reshape(-1), _marginal(ref, d, (a, b)), rtol=1e-12, atol=1e-15)
+    for a in range(d):
+        np.testing.assert_allclose(np.diag(T[a, :, a, :]), _marginal(ref, d, (a,)), rtol=1e-12, atol=1e-15)
 
 def _pair_families():
     """The named cycles of pairs, then a seeded sweep of random families of 1- and 2-attribute sets."""
@@ -112,34 +122,14 @@ def test_component_fit_equals_the_table(name, d, sets):
     """Fitted in two stages (half the sets, then all: parts joined as sets arrive, warm) to consistent and to
     inconsistent targets, the component model's table, pair tables, smallest cell and marginals (of measured
     sets and of pairs across parts) equal the full-table reference's to 1e-12 relative."""
-    rng = np.random.default_rng(len(sets) * 37 + d)
-    truth = rng.dirichlet(np.full(1 << d, 0.5))
-    noisy = {S: t * rng.uniform(0.7, 1.3, t.size) for S, t in _targets(truth, d, sets).items()}
     plan = _AdaptivePlan(k_way_marginals(d, 2))
-    for targets in (_targets(truth, d, sets), {S: t / t.sum() for S, t in noisy.items()}):
-        half = dict(list(targets.items())[: max(1, len(sets) // 2)])
-        ref = _reference_fit(d, np.full(1 << d, 1.0 / (1 << d)), half, 3)
-        ref = _reference_fit(d, ref, targets, 4)
-        model = _ComponentModel(d)
-        for stage, sweeps in ((half, 3), (targets, 4)):
-            model = model.prepared(list(stage))
-            assert isinstance(model, _ComponentModel)
-            model.fit(stage, tol=0.0, sweeps=sweeps)
-        p = model.table()
-        np.testing.assert_allclose(p, ref, rtol=1e-12, atol=1e-15)
-        assert p.sum() == pytest.approx(1.0, rel=1e-12)
-        assert model.min() == pytest.approx(ref.min(), rel=1e-12)
-        T = model.pair_tables()
+    for model, ref in _staged_fits(_ComponentModel, d, sets, seed=len(sets) * 37 + d):
+        assert model.table().sum() == pytest.approx(1.0, rel=1e-12)
+        _assert_pair_tables(model, ref, d)
         for a, b in itertools.combinations(range(d), 2):
-            np.testing.assert_allclose(T[a, :, b, :].reshape(-1), _marginal(ref, d, (a, b)), rtol=1e-12, atol=1e-15)
-            np.testing.assert_allclose(T[b, :, a, :].T.reshape(-1), _marginal(ref, d, (a, b)), rtol=1e-12,
-                                       atol=1e-15)
             np.testing.assert_allclose(model.marginal_any(plan, (a, b)), _marginal(ref, d, (a, b)), rtol=1e-12,
                                        atol=1e-15)
-        for a in range(d):
-            np.testing.assert_allclose(np.diag(T[a, :, a, :]), _marginal(ref, d, (a,)), rtol=1e-12, atol=1e-15)
         np.testing.assert_allclose(model.candidate_tables(plan), plan.counts(ref), rtol=1e-12, atol=1e-15)
-
 
 def test_component_parts_follow_the_measured_sets():
     """The parts are the connected components of the measured sets' graph; a full attribute set gives the
