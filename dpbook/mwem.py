@@ -796,18 +796,7 @@ class _AdaptivePlan:
         merged into one axis; returns (view shape, leading axes summed away, the index of ``S``'s cell of every
         entry of the summed view, broadcastable against the view).  Every pass then runs over contiguous rows."""
         if S not in self._shapes:
-            L = min(self.d, _LOW_BITS)
-            D = self.d - L
-            hi, lo = [a for a in S if a < D], [a - D for a in S if a >= D]
-            shape, keep = cube_blocks(D, hi) if D else ([], [])
-            away = tuple(t for t in range(len(shape)) if t not in keep)
-            j = np.arange(1 << L)
-            low = np.zeros(1 << L, dtype=np.int64)
-            for i, a in enumerate(lo):
-                low |= ((j >> (L - 1 - a)) & 1) << (len(lo) - 1 - i)
-            index = (np.arange(1 << len(hi))[:, None] << len(lo)) | low[None, :]   # S sorted: hi bits lead
-            bshape = tuple(2 if t in keep else 1 for t in range(len(shape))) + (1 << L,)
-            self._shapes[S] = (tuple(shape) + (1 << L,), away, index.reshape(bshape))
+            self._shapes[S] = _row_view_afresh(self.d, S)        # (S sorted: its high bits lead)
         return self._shapes[S]
 
     def marginal(self, p, S):
@@ -1973,6 +1962,7 @@ _ROW_VIEWS = {}                    # (c, positions) -> _row_view's answer (a fun
 
 
 def _row_view_afresh(c, pos):
+    """:func:`_row_view` computed (``pos`` sorted), uncached; also the plan's :meth:`_AdaptivePlan.shapes`."""
     L = min(c, _LOW_BITS)
     D = c - L
     hi, lo = [q for q in pos if q < D], [q - D for q in pos if q >= D]
