@@ -26,7 +26,7 @@ import numbers
 
 import numpy as np
 
-from .validation import (real_dtype, EPSILON_EXP_MAX, as_array, check_epsilon, check_int, check_noise_scale, check_real,
+from .validation import (real_dtype, EPSILON_EXP_MAX, MAX_INT, as_array, check_epsilon, check_int, check_noise_scale, check_real,
                          check_scale, check_sensitivity, check_trials, check_work)
 
 __all__ = ["as_generator", "laplace_noise", "gaussian_noise", "check_size"]
@@ -47,11 +47,14 @@ def as_generator(rng=None) -> np.random.Generator:
 
 def check_size(size) -> tuple[int, ...]:
     """Normalise a numpy-style ``size`` (int or tuple of ints >= 0) to a tuple."""
-    if isinstance(size, (numbers.Integral, np.integer)) and not isinstance(size, (bool, np.bool_)):
-        size = (size,)
-    if not isinstance(size, tuple):
-        raise TypeError(f"size must be an int or a tuple of ints, got {type(size).__name__}")
-    shape = tuple(check_int("size", s, low=0) for s in size)
+    if type(size) is tuple and all(type(s) is int and 0 <= s <= MAX_INT for s in size):
+        shape = size                              # plain ints in range: what check_int returns for each
+    else:
+        if isinstance(size, (numbers.Integral, np.integer)) and not isinstance(size, (bool, np.bool_)):
+            size = (size,)
+        if not isinstance(size, tuple):
+            raise TypeError(f"size must be an int or a tuple of ints, got {type(size).__name__}")
+        shape = tuple(check_int("size", s, low=0) for s in size)
     check_work(size=math.prod(shape))
     return shape
 
@@ -440,14 +443,15 @@ class Noise:
         if not isinstance(draws, np.ndarray) or draws.shape != shape:
             got = draws.shape if isinstance(draws, np.ndarray) else type(draws).__name__
             raise ValueError(f"noise {self.name} returned {got}, not an array of shape {shape}")
-        if draws.dtype == bool or not (np.issubdtype(draws.dtype, np.integer) or np.issubdtype(draws.dtype, np.floating)):
+        kind = draws.dtype.kind                   # 'i'/'u': integers, 'f': floats ('b' bool, 'c' complex, ...)
+        if kind not in "iuf":
             raise TypeError(f"noise {self.name} returned dtype {draws.dtype}, not real numbers")
-        if self.lattice is not None and not np.issubdtype(draws.dtype, np.integer):
+        if self.lattice is not None and kind not in "iu":
             raise TypeError(f"lattice noise {self.name} must return integer steps, got dtype {draws.dtype}")
         # always a fresh array: a caller's sampler may hand back a buffer it keeps (and change it later), and a
         # mechanism may add to its noise in place
         out = draws.astype(np.float64) * unit
-        if not np.all(np.isfinite(out)):
+        if not np.isfinite(out).all():
             raise ValueError(f"noise {self.name} returned NaN or inf")
         return out
 
