@@ -37,6 +37,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+import os
 import weakref
 
 import numpy as np
@@ -1174,6 +1175,12 @@ def _fit_targets(plan, measurements, n, cache=None):
     last = None if cache is None else cache.get("targets")
     if last is not None and last[0] == key[0] and last[1] is key[1]:
         return last[2]
+    kernel = _estimator_kernel(plan) if measurements else None
+    if kernel is not None:
+        targets = _fit_targets_compiled(kernel, plan, measurements, n, {} if cache is None else cache)
+        if cache is not None:
+            cache["targets"] = (key[0], key[1], targets)
+        return targets
     sets, groups = _consistent_groups(plan, measurements, n, cache)
     targets = {}
     for group, tables in groups:
@@ -1191,6 +1198,59 @@ def _fit_targets(plan, measurements, n, cache=None):
     if cache is not None:
         cache["targets"] = (key[0], key[1], targets)
     return targets
+
+
+#: Whether the estimator may take its compiled form (:mod:`dpbook._estimator_numba`, when numba is installed: the
+#: ``speed`` extra) on a problem with ``d >= _COMPONENTS_MIN_D`` (a public rule: smaller problems never import
+#: numba).  The bytes are the same either way; ``DPBOOK_NUMBA=0`` in the environment turns it off.
+_ESTIMATOR_COMPILED = os.environ.get("DPBOOK_NUMBA", "1") != "0"
+_ESTIMATOR_KERNEL: list = []       # [the kernel, or None without numba] once _estimator_kernel looked
+
+
+def _estimator_kernel(plan):
+    """:func:`dpbook._estimator_numba.fit_targets` when the compiled estimator applies to ``plan`` (``d >=
+    _COMPONENTS_MIN_D``, :data:`_ESTIMATOR_COMPILED`, numba imports), else ``None``.  Imported on first use, never
+    when ``dpbook`` is imported (numba's import and its first load from the disk cache cost a second or more)."""
+    if not _ESTIMATOR_COMPILED or plan.d < _COMPONENTS_MIN_D:
+        return None
+    if not _ESTIMATOR_KERNEL:
+        from . import _estimator_numba
+        _ESTIMATOR_KERNEL.append(_estimator_numba.fit_targets if _estimator_numba.AVAILABLE else None)
+    return _ESTIMATOR_KERNEL[0]
+
+
+def _fit_targets_compiled(kernel, plan, measurements, n, cache):
+    """:func:`_fit_targets` through the compiled ``kernel`` (:func:`dpbook._estimator_numba.fit_targets`, the same
+    bytes), one call a round: the parity state (sorted masks, precisions, weighted sums) kept as arrays in
+    ``cache["parity arrays"]`` and grown by the new measurements (afresh when the measurements are not the last
+    call's plus new ones, as :func:`_parity_estimates`), the maximal sets' masks concatenated once per list of
+    maximal sets; the targets are views of one array, one run per maximal set."""
+    state = cache.get("parity arrays")
+    done = 0 if state is None else state[0]
+    if state is None or done > len(measurements) or (done and measurements[done - 1][2] is not state[1]):
+        state, done = (0, None, np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0)), 0
+    new = measurements[done:]
+    if new:
+        new_masks = np.concatenate([plan.masks(S) for S, _, _ in new])
+        new_values = np.concatenate([np.asarray(y, dtype=np.float64).reshape(-1) for _, _, y in new])
+        new_sizes = np.array([len(S) for S, _, _ in new], dtype=np.int64)
+        new_scales = np.array([b for _, b, _ in new], dtype=np.float64)
+    else:
+        new_masks, new_values = np.zeros(0, dtype=np.int64), np.zeros(0)
+        new_sizes, new_scales = np.zeros(0, dtype=np.int64), np.zeros(0)
+    sets = _maximal_sets([S for S, _, _ in measurements], cache)
+    layout = cache.get("maximal layout")
+    if layout is None or layout[0] != sets:
+        sizes = np.array([len(S) for S in sets], dtype=np.int64)
+        starts = np.concatenate(([0], np.cumsum(1 << sizes)))
+        layout = cache["maximal layout"] = (sets, np.concatenate([plan.masks(S) for S in sets]), sizes,
+                                            starts.tolist())
+    unique, precision, weighted, _, flat = kernel(state[2], state[3], state[4], new_masks, new_values, new_sizes,
+                                                  new_scales, n, plan.d, float(n) ** 2 / _PRIOR_SHARE,
+                                                  layout[1], layout[2])
+    cache["parity arrays"] = (len(measurements), measurements[-1][2], unique, precision, weighted)
+    starts = layout[3]
+    return {S: flat[starts[k]: starts[k + 1]] for k, S in enumerate(sets)}
 
 
 def _hadamard_rows(y, s):
