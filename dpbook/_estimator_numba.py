@@ -49,15 +49,20 @@ def _base_sum(a, start, n):
         for k in range(n):
             total += a[start + k]
         return total
-    r = np.empty(8)
-    for j in range(8):
-        r[j] = a[start + j]
-    for k in range(8, n - n % 8, 8):
-        for j in range(8):
-            r[j] += a[start + k + j]
-    total = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
-    for k in range(n - n % 8, n):
-        total += a[start + k]
+    r0, r1, r2, r3 = a[start], a[start + 1], a[start + 2], a[start + 3]
+    r4, r5, r6, r7 = a[start + 4], a[start + 5], a[start + 6], a[start + 7]
+    for k in range(start + 8, start + n - n % 8, 8):
+        r0 += a[k]
+        r1 += a[k + 1]
+        r2 += a[k + 2]
+        r3 += a[k + 3]
+        r4 += a[k + 4]
+        r5 += a[k + 5]
+        r6 += a[k + 6]
+        r7 += a[k + 7]
+    total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    for k in range(start + n - n % 8, start + n):
+        total += a[k]
     return total
 
 
@@ -160,6 +165,41 @@ def _popcount(mask):
 
 
 @_jit
+def subset_masks(set_mask, out, start):
+    """:meth:`dpbook.mwem._AdaptivePlan.masks` of the set whose bits are ``set_mask`` (attribute ``a`` = bit
+    ``d−1−a``, the set's attributes in increasing order: its highest bit first) into ``out[start:start + 2^s]``:
+    the mask of each subset in Hadamard order (local index ``t``, its bit ``s−1−i`` choosing the set's ``i``-th
+    attribute).  Returns ``2^s``."""
+    s = _popcount(set_mask)
+    bits = np.empty(s, dtype=np.int64)        # the set's bits, highest first
+    i, rest = 0, set_mask
+    for b in range(62, -1, -1):
+        if (rest >> b) & 1:
+            bits[i] = np.int64(1) << b
+            i += 1
+    for t in range(1 << s):
+        mask = np.int64(0)
+        for i in range(s):
+            if (t >> (s - 1 - i)) & 1:
+                mask += bits[i]
+        out[start + t] = mask
+    return 1 << s
+
+
+@_jit
+def _all_subset_masks(set_masks):
+    """:func:`subset_masks` of each set of ``set_masks``, one run after another; and where each run starts (one
+    more entry: the total)."""
+    starts = np.zeros(set_masks.size + 1, dtype=np.int64)
+    for k in range(set_masks.size):
+        starts[k + 1] = starts[k] + (np.int64(1) << _popcount(set_masks[k]))
+    out = np.empty(starts[-1], dtype=np.int64)
+    for k in range(set_masks.size):
+        subset_masks(set_masks[k], out, starts[k])
+    return out, starts
+
+
+@_jit
 def merge_masks(unique, precision, weighted, new_masks):
     """The merge of :func:`dpbook.mwem._parity_estimates`: ``unique`` (sorted masks) with ``new_masks`` joined
     (sorted, distinct), and ``precision``, ``weighted`` carried to the merged positions (a new mask starts at 0).
@@ -183,25 +223,22 @@ def merge_masks(unique, precision, weighted, new_masks):
 
 
 @_jit
-def add_measurements(unique, precision, weighted, new_masks, new_values, new_sizes, new_scales):
-    """The sums of :func:`dpbook.mwem._parity_estimates` (in place): each new measurement (``new_sizes[k] = |S|``,
-    its ``2^|S|`` masks and values the next run of ``new_masks`` and ``new_values``, ``new_scales[k]`` its
-    Laplace scale ``b``), in the order measured: its values' Walsh–Hadamard transform
+def add_measurements(unique, precision, weighted, new_masks, starts, new_values, new_scales):
+    """The sums of :func:`dpbook.mwem._parity_estimates` (in place): each new measurement ``k`` (its ``2^|S|``
+    masks and values ``new_masks[starts[k]:starts[k + 1]]`` and the same run of ``new_values``, ``new_scales[k]``
+    its Laplace scale ``b``), in the order measured: its values' Walsh–Hadamard transform
     (:func:`dpbook.mwem._hadamard_rows`), ``inv = 1 / ((2^|S| · 2) · b · b)`` added to each of its masks'
     precision and ``inv · value`` to its weighted sum."""
     values = new_values.copy()
-    start = 0
-    for k in range(new_sizes.size):
-        s = new_sizes[k]
-        cells = 1 << s
-        _hadamard_into(values, start, s)
+    for k in range(new_scales.size):
+        start, cells = starts[k], starts[k + 1] - starts[k]
+        _hadamard_into(values, start, _bit_index(cells))
         b = new_scales[k]
         inv = 1.0 / (float(cells) * 2.0 * b * b)
         for j in range(start, start + cells):
             at = np.searchsorted(unique, new_masks[j])
             precision[at] += inv
             weighted[at] += inv * values[j]
-        start += cells
 
 
 @_jit
@@ -263,20 +300,18 @@ def _bit_index(mask):
 
 
 @_jit
-def targets(unique, f, set_masks, set_sizes):
-    """:func:`dpbook.mwem._fit_targets`' tables, one run of ``2^|S|`` cells per maximal set (``set_sizes[k] =
-    |S|``, its masks the next run of ``set_masks``, in Hadamard order): the fitted parity sums of its masks,
+def targets(unique, f, set_masks, starts):
+    """:func:`dpbook.mwem._fit_targets`' tables, one run ``starts[k]:starts[k + 1]`` of ``2^|S|`` cells per
+    maximal set (``set_masks`` their subsets' masks in Hadamard order): the fitted parity sums of its masks,
     their Walsh–Hadamard transform divided by ``2^|S|`` (:func:`dpbook.mwem._consistent_groups`), clipped at 0,
     divided by the row's sum (numpy's order) when it is positive and else uniform, floored at :data:`_FLOOR`
     (``numpy.maximum``'s rule: the first operand when it is ``>=`` the second or NaN)."""
     out = np.empty(set_masks.size)
-    start = 0
-    for k in range(set_sizes.size):
-        s = set_sizes[k]
-        cells = 1 << s
+    for k in range(starts.size - 1):
+        start, cells = starts[k], starts[k + 1] - starts[k]
         for j in range(start, start + cells):
             out[j] = f[np.searchsorted(unique, set_masks[j])]
-        _hadamard_into(out, start, s)
+        _hadamard_into(out, start, _bit_index(cells))
         scale = float(cells)
         for j in range(start, start + cells):
             v = out[j] / scale
@@ -291,18 +326,22 @@ def targets(unique, f, set_masks, set_sizes):
         for j in range(start, start + cells):
             v = out[j]
             out[j] = v if (v >= _FLOOR or v != v) else _FLOOR
-        start += cells
     return out
 
 
 @_jit
-def fit_targets(unique, precision, weighted, new_masks, new_values, new_sizes, new_scales, n, d, high,
-                set_masks, set_sizes):
-    """One round of :func:`dpbook.mwem._fit_targets` in one call: the new measurements merged and added
-    (:func:`merge_masks`, :func:`add_measurements`; ``precision`` and ``weighted`` in place when no mask is new),
-    the shrinkage (:func:`shrink`), the maximal sets' targets (:func:`targets`).  Returns the parity state
-    ``(unique, precision, weighted)``, each order's prior variance and the targets, one run per maximal set."""
+def fit_targets(unique, precision, weighted, new_sets, new_values, new_scales, n, d, high, maximal_sets):
+    """One round of :func:`dpbook.mwem._fit_targets` in one call.  ``unique``, ``precision``, ``weighted``: the
+    parity state so far (sorted masks, their precisions and precision-weighted sums); ``new_sets``: the bit masks
+    of the new measurements' sets (attribute ``a`` = bit ``d−1−a``), their values one run after another in
+    ``new_values`` (table order), their Laplace scales ``new_scales``; ``maximal_sets``: the bit masks of the
+    maximal measured sets, in order.  The new measurements merged and added (:func:`merge_masks`,
+    :func:`add_measurements`; in place when no mask is new), the shrinkage (:func:`shrink`; ``high`` = ``n²/3``),
+    the maximal sets' targets (:func:`targets`).  Returns the parity state, each order's prior variance, the
+    targets (one run per maximal set) and where each run starts (one more entry: the total)."""
+    new_masks, new_starts = _all_subset_masks(new_sets)
     unique, precision, weighted = merge_masks(unique, precision, weighted, new_masks)
-    add_measurements(unique, precision, weighted, new_masks, new_values, new_sizes, new_scales)
+    add_measurements(unique, precision, weighted, new_masks, new_starts, new_values, new_scales)
     f, tau2s = shrink(unique, precision, weighted, n, d, high)
-    return unique, precision, weighted, tau2s, targets(unique, f, set_masks, set_sizes)
+    set_masks, starts = _all_subset_masks(maximal_sets)
+    return unique, precision, weighted, tau2s, targets(unique, f, set_masks, starts), starts

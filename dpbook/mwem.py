@@ -1223,33 +1223,29 @@ def _fit_targets_compiled(kernel, plan, measurements, n, cache):
     """:func:`_fit_targets` through the compiled ``kernel`` (:func:`dpbook._estimator_numba.fit_targets`, the same
     bytes), one call a round: the parity state (sorted masks, precisions, weighted sums) kept as arrays in
     ``cache["parity arrays"]`` and grown by the new measurements (afresh when the measurements are not the last
-    call's plus new ones, as :func:`_parity_estimates`), the maximal sets' masks concatenated once per list of
-    maximal sets; the targets are views of one array, one run per maximal set."""
+    call's plus new ones, as :func:`_parity_estimates`); the sets passed as bit masks (``plan.masks(S)[-1]``,
+    every attribute of ``S``; the kernel lists their subsets as :meth:`_AdaptivePlan.masks` does, for ``S`` in
+    increasing order as every measured set is).  The targets are views of one array, one run per maximal set."""
     state = cache.get("parity arrays")
     done = 0 if state is None else state[0]
     if state is None or done > len(measurements) or (done and measurements[done - 1][2] is not state[1]):
         state, done = (0, None, np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0)), 0
     new = measurements[done:]
-    if new:
-        new_masks = np.concatenate([plan.masks(S) for S, _, _ in new])
-        new_values = np.concatenate([np.asarray(y, dtype=np.float64).reshape(-1) for _, _, y in new])
-        new_sizes = np.array([len(S) for S, _, _ in new], dtype=np.int64)
-        new_scales = np.array([b for _, b, _ in new], dtype=np.float64)
-    else:
-        new_masks, new_values = np.zeros(0, dtype=np.int64), np.zeros(0)
-        new_sizes, new_scales = np.zeros(0, dtype=np.int64), np.zeros(0)
+    new_sets = np.array([plan.masks(S)[-1] for S, _, _ in new], dtype=np.int64)
+    new_values = (np.asarray(new[0][2], dtype=np.float64).reshape(-1) if len(new) == 1 else
+                  np.concatenate([np.asarray(y, dtype=np.float64).reshape(-1) for _, _, y in new] or [np.zeros(0)]))
+    new_scales = np.array([b for _, b, _ in new], dtype=np.float64)
     sets = _maximal_sets([S for S, _, _ in measurements], cache)
-    layout = cache.get("maximal layout")
-    if layout is None or layout[0] != sets:
-        sizes = np.array([len(S) for S in sets], dtype=np.int64)
-        starts = np.concatenate(([0], np.cumsum(1 << sizes)))
-        layout = cache["maximal layout"] = (sets, np.concatenate([plan.masks(S) for S in sets]), sizes,
-                                            starts.tolist())
-    unique, precision, weighted, _, flat = kernel(state[2], state[3], state[4], new_masks, new_values, new_sizes,
-                                                  new_scales, n, plan.d, float(n) ** 2 / _PRIOR_SHARE,
-                                                  layout[1], layout[2])
+    bits = cache.setdefault("set bits", {})  # S -> its bit mask, as the kernel reads it
+    for S in sets:
+        if S not in bits:
+            bits[S] = int(plan.masks(S)[-1])
+    maximal = np.array([bits[S] for S in sets], dtype=np.int64)
+    unique, precision, weighted, _, flat, starts = kernel(state[2], state[3], state[4], new_sets, new_values,
+                                                          new_scales, n, plan.d, float(n) ** 2 / _PRIOR_SHARE,
+                                                          maximal)
     cache["parity arrays"] = (len(measurements), measurements[-1][2], unique, precision, weighted)
-    starts = layout[3]
+    starts = starts.tolist()
     return {S: flat[starts[k]: starts[k + 1]] for k, S in enumerate(sets)}
 
 
@@ -1269,18 +1265,22 @@ def _maximal_sets(sets, cache=None) -> list:
     tables are consistent, so a set's table is the marginal of any measured superset's table and fitting the
     maximal ones fits them all (up to the clipping at 0).  ``cache``: a dict kept across one run's calls, whose
     sets only grow: each new set is added to the last answer (a set in a maximal one changes nothing; else the
-    maximal sets inside it leave and it joins last, as first measured), the same list as afresh."""
+    maximal sets inside it leave and it joins last, as first measured), the same list as afresh (containment
+    read on bit masks, attribute ``a`` = bit ``a``)."""
     state = None if cache is None else cache.get("maximal")
     if state is not None and state[0] <= len(sets) and sets[:state[0]] == state[1]:
-        maximal = list(state[2])
+        maximal, masks = list(state[2]), list(state[3])
         for S in sets[state[0]:]:
-            if not any(set(S) <= set(M) for M in maximal):
-                maximal = [M for M in maximal if not set(M) <= set(S)] + [S]
-        cache["maximal"] = (len(sets), list(sets), maximal)
+            m = sum(1 << a for a in S)
+            if not any(m & M == m for M in masks):
+                keep = [k for k, M in enumerate(masks) if M & m != M]
+                maximal = [maximal[k] for k in keep] + [S]
+                masks = [masks[k] for k in keep] + [m]
+        cache["maximal"] = (len(sets), list(sets), maximal, masks)
         return list(maximal)
     maximal = _maximal_sets_afresh(sets)
     if cache is not None:
-        cache["maximal"] = (len(sets), list(sets), maximal)
+        cache["maximal"] = (len(sets), list(sets), maximal, [sum(1 << a for a in S) for S in maximal])
     return list(maximal)
 
 
