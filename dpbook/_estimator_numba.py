@@ -71,9 +71,10 @@ def _numpy_sum(a, start, n):
     """``numpy.sum(a[start:start + n])`` for a contiguous float64 ``a``, in numpy's pairwise order: a run of more
     than 128 is split at half its length rounded down to a multiple of 8, and the halves' sums added (left plus
     right).  The recursion walked with an explicit stack (numba's cache does not keep recursive functions
-    reliably, as :func:`dpbook._mw_numba._update_row` notes)."""
+    reliably, as :func:`dpbook._mw_numba._update_row` notes).  numpy adds that sum to its identity ``0.0`` (which
+    changes only a ``−0.0`` sum, to ``0.0``), and so does this."""
     if n <= _BASE:
-        return _base_sum(a, start, n)
+        return 0.0 + _base_sum(a, start, n)
     starts = np.empty(64, dtype=np.int64)     # the nodes from the root to the current one (depth <= 64)
     sizes = np.empty(64, dtype=np.int64)
     on_right = np.zeros(64, dtype=np.bool_)   # the node's left half is summed (into lefts), its right is next
@@ -95,7 +96,7 @@ def _numpy_sum(a, start, n):
             value = lefts[top] + value
             top -= 1
         if top < 0:
-            return value
+            return 0.0 + value
         lefts[top], on_right[top] = value, True
         s, m = starts[top], sizes[top]        # a left half done: the right half is next
         half = m // 2
