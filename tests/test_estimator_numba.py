@@ -194,7 +194,7 @@ def test_shrink_is_the_numpy_paths():
             assert {j: tau2s[j] for j in range(d + 1) if not np.isnan(tau2s[j])} == guesses
 
 
-def _run_digest(extra_env, code_tail="") -> list:
+def _run_digest(extra_env) -> list:
     """A subprocess's digest of whole adaptive_marginals runs: digits and cancer (both variants, seeds 0-4) and a
     synthetic d = 20 run (both variants, seed 0); and whether the kernel was in use."""
     code = ("import hashlib, sys, numpy as np\n"
@@ -216,9 +216,9 @@ def _run_digest(extra_env, code_tail="") -> list:
             "        for seed in range(seeds):\n"
             "            r = adaptive_marginals(x, W, epsilon=1.0, delta=delta, n=int(x.sum()), rng=seed)\n"
             "            h.update(np.asarray(r.answers).tobytes())\n"
-            "print('dpbook._estimator_numba' in sys.modules, h.hexdigest())\n" + code_tail)
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
-               DPBOOK_NUMBA="1", **extra_env)
+            "print('dpbook._estimator_numba' in sys.modules, h.hexdigest())\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    env.update({"DPBOOK_NUMBA": "1", **extra_env})
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
                           timeout=900, check=True)
     return done.stdout.split()
