@@ -331,18 +331,46 @@ def targets(unique, f, set_masks, starts):
 
 
 @_jit
-def fit_targets(unique, precision, weighted, new_sets, new_values, new_scales, n, d, high, maximal_sets):
+def add_maximal(maximal, new_sets):
+    """:func:`dpbook.mwem._maximal_sets`' step on bit masks: ``maximal`` (the maximal sets so far, in order) with
+    each of ``new_sets`` added in turn (a set inside a maximal one changes nothing; else the maximal sets inside
+    it leave and it joins last)."""
+    out = np.empty(maximal.size + new_sets.size, dtype=np.int64)
+    count = maximal.size
+    out[:count] = maximal
+    for m in new_sets:
+        inside = False
+        for i in range(count):
+            if out[i] & m == m:
+                inside = True
+                break
+        if inside:
+            continue
+        keep = 0
+        for i in range(count):
+            if out[i] & m != out[i]:
+                out[keep] = out[i]
+                keep += 1
+        out[keep] = m
+        count = keep + 1
+    return out[:count].copy()
+
+
+@_jit
+def fit_targets(unique, precision, weighted, maximal, new_sets, new_values, new_scales, n, d, high):
     """One round of :func:`dpbook.mwem._fit_targets` in one call.  ``unique``, ``precision``, ``weighted``: the
     parity state so far (sorted masks, their precisions and precision-weighted sums); ``new_sets``: the bit masks
     of the new measurements' sets (attribute ``a`` = bit ``d−1−a``), their values one run after another in
-    ``new_values`` (table order), their Laplace scales ``new_scales``; ``maximal_sets``: the bit masks of the
-    maximal measured sets, in order.  The new measurements merged and added (:func:`merge_masks`,
-    :func:`add_measurements`; in place when no mask is new), the shrinkage (:func:`shrink`; ``high`` = ``n²/3``),
-    the maximal sets' targets (:func:`targets`).  Returns the parity state, each order's prior variance, the
-    targets (one run per maximal set) and where each run starts (one more entry: the total)."""
+    ``new_values`` (table order), their Laplace scales ``new_scales``; ``maximal``: the bit masks of the maximal
+    sets so far, in order.  The new measurements merged and added (:func:`merge_masks`, :func:`add_measurements`;
+    in place when no mask is new) and their sets to the maximal ones (:func:`add_maximal`), the shrinkage
+    (:func:`shrink`; ``high`` = ``n²/3``), the maximal sets' targets (:func:`targets`).  Returns the parity state,
+    the maximal sets, each order's prior variance, the targets (one run per maximal set) and where each run starts
+    (one more entry: the total)."""
     new_masks, new_starts = _all_subset_masks(new_sets)
     unique, precision, weighted = merge_masks(unique, precision, weighted, new_masks)
     add_measurements(unique, precision, weighted, new_masks, new_starts, new_values, new_scales)
+    maximal = add_maximal(maximal, new_sets)
     f, tau2s = shrink(unique, precision, weighted, n, d, high)
-    set_masks, starts = _all_subset_masks(maximal_sets)
-    return unique, precision, weighted, tau2s, targets(unique, f, set_masks, starts), starts
+    set_masks, starts = _all_subset_masks(maximal)
+    return unique, precision, weighted, maximal, tau2s, targets(unique, f, set_masks, starts), starts

@@ -1221,32 +1221,35 @@ def _estimator_kernel(plan):
 
 def _fit_targets_compiled(kernel, plan, measurements, n, cache):
     """:func:`_fit_targets` through the compiled ``kernel`` (:func:`dpbook._estimator_numba.fit_targets`, the same
-    bytes), one call a round: the parity state (sorted masks, precisions, weighted sums) kept as arrays in
-    ``cache["parity arrays"]`` and grown by the new measurements (afresh when the measurements are not the last
-    call's plus new ones, as :func:`_parity_estimates`); the sets passed as bit masks (``plan.masks(S)[-1]``,
-    every attribute of ``S``; the kernel lists their subsets as :meth:`_AdaptivePlan.masks` does, for ``S`` in
-    increasing order as every measured set is).  The targets are views of one array, one run per maximal set."""
+    bytes), one call a round.  ``cache["parity arrays"]`` keeps the state as arrays (sorted masks, precisions,
+    weighted sums, the maximal sets' bit masks), grown by the new measurements (afresh when the measurements are
+    not the last call's plus new ones, as :func:`_parity_estimates`); sets go to the kernel as bit masks
+    (``plan.masks(S)[-1]``, every attribute of ``S``; the kernel lists their subsets as :meth:`_AdaptivePlan.masks`
+    does, for ``S`` in increasing order as every measured set is) and come back through ``cache["set names"]``.
+    The targets are views of one array, one run per maximal set."""
     state = cache.get("parity arrays")
     done = 0 if state is None else state[0]
     if state is None or done > len(measurements) or (done and measurements[done - 1][2] is not state[1]):
-        state, done = (0, None, np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0)), 0
+        state, done = (0, None, np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0), np.zeros(0, dtype=np.int64)), 0
     new = measurements[done:]
-    new_sets = np.array([plan.masks(S)[-1] for S, _, _ in new], dtype=np.int64)
-    new_values = (np.asarray(new[0][2], dtype=np.float64).reshape(-1) if len(new) == 1 else
-                  np.concatenate([np.asarray(y, dtype=np.float64).reshape(-1) for _, _, y in new] or [np.zeros(0)]))
-    new_scales = np.array([b for _, b, _ in new], dtype=np.float64)
-    sets = _maximal_sets([S for S, _, _ in measurements], cache)
-    bits = cache.setdefault("set bits", {})  # S -> its bit mask, as the kernel reads it
-    for S in sets:
-        if S not in bits:
-            bits[S] = int(plan.masks(S)[-1])
-    maximal = np.array([bits[S] for S in sets], dtype=np.int64)
-    unique, precision, weighted, _, flat, starts = kernel(state[2], state[3], state[4], new_sets, new_values,
-                                                          new_scales, n, plan.d, float(n) ** 2 / _PRIOR_SHARE,
-                                                          maximal)
-    cache["parity arrays"] = (len(measurements), measurements[-1][2], unique, precision, weighted)
+    names = cache.setdefault("set names", {})      # bit mask -> S, and S -> bit mask
+    for S, _, _ in new:
+        if S not in names:
+            m = int(plan.masks(S)[-1])
+            names[S], names[m] = m, S
+    if len(new) == 1:
+        (S, b, y), = new
+        new_sets, new_values, new_scales = np.array([names[S]]), np.asarray(y, dtype=np.float64), np.array([b])
+    else:
+        new_sets = np.array([names[S] for S, _, _ in new], dtype=np.int64)
+        new_values = np.concatenate([np.asarray(y, dtype=np.float64) for _, _, y in new] or [np.zeros(0)])
+        new_scales = np.array([b for _, b, _ in new], dtype=np.float64)
+    unique, precision, weighted, maximal, _, flat, starts = kernel(
+        state[2], state[3], state[4], state[5], new_sets, new_values, new_scales, n, plan.d,
+        float(n) ** 2 / _PRIOR_SHARE)
+    cache["parity arrays"] = (len(measurements), measurements[-1][2], unique, precision, weighted, maximal)
     starts = starts.tolist()
-    return {S: flat[starts[k]: starts[k + 1]] for k, S in enumerate(sets)}
+    return {names[m]: flat[starts[k]: starts[k + 1]] for k, m in enumerate(maximal.tolist())}
 
 
 def _hadamard_rows(y, s):
