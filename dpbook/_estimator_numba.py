@@ -259,8 +259,10 @@ def shrink(unique, precision, weighted, n, d, high):
     f = np.zeros(size)
     mean = np.zeros(size)
     tau2s = np.full(d + 1, np.nan)
+    by_order = np.argsort(order, kind="mergesort")    # each order's masks in increasing order, orders ascending
+    ends = np.searchsorted(order[by_order], np.arange(d + 2))
     for j in range(1, d + 1):
-        at = np.flatnonzero(order == j)
+        at = by_order[ends[j]: ends[j + 1]]
         if at.size == 0:
             continue
         dev = np.empty(at.size)

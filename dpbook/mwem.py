@@ -1245,7 +1245,7 @@ def _fit_targets_compiled(kernel, plan, measurements, n, cache):
         new_values = np.concatenate([np.asarray(y, dtype=np.float64) for _, _, y in new] or [np.zeros(0)])
         new_scales = np.array([b for _, b, _ in new], dtype=np.float64)
     unique, precision, weighted, maximal, _, flat, starts = kernel(
-        state[2], state[3], state[4], state[5], new_sets, new_values, new_scales, n, plan.d,
+        state[2], state[3], state[4], state[5], new_sets, new_values, new_scales, float(n), plan.d,
         float(n) ** 2 / _PRIOR_SHARE)
     cache["parity arrays"] = (len(measurements), measurements[-1][2], unique, precision, weighted, maximal)
     starts = starts.tolist()
