@@ -201,25 +201,45 @@ def _all_subset_masks(set_masks):
 
 
 @_jit
+def _find(sorted_masks, mask):
+    """``numpy.searchsorted(sorted_masks, mask)`` (the first position whose mask is ``>= mask``), by bisection."""
+    lo, hi = 0, sorted_masks.size
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if sorted_masks[mid] < mask:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@_jit
 def merge_masks(unique, precision, weighted, new_masks):
     """The merge of :func:`dpbook.mwem._parity_estimates`: ``unique`` (sorted masks) with ``new_masks`` joined
     (sorted, distinct), and ``precision``, ``weighted`` carried to the merged positions (a new mask starts at 0).
     The same arrays when every new mask is already there."""
     missing = False
     for mask in new_masks:
-        at = np.searchsorted(unique, mask)
+        at = _find(unique, mask)
         if at >= unique.size or unique[at] != mask:
             missing = True
             break
     if not missing:
         return unique, precision, weighted
-    merged = np.unique(np.concatenate((unique, new_masks)))
+    every = np.sort(np.concatenate((unique, new_masks)))
+    merged = np.empty(every.size, dtype=np.int64)   # (numpy's union1d: sorted, each mask once)
+    size = 0
+    for k in range(every.size):
+        if size == 0 or every[k] != merged[size - 1]:
+            merged[size] = every[k]
+            size += 1
+    merged = merged[:size]
     new_precision = np.zeros(merged.size)
     new_weighted = np.zeros(merged.size)
-    old = np.searchsorted(merged, unique)
     for k in range(unique.size):
-        new_precision[old[k]] = precision[k]
-        new_weighted[old[k]] = weighted[k]
+        at = _find(merged, unique[k])
+        new_precision[at] = precision[k]
+        new_weighted[at] = weighted[k]
     return merged, new_precision, new_weighted
 
 
@@ -237,7 +257,7 @@ def add_measurements(unique, precision, weighted, new_masks, starts, new_values,
         b = new_scales[k]
         inv = 1.0 / (float(cells) * 2.0 * b * b)
         for j in range(start, start + cells):
-            at = np.searchsorted(unique, new_masks[j])
+            at = _find(unique, new_masks[j])
             precision[at] += inv
             weighted[at] += inv * values[j]
 
@@ -258,9 +278,18 @@ def shrink(unique, precision, weighted, n, d, high):
         order[k] = _popcount(unique[k])
     f = np.zeros(size)
     mean = np.zeros(size)
-    tau2s = np.full(d + 1, np.nan)
-    by_order = np.argsort(order, kind="mergesort")    # each order's masks in increasing order, orders ascending
-    ends = np.searchsorted(order[by_order], np.arange(d + 2))
+    tau2s = np.empty(d + 1)
+    tau2s[:] = np.nan
+    ends = np.zeros(d + 2, dtype=np.int64)         # each order's masks in increasing order, orders ascending
+    for k in range(size):
+        ends[order[k] + 1] += 1
+    for j in range(d + 1):
+        ends[j + 1] += ends[j]
+    by_order = np.empty(size, dtype=np.int64)
+    filled = ends[:d + 1].copy()
+    for k in range(size):
+        by_order[filled[order[k]]] = k
+        filled[order[k]] += 1
     for j in range(1, d + 1):
         at = by_order[ends[j]: ends[j + 1]]
         if at.size == 0:
@@ -313,7 +342,7 @@ def targets(unique, f, set_masks, starts):
     for k in range(starts.size - 1):
         start, cells = starts[k], starts[k + 1] - starts[k]
         for j in range(start, start + cells):
-            out[j] = f[np.searchsorted(unique, set_masks[j])]
+            out[j] = f[_find(unique, set_masks[j])]
         _hadamard_into(out, start, _bit_index(cells))
         scale = float(cells)
         for j in range(start, start + cells):
