@@ -1170,7 +1170,9 @@ def _fit_targets(plan, measurements, n, cache=None):
     the maximal sets.  The sets of one size at once: a row's sum of at most ``_ROW_SUM_CELLS`` cells is the
     sum of that row alone (numpy adds fewer than 8 numbers one after another), the rest cell by cell; larger
     tables are summed one by one.  ``cache``: a dict kept across one run's calls; the same measurements (the
-    release's fit after the last round's) give the same targets, which are read back."""
+    release's fit after the last round's) give the same targets, which are read back.  From ``d >=
+    _COMPONENTS_MIN_D``, with numba installed, the same targets come from one compiled call a round
+    (:func:`_fit_targets_compiled`)."""
     key = (len(measurements), measurements[-1][2] if measurements else None)
     last = None if cache is None else cache.get("targets")
     if last is not None and last[0] == key[0] and last[1] is key[1]:
