@@ -37,6 +37,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+import os
 import weakref
 
 import numpy as np
@@ -1169,11 +1170,19 @@ def _fit_targets(plan, measurements, n, cache=None):
     the maximal sets.  The sets of one size at once: a row's sum of at most ``_ROW_SUM_CELLS`` cells is the
     sum of that row alone (numpy adds fewer than 8 numbers one after another), the rest cell by cell; larger
     tables are summed one by one.  ``cache``: a dict kept across one run's calls; the same measurements (the
-    release's fit after the last round's) give the same targets, which are read back."""
+    release's fit after the last round's) give the same targets, which are read back.  From ``d >=
+    _COMPONENTS_MIN_D``, with numba installed, the same targets come from one compiled call a round
+    (:func:`_fit_targets_compiled`)."""
     key = (len(measurements), measurements[-1][2] if measurements else None)
     last = None if cache is None else cache.get("targets")
     if last is not None and last[0] == key[0] and last[1] is key[1]:
         return last[2]
+    kernel = _estimator_kernel(plan) if measurements else None
+    if kernel is not None:
+        targets = _fit_targets_compiled(kernel, plan, measurements, n, {} if cache is None else cache)
+        if cache is not None:
+            cache["targets"] = (key[0], key[1], targets)
+        return targets
     sets, groups = _consistent_groups(plan, measurements, n, cache)
     targets = {}
     for group, tables in groups:
@@ -1193,6 +1202,58 @@ def _fit_targets(plan, measurements, n, cache=None):
     return targets
 
 
+#: Whether the estimator may take its compiled form (:mod:`dpbook._estimator_numba`, when numba is installed: the
+#: ``speed`` extra) on a problem with ``d >= _COMPONENTS_MIN_D`` (a public rule: smaller problems never import
+#: numba).  The bytes are the same either way; ``DPBOOK_NUMBA=0`` in the environment turns it off.
+_ESTIMATOR_COMPILED = os.environ.get("DPBOOK_NUMBA", "1") != "0"
+_ESTIMATOR_KERNEL: list = []       # [the kernel, or None without numba] once _estimator_kernel looked
+
+
+def _estimator_kernel(plan):
+    """:func:`dpbook._estimator_numba.fit_targets` when the compiled estimator applies to ``plan`` (``d >=
+    _COMPONENTS_MIN_D``, :data:`_ESTIMATOR_COMPILED`, numba imports), else ``None``.  Imported on first use, never
+    when ``dpbook`` is imported (numba's import and its first load from the disk cache cost a second or more)."""
+    if not _ESTIMATOR_COMPILED or plan.d < _COMPONENTS_MIN_D:
+        return None
+    if not _ESTIMATOR_KERNEL:
+        from . import _estimator_numba
+        _ESTIMATOR_KERNEL.append(_estimator_numba.fit_targets if _estimator_numba.AVAILABLE else None)
+    return _ESTIMATOR_KERNEL[0]
+
+
+def _fit_targets_compiled(kernel, plan, measurements, n, cache):
+    """:func:`_fit_targets` through the compiled ``kernel`` (:func:`dpbook._estimator_numba.fit_targets`, the same
+    bytes), one call a round.  ``cache["parity arrays"]`` keeps the state as arrays (sorted masks, precisions,
+    weighted sums, the maximal sets' bit masks), grown by the new measurements (afresh when the measurements are
+    not the last call's plus new ones, as :func:`_parity_estimates`); sets go to the kernel as bit masks
+    (``plan.masks(S)[-1]``, every attribute of ``S``; the kernel lists their subsets as :meth:`_AdaptivePlan.masks`
+    does, for ``S`` in increasing order as every measured set is) and come back through ``cache["set names"]``.
+    The targets are views of one array, one run per maximal set."""
+    state = cache.get("parity arrays")
+    done = 0 if state is None else state[0]
+    if state is None or done > len(measurements) or (done and measurements[done - 1][2] is not state[1]):
+        state, done = (0, None, np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0), np.zeros(0, dtype=np.int64)), 0
+    new = measurements[done:]
+    names = cache.setdefault("set names", {})      # bit mask -> S, and S -> bit mask
+    for S, _, _ in new:
+        if S not in names:
+            m = int(plan.masks(S)[-1])
+            names[S], names[m] = m, S
+    if len(new) == 1:
+        (S, b, y), = new
+        new_sets, new_values, new_scales = np.array([names[S]]), np.asarray(y, dtype=np.float64), np.array([b])
+    else:
+        new_sets = np.array([names[S] for S, _, _ in new], dtype=np.int64)
+        new_values = np.concatenate([np.asarray(y, dtype=np.float64) for _, _, y in new] or [np.zeros(0)])
+        new_scales = np.array([b for _, b, _ in new], dtype=np.float64)
+    unique, precision, weighted, maximal, _, flat, starts = kernel(
+        state[2], state[3], state[4], state[5], new_sets, new_values, new_scales, float(n), plan.d,
+        float(n) ** 2 / _PRIOR_SHARE)
+    cache["parity arrays"] = (len(measurements), measurements[-1][2], unique, precision, weighted, maximal)
+    starts = starts.tolist()
+    return {names[m]: flat[starts[k]: starts[k + 1]] for k, m in enumerate(maximal.tolist())}
+
+
 def _hadamard_rows(y, s):
     """:func:`_hadamard` of each row of ``y`` (``(rows, 2^s)``): the same additions and subtractions per row."""
     h = np.array(y, dtype=np.float64).reshape(-1, 1 << s)
@@ -1209,18 +1270,22 @@ def _maximal_sets(sets, cache=None) -> list:
     tables are consistent, so a set's table is the marginal of any measured superset's table and fitting the
     maximal ones fits them all (up to the clipping at 0).  ``cache``: a dict kept across one run's calls, whose
     sets only grow: each new set is added to the last answer (a set in a maximal one changes nothing; else the
-    maximal sets inside it leave and it joins last, as first measured), the same list as afresh."""
+    maximal sets inside it leave and it joins last, as first measured), the same list as afresh (containment
+    read on bit masks, attribute ``a`` = bit ``a``)."""
     state = None if cache is None else cache.get("maximal")
     if state is not None and state[0] <= len(sets) and sets[:state[0]] == state[1]:
-        maximal = list(state[2])
+        maximal, masks = list(state[2]), list(state[3])
         for S in sets[state[0]:]:
-            if not any(set(S) <= set(M) for M in maximal):
-                maximal = [M for M in maximal if not set(M) <= set(S)] + [S]
-        cache["maximal"] = (len(sets), list(sets), maximal)
+            m = sum(1 << a for a in S)
+            if not any(m & M == m for M in masks):
+                keep = [k for k, M in enumerate(masks) if M & m != M]
+                maximal = [maximal[k] for k in keep] + [S]
+                masks = [masks[k] for k in keep] + [m]
+        cache["maximal"] = (len(sets), list(sets), maximal, masks)
         return list(maximal)
     maximal = _maximal_sets_afresh(sets)
     if cache is not None:
-        cache["maximal"] = (len(sets), list(sets), maximal)
+        cache["maximal"] = (len(sets), list(sets), maximal, [sum(1 << a for a in S) for S in maximal])
     return list(maximal)
 
 
