@@ -2017,6 +2017,48 @@ def _pair_sums(g, c):
     return i, j, flat[total], flat[ones], flat[both]
 
 
+_COMPONENT_KERNELS: list = []     # [dpbook._component_numba, or None] once _component_kernels looked
+
+
+def _component_kernels():
+    """The compiled kernels of :class:`_ComponentModel` (the module :mod:`dpbook._component_numba`) when
+    ``dpbook._mw_kernels.USE_COMPILED`` (``DPBOOK_NUMBA=0`` turns it off) and numba imports, else ``None`` (the
+    numpy path runs: the same bytes).  Imported on a component model's first fit, never with ``dpbook``: only the
+    public rule :func:`_components_suit` builds a component model, so smaller problems never import numba."""
+    from . import _mw_kernels
+    if not _mw_kernels.USE_COMPILED:
+        return None
+    if not _COMPONENT_KERNELS:
+        from . import _component_numba
+        _COMPONENT_KERNELS.append(_component_numba if _component_numba.AVAILABLE else None)
+    return _COMPONENT_KERNELS[0]
+
+
+_STEP_CODES = {}                   # (c, positions) -> _step_codes' answer (a function of them only)
+
+
+def _step_codes(c, pos):
+    """:func:`_row_view` of a set at sorted positions ``pos`` of a part of ``c`` attributes as the compiled
+    fit reads it: (each row's kept cell ``h``, each column's low bits of the set's cell, the number of those low
+    bits, whether rows are summed away); the set's cell of entry ``(row, j)`` is ``(h[row] << count) | low[j]``,
+    the cell ``index`` of :func:`_row_view` gives it."""
+    key = (c, tuple(pos))
+    if key not in _STEP_CODES:
+        L = min(c, _LOW_BITS)
+        D = c - L
+        hi, lo = [q for q in pos if q < D], [q - D for q in pos if q >= D]
+        rows = np.arange(1 << D)
+        hcode = np.zeros(1 << D, dtype=np.int64)
+        for k, q in enumerate(hi):
+            hcode |= ((rows >> (D - 1 - q)) & 1) << (len(hi) - 1 - k)
+        j = np.arange(1 << L)
+        low = np.zeros(1 << L, dtype=np.int64)
+        for k, q in enumerate(lo):
+            low |= ((j >> (L - 1 - q)) & 1) << (len(lo) - 1 - k)
+        _STEP_CODES[key] = (hcode, low, len(lo), len(hi) < D)
+    return _STEP_CODES[key]
+
+
 class _ComponentModel:
     """The proportional-fitting model as a product of independent parts: fitting from the uniform table
     multiplies the cells by ratios that each depend on one measured set's cells, so ``p(x) = Π_C g_C(x_C)`` over
@@ -2035,6 +2077,24 @@ class _ComponentModel:
         self.where = [-1] * d                             # attribute -> its larger part's index, or -1
         self._views, self._pairs, self._placed = {}, None, set()
         self._steps = {}                                  # S -> its fitting step's view (while the parts stay)
+        self._pack([])                                    # the tables as views of one buffer (compiled kernels)
+
+    def _pack(self, tables):
+        """Keep ``tables`` as consecutive views of one flat buffer (the compiled kernels read every part from it),
+        with the parts' offsets, sizes and attributes as arrays; the compiled steps are rebuilt."""
+        sizes = [g.size for g in tables]
+        self.buffer = np.concatenate(tables) if tables else np.empty(0)
+        self._starts = np.cumsum([0] + sizes[:-1], dtype=np.int64) if tables else np.empty(0, dtype=np.int64)
+        self._sizes = np.array(sizes, dtype=np.int64)
+        self.tables = [self.buffer[s: s + n] for s, n in zip(self._starts.tolist(), sizes)]
+        self._attrs = np.array([a for C in self.parts for a in C], dtype=np.int64)
+        self._attr_starts = np.cumsum([0] + [len(C) for C in self.parts], dtype=np.int64)
+        self._compiled_steps = {}                         # the targets' sets -> the compiled fit's steps
+
+    def _packed(self):
+        """The tables still views of the buffer (a copied model's are not): packed again if not."""
+        if any(g.base is not self.buffer for g in self.tables):
+            self._pack([np.array(g, dtype=np.float64) for g in self.tables])
 
     def prepared(self, sets):
         """The model ready to fit ``sets``: the parts a set joins multiplied into one; the table instead when a
@@ -2060,7 +2120,7 @@ class _ComponentModel:
             attrs, g = attrs + C, (t if g is None else np.multiply.outer(g, t).reshape(-1))
         keep = [i for i in range(len(self.parts)) if i not in members]
         self.parts = [self.parts[i] for i in keep] + [attrs]
-        self.tables = [self.tables[i] for i in keep] + [g]
+        self._pack([self.tables[i] for i in keep] + [g])
         self.where = [-1] * self.d
         for i, C in enumerate(self.parts):
             for a in C:
@@ -2080,10 +2140,63 @@ class _ComponentModel:
         return (i,) + self._views[key]
 
     def fit(self, targets, tol, sweeps):
+        """:func:`_fit`'s sweeps on the parts (:meth:`_fit_numpy`), by the compiled kernel
+        :func:`dpbook._component_numba.fit_sweeps` when it is available (:func:`_component_kernels`): the same
+        bytes."""
+        kernels = _component_kernels()
+        if kernels is None:
+            return self._fit_numpy(targets, tol, sweeps)
+        ones, rest = [], []
+        for S in targets:
+            if len(S) == 1 and self.where[S[0]] < 0:
+                ones.append(S[0])
+            else:
+                rest.append(S)
+        key = tuple(rest)
+        self._packed()
+        compiled = self._compiled_steps.get(key)
+        if compiled is None:
+            compiled = self._compiled_steps[key] = self._steps_matrix(rest)
+        steps, hcodes, lows = compiled
+        values = (np.concatenate([targets[S] for S in rest]).astype(np.float64, copy=False) if rest
+                  else np.empty(0))
+        goal = (np.array([targets[(a,)] for a in ones], dtype=np.float64).reshape(len(ones), 2) if ones
+                else np.empty((0, 2)))
+        kernels.fit_sweeps(self.buffer, self._starts, self._sizes, self.single, np.array(ones, dtype=np.int64),
+                           goal, steps, hcodes, lows, values, float(tol), _STALL,
+                           _FIT_SWEEPS if sweeps is None else sweeps)
+        self._pairs = None
+        return self
+
+    def _steps_matrix(self, sets):
+        """The compiled fit's steps for ``sets`` (each in a larger part, in order): one row of
+        :data:`dpbook._component_numba.STEP_FIELDS` integers a set, and the views' row and column codes
+        (:func:`_step_codes`) concatenated."""
+        from . import _component_numba as k
+        steps = np.zeros((len(sets), k.STEP_FIELDS), dtype=np.int64)
+        hcodes, lows, at_h, at_low = [], [], 0, 0
+        for r, S in enumerate(sets):
+            i, shape, away, index, swapped = self._view(S)
+            C = self.parts[i]
+            hcode, low, count, summed = _step_codes(len(C), sorted(C.index(a) for a in S))
+            row = steps[r]
+            row[k.PART_START], row[k.PART_SIZE] = self._starts[i], self._sizes[i]
+            row[k.WHOLE] = self._sizes[i] == 1 << len(S)
+            row[k.HCODE_START], row[k.LOW_START], row[k.WIDTH] = at_h, at_low, low.size
+            row[k.LOW_COUNT], row[k.N_KEPT], row[k.SUMMED] = count, 1 << (len(S) - count), summed
+            row[k.TARGET_SIZE], row[k.SWAPPED] = 1 << len(S), swapped
+            hcodes.append(hcode)
+            lows.append(low)
+            at_h, at_low = at_h + hcode.size, at_low + low.size
+        empty = np.empty(0, dtype=np.int64)
+        return (steps, np.concatenate(hcodes) if hcodes else empty, np.concatenate(lows) if lows else empty)
+
+    def _fit_numpy(self, targets, tol, sweeps):
         """:func:`_fit`'s sweeps on the parts: each set scales its part's cells to its target, then every part
         is normalised (the table's normalisation: the parts' totals multiply to the table's).  A set that is its
         whole part (a 1-attribute part, or a pair joined to nothing else) is set to its target in one step (its
-        ratio times its cells, up to rounding); the 1-attribute ones all at once."""
+        ratio times its cells, up to rounding); the 1-attribute ones all at once.  The reference of the
+        compiled :func:`dpbook._component_numba.fit_sweeps`."""
         ones = [S[0] for S in targets if len(S) == 1 and self.where[S[0]] < 0]
         rest, steps = [], self._steps
         for S, t in targets.items():
@@ -2167,7 +2280,19 @@ class _ComponentModel:
                              [float(self.single[a].min()) for a in range(self.d) if self.where[a] < 0]))
 
     def table(self) -> np.ndarray:
-        """The ``2^d`` table ``Π_C g_C`` (a new, writable array)."""
+        """The ``2^d`` table ``Π_C g_C`` (a new, writable array): :meth:`_table_numpy`, or its compiled form
+        :func:`dpbook._component_numba.table_into` (the same bytes)."""
+        kernels = _component_kernels()
+        if kernels is None:
+            return self._table_numpy()
+        self._packed()
+        out = np.empty(1 << self.d)
+        kernels.table_into(out, self.single, self.buffer, self._starts, self._attrs, self._attr_starts,
+                           np.array([a for a in range(self.d) if self.where[a] < 0], dtype=np.int64))
+        return out
+
+    def _table_numpy(self) -> np.ndarray:
+        """The ``2^d`` table: the parts' tables (then the free attributes' rows) multiplied in order."""
         t = None
         pieces = list(zip(self.parts, self.tables)) + [((a,), self.single[a]) for a in range(self.d)
                                                           if self.where[a] < 0]
@@ -2185,9 +2310,23 @@ class _ComponentModel:
         """``T[a, v, b, w] = p(x_a = v, x_b = w)`` for every pair of attributes (``T[a, v, a, v] = p(x_a = v)``):
         within a part from its superset sums ``s_z = Σ_{y ⊇ z} g_y`` (additions along each axis) by inclusion–
         exclusion (``p(1, 1) = s_ab``, ``p(1, 0) = s_a − s_ab``, ``p(0, 0) = s_∅ − s_a − s_b + s_ab``); across
-        parts the product of the 1-way marginals (independent)."""
+        parts the product of the 1-way marginals (independent).  Compiled when available
+        (:func:`dpbook._component_numba.pair_tables_into`: the same bytes)."""
         if self._pairs is not None:
             return self._pairs
+        kernels = _component_kernels()
+        if kernels is None:
+            self._pairs = self._pair_tables_numpy()
+            return self._pairs
+        self._packed()
+        T = np.empty((self.d, 2, self.d, 2))
+        kernels.pair_tables_into(T, self.single, self.buffer, self._starts, self._attrs, self._attr_starts,
+                                 _LOW_BITS)
+        self._pairs = T
+        return T
+
+    def _pair_tables_numpy(self) -> np.ndarray:
+        """:meth:`pair_tables` by numpy (the reference)."""
         d = self.d
         one = self.single.copy()
         within = []
@@ -2205,7 +2344,6 @@ class _ComponentModel:
             for v, w, value in cells:
                 T[a, v, b, w] = value
                 T[b, w, a, v] = value
-        self._pairs = T
         return T
 
     def candidate_tables(self, plan) -> np.ndarray:
