@@ -128,55 +128,90 @@ def _abs_max_into(current, seen, x):
 
 
 @_jit
-def _step_marginal(buffer, step, hcodes, lows, summed, m):
-    """The marginal ``m`` of one fitting step's set in its part: ``np.add.reduce(rows, axis=away)`` over the
-    merged runs (each kept cell ``0.0`` plus its rows in increasing row order; the rows themselves when nothing
-    is summed away), then ``np.bincount(flat, weights=summed.reshape(-1), minlength=size)`` (each bin ``0.0``
-    plus its entries in order) — :meth:`dpbook.mwem._ComponentModel._fit_numpy`'s two statements."""
-    start, width = step[PART_START], step[WIDTH]
-    n_rows = step[PART_SIZE] // width
-    n_kept = step[N_KEPT]
-    hcode = hcodes[step[HCODE_START]: step[HCODE_START] + n_rows]
-    low = lows[step[LOW_START]: step[LOW_START] + width]
-    acc = summed[: n_kept * width]
-    if step[SUMMED]:
+def _sum_rows(buffer, start, n_rows, width, hcode, summed, acc):
+    """``np.add.reduce(rows, axis=away)`` of a step's view, into ``acc`` (one row of ``width`` a kept cell
+    ``h``): each kept cell ``0.0`` plus its rows in increasing row order (the C order of the summed axes), or the
+    row itself when nothing is summed away (``summed`` false: one row a kept cell)."""
+    if summed:
         acc[:] = 0.0
-        for row in range(n_rows):
-            at = hcode[row] * width
-            base = start + row * width
+    for row in range(n_rows):
+        h = hcode[row]
+        out = acc[h * width: (h + 1) * width]
+        x = buffer[start + row * width: start + (row + 1) * width]
+        if summed:
             for j in range(width):
-                acc[at + j] += buffer[base + j]
-    else:                                          # one row per kept cell: the view itself
-        for row in range(n_rows):
-            at = hcode[row] * width
-            base = start + row * width
+                out[j] += x[j]
+        else:
             for j in range(width):
-                acc[at + j] = buffer[base + j]
-    size = step[TARGET_SIZE]
-    m[:size] = 0.0
-    shift = step[LOW_COUNT]
-    for h in range(n_kept):
-        for j in range(width):
-            m[(h << shift) | low[j]] += acc[h * width + j]
+                out[j] = x[j]
 
 
 @_jit
-def fit_sweeps(buffer, part_starts, part_sizes, single, at, goal, steps, hcodes, lows, targets, tol, stall,
-               sweeps):
+def _scale_rows(buffer, start, n_rows, width, hcode, factors):
+    """``rows *= ratio[index]``: each row times its kept cell's row of factors (``ratio`` read through the
+    view's cell index)."""
+    for row in range(n_rows):
+        h = hcode[row]
+        f = factors[h * width: (h + 1) * width]
+        x = buffer[start + row * width: start + (row + 1) * width]
+        for j in range(width):
+            x[j] *= f[j]
+
+
+@_jit
+def _scale_and_sum_rows(buffer, start, n_rows, width, hcode, factors, next_hcode, summed, acc):
+    """:func:`_scale_rows` of one step and :func:`_sum_rows` of the next step on the same part in one pass:
+    every scaled cell is the same product, and each of the next step's kept cells still adds its rows in
+    increasing row order (so the same sums)."""
+    if summed:
+        acc[:] = 0.0
+    for row in range(n_rows):
+        h, g = hcode[row], next_hcode[row]
+        f = factors[h * width: (h + 1) * width]
+        out = acc[g * width: (g + 1) * width]
+        x = buffer[start + row * width: start + (row + 1) * width]
+        if summed:
+            for j in range(width):
+                v = x[j] * f[j]
+                x[j] = v
+                out[j] += v
+        else:
+            for j in range(width):
+                v = x[j] * f[j]
+                x[j] = v
+                out[j] = v
+
+
+@_jit
+def _bincount(acc, n_kept, width, low, shift, size, m):
+    """``np.bincount(flat, weights=summed.reshape(-1), minlength=size)`` with ``flat = (h << shift) | low[j]``:
+    each bin ``0.0`` plus its entries in the order of the summed view."""
+    m[:size] = 0.0
+    for h in range(n_kept):
+        row = acc[h * width: (h + 1) * width]
+        for j in range(width):
+            m[(h << shift) | low[j]] += row[j]
+
+
+@_jit
+def fit_sweeps(buffer, part_starts, part_sizes, single, at, goal, steps, order, hcodes, lows, targets, tol,
+               stall, sweeps):
     """The compiled form of :meth:`dpbook.mwem._ComponentModel._fit_numpy` (its sweeps, after its set-up):
     ``buffer`` holds every larger part's table (part ``i`` at ``part_starts[i]``, ``part_sizes[i]`` cells);
-    ``single`` the ``d × 2`` one-attribute parts, of which rows ``at`` are fitted to ``goal`` at once; ``steps``
-    one row a set in a larger part, in the targets' order (columns named at the top of this module), its
-    target the next ``TARGET_SIZE`` entries of ``targets``; ``hcodes``/``lows`` the steps' views (a row's kept
-    cell, a column's low bits of the set's cell).  Each sweep: the ones, then every step (the whole part set to
-    its target, or its marginal, miss and ratio, and the part's cells scaled), then the normalisations
-    (``single`` by its rows' sums, each part by its pairwise sum); stops as the numpy loop does (``worst <= tol``
-    or ``worst > stall · previous``).  Returns the number of sweeps run."""
-    n_steps = steps.shape[0]
+    ``single`` the ``d × 2`` one-attribute parts, of which rows ``at`` are fitted to ``goal`` at once; the rows
+    ``order`` of ``steps`` the sets in larger parts, in the targets' order (columns named at the top of this
+    module), each one's target the next ``TARGET_SIZE`` entries of ``targets``; ``hcodes``/``lows`` the steps'
+    views (a row's kept cell, a column's low bits of the set's cell).  Each sweep: the ones, then every step (the
+    whole part set to its target, or its marginal, miss and ratio, and its part's cells scaled — in one pass
+    with the next step's row sums when that step reads the same part), then the normalisations (``single`` by
+    its rows' sums, each part by its pairwise sum); stops as the numpy loop does (``worst <= tol`` or
+    ``worst > stall · previous``).  Returns the number of sweeps run."""
+    n_steps = order.size
     longest = 1
     for k in range(n_steps):
-        longest = max(longest, steps[k, N_KEPT] * steps[k, WIDTH], steps[k, TARGET_SIZE])
-    summed = np.empty(longest)
+        step = steps[order[k]]
+        longest = max(longest, step[N_KEPT] * step[WIDTH], step[TARGET_SIZE])
+    acc = np.empty(longest)
     m = np.empty(longest)
     ratio = np.empty(longest)
     factors = np.empty(longest)
@@ -184,7 +219,7 @@ def fit_sweeps(buffer, part_starts, part_sizes, single, at, goal, steps, hcodes,
     first = 0
     for k in range(n_steps):
         firsts[k] = first
-        first += steps[k, TARGET_SIZE]
+        first += steps[order[k], TARGET_SIZE]
     n_ones = at.size
     previous = np.inf
     done = 0
@@ -205,9 +240,9 @@ def fit_sweeps(buffer, part_starts, part_sizes, single, at, goal, steps, hcodes,
                         single[at[i], v] = goal[i, v]
                     else:
                         single[at[i], v] = 0.0
-        miss, seen = 0.0, False
+        miss, seen, summed_ahead = 0.0, False, False
         for k in range(n_steps):
-            step = steps[k]
+            step = steps[order[k]]
             start, size, swapped = step[PART_START], step[TARGET_SIZE], step[SWAPPED]
             if step[WHOLE]:                          # the part is the set: set to its target
                 nonzero = True
@@ -222,7 +257,13 @@ def fit_sweeps(buffer, part_starts, part_sizes, single, at, goal, steps, hcodes,
                     else:
                         buffer[start + i] = 0.0
                 continue
-            _step_marginal(buffer, step, hcodes, lows, summed, m)
+            width, n_kept, shift = step[WIDTH], step[N_KEPT], step[LOW_COUNT]
+            n_rows = step[PART_SIZE] // width
+            hcode = hcodes[step[HCODE_START]: step[HCODE_START] + n_rows]
+            low = lows[step[LOW_START]: step[LOW_START] + width]
+            if not summed_ahead:
+                _sum_rows(buffer, start, n_rows, width, hcode, step[SUMMED], acc[: n_kept * width])
+            _bincount(acc, n_kept, width, low, shift, size, m)
             nonzero = True
             for i in range(size):
                 miss = _abs_max_into(miss, seen, m[i] - _target(targets, firsts[k], i, swapped))
@@ -233,17 +274,19 @@ def fit_sweeps(buffer, part_starts, part_sizes, single, at, goal, steps, hcodes,
                     ratio[i] = _target(targets, firsts[k], i, swapped) / m[i]
                 else:
                     ratio[i] = 0.0
-            width, n_kept, shift = step[WIDTH], step[N_KEPT], step[LOW_COUNT]
-            low = lows[step[LOW_START]: step[LOW_START] + width]
             for h in range(n_kept):                  # ratio[index] of the view, one row a kept cell
                 for j in range(width):
                     factors[h * width + j] = ratio[(h << shift) | low[j]]
-            hcode = hcodes[step[HCODE_START]: step[HCODE_START] + step[PART_SIZE] // width]
-            for row in range(step[PART_SIZE] // width):
-                at_h = hcode[row] * width
-                base = start + row * width
-                for j in range(width):
-                    buffer[base + j] *= factors[at_h + j]
+            summed_ahead = False
+            if k + 1 < n_steps:
+                after = steps[order[k + 1]]
+                if after[PART_START] == start and not after[WHOLE]:
+                    next_hcode = hcodes[after[HCODE_START]: after[HCODE_START] + n_rows]
+                    _scale_and_sum_rows(buffer, start, n_rows, width, hcode, factors, next_hcode, after[SUMMED],
+                                        acc[: after[N_KEPT] * width])
+                    summed_ahead = True
+            if not summed_ahead:
+                _scale_rows(buffer, start, n_rows, width, hcode, factors)
         if seen and miss > worst:                    # Python's max(worst, miss)
             worst = miss
         for a in range(single.shape[0]):
@@ -252,12 +295,23 @@ def fit_sweeps(buffer, part_starts, part_sizes, single, at, goal, steps, hcodes,
             single[a, 1] /= total
         for i in range(part_starts.size):
             total = pairwise_sum(buffer, part_starts[i], part_sizes[i])
-            for j in range(part_starts[i], part_starts[i] + part_sizes[i]):
-                buffer[j] /= total
+            part = buffer[part_starts[i]: part_starts[i] + part_sizes[i]]
+            for j in range(part.size):
+                part[j] /= total
         if worst <= tol or worst > stall * previous:
             break
         previous = worst
     return done
+
+
+@_jit
+def _add_halves(x, n_blocks, half):
+    """``view[:, 0, :] += view[:, 1, :]`` for ``view = x.reshape(n_blocks, 2, half)``: one transform step."""
+    for block in range(n_blocks):
+        top = x[2 * block * half: (2 * block + 1) * half]
+        bottom = x[(2 * block + 1) * half: (2 * block + 2) * half]
+        for j in range(half):
+            top[j] += bottom[j]
 
 
 @_jit
@@ -271,18 +325,12 @@ def _superset_sums(g, start, c, low_bits, work, kept, sums):
     D = c - L
     width = 1 << L
     size = 1 << c
-    for i in range(size):
-        work[i] = g[start + i]
+    cells = work[:size]
+    cells[:] = g[start: start + size]
     for axis in range(D):
-        half = 1 << (D - 1 - axis)
-        for block in range(1 << axis):
-            top = block * 2 * half
-            for r in range(top, top + half):
-                a, b = r * width, (r + half) * width
-                for j in range(width):
-                    work[a + j] += work[b + j]
+        _add_halves(cells, 1 << axis, (size >> 1) >> axis)
     n_rows = 1 + D + D * (D - 1) // 2
-    rows = np.empty(n_rows, dtype=np.int64)      # the row list of _pair_sums: 0, each bit, each pair of bits
+    rows = np.empty(n_rows, dtype=np.int64)       # the row list of _pair_sums: 0, each bit, each pair of bits
     rows[0] = 0
     for k in range(D):
         rows[1 + k] = 1 << (D - 1 - k)
@@ -292,15 +340,11 @@ def _superset_sums(g, start, c, low_bits, work, kept, sums):
             rows[q] = (1 << (D - 1 - k)) | (1 << (D - 1 - l))
             q += 1
     for q in range(n_rows):
-        for j in range(width):
-            kept[q * width + j] = work[rows[q] * width + j]
-    for axis in range(L):
-        half = 1 << (L - 1 - axis)
-        for q in range(n_rows):
-            for block in range(1 << axis):
-                top = q * width + block * 2 * half
-                for j in range(top, top + half):
-                    kept[j] += kept[j + half]
+        kept[q * width: (q + 1) * width] = cells[rows[q] * width: (rows[q] + 1) * width]
+    for q in range(n_rows):
+        row = kept[q * width: (q + 1) * width]
+        for axis in range(L):
+            _add_halves(row, 1 << axis, (width >> 1) >> axis)
     sums[0] = kept[0]
     for k in range(c):
         if k < D:
@@ -323,22 +367,23 @@ def _superset_sums(g, start, c, low_bits, work, kept, sums):
 
 
 @_jit
-def pair_tables_into(T, single, buffer, part_starts, part_attrs, attr_starts, low_bits):
+def pair_tables_into(T, single, buffer, part_starts, part_attrs, attr_starts, low_bits, scratch):
     """The compiled form of :meth:`dpbook.mwem._ComponentModel._pair_tables_numpy` into ``T`` (``d × 2 × d × 2``):
     the 1-way tables (``single``, overwritten within each part by ``s_k`` and ``s_∅ − s_k``), every product
     ``one[a, v] · one[b, w]``, the diagonal, then within each part (attributes ``part_attrs[attr_starts[i]:
     attr_starts[i + 1]]``, table at ``part_starts[i]``) the pairs by inclusion–exclusion from the superset sums
-    (:func:`_superset_sums`): ``s_ab``, ``s_a − s_ab``, ``s_b − s_ab``, ``((s_∅ − s_a) − s_b) + s_ab``."""
+    (:func:`_superset_sums`): ``s_ab``, ``s_a − s_ab``, ``s_b − s_ab``, ``((s_∅ − s_a) − s_b) + s_ab``.
+    ``scratch``: room for a copy of the largest part, then its kept rows (:func:`dpbook.mwem._pair_scratch`)."""
     d = single.shape[0]
     one = single.copy()
     n_parts = part_starts.size
     longest = 1
     for i in range(n_parts):
         longest = max(longest, attr_starts[i + 1] - attr_starts[i])
-    work = np.empty(1 << longest)
-    kept = np.empty((1 + longest * (longest + 1) // 2) * (1 << min(longest, low_bits)))
-    all_sums = np.empty(n_parts * (1 + longest + longest * (longest - 1) // 2))
+    work = scratch[: 1 << longest]
+    kept = scratch[1 << longest:]
     width = 1 + longest + longest * (longest - 1) // 2
+    all_sums = np.empty(n_parts * width)
     for i in range(n_parts):
         c = attr_starts[i + 1] - attr_starts[i]
         sums = all_sums[i * width: (i + 1) * width]
@@ -347,11 +392,14 @@ def pair_tables_into(T, single, buffer, part_starts, part_attrs, attr_starts, lo
             a = part_attrs[attr_starts[i] + k]
             one[a, 1] = sums[1 + k]
             one[a, 0] = sums[0] - sums[1 + k]
+    flat = T.reshape(-1)
     for a in range(d):
         for v in range(2):
+            x = one[a, v]
+            out = flat[(a * 2 + v) * 2 * d: (a * 2 + v + 1) * 2 * d]
             for b in range(d):
-                for w in range(2):
-                    T[a, v, b, w] = one[a, v] * one[b, w]
+                out[2 * b] = x * one[b, 0]
+                out[2 * b + 1] = x * one[b, 1]
     for a in range(d):
         T[a, 0, a, 0] = one[a, 0]
         T[a, 1, a, 1] = one[a, 1]

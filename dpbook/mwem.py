@@ -2035,28 +2035,50 @@ def _component_kernels():
 
 
 _STEP_CODES = {}                   # (c, positions) -> _step_codes' answer (a function of them only)
+_CODE_OFFSETS = {}                 # ("rows", D, hi) or ("columns", L, lo) -> the codes' offset in _CODE_ARRAYS
+_CODE_ARRAYS = [np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)]   # every row code, every column code
+
+
+def _code_offset(kind, bits, places, codes):
+    """The offset of ``codes`` (a function of ``(kind, bits, places)``, computed by the caller on a miss) in the
+    process's library of codes, appended on first use."""
+    key = (kind, bits, places)
+    if key not in _CODE_OFFSETS:
+        which = 0 if kind == "rows" else 1
+        _CODE_OFFSETS[key] = _CODE_ARRAYS[which].size
+        _CODE_ARRAYS[which] = np.concatenate([_CODE_ARRAYS[which], codes()])
+    return _CODE_OFFSETS[key]
 
 
 def _step_codes(c, pos):
-    """:func:`_row_view` of a set at sorted positions ``pos`` of a part of ``c`` attributes as the compiled
-    fit reads it: (each row's kept cell ``h``, each column's low bits of the set's cell, the number of those low
-    bits, whether rows are summed away); the set's cell of entry ``(row, j)`` is ``(h[row] << count) | low[j]``,
-    the cell ``index`` of :func:`_row_view` gives it."""
+    """:func:`_row_view` of a set at sorted positions ``pos`` of a part of ``c`` attributes as the compiled fit
+    reads it: (the offset in ``_CODE_ARRAYS[0]`` of each row's kept cell ``h``, the offset in
+    ``_CODE_ARRAYS[1]`` of each column's low bits ``low`` of the set's cell, the row width, the number of those
+    low bits, the number of kept cells, whether rows are summed away); the set's cell of entry ``(row, j)`` is
+    ``(h[row] << count) | low[j]``, as the cell ``index`` of :func:`_row_view`."""
     key = (c, tuple(pos))
     if key not in _STEP_CODES:
         L = min(c, _LOW_BITS)
         D = c - L
-        hi, lo = [q for q in pos if q < D], [q - D for q in pos if q >= D]
-        rows = np.arange(1 << D)
-        hcode = np.zeros(1 << D, dtype=np.int64)
-        for k, q in enumerate(hi):
-            hcode |= ((rows >> (D - 1 - q)) & 1) << (len(hi) - 1 - k)
-        j = np.arange(1 << L)
-        low = np.zeros(1 << L, dtype=np.int64)
-        for k, q in enumerate(lo):
-            low |= ((j >> (L - 1 - q)) & 1) << (len(lo) - 1 - k)
-        _STEP_CODES[key] = (hcode, low, len(lo), len(hi) < D)
+        hi, lo = tuple(q for q in pos if q < D), tuple(q - D for q in pos if q >= D)
+
+        def codes(bits, places):
+            v = np.arange(1 << bits)
+            out = np.zeros(1 << bits, dtype=np.int64)
+            for k, q in enumerate(places):
+                out |= ((v >> (bits - 1 - q)) & 1) << (len(places) - 1 - k)
+            return out
+        _STEP_CODES[key] = (_code_offset("rows", D, hi, lambda: codes(D, hi)),
+                            _code_offset("columns", L, lo, lambda: codes(L, lo)),
+                            1 << L, len(lo), 1 << len(hi), len(hi) < D)
     return _STEP_CODES[key]
+
+
+def _pair_scratch(c):
+    """The cells :func:`dpbook._component_numba.pair_tables_into` needs besides a copy of the largest part (of
+    ``c`` attributes): the rows of at most two row bits of :func:`_pair_sums`."""
+    D = c - min(c, _LOW_BITS)
+    return (1 + D + D * (D - 1) // 2) << min(c, _LOW_BITS)
 
 
 class _ComponentModel:
@@ -2089,7 +2111,9 @@ class _ComponentModel:
         self.tables = [self.buffer[s: s + n] for s, n in zip(self._starts.tolist(), sizes)]
         self._attrs = np.array([a for C in self.parts for a in C], dtype=np.int64)
         self._attr_starts = np.cumsum([0] + [len(C) for C in self.parts], dtype=np.int64)
-        self._compiled_steps = {}                         # the targets' sets -> the compiled fit's steps
+        self._compiled_ids, self._compiled_rows = {}, []  # the compiled fit's steps of every set seen while
+        self._compiled_steps = np.empty((0, 11), dtype=np.int64)   # the parts stay: S -> its row; the rows
+        self._scratch = np.empty(max(sizes, default=0) + _pair_scratch(max(map(len, self.parts), default=0)))
 
     def _packed(self):
         """The tables still views of the buffer (a copied model's are not): packed again if not."""
@@ -2146,50 +2170,39 @@ class _ComponentModel:
         kernels = _component_kernels()
         if kernels is None:
             return self._fit_numpy(targets, tol, sweeps)
-        ones, rest = [], []
+        ones, rest, ids = [], [], self._compiled_ids
         for S in targets:
             if len(S) == 1 and self.where[S[0]] < 0:
                 ones.append(S[0])
             else:
                 rest.append(S)
-        key = tuple(rest)
+                if S not in ids:
+                    self._compile_step(S)
         self._packed()
-        compiled = self._compiled_steps.get(key)
-        if compiled is None:
-            compiled = self._compiled_steps[key] = self._steps_matrix(rest)
-        steps, hcodes, lows = compiled
+        if self._compiled_steps.shape[0] < len(self._compiled_rows):
+            self._compiled_steps = np.array(self._compiled_rows, dtype=np.int64)
         values = (np.concatenate([targets[S] for S in rest]).astype(np.float64, copy=False) if rest
                   else np.empty(0))
         goal = (np.array([targets[(a,)] for a in ones], dtype=np.float64).reshape(len(ones), 2) if ones
                 else np.empty((0, 2)))
         kernels.fit_sweeps(self.buffer, self._starts, self._sizes, self.single, np.array(ones, dtype=np.int64),
-                           goal, steps, hcodes, lows, values, float(tol), _STALL,
-                           _FIT_SWEEPS if sweeps is None else sweeps)
+                           goal, self._compiled_steps, np.array([ids[S] for S in rest], dtype=np.int64),
+                           _CODE_ARRAYS[0], _CODE_ARRAYS[1], values,
+                           float(tol), _STALL, _FIT_SWEEPS if sweeps is None else sweeps)
         self._pairs = None
         return self
 
-    def _steps_matrix(self, sets):
-        """The compiled fit's steps for ``sets`` (each in a larger part, in order): one row of
-        :data:`dpbook._component_numba.STEP_FIELDS` integers a set, and the views' row and column codes
-        (:func:`_step_codes`) concatenated."""
-        from . import _component_numba as k
-        steps = np.zeros((len(sets), k.STEP_FIELDS), dtype=np.int64)
-        hcodes, lows, at_h, at_low = [], [], 0, 0
-        for r, S in enumerate(sets):
-            i, shape, away, index, swapped = self._view(S)
-            C = self.parts[i]
-            hcode, low, count, summed = _step_codes(len(C), sorted(C.index(a) for a in S))
-            row = steps[r]
-            row[k.PART_START], row[k.PART_SIZE] = self._starts[i], self._sizes[i]
-            row[k.WHOLE] = self._sizes[i] == 1 << len(S)
-            row[k.HCODE_START], row[k.LOW_START], row[k.WIDTH] = at_h, at_low, low.size
-            row[k.LOW_COUNT], row[k.N_KEPT], row[k.SUMMED] = count, 1 << (len(S) - count), summed
-            row[k.TARGET_SIZE], row[k.SWAPPED] = 1 << len(S), swapped
-            hcodes.append(hcode)
-            lows.append(low)
-            at_h, at_low = at_h + hcode.size, at_low + low.size
-        empty = np.empty(0, dtype=np.int64)
-        return (steps, np.concatenate(hcodes) if hcodes else empty, np.concatenate(lows) if lows else empty)
+    def _compile_step(self, S):
+        """Add the compiled fit's step of ``S`` (in a larger part) to the model's library: one row of
+        :data:`dpbook._component_numba.STEP_FIELDS` integers (its part, its view's codes by :func:`_step_codes`,
+        its target's size, whether its attributes lie in the part in the reverse order)."""
+        i = self.where[S[0]]
+        C = self.parts[i]
+        pos = sorted(C.index(a) for a in S)
+        size = int(self._sizes[i])
+        self._compiled_ids[S] = len(self._compiled_rows)
+        self._compiled_rows.append((int(self._starts[i]), size, size == 1 << len(S)) + _step_codes(len(C), pos)
+                                   + (1 << len(S), [C[q] for q in pos] != list(S)))
 
     def _fit_numpy(self, targets, tol, sweeps):
         """:func:`_fit`'s sweeps on the parts: each set scales its part's cells to its target, then every part
@@ -2321,7 +2334,7 @@ class _ComponentModel:
         self._packed()
         T = np.empty((self.d, 2, self.d, 2))
         kernels.pair_tables_into(T, self.single, self.buffer, self._starts, self._attrs, self._attr_starts,
-                                 _LOW_BITS)
+                                 _LOW_BITS, self._scratch)
         self._pairs = T
         return T
 
