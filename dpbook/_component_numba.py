@@ -5,7 +5,8 @@ component model, never with ``dpbook``: only the public rule :func:`dpbook.mwem.
 Each kernel does the numpy path's IEEE-754 operations in the numpy path's order, so a result never depends on
 whether numba is installed (the numpy path is the reference and the fallback; tests/test_component_numba.py
 compares the bytes).  No ``fastmath`` (no FMA, no reordered sum) and no math-library function: additions,
-subtractions, products and quotients only.  The orders replicated, as measured against numpy:
+subtractions, products and quotients only; numpy's error model (a quotient by zero is IEEE's ``inf``/``nan``, as
+numpy's, not an exception).  The orders replicated, as measured against numpy:
 
 * ``np.add.reduce(rows, axis=away)`` over leading axes of a C-contiguous view (the axes after the reduced ones
   kept): every output element is ``0.0`` plus the reduced elements one at a time in C order of the reduced axes,
@@ -27,7 +28,7 @@ except ImportError:      # the extra is absent: the kernels below stay plain Pyt
 
 #: Whether the kernels below are compiled (:func:`dpbook.mwem._component_kernels` uses them only then).
 AVAILABLE = numba is not None
-_jit = numba.njit(cache=True, nogil=True) if AVAILABLE else (lambda f: f)
+_jit = numba.njit(cache=True, nogil=True, error_model="numpy") if AVAILABLE else (lambda f: f)
 
 _BLOCK = 128                # numpy's pairwise sum adds runs of at most this many with eight partial sums
 _STACK = 64                 # depth of the explicit recursion stack of pairwise_sum (n < 2^63)

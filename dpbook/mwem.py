@@ -2170,6 +2170,7 @@ class _ComponentModel:
         kernels = _component_kernels()
         if kernels is None:
             return self._fit_numpy(targets, tol, sweeps)
+        self._packed()
         ones, rest, ids = [], [], self._compiled_ids
         for S in targets:
             if len(S) == 1 and self.where[S[0]] < 0:
@@ -2178,7 +2179,6 @@ class _ComponentModel:
                 rest.append(S)
                 if S not in ids:
                     self._compile_step(S)
-        self._packed()
         if self._compiled_steps.shape[0] < len(self._compiled_rows):
             self._compiled_steps = np.array(self._compiled_rows, dtype=np.int64)
         values = (np.concatenate([targets[S] for S in rest]).astype(np.float64, copy=False) if rest
