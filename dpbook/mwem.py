@@ -2035,19 +2035,35 @@ def _component_kernels():
 
 
 _STEP_CODES = {}                   # (c, positions) -> _step_codes' answer (a function of them only)
-_CODE_OFFSETS = {}                 # ("rows", D, hi) or ("columns", L, lo) -> the codes' offset in _CODE_ARRAYS
+_CODE_BLOCKS = {}                  # ("rows" or "columns", bits) -> {places: offset in _CODE_ARRAYS}
 _CODE_ARRAYS = [np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)]   # every row code, every column code
 
 
-def _code_offset(kind, bits, places, codes):
-    """The offset of ``codes`` (a function of ``(kind, bits, places)``, computed by the caller on a miss) in the
-    process's library of codes, appended on first use."""
-    key = (kind, bits, places)
-    if key not in _CODE_OFFSETS:
-        which = 0 if kind == "rows" else 1
-        _CODE_OFFSETS[key] = _CODE_ARRAYS[which].size
-        _CODE_ARRAYS[which] = np.concatenate([_CODE_ARRAYS[which], codes()])
-    return _CODE_OFFSETS[key]
+def _codes(bits, places):
+    """``out[v]`` = the bits of ``v`` (of ``bits`` bits, the first most significant) at ``places``, as a number
+    (the first place most significant)."""
+    v = np.arange(1 << bits)
+    out = np.zeros(1 << bits, dtype=np.int64)
+    for k, q in enumerate(places):
+        out |= ((v >> (bits - 1 - q)) & 1) << (len(places) - 1 - k)
+    return out
+
+
+def _code_offset(kind, bits, places):
+    """The offset of :func:`_codes` ``(bits, places)`` in ``_CODE_ARRAYS`` (0: the row codes, 1: the column
+    codes): on first use of ``(kind, bits)``, the codes of every set of at most two places are appended (a set of
+    more places on its own first use)."""
+    which = 0 if kind == "rows" else 1
+    block = _CODE_BLOCKS.get((kind, bits))
+    if block is None:
+        subsets = [()] + [(q,) for q in range(bits)] + [(q, r) for q in range(bits) for r in range(q + 1, bits)]
+        start = _CODE_ARRAYS[which].size
+        block = _CODE_BLOCKS[(kind, bits)] = {P: start + (i << bits) for i, P in enumerate(subsets)}
+        _CODE_ARRAYS[which] = np.concatenate([_CODE_ARRAYS[which]] + [_codes(bits, P) for P in subsets])
+    if places not in block:
+        block[places] = _CODE_ARRAYS[which].size
+        _CODE_ARRAYS[which] = np.concatenate([_CODE_ARRAYS[which], _codes(bits, places)])
+    return block[places]
 
 
 def _step_codes(c, pos):
@@ -2061,17 +2077,12 @@ def _step_codes(c, pos):
         L = min(c, _LOW_BITS)
         D = c - L
         hi, lo = tuple(q for q in pos if q < D), tuple(q - D for q in pos if q >= D)
-
-        def codes(bits, places):
-            v = np.arange(1 << bits)
-            out = np.zeros(1 << bits, dtype=np.int64)
-            for k, q in enumerate(places):
-                out |= ((v >> (bits - 1 - q)) & 1) << (len(places) - 1 - k)
-            return out
-        _STEP_CODES[key] = (_code_offset("rows", D, hi, lambda: codes(D, hi)),
-                            _code_offset("columns", L, lo, lambda: codes(L, lo)),
-                            1 << L, len(lo), 1 << len(hi), len(hi) < D)
+        _STEP_CODES[key] = (_code_offset("rows", D, hi), _code_offset("columns", L, lo), 1 << L, len(lo),
+                            1 << len(hi), len(hi) < D)
     return _STEP_CODES[key]
+
+
+_STEP_VIEWS = {}                   # (part's attributes, S) -> the part-independent fields of S's compiled step
 
 
 def _pair_scratch(c):
@@ -2101,19 +2112,27 @@ class _ComponentModel:
         self._steps = {}                                  # S -> its fitting step's view (while the parts stay)
         self._pack([])                                    # the tables as views of one buffer (compiled kernels)
 
-    def _pack(self, tables):
-        """Keep ``tables`` as consecutive views of one flat buffer (the compiled kernels read every part from it),
-        with the parts' offsets, sizes and attributes as arrays; the compiled steps are rebuilt."""
-        sizes = [g.size for g in tables]
-        self.buffer = np.concatenate(tables) if tables else np.empty(0)
-        self._starts = np.cumsum([0] + sizes[:-1], dtype=np.int64) if tables else np.empty(0, dtype=np.int64)
-        self._sizes = np.array(sizes, dtype=np.int64)
+    def _pack(self, tables, last=None):
+        """Keep ``tables`` (then ``np.multiply.outer(*last)`` flattened, written in place, when ``last`` is given)
+        as consecutive views of one flat buffer (the compiled kernels read every part from it), with the parts'
+        offsets, sizes and attributes as arrays; the compiled steps are rebuilt."""
+        sizes = [g.size for g in tables] + ([last[0].size * last[1].size] if last is not None else [])
+        starts = np.cumsum([0] + sizes, dtype=np.int64)
+        self.buffer = np.empty(int(starts[-1]))
+        self._starts, self._sizes = starts[:-1], np.array(sizes, dtype=np.int64)
+        self._start_list = self._starts.tolist()
         self.tables = [self.buffer[s: s + n] for s, n in zip(self._starts.tolist(), sizes)]
+        for g, t in zip(self.tables, tables):
+            g[...] = t
+        if last is not None:
+            np.multiply(last[0][:, None], last[1][None, :], out=self.tables[-1].reshape(last[0].size, -1))
         self._attrs = np.array([a for C in self.parts for a in C], dtype=np.int64)
         self._attr_starts = np.cumsum([0] + [len(C) for C in self.parts], dtype=np.int64)
         self._compiled_ids, self._compiled_rows = {}, []  # the compiled fit's steps of every set seen while
         self._compiled_steps = np.empty((0, 11), dtype=np.int64)   # the parts stay: S -> its row; the rows
-        self._scratch = np.empty(max(sizes, default=0) + _pair_scratch(max(map(len, self.parts), default=0)))
+        need = max(sizes, default=0) + _pair_scratch(max(map(len, self.parts), default=0))
+        if getattr(self, "_scratch", np.empty(0)).size < need:      # (kept while large enough)
+            self._scratch = np.empty(need)
 
     def _packed(self):
         """The tables still views of the buffer (a copied model's are not): packed again if not."""
@@ -2140,11 +2159,11 @@ class _ComponentModel:
         pieces = [(self.parts[i], self.tables[i]) for i in members]
         pieces += [((a,), self.single[a].copy()) for a in S if self.where[a] < 0]
         attrs, g = (), None
-        for C, t in pieces:
+        for C, t in pieces[:-1]:
             attrs, g = attrs + C, (t if g is None else np.multiply.outer(g, t).reshape(-1))
         keep = [i for i in range(len(self.parts)) if i not in members]
-        self.parts = [self.parts[i] for i in keep] + [attrs]
-        self._pack([self.tables[i] for i in keep] + [g])
+        self.parts = [self.parts[i] for i in keep] + [attrs + pieces[-1][0]]
+        self._pack([self.tables[i] for i in keep], last=(g, pieces[-1][1]))   # (the last product in place)
         self.where = [-1] * self.d
         for i, C in enumerate(self.parts):
             for a in C:
@@ -2183,8 +2202,8 @@ class _ComponentModel:
             self._compiled_steps = np.array(self._compiled_rows, dtype=np.int64)
         values = (np.concatenate([targets[S] for S in rest]).astype(np.float64, copy=False) if rest
                   else np.empty(0))
-        goal = (np.array([targets[(a,)] for a in ones], dtype=np.float64).reshape(len(ones), 2) if ones
-                else np.empty((0, 2)))
+        goal = (np.concatenate([targets[(a,)] for a in ones]).astype(np.float64, copy=False).reshape(-1, 2)
+                if ones else np.empty((0, 2)))
         kernels.fit_sweeps(self.buffer, self._starts, self._sizes, self.single, np.array(ones, dtype=np.int64),
                            goal, self._compiled_steps, np.array([ids[S] for S in rest], dtype=np.int64),
                            _CODE_ARRAYS[0], _CODE_ARRAYS[1], values,
@@ -2198,11 +2217,13 @@ class _ComponentModel:
         its target's size, whether its attributes lie in the part in the reverse order)."""
         i = self.where[S[0]]
         C = self.parts[i]
-        pos = sorted(C.index(a) for a in S)
-        size = int(self._sizes[i])
+        view = _STEP_VIEWS.get((C, S))
+        if view is None:
+            pos = sorted(C.index(a) for a in S)
+            view = _STEP_VIEWS[(C, S)] = ((1 << len(C)) == 1 << len(S),) + _step_codes(len(C), pos) + (
+                1 << len(S), [C[q] for q in pos] != list(S))
         self._compiled_ids[S] = len(self._compiled_rows)
-        self._compiled_rows.append((int(self._starts[i]), size, size == 1 << len(S)) + _step_codes(len(C), pos)
-                                   + (1 << len(S), [C[q] for q in pos] != list(S)))
+        self._compiled_rows.append((self._start_list[i], 1 << len(C)) + view)
 
     def _fit_numpy(self, targets, tol, sweeps):
         """:func:`_fit`'s sweeps on the parts: each set scales its part's cells to its target, then every part
