@@ -184,14 +184,77 @@ def _scale_and_sum_rows(buffer, start, n_rows, width, hcode, factors, next_hcode
 
 
 @_jit
+def _scale_rows_by(buffer, start, n_rows, width, hcode, ratio):
+    """:func:`_scale_rows` when the set's cell is the row's kept cell (no column bits): each row times
+    ``ratio[h]``, the same products."""
+    for row in range(n_rows):
+        r = ratio[hcode[row]]
+        x = buffer[start + row * width: start + (row + 1) * width]
+        for j in range(width):
+            x[j] *= r
+
+
+@_jit
+def _scale_by_and_sum_rows(buffer, start, n_rows, width, hcode, ratio, next_hcode, summed, acc):
+    """:func:`_scale_and_sum_rows` when the set's cell is the row's kept cell: each row times ``ratio[h]``."""
+    if summed:
+        acc[:] = 0.0
+    for row in range(n_rows):
+        r = ratio[hcode[row]]
+        g = next_hcode[row]
+        out = acc[g * width: (g + 1) * width]
+        x = buffer[start + row * width: start + (row + 1) * width]
+        if summed:
+            for j in range(width):
+                v = x[j] * r
+                x[j] = v
+                out[j] += v
+        else:
+            for j in range(width):
+                v = x[j] * r
+                x[j] = v
+                out[j] = v
+
+
+@_jit
 def _bincount(acc, n_kept, width, low, shift, size, m):
     """``np.bincount(flat, weights=summed.reshape(-1), minlength=size)`` with ``flat = (h << shift) | low[j]``:
-    each bin ``0.0`` plus its entries in the order of the summed view."""
+    each bin ``0.0`` plus its entries in the order of the summed view.  A bin holds entries of one kept cell
+    ``h`` only, so its order is that of ``j``: the kept cells' chains are interleaved (``j`` outer), and when
+    ``shift`` is 0 (one bin a kept cell) each chain is a register."""
+    if shift == 0 and (n_kept == 1 or n_kept == 2 or n_kept == 4):
+        s0, s1, s2, s3 = 0.0, 0.0, 0.0, 0.0
+        if n_kept == 1:
+            for j in range(width):
+                s0 += acc[j]
+        elif n_kept == 2:
+            a0, a1 = acc[:width], acc[width: 2 * width]
+            for j in range(width):
+                s0 += a0[j]
+                s1 += a1[j]
+        else:
+            a0, a1 = acc[:width], acc[width: 2 * width]
+            a2, a3 = acc[2 * width: 3 * width], acc[3 * width: 4 * width]
+            for j in range(width):
+                s0 += a0[j]
+                s1 += a1[j]
+                s2 += a2[j]
+                s3 += a3[j]
+        m[0] = s0
+        if n_kept > 1:
+            m[1] = s1
+        if n_kept > 2:
+            m[2] = s2
+        if n_kept > 3:
+            m[3] = s3
+        for k in range(n_kept, size):
+            m[k] = 0.0
+        return
     m[:size] = 0.0
-    for h in range(n_kept):
-        row = acc[h * width: (h + 1) * width]
-        for j in range(width):
-            m[(h << shift) | low[j]] += row[j]
+    for j in range(width):
+        c = low[j]
+        for h in range(n_kept):
+            m[(h << shift) | c] += acc[h * width + j]
 
 
 @_jit
@@ -275,19 +338,27 @@ def fit_sweeps(buffer, part_starts, part_sizes, single, at, goal, steps, order, 
                     ratio[i] = _target(targets, firsts[k], i, swapped) / m[i]
                 else:
                     ratio[i] = 0.0
-            for h in range(n_kept):                  # ratio[index] of the view, one row a kept cell
-                for j in range(width):
-                    factors[h * width + j] = ratio[(h << shift) | low[j]]
+            if shift:                                # ratio[index] of the view, one row a kept cell
+                for h in range(n_kept):
+                    for j in range(width):
+                        factors[h * width + j] = ratio[(h << shift) | low[j]]
             summed_ahead = False
             if k + 1 < n_steps:
                 after = steps[order[k + 1]]
                 if after[PART_START] == start and not after[WHOLE]:
                     next_hcode = hcodes[after[HCODE_START]: after[HCODE_START] + n_rows]
-                    _scale_and_sum_rows(buffer, start, n_rows, width, hcode, factors, next_hcode, after[SUMMED],
-                                        acc[: after[N_KEPT] * width])
+                    if shift:
+                        _scale_and_sum_rows(buffer, start, n_rows, width, hcode, factors, next_hcode,
+                                            after[SUMMED], acc[: after[N_KEPT] * width])
+                    else:
+                        _scale_by_and_sum_rows(buffer, start, n_rows, width, hcode, ratio, next_hcode,
+                                               after[SUMMED], acc[: after[N_KEPT] * width])
                     summed_ahead = True
             if not summed_ahead:
-                _scale_rows(buffer, start, n_rows, width, hcode, factors)
+                if shift:
+                    _scale_rows(buffer, start, n_rows, width, hcode, factors)
+                else:
+                    _scale_rows_by(buffer, start, n_rows, width, hcode, ratio)
         if seen and miss > worst:                    # Python's max(worst, miss)
             worst = miss
         for a in range(single.shape[0]):
