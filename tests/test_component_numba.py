@@ -68,7 +68,8 @@ def test_row_sums_and_bincount_are_numpys(c, pos):
     """A step's marginal as the compiled fit computes it (_sum_rows then _bincount, with the codes of
     _step_codes) against the numpy path's statements on the view of _row_view_afresh: ``np.add.reduce`` over the
     merged runs, then ``np.bincount`` — the same bytes; and the scaling by the ratio, alone and fused with the
-    next set's row sums, the same bytes as ``rows *= ratio[index]``."""
+    next set's row sums (by a row of factors, or by one ratio a row when the set has no column bits), the same
+    bytes as ``rows *= ratio[index]``."""
     k = _kernels()
     rng = np.random.default_rng(c * 1000 + sum(pos))
     g = _spread(rng, 1 << c)
@@ -99,6 +100,12 @@ def test_row_sums_and_bincount_are_numpys(c, pos):
     o_rows = scaled.reshape(o_shape)
     o_want = np.add.reduce(o_rows, axis=o_away) if o_away else o_rows
     assert acc2.tobytes() == np.ascontiguousarray(o_want).reshape(-1).tobytes()
+    if count == 0:                                 # no column bits: each row scaled by one ratio
+        z, w, acc3 = g.copy(), g.copy(), np.empty(o_kept * width)
+        k._scale_rows_by(z, 0, (1 << c) // width, width, hcode, ratio)
+        k._scale_by_and_sum_rows(w, 0, (1 << c) // width, width, hcode, ratio, o_hcode, o_summed, acc3)
+        assert z.tobytes() == scaled.tobytes() and w.tobytes() == scaled.tobytes()
+        assert acc3.tobytes() == acc2.tobytes()
 
 
 def _random_model(seed):
