@@ -258,14 +258,14 @@ def _bincount(acc, n_kept, width, low, shift, size, m):
 
 
 @_jit
-def fit_sweeps(buffer, part_starts, part_sizes, single, at, goal, steps, order, hcodes, lows, targets, tol,
-               stall, sweeps):
+def fit_sweeps(buffer, part_starts, part_sizes, single, at, goal_firsts, steps, order, firsts, hcodes, lows,
+               targets, tol, stall, sweeps):
     """The compiled form of :meth:`dpbook.mwem._ComponentModel._fit_numpy` (its sweeps, after its set-up):
     ``buffer`` holds every larger part's table (part ``i`` at ``part_starts[i]``, ``part_sizes[i]`` cells);
-    ``single`` the ``d × 2`` one-attribute parts, of which rows ``at`` are fitted to ``goal`` at once; the rows
-    ``order`` of ``steps`` the sets in larger parts, in the targets' order (columns named at the top of this
-    module), each one's target the next ``TARGET_SIZE`` entries of ``targets``; ``hcodes``/``lows`` the steps'
-    views (a row's kept cell, a column's low bits of the set's cell).  Each sweep: the ones, then every step (the
+    ``single`` the ``d × 2`` one-attribute parts, of which rows ``at`` are fitted at once to their targets
+    (``targets[goal_firsts[i]:][:2]``); the rows ``order`` of ``steps`` the sets in larger parts, in the
+    targets' order (columns named at the top of this module), each one's target ``TARGET_SIZE`` entries of
+    ``targets`` from ``firsts[k]``; ``hcodes``/``lows`` the steps' views (a row's kept cell, a column's low bits of the set's cell).  Each sweep: the ones, then every step (the
     whole part set to its target, or its marginal, miss and ratio, and its part's cells scaled — in one pass
     with the next step's row sums when that step reads the same part), then the normalisations (``single`` by
     its rows' sums, each part by its pairwise sum); stops as the numpy loop does (``worst <= tol`` or
@@ -279,11 +279,6 @@ def fit_sweeps(buffer, part_starts, part_sizes, single, at, goal, steps, order, 
     m = np.empty(longest)
     ratio = np.empty(longest)
     factors = np.empty(longest)
-    firsts = np.empty(n_steps, dtype=np.int64)
-    first = 0
-    for k in range(n_steps):
-        firsts[k] = first
-        first += steps[order[k], TARGET_SIZE]
     n_ones = at.size
     previous = np.inf
     done = 0
@@ -295,13 +290,13 @@ def fit_sweeps(buffer, part_starts, part_sizes, single, at, goal, steps, order, 
             for i in range(n_ones):
                 for v in range(2):
                     x = single[at[i], v]
-                    worst = _abs_max_into(worst, seen, x - goal[i, v])
+                    worst = _abs_max_into(worst, seen, x - targets[goal_firsts[i] + v])
                     seen = True
                     nonzero = nonzero and x != 0.0
             for i in range(n_ones):
                 for v in range(2):
                     if nonzero or single[at[i], v] > 0:
-                        single[at[i], v] = goal[i, v]
+                        single[at[i], v] = targets[goal_firsts[i] + v]
                     else:
                         single[at[i], v] = 0.0
         miss, seen, summed_ahead = 0.0, False, False

@@ -2018,6 +2018,7 @@ def _pair_sums(g, c):
 
 
 _COMPONENT_KERNELS: list = []     # [dpbook._component_numba, or None] once _component_kernels looked
+_COMPONENT_SWITCH: list = []      # [dpbook._mw_kernels] (its USE_COMPILED is read at every call)
 
 
 def _component_kernels():
@@ -2025,8 +2026,10 @@ def _component_kernels():
     ``dpbook._mw_kernels.USE_COMPILED`` (``DPBOOK_NUMBA=0`` turns it off) and numba imports, else ``None`` (the
     numpy path runs: the same bytes).  Imported on a component model's first fit, never with ``dpbook``: only the
     public rule :func:`_components_suit` builds a component model, so smaller problems never import numba."""
-    from . import _mw_kernels
-    if not _mw_kernels.USE_COMPILED:
+    if not _COMPONENT_SWITCH:
+        from . import _mw_kernels
+        _COMPONENT_SWITCH.append(_mw_kernels)
+    if not _COMPONENT_SWITCH[0].USE_COMPILED:
         return None
     if not _COMPONENT_KERNELS:
         from . import _component_numba
@@ -2110,6 +2113,7 @@ class _ComponentModel:
         self.where = [-1] * d                             # attribute -> its larger part's index, or -1
         self._views, self._pairs, self._placed = {}, None, set()
         self._steps = {}                                  # S -> its fitting step's view (while the parts stay)
+        self._scratch = None                              # the compiled pair tables' working cells
         self._pack([])                                    # the tables as views of one buffer (compiled kernels)
 
     def _pack(self, tables, last=None):
@@ -2117,21 +2121,22 @@ class _ComponentModel:
         as consecutive views of one flat buffer (the compiled kernels read every part from it), with the parts'
         offsets, sizes and attributes as arrays; the compiled steps are rebuilt."""
         sizes = [g.size for g in tables] + ([last[0].size * last[1].size] if last is not None else [])
-        starts = np.cumsum([0] + sizes, dtype=np.int64)
-        self.buffer = np.empty(int(starts[-1]))
-        self._starts, self._sizes = starts[:-1], np.array(sizes, dtype=np.int64)
-        self._start_list = self._starts.tolist()
-        self.tables = [self.buffer[s: s + n] for s, n in zip(self._starts.tolist(), sizes)]
+        starts = list(itertools.accumulate(sizes, initial=0))
+        self.buffer = np.empty(starts[-1])
+        self._start_list = starts[:-1]
+        self._starts, self._sizes = np.array(starts[:-1], dtype=np.int64), np.array(sizes, dtype=np.int64)
+        self.tables = [self.buffer[s: s + n] for s, n in zip(starts, sizes)]
         for g, t in zip(self.tables, tables):
             g[...] = t
         if last is not None:
             np.multiply(last[0][:, None], last[1][None, :], out=self.tables[-1].reshape(last[0].size, -1))
         self._attrs = np.array([a for C in self.parts for a in C], dtype=np.int64)
-        self._attr_starts = np.cumsum([0] + [len(C) for C in self.parts], dtype=np.int64)
+        self._attr_starts = np.array(list(itertools.accumulate(map(len, self.parts), initial=0)), dtype=np.int64)
         self._compiled_ids, self._compiled_rows = {}, []  # the compiled fit's steps of every set seen while
         self._compiled_steps = np.empty((0, 11), dtype=np.int64)   # the parts stay: S -> its row; the rows
+        self._fit_plans = {}                              # the targets' sets -> _fit_plan's answer
         need = max(sizes, default=0) + _pair_scratch(max(map(len, self.parts), default=0))
-        if getattr(self, "_scratch", np.empty(0)).size < need:      # (kept while large enough)
+        if self._scratch is None or self._scratch.size < need:      # (kept while large enough)
             self._scratch = np.empty(need)
 
     def _packed(self):
@@ -2190,26 +2195,36 @@ class _ComponentModel:
         if kernels is None:
             return self._fit_numpy(targets, tol, sweeps)
         self._packed()
-        ones, rest, ids = [], [], self._compiled_ids
-        for S in targets:
-            if len(S) == 1 and self.where[S[0]] < 0:
-                ones.append(S[0])
-            else:
-                rest.append(S)
-                if S not in ids:
-                    self._compile_step(S)
+        key = tuple(targets)
+        plan = self._fit_plans.get(key)
+        if plan is None:
+            plan = self._fit_plans[key] = self._fit_plan(targets)
         if self._compiled_steps.shape[0] < len(self._compiled_rows):
             self._compiled_steps = np.array(self._compiled_rows, dtype=np.int64)
-        values = (np.concatenate([targets[S] for S in rest]).astype(np.float64, copy=False) if rest
-                  else np.empty(0))
-        goal = (np.concatenate([targets[(a,)] for a in ones]).astype(np.float64, copy=False).reshape(-1, 2)
-                if ones else np.empty((0, 2)))
-        kernels.fit_sweeps(self.buffer, self._starts, self._sizes, self.single, np.array(ones, dtype=np.int64),
-                           goal, self._compiled_steps, np.array([ids[S] for S in rest], dtype=np.int64),
-                           _CODE_ARRAYS[0], _CODE_ARRAYS[1], values,
-                           float(tol), _STALL, _FIT_SWEEPS if sweeps is None else sweeps)
+        at, goal_firsts, order, firsts = plan
+        values = np.concatenate(list(targets.values())).astype(np.float64, copy=False) if targets else np.empty(0)
+        kernels.fit_sweeps(self.buffer, self._starts, self._sizes, self.single, at, goal_firsts, self._compiled_steps,
+                           order, firsts, _CODE_ARRAYS[0], _CODE_ARRAYS[1], values, float(tol), _STALL,
+                           _FIT_SWEEPS if sweeps is None else sweeps)
         self._pairs = None
         return self
+
+    def _fit_plan(self, targets):
+        """The compiled fit's reading of the targets' sets (their values concatenated in order): the free
+        1-attribute sets (attributes, offsets of their targets), then the steps of the others (rows of the
+        library, added as new sets come, and offsets of their targets)."""
+        at, goal_firsts, order, firsts, first = [], [], [], [], 0
+        for S, t in targets.items():
+            if len(S) == 1 and self.where[S[0]] < 0:
+                at.append(S[0])
+                goal_firsts.append(first)
+            else:
+                if S not in self._compiled_ids:
+                    self._compile_step(S)
+                order.append(self._compiled_ids[S])
+                firsts.append(first)
+            first += t.size
+        return tuple(np.array(v, dtype=np.int64) for v in (at, goal_firsts, order, firsts))
 
     def _compile_step(self, S):
         """Add the compiled fit's step of ``S`` (in a larger part) to the model's library: one row of
