@@ -386,8 +386,8 @@ def _superset_sums(g, start, c, low_bits, work, kept, sums):
     """The compiled form of :func:`dpbook.mwem._pair_sums` for the part ``g[start:start + 2^c]``: writes
     ``sums = (s_∅, s_k for each position k, s_kl for each pair k < l)`` (the ``triu`` order), each the same
     additions as there: the transform along the ``D`` row bits on a copy (``work``), then along the ``L`` column
-    bits on the rows of at most two row bits (``kept``, one row each instead of one column each: the same
-    elementwise additions)."""
+    bits on the rows of at most two row bits, transposed as there (``kept``: one column of ``n_rows`` a row
+    of the table, so that each step adds runs of whole rows)."""
     L = min(c, low_bits)
     D = c - L
     width = 1 << L
@@ -406,18 +406,19 @@ def _superset_sums(g, start, c, low_bits, work, kept, sums):
         for l in range(k + 1, D):
             rows[q] = (1 << (D - 1 - k)) | (1 << (D - 1 - l))
             q += 1
-    for q in range(n_rows):
-        kept[q * width: (q + 1) * width] = cells[rows[q] * width: (rows[q] + 1) * width]
-    for q in range(n_rows):
-        row = kept[q * width: (q + 1) * width]
-        for axis in range(L):
-            _add_halves(row, 1 << axis, (width >> 1) >> axis)
-    sums[0] = kept[0]
+    for q in range(n_rows):                       # Y = R[rows].T, contiguous
+        source = cells[rows[q] * width: (rows[q] + 1) * width]
+        for j in range(width):
+            kept[j * n_rows + q] = source[j]
+    Y = kept[: width * n_rows]
+    for axis in range(L):
+        _add_halves(Y, 1 << axis, ((width >> 1) >> axis) * n_rows)
+    sums[0] = Y[0]
     for k in range(c):
         if k < D:
-            sums[1 + k] = kept[(1 + k) * width]
+            sums[1 + k] = Y[1 + k]
         else:
-            sums[1 + k] = kept[1 << (c - 1 - k)]
+            sums[1 + k] = Y[(1 << (c - 1 - k)) * n_rows]
     q = 1 + c
     for k in range(c):
         for l in range(k + 1, c):
@@ -425,11 +426,11 @@ def _superset_sums(g, start, c, low_bits, work, kept, sums):
                 pair = 1 + D
                 for a in range(k):
                     pair += D - 1 - a
-                sums[q] = kept[(pair + l - k - 1) * width]
+                sums[q] = Y[pair + l - k - 1]
             elif k < D:                           # one row bit, one column bit
-                sums[q] = kept[(1 + k) * width + (1 << (c - 1 - l))]
+                sums[q] = Y[(1 << (c - 1 - l)) * n_rows + 1 + k]
             else:                                 # both column bits
-                sums[q] = kept[(1 << (c - 1 - k)) | (1 << (c - 1 - l))]
+                sums[q] = Y[((1 << (c - 1 - k)) | (1 << (c - 1 - l))) * n_rows]
             q += 1
 
 
