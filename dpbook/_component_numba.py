@@ -496,7 +496,9 @@ def table_into(out, single, buffer, part_starts, part_attrs, attr_starts, free):
     """The compiled form of :meth:`dpbook.mwem._ComponentModel._table_numpy`: ``out[u] = Π g_C(u_C)`` over the
     parts in order, then the free attributes ``free`` (rows of ``single``) in order, multiplied left to right
     as the numpy path's broadcast products (``t = t · f``).  A cell's index in a part is read from two look-up
-    tables (the high and the low bits of ``u``; attribute ``a`` is bit ``d − 1 − a``)."""
+    tables (the high and the low bits of ``u``; attribute ``a`` is bit ``d − 1 − a``); a piece whose attributes
+    are all among the low bits multiplies every row by one row of factors, one among the high bits by one value
+    a row."""
     d = single.shape[0]
     low_bits = min(d, 8)
     high_bits = d - low_bits
@@ -522,11 +524,38 @@ def table_into(out, single, buffer, part_starts, part_attrs, attr_starts, free):
                     if (j >> bit) & 1:
                         low[p, j] += weight
     width = 1 << low_bits
+    factors = np.empty((pieces, width))           # a piece's factors along a row of out, and whether they are
+    kind = np.zeros(pieces, dtype=np.int64)        # the same on every row (1), one value a row (2), or neither
+    for p in range(pieces):
+        low_only, high_only = True, True
+        for h in range(1 << high_bits):
+            low_only = low_only and high[p, h] == 0
+        for j in range(width):
+            high_only = high_only and low[p, j] == 0
+        kind[p] = 1 if low_only else (2 if high_only else 0)
+        if low_only:
+            for j in range(width):
+                factors[p, j] = (buffer[part_starts[p] + low[p, j]] if p < n_parts
+                                 else single[free[p - n_parts], low[p, j]])
     for h in range(1 << high_bits):
         row = out[h * width: (h + 1) * width]
         for p in range(pieces):
             base = high[p, h]
-            if p < n_parts:
+            if kind[p] == 1:
+                f = factors[p]
+                if p == 0:
+                    row[:] = f
+                else:
+                    for j in range(width):
+                        row[j] = row[j] * f[j]
+            elif kind[p] == 2:
+                v = buffer[part_starts[p] + base] if p < n_parts else single[free[p - n_parts], base]
+                if p == 0:
+                    row[:] = v
+                else:
+                    for j in range(width):
+                        row[j] = row[j] * v
+            elif p < n_parts:
                 start = part_starts[p] + base
                 if p == 0:
                     for j in range(width):
