@@ -2085,7 +2085,8 @@ def _step_codes(c, pos):
     return _STEP_CODES[key]
 
 
-_STEP_VIEWS = {}                   # (part's attributes, S) -> the part-independent fields of S's compiled step
+_STEP_VIEWS = {}                   # (part's size, S's positions in it) -> the fields of S's compiled step but
+                                   # the part's (a function of them only)
 
 
 def _pair_scratch(c):
@@ -2232,11 +2233,12 @@ class _ComponentModel:
         its target's size, whether its attributes lie in the part in the reverse order)."""
         i = self.where[S[0]]
         C = self.parts[i]
-        view = _STEP_VIEWS.get((C, S))
+        at = tuple(C.index(a) for a in S)                 # S's positions in the part, in S's order
+        view = _STEP_VIEWS.get((len(C), at))
         if view is None:
-            pos = sorted(C.index(a) for a in S)
-            view = _STEP_VIEWS[(C, S)] = ((1 << len(C)) == 1 << len(S),) + _step_codes(len(C), pos) + (
-                1 << len(S), [C[q] for q in pos] != list(S))
+            pos = sorted(at)
+            view = _STEP_VIEWS[(len(C), at)] = ((len(C) == len(S),) + _step_codes(len(C), pos)
+                                                 + (1 << len(S), list(at) != pos))
         self._compiled_ids[S] = len(self._compiled_rows)
         self._compiled_rows.append((self._start_list[i], 1 << len(C)) + view)
 
