@@ -2133,8 +2133,8 @@ class _ComponentModel:
             np.multiply(last[0][:, None], last[1][None, :], out=self.tables[-1].reshape(last[0].size, -1))
         self._attrs = np.array([a for C in self.parts for a in C], dtype=np.int64)
         self._attr_starts = np.array(list(itertools.accumulate(map(len, self.parts), initial=0)), dtype=np.int64)
-        self._compiled_ids, self._compiled_rows = {}, []  # the compiled fit's steps of every set seen while
-        self._compiled_steps = np.empty((0, 11), dtype=np.int64)   # the parts stay: S -> its row; the rows
+        self._compiled_ids = {}                           # the compiled fit's steps of every set seen while
+        self._compiled_steps = np.empty((32, 11), dtype=np.int64)  # the parts stay: S -> its row; the rows
         self._fit_plans = {}                              # the targets' sets -> _fit_plan's answer
         need = max(sizes, default=0) + _pair_scratch(max(map(len, self.parts), default=0))
         if self._scratch is None or self._scratch.size < need:      # (kept while large enough)
@@ -2200,8 +2200,6 @@ class _ComponentModel:
         plan = self._fit_plans.get(key)
         if plan is None:
             plan = self._fit_plans[key] = self._fit_plan(targets)
-        if self._compiled_steps.shape[0] < len(self._compiled_rows):
-            self._compiled_steps = np.array(self._compiled_rows, dtype=np.int64)
         at, goal_firsts, order, firsts = plan
         values = np.concatenate(list(targets.values())).astype(np.float64, copy=False) if targets else np.empty(0)
         kernels.fit_sweeps(self.buffer, self._starts, self._sizes, self.single, at, goal_firsts, self._compiled_steps,
@@ -2239,8 +2237,11 @@ class _ComponentModel:
             pos = sorted(at)
             view = _STEP_VIEWS[(len(C), at)] = ((len(C) == len(S),) + _step_codes(len(C), pos)
                                                  + (1 << len(S), list(at) != pos))
-        self._compiled_ids[S] = len(self._compiled_rows)
-        self._compiled_rows.append((self._start_list[i], 1 << len(C)) + view)
+        n = len(self._compiled_ids)
+        if n == self._compiled_steps.shape[0]:            # (room doubled)
+            self._compiled_steps = np.concatenate([self._compiled_steps, np.empty_like(self._compiled_steps)])
+        self._compiled_steps[n] = (self._start_list[i], 1 << len(C)) + view
+        self._compiled_ids[S] = n
 
     def _fit_numpy(self, targets, tol, sweeps):
         """:func:`_fit`'s sweeps on the parts: each set scales its part's cells to its target, then every part
