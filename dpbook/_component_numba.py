@@ -34,7 +34,7 @@ _BLOCK = 128                # numpy's pairwise sum adds runs of at most this man
 _STACK = 64                 # depth of the explicit recursion stack of pairwise_sum (n < 2^63)
 
 # The columns of a fitting step (one row of the ``steps`` matrix of fit_sweeps).
-PART_START, PART_SIZE, WHOLE, HCODE_START, LOW_START, WIDTH, LOW_COUNT, N_KEPT, SUMMED, TARGET_SIZE, SWAPPED = \
+PART_ID, PART_SIZE, WHOLE, HCODE_START, LOW_START, WIDTH, LOW_COUNT, N_KEPT, SUMMED, TARGET_SIZE, SWAPPED = \
     range(11)
 STEP_FIELDS = 11
 
@@ -258,10 +258,11 @@ def _bincount(acc, n_kept, width, low, shift, size, m):
 
 
 @_jit
-def fit_sweeps(buffer, part_starts, part_sizes, single, at, goal_firsts, steps, order, firsts, hcodes, lows,
-               targets, tol, stall, sweeps):
+def fit_sweeps(buffer, part_starts, part_sizes, id_starts, single, at, goal_firsts, steps, order, firsts, hcodes,
+               lows, targets, tol, stall, sweeps):
     """The compiled form of :meth:`dpbook.mwem._ComponentModel._fit_numpy` (its sweeps, after its set-up):
-    ``buffer`` holds every larger part's table (part ``i`` at ``part_starts[i]``, ``part_sizes[i]`` cells);
+    ``buffer`` holds every larger part's table (part ``i`` at ``part_starts[i]``, ``part_sizes[i]`` cells; the
+    part whose id is ``p`` at ``id_starts[p]``: a step names its part by id);
     ``single`` the ``d × 2`` one-attribute parts, of which rows ``at`` are fitted at once to their targets
     (``targets[goal_firsts[i]:][:2]``); the rows ``order`` of ``steps`` the sets in larger parts, in the
     targets' order (columns named at the top of this module), each one's target ``TARGET_SIZE`` entries of
@@ -302,7 +303,7 @@ def fit_sweeps(buffer, part_starts, part_sizes, single, at, goal_firsts, steps, 
         miss, seen, summed_ahead = 0.0, False, False
         for k in range(n_steps):
             step = steps[order[k]]
-            start, size, swapped = step[PART_START], step[TARGET_SIZE], step[SWAPPED]
+            start, size, swapped = id_starts[step[PART_ID]], step[TARGET_SIZE], step[SWAPPED]
             if step[WHOLE]:                          # the part is the set: set to its target
                 nonzero = True
                 for i in range(size):
@@ -340,7 +341,7 @@ def fit_sweeps(buffer, part_starts, part_sizes, single, at, goal_firsts, steps, 
             summed_ahead = False
             if k + 1 < n_steps:
                 after = steps[order[k + 1]]
-                if after[PART_START] == start and not after[WHOLE]:
+                if after[PART_ID] == step[PART_ID] and not after[WHOLE]:
                     next_hcode = hcodes[after[HCODE_START]: after[HCODE_START] + n_rows]
                     if shift:
                         _scale_and_sum_rows(buffer, start, n_rows, width, hcode, factors, next_hcode,

@@ -2115,16 +2115,19 @@ class _ComponentModel:
         self._views, self._pairs, self._placed = {}, None, set()
         self._steps = {}                                  # S -> its fitting step's view (while the parts stay)
         self._scratch = None                              # the compiled pair tables' working cells
-        self._pack([])                                    # the tables as views of one buffer (compiled kernels)
+        self._part_ids, self._next_id = [], 0             # each larger part's id (kept while it is unchanged)
+        self._compiled_ids, self._compiled_parts = {}, [] # the compiled fit's steps of every set seen (their
+        self._compiled_steps = np.empty((32, 11), dtype=np.int64)    # parts by id): S -> its row; each row's
+        self._fit_plans = {}                              # part id; the rows; the targets' sets -> _fit_plan's
+        self._pack([], [])                                # the tables as views of one buffer (compiled kernels)
 
-    def _pack(self, tables, last=None):
+    def _pack(self, tables, ids, last=None):
         """Keep ``tables`` (then ``np.multiply.outer(*last)`` flattened, written in place, when ``last`` is given)
         as consecutive views of one flat buffer (the compiled kernels read every part from it), with the parts'
-        offsets, sizes and attributes as arrays; the compiled steps are rebuilt."""
+        ids ``ids``, their offsets (also by id), sizes and attributes as arrays."""
         sizes = [g.size for g in tables] + ([last[0].size * last[1].size] if last is not None else [])
         starts = list(itertools.accumulate(sizes, initial=0))
         self.buffer = np.empty(starts[-1])
-        self._start_list = starts[:-1]
         self._starts, self._sizes = np.array(starts[:-1], dtype=np.int64), np.array(sizes, dtype=np.int64)
         self.tables = [self.buffer[s: s + n] for s, n in zip(starts, sizes)]
         for g, t in zip(self.tables, tables):
@@ -2133,9 +2136,9 @@ class _ComponentModel:
             np.multiply(last[0][:, None], last[1][None, :], out=self.tables[-1].reshape(last[0].size, -1))
         self._attrs = np.array([a for C in self.parts for a in C], dtype=np.int64)
         self._attr_starts = np.array(list(itertools.accumulate(map(len, self.parts), initial=0)), dtype=np.int64)
-        self._compiled_ids = {}                           # the compiled fit's steps of every set seen while
-        self._compiled_steps = np.empty((32, 11), dtype=np.int64)  # the parts stay: S -> its row; the rows
-        self._fit_plans = {}                              # the targets' sets -> _fit_plan's answer
+        self._part_ids = list(ids)
+        self._id_starts = np.zeros(self._next_id, dtype=np.int64)
+        self._id_starts[ids] = starts[:-1]
         need = max(sizes, default=0) + _pair_scratch(max(map(len, self.parts), default=0))
         if self._scratch is None or self._scratch.size < need:      # (kept while large enough)
             self._scratch = np.empty(need)
@@ -2143,7 +2146,7 @@ class _ComponentModel:
     def _packed(self):
         """The tables still views of the buffer (a copied model's are not): packed again if not."""
         if any(g.base is not self.buffer for g in self.tables):
-            self._pack([np.array(g, dtype=np.float64) for g in self.tables])
+            self._pack([np.array(g, dtype=np.float64) for g in self.tables], self._part_ids)
 
     def prepared(self, sets):
         """The model ready to fit ``sets``: the parts a set joins multiplied into one; the table instead when a
@@ -2168,8 +2171,13 @@ class _ComponentModel:
         for C, t in pieces[:-1]:
             attrs, g = attrs + C, (t if g is None else np.multiply.outer(g, t).reshape(-1))
         keep = [i for i in range(len(self.parts)) if i not in members]
+        gone = {self._part_ids[i] for i in members}       # (their sets' compiled steps are compiled again)
+        self._compiled_ids = {S: r for S, r in self._compiled_ids.items() if self._compiled_parts[r] not in gone}
+        self._fit_plans = {}
+        self._next_id += 1
         self.parts = [self.parts[i] for i in keep] + [attrs + pieces[-1][0]]
-        self._pack([self.tables[i] for i in keep], last=(g, pieces[-1][1]))   # (the last product in place)
+        self._pack([self.tables[i] for i in keep], [self._part_ids[i] for i in keep] + [self._next_id - 1],
+                   last=(g, pieces[-1][1]))               # (the last product in place)
         self.where = [-1] * self.d
         for i, C in enumerate(self.parts):
             for a in C:
@@ -2202,9 +2210,9 @@ class _ComponentModel:
             plan = self._fit_plans[key] = self._fit_plan(targets)
         at, goal_firsts, order, firsts = plan
         values = np.concatenate(list(targets.values())).astype(np.float64, copy=False) if targets else np.empty(0)
-        kernels.fit_sweeps(self.buffer, self._starts, self._sizes, self.single, at, goal_firsts, self._compiled_steps,
-                           order, firsts, _CODE_ARRAYS[0], _CODE_ARRAYS[1], values, float(tol), _STALL,
-                           _FIT_SWEEPS if sweeps is None else sweeps)
+        kernels.fit_sweeps(self.buffer, self._starts, self._sizes, self._id_starts, self.single, at, goal_firsts,
+                           self._compiled_steps, order, firsts, _CODE_ARRAYS[0], _CODE_ARRAYS[1], values, float(tol),
+                           _STALL, _FIT_SWEEPS if sweeps is None else sweeps)
         self._pairs = None
         return self
 
@@ -2237,10 +2245,11 @@ class _ComponentModel:
             pos = sorted(at)
             view = _STEP_VIEWS[(len(C), at)] = ((len(C) == len(S),) + _step_codes(len(C), pos)
                                                  + (1 << len(S), list(at) != pos))
-        n = len(self._compiled_ids)
+        n = len(self._compiled_parts)
         if n == self._compiled_steps.shape[0]:            # (room doubled)
             self._compiled_steps = np.concatenate([self._compiled_steps, np.empty_like(self._compiled_steps)])
-        self._compiled_steps[n] = (self._start_list[i], 1 << len(C)) + view
+        self._compiled_steps[n] = (self._part_ids[i], 1 << len(C)) + view
+        self._compiled_parts.append(self._part_ids[i])
         self._compiled_ids[S] = n
 
     def _fit_numpy(self, targets, tol, sweeps):
