@@ -2017,24 +2017,30 @@ def _pair_sums(g, c):
     return i, j, flat[total], flat[ones], flat[both]
 
 
-_COMPONENT_KERNELS: list = []     # [dpbook._component_numba, or None] once _component_kernels looked
-_COMPONENT_SWITCH: list = []      # [dpbook._mw_kernels] (its USE_COMPILED is read at every call)
+_COMPONENT_KERNELS: list = []     # [the compiled kernels, or None] once _component_kernels looked
+_STEP_FIELDS = 11                 # the columns of a compiled fitting step (dpbook._component_numba.STEP_FIELDS)
 
 
 def _component_kernels():
-    """The compiled kernels of :class:`_ComponentModel` (the module :mod:`dpbook._component_numba`) when
-    ``dpbook._mw_kernels.USE_COMPILED`` (``DPBOOK_NUMBA=0`` turns it off) and numba imports, else ``None`` (the
-    numpy path runs: the same bytes).  Imported on a component model's first fit, never with ``dpbook``: only the
-    public rule :func:`_components_suit` builds a component model, so smaller problems never import numba."""
-    if not _COMPONENT_SWITCH:
-        from . import _mw_kernels
-        _COMPONENT_SWITCH.append(_mw_kernels)
-    if not _COMPONENT_SWITCH[0].USE_COMPILED:
+    """The compiled kernels of :class:`_ComponentModel` (:mod:`dpbook._component_numba`'s ``fit_sweeps``,
+    ``pair_tables_into`` and ``table_into``, as attributes of one object) when ``dpbook._mw_kernels.USE_COMPILED``
+    (read at each call; ``DPBOOK_NUMBA=0`` turns it off) and numba imports, else ``None`` (the numpy path runs:
+    the same bytes).  Imported on a component model's first fit, never with ``dpbook``: only the public rule
+    :func:`_components_suit` builds a component model, so smaller problems never import numba."""
+    from ._mw_kernels import USE_COMPILED
+    if not USE_COMPILED:
         return None
     if not _COMPONENT_KERNELS:
-        from . import _component_numba
-        _COMPONENT_KERNELS.append(_component_numba if _component_numba.AVAILABLE else None)
+        from ._component_numba import AVAILABLE, fit_sweeps, pair_tables_into, table_into
+        _COMPONENT_KERNELS.append(_Kernels(fit_sweeps, pair_tables_into, table_into) if AVAILABLE else None)
     return _COMPONENT_KERNELS[0]
+
+
+class _Kernels:
+    """The compiled kernels of :class:`_ComponentModel`, by name."""
+
+    def __init__(self, fit_sweeps, pair_tables_into, table_into):
+        self.fit_sweeps, self.pair_tables_into, self.table_into = fit_sweeps, pair_tables_into, table_into
 
 
 _STEP_CODES = {}                   # (c, positions) -> _step_codes' answer (a function of them only)
@@ -2117,8 +2123,8 @@ class _ComponentModel:
         self._scratch = None                              # the compiled pair tables' working cells
         self._part_ids, self._next_id = [], 0             # each larger part's id (kept while it is unchanged)
         self._compiled_ids, self._compiled_parts = {}, [] # the compiled fit's steps of every set seen (their
-        self._compiled_steps = np.empty((32, 11), dtype=np.int64)    # parts by id): S -> its row; each row's
-        self._fit_plans = {}                              # part id; the rows; the targets' sets -> _fit_plan's
+        self._compiled_steps = np.empty((32, _STEP_FIELDS), dtype=np.int64)    # parts by id): S -> its row;
+        self._fit_plans = {}                              # each row's part id; the rows; the targets' sets ->
         self._pack([], [])                                # the tables as views of one buffer (compiled kernels)
 
     def _pack(self, tables, ids, last=None):

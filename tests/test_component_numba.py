@@ -33,6 +33,12 @@ def _spread(rng, n, zeros=0.1):
     return x
 
 
+def test_the_step_columns_agree():
+    """dpbook.mwem allocates the compiled steps without importing the compiled module: its column count is the
+    module's."""
+    assert _kernels().STEP_FIELDS == mwem._STEP_FIELDS == 11
+
+
 def test_pairwise_sum_is_numpys_sum():
     """pairwise_sum against ``ndarray.sum`` (numpy's pairwise order): every length to 300, lengths around
     numpy's splits (multiples of 8 and 128, powers of two to 2^17), at offsets into a longer array, all zeros and
