@@ -2120,12 +2120,15 @@ class _ComponentModel:
         self.where = [-1] * d                             # attribute -> its larger part's index, or -1
         self._views, self._pairs, self._placed = {}, None, set()
         self._steps = {}                                  # S -> its fitting step's view (while the parts stay)
-        self._scratch = None                              # the compiled pair tables' working cells
-        self._part_ids, self._next_id = [], 0             # each larger part's id (kept while it is unchanged)
-        self._compiled_ids, self._compiled_parts = {}, [] # the compiled fit's steps of every set seen (their
-        self._compiled_steps = np.empty((32, _STEP_FIELDS), dtype=np.int64)    # parts by id): S -> its row;
-        self._fit_plans = {}                              # each row's part id; the rows; the targets' sets ->
-        self._pack([], [])                                # the tables as views of one buffer (compiled kernels)
+        # The compiled path's state (dpbook._component_numba): working cells of the pair tables; each larger
+        # part's id (kept while the part is unchanged); the library of compiled fitting steps, one row a set
+        # (S -> its row, each row's part id, the rows); the targets' sets -> _fit_plan's answer.
+        self._scratch = None
+        self._part_ids, self._next_id = [], 0
+        self._compiled_ids, self._compiled_parts = {}, []
+        self._compiled_steps = np.empty((32, _STEP_FIELDS), dtype=np.int64)
+        self._fit_plans = {}
+        self._pack([], [])                                # the tables as views of one buffer
 
     def _pack(self, tables, ids, last=None):
         """Keep ``tables`` (then ``np.multiply.outer(*last)`` flattened, written in place, when ``last`` is given)
