@@ -260,17 +260,18 @@ def _bincount(acc, n_kept, width, low, shift, size, m):
 @_jit
 def fit_sweeps(buffer, part_starts, part_sizes, id_starts, single, at, goal_firsts, steps, order, firsts, hcodes,
                lows, targets, tol, stall, sweeps):
-    """The compiled form of :meth:`dpbook.mwem._ComponentModel._fit_numpy` (its sweeps, after its set-up):
+    """The compiled form of :meth:`dpbook.mwem._ComponentModel._fit_numpy` (its sweeps, after its set-up).
+
     ``buffer`` holds every larger part's table (part ``i`` at ``part_starts[i]``, ``part_sizes[i]`` cells; the
-    part whose id is ``p`` at ``id_starts[p]``: a step names its part by id);
-    ``single`` the ``d × 2`` one-attribute parts, of which rows ``at`` are fitted at once to their targets
-    (``targets[goal_firsts[i]:][:2]``); the rows ``order`` of ``steps`` the sets in larger parts, in the
-    targets' order (columns named at the top of this module), each one's target ``TARGET_SIZE`` entries of
-    ``targets`` from ``firsts[k]``; ``hcodes``/``lows`` the steps' views (a row's kept cell, a column's low bits of the set's cell).  Each sweep: the ones, then every step (the
-    whole part set to its target, or its marginal, miss and ratio, and its part's cells scaled — in one pass
-    with the next step's row sums when that step reads the same part), then the normalisations (``single`` by
-    its rows' sums, each part by its pairwise sum); stops as the numpy loop does (``worst <= tol`` or
-    ``worst > stall · previous``).  Returns the number of sweeps run."""
+    part whose id is ``p`` at ``id_starts[p]``: a step names its part by id); ``single`` the ``d × 2``
+    one-attribute parts, of which rows ``at`` are fitted at once to their targets (``targets[goal_firsts[i]:]
+    [:2]``); the rows ``order`` of ``steps`` the sets in larger parts, in the targets' order (columns named at the
+    top of this module), each one's target ``TARGET_SIZE`` entries of ``targets`` from ``firsts[k]``;
+    ``hcodes``/``lows`` the steps' views (a row's kept cell, a column's low bits of the set's cell).  Each sweep:
+    the ones, then every step (the whole part set to its target, or its marginal, miss and ratio, and its part's
+    cells scaled — in one pass with the next step's row sums when that step reads the same part), then the
+    normalisations (``single`` by its rows' sums, each part by its pairwise sum); stops as the numpy loop does
+    (``worst <= tol`` or ``worst > stall · previous``).  Returns the number of sweeps run."""
     n_steps = order.size
     longest = 1
     for k in range(n_steps):
