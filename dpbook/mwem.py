@@ -2082,6 +2082,91 @@ def _pair_sums(g, c):
     return i, j, flat[total], flat[ones], flat[both]
 
 
+_COMPONENT_KERNELS: list = []     # [the compiled kernels, or None] once _component_kernels looked
+_STEP_FIELDS = 11                 # the columns of a compiled fitting step (dpbook._component_numba.STEP_FIELDS)
+
+
+def _component_kernels():
+    """The compiled kernels of :class:`_ComponentModel` (:mod:`dpbook._component_numba`'s ``fit_sweeps``,
+    ``pair_tables_into`` and ``table_into``, as attributes of one object) when ``dpbook._mw_kernels.USE_COMPILED``
+    (read at each call; ``DPBOOK_NUMBA=0`` turns it off) and numba imports, else ``None`` (the numpy path runs:
+    the same bytes).  Imported on a component model's first fit, never with ``dpbook``: only the public rule
+    :func:`_components_suit` builds a component model, so smaller problems never import numba."""
+    from ._mw_kernels import USE_COMPILED
+    if not USE_COMPILED:
+        return None
+    if not _COMPONENT_KERNELS:
+        from ._component_numba import AVAILABLE, fit_sweeps, pair_tables_into, table_into
+        _COMPONENT_KERNELS.append(_Kernels(fit_sweeps, pair_tables_into, table_into) if AVAILABLE else None)
+    return _COMPONENT_KERNELS[0]
+
+
+class _Kernels:
+    """The compiled kernels of :class:`_ComponentModel`, by name."""
+
+    def __init__(self, fit_sweeps, pair_tables_into, table_into):
+        self.fit_sweeps, self.pair_tables_into, self.table_into = fit_sweeps, pair_tables_into, table_into
+
+
+_STEP_CODES = {}                   # (c, positions) -> _step_codes' answer (a function of them only)
+_CODE_BLOCKS = {}                  # ("rows" or "columns", bits) -> {places: offset in _CODE_ARRAYS}
+_CODE_ARRAYS = [np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)]   # every row code, every column code
+
+
+def _codes(bits, places):
+    """``out[v]`` = the bits of ``v`` (of ``bits`` bits, the first most significant) at ``places``, as a number
+    (the first place most significant)."""
+    v = np.arange(1 << bits)
+    out = np.zeros(1 << bits, dtype=np.int64)
+    for k, q in enumerate(places):
+        out |= ((v >> (bits - 1 - q)) & 1) << (len(places) - 1 - k)
+    return out
+
+
+def _code_offset(kind, bits, places):
+    """The offset of :func:`_codes` ``(bits, places)`` in ``_CODE_ARRAYS`` (0: the row codes, 1: the column
+    codes): on first use of ``(kind, bits)``, the codes of every set of at most two places are appended (a set of
+    more places on its own first use)."""
+    which = 0 if kind == "rows" else 1
+    block = _CODE_BLOCKS.get((kind, bits))
+    if block is None:
+        subsets = [()] + [(q,) for q in range(bits)] + [(q, r) for q in range(bits) for r in range(q + 1, bits)]
+        start = _CODE_ARRAYS[which].size
+        block = _CODE_BLOCKS[(kind, bits)] = {P: start + (i << bits) for i, P in enumerate(subsets)}
+        _CODE_ARRAYS[which] = np.concatenate([_CODE_ARRAYS[which]] + [_codes(bits, P) for P in subsets])
+    if places not in block:
+        block[places] = _CODE_ARRAYS[which].size
+        _CODE_ARRAYS[which] = np.concatenate([_CODE_ARRAYS[which], _codes(bits, places)])
+    return block[places]
+
+
+def _step_codes(c, pos):
+    """:func:`_row_view` of a set at sorted positions ``pos`` of a part of ``c`` attributes as the compiled fit
+    reads it: (the offset in ``_CODE_ARRAYS[0]`` of each row's kept cell ``h``, the offset in
+    ``_CODE_ARRAYS[1]`` of each column's low bits ``low`` of the set's cell, the row width, the number of those
+    low bits, the number of kept cells, whether rows are summed away); the set's cell of entry ``(row, j)`` is
+    ``(h[row] << count) | low[j]``, as the cell ``index`` of :func:`_row_view`."""
+    key = (c, tuple(pos))
+    if key not in _STEP_CODES:
+        L = min(c, _LOW_BITS)
+        D = c - L
+        hi, lo = tuple(q for q in pos if q < D), tuple(q - D for q in pos if q >= D)
+        _STEP_CODES[key] = (_code_offset("rows", D, hi), _code_offset("columns", L, lo), 1 << L, len(lo),
+                            1 << len(hi), len(hi) < D)
+    return _STEP_CODES[key]
+
+
+_STEP_VIEWS = {}                   # (part's size, S's positions in it) -> the fields of S's compiled step but
+                                   # the part's (a function of them only)
+
+
+def _pair_scratch(c):
+    """The cells :func:`dpbook._component_numba.pair_tables_into` needs besides a copy of the largest part (of
+    ``c`` attributes): the rows of at most two row bits of :func:`_pair_sums`."""
+    D = c - min(c, _LOW_BITS)
+    return (1 + D + D * (D - 1) // 2) << min(c, _LOW_BITS)
+
+
 class _ComponentModel:
     """The proportional-fitting model as a product of independent parts: fitting from the uniform table
     multiplies the cells by ratios that each depend on one measured set's cells, so ``p(x) = Π_C g_C(x_C)`` over
@@ -2100,6 +2185,42 @@ class _ComponentModel:
         self.where = [-1] * d                             # attribute -> its larger part's index, or -1
         self._views, self._pairs, self._placed = {}, None, set()
         self._steps = {}                                  # S -> its fitting step's view (while the parts stay)
+        # The compiled path's state (dpbook._component_numba): working cells of the pair tables; each larger
+        # part's id (kept while the part is unchanged); the library of compiled fitting steps, one row a set
+        # (S -> its row, each row's part id, the rows); the targets' sets -> _fit_plan's answer.
+        self._scratch = None
+        self._part_ids, self._next_id = [], 0
+        self._compiled_ids, self._compiled_parts = {}, []
+        self._compiled_steps = np.empty((32, _STEP_FIELDS), dtype=np.int64)
+        self._fit_plans = {}
+        self._pack([], [])                                # the tables as views of one buffer
+
+    def _pack(self, tables, ids, last=None):
+        """Keep ``tables`` (then ``np.multiply.outer(*last)`` flattened, written in place, when ``last`` is given)
+        as consecutive views of one flat buffer (the compiled kernels read every part from it), with the parts'
+        ids ``ids``, their offsets (also by id), sizes and attributes as arrays."""
+        sizes = [g.size for g in tables] + ([last[0].size * last[1].size] if last is not None else [])
+        starts = list(itertools.accumulate(sizes, initial=0))
+        self.buffer = np.empty(starts[-1])
+        self._starts, self._sizes = np.array(starts[:-1], dtype=np.int64), np.array(sizes, dtype=np.int64)
+        self.tables = [self.buffer[s: s + n] for s, n in zip(starts, sizes)]
+        for g, t in zip(self.tables, tables):
+            g[...] = t
+        if last is not None:
+            np.multiply(last[0][:, None], last[1][None, :], out=self.tables[-1].reshape(last[0].size, -1))
+        self._attrs = np.array([a for C in self.parts for a in C], dtype=np.int64)
+        self._attr_starts = np.array(list(itertools.accumulate(map(len, self.parts), initial=0)), dtype=np.int64)
+        self._part_ids = list(ids)
+        self._id_starts = np.zeros(self._next_id, dtype=np.int64)
+        self._id_starts[ids] = starts[:-1]
+        need = max(sizes, default=0) + _pair_scratch(max(map(len, self.parts), default=0))
+        if self._scratch is None or self._scratch.size < need:      # (kept while large enough)
+            self._scratch = np.empty(need)
+
+    def _packed(self):
+        """The tables still views of the buffer (a copied model's are not): packed again if not."""
+        if any(g.base is not self.buffer for g in self.tables):
+            self._pack([np.array(g, dtype=np.float64) for g in self.tables], self._part_ids)
 
     def prepared(self, sets):
         """The model ready to fit ``sets``: the parts a set joins multiplied into one; the table instead when a
@@ -2121,11 +2242,16 @@ class _ComponentModel:
         pieces = [(self.parts[i], self.tables[i]) for i in members]
         pieces += [((a,), self.single[a].copy()) for a in S if self.where[a] < 0]
         attrs, g = (), None
-        for C, t in pieces:
+        for C, t in pieces[:-1]:
             attrs, g = attrs + C, (t if g is None else np.multiply.outer(g, t).reshape(-1))
         keep = [i for i in range(len(self.parts)) if i not in members]
-        self.parts = [self.parts[i] for i in keep] + [attrs]
-        self.tables = [self.tables[i] for i in keep] + [g]
+        gone = {self._part_ids[i] for i in members}       # (their sets' compiled steps are compiled again)
+        self._compiled_ids = {S: r for S, r in self._compiled_ids.items() if self._compiled_parts[r] not in gone}
+        self._fit_plans = {}
+        self._next_id += 1
+        self.parts = [self.parts[i] for i in keep] + [attrs + pieces[-1][0]]
+        self._pack([self.tables[i] for i in keep], [self._part_ids[i] for i in keep] + [self._next_id - 1],
+                   last=(g, pieces[-1][1]))               # (the last product in place)
         self.where = [-1] * self.d
         for i, C in enumerate(self.parts):
             for a in C:
@@ -2145,10 +2271,67 @@ class _ComponentModel:
         return (i,) + self._views[key]
 
     def fit(self, targets, tol, sweeps):
+        """:func:`_fit`'s sweeps on the parts (:meth:`_fit_numpy`), by the compiled kernel
+        :func:`dpbook._component_numba.fit_sweeps` when it is available (:func:`_component_kernels`): the same
+        bytes."""
+        kernels = _component_kernels()
+        if kernels is None:
+            return self._fit_numpy(targets, tol, sweeps)
+        self._packed()
+        key = tuple(targets)
+        plan = self._fit_plans.get(key)
+        if plan is None:
+            plan = self._fit_plans[key] = self._fit_plan(targets)
+        at, goal_firsts, order, firsts = plan
+        values = np.concatenate(list(targets.values())).astype(np.float64, copy=False) if targets else np.empty(0)
+        kernels.fit_sweeps(self.buffer, self._starts, self._sizes, self._id_starts, self.single, at, goal_firsts,
+                           self._compiled_steps, order, firsts, _CODE_ARRAYS[0], _CODE_ARRAYS[1], values, float(tol),
+                           _STALL, _FIT_SWEEPS if sweeps is None else sweeps)
+        self._pairs = None
+        return self
+
+    def _fit_plan(self, targets):
+        """The compiled fit's reading of the targets' sets (their values concatenated in order): the free
+        1-attribute sets (attributes, offsets of their targets), then the steps of the others (rows of the
+        library, added as new sets come, and offsets of their targets)."""
+        at, goal_firsts, order, firsts, first = [], [], [], [], 0
+        for S, t in targets.items():
+            if len(S) == 1 and self.where[S[0]] < 0:
+                at.append(S[0])
+                goal_firsts.append(first)
+            else:
+                if S not in self._compiled_ids:
+                    self._compile_step(S)
+                order.append(self._compiled_ids[S])
+                firsts.append(first)
+            first += t.size
+        return tuple(np.array(v, dtype=np.int64) for v in (at, goal_firsts, order, firsts))
+
+    def _compile_step(self, S):
+        """Add the compiled fit's step of ``S`` (in a larger part) to the model's library: one row of
+        :data:`dpbook._component_numba.STEP_FIELDS` integers (its part, its view's codes by :func:`_step_codes`,
+        its target's size, whether its attributes lie in the part in the reverse order)."""
+        i = self.where[S[0]]
+        C = self.parts[i]
+        at = tuple(C.index(a) for a in S)                 # S's positions in the part, in S's order
+        view = _STEP_VIEWS.get((len(C), at))
+        if view is None:
+            pos = sorted(at)
+            view = _STEP_VIEWS[(len(C), at)] = ((len(C) == len(S),) + _step_codes(len(C), pos)
+                                                 + (1 << len(S), list(at) != pos))
+        n = len(self._compiled_parts)
+        if n == self._compiled_steps.shape[0]:            # (room doubled)
+            self._compiled_steps = np.concatenate([self._compiled_steps, np.empty_like(self._compiled_steps)])
+        self._compiled_steps[n] = (self._part_ids[i], 1 << len(C)) + view
+        self._compiled_parts.append(self._part_ids[i])
+        self._compiled_ids[S] = n
+
+    def _fit_numpy(self, targets, tol, sweeps):
         """:func:`_fit`'s sweeps on the parts: each set scales its part's cells to its target, then every part
         is normalised (the table's normalisation: the parts' totals multiply to the table's).  A set that is its
         whole part (a 1-attribute part, or a pair joined to nothing else) is set to its target in one step (its
-        ratio times its cells, up to rounding); the 1-attribute ones all at once."""
+        ratio times its cells, up to rounding); the 1-attribute ones all at once.  The reference of the
+        compiled :func:`dpbook._component_numba.fit_sweeps`."""
         ones = [S[0] for S in targets if len(S) == 1 and self.where[S[0]] < 0]
         rest, steps = [], self._steps
         for S, t in targets.items():
@@ -2232,7 +2415,19 @@ class _ComponentModel:
                              [float(self.single[a].min()) for a in range(self.d) if self.where[a] < 0]))
 
     def table(self) -> np.ndarray:
-        """The ``2^d`` table ``Π_C g_C`` (a new, writable array)."""
+        """The ``2^d`` table ``Π_C g_C`` (a new, writable array): :meth:`_table_numpy`, or its compiled form
+        :func:`dpbook._component_numba.table_into` (the same bytes)."""
+        kernels = _component_kernels()
+        if kernels is None:
+            return self._table_numpy()
+        self._packed()
+        out = np.empty(1 << self.d)
+        kernels.table_into(out, self.single, self.buffer, self._starts, self._attrs, self._attr_starts,
+                           np.array([a for a in range(self.d) if self.where[a] < 0], dtype=np.int64))
+        return out
+
+    def _table_numpy(self) -> np.ndarray:
+        """The ``2^d`` table: the parts' tables (then the free attributes' rows) multiplied in order."""
         t = None
         pieces = list(zip(self.parts, self.tables)) + [((a,), self.single[a]) for a in range(self.d)
                                                           if self.where[a] < 0]
@@ -2250,9 +2445,23 @@ class _ComponentModel:
         """``T[a, v, b, w] = p(x_a = v, x_b = w)`` for every pair of attributes (``T[a, v, a, v] = p(x_a = v)``):
         within a part from its superset sums ``s_z = Σ_{y ⊇ z} g_y`` (additions along each axis) by inclusion–
         exclusion (``p(1, 1) = s_ab``, ``p(1, 0) = s_a − s_ab``, ``p(0, 0) = s_∅ − s_a − s_b + s_ab``); across
-        parts the product of the 1-way marginals (independent)."""
+        parts the product of the 1-way marginals (independent).  Compiled when available
+        (:func:`dpbook._component_numba.pair_tables_into`: the same bytes)."""
         if self._pairs is not None:
             return self._pairs
+        kernels = _component_kernels()
+        if kernels is None:
+            self._pairs = self._pair_tables_numpy()
+            return self._pairs
+        self._packed()
+        T = np.empty((self.d, 2, self.d, 2))
+        kernels.pair_tables_into(T, self.single, self.buffer, self._starts, self._attrs, self._attr_starts,
+                                 _LOW_BITS, self._scratch)
+        self._pairs = T
+        return T
+
+    def _pair_tables_numpy(self) -> np.ndarray:
+        """:meth:`pair_tables` by numpy (the reference)."""
         d = self.d
         one = self.single.copy()
         within = []
@@ -2270,7 +2479,6 @@ class _ComponentModel:
             for v, w, value in cells:
                 T[a, v, b, w] = value
                 T[b, w, a, v] = value
-        self._pairs = T
         return T
 
     def candidate_tables(self, plan) -> np.ndarray:
