@@ -37,7 +37,6 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-import os
 import weakref
 
 import numpy as np
@@ -1202,18 +1201,17 @@ def _fit_targets(plan, measurements, n, cache=None):
     return targets
 
 
-#: Whether the estimator may take its compiled form (:mod:`dpbook._estimator_numba`, when numba is installed: the
-#: ``speed`` extra) on a problem with ``d >= _COMPONENTS_MIN_D`` (a public rule: smaller problems never import
-#: numba).  The bytes are the same either way; ``DPBOOK_NUMBA=0`` in the environment turns it off.
-_ESTIMATOR_COMPILED = os.environ.get("DPBOOK_NUMBA", "1") != "0"
 _ESTIMATOR_KERNEL: list = []       # [the kernel, or None without numba] once _estimator_kernel looked
 
 
 def _estimator_kernel(plan):
     """:func:`dpbook._estimator_numba.fit_targets` when the compiled estimator applies to ``plan`` (``d >=
-    _COMPONENTS_MIN_D``, :data:`_ESTIMATOR_COMPILED`, numba imports), else ``None``.  Imported on first use, never
-    when ``dpbook`` is imported (numba's import and its first load from the disk cache cost a second or more)."""
-    if not _ESTIMATOR_COMPILED or plan.d < _COMPONENTS_MIN_D:
+    _COMPONENTS_MIN_D``, a public rule: smaller problems never import numba), ``dpbook._mw_kernels.USE_COMPILED``
+    (read at each call; ``DPBOOK_NUMBA=0`` turns it off) and numba imports, else ``None`` (the numpy path runs: the
+    same bytes).  Imported on first use, never when ``dpbook`` is imported (numba's import and its first load from
+    the disk cache cost a second or more)."""
+    from ._mw_kernels import USE_COMPILED
+    if not USE_COMPILED or plan.d < _COMPONENTS_MIN_D:
         return None
     if not _ESTIMATOR_KERNEL:
         from . import _estimator_numba

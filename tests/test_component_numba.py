@@ -1,12 +1,8 @@
 """dpbook._component_numba: the compiled fitting sweeps, pair tables and table of adaptive_marginals' component
 model (dpbook.mwem._ComponentModel) give the numpy path's bytes — the summation orders they replicate (numpy's
 pairwise sum, a reduction over leading axes, bincount) on many shapes, the model's methods on seeded random
-models (zeros, clipped and negative-zero targets, one-attribute sets, empty target lists), and whole runs of
-adaptive_marginals with the kernels on and off and numpy's AVX-512 kernels off; small problems never import
-numba."""
-import os
-import pathlib
-import subprocess
+models (zeros, clipped and negative-zero targets, one-attribute sets, empty target lists); without numba the numpy
+path runs.  Whole runs and imports: tests/test_adaptive_compiled.py."""
 import sys
 
 import numpy as np
@@ -14,8 +10,6 @@ import pytest
 
 import dpbook.mwem as mwem
 from dpbook.mwem import _ComponentModel, _row_view_afresh, _step_codes
-
-ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
 def _kernels():
@@ -183,59 +177,6 @@ def test_compiled_fit_edge_cases():
         assert fast.buffer.tobytes() == ref.buffer.tobytes() and fast.single.tobytes() == ref.single.tobytes()
         assert fast.pair_tables().tobytes() == ref._pair_tables_numpy().tobytes()
         assert fast.table().tobytes() == ref._table_numpy().tobytes()
-
-
-_RUNS = """
-import hashlib, sys, numpy as np
-from benchmarks.peers.run import load
-from dpbook.mwem import adaptive_marginals
-from dpbook.queries import k_way_marginals
-h = hashlib.sha256()
-for name, seeds in (("digits", range(5)), ("cancer", range(5)), ("synthetic", range(1))):
-    rows, x = load(name)
-    W = k_way_marginals(rows.shape[1], 2)
-    for kw in ({}, {"delta": 1e-6}):
-        for s in seeds:
-            r = adaptive_marginals(x, W, epsilon=1.0, n=int(x.sum()), rng=s, **kw)
-            h.update(np.asarray(r.answers).tobytes())
-print("dpbook._component_numba" in sys.modules, h.hexdigest())
-"""
-
-
-def test_whole_runs_have_one_digest():
-    """adaptive_marginals on digits (d = 16, the component model) and cancer (d = 11, the table), both variants,
-    seeds 0-4, and one run on the d = 20 synthetic data: one digest of the answers with the compiled kernels,
-    without them, and without numpy's AVX-512 kernels; the compiled module is imported only when asked for."""
-    _kernels()
-    from numpy._core._multiarray_umath import __cpu_features__
-    off = " ".join(f for f in ("X86_V4", "AVX512_ICL") if __cpu_features__.get(f, False))
-    base = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
-    outs = []
-    for extra in ({"DPBOOK_NUMBA": "1"}, {"DPBOOK_NUMBA": "0"}, {"DPBOOK_NUMBA": "1", "NPY_DISABLE_CPU_FEATURES": off},
-                  {"DPBOOK_NUMBA": "0", "NPY_DISABLE_CPU_FEATURES": off}):
-        done = subprocess.run([sys.executable, "-c", _RUNS], cwd=ROOT, env=dict(base, **extra), capture_output=True,
-                              text=True, timeout=900, check=True)
-        outs.append(done.stdout.split())
-    assert [o[0] for o in outs] == ["True", "False", "True", "False"]
-    assert len({o[1] for o in outs}) == 1
-
-
-def test_small_problems_never_import_the_compiled_module():
-    """adaptive_marginals on cancer (d = 11: the table, no component model), both variants, never imports
-    dpbook._component_numba nor numba."""
-    code = ("import sys, numpy as np\n"
-            "from benchmarks.peers.run import load\n"
-            "from dpbook.mwem import adaptive_marginals\n"
-            "from dpbook.queries import k_way_marginals\n"
-            "rows, x = load('cancer')\n"
-            "for kw in ({}, {'delta': 1e-6}):\n"
-            "    adaptive_marginals(x, k_way_marginals(rows.shape[1], 2), epsilon=1.0, n=int(x.sum()), rng=0, **kw)\n"
-            "print('dpbook._component_numba' in sys.modules, 'numba' in sys.modules)\n")
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
-               DPBOOK_NUMBA="1")
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=300, check=True)
-    assert done.stdout.split() == ["False", "False"], done.stderr
 
 
 def test_without_numba_the_numpy_path_runs(monkeypatch):

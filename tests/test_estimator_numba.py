@@ -1,18 +1,11 @@
 """dpbook._estimator_numba: the optional compiled form of adaptive_marginals' estimator (the ``speed`` extra) gives
-the numpy path's bytes, piece by piece on seeded random cases and over whole runs (with numba and without, on the
-host CPU and a generic one, with numpy's AVX-512 kernels and without); problems below the public rule's d never
-import it."""
-import os
-import pathlib
-import subprocess
-import sys
-
+the numpy path's bytes, piece by piece on seeded random cases and without numba (the
+numpy path runs); whole runs and imports: tests/test_adaptive_compiled.py."""
 import numpy as np
 import pytest
+from python_subprocess import run_python
 
-from dpbook import mwem as M
-
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+from dpbook import _mw_kernels as K, mwem as M
 
 
 def _numba_reason() -> str:
@@ -139,15 +132,15 @@ def test_targets_are_the_numpy_paths_round_by_round(monkeypatch, d, k, runs):
         compiled_cache, numpy_cache = {}, {}
         for t in range(1, len(ms) + 1):
             got = M._fit_targets_compiled(E.fit_targets, plan, ms[:t], n, compiled_cache)
-            monkeypatch.setattr(M, "_ESTIMATOR_COMPILED", False)
+            monkeypatch.setattr(K, "USE_COMPILED", False)
             want = M._fit_targets(plan, ms[:t], n, numpy_cache)
-            monkeypatch.setattr(M, "_ESTIMATOR_COMPILED", True)
+            monkeypatch.setattr(K, "USE_COMPILED", True)
             assert _digest(got) == _digest(want), (run, t)
         assert _digest(M._fit_targets_compiled(E.fit_targets, plan, ms, n, {})) == _digest(want)
         other = _measurements(rng, plan, 3, n)               # a different sequence: the state is rebuilt
-        monkeypatch.setattr(M, "_ESTIMATOR_COMPILED", False)
+        monkeypatch.setattr(K, "USE_COMPILED", False)
         want = M._fit_targets(plan, other, n, numpy_cache)
-        monkeypatch.setattr(M, "_ESTIMATOR_COMPILED", True)
+        monkeypatch.setattr(K, "USE_COMPILED", True)
         assert _digest(M._fit_targets_compiled(E.fit_targets, plan, other, n, compiled_cache)) == _digest(want)
 
 
@@ -163,9 +156,9 @@ def test_the_full_table_measured(monkeypatch):
     compiled_cache, numpy_cache = {}, {}
     for t in (16, 17, 18, 21):
         got = M._fit_targets_compiled(E.fit_targets, plan, ms[:t], n, compiled_cache)
-        monkeypatch.setattr(M, "_ESTIMATOR_COMPILED", False)
+        monkeypatch.setattr(K, "USE_COMPILED", False)
         want = M._fit_targets(plan, ms[:t], n, numpy_cache)
-        monkeypatch.setattr(M, "_ESTIMATOR_COMPILED", True)
+        monkeypatch.setattr(K, "USE_COMPILED", True)
         assert _digest(got) == _digest(want), t
         assert (full in got) == (t >= 18)
 
@@ -194,54 +187,6 @@ def test_shrink_is_the_numpy_paths():
             assert {j: tau2s[j] for j in range(d + 1) if not np.isnan(tau2s[j])} == guesses
 
 
-def _run_digest(extra_env) -> list:
-    """A subprocess's digest of whole adaptive_marginals runs: digits and cancer (both variants, seeds 0-4) and a
-    synthetic d = 20 run (both variants, seed 0); and whether the kernel was in use."""
-    code = ("import hashlib, sys, numpy as np\n"
-            "from dpbook.data import histogram, load_cancer, load_digits\n"
-            "from dpbook.mwem import adaptive_marginals\n"
-            "from dpbook.queries import k_way_marginals\n"
-            "def hist(rows):\n"
-            "    d = rows.shape[1]\n"
-            "    return histogram(rows @ (1 << np.arange(d - 1, -1, -1)), 1 << d)\n"
-            "g = np.random.default_rng(0); n, d = 20000, 20\n"
-            "syn = np.empty((n, d), dtype=np.int64); syn[:, 0] = g.random(n) < 0.3\n"
-            "for a in range(1, d):\n"
-            "    syn[:, a] = np.where(g.random(n) < 0.2, 1 - syn[:, a - 1], syn[:, a - 1])\n"
-            "h = hashlib.sha256()\n"
-            "for rows, seeds in ((load_cancer().table().astype(np.int64), 5),\n"
-            "                    (load_digits().table().astype(np.int64), 5), (syn, 1)):\n"
-            "    x = hist(rows); W = k_way_marginals(rows.shape[1], 2)\n"
-            "    for delta in (0.0, 1e-6):\n"
-            "        for seed in range(seeds):\n"
-            "            r = adaptive_marginals(x, W, epsilon=1.0, delta=delta, n=int(x.sum()), rng=seed)\n"
-            "            h.update(np.asarray(r.answers).tobytes())\n"
-            "print('dpbook._estimator_numba' in sys.modules, h.hexdigest())\n")
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
-    env.update({"DPBOOK_NUMBA": "1", **extra_env})
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=900, check=True)
-    return done.stdout.split()
-
-
-def test_whole_runs_give_the_same_bytes_with_and_without_the_kernel():
-    """Whole runs (digits, cancer, a synthetic d = 20 problem; both variants) with the kernel, built for this CPU
-    and for numba's generic x86-64 target, and without it (DPBOOK_NUMBA=0), with numpy's AVX-512 kernels and
-    without: one digest."""
-    _kernels()
-    import tempfile
-    from numpy._core._multiarray_umath import __cpu_features__
-    off = " ".join(f for f in ("X86_V4", "AVX512_ICL") if __cpu_features__.get(f, False))   # numpy's other path
-    runs = []
-    with tempfile.TemporaryDirectory() as cache:
-        for extra in ({}, {"NUMBA_CPU_NAME": "generic", "NUMBA_CACHE_DIR": cache}, {"DPBOOK_NUMBA": "0"},
-                      {"DPBOOK_NUMBA": "0", "NPY_DISABLE_CPU_FEATURES": off},
-                      {"NPY_DISABLE_CPU_FEATURES": off}):
-            runs.append(_run_digest(extra))
-    assert [r[0] for r in runs] == ["True", "True", "False", "False", "True"]
-    assert len({r[1] for r in runs}) == 1
-
-
 def test_without_numba_the_numpy_path_runs():
     """numba absent (its import fails): the module imports, the kernel is None, a d = 16 fit runs on numpy."""
     code = ("import sys; sys.modules['numba'] = None\n"
@@ -252,29 +197,4 @@ def test_without_numba_the_numpy_path_runs():
             "ms = [((a,), 3.0, np.array([600.0 + a, 500.0])) for a in range(16)]\n"
             "t = M._fit_targets(plan, ms, 1100)\n"
             "print(E.AVAILABLE, M._estimator_kernel(plan), len(t))\n")
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=300, check=True)
-    assert done.stdout.split() == ["False", "None", "16"]
-
-
-def test_small_problems_never_import_the_kernel():
-    """Below the public rule's d (cancer, d = 11; and importing dpbook) neither the kernel's module nor numba is
-    imported; a d = 16 problem imports the module."""
-    code = ("import sys, numpy as np, dpbook\n"
-            "from dpbook.data import histogram, load_cancer\n"
-            "from dpbook.mwem import adaptive_marginals\n"
-            "from dpbook.queries import k_way_marginals\n"
-            "rows = load_cancer().table().astype(np.int64); d = rows.shape[1]\n"
-            "x = histogram(rows @ (1 << np.arange(d - 1, -1, -1)), 1 << d)\n"
-            "for delta in (0.0, 1e-6):\n"
-            "    adaptive_marginals(x, k_way_marginals(d, 2), epsilon=1.0, delta=delta, n=int(x.sum()), rng=0)\n"
-            "print('dpbook._estimator_numba' in sys.modules, 'numba' in sys.modules)\n"
-            "x16 = np.zeros(1 << 16); x16[::7] = 1\n"
-            "adaptive_marginals(x16, k_way_marginals(16, 2), epsilon=1.0, n=int(x16.sum()), rng=0)\n"
-            "print('dpbook._estimator_numba' in sys.modules)\n")
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
-               DPBOOK_NUMBA="1")
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=300, check=True)
-    assert done.stdout.split() == ["False", "False", "True"], done.stderr
+    assert run_python(code).split() == ["False", "None", "16"]

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+from python_subprocess import cpu_features_off, run_python
 
 from dpbook.multiplicative_weights import mw_update_reference, multiplicative_weights_update
 
@@ -163,13 +164,6 @@ def test_grid_exp_is_within_six_plus_abs_c_units_of_2_to_minus_53_of_the_exact_e
 def test_update_paths_give_the_same_bytes_on_the_other_numpy_dispatch_path():
     """The grid kernel, the block path and the bool path at N = 2^16 (too large for tests/test_cpu_dispatch.py's
     MWEM runs to reach) in a subprocess with numpy's AVX-512 kernels off: the same digest."""
-    import hashlib
-    import os
-    import pathlib
-    import subprocess
-    import sys
-    from numpy._core._multiarray_umath import __cpu_features__
-    root = pathlib.Path(__file__).resolve().parents[1]
     code = ("import hashlib, numpy as np\n"
             "from dpbook._mw_kernels import exp_update, grid_exp\n"
             "g = np.random.default_rng(3); N = 1 << 16\n"
@@ -180,14 +174,9 @@ def test_update_paths_give_the_same_bytes_on_the_other_numpy_dispatch_path():
             "    h.update(grid_exp(q, max(min(c, 30.0), -30.0)).tobytes())\n"
             "P = np.stack([p, p[::-1]]); h.update(exp_update(P, q, np.array([0.3, -40.0])).tobytes())\n"
             "print(h.hexdigest())\n")
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]))
-    here = subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True,
-                          timeout=300, check=True).stdout
-    off = [f for f in ("X86_V4", "AVX512_ICL") if __cpu_features__.get(f, False)]
-    if off:
-        env["NPY_DISABLE_CPU_FEATURES"] = " ".join(off)
-    there = subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True,
-                           timeout=300, check=True).stdout
+    here = run_python(code)
+    off = cpu_features_off()
+    there = run_python(code, NPY_DISABLE_CPU_FEATURES=off) if off else here
     assert here == there and len(here.strip()) == 64
 
 

@@ -6,7 +6,9 @@ import math
 import numpy as np
 import pytest
 
+from python_subprocess import cpu_features_off, run_python
 from test_mw_kernels import GRID_CS, _grid_inputs      # the grid path's coefficients and edge-case inputs
+
 
 def _numba_reason() -> str:
     return "numba is not installed (the optional `speed` extra): the numpy path is the one in use"
@@ -228,19 +230,11 @@ def test_without_numba_the_numpy_path_runs(monkeypatch):
 
 def test_importing_dpbook_does_not_import_numba():
     """numba's import costs a second: dpbook and an MWEM round on a short row never import it."""
-    import os
-    import pathlib
-    import subprocess
-    import sys
-    root = pathlib.Path(__file__).resolve().parents[1]
     code = ("import sys, numpy as np, dpbook\n"
             "from dpbook.multiplicative_weights import multiplicative_weights_update\n"
             "multiplicative_weights_update(np.full(4096, 1 / 4096), np.linspace(0, 1, 4096), 0.5)\n"
             "print('numba' in sys.modules)\n")
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]))
-    done = subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True,
-                          timeout=300, check=True)
-    assert done.stdout.strip() == "False", done.stderr
+    assert run_python(code).strip() == "False"
 
 
 def test_compiled_kernel_gives_the_same_bytes_for_a_generic_cpu():
@@ -248,14 +242,8 @@ def test_compiled_kernel_gives_the_same_bytes_for_a_generic_cpu():
     FMA) and for this machine's CPU, and the numpy path with and without numpy's AVX-512 kernels: one digest (no
     FMA contraction, no reordered sum, no CPU-dependent exp)."""
     pytest.importorskip("numba", reason=_numba_reason())
-    import os
-    import pathlib
-    import subprocess
-    import sys
     import tempfile
-    from numpy._core._multiarray_umath import __cpu_features__
-    off = " ".join(f for f in ("X86_V4", "AVX512_ICL") if __cpu_features__.get(f, False))   # numpy's other path
-    root = pathlib.Path(__file__).resolve().parents[1]
+    off = cpu_features_off()                                  # numpy's other path
     code = ("import hashlib, numpy as np\n"
             "from dpbook._mw_kernels import exp_update, compiled_kernels\n"
             "g = np.random.default_rng(29); N = (1 << 15) + 1234\n"
@@ -263,14 +251,10 @@ def test_compiled_kernel_gives_the_same_bytes_for_a_generic_cpu():
             "for c in (0.01, -0.2, 0.9, -5.0, 25.0):\n"
             "    h.update(exp_update(p, q, c).tobytes()); h.update(exp_update(p, q < 0.3, c).tobytes())\n"
             "print(compiled_kernels() is not None, h.hexdigest())\n")
-    base = dict(os.environ, PYTHONPATH=os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]),
-                DPBOOK_NUMBA="1")
     digests = []
     with tempfile.TemporaryDirectory() as cache:
         for extra in ({}, {"NUMBA_CPU_NAME": "generic", "NUMBA_CACHE_DIR": cache}, {"DPBOOK_NUMBA": "0"},
                       {"DPBOOK_NUMBA": "0", "NPY_DISABLE_CPU_FEATURES": off}):
-            done = subprocess.run([sys.executable, "-c", code], cwd=root, env=dict(base, **extra),
-                                  capture_output=True, text=True, timeout=600, check=True)
-            digests.append(done.stdout.split())
+            digests.append(run_python(code, timeout=600, **{"DPBOOK_NUMBA": "1", **extra}).split())
     assert [d[0] for d in digests] == ["True", "True", "False", "False"]
     assert len({d[1] for d in digests}) == 1
