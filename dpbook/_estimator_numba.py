@@ -16,15 +16,18 @@ One call a round, :func:`fit_targets`, does what the numpy path does in a few hu
 
 The bytes are the numpy path's: the same IEEE-754 operations in the same order, element by element; no
 ``fastmath`` (LLVM then neither fuses a multiply and an add nor reorders a sum), no ``exp``/``log``; every sum in
-the order of numpy's pairwise summation of a contiguous float64 run (:func:`_numpy_sum`).
-tests/test_estimator_numba.py compares the bytes with the numpy path (each piece on seeded random cases, and whole
-runs with and without numba, numba's generic CPU target, numpy's AVX-512 kernels off); the numpy path is the
+the order of numpy's pairwise summation of a contiguous float64 run (:func:`dpbook._component_numba.pairwise_sum`,
+which the component model's kernels use too).  tests/test_estimator_numba.py compares the bytes with the numpy path
+piece by piece on seeded random cases, tests/test_adaptive_compiled.py over whole runs (with and without numba,
+numba's generic CPU target, numpy's AVX-512 kernels off); the numpy path is the
 reference and the fallback.  The first use compiles every kernel (~14 s of CPU, once: cached on disk); later
 processes load them from the cache (~0.5 s with numba's import).
 """
 from __future__ import annotations
 
 import numpy as np
+
+from ._component_numba import pairwise_sum
 
 try:
     import numba
@@ -36,75 +39,8 @@ except ImportError:      # (also numba's answer to a numpy it does not support) 
 AVAILABLE = numba is not None
 _jit = numba.njit(cache=True, nogil=True) if AVAILABLE else (lambda f: f)
 
-_BASE = 128            # numpy adds a run of at most this many numbers with eight partial sums (or in order, < 8)
 _BISECTIONS = 64       # dpbook.mwem._PRIOR_BISECTIONS (tests/test_estimator_numba.py checks they agree)
 _FLOOR = 1e-12         # dpbook.mwem._PRIOR_FLOOR (likewise)
-
-
-@_jit
-def _base_sum(a, start, n):
-    """numpy's sum of ``a[start:start + n]`` for ``n <= 128`` (the base case of its pairwise summation): fewer
-    than 8 added in order; else eight partial sums over runs of 8, combined as ``((r0+r1)+(r2+r3))+((r4+r5)+
-    (r6+r7))``, then the tail in order."""
-    if n < 8:
-        total = -0.0
-        for k in range(n):
-            total += a[start + k]
-        return total
-    r0, r1, r2, r3 = a[start], a[start + 1], a[start + 2], a[start + 3]
-    r4, r5, r6, r7 = a[start + 4], a[start + 5], a[start + 6], a[start + 7]
-    for k in range(start + 8, start + n - n % 8, 8):
-        r0 += a[k]
-        r1 += a[k + 1]
-        r2 += a[k + 2]
-        r3 += a[k + 3]
-        r4 += a[k + 4]
-        r5 += a[k + 5]
-        r6 += a[k + 6]
-        r7 += a[k + 7]
-    total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-    for k in range(start + n - n % 8, start + n):
-        total += a[k]
-    return total
-
-
-@_jit
-def _numpy_sum(a, start, n):
-    """``numpy.sum(a[start:start + n])`` for a contiguous float64 ``a``, in numpy's pairwise order: a run of more
-    than 128 is split at half its length rounded down to a multiple of 8, and the halves' sums added (left plus
-    right).  The recursion walked with an explicit stack (numba's cache does not keep recursive functions
-    reliably, as :func:`dpbook._mw_numba._update_row` notes).  numpy adds that sum to its identity ``0.0`` (which
-    changes only a ``−0.0`` sum, to ``0.0``), and so does this."""
-    if n <= _BASE:
-        return 0.0 + _base_sum(a, start, n)
-    starts = np.empty(64, dtype=np.int64)     # the nodes from the root to the current one (depth <= 64)
-    sizes = np.empty(64, dtype=np.int64)
-    on_right = np.zeros(64, dtype=np.bool_)   # the node's left half is summed (into lefts), its right is next
-    lefts = np.empty(64)
-    top = 0
-    starts[0], sizes[0] = start, n
-    while True:
-        s, m = starts[top], sizes[top]
-        if m > _BASE:                         # split: descend into the left half
-            half = m // 2
-            half -= half % 8
-            on_right[top] = False
-            top += 1
-            starts[top], sizes[top] = s, half
-            continue
-        value = _base_sum(a, s, m)
-        top -= 1
-        while top >= 0 and on_right[top]:     # a right half done: its node's sum is left + right
-            value = lefts[top] + value
-            top -= 1
-        if top < 0:
-            return 0.0 + value
-        lefts[top], on_right[top] = value, True
-        s, m = starts[top], sizes[top]        # a left half done: the right half is next
-        half = m // 2
-        half -= half % 8
-        top += 1
-        starts[top], sizes[top] = s + half, m - half
 
 
 @_jit
@@ -130,7 +66,7 @@ def _score(square, variance, tau2, terms):
     for k in range(square.size):
         total = tau2 + variance[k]
         terms[k] = (square[k] - total) / (total * total)
-    return _numpy_sum(terms, 0, square.size)
+    return pairwise_sum(terms, 0, square.size)
 
 
 @_jit
@@ -350,7 +286,7 @@ def targets(unique, f, set_masks, starts):
         for j in range(start, start + cells):
             v = out[j] / scale
             out[j] = v if (v >= 0.0 or v != v) else 0.0
-        total = _numpy_sum(out, start, cells)
+        total = pairwise_sum(out, start, cells)
         if total > 0.0:
             for j in range(start, start + cells):
                 out[j] = out[j] / total

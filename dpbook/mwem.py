@@ -1214,8 +1214,8 @@ def _estimator_kernel(plan):
     if not USE_COMPILED or plan.d < _COMPONENTS_MIN_D:
         return None
     if not _ESTIMATOR_KERNEL:
-        from . import _estimator_numba
-        _ESTIMATOR_KERNEL.append(_estimator_numba.fit_targets if _estimator_numba.AVAILABLE else None)
+        from ._estimator_numba import AVAILABLE, fit_targets
+        _ESTIMATOR_KERNEL.append(fit_targets if AVAILABLE else None)
     return _ESTIMATOR_KERNEL[0]
 
 

@@ -29,26 +29,6 @@ def test_constants_are_the_numpy_paths():
     assert E._BISECTIONS == M._PRIOR_BISECTIONS and E._FLOOR == M._PRIOR_FLOOR
 
 
-#: lengths around numpy's summation pieces: < 8, runs of 8, the base case's 128, splits of longer runs
-LENGTHS = list(range(0, 40)) + [63, 64, 65, 127, 128, 129, 135, 136, 137, 255, 256, 257, 263, 511, 1000, 4097,
-                                 12870, 65536]
-
-
-def test_sum_is_numpys_pairwise_sum():
-    """_numpy_sum against numpy.sum (of a whole array and of a slice of a longer one) on values of mixed signs and
-    magnitudes, with zeros of both signs."""
-    E = _kernels()
-    rng = np.random.default_rng(3)
-    for n in LENGTHS:
-        for trial in range(3):
-            a = rng.standard_normal(n + 5) * 10.0 ** rng.integers(-8, 8, n + 5)
-            a[rng.random(n + 5) < 0.1] = 0.0
-            a[rng.random(n + 5) < 0.05] = -0.0
-            assert _same(E._numpy_sum(a, 0, n), np.sum(a[:n])), n
-            assert _same(E._numpy_sum(a, 5, n), np.sum(a[5:])), n
-    assert _same(E._numpy_sum(np.array([-0.0, -0.0]), 0, 2), np.sum(np.array([-0.0, -0.0])))
-
-
 def _prior_cases(rng):
     """Deviations and variances as the shrinkage sees them: noise of the variances' size plus a signal of varied
     size (a root inside, at 0, at the upper end), one-element orders, equal entries, zeros."""
