@@ -135,6 +135,9 @@ def test_a_bare_function_is_refused(bad):
     (lambda s, size, r: 0.0, ValueError, "array"),
     (lambda s, size, r: np.zeros(size, dtype=complex), TypeError, "dtype"),
     (lambda s, size, r: np.zeros(size, dtype=bool), TypeError, "dtype"),
+    (lambda s, size, r: np.zeros(size, dtype="m8[s]"), TypeError, "dtype"),     # timedelta: not a real number
+    (lambda s, size, r: np.zeros(size, dtype=object), TypeError, "dtype"),
+    (lambda s, size, r: np.full(size, "1"), TypeError, "dtype"),
 ])
 def test_every_draw_is_checked_before_release(draw, exc, match):
     """A noise that got past the declaration check (a broken twin's) still has its draws checked at release."""

@@ -25,6 +25,13 @@ def test_check_size():
         check_size(2.0)
     with pytest.raises(ValueError, match="size"):
         check_size((2, -1))
+    assert check_size((np.int64(2), 3)) == (2, 3) and all(type(v) is int for v in check_size((np.int64(2), 3)))
+    with pytest.raises(TypeError, match="size"):
+        check_size((True, 2))                     # a bool is not a count, in a tuple or alone
+    with pytest.raises(ValueError, match="size"):
+        check_size((2, 2 ** 53 + 1))              # beyond 2^53 (the plain-int fast path keeps check_int's range)
+    with pytest.raises(ValueError, match="GiB"):
+        check_size((2 ** 20, 2 ** 20))            # the work limit
 
 
 @pytest.mark.parametrize("sampler", [laplace_noise, gaussian_noise])
