@@ -527,13 +527,16 @@ SPEED_RATIO = "cpu"            # the goal's ratio: CPU seconds of the process do
 
 
 def speed_row(spec, repeats, peer, tmp) -> dict:
-    """One row of results_speed.json: repeat r runs each of ``SPEED_METHODS`` once with seed r (in this process),
-    then smartnoise's MWEM with seed r (in ``peer``'s process), recording wall and CPU seconds of each fit and its
-    errors; ``peer_over[m]`` holds smartnoise ÷ m per repeat (CPU and wall) and their medians."""
+    """One row of results_speed.json: after one untimed fit of each of ``SPEED_METHODS`` (seed 0), repeat r runs each
+    of them once with seed r (in this process), then smartnoise's MWEM with seed r (in ``peer``'s process),
+    recording wall and CPU seconds of each fit and its errors; ``peer_over[m]`` holds smartnoise ÷ m per repeat (CPU
+    and wall) and their medians."""
     name, data, k, epsilon, T = spec
     rows, x, n, d, W, true, rows_path, split = _row_data(data, k, tmp)
     keys = ("seconds", "cpu_seconds", "max_error", "mean_error")
     methods = {m: {key: [] for key in keys} for m in (*SPEED_METHODS, PEER)}
+    for m in SPEED_METHODS:            # untimed, on every row: a row of d >= 14 loads the compiled kernels (numba's
+        dpbook_run(m, x, W, epsilon, T, seed=0)          # import and its disk cache, ~0.6 s) on its first fit
     for r in range(repeats):
         for m in SPEED_METHODS:
             cpu = time.process_time()
@@ -565,7 +568,8 @@ def speed_row(spec, repeats, peer, tmp) -> dict:
 def run_speed(specs=None, repeats=5, out=SPEED_RESULTS, peer=None) -> dict:
     """Every row of ``specs`` (default ``ROWS``) through :func:`speed_row` into ``out``
     (``python -m benchmarks.peers.run --speed``); ``peer`` defaults to a :class:`Smartnoise` worker.  Before the
-    first row, one untimed call of each method and one untimed fit on the smallest row (lazy imports, caches)."""
+    first row, one untimed smartnoise fit on the smallest row (lazy imports, caches); each row warms the dpbook
+    methods up itself (:func:`speed_row`)."""
     specs = ROWS if specs is None else specs
     own = peer is None
     peer = Smartnoise() if own else peer
@@ -574,10 +578,7 @@ def run_speed(specs=None, repeats=5, out=SPEED_RESULTS, peer=None) -> dict:
     try:
         with tempfile.TemporaryDirectory() as tmp:
             _, data, k, epsilon, T = ROWS[0]
-            table_rows, x = load(data)
-            W = k_way_marginals(table_rows.shape[1], k)
-            for m in SPEED_METHODS:
-                dpbook_run(m, x, W, epsilon, T, seed=0)
+            table_rows, _ = load(data)
             np.save(pathlib.Path(tmp) / f"{data}.npy", table_rows)
             peer.fit(pathlib.Path(tmp) / f"{data}.npy", k, epsilon, T, seed=0, split=None)
             for spec in specs:
@@ -596,7 +597,8 @@ def run_speed(specs=None, repeats=5, out=SPEED_RESULTS, peer=None) -> dict:
               "time": "CPU seconds (user + system, every thread, time.process_time) and wall seconds "
               "(perf_counter) of the process doing the fit, around the fit alone: dpbook's whole "
               "adaptive_marginals call in the harness's process; smartnoise's MWEMSynthesizer.fit in its worker "
-              "process (no sampling, imports done before); one untimed warm-up of each first",
+              "process (no sampling, imports done before); one untimed warm-up of smartnoise first, and of each dpbook "
+              "variant on every row (a row of d >= 14 loads the optional compiled kernels on its first fit)",
               "error": "max and mean over every cell of the k-way workload, |released − true| / n, medians over "
               "repeats", "machine": f"{platform.machine()}, {os.cpu_count()} cores, shared and loaded",
               "nice": os.nice(0), "threads": {key: os.environ.get(key) for key in ("OMP_NUM_THREADS",
